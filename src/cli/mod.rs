@@ -1,0 +1,74 @@
+//! The command line: one file per verb. Each parses its arguments, calls the library and
+//! prints; `anyhow` lives only here and in `main.rs`.
+
+mod demo;
+mod export;
+mod import;
+mod init;
+mod serve;
+mod synth;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use crate::store::DEFAULT_STORE_URL;
+
+/// `ms4`: the registry of a town's municipal separate storm sewer system.
+#[derive(Debug, Parser)]
+#[command(name = "ms4", version, about)]
+pub struct Cli {
+    /// The registry: sqlite://FILE.gpkg (embedded, the default) or postgres://USER@HOST/DB.
+    #[arg(long, global = true, env = "MS4_STORE", default_value = DEFAULT_STORE_URL)]
+    pub store: String,
+    /// The command.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// How a command prints its answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum Format {
+    /// A table for people.
+    #[default]
+    Table,
+    /// JSON for programs.
+    Json,
+}
+
+/// The verbs.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Create a registry for a jurisdiction in a projected CRS.
+    Init(init::InitArgs),
+    /// Import a file into a layer (any format GDAL reads), with a quality report.
+    Import(import::ImportArgs),
+    /// Export a layer to GeoPackage, Shapefile, GeoJSON or CSV.
+    Export(export::ExportArgs),
+    /// Serve the registry over HTTP.
+    Serve(serve::ServeArgs),
+    /// Build the demo town into a fresh embedded registry and serve it.
+    Demo(demo::DemoArgs),
+    /// Write a deterministic synthetic MS4 (town, county or N parcels).
+    Synth(synth::SynthArgs),
+}
+
+/// Runs a parsed command line.
+pub async fn run(cli: Cli) -> anyhow::Result<()> {
+    let store = normalise_store_url(&cli.store);
+    match cli.command {
+        Command::Init(a) => init::run(&store, a).await,
+        Command::Import(a) => import::run(&store, a).await,
+        Command::Export(a) => export::run(&store, a).await,
+        Command::Serve(a) => serve::run(&store, a).await,
+        Command::Demo(a) => demo::run(a).await,
+        Command::Synth(a) => synth::run(a).await,
+    }
+}
+
+/// Accepts a bare `.gpkg` path as the embedded store.
+pub fn normalise_store_url(s: &str) -> String {
+    if s.contains("://") || s.starts_with("sqlite:") {
+        s.to_string()
+    } else {
+        format!("sqlite://{s}")
+    }
+}

@@ -1,0 +1,367 @@
+//! The canonical layers of a registry and their fields.
+//!
+//! One table describes every layer, so the stores, the importer, the exporter and the
+//! HTTP service all agree on names, types and which fields are required, and a new field
+//! is one line here rather than a change in five places.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+
+use super::units::LengthUnit;
+
+/// A layer of the registry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Layer {
+    /// Land parcels with their land use.
+    Parcels,
+    /// Catch basins (inlets).
+    CatchBasins,
+    /// Manholes.
+    Manholes,
+    /// Outfalls, where the MS4 discharges to a receiving water.
+    Outfalls,
+    /// Pipes, ditches, culverts and swales.
+    Pipes,
+    /// Connections from private property to the MS4.
+    Connections,
+    /// Records (plans, permits) that document and approve connections.
+    ConnectionRecords,
+    /// Stormwater management practices.
+    Smps,
+    /// Recorded maintenance and access easements.
+    Easements,
+    /// Receiving waters (streams, ponds, assessment units).
+    ReceivingWaters,
+    /// 303(d) impairment listings of receiving waters (a table without geometry).
+    Impairments,
+    /// Watersheds (drainage areas) and the water each drains to.
+    Watersheds,
+    /// Areas covered by a TMDL.
+    TmdlAreas,
+    /// Inspections of assets (a table without geometry).
+    Inspections,
+    /// The jurisdiction's boundary; imports warn about features outside it.
+    Boundary,
+}
+
+/// The geometry a layer holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GeomKind {
+    /// Points.
+    Point,
+    /// Lines, stored as MultiLineString so single and multi parts mix.
+    Line,
+    /// Polygons, stored as MultiPolygon so single and multi parts mix.
+    Polygon,
+    /// Any geometry type (points, lines and polygons in one layer).
+    Any,
+    /// A table without geometry.
+    None,
+}
+
+impl GeomKind {
+    /// The GeoPackage / OGC geometry type name stored in the catalogue.
+    pub fn ogc_name(self) -> &'static str {
+        match self {
+            GeomKind::Point => "POINT",
+            GeomKind::Line => "MULTILINESTRING",
+            GeomKind::Polygon => "MULTIPOLYGON",
+            GeomKind::Any => "GEOMETRY",
+            GeomKind::None => "",
+        }
+    }
+}
+
+/// The type of a field's values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FieldType {
+    /// Free text.
+    Text,
+    /// A whole number.
+    Integer,
+    /// A floating-point number without a unit.
+    Real,
+    /// A length in a fixed unit (the unit is part of the field's meaning, e.g. `diameter_in`).
+    Length(LengthUnit),
+    /// An elevation in the registry CRS's linear unit (inverts).
+    Elevation,
+    /// True or false; imports accept 0/1, Y/N, yes/no, true/false.
+    Bool,
+    /// A calendar date, stored as `YYYY-MM-DD`.
+    Date,
+}
+
+/// One canonical field of a layer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct FieldSpec {
+    /// The canonical name, used as the column name in both stores.
+    pub name: &'static str,
+    /// The value type.
+    pub ty: FieldType,
+    /// Whether an import rejects a feature without it.
+    pub required: bool,
+}
+
+const fn f(name: &'static str, ty: FieldType) -> FieldSpec {
+    FieldSpec { name, ty, required: false }
+}
+
+const fn req(name: &'static str, ty: FieldType) -> FieldSpec {
+    FieldSpec { name, ty, required: true }
+}
+
+use FieldType::*;
+
+const PARCELS: &[FieldSpec] = &[
+    req("land_use", Text),
+    f("address", Text),
+    f("owner", Text),
+];
+const STRUCTURE: &[FieldSpec] = &[
+    f("status", Text),
+    f("owner", Text),
+    f("rim_elev", Elevation),
+    f("installed_on", Date),
+];
+const OUTFALLS: &[FieldSpec] = &[
+    f("receiving_water_id", Text),
+    f("diameter_in", Length(LengthUnit::Inch)),
+    f("status", Text),
+    f("owner", Text),
+];
+const PIPES: &[FieldSpec] = &[
+    f("from_id", Text),
+    f("to_id", Text),
+    f("kind", Text),
+    f("diameter_in", Length(LengthUnit::Inch)),
+    f("material", Text),
+    f("from_invert", Elevation),
+    f("to_invert", Elevation),
+    f("status", Text),
+];
+const CONNECTIONS: &[FieldSpec] = &[
+    req("discharge_kind", Text),
+    f("parcel_id", Text),
+    f("status", Text),
+    f("installed_on", Date),
+];
+const CONNECTION_RECORDS: &[FieldSpec] = &[
+    f("connection_id", Text),
+    f("parcel_id", Text),
+    f("plan_ref", Text),
+    f("approved", Bool),
+    f("approved_by", Text),
+    f("approved_on", Date),
+];
+const SMPS: &[FieldSpec] = &[
+    f("practice_type", Text),
+    f("structural", Bool),
+    f("owner_kind", Text),
+    f("status", Text),
+];
+const EASEMENTS: &[FieldSpec] = &[
+    f("purpose", Text),
+    f("recorded_on", Date),
+    f("instrument", Text),
+];
+const RECEIVING_WATERS: &[FieldSpec] = &[f("name", Text), f("listed_303d", Bool)];
+const IMPAIRMENTS: &[FieldSpec] = &[
+    req("water_id", Text),
+    req("pollutant", Text),
+    f("sources", Text),
+    f("cycle", Integer),
+];
+const WATERSHEDS: &[FieldSpec] = &[f("name", Text), f("drains_to", Text)];
+const TMDL_AREAS: &[FieldSpec] = &[
+    req("pollutant", Text),
+    f("stormwater_source", Bool),
+    f("approved_on", Date),
+];
+const INSPECTIONS: &[FieldSpec] = &[
+    req("asset_id", Text),
+    req("inspected_on", Date),
+    req("kind", Text),
+    f("inspector", Text),
+    f("result", Text),
+    f("findings", Text),
+    f("notes", Text),
+];
+const BOUNDARY: &[FieldSpec] = &[f("name", Text)];
+
+impl Layer {
+    /// Every layer, in the order stores create them.
+    pub const ALL: [Layer; 15] = [
+        Layer::Parcels,
+        Layer::CatchBasins,
+        Layer::Manholes,
+        Layer::Outfalls,
+        Layer::Pipes,
+        Layer::Connections,
+        Layer::ConnectionRecords,
+        Layer::Smps,
+        Layer::Easements,
+        Layer::ReceivingWaters,
+        Layer::Impairments,
+        Layer::Watersheds,
+        Layer::TmdlAreas,
+        Layer::Inspections,
+        Layer::Boundary,
+    ];
+
+    /// The layer's name: its table name and its name on the command line and the wire.
+    pub fn name(self) -> &'static str {
+        match self {
+            Layer::Parcels => "parcels",
+            Layer::CatchBasins => "catch_basins",
+            Layer::Manholes => "manholes",
+            Layer::Outfalls => "outfalls",
+            Layer::Pipes => "pipes",
+            Layer::Connections => "connections",
+            Layer::ConnectionRecords => "connection_records",
+            Layer::Smps => "smps",
+            Layer::Easements => "easements",
+            Layer::ReceivingWaters => "receiving_waters",
+            Layer::Impairments => "impairments",
+            Layer::Watersheds => "watersheds",
+            Layer::TmdlAreas => "tmdl_areas",
+            Layer::Inspections => "inspections",
+            Layer::Boundary => "boundary",
+        }
+    }
+
+    /// The field holding the town's own id for a feature.
+    pub fn id_field(self) -> &'static str {
+        match self {
+            Layer::Parcels => "parcel_id",
+            Layer::CatchBasins
+            | Layer::Manholes
+            | Layer::Outfalls
+            | Layer::Pipes
+            | Layer::Smps => "asset_id",
+            Layer::Connections => "connection_id",
+            Layer::ConnectionRecords => "record_id",
+            Layer::Easements => "easement_id",
+            Layer::ReceivingWaters => "water_id",
+            Layer::Impairments => "impairment_id",
+            Layer::Watersheds => "watershed_id",
+            Layer::TmdlAreas => "tmdl_id",
+            Layer::Inspections => "inspection_id",
+            Layer::Boundary => "boundary_id",
+        }
+    }
+
+    /// Fields whose values, joined, make the id when the source has none (tables whose
+    /// rows have no natural id of their own).
+    pub fn derived_id_from(self) -> Option<&'static [&'static str]> {
+        match self {
+            Layer::Impairments => Some(&["water_id", "pollutant", "cycle"]),
+            Layer::Inspections => Some(&["asset_id", "inspected_on", "kind"]),
+            _ => None,
+        }
+    }
+
+    /// The geometry the layer holds.
+    pub fn geom_kind(self) -> GeomKind {
+        match self {
+            Layer::Parcels | Layer::Watersheds | Layer::TmdlAreas | Layer::Boundary => {
+                GeomKind::Polygon
+            }
+            Layer::CatchBasins | Layer::Manholes | Layer::Outfalls | Layer::ConnectionRecords => {
+                GeomKind::Point
+            }
+            Layer::Pipes => GeomKind::Line,
+            Layer::Connections | Layer::Smps | Layer::Easements | Layer::ReceivingWaters => {
+                GeomKind::Any
+            }
+            Layer::Impairments | Layer::Inspections => GeomKind::None,
+        }
+    }
+
+    /// Whether a feature may lack a geometry (records kept on paper have no location).
+    pub fn geometry_optional(self) -> bool {
+        matches!(self, Layer::ConnectionRecords) || self.geom_kind() == GeomKind::None
+    }
+
+    /// The canonical fields other than the id, in column order.
+    pub fn fields(self) -> &'static [FieldSpec] {
+        match self {
+            Layer::Parcels => PARCELS,
+            Layer::CatchBasins | Layer::Manholes => STRUCTURE,
+            Layer::Outfalls => OUTFALLS,
+            Layer::Pipes => PIPES,
+            Layer::Connections => CONNECTIONS,
+            Layer::ConnectionRecords => CONNECTION_RECORDS,
+            Layer::Smps => SMPS,
+            Layer::Easements => EASEMENTS,
+            Layer::ReceivingWaters => RECEIVING_WATERS,
+            Layer::Impairments => IMPAIRMENTS,
+            Layer::Watersheds => WATERSHEDS,
+            Layer::TmdlAreas => TMDL_AREAS,
+            Layer::Inspections => INSPECTIONS,
+            Layer::Boundary => BOUNDARY,
+        }
+    }
+
+    /// The position of a canonical field in [`Layer::fields`].
+    pub fn field_index(self, name: &str) -> Option<usize> {
+        self.fields().iter().position(|f| f.name == name)
+    }
+}
+
+impl fmt::Display for Layer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A layer name that is not one of the registry's layers.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("unknown layer {0:?}; expected one of: {list}", list = Layer::ALL.iter().map(|l| l.name()).collect::<Vec<_>>().join(", "))]
+pub struct UnknownLayer(pub String);
+
+impl FromStr for Layer {
+    type Err = UnknownLayer;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let norm = s.trim().to_ascii_lowercase().replace('-', "_");
+        Layer::ALL
+            .into_iter()
+            .find(|l| l.name() == norm)
+            .ok_or_else(|| UnknownLayer(s.to_string()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_layer_round_trips_through_its_name() {
+        for layer in Layer::ALL {
+            assert_eq!(layer.name().parse::<Layer>().unwrap(), layer);
+        }
+        assert_eq!("catch-basins".parse::<Layer>().unwrap(), Layer::CatchBasins);
+    }
+
+    #[test]
+    fn unknown_layer_lists_the_known_ones() {
+        let e = "basins".parse::<Layer>().unwrap_err().to_string();
+        assert!(e.contains("\"basins\"") && e.contains("catch_basins"), "{e}");
+    }
+
+    #[test]
+    fn field_names_are_unique_and_differ_from_the_id() {
+        for layer in Layer::ALL {
+            let mut names: Vec<_> = layer.fields().iter().map(|f| f.name).collect();
+            names.push(layer.id_field());
+            let n = names.len();
+            names.sort();
+            names.dedup();
+            assert_eq!(names.len(), n, "{layer}");
+        }
+    }
+}

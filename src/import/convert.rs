@@ -1,0 +1,349 @@
+//! Turning one GDAL feature into a registry feature, or a reason it cannot be one.
+
+use gdal::cpl::CslStringList;
+use gdal::spatial_ref::CoordTransform;
+use gdal::vector::{FieldValue, Geometry as OgrGeometry};
+use geo::Validation;
+use geo_types::{Geometry, LineString, MultiLineString, MultiPolygon, Polygon};
+
+use super::source::FieldPlan;
+use crate::domain::{wkb, Feature, GeomKind, Layer, Value};
+
+/// What to do with an invalid polygon.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InvalidPolicy {
+    /// Repair it with GEOS's MakeValid (structure method) and note what was wrong.
+    #[default]
+    Repair,
+    /// Reject the feature.
+    Reject,
+}
+
+/// A problem that keeps a feature out.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Problem {
+    /// No geometry where the layer needs one.
+    MissingGeometry,
+    /// An empty geometry.
+    EmptyGeometry,
+    /// A geometry type the layer cannot hold.
+    WrongType(String),
+    /// An invalid geometry that could not (or may not) be repaired.
+    Invalid(String),
+    /// The coordinates could not be transformed.
+    Transform(String),
+    /// No id.
+    MissingId,
+    /// A required field without a value.
+    MissingRequired(&'static str),
+    /// A value its field cannot hold.
+    BadValue(&'static str, String),
+}
+
+impl Problem {
+    /// The field concerned.
+    pub fn field(&self) -> Option<&str> {
+        match self {
+            Problem::MissingRequired(f) | Problem::BadValue(f, _) => Some(f),
+            _ => None,
+        }
+    }
+
+    /// The reason in words.
+    pub fn reason(&self) -> String {
+        match self {
+            Problem::MissingGeometry => "no geometry".into(),
+            Problem::EmptyGeometry => "empty geometry".into(),
+            Problem::WrongType(t) => t.clone(),
+            Problem::Invalid(r) => format!("invalid geometry: {r}"),
+            Problem::Transform(r) => format!("cannot transform into the registry's CRS: {r}"),
+            Problem::MissingId => "no id".into(),
+            Problem::MissingRequired(f) => format!("required field {f} has no value"),
+            Problem::BadValue(_, r) => r.clone(),
+        }
+    }
+}
+
+/// A converted feature and what was done to it on the way.
+pub struct Converted {
+    /// The feature.
+    pub feature: Feature,
+    /// Fields whose values changed representation.
+    pub converted: Vec<&'static str>,
+    /// Why the geometry needed repair, when it did.
+    pub repaired: Option<String>,
+}
+
+/// Reads a source value as a registry value (no type conversion yet).
+pub fn raw_value(v: Option<FieldValue>) -> Value {
+    match v {
+        None => Value::Null,
+        Some(FieldValue::IntegerValue(i)) => Value::Int(i as i64),
+        Some(FieldValue::Integer64Value(i)) => Value::Int(i),
+        Some(FieldValue::RealValue(r)) => Value::Real(r),
+        Some(FieldValue::StringValue(s)) => Value::Text(s),
+        Some(FieldValue::DateValue(d)) => Value::Date(d),
+        Some(FieldValue::DateTimeValue(d)) => Value::Date(d.date_naive()),
+        Some(FieldValue::IntegerListValue(l)) => Value::Text(format!("{l:?}")),
+        Some(FieldValue::Integer64ListValue(l)) => Value::Text(format!("{l:?}")),
+        Some(FieldValue::RealListValue(l)) => Value::Text(format!("{l:?}")),
+        Some(FieldValue::StringListValue(l)) => Value::Text(l.join(";")),
+    }
+}
+
+/// Converts attributes: the id, canonical values (coerced to their types) and extras.
+/// `raw` holds the source feature's values by source field index.
+pub fn convert_attributes(layer: Layer, plan: &FieldPlan, raw: &mut [Value]) -> Result<(Feature, Vec<&'static str>), Problem> {
+    let mut converted = Vec::new();
+    let mut values = Vec::with_capacity(layer.fields().len());
+    for (spec, src) in layer.fields().iter().zip(&plan.fields) {
+        let v = src.map(|i| std::mem::replace(&mut raw[i], Value::Null)).unwrap_or(Value::Null);
+        let (v, changed) = v.coerce(spec.ty).map_err(|why| Problem::BadValue(spec.name, format!("field {}: {why}", spec.name)))?;
+        if spec.required && v.is_null() {
+            return Err(Problem::MissingRequired(spec.name));
+        }
+        if changed && !v.is_null() {
+            converted.push(spec.name);
+        }
+        values.push(v);
+    }
+    let id = match plan.id {
+        Some(i) => match std::mem::replace(&mut raw[i], Value::Null).coerce(crate::domain::FieldType::Text) {
+            Ok((Value::Text(s), _)) if !s.trim().is_empty() => s.trim().to_string(),
+            _ => return Err(Problem::MissingId),
+        },
+        None => {
+            // Tables such as impairments have no natural id: derive a stable one.
+            let parts: Vec<String> = layer
+                .derived_id_from()
+                .unwrap_or(&[])
+                .iter()
+                .map(|f| layer.field_index(f).map(|i| values[i].to_string()).unwrap_or_default())
+                .collect();
+            parts.join(":")
+        }
+    };
+    let mut extra = serde_json::Map::new();
+    for (i, name) in &plan.extra {
+        let v = std::mem::replace(&mut raw[*i], Value::Null);
+        if !v.is_null() {
+            extra.insert(name.clone(), v.to_json());
+        }
+    }
+    Ok((Feature { id, values, extra, geom: None }, converted))
+}
+
+/// Transforms, decodes, checks and (by policy) repairs a source geometry.
+pub fn convert_geometry(
+    layer: Layer,
+    ogr: Option<&OgrGeometry>,
+    ct: Option<&CoordTransform>,
+    invalid: InvalidPolicy,
+) -> Result<(Option<Geometry<f64>>, Option<String>), Problem> {
+    let kind = layer.geom_kind();
+    let ogr = match ogr {
+        None if layer.geometry_optional() => return Ok((None, None)),
+        None => return Err(Problem::MissingGeometry),
+        Some(g) if kind == GeomKind::None => {
+            let _ = g;
+            return Ok((None, None));
+        }
+        Some(g) => g,
+    };
+    if ogr.is_empty() {
+        return if layer.geometry_optional() { Ok((None, None)) } else { Err(Problem::EmptyGeometry) };
+    }
+    let transformed;
+    let ogr = match ct {
+        Some(ct) => {
+            transformed = ogr.transform(ct).map_err(|e| Problem::Transform(e.to_string()))?;
+            &transformed
+        }
+        None => ogr,
+    };
+    let bytes = ogr.wkb().map_err(|e| Problem::Invalid(e.to_string()))?;
+    let geom = match wkb::read_wkb(&bytes) {
+        Ok((g, _)) => g,
+        // Curves and other types the WKB reader does not take: let GDAL linearise them.
+        Err(wkb::WkbError::Type(_)) => {
+            let lin = linearise(ogr)?;
+            wkb::read_wkb(&lin).map_err(|e| Problem::Invalid(e.to_string()))?.0
+        }
+        Err(e) => return Err(Problem::Invalid(e.to_string())),
+    };
+    if !coords_finite(&geom) {
+        return Err(Problem::Transform("a coordinate is not finite".into()));
+    }
+    let geom = fit_kind(kind, geom)?;
+    match first_invalidity(&geom) {
+        None => Ok((Some(geom), None)),
+        Some(why) if invalid == InvalidPolicy::Reject => Err(Problem::Invalid(why)),
+        Some(why) => {
+            let fixed = ogr
+                .make_valid(&CslStringList::new())
+                .map_err(|e| Problem::Invalid(format!("{why}; repair failed: {e}")))?;
+            let bytes = fixed.wkb().map_err(|e| Problem::Invalid(e.to_string()))?;
+            let g = wkb::read_wkb(&bytes).map_err(|e| Problem::Invalid(e.to_string()))?.0;
+            let g = fit_kind(kind, keep_dimension(kind, g)).map_err(|_| Problem::Invalid(format!("{why}; the repair left no {}", kind.ogc_name())))?;
+            match first_invalidity(&g) {
+                None => Ok((Some(g), Some(why))),
+                Some(still) => Err(Problem::Invalid(format!("{why}; still invalid after repair: {still}"))),
+            }
+        }
+    }
+}
+
+fn linearise(g: &OgrGeometry) -> Result<Vec<u8>, Problem> {
+    // SAFETY: OGR_G_GetLinearGeometry returns a new geometry we own and destroy here.
+    unsafe {
+        let h = gdal_sys::OGR_G_GetLinearGeometry(g.c_geometry(), 0.0, std::ptr::null_mut());
+        if h.is_null() {
+            return Err(Problem::WrongType("a curve that GDAL cannot linearise".into()));
+        }
+        let n = gdal_sys::OGR_G_WkbSize(h) as usize;
+        let mut buf = vec![0u8; n];
+        let rv = gdal_sys::OGR_G_ExportToIsoWkb(h, gdal_sys::OGRwkbByteOrder::wkbNDR, buf.as_mut_ptr());
+        gdal_sys::OGR_G_DestroyGeometry(h);
+        if rv != gdal_sys::OGRErr::OGRERR_NONE {
+            return Err(Problem::WrongType("a curve that GDAL cannot linearise".into()));
+        }
+        Ok(buf)
+    }
+}
+
+fn coords_finite(g: &Geometry<f64>) -> bool {
+    use geo::CoordsIter;
+    g.coords_iter().all(|c| c.x.is_finite() && c.y.is_finite())
+}
+
+/// The reason a geometry is invalid, if it is. Only areal geometries are checked: the
+/// registry's lines and points are valid whenever their coordinates are finite.
+fn first_invalidity(g: &Geometry<f64>) -> Option<String> {
+    match g {
+        Geometry::Polygon(p) => p.check_validation().err().map(|e| e.to_string()),
+        Geometry::MultiPolygon(m) => m.check_validation().err().map(|e| e.to_string()),
+        _ => None,
+    }
+}
+
+/// After MakeValid, keep only the parts of the layer's dimension (a repaired bow-tie may
+/// come back as a collection with a stray line).
+fn keep_dimension(kind: GeomKind, g: Geometry<f64>) -> Geometry<f64> {
+    match (kind, g) {
+        (GeomKind::Polygon | GeomKind::Any, Geometry::GeometryCollection(gc)) => {
+            let polys: Vec<Polygon<f64>> = gc
+                .0
+                .into_iter()
+                .flat_map(|g| match g {
+                    Geometry::Polygon(p) => vec![p],
+                    Geometry::MultiPolygon(m) => m.0,
+                    _ => vec![],
+                })
+                .collect();
+            Geometry::MultiPolygon(MultiPolygon(polys))
+        }
+        (_, g) => g,
+    }
+}
+
+/// Makes a geometry fit the layer: single parts are promoted to multi for line and polygon
+/// layers, a one-point MultiPoint becomes a Point; anything else of the wrong dimension
+/// is refused with a reason.
+fn fit_kind(kind: GeomKind, g: Geometry<f64>) -> Result<Geometry<f64>, Problem> {
+    let name = geometry_name(&g);
+    let wrong = || Problem::WrongType(format!("geometry is {name}; the layer holds {}", kind.ogc_name().to_lowercase()));
+    match (kind, g) {
+        (GeomKind::Any, g) => Ok(g),
+        (GeomKind::Point, g @ Geometry::Point(_)) => Ok(g),
+        (GeomKind::Point, Geometry::MultiPoint(mp)) if mp.0.len() == 1 => Ok(Geometry::Point(mp.0[0])),
+        (GeomKind::Line, Geometry::LineString(l)) => Ok(Geometry::MultiLineString(MultiLineString(vec![l]))),
+        (GeomKind::Line, g @ Geometry::MultiLineString(_)) => Ok(g),
+        (GeomKind::Line, Geometry::GeometryCollection(gc)) => {
+            let mut lines: Vec<LineString<f64>> = Vec::new();
+            for g in gc.0 {
+                match g {
+                    Geometry::LineString(l) => lines.push(l),
+                    Geometry::MultiLineString(m) => lines.extend(m.0),
+                    _ => return Err(wrong()),
+                }
+            }
+            Ok(Geometry::MultiLineString(MultiLineString(lines)))
+        }
+        (GeomKind::Polygon, Geometry::Polygon(p)) => Ok(Geometry::MultiPolygon(MultiPolygon(vec![p]))),
+        (GeomKind::Polygon, g @ Geometry::MultiPolygon(_)) => Ok(g),
+        (GeomKind::Polygon, Geometry::GeometryCollection(gc)) => {
+            let mut polys = Vec::new();
+            for g in gc.0 {
+                match g {
+                    Geometry::Polygon(p) => polys.push(p),
+                    Geometry::MultiPolygon(m) => polys.extend(m.0),
+                    _ => return Err(wrong()),
+                }
+            }
+            Ok(Geometry::MultiPolygon(MultiPolygon(polys)))
+        }
+        _ => Err(wrong()),
+    }
+}
+
+/// The OGC name of a geometry's type.
+pub fn geometry_name(g: &Geometry<f64>) -> &'static str {
+    match g {
+        Geometry::Point(_) => "Point",
+        Geometry::LineString(_) | Geometry::Line(_) => "LineString",
+        Geometry::Polygon(_) | Geometry::Rect(_) | Geometry::Triangle(_) => "Polygon",
+        Geometry::MultiPoint(_) => "MultiPoint",
+        Geometry::MultiLineString(_) => "MultiLineString",
+        Geometry::MultiPolygon(_) => "MultiPolygon",
+        Geometry::GeometryCollection(_) => "GeometryCollection",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ogr(wkt: &str) -> OgrGeometry {
+        OgrGeometry::from_wkt(wkt).unwrap()
+    }
+
+    #[test]
+    fn bow_tie_parcel_is_repaired_or_rejected_by_policy() {
+        let bow = ogr("POLYGON((0 0,10 10,10 0,0 10,0 0))");
+        let (g, why) = convert_geometry(Layer::Parcels, Some(&bow), None, InvalidPolicy::Repair).unwrap();
+        assert!(why.unwrap().contains("self-intersection"));
+        match g.unwrap() {
+            Geometry::MultiPolygon(m) => assert_eq!(m.0.len(), 2),
+            other => panic!("{other:?}"),
+        }
+        let e = convert_geometry(Layer::Parcels, Some(&bow), None, InvalidPolicy::Reject).unwrap_err();
+        assert!(matches!(e, Problem::Invalid(_)));
+    }
+
+    #[test]
+    fn points_layer_refuses_a_polygon_and_takes_a_single_multipoint() {
+        let e = convert_geometry(Layer::Outfalls, Some(&ogr("POLYGON((0 0,1 0,1 1,0 0))")), None, InvalidPolicy::Repair).unwrap_err();
+        assert_eq!(e.reason(), "geometry is Polygon; the layer holds point");
+        let (g, _) = convert_geometry(Layer::Outfalls, Some(&ogr("MULTIPOINT((3 4))")), None, InvalidPolicy::Repair).unwrap();
+        assert_eq!(g, Some(Geometry::Point((3.0, 4.0).into())));
+    }
+
+    #[test]
+    fn empty_and_missing_geometries_are_problems_unless_optional() {
+        let empty = ogr("POINT EMPTY");
+        assert_eq!(convert_geometry(Layer::Manholes, Some(&empty), None, InvalidPolicy::Repair).unwrap_err(), Problem::EmptyGeometry);
+        assert_eq!(convert_geometry(Layer::Manholes, None, None, InvalidPolicy::Repair).unwrap_err(), Problem::MissingGeometry);
+        assert_eq!(convert_geometry(Layer::ConnectionRecords, None, None, InvalidPolicy::Repair).unwrap(), (None, None));
+    }
+
+    #[test]
+    fn curves_are_linearised() {
+        let arc = ogr("CIRCULARSTRING(0 0,1 1,2 0)");
+        let (g, _) = convert_geometry(Layer::Pipes, Some(&arc), None, InvalidPolicy::Repair).unwrap();
+        match g.unwrap() {
+            Geometry::MultiLineString(m) => assert!(m.0[0].0.len() > 3),
+            other => panic!("{other:?}"),
+        }
+    }
+}

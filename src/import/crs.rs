@@ -1,0 +1,108 @@
+//! Coordinate reference systems, through GDAL's OSR (PROJ underneath).
+
+use gdal::spatial_ref::{AxisMappingStrategy, CoordTransform, SpatialRef};
+
+use super::error::{ImportError, Result};
+use crate::domain::LengthUnit;
+use crate::store::RegistryMeta;
+
+/// Parses `EPSG:<code>` (or a bare code) into the code.
+pub fn parse_epsg(s: &str) -> Result<i32> {
+    let t = s.trim();
+    let code = t
+        .strip_prefix("EPSG:")
+        .or_else(|| t.strip_prefix("epsg:"))
+        .unwrap_or(t);
+    code.parse::<i32>()
+        .ok()
+        .filter(|c| *c > 0)
+        .ok_or_else(|| ImportError::Crs(format!("{s:?} is not a CRS; expected EPSG:<code>, e.g. EPSG:2260")))
+}
+
+/// An SRS from an EPSG code, with longitude/easting first whatever the authority says.
+pub fn srs_from_epsg(code: i32) -> Result<SpatialRef> {
+    let mut srs = SpatialRef::from_epsg(code as u32)
+        .map_err(|e| ImportError::Crs(format!("EPSG:{code} is not known to PROJ: {e}")))?;
+    srs.set_axis_mapping_strategy(AxisMappingStrategy::TraditionalGisOrder);
+    Ok(srs)
+}
+
+/// Describes the working CRS of a new registry. It must be projected: distances and areas
+/// in answers are planar, in its linear unit.
+pub fn registry_crs(code: i32) -> Result<(String, String, LengthUnit)> {
+    let srs = srs_from_epsg(code)?;
+    if !srs.is_projected() {
+        return Err(ImportError::Crs(format!(
+            "EPSG:{code} is not a projected CRS; a registry needs one so distances and areas are planar (e.g. EPSG:2260 NY East ftUS, EPSG:32618 UTM 18N)"
+        )));
+    }
+    let factor = srs.linear_units();
+    let unit = LengthUnit::from_metres_per_unit(factor).ok_or_else(|| {
+        ImportError::Crs(format!("EPSG:{code} has a linear unit of {factor} m, which the registry does not support"))
+    })?;
+    let wkt = srs.to_wkt().map_err(|e| ImportError::Crs(e.to_string()))?;
+    Ok((srs.name().unwrap_or_else(|| format!("EPSG:{code}")), wkt, unit))
+}
+
+/// The registry metadata for a jurisdiction and EPSG code.
+pub fn registry_meta(jurisdiction: &str, code: i32) -> Result<RegistryMeta> {
+    let (crs_name, crs_wkt, linear_unit) = registry_crs(code)?;
+    Ok(RegistryMeta { jurisdiction: jurisdiction.to_string(), srid: code, crs_name, crs_wkt, linear_unit })
+}
+
+/// A transform between two SRSs, both in traditional GIS axis order.
+pub fn transform(from: &SpatialRef, to: &SpatialRef) -> Result<CoordTransform> {
+    CoordTransform::new(from, to).map_err(|e| ImportError::Crs(format!("no transformation between the CRSs: {e}")))
+}
+
+/// A short human name for an SRS: `EPSG:2927 (NAD83(HARN) / Washington South (ftUS))`.
+pub fn describe(srs: &SpatialRef) -> String {
+    let name = srs.name().unwrap_or_else(|| "unnamed CRS".into());
+    match (srs.auth_name(), srs.auth_code()) {
+        (Some(a), Ok(c)) => format!("{a}:{c} ({name})"),
+        _ => name,
+    }
+}
+
+/// Reprojects `geo` geometries with one OSR transform, all coordinates of a geometry in
+/// one PROJ call.
+pub struct Reprojector {
+    ct: CoordTransform,
+}
+
+impl Reprojector {
+    /// From EPSG code to EPSG code.
+    pub fn new(from: i32, to: i32) -> Result<Self> {
+        Ok(Reprojector { ct: transform(&srs_from_epsg(from)?, &srs_from_epsg(to)?)? })
+    }
+
+    /// The geometry in the target CRS.
+    pub fn apply(&self, g: &geo_types::Geometry<f64>) -> Result<geo_types::Geometry<f64>> {
+        use geo::{CoordsIter, MapCoordsInPlace};
+        let mut xs: Vec<f64> = g.coords_iter().map(|c| c.x).collect();
+        let mut ys: Vec<f64> = g.coords_iter().map(|c| c.y).collect();
+        let mut zs = vec![0.0; xs.len()];
+        self.ct
+            .transform_coords(&mut xs, &mut ys, &mut zs)
+            .map_err(|e| ImportError::Crs(format!("cannot transform coordinates: {e}")))?;
+        let mut out = g.clone();
+        // map_coords_in_place wants a Copy closure: count positions in a Cell.
+        let i = std::cell::Cell::new(0usize);
+        let (xs, ys, i) = (&xs, &ys, &i);
+        out.map_coords_in_place(move |_| {
+            let k = i.get();
+            i.set(k + 1);
+            geo_types::coord! { x: xs[k], y: ys[k] }
+        });
+        Ok(out)
+    }
+
+    /// A single position in the target CRS.
+    pub fn point(&self, x: f64, y: f64) -> Result<(f64, f64)> {
+        let (mut xs, mut ys, mut zs) = ([x], [y], [0.0]);
+        self.ct
+            .transform_coords(&mut xs, &mut ys, &mut zs)
+            .map_err(|e| ImportError::Crs(format!("cannot transform ({x}, {y}): {e}")))?;
+        Ok((xs[0], ys[0]))
+    }
+}

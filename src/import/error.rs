@@ -1,0 +1,88 @@
+//! Import and export errors. Each names the file, and where it applies the layer,
+//! feature and field, so an analyst can find the problem in the source.
+
+use crate::store::StoreError;
+
+/// What stopped an import or export.
+#[derive(Debug, thiserror::Error)]
+pub enum ImportError {
+    /// GDAL could not open the file.
+    #[error("{path}: cannot be opened as GIS data: {message}")]
+    Open {
+        /// The file.
+        path: String,
+        /// GDAL's message.
+        message: String,
+    },
+    /// The file holds several layers and none was chosen.
+    #[error("{path}: holds {count} layers ({names}); choose one with --src-layer NAME")]
+    WhichLayer {
+        /// The file.
+        path: String,
+        /// How many.
+        count: usize,
+        /// Their names.
+        names: String,
+    },
+    /// `--src-layer` names no layer of the file.
+    #[error("{path}: has no layer {name:?}; its layers are: {names}")]
+    NoSuchLayer {
+        /// The file.
+        path: String,
+        /// The requested layer.
+        name: String,
+        /// What it has.
+        names: String,
+    },
+    /// A CRS problem (unknown code, missing or unreadable source CRS...).
+    #[error("{0}")]
+    Crs(String),
+    /// The source has no field for a canonical field that must be present.
+    #[error("{path} (layer {src_layer}): no field for {layer}.{field}; its fields are: {available}. Map one with --map {field}=SOURCE_FIELD")]
+    MissingField {
+        /// The file.
+        path: String,
+        /// The source layer.
+        src_layer: String,
+        /// The registry layer.
+        layer: String,
+        /// The canonical field.
+        field: String,
+        /// The source's fields.
+        available: String,
+    },
+    /// A `--map` argument is malformed or names a field that does not exist.
+    #[error("--map {arg}: {message}")]
+    Map {
+        /// The argument as given.
+        arg: String,
+        /// Why it is wrong.
+        message: String,
+    },
+    /// Reading a feature failed part-way (a corrupt file).
+    #[error("{path} (layer {src_layer}), feature {feature}: {message}")]
+    Read {
+        /// The file.
+        path: String,
+        /// The source layer.
+        src_layer: String,
+        /// The feature's position or FID.
+        feature: u64,
+        /// GDAL's message.
+        message: String,
+    },
+    /// Writing an export failed.
+    #[error("{path}: {message}")]
+    Write {
+        /// The file.
+        path: String,
+        /// Why.
+        message: String,
+    },
+    /// The store refused the write (nothing was written).
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Result alias for import and export.
+pub type Result<T, E = ImportError> = std::result::Result<T, E>;

@@ -1,0 +1,229 @@
+//! Export a layer to GeoPackage, Shapefile, GeoJSON (RFC 7946, WGS 84) or CSV.
+
+use std::path::Path;
+
+use chrono::{NaiveTime, TimeZone};
+use gdal::spatial_ref::SpatialRef;
+use gdal::vector::{FieldDefn, Geometry as OgrGeometry, LayerAccess, LayerOptions, OGRFieldType, OGRwkbGeometryType};
+use gdal::DriverManager;
+
+use super::crs;
+use super::error::{ImportError, Result};
+use crate::domain::{wkb, Feature, FieldType, GeomKind, Layer, Value};
+use crate::store::RegistryMeta;
+
+/// The output formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExportFormat {
+    /// GeoPackage, in the registry's CRS.
+    GeoPackage,
+    /// ESRI Shapefile, in the registry's CRS (field names cut to 10 characters by the format).
+    Shapefile,
+    /// GeoJSON per RFC 7946: WGS 84 longitude/latitude.
+    GeoJson,
+    /// CSV with the geometry as WKT, in the registry's CRS.
+    Csv,
+}
+
+impl ExportFormat {
+    /// Picks the format from a file name's extension.
+    pub fn from_path(path: &Path) -> Result<Self> {
+        let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
+        match ext.as_str() {
+            "gpkg" => Ok(ExportFormat::GeoPackage),
+            "shp" => Ok(ExportFormat::Shapefile),
+            "geojson" | "json" => Ok(ExportFormat::GeoJson),
+            "csv" => Ok(ExportFormat::Csv),
+            _ => Err(ImportError::Write {
+                path: path.display().to_string(),
+                message: "unknown output format; use .gpkg, .shp, .geojson or .csv".into(),
+            }),
+        }
+    }
+
+    fn driver(self) -> &'static str {
+        match self {
+            ExportFormat::GeoPackage => "GPKG",
+            ExportFormat::Shapefile => "ESRI Shapefile",
+            ExportFormat::GeoJson => "GeoJSON",
+            ExportFormat::Csv => "CSV",
+        }
+    }
+}
+
+fn ogr_type(ty: FieldType) -> OGRFieldType::Type {
+    match ty {
+        FieldType::Text => OGRFieldType::OFTString,
+        FieldType::Integer => OGRFieldType::OFTInteger64,
+        FieldType::Real | FieldType::Length(_) | FieldType::Elevation => OGRFieldType::OFTReal,
+        FieldType::Bool => OGRFieldType::OFTInteger,
+        FieldType::Date => OGRFieldType::OFTDate,
+    }
+}
+
+fn wkb_type(kind: GeomKind, features: &[Feature], path: &str) -> Result<OGRwkbGeometryType::Type> {
+    Ok(match kind {
+        GeomKind::Point => OGRwkbGeometryType::wkbPoint,
+        GeomKind::Line => OGRwkbGeometryType::wkbMultiLineString,
+        GeomKind::Polygon => OGRwkbGeometryType::wkbMultiPolygon,
+        GeomKind::None => OGRwkbGeometryType::wkbNone,
+        GeomKind::Any => {
+            let mut names: Vec<&str> = features.iter().filter_map(|f| f.geom.as_ref()).map(super::geometry_name).collect();
+            names.sort();
+            names.dedup();
+            match names.as_slice() {
+                [] => OGRwkbGeometryType::wkbUnknown,
+                ["Point"] => OGRwkbGeometryType::wkbPoint,
+                ["LineString"] | ["LineString", "MultiLineString"] | ["MultiLineString"] => OGRwkbGeometryType::wkbMultiLineString,
+                ["MultiPolygon"] | ["MultiPolygon", "Polygon"] | ["Polygon"] => OGRwkbGeometryType::wkbMultiPolygon,
+                _ if path.to_ascii_lowercase().ends_with(".shp") => {
+                    return Err(ImportError::Write {
+                        path: path.into(),
+                        message: format!(
+                            "a shapefile holds one geometry type, but this layer mixes {}; export to .gpkg or .geojson",
+                            names.join(", ")
+                        ),
+                    })
+                }
+                _ => OGRwkbGeometryType::wkbUnknown,
+            }
+        }
+    })
+}
+
+/// Writes features of a layer to a file; returns how many were written. An existing file
+/// is replaced.
+pub fn export(layer: Layer, features: &[Feature], meta: &RegistryMeta, path: &Path) -> Result<u64> {
+    let format = ExportFormat::from_path(path)?;
+    let path_str = path.display().to_string();
+    let werr = |e: gdal::errors::GdalError| ImportError::Write { path: path_str.clone(), message: e.to_string() };
+    if path.exists() {
+        let removed = match format {
+            ExportFormat::Shapefile => ["shp", "shx", "dbf", "prj", "cpg"]
+                .iter()
+                .try_for_each(|ext| match std::fs::remove_file(path.with_extension(ext)) {
+                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+                    _ => Ok(()),
+                }),
+            _ => std::fs::remove_file(path),
+        };
+        removed.map_err(|e| ImportError::Write { path: path_str.clone(), message: e.to_string() })?;
+    }
+    let driver = DriverManager::get_driver_by_name(format.driver()).map_err(werr)?;
+    let mut ds = driver.create_vector_only(path).map_err(werr)?;
+
+    let registry_srs = crs::srs_from_epsg(meta.srid)?;
+    let (out_srs, ct): (SpatialRef, _) = if format == ExportFormat::GeoJson {
+        let wgs84 = crs::srs_from_epsg(4326)?;
+        let ct = crs::transform(&registry_srs, &wgs84)?;
+        (wgs84, Some(ct))
+    } else {
+        (registry_srs, None)
+    };
+    let geom_type = wkb_type(layer.geom_kind(), features, &path_str)?;
+    let mut options: Vec<&str> = Vec::new();
+    match format {
+        // Ten decimals of a degree is about 0.01 mm: a round trip keeps positions far
+        // inside the registry's 0.001-unit tolerance (RFC 7946's suggested 6 would not).
+        ExportFormat::GeoJson => options.extend(["RFC7946=YES", "COORDINATE_PRECISION=10", "WRITE_NAME=NO"]),
+        ExportFormat::Csv => options.extend(["GEOMETRY=AS_WKT", "CREATE_CSVT=YES"]),
+        ExportFormat::Shapefile => options.push("ENCODING=UTF-8"),
+        ExportFormat::GeoPackage => options.push("FID=fid"),
+    }
+
+    // Extra attributes: the union of keys, in first-seen order.
+    let mut extra_keys: Vec<String> = Vec::new();
+    for f in features {
+        for k in f.extra.keys() {
+            if !extra_keys.contains(k) && k != layer.id_field() && layer.field_index(k).is_none() {
+                extra_keys.push(k.clone());
+            }
+        }
+    }
+
+    // GeoPackage writes are one SQLite transaction (fast and all-or-nothing); the other
+    // drivers have no transactions.
+    let written = if matches!(format, ExportFormat::GeoPackage) {
+        let mut txn = ds.start_transaction().map_err(werr)?;
+        let n = write_features(&mut txn, layer, features, &extra_keys, geom_type, &out_srs, &options, ct.as_ref()).map_err(werr)?;
+        txn.commit().map_err(werr)?;
+        n
+    } else {
+        write_features(&mut ds, layer, features, &extra_keys, geom_type, &out_srs, &options, ct.as_ref()).map_err(werr)?
+    };
+    Ok(written)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn write_features(
+    ds: &mut gdal::Dataset,
+    layer: Layer,
+    features: &[Feature],
+    extra_keys: &[String],
+    geom_type: OGRwkbGeometryType::Type,
+    out_srs: &SpatialRef,
+    options: &[&str],
+    ct: Option<&gdal::spatial_ref::CoordTransform>,
+) -> gdal::errors::Result<u64> {
+    let lyr = ds
+        .create_layer(LayerOptions {
+            name: layer.name(),
+            srs: (geom_type != OGRwkbGeometryType::wkbNone).then_some(out_srs),
+            ty: geom_type,
+            options: Some(options),
+        })?;
+    FieldDefn::new(layer.id_field(), OGRFieldType::OFTString)?.add_to_layer(&lyr)?;
+    for spec in layer.fields() {
+        FieldDefn::new(spec.name, ogr_type(spec.ty))?.add_to_layer(&lyr)?;
+    }
+    for k in extra_keys {
+        FieldDefn::new(k, OGRFieldType::OFTString)?.add_to_layer(&lyr)?;
+    }
+    let n_canon = layer.fields().len();
+    let mut written = 0u64;
+    for f in features {
+        let mut out = gdal::vector::Feature::new(lyr.defn())?;
+        out.set_field_string(0, &f.id)?;
+        for (i, v) in f.values.iter().enumerate() {
+            set_value(&mut out, i + 1, v)?;
+        }
+        for (j, k) in extra_keys.iter().enumerate() {
+            if let Some(v) = f.extra.get(k) {
+                let s = match v {
+                    serde_json::Value::String(s) => s.clone(),
+                    serde_json::Value::Null => continue,
+                    other => other.to_string(),
+                };
+                out.set_field_string(1 + n_canon + j, &s)?;
+            }
+        }
+        if let Some(g) = &f.geom {
+            let mut og = OgrGeometry::from_wkb(&wkb::to_wkb(g))?;
+            if let Some(ct) = ct {
+                og.transform_inplace(ct)?;
+            }
+            out.set_geometry(og)?;
+        }
+        out.create(&lyr)?;
+        written += 1;
+    }
+    Ok(written)
+}
+
+fn set_value(out: &mut gdal::vector::Feature, idx: usize, v: &Value) -> gdal::errors::Result<()> {
+    match v {
+        Value::Null => out.set_field_null(idx),
+        Value::Bool(b) => out.set_field_integer(idx, *b as i32),
+        Value::Int(i) => out.set_field_integer64(idx, *i),
+        Value::Real(r) => out.set_field_double(idx, *r),
+        Value::Text(s) => out.set_field_string(idx, s),
+        Value::Date(d) => {
+            let dt = chrono::FixedOffset::east_opt(0)
+                .expect("zero offset")
+                .from_local_datetime(&d.and_time(NaiveTime::MIN))
+                .single()
+                .expect("a UTC date is unambiguous");
+            out.set_field_datetime(idx, dt)
+        }
+    }
+}

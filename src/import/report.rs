@@ -1,0 +1,166 @@
+//! The import quality report: what was read, imported, rejected and changed, and why.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::Serialize;
+
+use crate::store::WriteSummary;
+
+/// Why one feature was not imported, or what was done to it.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct FeatureNote {
+    /// The feature's FID in the source (or its 1-based position when the format has none).
+    pub feature: u64,
+    /// Its id, when it has one.
+    pub id: Option<String>,
+    /// The field concerned, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub field: Option<String>,
+    /// What was wrong, in words.
+    pub reason: String,
+}
+
+/// Counts of problems by kind.
+#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
+pub struct ProblemCounts {
+    /// Features without a geometry where the layer needs one.
+    pub missing_geometry: u64,
+    /// Features with an empty geometry.
+    pub empty_geometry: u64,
+    /// Features whose geometry type the layer cannot hold.
+    pub wrong_geometry_type: u64,
+    /// Invalid geometries that were rejected.
+    pub invalid_geometry: u64,
+    /// Features without an id.
+    pub missing_id: u64,
+    /// Features whose id was already seen earlier in the file.
+    pub duplicate_id: u64,
+    /// Features without a value for a required field.
+    pub missing_required: u64,
+    /// Features with a value that cannot be read as its field's type.
+    pub bad_value: u64,
+    /// Features whose coordinates could not be transformed into the registry's CRS.
+    pub transform_failed: u64,
+}
+
+/// The quality report of one import (also printed for `--dry-run`).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct ImportReport {
+    /// The file read.
+    pub source: String,
+    /// The layer within the file.
+    pub source_layer: String,
+    /// The registry layer written.
+    pub layer: String,
+    /// The source's CRS, as found or as given with `--s-srs`.
+    pub source_crs: Option<String>,
+    /// The registry's CRS.
+    pub target_crs: String,
+    /// How each canonical field was filled: canonical name → source field.
+    pub field_map: BTreeMap<String, String>,
+    /// Source fields kept as extra attributes.
+    pub extra_fields: Vec<String>,
+    /// Features read from the source.
+    pub read: u64,
+    /// Features accepted (written unless this is a dry run).
+    pub imported: u64,
+    /// Features rejected.
+    pub rejected: u64,
+    /// Problem counts by kind.
+    pub problems: ProblemCounts,
+    /// Each rejected feature and why.
+    pub rejections: Vec<FeatureNote>,
+    /// Invalid geometries that were repaired, and what was wrong with them.
+    pub repaired: Vec<FeatureNote>,
+    /// Values converted to their field's type (Y/N to booleans, text to dates...), by field.
+    pub converted: BTreeMap<String, u64>,
+    /// Features lying outside the jurisdiction's boundary (imported, but worth a look).
+    pub outside_boundary: Vec<String>,
+    /// Things the analyst should know (assumptions taken, fields ignored).
+    pub warnings: Vec<String>,
+    /// True when nothing was written.
+    pub dry_run: bool,
+    /// What the write did (absent for a dry run).
+    pub written: Option<WriteSummary>,
+    /// Seconds the import took.
+    pub seconds: f64,
+}
+
+impl ImportReport {
+    /// Records a rejected feature.
+    pub fn reject(&mut self, feature: u64, id: Option<&str>, field: Option<&str>, reason: impl Into<String>) {
+        self.rejected += 1;
+        self.rejections.push(FeatureNote {
+            feature,
+            id: id.map(str::to_string),
+            field: field.map(str::to_string),
+            reason: reason.into(),
+        });
+    }
+}
+
+impl fmt::Display for ImportReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "import {} <- {} (layer {})", self.layer, self.source, self.source_layer)?;
+        writeln!(
+            f,
+            "  CRS        {} -> {}",
+            self.source_crs.as_deref().unwrap_or("none"),
+            self.target_crs
+        )?;
+        let map: Vec<String> = self.field_map.iter().map(|(k, v)| if k == v { k.clone() } else { format!("{k}={v}") }).collect();
+        writeln!(f, "  fields     {}", map.join(", "))?;
+        if !self.extra_fields.is_empty() {
+            writeln!(f, "  kept as extra attributes: {}", self.extra_fields.join(", "))?;
+        }
+        writeln!(f, "  read       {}", self.read)?;
+        writeln!(f, "  imported   {}{}", self.imported, if self.dry_run { " (dry run: nothing written)" } else { "" })?;
+        writeln!(f, "  rejected   {}", self.rejected)?;
+        let p = &self.problems;
+        for (name, n) in [
+            ("missing geometry", p.missing_geometry),
+            ("empty geometry", p.empty_geometry),
+            ("wrong geometry type", p.wrong_geometry_type),
+            ("invalid geometry", p.invalid_geometry),
+            ("missing id", p.missing_id),
+            ("duplicate id", p.duplicate_id),
+            ("missing required field", p.missing_required),
+            ("unreadable value", p.bad_value),
+            ("CRS transform failed", p.transform_failed),
+        ] {
+            if n > 0 {
+                writeln!(f, "    {name:<24} {n}")?;
+            }
+        }
+        writeln!(f, "  repaired   {}", self.repaired.len())?;
+        for (field, n) in &self.converted {
+            writeln!(f, "  converted  {field}: {n} values")?;
+        }
+        if !self.outside_boundary.is_empty() {
+            writeln!(f, "  outside the jurisdiction's boundary: {}", self.outside_boundary.len())?;
+        }
+        if let Some(w) = &self.written {
+            writeln!(
+                f,
+                "  written    {} inserted, {} updated, {} unchanged, {} deleted (import #{})",
+                w.inserted, w.updated, w.unchanged, w.deleted, w.import_id
+            )?;
+        }
+        for w in &self.warnings {
+            writeln!(f, "  warning: {w}")?;
+        }
+        const SHOW: usize = 50;
+        for (title, notes) in [("rejected", &self.rejections), ("repaired", &self.repaired)] {
+            for n in notes.iter().take(SHOW) {
+                let id = n.id.as_deref().map(|i| format!(" id {i}")).unwrap_or_default();
+                let field = n.field.as_deref().map(|i| format!(" field {i}:")).unwrap_or_default();
+                writeln!(f, "  {title}: feature {}{id}:{field} {}", n.feature, n.reason)?;
+            }
+            if notes.len() > SHOW {
+                writeln!(f, "  ... and {} more {title} (use --format json for all)", notes.len() - SHOW)?;
+            }
+        }
+        writeln!(f, "  took {:.2} s", self.seconds)
+    }
+}

@@ -1,0 +1,246 @@
+//! Opening a source with GDAL and deciding how its fields map onto a layer.
+
+use std::path::Path;
+
+use gdal::vector::LayerAccess;
+use gdal::{Dataset, DatasetOptions, GdalOpenFlags};
+
+use super::error::{ImportError, Result};
+use crate::domain::Layer;
+
+/// Column names read as longitude / latitude in a CSV.
+const LON_NAMES: &[&str] = &["lon", "long", "longitude", "lng", "x_wgs84", "point_x_wgs84"];
+const LAT_NAMES: &[&str] = &["lat", "latitude", "y_wgs84", "point_y_wgs84"];
+/// Column names read as planar x / y in a CSV.
+const X_NAMES: &[&str] = &["x", "x_coord", "xcoord", "point_x", "easting", "east"];
+const Y_NAMES: &[&str] = &["y", "y_coord", "ycoord", "point_y", "northing", "north"];
+
+/// How a CSV's coordinates were found.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CsvGeometry {
+    /// Longitude/latitude columns: WGS 84 unless `--s-srs` says otherwise.
+    LonLat(String, String),
+    /// Planar x/y columns: the CRS must be given.
+    Xy(String, String),
+    /// No coordinate columns: a table.
+    None,
+}
+
+/// Finds coordinate columns in a CSV header (a UTF-8 byte-order mark is skipped).
+pub fn csv_geometry(path: &Path, prefer_planar: bool) -> Result<CsvGeometry> {
+    use std::io::BufRead;
+    let file = std::fs::File::open(path).map_err(|e| ImportError::Open { path: path.display().to_string(), message: e.to_string() })?;
+    let mut line = String::new();
+    std::io::BufReader::new(file)
+        .read_line(&mut line)
+        .map_err(|e| ImportError::Open { path: path.display().to_string(), message: e.to_string() })?;
+    let header = line.trim_start_matches('\u{feff}');
+    let cols: Vec<String> = header
+        .trim_end()
+        .split(',')
+        .map(|c| c.trim().trim_matches('"').to_string())
+        .collect();
+    let find = |names: &[&str]| cols.iter().find(|c| names.contains(&c.to_ascii_lowercase().as_str())).cloned();
+    let lonlat = find(LON_NAMES).zip(find(LAT_NAMES));
+    let xy = find(X_NAMES).zip(find(Y_NAMES));
+    Ok(match (lonlat, xy, prefer_planar) {
+        (_, Some((x, y)), true) => CsvGeometry::Xy(x, y),
+        (Some((x, y)), _, _) => CsvGeometry::LonLat(x, y),
+        (None, Some((x, y)), _) => CsvGeometry::Xy(x, y),
+        (None, None, _) => CsvGeometry::None,
+    })
+}
+
+/// Whether a path names a CSV file.
+pub fn is_csv(path: &Path) -> bool {
+    path.extension().and_then(|e| e.to_str()).is_some_and(|e| e.eq_ignore_ascii_case("csv"))
+}
+
+/// Opens a vector source. Zip files are read through GDAL's `/vsizip/`; CSVs get their
+/// coordinate columns named explicitly so GDAL builds point geometries from them.
+pub fn open(path: &Path, csv: &CsvGeometry) -> Result<Dataset> {
+    let display = path.display().to_string();
+    if !path.exists() {
+        return Err(ImportError::Open { path: display, message: "no such file".into() });
+    }
+    let is_zip = path.extension().and_then(|e| e.to_str()).is_some_and(|e| e.eq_ignore_ascii_case("zip"));
+    let gdal_path = if is_zip { format!("/vsizip/{}", path.display()) } else { display.clone() };
+    let mut opts: Vec<String> = Vec::new();
+    if is_csv(path) {
+        // Keep every value as text: the importer converts with its own rules and reports
+        // what it converted, instead of GDAL guessing a type from the first rows.
+        opts.push("AUTODETECT_TYPE=NO".into());
+        opts.push("EMPTY_STRING_AS_NULL=YES".into());
+        if let CsvGeometry::LonLat(x, y) | CsvGeometry::Xy(x, y) = csv {
+            opts.push(format!("X_POSSIBLE_NAMES={x}"));
+            opts.push(format!("Y_POSSIBLE_NAMES={y}"));
+            opts.push("KEEP_GEOM_COLUMNS=NO".into());
+        }
+    }
+    let opt_refs: Vec<&str> = opts.iter().map(String::as_str).collect();
+    Dataset::open_ex(
+        &gdal_path,
+        DatasetOptions {
+            open_flags: GdalOpenFlags::GDAL_OF_VECTOR | GdalOpenFlags::GDAL_OF_READONLY,
+            open_options: (!opt_refs.is_empty()).then_some(opt_refs.as_slice()),
+            ..Default::default()
+        },
+    )
+    .map_err(|e| ImportError::Open { path: display, message: e.to_string() })
+}
+
+/// Picks the source layer: the one named, the only one, or the one named like the target.
+pub fn pick_layer<'d>(ds: &'d Dataset, path: &str, wanted: Option<&str>, target: Layer) -> Result<gdal::vector::Layer<'d>> {
+    let names: Vec<String> = ds.layers().map(|l| l.name()).collect();
+    let list = names.join(", ");
+    if let Some(w) = wanted {
+        return ds
+            .layer_by_name(w)
+            .map_err(|_| ImportError::NoSuchLayer { path: path.into(), name: w.into(), names: list });
+    }
+    match names.len() {
+        0 => Err(ImportError::Open { path: path.into(), message: "the file holds no vector layer".into() }),
+        1 => ds.layer(0).map_err(|e| ImportError::Open { path: path.into(), message: e.to_string() }),
+        n => match names.iter().position(|x| x.eq_ignore_ascii_case(target.name())) {
+            Some(i) => ds.layer(i).map_err(|e| ImportError::Open { path: path.into(), message: e.to_string() }),
+            None => Err(ImportError::WhichLayer { path: path.into(), count: n, names: list }),
+        },
+    }
+}
+
+/// Where each canonical field's values come from.
+#[derive(Debug, Clone)]
+pub struct FieldPlan {
+    /// Source field index for the id, if the source has one.
+    pub id: Option<usize>,
+    /// Source field index for each canonical field (in [`Layer::fields`] order).
+    pub fields: Vec<Option<usize>>,
+    /// Source fields kept as extras: (index, name).
+    pub extra: Vec<(usize, String)>,
+    /// canonical → source name, for the report.
+    pub described: Vec<(String, String)>,
+}
+
+/// Parses one `--map canonical=source` argument.
+pub fn parse_map(arg: &str) -> Result<(String, String)> {
+    match arg.split_once('=') {
+        Some((c, s)) if !c.trim().is_empty() && !s.trim().is_empty() => Ok((c.trim().to_string(), s.trim().to_string())),
+        _ => Err(ImportError::Map { arg: arg.into(), message: "expected canonical=source, e.g. --map asset_id=FACILITYID".into() }),
+    }
+}
+
+/// Decides the field plan. Explicit `--map` entries win; then a source field with the
+/// canonical name (any case); then one with the canonical name cut to 10 characters, which
+/// is what a shapefile's DBF did to it.
+pub fn plan_fields(
+    layer: Layer,
+    source_fields: &[String],
+    maps: &[(String, String)],
+    path: &str,
+    src_layer: &str,
+) -> Result<FieldPlan> {
+    let canon: Vec<&str> = std::iter::once(layer.id_field()).chain(layer.fields().iter().map(|f| f.name)).collect();
+    let find = |name: &str| source_fields.iter().position(|s| s.eq_ignore_ascii_case(name));
+    let mut chosen: Vec<Option<usize>> = vec![None; canon.len()];
+    for (c, s) in maps {
+        let ci = canon.iter().position(|x| x == c).ok_or_else(|| ImportError::Map {
+            arg: format!("{c}={s}"),
+            message: format!("{layer} has no field {c:?}; its fields are: {}", canon.join(", ")),
+        })?;
+        let si = find(s).ok_or_else(|| ImportError::Map {
+            arg: format!("{c}={s}"),
+            message: format!("{path} (layer {src_layer}) has no field {s:?}; its fields are: {}", source_fields.join(", ")),
+        })?;
+        chosen[ci] = Some(si);
+    }
+    for (ci, c) in canon.iter().enumerate() {
+        if chosen[ci].is_some() {
+            continue;
+        }
+        let taken = |si: usize, chosen: &[Option<usize>]| chosen.contains(&Some(si));
+        let exact = find(c).filter(|si| !taken(*si, &chosen));
+        let cut = || {
+            (c.len() > 10)
+                .then(|| find(&c[..10]))
+                .flatten()
+                .filter(|si| !taken(*si, &chosen))
+        };
+        chosen[ci] = exact.or_else(cut);
+    }
+    let used: Vec<usize> = chosen.iter().flatten().copied().collect();
+    let extra = source_fields
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !used.contains(i))
+        .map(|(i, n)| (i, n.clone()))
+        .collect();
+    let described = canon
+        .iter()
+        .zip(&chosen)
+        .filter_map(|(c, s)| s.map(|si| (c.to_string(), source_fields[si].clone())))
+        .collect();
+    let plan = FieldPlan { id: chosen[0], fields: chosen[1..].to_vec(), extra, described };
+    let missing = |field: &str| ImportError::MissingField {
+        path: path.into(),
+        src_layer: src_layer.into(),
+        layer: layer.name().into(),
+        field: field.into(),
+        available: source_fields.join(", "),
+    };
+    if plan.id.is_none() && layer.derived_id_from().is_none() {
+        return Err(missing(layer.id_field()));
+    }
+    for (spec, src) in layer.fields().iter().zip(&plan.fields) {
+        if spec.required && src.is_none() {
+            return Err(missing(spec.name));
+        }
+    }
+    Ok(plan)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn cut_shapefile_names_are_matched_to_long_canonical_names() {
+        let src = names(&["ASSET_ID", "receiving_", "diameter_i", "STATUS"]);
+        let plan = plan_fields(Layer::Outfalls, &src, &[], "f.shp", "f").unwrap();
+        assert_eq!(plan.id, Some(0));
+        let rw = Layer::Outfalls.field_index("receiving_water_id").unwrap();
+        assert_eq!(plan.fields[rw], Some(1));
+        assert!(plan.extra.is_empty());
+    }
+
+    #[test]
+    fn explicit_map_wins_and_unknown_names_are_errors() {
+        let src = names(&["ALTID", "DISCHRGTYPE"]);
+        let maps = vec![("asset_id".to_string(), "altid".to_string())];
+        let plan = plan_fields(Layer::Outfalls, &src, &maps, "f", "f").unwrap();
+        assert_eq!(plan.id, Some(0));
+        assert_eq!(plan.extra, vec![(1, "DISCHRGTYPE".to_string())]);
+
+        let bad = vec![("asset_id".to_string(), "NOPE".to_string())];
+        let e = plan_fields(Layer::Outfalls, &src, &bad, "f.geojson", "pts").unwrap_err().to_string();
+        assert!(e.contains("NOPE") && e.contains("ALTID"), "{e}");
+        let bad = vec![("colour".to_string(), "ALTID".to_string())];
+        let e = plan_fields(Layer::Outfalls, &src, &bad, "f", "f").unwrap_err().to_string();
+        assert!(e.contains("outfalls has no field \"colour\""), "{e}");
+    }
+
+    #[test]
+    fn missing_id_names_the_field_and_the_fix() {
+        let e = plan_fields(Layer::Parcels, &names(&["ML", "land_use"]), &[], "p.shp", "p").unwrap_err().to_string();
+        assert!(e.contains("parcels.parcel_id") && e.contains("--map parcel_id="), "{e}");
+    }
+
+    #[test]
+    fn map_argument_must_have_both_sides() {
+        assert!(parse_map("asset_id=").is_err());
+        assert_eq!(parse_map("asset_id = ALTID").unwrap(), ("asset_id".into(), "ALTID".into()));
+    }
+}

@@ -1,0 +1,26 @@
+//! `ms4`: a GIS-backed registry of a municipality's separate storm sewer system (MS4).
+//!
+//! It stores catch basins, manholes, pipes, outfalls, stormwater management practices,
+//! easements and parcels with the receiving waters, 303(d) listings, watersheds and TMDL
+//! areas around them, and answers the questions the local laws make a town answer.
+//!
+//! # Layout
+//! - [`domain`]: layers and their canonical fields, features, units, WKB; no I/O.
+//! - [`rules`]: jurisdiction profiles (data in `data/jurisdictions/`) and rule evaluation.
+//! - [`spatial`]: the in-memory snapshot with one R-tree per layer.
+//! - [`store`]: the [`store::Store`] trait; a GeoPackage file and PostGIS behind it.
+//! - [`import`]: GDAL import (read, reproject, validate, report) and export.
+//! - [`synth`]: deterministic synthetic towns and counties for demos and benchmarks.
+//! - [`http`]: the axum service.
+//! - [`cli`]: the command-line verbs.
+
+#![warn(missing_docs)]
+
+pub mod cli;
+pub mod domain;
+pub mod http;
+pub mod import;
+pub mod rules;
+pub mod spatial;
+pub mod store;
+pub mod synth;

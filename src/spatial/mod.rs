@@ -1,0 +1,5 @@
+//! In-memory spatial state: every layer with its R-tree, swapped whole on each commit.
+
+pub mod snapshot;
+
+pub use snapshot::{LayerIndex, Snapshot, SnapshotHandle};

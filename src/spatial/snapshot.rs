@@ -1,0 +1,133 @@
+//! The snapshot: all layers in memory, one `rstar` R-tree per layer.
+//!
+//! Readers take an `Arc<Snapshot>` and keep it as long as they like; a committed write
+//! builds a whole new snapshot and swaps the pointer, so a reader never sees half of a
+//! write and never waits for one.
+
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
+
+use geo_types::Geometry;
+use rstar::primitives::{GeomWithData, Rectangle};
+use rstar::RTree;
+
+use crate::domain::{wkb, Feature, Layer};
+use crate::store::{RegistryMeta, Result, Store};
+
+/// An R-tree entry: a feature's envelope and its index in [`LayerIndex::features`].
+pub type Entry = GeomWithData<Rectangle<[f64; 2]>, usize>;
+
+/// One layer in memory.
+#[derive(Debug, Default)]
+pub struct LayerIndex {
+    /// The features, ordered by id.
+    pub features: Vec<Feature>,
+    /// Envelopes of the features that have a geometry.
+    pub tree: RTree<Entry>,
+    /// Feature position by id.
+    pub by_id: HashMap<String, usize>,
+}
+
+impl LayerIndex {
+    /// Indexes features (bulk-loaded, which gives a better tree than inserting one by one).
+    pub fn new(features: Vec<Feature>) -> Self {
+        let entries: Vec<Entry> = features
+            .iter()
+            .enumerate()
+            .filter_map(|(i, f)| {
+                let r = wkb::bounding_rect(f.geom.as_ref()?)?;
+                Some(GeomWithData::new(Rectangle::from_corners([r.min().x, r.min().y], [r.max().x, r.max().y]), i))
+            })
+            .collect();
+        let by_id = features.iter().enumerate().map(|(i, f)| (f.id.clone(), i)).collect();
+        LayerIndex { features, tree: RTree::bulk_load(entries), by_id }
+    }
+
+    /// A feature by id.
+    pub fn get(&self, id: &str) -> Option<&Feature> {
+        self.by_id.get(id).map(|i| &self.features[*i])
+    }
+
+    /// Features whose envelope meets a rectangle `[minx, miny, maxx, maxy]`.
+    pub fn in_envelope(&self, bbox: [f64; 4]) -> impl Iterator<Item = &Feature> {
+        let env = rstar::AABB::from_corners([bbox[0], bbox[1]], [bbox[2], bbox[3]]);
+        self.tree
+            .locate_in_envelope_intersecting(&env)
+            .map(move |e| &self.features[e.data])
+    }
+
+    /// The union of the features' envelopes, `[minx, miny, maxx, maxy]`.
+    pub fn extent(&self) -> Option<[f64; 4]> {
+        use rstar::{Envelope as _, RTreeObject};
+        if self.tree.size() == 0 {
+            return None;
+        }
+        let env = self.tree.root().envelope();
+        let (lo, hi) = (env.lower(), env.upper());
+        Some([lo[0], lo[1], hi[0], hi[1]])
+    }
+}
+
+/// Every layer of a registry at one moment.
+#[derive(Debug)]
+pub struct Snapshot {
+    /// The registry's jurisdiction and CRS.
+    pub meta: RegistryMeta,
+    layers: HashMap<Layer, LayerIndex>,
+}
+
+impl Snapshot {
+    /// Builds a snapshot from features already loaded.
+    pub fn from_features(meta: RegistryMeta, mut layers: HashMap<Layer, Vec<Feature>>) -> Self {
+        let layers = Layer::ALL
+            .into_iter()
+            .map(|l| (l, LayerIndex::new(layers.remove(&l).unwrap_or_default())))
+            .collect();
+        Snapshot { meta, layers }
+    }
+
+    /// Loads and indexes every layer of a store.
+    pub async fn load(store: &dyn Store) -> Result<Self> {
+        let meta = store.meta().await?;
+        let layers = crate::store::load_all(store).await?;
+        Ok(tokio::task::spawn_blocking(move || Snapshot::from_features(meta, layers))
+            .await
+            .expect("indexing does not panic"))
+    }
+
+    /// One layer.
+    pub fn layer(&self, layer: Layer) -> &LayerIndex {
+        &self.layers[&layer]
+    }
+
+    /// A feature's geometry by layer and id.
+    pub fn geometry(&self, layer: Layer, id: &str) -> Option<&Geometry<f64>> {
+        self.layer(layer).get(id)?.geom.as_ref()
+    }
+}
+
+/// The current snapshot, shared by all readers.
+#[derive(Debug, Clone)]
+pub struct SnapshotHandle {
+    // A std RwLock held only to clone or replace the Arc: never across an await.
+    inner: Arc<RwLock<Arc<Snapshot>>>,
+}
+
+impl SnapshotHandle {
+    /// Wraps a first snapshot.
+    pub fn new(s: Snapshot) -> Self {
+        SnapshotHandle { inner: Arc::new(RwLock::new(Arc::new(s))) }
+    }
+
+    /// The current snapshot.
+    pub fn current(&self) -> Arc<Snapshot> {
+        self.inner.read().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// Rebuilds from the store and swaps the new snapshot in.
+    pub async fn reload(&self, store: &dyn Store) -> Result<()> {
+        let next = Arc::new(Snapshot::load(store).await?);
+        *self.inner.write().unwrap_or_else(|p| p.into_inner()) = next;
+        Ok(())
+    }
+}

@@ -1,0 +1,55 @@
+//! The audit log's entries and the JSON a feature is recorded as.
+
+use serde::{Deserialize, Serialize};
+
+use crate::domain::{Feature, Layer};
+
+/// One row of the audit log.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AuditEntry {
+    /// Its sequence number.
+    pub audit_id: i64,
+    /// When (RFC 3339, UTC).
+    pub at: String,
+    /// Who: a user name or a token's subject.
+    pub actor: String,
+    /// `insert`, `update`, `delete` or `import` (one per write, summarising it).
+    pub action: String,
+    /// The layer.
+    pub layer: Option<String>,
+    /// The feature's id (none for the `import` row).
+    pub feature_id: Option<String>,
+    /// The write (import record) this belongs to.
+    pub import_id: Option<i64>,
+    /// The feature before the change, as a GeoJSON Feature in the registry's CRS.
+    pub before: Option<serde_json::Value>,
+    /// The feature after the change.
+    pub after: Option<serde_json::Value>,
+}
+
+/// A feature as a GeoJSON Feature object (in the registry's CRS), for the audit log.
+pub fn feature_json(layer: Layer, f: &Feature) -> serde_json::Value {
+    let geometry = f
+        .geom
+        .as_ref()
+        .map(|g| serde_json::to_value(geojson::Geometry::new(geojson::Value::from(g))).unwrap_or_default())
+        .unwrap_or(serde_json::Value::Null);
+    serde_json::json!({
+        "type": "Feature",
+        "id": f.id,
+        "properties": f.properties(layer),
+        "geometry": geometry,
+    })
+}
+
+/// Whether writing `new` over `old` changes anything a user can see. Geometries compare
+/// by their stored encoding, so a re-import of the same file is recognised as unchanged.
+pub(crate) fn same_feature(old: &Feature, new: &Feature) -> bool {
+    old.values == new.values
+        && old.extra == new.extra
+        && match (&old.geom, &new.geom) {
+            (None, None) => true,
+            (Some(a), Some(b)) => crate::domain::wkb::to_wkb(a) == crate::domain::wkb::to_wkb(b),
+            _ => false,
+        }
+}

@@ -1,0 +1,52 @@
+//! Store errors.
+
+use crate::domain::Layer;
+
+/// What went wrong in a store.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The store URL is neither `sqlite://...` nor `postgres://...`.
+    #[error("store URL {0:?} is not understood: expected sqlite://FILE.gpkg or postgres://USER@HOST/DB")]
+    Url(String),
+    /// A registry was opened that was never created with `ms4 init`.
+    #[error("{0} holds no registry: run `ms4 init --jurisdiction <id> --crs EPSG:<code>` first")]
+    NotInitialised(String),
+    /// `init` on a store that already holds a registry.
+    #[error("{0} already holds a registry for {1}")]
+    AlreadyInitialised(String, String),
+    /// The database said no.
+    #[error("database error: {0}")]
+    Db(#[from] sqlx::Error),
+    /// A migration failed.
+    #[error("migration failed: {0}")]
+    Migrate(#[from] sqlx::migrate::MigrateError),
+    /// A stored geometry could not be decoded.
+    #[error("layer {layer}, feature {id:?}: stored geometry is unreadable: {source}")]
+    Geometry {
+        /// The layer.
+        layer: Layer,
+        /// The feature's id.
+        id: String,
+        /// Why.
+        source: crate::domain::wkb::WkbError,
+    },
+    /// A stored value does not match its column's type.
+    #[error("layer {layer}, feature {id:?}, field {field}: {message}")]
+    Value {
+        /// The layer.
+        layer: Layer,
+        /// The feature's id.
+        id: String,
+        /// The field.
+        field: String,
+        /// Why.
+        message: String,
+    },
+    /// A write was abandoned by its producer (for example an import whose source failed);
+    /// the transaction was rolled back.
+    #[error("write abandoned, nothing was changed: {0}")]
+    Aborted(String),
+}
+
+/// Result alias for store calls.
+pub type Result<T, E = StoreError> = std::result::Result<T, E>;

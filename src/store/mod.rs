@@ -1,0 +1,230 @@
+//! Storage: one [`Store`] trait, a GeoPackage file ([`SqliteStore`]) and PostGIS
+//! ([`PostgisStore`]) behind it.
+//!
+//! Writes arrive as a stream of feature chunks ([`WriteMsg`]) so a million-feature import
+//! never has to sit in memory twice, and the store keeps one transaction open for the
+//! whole stream: it commits only on [`WriteMsg::Commit`]. Anything else — an
+//! [`WriteMsg::Abort`], a dropped sender, a killed process — leaves the registry as it was.
+
+mod audit;
+pub mod ddl;
+mod error;
+mod write;
+pub mod postgis;
+pub mod sqlite;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+use tokio::sync::mpsc;
+
+use crate::domain::{Feature, Layer, LengthUnit};
+
+pub use audit::{feature_json, AuditEntry};
+pub use error::{Result, StoreError};
+pub use postgis::PostgisStore;
+pub use sqlite::SqliteStore;
+
+/// The store used when neither `--store` nor `MS4_STORE` names one.
+pub const DEFAULT_STORE_URL: &str = "sqlite://registry.gpkg";
+
+/// What a registry is: its jurisdiction and its working CRS.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RegistryMeta {
+    /// The jurisdiction profile id (`north-castle-ny`, ...).
+    pub jurisdiction: String,
+    /// The EPSG code of the working CRS.
+    pub srid: i32,
+    /// The CRS's name, e.g. `NAD83(HARN) / Washington South (ftUS)`.
+    pub crs_name: String,
+    /// The CRS as WKT, stored in `gpkg_spatial_ref_sys`.
+    pub crs_wkt: String,
+    /// The CRS's linear unit: every distance and area in an answer is in it.
+    pub linear_unit: LengthUnit,
+}
+
+/// How a write treats features already in the layer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WriteMode {
+    /// Insert new ids, update changed ones, keep the rest.
+    Upsert,
+    /// Like upsert, then delete every feature whose id the write did not carry.
+    Replace,
+}
+
+impl WriteMode {
+    fn as_str(self) -> &'static str {
+        match self {
+            WriteMode::Upsert => "upsert",
+            WriteMode::Replace => "replace",
+        }
+    }
+}
+
+/// Who writes what where.
+#[derive(Debug, Clone)]
+pub struct WriteRequest {
+    /// The layer written.
+    pub layer: Layer,
+    /// Upsert or replace.
+    pub mode: WriteMode,
+    /// Who: a user name or a token's subject; recorded in the audit log.
+    pub actor: String,
+    /// Where the features came from (a file name, `api`...).
+    pub source: String,
+}
+
+/// One message of a write stream.
+#[derive(Debug)]
+pub enum WriteMsg {
+    /// More features; ids are unique across the whole stream (the importer sees to it).
+    Features(Vec<Feature>),
+    /// Commit, storing this import report with the import record.
+    Commit {
+        /// The quality report, kept with the import record.
+        report: serde_json::Value,
+    },
+    /// Roll back.
+    Abort(String),
+}
+
+/// What a committed write did.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WriteSummary {
+    /// The import record's id.
+    pub import_id: i64,
+    /// New features.
+    pub inserted: u64,
+    /// Features whose values or geometry changed.
+    pub updated: u64,
+    /// Features removed by [`WriteMode::Replace`].
+    pub deleted: u64,
+    /// Features written again with nothing changed.
+    pub unchanged: u64,
+}
+
+/// A registry's storage. Object-safe so the service holds an `Arc<dyn Store>`.
+#[async_trait]
+pub trait Store: Send + Sync {
+    /// `sqlite` or `postgis`.
+    fn kind(&self) -> &'static str;
+    /// The registry's jurisdiction and CRS.
+    async fn meta(&self) -> Result<RegistryMeta>;
+    /// How many features a layer holds.
+    async fn count(&self, layer: Layer) -> Result<u64>;
+    /// Every feature of a layer, ordered by id.
+    async fn features(&self, layer: Layer) -> Result<Vec<Feature>>;
+    /// Applies a stream of features as one transaction (see the module docs).
+    async fn write(&self, req: WriteRequest, rx: mpsc::Receiver<WriteMsg>) -> Result<WriteSummary>;
+    /// The newest audit entries, optionally of one layer.
+    async fn audit(&self, layer: Option<Layer>, limit: i64) -> Result<Vec<AuditEntry>>;
+}
+
+/// Writes a list of features in one transaction.
+pub async fn write_all(
+    store: &dyn Store,
+    req: WriteRequest,
+    features: Vec<Feature>,
+    report: serde_json::Value,
+) -> Result<WriteSummary> {
+    let (tx, rx) = mpsc::channel(4);
+    let send = async move {
+        for chunk in chunked(features, 2000) {
+            if tx.send(WriteMsg::Features(chunk)).await.is_err() {
+                return;
+            }
+        }
+        let _ = tx.send(WriteMsg::Commit { report }).await;
+    };
+    let (_, summary) = tokio::join!(send, store.write(req, rx));
+    summary
+}
+
+fn chunked(mut v: Vec<Feature>, n: usize) -> Vec<Vec<Feature>> {
+    let mut out = Vec::new();
+    while v.len() > n {
+        let rest = v.split_off(n);
+        out.push(v);
+        v = rest;
+    }
+    out.push(v);
+    out
+}
+
+/// Opens the registry a URL names: `sqlite://FILE` (a GeoPackage) or `postgres://...`.
+pub async fn open(url: &str) -> Result<Arc<dyn Store>> {
+    if is_postgres(url) {
+        Ok(Arc::new(PostgisStore::open(url).await?))
+    } else if url.starts_with("sqlite:") {
+        Ok(Arc::new(SqliteStore::open(url).await?))
+    } else {
+        Err(StoreError::Url(url.to_string()))
+    }
+}
+
+/// Creates a registry at a URL: runs the migrations and records the jurisdiction and CRS.
+pub async fn create(url: &str, meta: &RegistryMeta) -> Result<Arc<dyn Store>> {
+    if is_postgres(url) {
+        Ok(Arc::new(PostgisStore::create(url, meta).await?))
+    } else if url.starts_with("sqlite:") {
+        Ok(Arc::new(SqliteStore::create(url, meta).await?))
+    } else {
+        Err(StoreError::Url(url.to_string()))
+    }
+}
+
+fn is_postgres(url: &str) -> bool {
+    url.starts_with("postgres://") || url.starts_with("postgresql://")
+}
+
+/// Loads every layer of a store, for building a snapshot.
+pub async fn load_all(store: &dyn Store) -> Result<HashMap<Layer, Vec<Feature>>> {
+    let mut out = HashMap::new();
+    for layer in Layer::ALL {
+        out.insert(layer, store.features(layer).await?);
+    }
+    Ok(out)
+}
+
+/// The meta table's rows for a registry.
+fn meta_rows(meta: &RegistryMeta) -> Vec<(&'static str, String)> {
+    vec![
+        ("jurisdiction", meta.jurisdiction.clone()),
+        ("srid", meta.srid.to_string()),
+        ("crs_name", meta.crs_name.clone()),
+        ("crs_wkt", meta.crs_wkt.clone()),
+        (
+            "linear_unit",
+            serde_json::to_value(meta.linear_unit)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default(),
+        ),
+        ("schema_version", "1".into()),
+    ]
+}
+
+fn meta_from_rows(rows: HashMap<String, String>, url: &str) -> Result<RegistryMeta> {
+    let get = |k: &str| rows.get(k).cloned().ok_or_else(|| StoreError::NotInitialised(url.into()));
+    Ok(RegistryMeta {
+        jurisdiction: get("jurisdiction")?,
+        srid: get("srid")?.parse().map_err(|_| StoreError::NotInitialised(url.into()))?,
+        crs_name: get("crs_name")?,
+        crs_wkt: get("crs_wkt")?,
+        linear_unit: serde_json::from_value(serde_json::Value::String(get("linear_unit")?))
+            .map_err(|_| StoreError::NotInitialised(url.into()))?,
+    })
+}
+
+fn now() -> chrono::DateTime<chrono::Utc> {
+    chrono::Utc::now()
+}
+
+/// Marks SQL built by this module as safe to run. Every such string is assembled from
+/// the domain's static layer and field names, never from user input (values are bound).
+fn trusted(sql: impl Into<String>) -> sqlx::AssertSqlSafe<String> {
+    sqlx::AssertSqlSafe(sql.into())
+}

@@ -1,0 +1,478 @@
+//! The server store: PostGIS through sqlx.
+//!
+//! Layer tables have geometry columns typed with the registry's SRID and GiST indexes,
+//! so `ogrinfo PG:...`, QGIS and SQL users see ordinary PostGIS layers. New features
+//! arrive through `COPY ... FROM STDIN` (hex EWKB), which is what makes a million-row
+//! import take seconds rather than minutes.
+
+use std::str::FromStr;
+
+use async_trait::async_trait;
+use geo_types::Rect;
+use sqlx::postgres::{PgConnectOptions, PgPoolOptions, PgRow};
+use sqlx::{ConnectOptions, Connection, PgPool, Postgres, Row, Transaction};
+use tokio::sync::mpsc;
+use tracing::instrument;
+
+use super::write::{self, AuditRow, WriteTx};
+use super::{
+    meta_from_rows, meta_rows, AuditEntry, RegistryMeta, Result, Store, StoreError, WriteMsg,
+    WriteRequest, WriteSummary,
+};
+use crate::domain::{wkb, Feature, FieldType, GeomKind, Layer, Value};
+
+/// A registry in a PostGIS database.
+pub struct PostgisStore {
+    pool: PgPool,
+    url: String,
+}
+
+impl PostgisStore {
+    async fn pool(url: &str) -> Result<PgPool> {
+        Ok(PgPoolOptions::new().max_connections(8).connect(url).await?)
+    }
+
+    /// Opens an existing registry database.
+    #[instrument(skip_all, err)]
+    pub async fn open(url: &str) -> Result<Self> {
+        let store = PostgisStore { pool: Self::pool(url).await?, url: url.to_string() };
+        store.meta().await?;
+        Ok(store)
+    }
+
+    /// Creates a registry, creating the database itself when it does not exist yet.
+    #[instrument(skip_all, fields(jurisdiction = %meta.jurisdiction, srid = meta.srid), err)]
+    pub async fn create(url: &str, meta: &RegistryMeta) -> Result<Self> {
+        ensure_database(url).await?;
+        let pool = Self::pool(url).await?;
+        let (exists,): (Option<String>,) = sqlx::query_as("SELECT to_regclass('ms4_meta')::text")
+            .fetch_one(&pool)
+            .await?;
+        if exists.is_some() {
+            let store = PostgisStore { pool, url: url.to_string() };
+            let j = store.meta().await.map(|m| m.jurisdiction).unwrap_or_default();
+            return Err(StoreError::AlreadyInitialised(redact(url), j));
+        }
+        sqlx::migrate!("migrations/postgres").run(&pool).await?;
+        let mut tx = pool.begin().await?;
+        for layer in Layer::ALL {
+            let kind = layer.geom_kind();
+            if kind == GeomKind::None {
+                continue;
+            }
+            // The SRID is the registry's, known only now; the tables are empty, so this
+            // only rewrites the column's typmod.
+            sqlx::query(super::trusted(format!(
+                "ALTER TABLE {0} ALTER COLUMN geom TYPE geometry({1}, {2}) USING ST_SetSRID(geom, {2})",
+                layer.name(),
+                super::ddl::postgis_type_name(kind),
+                meta.srid
+            )))
+            .execute(&mut *tx)
+            .await?;
+        }
+        for (k, v) in meta_rows(meta) {
+            sqlx::query("INSERT INTO ms4_meta (key, value) VALUES ($1, $2)")
+                .bind(k)
+                .bind(v)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(PostgisStore { pool, url: url.to_string() })
+    }
+
+    /// The pool, for tests that compare the store's answers with SQL.
+    pub fn pool_ref(&self) -> &PgPool {
+        &self.pool
+    }
+}
+
+/// A URL with its password removed, for messages.
+fn redact(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(mut u) => {
+            let _ = u.set_password(None);
+            u.to_string()
+        }
+        Err(_) => "<postgres URL>".into(),
+    }
+}
+
+/// Creates the database a URL names when it is missing, through the `postgres` database.
+async fn ensure_database(url: &str) -> Result<()> {
+    let opts = PgConnectOptions::from_str(url)?;
+    match opts.connect().await {
+        Ok(c) => {
+            c.close().await?;
+            Ok(())
+        }
+        Err(sqlx::Error::Database(e)) if e.code().as_deref() == Some("3D000") => {
+            let name = opts.get_database().unwrap_or("ms4").to_string();
+            let mut admin = opts.clone().database("postgres").connect().await?;
+            sqlx::query(super::trusted(format!("CREATE DATABASE \"{}\"", name.replace('"', "\"\""))))
+                .execute(&mut admin)
+                .await?;
+            admin.close().await?;
+            Ok(())
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+fn select_sql(layer: Layer) -> String {
+    let mut cols = vec![
+        if layer.geom_kind() == GeomKind::None { "NULL::bytea".to_string() } else { "ST_AsEWKB(geom)".into() },
+        layer.id_field().to_string(),
+    ];
+    for f in layer.fields() {
+        cols.push(match f.ty {
+            // Read dates as text: the registry's dates are calendar days, no time zone.
+            FieldType::Date => format!("to_char({}, 'YYYY-MM-DD')", f.name),
+            _ => f.name.to_string(),
+        });
+    }
+    cols.push("extra::text".into());
+    format!("SELECT {} FROM {} ORDER BY {}", cols.join(", "), layer.name(), layer.id_field())
+}
+
+fn decode_row(layer: Layer, row: &PgRow) -> Result<Feature> {
+    let id: String = row.try_get(1)?;
+    let geom = match row.try_get::<Option<Vec<u8>>, _>(0)? {
+        Some(blob) => Some(
+            wkb::read_wkb(&blob)
+                .map(|(g, _)| g)
+                .map_err(|source| StoreError::Geometry { layer, id: id.clone(), source })?,
+        ),
+        None => None,
+    };
+    let mut values = Vec::with_capacity(layer.fields().len());
+    for (i, spec) in layer.fields().iter().enumerate() {
+        let col = i + 2;
+        let v = match spec.ty {
+            FieldType::Text => row.try_get::<Option<String>, _>(col)?.map(Value::Text),
+            FieldType::Integer => row.try_get::<Option<i64>, _>(col)?.map(Value::Int),
+            FieldType::Real | FieldType::Length(_) | FieldType::Elevation => {
+                row.try_get::<Option<f64>, _>(col)?.map(Value::Real)
+            }
+            FieldType::Bool => row.try_get::<Option<bool>, _>(col)?.map(Value::Bool),
+            FieldType::Date => row
+                .try_get::<Option<String>, _>(col)?
+                .and_then(|s| crate::domain::feature::parse_date(&s))
+                .map(Value::Date),
+        };
+        values.push(v.unwrap_or(Value::Null));
+    }
+    let extra = match row.try_get::<Option<String>, _>(layer.fields().len() + 2)? {
+        Some(s) => serde_json::from_str(&s).map_err(|e| StoreError::Value {
+            layer,
+            id: id.clone(),
+            field: "extra".into(),
+            message: e.to_string(),
+        })?,
+        None => serde_json::Map::new(),
+    };
+    Ok(Feature { id, values, extra, geom })
+}
+
+#[async_trait]
+impl Store for PostgisStore {
+    fn kind(&self) -> &'static str {
+        "postgis"
+    }
+
+    async fn meta(&self) -> Result<RegistryMeta> {
+        let rows: Vec<(String, String)> = sqlx::query_as("SELECT key, value FROM ms4_meta")
+            .fetch_all(&self.pool)
+            .await
+            .map_err(|_| StoreError::NotInitialised(redact(&self.url)))?;
+        meta_from_rows(rows.into_iter().collect(), &redact(&self.url))
+    }
+
+    async fn count(&self, layer: Layer) -> Result<u64> {
+        let (n,): (i64,) = sqlx::query_as(super::trusted(format!("SELECT count(*) FROM {}", layer.name())))
+            .fetch_one(&self.pool)
+            .await?;
+        Ok(n as u64)
+    }
+
+    #[instrument(skip(self), err)]
+    async fn features(&self, layer: Layer) -> Result<Vec<Feature>> {
+        let rows = sqlx::query(super::trusted(select_sql(layer))).fetch_all(&self.pool).await?;
+        rows.iter().map(|r| decode_row(layer, r)).collect()
+    }
+
+    #[instrument(skip(self, rx), fields(layer = %req.layer, source = %req.source), err)]
+    async fn write(&self, req: WriteRequest, rx: mpsc::Receiver<WriteMsg>) -> Result<WriteSummary> {
+        let tx = self.pool.begin().await?;
+        let meta = self.meta().await?;
+        write::run(Box::new(PgTx { tx, srid: meta.srid }), req, rx).await
+    }
+
+    async fn audit(&self, layer: Option<Layer>, limit: i64) -> Result<Vec<AuditEntry>> {
+        let rows = sqlx::query(
+            "SELECT audit_id, to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"+00:00\"'), actor, action, layer,
+                    feature_id, import_id, before::text, after::text
+             FROM ms4_audit WHERE ($1::text IS NULL OR layer = $1) ORDER BY audit_id DESC LIMIT $2",
+        )
+        .bind(layer.map(|l| l.name()))
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|r| {
+                let json = |i: usize| -> Result<Option<serde_json::Value>> {
+                    Ok(r.try_get::<Option<String>, _>(i)?.and_then(|s| serde_json::from_str(&s).ok()))
+                };
+                Ok(AuditEntry {
+                    audit_id: r.try_get(0)?,
+                    at: r.try_get(1)?,
+                    actor: r.try_get(2)?,
+                    action: r.try_get(3)?,
+                    layer: r.try_get(4)?,
+                    feature_id: r.try_get(5)?,
+                    import_id: r.try_get(6)?,
+                    before: json(7)?,
+                    after: json(8)?,
+                })
+            })
+            .collect()
+    }
+}
+
+struct PgTx {
+    tx: Transaction<'static, Postgres>,
+    srid: i32,
+}
+
+fn columns(layer: Layer) -> Vec<&'static str> {
+    let mut cols = Vec::new();
+    if layer.geom_kind() != GeomKind::None {
+        cols.push("geom");
+    }
+    cols.push(layer.id_field());
+    cols.extend(layer.fields().iter().map(|f| f.name));
+    cols.push("extra");
+    cols.push("import_id");
+    cols
+}
+
+/// Appends a value to a COPY text-format line, escaped.
+fn copy_text(out: &mut String, s: &str) {
+    for ch in s.chars() {
+        match ch {
+            '\\' => out.push_str("\\\\"),
+            '\t' => out.push_str("\\t"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            c => out.push(c),
+        }
+    }
+}
+
+fn copy_value(out: &mut String, v: &Value) {
+    use std::fmt::Write;
+    match v {
+        Value::Null => out.push_str("\\N"),
+        Value::Bool(b) => out.push(if *b { 't' } else { 'f' }),
+        Value::Int(i) => {
+            let _ = write!(out, "{i}");
+        }
+        // `{:?}` prints the shortest text that reads back as the same f64.
+        Value::Real(r) => {
+            let _ = write!(out, "{r:?}");
+        }
+        Value::Date(d) => {
+            let _ = write!(out, "{}", d.format("%Y-%m-%d"));
+        }
+        Value::Text(s) => copy_text(out, s),
+    }
+}
+
+fn hex(out: &mut String, bytes: &[u8]) {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    out.reserve(bytes.len() * 2);
+    for b in bytes {
+        out.push(HEX[(b >> 4) as usize] as char);
+        out.push(HEX[(b & 15) as usize] as char);
+    }
+}
+
+fn bind_value<'q>(
+    q: sqlx::query::Query<'q, Postgres, sqlx::postgres::PgArguments>,
+    v: &Value,
+) -> sqlx::query::Query<'q, Postgres, sqlx::postgres::PgArguments> {
+    // Every value travels as text and is cast by the statement, so one statement text
+    // serves every row whatever its values' types.
+    match v {
+        Value::Null => q.bind(None::<String>),
+        v => q.bind(v.to_string()),
+    }
+}
+
+fn cast(ty: FieldType) -> &'static str {
+    match ty {
+        FieldType::Text => "text",
+        FieldType::Integer => "bigint",
+        FieldType::Real | FieldType::Length(_) | FieldType::Elevation => "double precision",
+        FieldType::Bool => "boolean",
+        FieldType::Date => "date",
+    }
+}
+
+#[async_trait]
+impl WriteTx for PgTx {
+    async fn existing(&mut self, layer: Layer) -> Result<Vec<Feature>> {
+        let rows = sqlx::query(super::trusted(select_sql(layer))).fetch_all(&mut *self.tx).await?;
+        rows.iter().map(|r| decode_row(layer, r)).collect()
+    }
+
+    async fn begin_import(&mut self, req: &WriteRequest, at: &str) -> Result<i64> {
+        let (id,): (i64,) = sqlx::query_as(
+            "INSERT INTO ms4_imports (layer, source, actor, mode, started_at) VALUES ($1, $2, $3, $4, $5::timestamptz) RETURNING import_id",
+        )
+        .bind(req.layer.name())
+        .bind(&req.source)
+        .bind(&req.actor)
+        .bind(req.mode.as_str())
+        .bind(at)
+        .fetch_one(&mut *self.tx)
+        .await?;
+        Ok(id)
+    }
+
+    async fn insert(&mut self, layer: Layer, features: &[Feature], import_id: i64) -> Result<()> {
+        let cols = columns(layer);
+        let mut buf = String::with_capacity(features.len() * 256);
+        let spatial = layer.geom_kind() != GeomKind::None;
+        for f in features {
+            if spatial {
+                match &f.geom {
+                    Some(g) => hex(&mut buf, &wkb::to_ewkb(g, self.srid)),
+                    None => buf.push_str("\\N"),
+                }
+                buf.push('\t');
+            }
+            copy_text(&mut buf, &f.id);
+            for v in &f.values {
+                buf.push('\t');
+                copy_value(&mut buf, v);
+            }
+            buf.push('\t');
+            if f.extra.is_empty() {
+                buf.push_str("\\N");
+            } else {
+                copy_text(&mut buf, &serde_json::Value::Object(f.extra.clone()).to_string());
+            }
+            buf.push('\t');
+            buf.push_str(&import_id.to_string());
+            buf.push('\n');
+        }
+        let stmt = format!("COPY {} ({}) FROM STDIN", layer.name(), cols.join(","));
+        let mut copy = self.tx.copy_in_raw(&stmt).await?;
+        copy.send(buf.into_bytes()).await?;
+        copy.finish().await?;
+        Ok(())
+    }
+
+    async fn update(&mut self, layer: Layer, features: &[Feature], import_id: i64) -> Result<()> {
+        let mut sets = Vec::new();
+        let mut n = 0;
+        let mut next = || {
+            n += 1;
+            n
+        };
+        if layer.geom_kind() != GeomKind::None {
+            sets.push(format!("geom = ST_GeomFromEWKB(${})", next()));
+        }
+        for f in layer.fields() {
+            sets.push(format!("{} = ${}::{}", f.name, next(), cast(f.ty)));
+        }
+        sets.push(format!("extra = ${}::jsonb", next()));
+        sets.push(format!("import_id = ${}", next()));
+        let sql = format!("UPDATE {} SET {} WHERE {} = ${}", layer.name(), sets.join(", "), layer.id_field(), next());
+        for f in features {
+            let mut q = sqlx::query(super::trusted(sql.clone()));
+            if layer.geom_kind() != GeomKind::None {
+                q = q.bind(f.geom.as_ref().map(|g| wkb::to_ewkb(g, self.srid)));
+            }
+            for v in &f.values {
+                q = bind_value(q, v);
+            }
+            q = q
+                .bind((!f.extra.is_empty()).then(|| serde_json::Value::Object(f.extra.clone()).to_string()))
+                .bind(import_id)
+                .bind(f.id.clone());
+            q.execute(&mut *self.tx).await?;
+        }
+        Ok(())
+    }
+
+    async fn delete(&mut self, layer: Layer, ids: &[String]) -> Result<()> {
+        sqlx::query(super::trusted(format!("DELETE FROM {} WHERE {} = ANY($1)", layer.name(), layer.id_field())))
+            .bind(ids)
+            .execute(&mut *self.tx)
+            .await?;
+        Ok(())
+    }
+
+    async fn audit(&mut self, req: &WriteRequest, import_id: i64, at: &str, rows: Vec<AuditRow>) -> Result<()> {
+        if rows.is_empty() {
+            return Ok(());
+        }
+        let mut actions = Vec::with_capacity(rows.len());
+        let mut ids = Vec::with_capacity(rows.len());
+        let mut before = Vec::with_capacity(rows.len());
+        let mut after = Vec::with_capacity(rows.len());
+        for r in rows {
+            actions.push(r.action.to_string());
+            ids.push(r.feature_id);
+            before.push(r.before.map(|v| v.to_string()));
+            after.push(r.after.map(|v| v.to_string()));
+        }
+        sqlx::query(
+            "INSERT INTO ms4_audit (at, actor, action, layer, feature_id, import_id, before, after)
+             SELECT $1::timestamptz, $2, a, $3, f, $4, b::jsonb, c::jsonb
+             FROM UNNEST($5::text[], $6::text[], $7::text[], $8::text[]) AS u(a, f, b, c)",
+        )
+        .bind(at)
+        .bind(&req.actor)
+        .bind(req.layer.name())
+        .bind(import_id)
+        .bind(actions)
+        .bind(ids)
+        .bind(before)
+        .bind(after)
+        .execute(&mut *self.tx)
+        .await?;
+        Ok(())
+    }
+
+    async fn finish_import(
+        &mut self,
+        _req: &WriteRequest,
+        import_id: i64,
+        s: &WriteSummary,
+        report: &serde_json::Value,
+        _extent: Option<Rect<f64>>,
+        _at: &str,
+    ) -> Result<()> {
+        sqlx::query(
+            "UPDATE ms4_imports SET finished_at = now(), inserted = $1, updated = $2, deleted = $3, unchanged = $4, report = $5::jsonb WHERE import_id = $6",
+        )
+        .bind(s.inserted as i64)
+        .bind(s.updated as i64)
+        .bind(s.deleted as i64)
+        .bind(s.unchanged as i64)
+        .bind(report.to_string())
+        .bind(import_id)
+        .execute(&mut *self.tx)
+        .await?;
+        Ok(())
+    }
+
+    async fn commit(self: Box<Self>) -> Result<()> {
+        self.tx.commit().await?;
+        Ok(())
+    }
+}

@@ -1,0 +1,453 @@
+//! The embedded store: one SQLite file that is a valid GeoPackage.
+//!
+//! Layers are GeoPackage feature tables (attribute tables for `impairments` and
+//! `inspections`) registered in `gpkg_contents` and `gpkg_geometry_columns`, with
+//! geometries in GeoPackage binary, so `ogrinfo registry.gpkg` and QGIS read the file
+//! directly. The registry's own tables (`ms4_meta`, `ms4_imports`, `ms4_audit`) ride along.
+
+use std::collections::HashMap;
+use std::str::FromStr;
+
+use async_trait::async_trait;
+use geo_types::Rect;
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteRow, SqliteSynchronous};
+use sqlx::{Row, Sqlite, SqlitePool, Transaction};
+use tokio::sync::mpsc;
+use tracing::instrument;
+
+use super::write::{self, AuditRow, WriteTx};
+use super::{
+    meta_from_rows, meta_rows, AuditEntry, RegistryMeta, Result, Store, StoreError, WriteMsg,
+    WriteRequest, WriteSummary,
+};
+use crate::domain::{wkb, Feature, FieldType, GeomKind, Layer, Value};
+
+/// The GeoPackage `application_id` ("GPKG").
+const GPKG_APPLICATION_ID: i64 = 0x4750_4B47;
+/// GeoPackage 1.3.0 as `user_version`.
+const GPKG_USER_VERSION: i64 = 10300;
+/// SQLite allows 32,766 bound parameters per statement; stay well under it.
+const MAX_PARAMS: usize = 30_000;
+
+/// A registry in a GeoPackage file.
+pub struct SqliteStore {
+    pool: SqlitePool,
+    url: String,
+}
+
+impl SqliteStore {
+    fn options(url: &str, create: bool) -> Result<SqliteConnectOptions> {
+        Ok(SqliteConnectOptions::from_str(url)
+            .map_err(|_| StoreError::Url(url.to_string()))?
+            .create_if_missing(create)
+            // A rollback journal, not WAL: the file stays a single self-contained
+            // GeoPackage that can be copied or mailed the moment a write commits.
+            .journal_mode(SqliteJournalMode::Delete)
+            .synchronous(SqliteSynchronous::Normal)
+            .busy_timeout(std::time::Duration::from_secs(30))
+            .foreign_keys(true))
+    }
+
+    async fn pool(url: &str, create: bool) -> Result<SqlitePool> {
+        Ok(SqlitePoolOptions::new()
+            .max_connections(4)
+            .connect_with(Self::options(url, create)?)
+            .await?)
+    }
+
+    /// Opens an existing registry file.
+    #[instrument(skip_all, fields(url), err)]
+    pub async fn open(url: &str) -> Result<Self> {
+        let pool = Self::pool(url, false).await.map_err(|e| match e {
+            StoreError::Db(sqlx::Error::Database(_)) => StoreError::NotInitialised(url.into()),
+            e => e,
+        })?;
+        let store = SqliteStore { pool, url: url.to_string() };
+        store.meta().await?;
+        Ok(store)
+    }
+
+    /// Creates a registry file (the file may exist only if it holds no registry yet).
+    #[instrument(skip_all, fields(url, jurisdiction = %meta.jurisdiction, srid = meta.srid), err)]
+    pub async fn create(url: &str, meta: &RegistryMeta) -> Result<Self> {
+        let pool = Self::pool(url, true).await?;
+        let exists: Option<(String,)> =
+            sqlx::query_as("SELECT name FROM sqlite_master WHERE name = 'ms4_meta'")
+                .fetch_optional(&pool)
+                .await?;
+        if exists.is_some() {
+            let store = SqliteStore { pool, url: url.to_string() };
+            let j = store.meta().await.map(|m| m.jurisdiction).unwrap_or_default();
+            return Err(StoreError::AlreadyInitialised(url.into(), j));
+        }
+        sqlx::migrate!("migrations/sqlite").run(&pool).await?;
+        let mut tx = pool.begin().await?;
+        sqlx::query(super::trusted(format!("PRAGMA application_id = {GPKG_APPLICATION_ID}"))).execute(&mut *tx).await?;
+        sqlx::query(super::trusted(format!("PRAGMA user_version = {GPKG_USER_VERSION}"))).execute(&mut *tx).await?;
+        if meta.srid != 4326 {
+            sqlx::query(
+                "INSERT INTO gpkg_spatial_ref_sys (srs_name, srs_id, organization, organization_coordsys_id, definition) VALUES (?, ?, 'EPSG', ?, ?)",
+            )
+            .bind(&meta.crs_name)
+            .bind(meta.srid)
+            .bind(meta.srid)
+            .bind(&meta.crs_wkt)
+            .execute(&mut *tx)
+            .await?;
+        }
+        for layer in Layer::ALL {
+            let spatial = layer.geom_kind() != GeomKind::None;
+            sqlx::query("INSERT INTO gpkg_contents (table_name, data_type, identifier, description, srs_id) VALUES (?, ?, ?, ?, ?)")
+                .bind(layer.name())
+                .bind(if spatial { "features" } else { "attributes" })
+                .bind(layer.name())
+                .bind(format!("MS4 registry layer {}", layer.name()))
+                .bind(spatial.then_some(meta.srid))
+                .execute(&mut *tx)
+                .await?;
+            if spatial {
+                sqlx::query("INSERT INTO gpkg_geometry_columns VALUES (?, 'geom', ?, ?, 0, 0)")
+                    .bind(layer.name())
+                    .bind(layer.geom_kind().ogc_name())
+                    .bind(meta.srid)
+                    .execute(&mut *tx)
+                    .await?;
+            }
+        }
+        for (k, v) in meta_rows(meta) {
+            sqlx::query("INSERT INTO ms4_meta (key, value) VALUES (?, ?)")
+                .bind(k)
+                .bind(v)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(SqliteStore { pool, url: url.to_string() })
+    }
+}
+
+fn select_sql(layer: Layer) -> String {
+    let mut cols = vec![
+        if layer.geom_kind() == GeomKind::None { "NULL".to_string() } else { "geom".into() },
+        layer.id_field().to_string(),
+    ];
+    cols.extend(layer.fields().iter().map(|f| f.name.to_string()));
+    cols.push("extra".into());
+    format!("SELECT {} FROM {} ORDER BY {}", cols.join(", "), layer.name(), layer.id_field())
+}
+
+fn decode_row(layer: Layer, row: &SqliteRow) -> Result<Feature> {
+    let id: String = row.try_get(1)?;
+    let geom = match row.try_get::<Option<Vec<u8>>, _>(0)? {
+        Some(blob) => Some(
+            wkb::read_gpkg(&blob)
+                .map(|(g, _)| g)
+                .map_err(|source| StoreError::Geometry { layer, id: id.clone(), source })?,
+        ),
+        None => None,
+    };
+    let mut values = Vec::with_capacity(layer.fields().len());
+    for (i, spec) in layer.fields().iter().enumerate() {
+        let col = i + 2;
+        let bad = |message: String| StoreError::Value { layer, id: id.clone(), field: spec.name.into(), message };
+        let v = match spec.ty {
+            FieldType::Text => row.try_get::<Option<String>, _>(col)?.map(Value::Text),
+            FieldType::Integer => row.try_get::<Option<i64>, _>(col)?.map(Value::Int),
+            FieldType::Real | FieldType::Length(_) | FieldType::Elevation => {
+                row.try_get::<Option<f64>, _>(col)?.map(Value::Real)
+            }
+            FieldType::Bool => row.try_get::<Option<bool>, _>(col)?.map(Value::Bool),
+            FieldType::Date => match row.try_get::<Option<String>, _>(col)? {
+                Some(s) => Some(Value::Date(
+                    crate::domain::feature::parse_date(&s).ok_or_else(|| bad(format!("{s:?} is not a date")))?,
+                )),
+                None => None,
+            },
+        };
+        values.push(v.unwrap_or(Value::Null));
+    }
+    let extra = match row.try_get::<Option<String>, _>(layer.fields().len() + 2)? {
+        Some(s) if !s.is_empty() => serde_json::from_str(&s).map_err(|e| StoreError::Value {
+            layer,
+            id: id.clone(),
+            field: "extra".into(),
+            message: e.to_string(),
+        })?,
+        _ => serde_json::Map::new(),
+    };
+    Ok(Feature { id, values, extra, geom })
+}
+
+fn bind_value<'q>(
+    q: sqlx::query::Query<'q, Sqlite, sqlx::sqlite::SqliteArguments>,
+    v: &Value,
+) -> sqlx::query::Query<'q, Sqlite, sqlx::sqlite::SqliteArguments> {
+    match v {
+        Value::Null => q.bind(None::<String>),
+        Value::Bool(b) => q.bind(*b),
+        Value::Int(i) => q.bind(*i),
+        Value::Real(r) => q.bind(*r),
+        Value::Date(d) => q.bind(d.format("%Y-%m-%d").to_string()),
+        Value::Text(s) => q.bind(s.clone()),
+    }
+}
+
+fn extra_text(f: &Feature) -> Option<String> {
+    (!f.extra.is_empty()).then(|| serde_json::Value::Object(f.extra.clone()).to_string())
+}
+
+#[async_trait]
+impl Store for SqliteStore {
+    fn kind(&self) -> &'static str {
+        "sqlite"
+    }
+
+    async fn meta(&self) -> Result<RegistryMeta> {
+        let rows: Vec<(String, String)> = sqlx::query_as("SELECT key, value FROM ms4_meta")
+            .fetch_all(&self.pool)
+            .await
+            .map_err(|_| StoreError::NotInitialised(self.url.clone()))?;
+        meta_from_rows(rows.into_iter().collect(), &self.url)
+    }
+
+    async fn count(&self, layer: Layer) -> Result<u64> {
+        let (n,): (i64,) = sqlx::query_as(super::trusted(format!("SELECT count(*) FROM {}", layer.name())))
+            .fetch_one(&self.pool)
+            .await?;
+        Ok(n as u64)
+    }
+
+    #[instrument(skip(self), err)]
+    async fn features(&self, layer: Layer) -> Result<Vec<Feature>> {
+        let rows = sqlx::query(super::trusted(select_sql(layer))).fetch_all(&self.pool).await?;
+        rows.iter().map(|r| decode_row(layer, r)).collect()
+    }
+
+    #[instrument(skip(self, rx), fields(layer = %req.layer, source = %req.source), err)]
+    async fn write(&self, req: WriteRequest, rx: mpsc::Receiver<WriteMsg>) -> Result<WriteSummary> {
+        let tx = self.pool.begin().await?;
+        write::run(Box::new(SqliteTx { tx }), req, rx).await
+    }
+
+    async fn audit(&self, layer: Option<Layer>, limit: i64) -> Result<Vec<AuditEntry>> {
+        let rows = sqlx::query(
+            "SELECT audit_id, at, actor, action, layer, feature_id, import_id, before, after FROM ms4_audit
+             WHERE (?1 IS NULL OR layer = ?1) ORDER BY audit_id DESC LIMIT ?2",
+        )
+        .bind(layer.map(|l| l.name()))
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|r| {
+                let json = |i: usize| -> Result<Option<serde_json::Value>> {
+                    Ok(r.try_get::<Option<String>, _>(i)?.and_then(|s| serde_json::from_str(&s).ok()))
+                };
+                Ok(AuditEntry {
+                    audit_id: r.try_get(0)?,
+                    at: r.try_get(1)?,
+                    actor: r.try_get(2)?,
+                    action: r.try_get(3)?,
+                    layer: r.try_get(4)?,
+                    feature_id: r.try_get(5)?,
+                    import_id: r.try_get(6)?,
+                    before: json(7)?,
+                    after: json(8)?,
+                })
+            })
+            .collect()
+    }
+}
+
+struct SqliteTx {
+    tx: Transaction<'static, Sqlite>,
+}
+
+fn columns(layer: Layer) -> Vec<&'static str> {
+    let mut cols = Vec::new();
+    if layer.geom_kind() != GeomKind::None {
+        cols.push("geom");
+    }
+    cols.push(layer.id_field());
+    cols.extend(layer.fields().iter().map(|f| f.name));
+    cols.push("extra");
+    cols.push("import_id");
+    cols
+}
+
+#[async_trait]
+impl WriteTx for SqliteTx {
+    async fn existing(&mut self, layer: Layer) -> Result<Vec<Feature>> {
+        let rows = sqlx::query(super::trusted(select_sql(layer))).fetch_all(&mut *self.tx).await?;
+        rows.iter().map(|r| decode_row(layer, r)).collect()
+    }
+
+    async fn begin_import(&mut self, req: &WriteRequest, at: &str) -> Result<i64> {
+        let (id,): (i64,) = sqlx::query_as(
+            "INSERT INTO ms4_imports (layer, source, actor, mode, started_at) VALUES (?, ?, ?, ?, ?) RETURNING import_id",
+        )
+        .bind(req.layer.name())
+        .bind(&req.source)
+        .bind(&req.actor)
+        .bind(req.mode.as_str())
+        .bind(at)
+        .fetch_one(&mut *self.tx)
+        .await?;
+        Ok(id)
+    }
+
+    async fn insert(&mut self, layer: Layer, features: &[Feature], import_id: i64) -> Result<()> {
+        let cols = columns(layer);
+        let srid = srid_of(&mut self.tx, layer).await?;
+        let per_row = cols.len();
+        let rows_per_stmt = (MAX_PARAMS / per_row).clamp(1, 500);
+        let row_sql = format!("({})", vec!["?"; per_row].join(","));
+        for chunk in features.chunks(rows_per_stmt) {
+            let sql = format!(
+                "INSERT INTO {} ({}) VALUES {}",
+                layer.name(),
+                cols.join(","),
+                vec![row_sql.as_str(); chunk.len()].join(",")
+            );
+            let mut q = sqlx::query(super::trusted(sql.clone()));
+            for f in chunk {
+                if layer.geom_kind() != GeomKind::None {
+                    q = q.bind(f.geom.as_ref().map(|g| wkb::to_gpkg(g, srid)));
+                }
+                q = q.bind(f.id.clone());
+                for v in &f.values {
+                    q = bind_value(q, v);
+                }
+                q = q.bind(extra_text(f)).bind(import_id);
+            }
+            q.execute(&mut *self.tx).await?;
+        }
+        Ok(())
+    }
+
+    async fn update(&mut self, layer: Layer, features: &[Feature], import_id: i64) -> Result<()> {
+        let cols = columns(layer);
+        let srid = srid_of(&mut self.tx, layer).await?;
+        let sets: Vec<String> = cols.iter().filter(|c| **c != layer.id_field()).map(|c| format!("{c} = ?")).collect();
+        let sql = format!("UPDATE {} SET {} WHERE {} = ?", layer.name(), sets.join(", "), layer.id_field());
+        for f in features {
+            let mut q = sqlx::query(super::trusted(sql.clone()));
+            if layer.geom_kind() != GeomKind::None {
+                q = q.bind(f.geom.as_ref().map(|g| wkb::to_gpkg(g, srid)));
+            }
+            for v in &f.values {
+                q = bind_value(q, v);
+            }
+            q = q.bind(extra_text(f)).bind(import_id).bind(f.id.clone());
+            q.execute(&mut *self.tx).await?;
+        }
+        Ok(())
+    }
+
+    async fn delete(&mut self, layer: Layer, ids: &[String]) -> Result<()> {
+        for chunk in ids.chunks(500) {
+            let sql = format!(
+                "DELETE FROM {} WHERE {} IN ({})",
+                layer.name(),
+                layer.id_field(),
+                vec!["?"; chunk.len()].join(",")
+            );
+            let mut q = sqlx::query(super::trusted(sql.clone()));
+            for id in chunk {
+                q = q.bind(id.clone());
+            }
+            q.execute(&mut *self.tx).await?;
+        }
+        Ok(())
+    }
+
+    async fn audit(&mut self, req: &WriteRequest, import_id: i64, at: &str, rows: Vec<AuditRow>) -> Result<()> {
+        const COLS: usize = 8;
+        for chunk in rows.chunks(MAX_PARAMS / COLS) {
+            if chunk.is_empty() {
+                continue;
+            }
+            let sql = format!(
+                "INSERT INTO ms4_audit (at, actor, action, layer, feature_id, import_id, before, after) VALUES {}",
+                vec!["(?,?,?,?,?,?,?,?)"; chunk.len()].join(",")
+            );
+            let mut q = sqlx::query(super::trusted(sql.clone()));
+            for r in chunk {
+                q = q
+                    .bind(at.to_string())
+                    .bind(req.actor.clone())
+                    .bind(r.action)
+                    .bind(req.layer.name())
+                    .bind(r.feature_id.clone())
+                    .bind(import_id)
+                    .bind(r.before.as_ref().map(|v| v.to_string()))
+                    .bind(r.after.as_ref().map(|v| v.to_string()));
+            }
+            q.execute(&mut *self.tx).await?;
+        }
+        Ok(())
+    }
+
+    async fn finish_import(
+        &mut self,
+        req: &WriteRequest,
+        import_id: i64,
+        s: &WriteSummary,
+        report: &serde_json::Value,
+        extent: Option<Rect<f64>>,
+        at: &str,
+    ) -> Result<()> {
+        sqlx::query(
+            "UPDATE ms4_imports SET finished_at = ?, inserted = ?, updated = ?, deleted = ?, unchanged = ?, report = ? WHERE import_id = ?",
+        )
+        .bind(super::now().to_rfc3339())
+        .bind(s.inserted as i64)
+        .bind(s.updated as i64)
+        .bind(s.deleted as i64)
+        .bind(s.unchanged as i64)
+        .bind(report.to_string())
+        .bind(import_id)
+        .execute(&mut *self.tx)
+        .await?;
+        let (minx, miny, maxx, maxy) = match extent {
+            Some(r) => (Some(r.min().x), Some(r.min().y), Some(r.max().x), Some(r.max().y)),
+            None => (None, None, None, None),
+        };
+        // GeoPackage wants last_change as an ISO 8601 timestamp with milliseconds and Z.
+        let stamp = chrono::DateTime::parse_from_rfc3339(at)
+            .map(|t| t.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string())
+            .unwrap_or_else(|_| at.to_string());
+        sqlx::query("UPDATE gpkg_contents SET last_change = ?, min_x = ?, min_y = ?, max_x = ?, max_y = ? WHERE table_name = ?")
+            .bind(stamp)
+            .bind(minx)
+            .bind(miny)
+            .bind(maxx)
+            .bind(maxy)
+            .bind(req.layer.name())
+            .execute(&mut *self.tx)
+            .await?;
+        Ok(())
+    }
+
+    async fn commit(self: Box<Self>) -> Result<()> {
+        self.tx.commit().await?;
+        Ok(())
+    }
+}
+
+async fn srid_of(tx: &mut Transaction<'static, Sqlite>, layer: Layer) -> Result<i32> {
+    if layer.geom_kind() == GeomKind::None {
+        return Ok(0);
+    }
+    let (srid,): (i32,) = sqlx::query_as("SELECT srs_id FROM gpkg_geometry_columns WHERE table_name = ?")
+        .bind(layer.name())
+        .fetch_one(&mut **tx)
+        .await?;
+    Ok(srid)
+}
+
+/// Reads `ms4_meta` as a map (used by tests and diagnostics).
+pub async fn raw_meta(pool: &SqlitePool) -> Result<HashMap<String, String>> {
+    let rows: Vec<(String, String)> = sqlx::query_as("SELECT key, value FROM ms4_meta").fetch_all(pool).await?;
+    Ok(rows.into_iter().collect())
+}
