@@ -176,7 +176,12 @@ pub fn convert_geometry(
         return Err(Problem::Transform("a coordinate is not finite".into()));
     }
     let geom = fit_kind(kind, geom)?;
-    match first_invalidity(&geom) {
+    // geo names what is wrong; GEOS (through OGR) is the reference GIS tools agree on,
+    // and also catches rings that touch themselves at a point.
+    let invalidity = first_invalidity(&geom).or_else(|| {
+        (is_areal(&geom) && !ogr.is_valid()).then(|| "ring self-intersection (a ring touches itself; found by GEOS)".to_string())
+    });
+    match invalidity {
         None => Ok((Some(geom), None)),
         Some(why) if invalid == InvalidPolicy::Reject => Err(Problem::Invalid(why)),
         Some(why) => {
@@ -187,7 +192,8 @@ pub fn convert_geometry(
             let g = wkb::read_wkb(&bytes).map_err(|e| Problem::Invalid(e.to_string()))?.0;
             let g = fit_kind(kind, keep_dimension(kind, g)).map_err(|_| Problem::Invalid(format!("{why}; the repair left no {}", kind.ogc_name())))?;
             match first_invalidity(&g) {
-                None => Ok((Some(g), Some(why))),
+                None if fixed.is_valid() => Ok((Some(g), Some(why))),
+                None => Err(Problem::Invalid(format!("{why}; still invalid after repair"))),
                 Some(still) => Err(Problem::Invalid(format!("{why}; still invalid after repair: {still}"))),
             }
         }
@@ -225,6 +231,10 @@ fn first_invalidity(g: &Geometry<f64>) -> Option<String> {
         Geometry::MultiPolygon(m) => m.check_validation().err().map(|e| e.to_string()),
         _ => None,
     }
+}
+
+fn is_areal(g: &Geometry<f64>) -> bool {
+    matches!(g, Geometry::Polygon(_) | Geometry::MultiPolygon(_))
 }
 
 /// After MakeValid, keep only the parts of the layer's dimension (a repaired bow-tie may

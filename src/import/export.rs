@@ -126,7 +126,7 @@ pub fn export(layer: Layer, features: &[Feature], meta: &RegistryMeta, path: &Pa
         // Ten decimals of a degree is about 0.01 mm: a round trip keeps positions far
         // inside the registry's 0.001-unit tolerance (RFC 7946's suggested 6 would not).
         ExportFormat::GeoJson => options.extend(["RFC7946=YES", "COORDINATE_PRECISION=10", "WRITE_NAME=NO"]),
-        ExportFormat::Csv => options.extend(["GEOMETRY=AS_WKT", "CREATE_CSVT=YES"]),
+        ExportFormat::Csv => options.push("GEOMETRY=AS_WKT"),
         ExportFormat::Shapefile => options.push("ENCODING=UTF-8"),
         ExportFormat::GeoPackage => options.push("FID=fid"),
     }

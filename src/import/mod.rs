@@ -228,13 +228,23 @@ fn read_source(
         report.read += 1;
         raw.clear();
         for i in 0..source_fields.len() {
-            let v = feature.field(i).map_err(|e| ImportError::Read {
-                path: path_str.clone(),
-                src_layer: src_name.clone(),
-                feature: fid,
-                message: format!("field {}: {e}", source_fields[i]),
-            })?;
-            raw.push(convert::raw_value(v));
+            // A date GDAL cannot parse (an empty string in a GeoJSON date column, say)
+            // is read as the text it is, and judged by the field's own rules.
+            let v = match feature.field(i) {
+                Ok(v) => convert::raw_value(v),
+                Err(_) => match feature.field_as_string(i) {
+                    Ok(s) => convert::raw_value(s.map(gdal::vector::FieldValue::StringValue)),
+                    Err(e) => {
+                        return Err(ImportError::Read {
+                            path: path_str.clone(),
+                            src_layer: src_name.clone(),
+                            feature: fid,
+                            message: format!("field {}: {e}", source_fields[i]),
+                        })
+                    }
+                },
+            };
+            raw.push(v);
         }
         let outcome = convert::convert_attributes(layer, &plan, &mut raw).and_then(|(f, conv)| {
             let (geom, repaired) = convert::convert_geometry(layer, feature.geometry(), ct.as_ref(), opts.invalid)

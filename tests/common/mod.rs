@@ -1,0 +1,119 @@
+//! Shared test helpers: fixtures, temporary registries on both stores, the CLI binary.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::Arc;
+
+use ms4::import::crs;
+use ms4::store::{self, Store};
+
+/// A fixture file under tests/fixtures.
+pub fn fixture(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(rel)
+}
+
+/// The `ms4` binary built for these tests.
+pub fn ms4() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_ms4"));
+    c.env("RUST_LOG", "ms4=warn");
+    c
+}
+
+/// Runs `ms4 --store URL args...`.
+pub fn run(store: &str, args: &[&str]) -> Output {
+    ms4().arg("--store").arg(store).args(args).output().expect("ms4 runs")
+}
+
+/// Runs and asserts success; returns stdout.
+pub fn run_ok(store: &str, args: &[&str]) -> String {
+    let out = run(store, args);
+    assert!(
+        out.status.success(),
+        "ms4 {args:?} failed:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The base URL of the test PostgreSQL (a role that may create databases), if any.
+///
+/// `MS4_TEST_PG` names it (the test script sets it). Without it the PostGIS half of a
+/// test is skipped with a loud message, except under CI, where that is a failure: a
+/// PostGIS test must never pass by not running.
+pub fn pg_base() -> Option<String> {
+    match std::env::var("MS4_TEST_PG") {
+        Ok(u) if !u.is_empty() => Some(u),
+        _ if std::env::var_os("CI").is_some() => {
+            panic!("CI is set but MS4_TEST_PG is not: the PostGIS tests cannot run (use scripts/test.sh)")
+        }
+        _ => {
+            eprintln!("SKIPPING the PostGIS half: MS4_TEST_PG is not set (scripts/test.sh sets it)");
+            None
+        }
+    }
+}
+
+/// A fresh, uniquely named database URL on the test server (created by `ms4 init`).
+pub fn fresh_pg_url(tag: &str) -> Option<String> {
+    let base = pg_base()?;
+    let mut url = url::Url::parse(&base).expect("MS4_TEST_PG is a URL");
+    let name = format!("ms4_test_{}_{}_{}", tag, std::process::id(), unique());
+    url.set_path(&name);
+    Some(url.to_string())
+}
+
+fn unique() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().subsec_nanos() as u64;
+    t * 1000 + N.fetch_add(1, Ordering::Relaxed)
+}
+
+/// A registry on a store: the URL, and the temp dir that must outlive it.
+pub struct Registry {
+    /// The store URL.
+    pub url: String,
+    /// The store, opened.
+    pub store: Arc<dyn Store>,
+    /// Keeps the SQLite file's folder alive.
+    pub dir: tempfile::TempDir,
+}
+
+/// The store kinds every store test runs on.
+pub fn kinds() -> Vec<&'static str> {
+    let mut k = vec!["sqlite"];
+    if pg_base().is_some() {
+        k.push("postgis");
+    }
+    k
+}
+
+/// Creates a registry of a kind in an EPSG code.
+pub async fn registry(kind: &str, srid: i32) -> Registry {
+    let dir = tempfile::tempdir().unwrap();
+    let url = match kind {
+        "sqlite" => format!("sqlite://{}", dir.path().join("registry.gpkg").display()),
+        _ => fresh_pg_url("s").expect("postgis requested"),
+    };
+    let meta = crs::registry_meta("north-castle-ny", srid).unwrap();
+    let store = store::create(&url, &meta).await.unwrap_or_else(|e| panic!("creating {url}: {e}"));
+    Registry { url, store, dir }
+}
+
+/// Copies a fixture folder (or file) into a temp dir, for tests that change files.
+pub fn copy_fixture(rel: &str, into: &Path) -> PathBuf {
+    let src = fixture(rel);
+    let dst = into.join(src.file_name().unwrap());
+    if src.is_dir() {
+        std::fs::create_dir_all(&dst).unwrap();
+        for e in std::fs::read_dir(&src).unwrap() {
+            let e = e.unwrap();
+            std::fs::copy(e.path(), dst.join(e.file_name())).unwrap();
+        }
+    } else {
+        std::fs::copy(&src, &dst).unwrap();
+    }
+    dst
+}
