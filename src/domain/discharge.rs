@@ -314,7 +314,10 @@ fn normalise(raw: &str) -> String {
         .chars()
         .map(|c| if c.is_alphanumeric() { c } else { ' ' })
         .collect();
-    let mut text = format!(" {} ", spaced.split_whitespace().collect::<Vec<_>>().join(" "));
+    let mut text = format!(
+        " {} ",
+        spaced.split_whitespace().collect::<Vec<_>>().join(" ")
+    );
     for (from, to) in [
         (" a c ", " ac "),
         (" ground water", " groundwater"),
@@ -446,15 +449,24 @@ const SYNONYMS: &[(&str, DischargeKind)] = &[
     ("diverted stream", DivertedStreamFlows),
     ("stream diversion", DivertedStreamFlows),
     ("rising groundwater", RisingGroundwater),
-    ("groundwater infiltration", UncontaminatedGroundwaterInfiltration),
-    ("uncontaminated groundwater infiltration to storm drain", UncontaminatedGroundwaterInfiltration),
+    (
+        "groundwater infiltration",
+        UncontaminatedGroundwaterInfiltration,
+    ),
+    (
+        "uncontaminated groundwater infiltration to storm drain",
+        UncontaminatedGroundwaterInfiltration,
+    ),
     ("infiltration", UncontaminatedGroundwaterInfiltration),
     ("pumped groundwater", UncontaminatedPumpedGroundwater),
     ("groundwater pumping", UncontaminatedPumpedGroundwater),
     ("dewatering", ActiveGroundwaterDewateringSystem),
     ("dewatering system", ActiveGroundwaterDewateringSystem),
     ("groundwater dewatering", ActiveGroundwaterDewateringSystem),
-    ("active groundwater dewatering", ActiveGroundwaterDewateringSystem),
+    (
+        "active groundwater dewatering",
+        ActiveGroundwaterDewateringSystem,
+    ),
     ("construction dewatering", ActiveGroundwaterDewateringSystem),
     ("crawl space pump", CrawlSpaceSumpPump),
     ("crawl space sump", CrawlSpaceSumpPump),
@@ -467,29 +479,65 @@ const SYNONYMS: &[(&str, DischargeKind)] = &[
     ("sump", BasementSumpPump),
     ("spring", Springs),
     ("natural spring", Springs),
-    ("riparian habitat or wetland flow", NaturalRiparianHabitatOrWetlandFlows),
-    ("riparian habitat and wetland flow", NaturalRiparianHabitatOrWetlandFlows),
-    ("flow from riparian habitat and wetland", NaturalRiparianHabitatOrWetlandFlows),
-    ("flow from riparian habitat or wetland", NaturalRiparianHabitatOrWetlandFlows),
-    ("riparian habitat flow", NaturalRiparianHabitatOrWetlandFlows),
+    (
+        "riparian habitat or wetland flow",
+        NaturalRiparianHabitatOrWetlandFlows,
+    ),
+    (
+        "riparian habitat and wetland flow",
+        NaturalRiparianHabitatOrWetlandFlows,
+    ),
+    (
+        "flow from riparian habitat and wetland",
+        NaturalRiparianHabitatOrWetlandFlows,
+    ),
+    (
+        "flow from riparian habitat or wetland",
+        NaturalRiparianHabitatOrWetlandFlows,
+    ),
+    (
+        "riparian habitat flow",
+        NaturalRiparianHabitatOrWetlandFlows,
+    ),
     ("riparian flow", NaturalRiparianHabitatOrWetlandFlows),
     ("wetland flow", NaturalRiparianHabitatOrWetlandFlows),
-    ("individual residential car wash", IndividualResidentialCarWashing),
-    ("water from individual residential car washing", IndividualResidentialCarWashing),
+    (
+        "individual residential car wash",
+        IndividualResidentialCarWashing,
+    ),
+    (
+        "water from individual residential car washing",
+        IndividualResidentialCarWashing,
+    ),
     ("residential car wash", IndividualResidentialCarWashing),
     ("residential car washing", IndividualResidentialCarWashing),
-    ("residential noncommercial car washing", IndividualResidentialCarWashing),
+    (
+        "residential noncommercial car washing",
+        IndividualResidentialCarWashing,
+    ),
     ("noncommercial car washing", IndividualResidentialCarWashing),
     ("noncommercial car wash", IndividualResidentialCarWashing),
     ("home car wash", IndividualResidentialCarWashing),
     ("home car washing", IndividualResidentialCarWashing),
     ("dechlorinated pool", DechlorinatedSwimmingPoolDischarge),
-    ("dechlorinated pool water", DechlorinatedSwimmingPoolDischarge),
-    ("dechlorinated pool discharge", DechlorinatedSwimmingPoolDischarge),
-    ("dechlorinated swimming pool water", DechlorinatedSwimmingPoolDischarge),
+    (
+        "dechlorinated pool water",
+        DechlorinatedSwimmingPoolDischarge,
+    ),
+    (
+        "dechlorinated pool discharge",
+        DechlorinatedSwimmingPoolDischarge,
+    ),
+    (
+        "dechlorinated swimming pool water",
+        DechlorinatedSwimmingPoolDischarge,
+    ),
     ("chlorinated pool", ChlorinatedSwimmingPoolWater),
     ("chlorinated pool water", ChlorinatedSwimmingPoolWater),
-    ("chlorinated swimming pool discharge", ChlorinatedSwimmingPoolWater),
+    (
+        "chlorinated swimming pool discharge",
+        ChlorinatedSwimmingPoolWater,
+    ),
     ("street washwater", ResidentialStreetWashWater),
     ("street wash", ResidentialStreetWashWater),
     ("street washing", ResidentialStreetWashWater),
@@ -498,8 +546,14 @@ const SYNONYMS: &[(&str, DischargeKind)] = &[
     ("firefighting activity", FirefightingWater),
     ("water from firefighting activity", FirefightingWater),
     ("fire suppression", FirefightingWater),
-    ("any other water source not containing pollutant", OtherWaterNotContainingPollutants),
-    ("other water source not containing pollutant", OtherWaterNotContainingPollutants),
+    (
+        "any other water source not containing pollutant",
+        OtherWaterNotContainingPollutants,
+    ),
+    (
+        "other water source not containing pollutant",
+        OtherWaterNotContainingPollutants,
+    ),
     ("clean water", OtherWaterNotContainingPollutants),
     ("dye test", DyeTesting),
     ("dye test water", DyeTesting),
@@ -517,14 +571,23 @@ const AMBIGUOUS: &[(&str, &str)] = &[
     ("grey water", "sewage or an indoor drain or sink"),
     ("graywater", "sewage or an indoor drain or sink"),
     ("laundry", "sewage or wash water"),
-    ("car washing", "individual residential or commercial car washing"),
+    (
+        "car washing",
+        "individual residential or commercial car washing",
+    ),
     ("pool", "dechlorinated or chlorinated pool water"),
     ("pool water", "dechlorinated or chlorinated pool water"),
     ("swimming pool", "dechlorinated or chlorinated pool water"),
     ("pool discharge", "dechlorinated or chlorinated pool water"),
     ("pool drain", "dechlorinated or chlorinated pool water"),
-    ("groundwater", "rising, infiltrating or pumped groundwater, or a dewatering system"),
-    ("drain", "which drain (floor, foundation, footing, roof, yard)?"),
+    (
+        "groundwater",
+        "rising, infiltrating or pumped groundwater, or a dewatering system",
+    ),
+    (
+        "drain",
+        "which drain (floor, foundation, footing, roof, yard)?",
+    ),
     ("sprinkler", "lawn sprinkler or fire sprinkler"),
     ("mixed", "more than one kind"),
     ("other", "which other kind?"),
@@ -550,9 +613,7 @@ mod tests {
     fn names_are_unique_snake_case() {
         let mut names: Vec<&str> = DischargeKind::ALL.iter().map(|k| k.as_str()).collect();
         for name in &names {
-            assert!(name
-                .chars()
-                .all(|c| c.is_ascii_lowercase() || c == '_'));
+            assert!(name.chars().all(|c| c.is_ascii_lowercase() || c == '_'));
         }
         names.sort_unstable();
         names.dedup();
@@ -599,27 +660,57 @@ mod tests {
             ("diverted stream flows", DivertedStreamFlows),
             ("rising ground water", RisingGroundwater),
             ("rising groundwaters", RisingGroundwater),
-            ("uncontaminated ground water infiltration", UncontaminatedGroundwaterInfiltration),
-            ("uncontaminated groundwater infiltration to storm drains", UncontaminatedGroundwaterInfiltration),
-            ("uncontaminated pumped ground water", UncontaminatedPumpedGroundwater),
-            ("active groundwater dewatering systems", ActiveGroundwaterDewateringSystem),
+            (
+                "uncontaminated ground water infiltration",
+                UncontaminatedGroundwaterInfiltration,
+            ),
+            (
+                "uncontaminated groundwater infiltration to storm drains",
+                UncontaminatedGroundwaterInfiltration,
+            ),
+            (
+                "uncontaminated pumped ground water",
+                UncontaminatedPumpedGroundwater,
+            ),
+            (
+                "active groundwater dewatering systems",
+                ActiveGroundwaterDewateringSystem,
+            ),
             ("crawl space pumps", CrawlSpaceSumpPump),
             ("Crawlspace sump pump", CrawlSpaceSumpPump),
             ("basement sump pump", BasementSumpPump),
             ("sump pump", BasementSumpPump),
             ("springs", Springs),
             ("Spring", Springs),
-            ("flows from riparian habitats and wetlands", NaturalRiparianHabitatOrWetlandFlows),
-            ("natural riparian habitat or wetland flows", NaturalRiparianHabitatOrWetlandFlows),
-            ("individual residential car washing", IndividualResidentialCarWashing),
-            ("residential (non-commercial) car washing", IndividualResidentialCarWashing),
-            ("dechlorinated swimming pool discharges", DechlorinatedSwimmingPoolDischarge),
+            (
+                "flows from riparian habitats and wetlands",
+                NaturalRiparianHabitatOrWetlandFlows,
+            ),
+            (
+                "natural riparian habitat or wetland flows",
+                NaturalRiparianHabitatOrWetlandFlows,
+            ),
+            (
+                "individual residential car washing",
+                IndividualResidentialCarWashing,
+            ),
+            (
+                "residential (non-commercial) car washing",
+                IndividualResidentialCarWashing,
+            ),
+            (
+                "dechlorinated swimming pool discharges",
+                DechlorinatedSwimmingPoolDischarge,
+            ),
             ("street wash water", ResidentialStreetWashWater),
             ("residential street wash water", ResidentialStreetWashWater),
             ("fire fighting", FirefightingWater),
             ("Fire fighting activities", FirefightingWater),
             ("water from firefighting activities", FirefightingWater),
-            ("any other water source not containing pollutants", OtherWaterNotContainingPollutants),
+            (
+                "any other water source not containing pollutants",
+                OtherWaterNotContainingPollutants,
+            ),
             ("Dye testing", DyeTesting),
             ("  unknown ", Unknown),
         ];
@@ -660,7 +751,10 @@ mod tests {
     #[test]
     fn serde_is_strict_and_suggests_the_name() {
         let err = serde_json::from_str::<DischargeKind>("\"floor drain\"").unwrap_err();
-        assert!(err.to_string().contains("did you mean \"indoor_drain\""), "{err}");
+        assert!(
+            err.to_string().contains("did you mean \"indoor_drain\""),
+            "{err}"
+        );
         let err = serde_json::from_str::<DischargeKind>("\"gizmo\"").unwrap_err();
         assert!(err.to_string().contains("expected one of"), "{err}");
     }
@@ -668,11 +762,19 @@ mod tests {
     #[test]
     fn synonyms_are_normalised_and_not_shadowed() {
         for (syn, kind) in SYNONYMS {
-            assert_eq!(normalise(syn), *syn, "synonym {syn:?} is not in normalised form");
+            assert_eq!(
+                normalise(syn),
+                *syn,
+                "synonym {syn:?} is not in normalised form"
+            );
             assert_eq!(DischargeKind::parse(syn), Ok(*kind), "{syn:?}");
         }
         for (amb, _) in AMBIGUOUS {
-            assert_eq!(normalise(amb), *amb, "ambiguous {amb:?} is not in normalised form");
+            assert_eq!(
+                normalise(amb),
+                *amb,
+                "ambiguous {amb:?} is not in normalised form"
+            );
             assert!(DischargeKind::parse(amb).is_err(), "{amb:?}");
         }
     }

@@ -93,7 +93,7 @@ macro_rules! str_enum {
 
         impl<'de> serde::Deserialize<'de> for $name {
             fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-                let name = String::deserialize(deserializer)?;
+                let name = <String as serde::Deserialize>::deserialize(deserializer)?;
                 Self::from_name(&name).ok_or_else(|| {
                     let names: Vec<&str> = Self::ALL.iter().map(|v| v.as_str()).collect();
                     serde::de::Error::custom(format!(
@@ -121,7 +121,7 @@ pub use discharges::{AllowedEntry, AllowedRoute, DischargeCondition, ExemptEntry
 pub use error::ProfileError;
 pub use land_use::{LandUseClass, LandUseConfig, LandUseList, LandUseMatch};
 pub use measures::{
-    AreaUnit, Comparison, InspectionInterval, LengthUnit, Threshold, Thresholds, TimeUnit,
+    Comparison, DistanceUnit, InspectionInterval, Threshold, ThresholdUnit, Thresholds, TimeUnit,
     Tolerance, Tolerances, SQFT_PER_ACRE,
 };
 
@@ -131,8 +131,14 @@ const BUILTIN: &[(&str, &str)] = &[
         "north-castle-ny",
         include_str!("../../data/jurisdictions/north-castle-ny.toml"),
     ),
-    ("carmel-ny", include_str!("../../data/jurisdictions/carmel-ny.toml")),
-    ("windsor-ct", include_str!("../../data/jurisdictions/windsor-ct.toml")),
+    (
+        "carmel-ny",
+        include_str!("../../data/jurisdictions/carmel-ny.toml"),
+    ),
+    (
+        "windsor-ct",
+        include_str!("../../data/jurisdictions/windsor-ct.toml"),
+    ),
 ];
 
 const BUILTIN_IDS: &[&str] = &["north-castle-ny", "carmel-ny", "windsor-ct"];
@@ -213,7 +219,7 @@ pub struct CrsHint {
     /// Its name, e.g. `NAD83 / New York East (ftUS)`.
     pub name: String,
     /// Its linear unit.
-    pub unit: LengthUnit,
+    pub unit: DistanceUnit,
 }
 
 /// Which parts of the registry's rule set the law contains.
@@ -281,8 +287,8 @@ impl Profile {
         if let Err(e) = text.parse::<toml::Table>() {
             return Err(ProfileError::syntax(source_name, text, &e));
         }
-        let profile: Profile = toml::from_str(text)
-            .map_err(|e| ProfileError::schema(source_name, text, &e))?;
+        let profile: Profile =
+            toml::from_str(text).map_err(|e| ProfileError::schema(source_name, text, &e))?;
         profile.validate(source_name)?;
         Ok(profile)
     }
@@ -294,8 +300,8 @@ impl Profile {
         }
         let file_name = format!("{id}.toml");
         let path = dir.as_ref().join(&file_name);
-        let text = std::fs::read_to_string(&path)
-            .map_err(|source| ProfileError::Read { path, source })?;
+        let text =
+            std::fs::read_to_string(&path).map_err(|source| ProfileError::Read { path, source })?;
         Self::with_id(id, &text, &file_name)
     }
 
@@ -322,7 +328,10 @@ impl Profile {
             return Err(ProfileError::invalid(
                 source_name,
                 "id".to_string(),
-                format!("profile id {:?} does not match the file name {source_name:?}", profile.id),
+                format!(
+                    "profile id {:?} does not match the file name {source_name:?}",
+                    profile.id
+                ),
             ));
         }
         Ok(profile)
@@ -525,6 +534,18 @@ mod tests {
                 "required key is missing",
             ),
             (
+                "missing key in a table",
+                carmel_with("[thresholds.condition_two]\nvalue = 5\nunit = \"acre\"\n", "[thresholds.condition_two]\nvalue = 5\n"),
+                "thresholds.condition_two.unit",
+                "required key is missing",
+            ),
+            (
+                "missing key in an inline table",
+                carmel_with("snap_tolerance = { value = 1.0, unit = \"ft\" }", "snap_tolerance = { value = 1.0 }"),
+                "tolerances.snap_tolerance.unit",
+                "required key is missing",
+            ),
+            (
                 "every and within together",
                 carmel_with("every = 7\n", "every = 7\nwithin = 2\n"),
                 "inspections.construction_routine",
@@ -538,10 +559,13 @@ mod tests {
             ),
         ];
         for (what, text, key, needle) in cases {
-            let err = Profile::builtin_from_text("carmel-ny", &text).unwrap_err();
+            let err = Profile::with_id("carmel-ny", &text, "carmel-ny.toml").unwrap_err();
             let msg = err.to_string();
             assert_eq!(err.key(), Some(key), "{what}: {msg}");
-            assert!(msg.starts_with(&format!("carmel-ny.toml: {key}: ")), "{what}: {msg}");
+            assert!(
+                msg.starts_with(&format!("carmel-ny.toml: {key}: ")),
+                "{what}: {msg}"
+            );
             assert!(msg.contains(needle), "{what}: {msg}");
         }
     }
@@ -571,8 +595,14 @@ mod tests {
             K::ResidentialStreetWashWater,
             K::OtherWaterNotContainingPollutants,
         ] {
-            assert!(nc.is_exempt(kind).is_some(), "{kind} should be exempt in North Castle");
-            assert!(windsor.is_exempt(kind).is_none(), "{kind} should not be exempt in Windsor");
+            assert!(
+                nc.is_exempt(kind).is_some(),
+                "{kind} should be exempt in North Castle"
+            );
+            assert!(
+                windsor.is_exempt(kind).is_none(),
+                "{kind} should not be exempt in Windsor"
+            );
         }
         // Exempt in both.
         for kind in [
@@ -655,7 +685,12 @@ mod tests {
             ("42", LandUseClass::Unknown),
         ];
         for (raw, want) in cases {
-            assert_eq!(nc.land_use_class(raw), want, "{raw:?}: {:?}", nc.classify_land_use(raw));
+            assert_eq!(
+                nc.land_use_class(raw),
+                want,
+                "{raw:?}: {:?}",
+                nc.classify_land_use(raw)
+            );
         }
         let m = nc.classify_land_use("410");
         assert_eq!(m.basis, "code 410 matches commercial code 400-499");
@@ -676,7 +711,12 @@ mod tests {
             ("034", LandUseClass::Commercial),
         ];
         for (raw, want) in cases {
-            assert_eq!(windsor.land_use_class(raw), want, "{raw:?}: {:?}", windsor.classify_land_use(raw));
+            assert_eq!(
+                windsor.land_use_class(raw),
+                want,
+                "{raw:?}: {:?}",
+                windsor.classify_land_use(raw)
+            );
         }
     }
 
@@ -706,9 +746,11 @@ mod tests {
     fn tolerances_convert_to_crs_units() {
         let nc = builtin("north-castle-ny");
         let snap = nc.tolerances.snap_tolerance;
-        assert_eq!(snap.unit, LengthUnit::Ft);
+        assert_eq!(snap.unit, DistanceUnit::Ft);
         assert!((snap.metres() - 0.3048).abs() < 1e-12);
-        let us_ft = snap.in_crs_units(LengthUnit::UsFt.metres_per_unit()).unwrap();
+        let us_ft = snap
+            .in_crs_units(DistanceUnit::UsFt.metres_per_unit())
+            .unwrap();
         assert!((us_ft - 0.999_998).abs() < 1e-6, "{us_ft}");
         assert_eq!(snap.in_crs_units(1.0), Some(snap.metres()));
         assert_eq!(snap.in_crs_units(0.0), None);
@@ -721,14 +763,26 @@ mod tests {
     #[test]
     fn rules_citations_and_assumptions_are_looked_up() {
         let nc = builtin("north-castle-ny");
-        assert_eq!(nc.citation("northcastle.illicit_connection.sewage_line"), Some("§ 267-12B(3)"));
+        assert_eq!(
+            nc.citation("northcastle.illicit_connection.sewage_line"),
+            Some("§ 267-12B(3)")
+        );
         assert!(nc.rule("shared.registry.flag_illicit_connection").is_some());
         assert!(nc.rule("carmel.condition_one").is_none());
         let amb02 = nc.assumption("AMB-02").unwrap();
         assert_eq!(amb02.setting.as_str(), Some("documented_and_approved"));
         let amb05 = nc.assumption("AMB-05").unwrap();
-        assert_eq!(amb05.setting.get("floor_drains_are_indoor_drains").and_then(|v| v.as_bool()), Some(true));
-        assert!(nc.assumption("AMB-09").is_none(), "AMB-09 concerns Carmel only");
+        assert_eq!(
+            amb05
+                .setting
+                .get("floor_drains_are_indoor_drains")
+                .and_then(|v| v.as_bool()),
+            Some(true)
+        );
+        assert!(
+            nc.assumption("AMB-09").is_none(),
+            "AMB-09 concerns Carmel only"
+        );
         let carmel = builtin("carmel-ny");
         let amb16 = carmel.assumption("AMB-16").unwrap();
         assert_eq!(amb16.setting.as_list().map(|l| l.len()), Some(3));
@@ -749,10 +803,21 @@ mod tests {
 
     #[test]
     fn rule_ids_are_checked_for_catalogue_shape() {
-        for ok in ["northcastle.lda.applicability", "northcastle.inspection.48h_notice", "shared.def.x"] {
+        for ok in [
+            "northcastle.lda.applicability",
+            "northcastle.inspection.48h_notice",
+            "shared.def.x",
+        ] {
             assert!(validate::is_rule_id(ok), "{ok}");
         }
-        for bad in ["northcastle", "Northcastle.lda", "northcastle..lda", "4x.lda", "carmel.condition one", ""] {
+        for bad in [
+            "northcastle",
+            "Northcastle.lda",
+            "northcastle..lda",
+            "4x.lda",
+            "carmel.condition one",
+            "",
+        ] {
             assert!(!validate::is_rule_id(bad), "{bad}");
         }
     }

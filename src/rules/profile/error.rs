@@ -92,15 +92,31 @@ impl ProfileError {
 
     /// A schema error from deserializing valid TOML, placed at its key path.
     pub(super) fn schema(source_name: &str, text: &str, error: &toml::de::Error) -> ProfileError {
-        let span = error.span().filter(|span| !span.is_empty());
-        let mut key = span.map_or_else(String::new, |span| locate::key_path_at(text, span.start));
         let mut message = one_line(error.message());
-        if let Some(field) = message
+        let missing = message
             .strip_prefix("missing field `")
             .and_then(|rest| rest.split('`').next())
-        {
-            let field = locate::key_segment(field);
-            key = if key.is_empty() { field } else { format!("{key}.{field}") };
+            .map(str::to_string);
+        let mut start = error
+            .span()
+            .filter(|span| !span.is_empty())
+            .map(|span| span.start);
+        if missing.is_some() {
+            // The span is the table that lacks the key: a header, an inline table, or the
+            // top-level key-values before the first header.
+            start = start.map(|s| s + skip_comments(&text[s.min(text.len())..]));
+            if !start.is_some_and(|s| matches!(text.as_bytes().get(s), Some(b'[' | b'{'))) {
+                start = None;
+            }
+        }
+        let mut key = start.map_or_else(String::new, |start| locate::key_path_at(text, start));
+        if let Some(field) = missing {
+            let field = locate::key_segment(&field);
+            key = if key.is_empty() {
+                field
+            } else {
+                format!("{key}.{field}")
+            };
             message = "required key is missing".to_string();
         } else if let Some(rest) = message.strip_prefix("unknown field") {
             message = format!("unknown key{rest}");
@@ -112,9 +128,23 @@ impl ProfileError {
             source_name: source_name.to_string(),
             key,
             message,
-            line: span.map(|span| line_column(text, span.start).0),
+            line: start.map(|start| line_column(text, start).0),
         }
     }
+}
+
+/// Bytes of blank space and comment lines at the start of `text`.
+fn skip_comments(text: &str) -> usize {
+    let mut pos = 0;
+    for line in text.split_inclusive('\n') {
+        let trimmed = line.trim_start();
+        if trimmed.is_empty() || trimmed.starts_with('#') {
+            pos += line.len();
+        } else {
+            return pos + (line.len() - trimmed.len());
+        }
+    }
+    pos
 }
 
 fn one_line(message: &str) -> String {

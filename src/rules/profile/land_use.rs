@@ -175,7 +175,11 @@ impl LandUseConfig {
             return None;
         }
         let significant = digits.trim_start_matches('0');
-        let significant = if significant.is_empty() { "0" } else { significant };
+        let significant = if significant.is_empty() {
+            "0"
+        } else {
+            significant
+        };
         let kept = match self.code_digits {
             Some(n) if significant.len() > usize::from(n) => &significant[..usize::from(n)],
             _ => significant,

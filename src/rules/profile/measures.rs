@@ -7,7 +7,7 @@ pub const SQFT_PER_ACRE: f64 = 43_560.0;
 
 str_enum! {
     /// Unit of an area threshold.
-    pub enum AreaUnit("unit") {
+    pub enum ThresholdUnit("unit") {
         /// Square feet.
         Sqft = "sqft",
         /// Acres (43,560 sq ft).
@@ -15,19 +15,19 @@ str_enum! {
     }
 }
 
-impl AreaUnit {
+impl ThresholdUnit {
     /// Square feet in one of this unit.
     pub fn sqft_per_unit(self) -> f64 {
         match self {
-            AreaUnit::Sqft => 1.0,
-            AreaUnit::Acre => SQFT_PER_ACRE,
+            ThresholdUnit::Sqft => 1.0,
+            ThresholdUnit::Acre => SQFT_PER_ACRE,
         }
     }
 }
 
 str_enum! {
     /// Unit of a distance tolerance.
-    pub enum LengthUnit("unit") {
+    pub enum DistanceUnit("unit") {
         /// International foot (0.3048 m).
         Ft = "ft",
         /// U.S. survey foot (1200/3937 m), the unit of most U.S. State Plane CRSs.
@@ -37,13 +37,13 @@ str_enum! {
     }
 }
 
-impl LengthUnit {
+impl DistanceUnit {
     /// Metres in one of this unit.
     pub fn metres_per_unit(self) -> f64 {
         match self {
-            LengthUnit::Ft => 0.3048,
-            LengthUnit::UsFt => 1200.0 / 3937.0,
-            LengthUnit::M => 1.0,
+            DistanceUnit::Ft => 0.3048,
+            DistanceUnit::UsFt => 1200.0 / 3937.0,
+            DistanceUnit::M => 1.0,
         }
     }
 }
@@ -95,7 +95,7 @@ pub struct Threshold {
     /// The number as the law states it (positive).
     pub value: f64,
     /// `sqft` or `acre`.
-    pub unit: AreaUnit,
+    pub unit: ThresholdUnit,
     /// How a project's area is compared with `value`; `>=` when omitted.
     #[serde(default)]
     pub comparison: Comparison,
@@ -195,7 +195,7 @@ pub struct Tolerance {
     /// The distance (positive).
     pub value: f64,
     /// `ft`, `us_ft` or `m`.
-    pub unit: LengthUnit,
+    pub unit: DistanceUnit,
 }
 
 impl Tolerance {

@@ -30,17 +30,26 @@ pub(super) fn profile(p: &Profile) -> Check {
     if !is_profile_id(&p.id) {
         fail(
             "id",
-            format!("{:?} is not a profile id: use lower-case letters, digits and hyphens", p.id),
+            format!(
+                "{:?} is not a profile id: use lower-case letters, digits and hyphens",
+                p.id
+            ),
         )?;
     }
     text("name", &p.name)?;
     if !(p.state.len() == 2 && p.state.bytes().all(|b| b.is_ascii_uppercase())) {
-        fail("state", format!("{:?} is not a two-letter state code", p.state))?;
+        fail(
+            "state",
+            format!("{:?} is not a two-letter state code", p.state),
+        )?;
     }
     if !is_segment(&p.rule_prefix, false) {
         fail(
             "rule_prefix",
-            format!("{:?} is not a rule id prefix such as \"northcastle\"", p.rule_prefix),
+            format!(
+                "{:?} is not a rule id prefix such as \"northcastle\"",
+                p.rule_prefix
+            ),
         )?;
     }
     text("catalogue_version", &p.catalogue_version)?;
@@ -100,7 +109,9 @@ fn is_segment(segment: &str, digit_start: bool) -> bool {
 /// Whether `id` looks like a catalogue rule id: two or more dotted segments.
 pub(super) fn is_rule_id(id: &str) -> bool {
     let mut segments = id.split('.');
-    segments.next().is_some_and(|first| is_segment(first, false))
+    segments
+        .next()
+        .is_some_and(|first| is_segment(first, false))
         && segments.clone().next().is_some()
         && segments.all(|s| is_segment(s, true))
 }
@@ -158,7 +169,10 @@ fn coverage(p: &Profile, key: &str, entry: &CoverageEntry) -> Check {
         fail(format!("{key}.rule"), "name the rule when present = true")?;
     }
     optional_text(&format!("{key}.citation"), &entry.citation)?;
-    optional_text(&format!("{key}.approving_authority"), &entry.approving_authority)?;
+    optional_text(
+        &format!("{key}.approving_authority"),
+        &entry.approving_authority,
+    )?;
     optional_text(&format!("{key}.note"), &entry.note)
 }
 
@@ -169,13 +183,19 @@ fn exempt_discharges(p: &Profile) -> Check {
         if entry.kind.is_stormwater() || entry.kind == DischargeKind::Unknown {
             fail(
                 format!("{key}.kind"),
-                format!("\"{}\" cannot be an exempt non-stormwater discharge", entry.kind),
+                format!(
+                    "\"{}\" cannot be an exempt non-stormwater discharge",
+                    entry.kind
+                ),
             )?;
         }
         if let Some(first) = seen.insert(entry.kind, i) {
             fail(
                 format!("{key}.kind"),
-                format!("duplicate discharge kind \"{}\" (also exempt_discharges[{first}])", entry.kind),
+                format!(
+                    "duplicate discharge kind \"{}\" (also exempt_discharges[{first}])",
+                    entry.kind
+                ),
             )?;
         }
         text(&format!("{key}.text"), &entry.text)?;
@@ -194,7 +214,10 @@ fn allowed_discharges(p: &Profile) -> Check {
         if let Some(first) = routes[..i].iter().position(|r| *r == entry.route) {
             fail(
                 format!("{key}.route"),
-                format!("duplicate route \"{}\" (also allowed_discharges[{first}])", entry.route),
+                format!(
+                    "duplicate route \"{}\" (also allowed_discharges[{first}])",
+                    entry.route
+                ),
             )?;
         }
         text(&format!("{key}.authority"), &entry.authority)?;
@@ -213,7 +236,10 @@ fn land_use(p: &Profile) -> Check {
     text("land_use.basis", &config.basis)?;
     if let Some(n) = config.code_digits {
         if !(1..=9).contains(&n) {
-            fail("land_use.code_digits", format!("must be between 1 and 9, got {n}"))?;
+            fail(
+                "land_use.code_digits",
+                format!("must be between 1 and 9, got {n}"),
+            )?;
         }
     }
     let mut codes: Vec<(CodeRange, String, &str)> = Vec::new();
@@ -262,13 +288,19 @@ fn inspections(p: &Profile) -> Check {
         }
         match (interval.every, interval.within) {
             (Some(_), Some(_)) => fail(&key, "set either `every` or `within`, not both")?,
-            (None, None) => fail(&key, "set `every` (periodic) or `within` (a deadline after an event)")?,
+            (None, None) => fail(
+                &key,
+                "set `every` (periodic) or `within` (a deadline after an event)",
+            )?,
             (Some(0), None) => fail(format!("{key}.every"), "must be positive")?,
             (None, Some(0)) => fail(format!("{key}.within"), "must be positive")?,
             _ => {}
         }
         if interval.within.is_some() && interval.after.is_none() {
-            fail(format!("{key}.after"), "a `within` deadline needs the event it runs from")?;
+            fail(
+                format!("{key}.after"),
+                "a `within` deadline needs the event it runs from",
+            )?;
         }
         if let Some(inches) = interval.min_rainfall_inches {
             positive(&format!("{key}.min_rainfall_inches"), inches)?;
@@ -287,14 +319,20 @@ fn assumptions(p: &Profile) -> Check {
         let key = format!("assumptions.{}", key_segment(id));
         let digits = id.strip_prefix("AMB-").unwrap_or("");
         if digits.len() < 2 || !digits.bytes().all(|b| b.is_ascii_digit()) {
-            fail(&key, format!("{id:?} is not an ambiguity id such as \"AMB-01\""))?;
+            fail(
+                &key,
+                format!("{id:?} is not an ambiguity id such as \"AMB-01\""),
+            )?;
         }
         if assumption.setting.is_blank() {
             fail(format!("{key}.setting"), "the setting is empty")?;
         }
         text(&format!("{key}.text"), &assumption.text)?;
         if assumption.text.contains('\n') {
-            fail(format!("{key}.text"), "keep the assumption text to one line")?;
+            fail(
+                format!("{key}.text"),
+                "keep the assumption text to one line",
+            )?;
         }
     }
     Ok(())
@@ -322,7 +360,10 @@ fn unique<T: Eq + Hash + Display>(key: &str, items: &[T], what: &str) -> Check {
     let mut seen: HashMap<&T, usize> = HashMap::new();
     for (i, item) in items.iter().enumerate() {
         if let Some(first) = seen.insert(item, i) {
-            fail(format!("{key}[{i}]"), format!("duplicate {what} \"{item}\" (also {key}[{first}])"))?;
+            fail(
+                format!("{key}[{i}]"),
+                format!("duplicate {what} \"{item}\" (also {key}[{first}])"),
+            )?;
         }
     }
     Ok(())

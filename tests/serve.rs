@@ -1,0 +1,68 @@
+//! The real server, started as a process on 127.0.0.1:0.
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Stdio};
+
+use common::*;
+
+struct Server {
+    child: Child,
+    base: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn start(store: &str) -> Server {
+    let mut child = ms4()
+        .args(["--store", store, "serve", "--listen", "127.0.0.1:0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let base = line.trim().rsplit(' ').next().unwrap().trim_end_matches('/').to_string();
+    assert!(base.starts_with("http://127.0.0.1:"), "{line}");
+    Server { child, base }
+}
+
+#[tokio::test]
+async fn serve_answers_health_and_a_layer_as_wgs84_geojson() {
+    for kind in kinds() {
+        let reg = registry(kind, 2927).await;
+        run_ok(&reg.url, &["import", "outfalls", fixture("tacoma/ActiveSurfacewaterDischargePoint.geojson").to_str().unwrap(), "--map", "asset_id=ALTID"]);
+        let server = start(&reg.url);
+        let c = reqwest::Client::new();
+        let health: serde_json::Value = c.get(format!("{}/health", server.base)).send().await.unwrap().json().await.unwrap();
+        assert_eq!(health["status"], "ok");
+        assert_eq!(health["store"], kind);
+        assert_eq!(health["crs"], "EPSG:2927");
+
+        let r = c.get(format!("{}/collections/outfalls/items?limit=1000", server.base)).send().await.unwrap();
+        assert_eq!(r.status(), 200);
+        let fc: serde_json::Value = r.json().await.unwrap();
+        assert_eq!(fc["numberMatched"], 959);
+        let feats = fc["features"].as_array().unwrap();
+        assert_eq!(feats.len(), 959);
+        // Tacoma is near 122.4 W, 47.2 N.
+        for f in feats {
+            let c = &f["geometry"]["coordinates"];
+            let (lon, lat) = (c[0].as_f64().unwrap(), c[1].as_f64().unwrap());
+            assert!((-122.7..-122.2).contains(&lon) && (47.0..47.4).contains(&lat), "{f}");
+        }
+
+        let bad = c.get(format!("{}/collections/outfalls/items?limit=0", server.base)).send().await.unwrap();
+        assert_eq!(bad.status(), 400);
+        let body: serde_json::Value = bad.json().await.unwrap();
+        assert!(body["error"].as_str().unwrap().starts_with("limit:"), "{body}");
+        let missing = c.get(format!("{}/collections/nope/items", server.base)).send().await.unwrap();
+        assert_eq!(missing.status(), 404);
+    }
+}
