@@ -14,26 +14,48 @@ use ms4::store::WriteMode;
 const TACOMA_POINTS: &str = "tacoma/ActiveSurfacewaterDischargePoint.geojson";
 
 /// Positions of a file's features by id, as `ogr2ogr -t_srs` computes them.
-fn ogr2ogr_positions(path: &std::path::Path, id_field: &str, srid: i32, s_srs: Option<&str>) -> HashMap<String, (f64, f64)> {
+fn ogr2ogr_positions(
+    path: &std::path::Path,
+    id_field: &str,
+    srid: i32,
+    s_srs: Option<&str>,
+) -> HashMap<String, (f64, f64)> {
     let mut cmd = Command::new("ogr2ogr");
-    cmd.args(["-f", "CSV", "/vsistdout/"]).arg(path).args(["-t_srs", &format!("EPSG:{srid}"), "-lco", "GEOMETRY=AS_XY", "-select", id_field]);
+    cmd.args(["-f", "CSV", "/vsistdout/"]).arg(path).args([
+        "-t_srs",
+        &format!("EPSG:{srid}"),
+        "-lco",
+        "GEOMETRY=AS_XY",
+        "-select",
+        id_field,
+    ]);
     if let Some(s) = s_srs {
         cmd.args(["-s_srs", s]);
     }
     let out = cmd.output().expect("ogr2ogr runs");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8(out.stdout).unwrap();
     let mut lines = text.lines();
     let header: Vec<&str> = lines.next().unwrap().split(',').collect();
     let (xi, yi, ii) = (
         header.iter().position(|h| *h == "X").unwrap(),
         header.iter().position(|h| *h == "Y").unwrap(),
-        header.iter().position(|h| h.trim_matches('"') == id_field).unwrap(),
+        header
+            .iter()
+            .position(|h| h.trim_matches('"') == id_field)
+            .unwrap(),
     );
     lines
         .map(|l| {
             let c: Vec<&str> = l.split(',').collect();
-            (c[ii].trim_matches('"').to_string(), (c[xi].parse().unwrap(), c[yi].parse().unwrap()))
+            (
+                c[ii].trim_matches('"').to_string(),
+                (c[xi].parse().unwrap(), c[yi].parse().unwrap()),
+            )
         })
         .collect()
 }
@@ -56,8 +78,20 @@ async fn tacoma_discharge_points_land_where_ogr2ogr_puts_them_in_state_plane_and
             let mut opts = ImportOptions::new(Layer::Outfalls, fixture(TACOMA_POINTS));
             opts.maps = vec![("asset_id".into(), "ALTID".into())];
             let report = import(reg.store.clone(), opts).await.unwrap();
-            assert_eq!((report.read, report.imported, report.rejected), (959, 959, 0), "{kind} {srid}");
-            assert!(report.source_crs.as_deref().unwrap().starts_with("EPSG:2927"), "{:?}", report.source_crs);
+            assert_eq!(
+                (report.read, report.imported, report.rejected),
+                (959, 959, 0),
+                "{kind} {srid}"
+            );
+            assert!(
+                report
+                    .source_crs
+                    .as_deref()
+                    .unwrap()
+                    .starts_with("EPSG:2927"),
+                "{:?}",
+                report.source_crs
+            );
             let got = reg.store.features(Layer::Outfalls).await.unwrap();
             assert_eq!(got.len(), 959);
             let mut worst: f64 = 0.0;
@@ -66,7 +100,10 @@ async fn tacoma_discharge_points_land_where_ogr2ogr_puts_them_in_state_plane_and
                 let (wx, wy) = want[&f.id];
                 worst = worst.max((x - wx).abs()).max((y - wy).abs());
             }
-            assert!(worst <= tol, "{kind} EPSG:{srid}: worst difference {worst} > {tol}");
+            assert!(
+                worst <= tol,
+                "{kind} EPSG:{srid}: worst difference {worst} > {tol}"
+            );
             // The city's own attributes ride along as extras.
             let f = got.iter().find(|f| f.id == "SWDP-100586").unwrap();
             assert_eq!(f.extra["SUBBASIN"], "NE_04");
@@ -88,7 +125,13 @@ fn invalid_ids_per_gdal(path: &std::path::Path, srid: i32) -> Vec<String> {
         .unwrap();
     assert!(ok.success());
     let out = Command::new("ogrinfo")
-        .args(["-q", "-dialect", "sqlite", "-sql", "SELECT id FROM p WHERE NOT ST_IsValid(geom)"])
+        .args([
+            "-q",
+            "-dialect",
+            "sqlite",
+            "-sql",
+            "SELECT id FROM p WHERE NOT ST_IsValid(geom)",
+        ])
         .arg(&gpkg)
         .output()
         .unwrap();
@@ -110,24 +153,52 @@ async fn cambridge_invalid_parcels_are_named_by_id_and_repaired_or_rejected() {
     assert_eq!(expected.len(), 21, "{expected:?}");
     let reg = registry("sqlite", 2249).await;
     let mut opts = ImportOptions::new(Layer::Parcels, &path);
-    opts.maps = vec![("parcel_id".into(), "id".into()), ("land_use".into(), "FCODE".into())];
+    opts.maps = vec![
+        ("parcel_id".into(), "id".into()),
+        ("land_use".into(), "FCODE".into()),
+    ];
     opts.dry_run = true;
     let repaired = import(reg.store.clone(), opts.clone()).await.unwrap();
-    let mut named: Vec<String> = repaired.repaired.iter().map(|n| n.id.clone().unwrap()).collect();
+    let mut named: Vec<String> = repaired
+        .repaired
+        .iter()
+        .map(|n| n.id.clone().unwrap())
+        .collect();
     named.sort_by_key(|s| s.parse::<u32>().unwrap());
-    assert_eq!(named, expected, "the repaired parcels are exactly the invalid ones");
-    assert!(repaired.repaired.iter().all(|n| n.reason.contains("self-intersection")), "{:?}", repaired.repaired);
+    assert_eq!(
+        named, expected,
+        "the repaired parcels are exactly the invalid ones"
+    );
+    assert!(
+        repaired
+            .repaired
+            .iter()
+            .all(|n| n.reason.contains("self-intersection")),
+        "{:?}",
+        repaired.repaired
+    );
     assert_eq!(repaired.imported, 382);
-    assert_eq!(reg.store.count(Layer::Parcels).await.unwrap(), 0, "a dry run writes nothing");
+    assert_eq!(
+        reg.store.count(Layer::Parcels).await.unwrap(),
+        0,
+        "a dry run writes nothing"
+    );
 
     opts.invalid = ms4::import::InvalidPolicy::Reject;
     opts.dry_run = false;
     let rejected = import(reg.store.clone(), opts).await.unwrap();
     assert_eq!(rejected.problems.invalid_geometry, 21);
-    let mut ids: Vec<String> = rejected.rejections.iter().map(|n| n.id.clone().unwrap()).collect();
+    let mut ids: Vec<String> = rejected
+        .rejections
+        .iter()
+        .map(|n| n.id.clone().unwrap())
+        .collect();
     ids.sort_by_key(|s| s.parse::<u32>().unwrap());
     assert_eq!(ids, expected);
-    assert!(rejected.rejections.iter().all(|n| n.reason.starts_with("invalid geometry:")));
+    assert!(rejected
+        .rejections
+        .iter()
+        .all(|n| n.reason.starts_with("invalid geometry:")));
     assert_eq!(reg.store.count(Layer::Parcels).await.unwrap(), 382 - 21);
     use geo::Validation;
     for f in reg.store.features(Layer::Parcels).await.unwrap() {
@@ -139,35 +210,90 @@ async fn cambridge_invalid_parcels_are_named_by_id_and_repaired_or_rejected() {
 fn shapefile_with_cut_field_names_imports_with_map_and_reports_unknown_names() {
     let dir = tempfile::tempdir().unwrap();
     let store = format!("sqlite://{}", dir.path().join("r.gpkg").display());
-    run_ok(&store, &["init", "--jurisdiction", "windsor-ct", "--crs", "EPSG:2927"]);
+    run_ok(
+        &store,
+        &["init", "--jurisdiction", "windsor-ct", "--crs", "EPSG:2927"],
+    );
     let shp = fixture("shapefiles/tacoma_dp_truncated/tacoma_dp_ne.shp");
     let shp = shp.to_str().unwrap();
     // The long name does not exist any more; the error lists what does.
-    let out = run(&store, &["import", "outfalls", shp, "--map", "asset_id=ALTID", "--map", "status=DISCHRGTYPE"]);
+    let out = run(
+        &store,
+        &[
+            "import",
+            "outfalls",
+            shp,
+            "--map",
+            "asset_id=ALTID",
+            "--map",
+            "status=DISCHRGTYPE",
+        ],
+    );
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("DISCHRGTYPE") && err.contains("DISCHRGTYP,"), "{err}");
-    assert!(err.contains("tacoma_dp_ne"), "the message names the file: {err}");
+    assert!(
+        err.contains("DISCHRGTYPE") && err.contains("DISCHRGTYP,"),
+        "{err}"
+    );
+    assert!(
+        err.contains("tacoma_dp_ne"),
+        "the message names the file: {err}"
+    );
 
-    let json = run_ok(&store, &["import", "outfalls", shp, "--map", "asset_id=ALTID", "--map", "status=DISCHRGTYP", "--map", "diameter_in=DIAMETER", "--format", "json"]);
+    let json = run_ok(
+        &store,
+        &[
+            "import",
+            "outfalls",
+            shp,
+            "--map",
+            "asset_id=ALTID",
+            "--map",
+            "status=DISCHRGTYP",
+            "--map",
+            "diameter_in=DIAMETER",
+            "--format",
+            "json",
+        ],
+    );
     let report: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert_eq!(report["imported"], 98);
     assert_eq!(report["field_map"]["status"], "DISCHRGTYP");
-    let extras: Vec<&str> = report["extra_fields"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
-    assert!(extras.contains(&"DECOMMIS_1") && extras.contains(&"DISCHARG_1"), "{extras:?}");
+    let extras: Vec<&str> = report["extra_fields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert!(
+        extras.contains(&"DECOMMIS_1") && extras.contains(&"DISCHARG_1"),
+        "{extras:?}"
+    );
 }
 
 #[tokio::test]
 async fn latin1_dbf_without_cpg_reads_accented_names() {
     let reg = registry("sqlite", 31985).await; // SIRGAS 2000 / UTM 25S, where Olinda is
-    let mut opts = ImportOptions::new(Layer::Parcels, fixture("shapefiles/olinda1_latin1/olinda1.shp"));
-    opts.maps = vec![("parcel_id".into(), "CD_GEOCODI".into()), ("land_use".into(), "TIPO".into())];
+    let mut opts = ImportOptions::new(
+        Layer::Parcels,
+        fixture("shapefiles/olinda1_latin1/olinda1.shp"),
+    );
+    opts.maps = vec![
+        ("parcel_id".into(), "CD_GEOCODI".into()),
+        ("land_use".into(), "TIPO".into()),
+    ];
     let report = import(reg.store.clone(), opts).await.unwrap();
     assert_eq!(report.imported, 470, "{report}");
     let parcels = reg.store.features(Layer::Parcels).await.unwrap();
-    let names: Vec<&str> = parcels.iter().filter_map(|f| f.extra.get("NM_BAIR")?.as_str()).collect();
+    let names: Vec<&str> = parcels
+        .iter()
+        .filter_map(|f| f.extra.get("NM_BAIR")?.as_str())
+        .collect();
     assert!(names.contains(&"Alto da Nação"), "decoded as Latin-1");
-    assert!(names.iter().all(|n| !n.contains('\u{fffd}')), "no replacement characters");
+    assert!(
+        names.iter().all(|n| !n.contains('\u{fffd}')),
+        "no replacement characters"
+    );
 }
 
 #[tokio::test]
@@ -179,18 +305,38 @@ async fn esri_prj_without_epsg_code_reprojects_like_ogr2ogr() {
     opts.maps = vec![("asset_id".into(), "ID".into())];
     let report = import(reg.store.clone(), opts).await.unwrap();
     assert_eq!(report.imported, 293, "{report}");
-    assert!(report.source_crs.as_deref().unwrap().contains("Arizona"), "{:?}", report.source_crs);
+    assert!(
+        report.source_crs.as_deref().unwrap().contains("Arizona"),
+        "{:?}",
+        report.source_crs
+    );
     // ogr2ogr's AS_XY gives no line positions; compare the stored first vertex with a
     // point-by-point transform of the source's first vertex instead.
     let first = Command::new("ogr2ogr")
-        .args(["-f", "CSV", "/vsistdout/", "-t_srs", &format!("EPSG:{srid}"), "-lco", "GEOMETRY=AS_WKT", "-select", "ID"])
+        .args([
+            "-f",
+            "CSV",
+            "/vsistdout/",
+            "-t_srs",
+            &format!("EPSG:{srid}"),
+            "-lco",
+            "GEOMETRY=AS_WKT",
+            "-select",
+            "ID",
+        ])
         .arg(&path)
         .output()
         .unwrap();
     let text = String::from_utf8(first.stdout).unwrap();
     let mut checked = 0;
-    let stored: HashMap<String, Geometry<f64>> =
-        reg.store.features(Layer::Pipes).await.unwrap().into_iter().map(|f| (f.id, f.geom.unwrap())).collect();
+    let stored: HashMap<String, Geometry<f64>> = reg
+        .store
+        .features(Layer::Pipes)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|f| (f.id, f.geom.unwrap()))
+        .collect();
     for line in text.lines().skip(1) {
         // "MULTILINESTRING ((x y,...))",ID  or  "LINESTRING (x y,...)",ID
         let (wkt, id) = line.rsplit_once(',').unwrap();
@@ -199,10 +345,17 @@ async fn esri_prj_without_epsg_code_reprojects_like_ogr2ogr() {
             .split(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == 'e'))
             .filter_map(|s| s.parse().ok())
             .collect();
-        let id = id.trim_matches('"').parse::<f64>().map(|v| format!("{}", v as i64)).unwrap();
+        let id = id
+            .trim_matches('"')
+            .parse::<f64>()
+            .map(|v| format!("{}", v as i64))
+            .unwrap();
         use geo::CoordsIter;
         let c = stored[&id].coords_iter().next().unwrap();
-        assert!((c.x - nums[0]).abs() < 0.003 && (c.y - nums[1]).abs() < 0.003, "{id}: {c:?} vs {nums:?}");
+        assert!(
+            (c.x - nums[0]).abs() < 0.003 && (c.y - nums[1]).abs() < 0.003,
+            "{id}: {c:?} vs {nums:?}"
+        );
         checked += 1;
     }
     assert_eq!(checked, 293);
@@ -212,36 +365,81 @@ async fn esri_prj_without_epsg_code_reprojects_like_ogr2ogr() {
 fn empty_prj_is_refused_without_s_srs_and_imports_with_it() {
     let dir = tempfile::tempdir().unwrap();
     let store = format!("sqlite://{}", dir.path().join("r.gpkg").display());
-    run_ok(&store, &["init", "--jurisdiction", "carmel-ny", "--crs", "EPSG:6372"]);
+    run_ok(
+        &store,
+        &["init", "--jurisdiction", "carmel-ny", "--crs", "EPSG:6372"],
+    );
     let shp = fixture("shapefiles/mexicojoin_empty_prj/mexicojoin.shp");
     let shp = shp.to_str().unwrap();
-    let out = run(&store, &["import", "watersheds", shp, "--map", "watershed_id=POLY_ID"]);
+    let out = run(
+        &store,
+        &["import", "watersheds", shp, "--map", "watershed_id=POLY_ID"],
+    );
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("no CRS") && err.contains("--s-srs") && err.contains("mexicojoin"), "{err}");
-    assert!(run_ok(&store, &["export", "watersheds", dir.path().join("w.geojson").to_str().unwrap()]).contains("exported 0"));
+    assert!(
+        err.contains("no CRS") && err.contains("--s-srs") && err.contains("mexicojoin"),
+        "{err}"
+    );
+    assert!(run_ok(
+        &store,
+        &[
+            "export",
+            "watersheds",
+            dir.path().join("w.geojson").to_str().unwrap()
+        ]
+    )
+    .contains("exported 0"));
 
-    let out = run_ok(&store, &["import", "watersheds", shp, "--map", "watershed_id=POLY_ID", "--s-srs", "EPSG:4326"]);
+    let out = run_ok(
+        &store,
+        &[
+            "import",
+            "watersheds",
+            shp,
+            "--map",
+            "watershed_id=POLY_ID",
+            "--s-srs",
+            "EPSG:4326",
+        ],
+    );
     assert!(out.contains("imported   32"), "{out}");
 }
 
 #[tokio::test]
 async fn csv_with_byte_order_mark_and_duplicate_ids_is_reported() {
     let reg = registry("sqlite", 2249).await; // NAD83 / Massachusetts Mainland (ftUS)
-    let mut opts = ImportOptions::new(Layer::CatchBasins, fixture("cambridge/CambridgeSew_Catchbasin_filtered_subset.csv"));
-    opts.maps = vec![("asset_id".into(), "FACILITYID".into()), ("owner".into(), "OWNER".into())];
+    let mut opts = ImportOptions::new(
+        Layer::CatchBasins,
+        fixture("cambridge/CambridgeSew_Catchbasin_filtered_subset.csv"),
+    );
+    opts.maps = vec![
+        ("asset_id".into(), "FACILITYID".into()),
+        ("owner".into(), "OWNER".into()),
+    ];
     opts.s_srs = Some(4326);
     let report = import(reg.store.clone(), opts).await.unwrap();
     assert_eq!(report.read, 200);
     assert_eq!(report.problems.duplicate_id, 23, "{report}");
     assert_eq!(report.imported, 177);
-    let d = report.rejections.iter().filter(|n| n.id.as_deref() == Some("D07CBN0531")).count();
+    let d = report
+        .rejections
+        .iter()
+        .filter(|n| n.id.as_deref() == Some("D07CBN0531"))
+        .count();
     assert_eq!(d, 2, "the third-seen copies of an id thrice present");
     // The BOM did not stick to the first column's name.
-    assert!(report.extra_fields.iter().any(|f| f == "FID"), "{:?}", report.extra_fields);
+    assert!(
+        report.extra_fields.iter().any(|f| f == "FID"),
+        "{:?}",
+        report.extra_fields
+    );
     let f = &reg.store.features(Layer::CatchBasins).await.unwrap()[0];
     let (x, y) = point(&f.geom);
-    assert!((700_000.0..800_000.0).contains(&x) && (2_950_000.0..3_000_000.0).contains(&y), "{x} {y} in MA ftUS");
+    assert!(
+        (700_000.0..800_000.0).contains(&x) && (2_950_000.0..3_000_000.0).contains(&y),
+        "{x} {y} in MA ftUS"
+    );
 }
 
 #[tokio::test]
@@ -257,21 +455,45 @@ async fn reimport_updates_changed_features_and_replace_deletes_missing_ones() {
         // Map a field differently: every feature's status changes.
         let mut changed = opts.clone();
         changed.maps.push(("status".into(), "DISCHRGTYPE".into()));
-        let w = import(reg.store.clone(), changed).await.unwrap().written.unwrap();
-        assert_eq!(w.updated, 959 - 202, "{kind}: the 202 null DISCHRGTYPE stay as they were");
+        let w = import(reg.store.clone(), changed)
+            .await
+            .unwrap()
+            .written
+            .unwrap();
+        assert_eq!(
+            w.updated,
+            959 - 202,
+            "{kind}: the 202 null DISCHRGTYPE stay as they were"
+        );
         let audit = reg.store.audit(Some(Layer::Outfalls), 2000).await.unwrap();
-        let upd = audit.iter().find(|a| a.action == "update" && a.feature_id.as_deref() == Some("SWDP-100001")).unwrap();
-        assert_eq!(upd.before.as_ref().unwrap()["properties"]["status"], serde_json::Value::Null);
+        let upd = audit
+            .iter()
+            .find(|a| a.action == "update" && a.feature_id.as_deref() == Some("SWDP-100001"))
+            .unwrap();
+        assert_eq!(
+            upd.before.as_ref().unwrap()["properties"]["status"],
+            serde_json::Value::Null
+        );
         assert!(upd.after.as_ref().unwrap()["properties"]["status"].is_string());
         // Replace with a 98-feature subset: the rest go, each audited with its before.
-        let mut replace = ImportOptions::new(Layer::Outfalls, fixture("shapefiles/tacoma_dp_truncated/tacoma_dp_ne.shp"));
+        let mut replace = ImportOptions::new(
+            Layer::Outfalls,
+            fixture("shapefiles/tacoma_dp_truncated/tacoma_dp_ne.shp"),
+        );
         replace.maps = vec![("asset_id".into(), "ALTID".into())];
         replace.mode = WriteMode::Replace;
-        let w = import(reg.store.clone(), replace).await.unwrap().written.unwrap();
+        let w = import(reg.store.clone(), replace)
+            .await
+            .unwrap()
+            .written
+            .unwrap();
         assert_eq!(w.deleted, 959 - 98, "{kind}");
         assert_eq!(reg.store.count(Layer::Outfalls).await.unwrap(), 98);
         let audit = reg.store.audit(Some(Layer::Outfalls), 5000).await.unwrap();
-        let deletes = audit.iter().filter(|a| a.action == "delete" && a.import_id == Some(w.import_id)).count();
+        let deletes = audit
+            .iter()
+            .filter(|a| a.action == "delete" && a.import_id == Some(w.import_id))
+            .count();
         assert_eq!(deletes as u64, w.deleted);
     }
 }
@@ -305,9 +527,21 @@ async fn round_trip_through_every_export_format_keeps_ids_attributes_and_positio
                 assert_eq!(a.id, b.id, "{ext}");
                 assert_eq!(a.values, b.values, "{ext} {}", a.id);
                 let ((ax, ay), (bx, by)) = (point(&a.geom), point(&b.geom));
-                assert!((ax - bx).abs() <= 0.001 && (ay - by).abs() <= 0.001, "{ext} {}: {ax},{ay} vs {bx},{by}", a.id);
+                assert!(
+                    (ax - bx).abs() <= 0.001 && (ay - by).abs() <= 0.001,
+                    "{ext} {}: {ax},{ay} vs {bx},{by}",
+                    a.id
+                );
             }
-            let with_sub = after.iter().filter(|f| f.extra.get("SUBBASIN").and_then(|v| v.as_str()).is_some_and(|s| !s.trim().is_empty())).count();
+            let with_sub = after
+                .iter()
+                .filter(|f| {
+                    f.extra
+                        .get("SUBBASIN")
+                        .and_then(|v| v.as_str())
+                        .is_some_and(|s| !s.trim().is_empty())
+                })
+                .count();
             assert_eq!(with_sub, 863, "{ext}: extras survive");
         }
     }
@@ -319,13 +553,34 @@ fn a_value_that_is_not_a_date_rejects_the_feature_and_names_the_field() {
     let csv = dir.path().join("easements.csv");
     std::fs::write(&csv, "easement_id,purpose,recorded_on,lon,lat\nE-1,drainage,2019-05-01,-73.7,41.1\nE-2,access,31/31/2019,-73.7,41.1\n").unwrap();
     let store = format!("sqlite://{}", dir.path().join("r.gpkg").display());
-    run_ok(&store, &["init", "--jurisdiction", "north-castle-ny", "--crs", "EPSG:2260"]);
-    let json = run_ok(&store, &["import", "easements", csv.to_str().unwrap(), "--format", "json"]);
+    run_ok(
+        &store,
+        &[
+            "init",
+            "--jurisdiction",
+            "north-castle-ny",
+            "--crs",
+            "EPSG:2260",
+        ],
+    );
+    let json = run_ok(
+        &store,
+        &[
+            "import",
+            "easements",
+            csv.to_str().unwrap(),
+            "--format",
+            "json",
+        ],
+    );
     let r: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert_eq!(r["imported"], 1);
     assert_eq!(r["rejections"][0]["id"], "E-2");
     assert_eq!(r["rejections"][0]["field"], "recorded_on");
-    assert!(r["rejections"][0]["reason"].as_str().unwrap().contains("31/31/2019"));
+    assert!(r["rejections"][0]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("31/31/2019"));
     assert_eq!(r["converted"]["recorded_on"], 1);
     assert!(r["warnings"][0].as_str().unwrap().contains("EPSG:4326"));
     let _ = Value::Null;

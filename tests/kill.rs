@@ -16,7 +16,10 @@ fn big_points(path: &Path, n: usize) {
     writeln!(w, r#"{{"type":"FeatureCollection","crs":{{"type":"name","properties":{{"name":"urn:ogc:def:crs:EPSG::2260"}}}},"features":["#).unwrap();
     for i in 0..n {
         let sep = if i + 1 == n { "" } else { "," };
-        let (x, y) = (600_000.0 + (i % 1000) as f64 * 10.0, 800_000.0 + (i / 1000) as f64 * 10.0);
+        let (x, y) = (
+            600_000.0 + (i % 1000) as f64 * 10.0,
+            800_000.0 + (i / 1000) as f64 * 10.0,
+        );
         writeln!(w, r#"{{"type":"Feature","properties":{{"asset_id":"K-{i}","status":"active"}},"geometry":{{"type":"Point","coordinates":[{x},{y}]}}}}{sep}"#).unwrap();
     }
     writeln!(w, "]}}").unwrap();
@@ -25,8 +28,23 @@ fn big_points(path: &Path, n: usize) {
 async fn kill_midway(kind: &str) {
     let reg = registry(kind, 2260).await;
     // What is there before: the 959 Tacoma points, reprojected.
-    let out = run(&reg.url, &["import", "catch_basins", fixture("tacoma/ActiveSurfacewaterDischargePoint.geojson").to_str().unwrap(), "--map", "asset_id=ALTID"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = run(
+        &reg.url,
+        &[
+            "import",
+            "catch_basins",
+            fixture("tacoma/ActiveSurfacewaterDischargePoint.geojson")
+                .to_str()
+                .unwrap(),
+            "--map",
+            "asset_id=ALTID",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let before = reg.store.features(Layer::CatchBasins).await.unwrap();
     let audit_before = reg.store.audit(None, 1_000_000).await.unwrap().len();
     assert_eq!(before.len(), 959);
@@ -45,21 +63,38 @@ async fn kill_midway(kind: &str) {
     // Wait until the import's transaction is open and writing, then kill it.
     let started = Instant::now();
     loop {
-        assert!(child.try_wait().unwrap().is_none(), "{kind}: the import finished before it could be killed");
-        assert!(started.elapsed() < Duration::from_secs(120), "{kind}: the import never started writing");
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "{kind}: the import finished before it could be killed"
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "{kind}: the import never started writing"
+        );
         if writing(kind, &reg).await {
             break;
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     tokio::time::sleep(Duration::from_millis(300)).await;
-    assert!(child.try_wait().unwrap().is_none(), "{kind}: still running when killed");
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "{kind}: still running when killed"
+    );
     child.kill().unwrap();
     child.wait().unwrap();
 
     let store = ms4::store::open(&reg.url).await.unwrap();
-    assert_eq!(store.features(Layer::CatchBasins).await.unwrap(), before, "{kind}: the layer is as it was");
-    assert_eq!(store.audit(None, 1_000_000).await.unwrap().len(), audit_before, "{kind}: no audit rows either");
+    assert_eq!(
+        store.features(Layer::CatchBasins).await.unwrap(),
+        before,
+        "{kind}: the layer is as it was"
+    );
+    assert_eq!(
+        store.audit(None, 1_000_000).await.unwrap().len(),
+        audit_before,
+        "{kind}: no audit rows either"
+    );
 }
 
 /// Whether a write transaction is under way: SQLite has a rollback journal beside the

@@ -7,8 +7,15 @@ use std::process::Command;
 use common::*;
 
 fn ogrinfo(args: &[&str]) -> String {
-    let out = Command::new("ogrinfo").args(args).output().expect("ogrinfo runs");
-    assert!(out.status.success(), "ogrinfo {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    let out = Command::new("ogrinfo")
+        .args(args)
+        .output()
+        .expect("ogrinfo runs");
+    assert!(
+        out.status.success(),
+        "ogrinfo {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).unwrap()
 }
 
@@ -29,8 +36,30 @@ fn pg_conn(url: &str) -> String {
 async fn ogrinfo_lists_every_layer_with_its_count_and_crs() {
     for kind in kinds() {
         let reg = registry(kind, 2927).await;
-        run_ok(&reg.url, &["import", "outfalls", fixture("tacoma/ActiveSurfacewaterDischargePoint.geojson").to_str().unwrap(), "--map", "asset_id=ALTID"]);
-        run_ok(&reg.url, &["import", "watersheds", fixture("tacoma/SurfacewaterSubbasinOutline.geojson").to_str().unwrap(), "--map", "watershed_id=SUBBASIN"]);
+        run_ok(
+            &reg.url,
+            &[
+                "import",
+                "outfalls",
+                fixture("tacoma/ActiveSurfacewaterDischargePoint.geojson")
+                    .to_str()
+                    .unwrap(),
+                "--map",
+                "asset_id=ALTID",
+            ],
+        );
+        run_ok(
+            &reg.url,
+            &[
+                "import",
+                "watersheds",
+                fixture("tacoma/SurfacewaterSubbasinOutline.geojson")
+                    .to_str()
+                    .unwrap(),
+                "--map",
+                "watershed_id=SUBBASIN",
+            ],
+        );
         let target = match kind {
             "sqlite" => reg.url.trim_start_matches("sqlite://").to_string(),
             _ => pg_conn(&reg.url),
@@ -40,21 +69,63 @@ async fn ogrinfo_lists_every_layer_with_its_count_and_crs() {
             if layer.geom_kind() == ms4::domain::GeomKind::None && kind == "postgis" {
                 continue; // GDAL's PG driver lists only spatial tables unless asked
             }
-            assert!(listing.contains(&format!(": {} ", layer.name())) || listing.contains(&format!(": {}\n", layer.name())), "{kind}: {} missing from\n{listing}", layer.name());
+            assert!(
+                listing.contains(&format!(": {} ", layer.name()))
+                    || listing.contains(&format!(": {}\n", layer.name())),
+                "{kind}: {} missing from\n{listing}",
+                layer.name()
+            );
         }
         let outfalls = ogrinfo(&["-ro", "-so", &target, "outfalls"]);
-        assert!(outfalls.contains("Feature Count: 959"), "{kind}: {outfalls}");
-        assert!(outfalls.contains("Washington South"), "{kind}: the CRS is declared");
+        assert!(
+            outfalls.contains("Feature Count: 959"),
+            "{kind}: {outfalls}"
+        );
+        assert!(
+            outfalls.contains("Washington South"),
+            "{kind}: the CRS is declared"
+        );
         let sheds = ogrinfo(&["-ro", "-so", &target, "watersheds"]);
         assert!(sheds.contains("Feature Count: 67"), "{kind}: {sheds}");
         // GDAL reads back the geometry we wrote.
-        let one = ogrinfo(&["-ro", &target, "outfalls", "-where", "asset_id = 'SWDP-100586'"]);
-        let wkt = one.lines().find_map(|l| l.trim().strip_prefix("POINT (")).unwrap_or_else(|| panic!("{kind}: {one}"));
-        let xy: Vec<f64> = wkt.trim_end_matches(')').split(' ').map(|v| v.parse().unwrap()).collect();
-        let want = ogrinfo(&["-ro", "-al", fixture("tacoma/ActiveSurfacewaterDischargePoint.geojson").to_str().unwrap(), "-where", "ALTID = 'SWDP-100586'"]);
-        let want_wkt = want.lines().find_map(|l| l.trim().strip_prefix("POINT (")).unwrap();
-        let w: Vec<f64> = want_wkt.trim_end_matches(')').split(' ').map(|v| v.parse().unwrap()).collect();
-        assert!((xy[0] - w[0]).abs() < 0.01 && (xy[1] - w[1]).abs() < 0.01, "{kind}: {xy:?} vs {w:?}");
+        let one = ogrinfo(&[
+            "-ro",
+            &target,
+            "outfalls",
+            "-where",
+            "asset_id = 'SWDP-100586'",
+        ]);
+        let wkt = one
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("POINT ("))
+            .unwrap_or_else(|| panic!("{kind}: {one}"));
+        let xy: Vec<f64> = wkt
+            .trim_end_matches(')')
+            .split(' ')
+            .map(|v| v.parse().unwrap())
+            .collect();
+        let want = ogrinfo(&[
+            "-ro",
+            "-al",
+            fixture("tacoma/ActiveSurfacewaterDischargePoint.geojson")
+                .to_str()
+                .unwrap(),
+            "-where",
+            "ALTID = 'SWDP-100586'",
+        ]);
+        let want_wkt = want
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("POINT ("))
+            .unwrap();
+        let w: Vec<f64> = want_wkt
+            .trim_end_matches(')')
+            .split(' ')
+            .map(|v| v.parse().unwrap())
+            .collect();
+        assert!(
+            (xy[0] - w[0]).abs() < 0.01 && (xy[1] - w[1]).abs() < 0.01,
+            "{kind}: {xy:?} vs {w:?}"
+        );
     }
 }
 
@@ -63,11 +134,21 @@ fn geopackage_passes_gdal_s_validation_of_the_header_and_catalogue() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("r.gpkg");
     let url = format!("sqlite://{}", file.display());
-    run_ok(&url, &["init", "--jurisdiction", "carmel-ny", "--crs", "EPSG:2260"]);
-    let out = Command::new("ogrinfo").arg("-ro").arg(&file).output().unwrap();
+    run_ok(
+        &url,
+        &["init", "--jurisdiction", "carmel-ny", "--crs", "EPSG:2260"],
+    );
+    let out = Command::new("ogrinfo")
+        .arg("-ro")
+        .arg(&file)
+        .output()
+        .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success());
-    assert!(!stderr.contains("Warning") && !stderr.contains("ERROR"), "GDAL complains: {stderr}");
+    assert!(
+        !stderr.contains("Warning") && !stderr.contains("ERROR"),
+        "GDAL complains: {stderr}"
+    );
     let bytes = std::fs::read(&file).unwrap();
     assert_eq!(&bytes[68..72], b"GPKG", "application_id");
 }

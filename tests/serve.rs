@@ -27,8 +27,16 @@ fn start(store: &str) -> Server {
         .spawn()
         .unwrap();
     let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    let base = line.trim().rsplit(' ').next().unwrap().trim_end_matches('/').to_string();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let base = line
+        .trim()
+        .rsplit(' ')
+        .next()
+        .unwrap()
+        .trim_end_matches('/')
+        .to_string();
     assert!(base.starts_with("http://127.0.0.1:"), "{line}");
     Server { child, base }
 }
@@ -37,15 +45,40 @@ fn start(store: &str) -> Server {
 async fn serve_answers_health_and_a_layer_as_wgs84_geojson() {
     for kind in kinds() {
         let reg = registry(kind, 2927).await;
-        run_ok(&reg.url, &["import", "outfalls", fixture("tacoma/ActiveSurfacewaterDischargePoint.geojson").to_str().unwrap(), "--map", "asset_id=ALTID"]);
+        run_ok(
+            &reg.url,
+            &[
+                "import",
+                "outfalls",
+                fixture("tacoma/ActiveSurfacewaterDischargePoint.geojson")
+                    .to_str()
+                    .unwrap(),
+                "--map",
+                "asset_id=ALTID",
+            ],
+        );
         let server = start(&reg.url);
         let c = reqwest::Client::new();
-        let health: serde_json::Value = c.get(format!("{}/health", server.base)).send().await.unwrap().json().await.unwrap();
+        let health: serde_json::Value = c
+            .get(format!("{}/health", server.base))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
         assert_eq!(health["status"], "ok");
         assert_eq!(health["store"], kind);
         assert_eq!(health["crs"], "EPSG:2927");
 
-        let r = c.get(format!("{}/collections/outfalls/items?limit=1000", server.base)).send().await.unwrap();
+        let r = c
+            .get(format!(
+                "{}/collections/outfalls/items?limit=1000",
+                server.base
+            ))
+            .send()
+            .await
+            .unwrap();
         assert_eq!(r.status(), 200);
         let fc: serde_json::Value = r.json().await.unwrap();
         assert_eq!(fc["numberMatched"], 959);
@@ -55,14 +88,31 @@ async fn serve_answers_health_and_a_layer_as_wgs84_geojson() {
         for f in feats {
             let c = &f["geometry"]["coordinates"];
             let (lon, lat) = (c[0].as_f64().unwrap(), c[1].as_f64().unwrap());
-            assert!((-122.7..-122.2).contains(&lon) && (47.0..47.4).contains(&lat), "{f}");
+            assert!(
+                (-122.7..-122.2).contains(&lon) && (47.0..47.4).contains(&lat),
+                "{f}"
+            );
         }
 
-        let bad = c.get(format!("{}/collections/outfalls/items?limit=0", server.base)).send().await.unwrap();
+        let bad = c
+            .get(format!(
+                "{}/collections/outfalls/items?limit=0",
+                server.base
+            ))
+            .send()
+            .await
+            .unwrap();
         assert_eq!(bad.status(), 400);
         let body: serde_json::Value = bad.json().await.unwrap();
-        assert!(body["error"].as_str().unwrap().starts_with("limit:"), "{body}");
-        let missing = c.get(format!("{}/collections/nope/items", server.base)).send().await.unwrap();
+        assert!(
+            body["error"].as_str().unwrap().starts_with("limit:"),
+            "{body}"
+        );
+        let missing = c
+            .get(format!("{}/collections/nope/items", server.base))
+            .send()
+            .await
+            .unwrap();
         assert_eq!(missing.status(), 404);
     }
 }

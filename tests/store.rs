@@ -9,13 +9,22 @@ use ms4::store::{self, write_all, StoreError, WriteMode, WriteMsg, WriteRequest}
 use tokio::sync::mpsc;
 
 fn req(layer: Layer, mode: WriteMode) -> WriteRequest {
-    WriteRequest { layer, mode, actor: "tester".into(), source: "unit".into() }
+    WriteRequest {
+        layer,
+        mode,
+        actor: "tester".into(),
+        source: "unit".into(),
+    }
 }
 
 fn parcel(id: &str, land_use: &str, g: Geometry<f64>) -> Feature {
     let mut f = Feature::new(Layer::Parcels, id);
     f.set(Layer::Parcels, "land_use", Value::Text(land_use.into()));
-    f.set(Layer::Parcels, "address", Value::Text(format!("{id} Main St\ttab\\slash\nnewline")));
+    f.set(
+        Layer::Parcels,
+        "address",
+        Value::Text(format!("{id} Main St\ttab\\slash\nnewline")),
+    );
     f.extra.insert("SBL".into(), serde_json::json!("100.1-2-3"));
     f.geom = Some(g);
     f
@@ -33,34 +42,91 @@ async fn every_value_type_and_geometry_round_trips_on_both_stores() {
         let reg = registry(kind, 2260).await;
         let mut rec = Feature::new(Layer::ConnectionRecords, "R-1");
         rec.set(Layer::ConnectionRecords, "approved", Value::Bool(true));
-        rec.set(Layer::ConnectionRecords, "approved_on", Value::Date(chrono::NaiveDate::from_ymd_opt(2021, 3, 4).unwrap()));
-        rec.set(Layer::ConnectionRecords, "plan_ref", Value::Text("Plan 7".into()));
+        rec.set(
+            Layer::ConnectionRecords,
+            "approved_on",
+            Value::Date(chrono::NaiveDate::from_ymd_opt(2021, 3, 4).unwrap()),
+        );
+        rec.set(
+            Layer::ConnectionRecords,
+            "plan_ref",
+            Value::Text("Plan 7".into()),
+        );
         let mut rec2 = Feature::new(Layer::ConnectionRecords, "R-2");
         rec2.geom = Some(wkt!(POINT(670000.25 870000.125)).into());
         rec2.set(Layer::ConnectionRecords, "approved", Value::Bool(false));
-        write_all(reg.store.as_ref(), req(Layer::ConnectionRecords, WriteMode::Upsert), vec![rec.clone(), rec2.clone()], serde_json::json!({}))
-            .await
-            .unwrap();
-        assert_eq!(reg.store.features(Layer::ConnectionRecords).await.unwrap(), vec![rec, rec2], "{kind}");
+        write_all(
+            reg.store.as_ref(),
+            req(Layer::ConnectionRecords, WriteMode::Upsert),
+            vec![rec.clone(), rec2.clone()],
+            serde_json::json!({}),
+        )
+        .await
+        .unwrap();
+        assert_eq!(
+            reg.store.features(Layer::ConnectionRecords).await.unwrap(),
+            vec![rec, rec2],
+            "{kind}"
+        );
 
         let mut imp = Feature::new(Layer::Impairments, "NY-1:phosphorus:2022");
         imp.set(Layer::Impairments, "water_id", Value::Text("NY-1".into()));
-        imp.set(Layer::Impairments, "pollutant", Value::Text("phosphorus".into()));
+        imp.set(
+            Layer::Impairments,
+            "pollutant",
+            Value::Text("phosphorus".into()),
+        );
         imp.set(Layer::Impairments, "cycle", Value::Int(2022));
-        write_all(reg.store.as_ref(), req(Layer::Impairments, WriteMode::Upsert), vec![imp.clone()], serde_json::json!({})).await.unwrap();
-        assert_eq!(reg.store.features(Layer::Impairments).await.unwrap(), vec![imp], "{kind}");
+        write_all(
+            reg.store.as_ref(),
+            req(Layer::Impairments, WriteMode::Upsert),
+            vec![imp.clone()],
+            serde_json::json!({}),
+        )
+        .await
+        .unwrap();
+        assert_eq!(
+            reg.store.features(Layer::Impairments).await.unwrap(),
+            vec![imp],
+            "{kind}"
+        );
 
         let mut pipe = Feature::new(Layer::Pipes, "P-1");
         pipe.geom = Some(wkt!(MULTILINESTRING((0. 0.,10.5 0.,20. 5.))).into());
         pipe.set(Layer::Pipes, "diameter_in", Value::Real(18.0));
         pipe.set(Layer::Pipes, "from_invert", Value::Real(101.25));
         let p = parcel("A", "210", square(670_000.0, 870_000.0));
-        write_all(reg.store.as_ref(), req(Layer::Pipes, WriteMode::Upsert), vec![pipe.clone()], serde_json::json!({})).await.unwrap();
-        write_all(reg.store.as_ref(), req(Layer::Parcels, WriteMode::Upsert), vec![p.clone()], serde_json::json!({})).await.unwrap();
-        assert_eq!(reg.store.features(Layer::Pipes).await.unwrap(), vec![pipe], "{kind}");
-        assert_eq!(reg.store.features(Layer::Parcels).await.unwrap(), vec![p], "{kind}: text with tabs, newlines and backslashes");
+        write_all(
+            reg.store.as_ref(),
+            req(Layer::Pipes, WriteMode::Upsert),
+            vec![pipe.clone()],
+            serde_json::json!({}),
+        )
+        .await
+        .unwrap();
+        write_all(
+            reg.store.as_ref(),
+            req(Layer::Parcels, WriteMode::Upsert),
+            vec![p.clone()],
+            serde_json::json!({}),
+        )
+        .await
+        .unwrap();
+        assert_eq!(
+            reg.store.features(Layer::Pipes).await.unwrap(),
+            vec![pipe],
+            "{kind}"
+        );
+        assert_eq!(
+            reg.store.features(Layer::Parcels).await.unwrap(),
+            vec![p],
+            "{kind}: text with tabs, newlines and backslashes"
+        );
         let meta = reg.store.meta().await.unwrap();
-        assert_eq!((meta.srid, meta.jurisdiction.as_str()), (2260, "north-castle-ny"));
+        assert_eq!(
+            (meta.srid, meta.jurisdiction.as_str()),
+            (2260, "north-castle-ny")
+        );
         // Reopening by URL finds the same registry.
         let again = store::open(&reg.url).await.unwrap();
         assert_eq!(again.count(Layer::Parcels).await.unwrap(), 1);
@@ -74,28 +140,59 @@ async fn upsert_audits_before_and_after_and_replace_deletes() {
         let s = reg.store.as_ref();
         let a = parcel("A", "210", square(0.0, 0.0));
         let b = parcel("B", "411", square(200.0, 0.0));
-        let first = write_all(s, req(Layer::Parcels, WriteMode::Upsert), vec![a.clone(), b.clone()], serde_json::json!({})).await.unwrap();
+        let first = write_all(
+            s,
+            req(Layer::Parcels, WriteMode::Upsert),
+            vec![a.clone(), b.clone()],
+            serde_json::json!({}),
+        )
+        .await
+        .unwrap();
         assert_eq!((first.inserted, first.updated), (2, 0));
 
         let mut a2 = a.clone();
         a2.set(Layer::Parcels, "land_use", Value::Text("710".into()));
-        let second = write_all(s, req(Layer::Parcels, WriteMode::Upsert), vec![a2.clone(), b.clone()], serde_json::json!({})).await.unwrap();
-        assert_eq!((second.inserted, second.updated, second.unchanged), (0, 1, 1), "{kind}");
+        let second = write_all(
+            s,
+            req(Layer::Parcels, WriteMode::Upsert),
+            vec![a2.clone(), b.clone()],
+            serde_json::json!({}),
+        )
+        .await
+        .unwrap();
+        assert_eq!(
+            (second.inserted, second.updated, second.unchanged),
+            (0, 1, 1),
+            "{kind}"
+        );
         let audit = s.audit(Some(Layer::Parcels), 100).await.unwrap();
         let upd = audit.iter().find(|e| e.action == "update").unwrap();
         assert_eq!(upd.actor, "tester");
         assert_eq!(upd.feature_id.as_deref(), Some("A"));
-        assert_eq!(upd.before.as_ref().unwrap()["properties"]["land_use"], "210");
+        assert_eq!(
+            upd.before.as_ref().unwrap()["properties"]["land_use"],
+            "210"
+        );
         assert_eq!(upd.after.as_ref().unwrap()["properties"]["land_use"], "710");
         assert_eq!(audit.iter().filter(|e| e.action == "insert").count(), 2);
         assert_eq!(audit.iter().filter(|e| e.action == "import").count(), 2);
 
-        let third = write_all(s, req(Layer::Parcels, WriteMode::Replace), vec![b.clone()], serde_json::json!({})).await.unwrap();
+        let third = write_all(
+            s,
+            req(Layer::Parcels, WriteMode::Replace),
+            vec![b.clone()],
+            serde_json::json!({}),
+        )
+        .await
+        .unwrap();
         assert_eq!(third.deleted, 1, "{kind}");
         assert_eq!(s.features(Layer::Parcels).await.unwrap(), vec![b], "{kind}");
         let audit = s.audit(Some(Layer::Parcels), 100).await.unwrap();
         let del = audit.iter().find(|e| e.action == "delete").unwrap();
-        assert_eq!(del.before.as_ref().unwrap()["properties"]["land_use"], "710");
+        assert_eq!(
+            del.before.as_ref().unwrap()["properties"]["land_use"],
+            "710"
+        );
     }
 }
 
@@ -104,9 +201,14 @@ async fn an_aborted_or_abandoned_write_changes_nothing() {
     for kind in kinds() {
         let reg = registry(kind, 2260).await;
         let s = reg.store.clone();
-        write_all(s.as_ref(), req(Layer::Parcels, WriteMode::Upsert), vec![parcel("A", "210", square(0.0, 0.0))], serde_json::json!({}))
-            .await
-            .unwrap();
+        write_all(
+            s.as_ref(),
+            req(Layer::Parcels, WriteMode::Upsert),
+            vec![parcel("A", "210", square(0.0, 0.0))],
+            serde_json::json!({}),
+        )
+        .await
+        .unwrap();
 
         // Abort after some features were sent (and written inside the transaction).
         let (tx, rx) = mpsc::channel(4);
@@ -114,12 +216,21 @@ async fn an_aborted_or_abandoned_write_changes_nothing() {
             let s = s.clone();
             async move { s.write(req(Layer::Parcels, WriteMode::Replace), rx).await }
         });
-        tx.send(WriteMsg::Features((0..5000).map(|i| parcel(&format!("N{i}"), "210", square(i as f64 * 200.0, 0.0))).collect()))
+        tx.send(WriteMsg::Features(
+            (0..5000)
+                .map(|i| parcel(&format!("N{i}"), "210", square(i as f64 * 200.0, 0.0)))
+                .collect(),
+        ))
+        .await
+        .unwrap();
+        tx.send(WriteMsg::Abort("source failed".into()))
             .await
             .unwrap();
-        tx.send(WriteMsg::Abort("source failed".into())).await.unwrap();
         let e = writer.await.unwrap().unwrap_err();
-        assert!(matches!(e, StoreError::Aborted(ref m) if m == "source failed"), "{e}");
+        assert!(
+            matches!(e, StoreError::Aborted(ref m) if m == "source failed"),
+            "{e}"
+        );
 
         // The sender vanishes without a word (a crashed reader).
         let (tx, rx) = mpsc::channel(4);
@@ -127,13 +238,29 @@ async fn an_aborted_or_abandoned_write_changes_nothing() {
             let s = s.clone();
             async move { s.write(req(Layer::Parcels, WriteMode::Upsert), rx).await }
         });
-        tx.send(WriteMsg::Features(vec![parcel("Z", "710", square(0.0, 500.0))])).await.unwrap();
+        tx.send(WriteMsg::Features(vec![parcel(
+            "Z",
+            "710",
+            square(0.0, 500.0),
+        )]))
+        .await
+        .unwrap();
         drop(tx);
         assert!(matches!(writer.await.unwrap(), Err(StoreError::Aborted(_))));
 
-        let ids: Vec<String> = s.features(Layer::Parcels).await.unwrap().into_iter().map(|f| f.id).collect();
+        let ids: Vec<String> = s
+            .features(Layer::Parcels)
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|f| f.id)
+            .collect();
         assert_eq!(ids, vec!["A"], "{kind}");
-        assert_eq!(s.audit(None, 100).await.unwrap().len(), 2, "{kind}: only the first write's insert and import rows");
+        assert_eq!(
+            s.audit(None, 100).await.unwrap().len(),
+            2,
+            "{kind}: only the first write's insert and import rows"
+        );
     }
 }
 
@@ -146,8 +273,15 @@ async fn opening_a_store_without_a_registry_or_initialising_twice_is_a_clear_err
     for kind in kinds() {
         let reg = registry(kind, 2260).await;
         let meta = reg.store.meta().await.unwrap();
-        let e = store::create(&reg.url, &meta).await.err().unwrap().to_string();
-        assert!(e.contains("already holds a registry for north-castle-ny"), "{kind}: {e}");
+        let e = store::create(&reg.url, &meta)
+            .await
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            e.contains("already holds a registry for north-castle-ny"),
+            "{kind}: {e}"
+        );
         assert!(!e.contains(":ms4@"), "{kind}: no password in messages: {e}");
     }
     let e = store::open("mysql://x").await.err().unwrap().to_string();

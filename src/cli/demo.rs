@@ -61,26 +61,40 @@ fn demo_dir(given: &Path) -> PathBuf {
 pub async fn build(data: &Path, registry: &Path) -> anyhow::Result<String> {
     let dir = demo_dir(data);
     let manifest_path = dir.join("demo.toml");
-    let text = std::fs::read_to_string(&manifest_path).with_context(|| format!("reading {}", manifest_path.display()))?;
-    let manifest: DemoManifest = toml::from_str(&text).with_context(|| format!("in {}", manifest_path.display()))?;
+    let text = std::fs::read_to_string(&manifest_path)
+        .with_context(|| format!("reading {}", manifest_path.display()))?;
+    let manifest: DemoManifest =
+        toml::from_str(&text).with_context(|| format!("in {}", manifest_path.display()))?;
     for suffix in ["", "-journal", "-wal", "-shm"] {
         let p = PathBuf::from(format!("{}{suffix}", registry.display()));
         if p.exists() {
-            std::fs::remove_file(&p).with_context(|| format!("removing the old {}", p.display()))?;
+            std::fs::remove_file(&p)
+                .with_context(|| format!("removing the old {}", p.display()))?;
         }
     }
     let url = format!("sqlite://{}", registry.display());
     let profile = super::init::load_profile(&manifest.jurisdiction, None)?;
     let meta = crs::registry_meta(&profile.id, crs::parse_epsg(&manifest.crs)?)?;
     let store = crate::store::create(&url, &meta).await?;
-    println!("building the demo registry {} ({}, EPSG:{})", registry.display(), profile.name, meta.srid);
+    println!(
+        "building the demo registry {} ({}, EPSG:{})",
+        registry.display(),
+        profile.name,
+        meta.srid
+    );
     for l in &manifest.layers {
         let mut opts = ImportOptions::new(l.layer, dir.join(&l.file));
         opts.actor = "demo".into();
         let report = import::import(store.clone(), opts)
             .await
             .with_context(|| format!("importing {} into {}", l.file, l.layer))?;
-        println!("  {:<20} {:>6} imported, {:>3} rejected  <- {}", l.layer.name(), report.imported, report.rejected, l.file);
+        println!(
+            "  {:<20} {:>6} imported, {:>3} rejected  <- {}",
+            l.layer.name(),
+            report.imported,
+            report.rejected,
+            l.file
+        );
     }
     Ok(url)
 }

@@ -21,7 +21,10 @@ pub(super) async fn run(store_url: &str, a: ExportArgs) -> anyhow::Result<()> {
     let features = store.features(a.layer).await?;
     let path = a.path.clone();
     let layer = a.layer;
-    let n = tokio::task::spawn_blocking(move || crate::import::export::export(layer, &features, &meta, &path)).await??;
+    let n = tokio::task::spawn_blocking(move || {
+        crate::import::export::export(layer, &features, &meta, &path)
+    })
+    .await??;
     println!("exported {n} {} features to {}", a.layer, a.path.display());
     Ok(())
 }

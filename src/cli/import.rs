@@ -43,7 +43,11 @@ pub struct ImportArgs {
 }
 
 pub(super) async fn run(store_url: &str, a: ImportArgs) -> anyhow::Result<()> {
-    let maps = a.maps.iter().map(|m| source::parse_map(m)).collect::<Result<Vec<_>, _>>()?;
+    let maps = a
+        .maps
+        .iter()
+        .map(|m| source::parse_map(m))
+        .collect::<Result<Vec<_>, _>>()?;
     let s_srs = a.s_srs.as_deref().map(crs::parse_epsg).transpose()?;
     let store = crate::store::open(store_url).await?;
     let mut opts = ImportOptions::new(a.layer, &a.path);
@@ -51,7 +55,11 @@ pub(super) async fn run(store_url: &str, a: ImportArgs) -> anyhow::Result<()> {
     opts.src_layer = a.src_layer;
     opts.s_srs = s_srs;
     opts.dry_run = a.dry_run;
-    opts.mode = if a.replace { WriteMode::Replace } else { WriteMode::Upsert };
+    opts.mode = if a.replace {
+        WriteMode::Replace
+    } else {
+        WriteMode::Upsert
+    };
     opts.invalid = a.invalid;
     opts.progress = a.format == Format::Table;
     let report = import::import(store, opts).await?;

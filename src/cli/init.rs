@@ -26,7 +26,9 @@ pub(super) async fn run(store: &str, a: InitArgs) -> anyhow::Result<()> {
     let profile = load_profile(&a.jurisdiction, a.profiles.as_deref())?;
     let code = crs::parse_epsg(&a.crs)?;
     let meta = crs::registry_meta(&profile.id, code)?;
-    crate::store::create(store, &meta).await.with_context(|| format!("creating the registry at {store}"))?;
+    crate::store::create(store, &meta)
+        .await
+        .with_context(|| format!("creating the registry at {store}"))?;
     println!(
         "created registry for {} ({}) in EPSG:{} ({}, {}) at {store}",
         profile.name,

@@ -21,7 +21,10 @@ pub(super) async fn run(store_url: &str, a: ServeArgs) -> anyhow::Result<()> {
 }
 
 /// Loads the snapshot and serves until interrupted, printing the URL once listening.
-pub async fn serve_store(store: std::sync::Arc<dyn crate::store::Store>, listen: SocketAddr) -> anyhow::Result<()> {
+pub async fn serve_store(
+    store: std::sync::Arc<dyn crate::store::Store>,
+    listen: SocketAddr,
+) -> anyhow::Result<()> {
     let snapshot = SnapshotHandle::new(Snapshot::load(store.as_ref()).await?);
     let listener = tokio::net::TcpListener::bind(listen).await?;
     let addr = listener.local_addr()?;

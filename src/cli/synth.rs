@@ -44,7 +44,13 @@ pub(super) async fn run(a: SynthArgs) -> anyhow::Result<()> {
     let code = crs::parse_epsg(&a.crs)?;
     let meta = crs::registry_meta(&a.jurisdiction, code)?;
     let origin = default_origin(code);
-    let opts = SynthOptions { parcels: a.scale.parcels(), seed: a.seed, srid: code, unit: meta.linear_unit, origin };
+    let opts = SynthOptions {
+        parcels: a.scale.parcels(),
+        seed: a.seed,
+        srid: code,
+        unit: meta.linear_unit,
+        origin,
+    };
     let format = match a.format {
         SynthFormatArg::Gpkg => SynthFormat::Gpkg,
         SynthFormatArg::Shapefile => SynthFormat::Shapefile,
@@ -60,7 +66,11 @@ pub(super) async fn run(a: SynthArgs) -> anyhow::Result<()> {
     for (layer, path, n) in &written {
         println!("{layer:<20} {n:>9}  {}", path.display());
     }
-    println!("wrote {} layers in {:.1} s", written.len(), started.elapsed().as_secs_f64());
+    println!(
+        "wrote {} layers in {:.1} s",
+        written.len(),
+        started.elapsed().as_secs_f64()
+    );
     Ok(())
 }
 
@@ -68,10 +78,12 @@ pub(super) async fn run(a: SynthArgs) -> anyhow::Result<()> {
 /// CRS is meant to be used (and reprojections to WGS 84 stay sensible).
 pub fn default_origin(code: i32) -> (f64, f64) {
     match code {
-        2260 => (670_000.0, 870_000.0),  // NY East ftUS: Westchester / Putnam
+        2260 => (670_000.0, 870_000.0), // NY East ftUS: Westchester / Putnam
         2234 => (1_010_000.0, 870_000.0), // Connecticut ftUS: Windsor
         2927 => (1_160_000.0, 700_000.0), // WA South ftUS: Tacoma
-        c if (32601..=32660).contains(&c) || (32701..=32760).contains(&c) => (500_000.0, 4_500_000.0),
+        c if (32601..=32660).contains(&c) || (32701..=32760).contains(&c) => {
+            (500_000.0, 4_500_000.0)
+        }
         _ => (0.0, 0.0),
     }
 }

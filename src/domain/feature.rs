@@ -120,7 +120,11 @@ impl Value {
                 let t = text.unwrap_or_default();
                 parse_bool(&t)
                     .map(|b| (Value::Bool(b), true))
-                    .ok_or_else(|| format!("{t:?} is not a yes/no value (expected 0/1, Y/N, yes/no, true/false)"))
+                    .ok_or_else(|| {
+                        format!(
+                            "{t:?} is not a yes/no value (expected 0/1, Y/N, yes/no, true/false)"
+                        )
+                    })
             }
             (T::Date, Value::Date(d)) => Ok((Value::Date(d), false)),
             (T::Date, Value::Text(_)) => {
@@ -239,12 +243,21 @@ mod tests {
 
     #[test]
     fn municipal_yes_no_spellings_become_booleans() {
-        for (raw, want) in [("Y", true), ("n", false), ("1", true), ("FALSE", false), ("yes", true)] {
+        for (raw, want) in [
+            ("Y", true),
+            ("n", false),
+            ("1", true),
+            ("FALSE", false),
+            ("yes", true),
+        ] {
             let (v, converted) = Value::Text(raw.into()).coerce(FieldType::Bool).unwrap();
             assert_eq!(v, Value::Bool(want), "{raw}");
             assert!(converted);
         }
-        assert_eq!(Value::Int(0).coerce(FieldType::Bool).unwrap().0, Value::Bool(false));
+        assert_eq!(
+            Value::Int(0).coerce(FieldType::Bool).unwrap().0,
+            Value::Bool(false)
+        );
         assert!(Value::Text("maybe".into()).coerce(FieldType::Bool).is_err());
         assert!(Value::Int(2).coerce(FieldType::Bool).is_err());
     }
@@ -252,19 +265,37 @@ mod tests {
     #[test]
     fn dates_in_us_and_iso_spellings_parse() {
         let d = NaiveDate::from_ymd_opt(2019, 5, 1).unwrap();
-        for raw in ["2019-05-01", "5/1/2019", "2019/05/01", "2019-05-01T00:00:00", "2019/05/01 00:00:00+00"] {
-            assert_eq!(Value::Text(raw.into()).coerce(FieldType::Date).unwrap().0, Value::Date(d), "{raw}");
+        for raw in [
+            "2019-05-01",
+            "5/1/2019",
+            "2019/05/01",
+            "2019-05-01T00:00:00",
+            "2019/05/01 00:00:00+00",
+        ] {
+            assert_eq!(
+                Value::Text(raw.into()).coerce(FieldType::Date).unwrap().0,
+                Value::Date(d),
+                "{raw}"
+            );
         }
-        let e = Value::Text("13/45/2019".into()).coerce(FieldType::Date).unwrap_err();
+        let e = Value::Text("13/45/2019".into())
+            .coerce(FieldType::Date)
+            .unwrap_err();
         assert!(e.contains("13/45/2019"), "{e}");
     }
 
     #[test]
     fn numbers_from_text_and_blank_text_is_null() {
         let ty = FieldType::Length(LengthUnit::Inch);
-        assert_eq!(Value::Text(" 1,200.5 ".into()).coerce(ty).unwrap().0, Value::Real(1200.5));
+        assert_eq!(
+            Value::Text(" 1,200.5 ".into()).coerce(ty).unwrap().0,
+            Value::Real(1200.5)
+        );
         assert_eq!(Value::Text("  ".into()).coerce(ty).unwrap().0, Value::Null);
         assert!(Value::Text("12in".into()).coerce(ty).is_err());
-        assert_eq!(Value::Real(42.0).coerce(FieldType::Text).unwrap().0, Value::Text("42".into()));
+        assert_eq!(
+            Value::Real(42.0).coerce(FieldType::Text).unwrap().0,
+            Value::Text("42".into())
+        );
     }
 }

@@ -107,20 +107,24 @@ pub struct FieldSpec {
 }
 
 const fn f(name: &'static str, ty: FieldType) -> FieldSpec {
-    FieldSpec { name, ty, required: false }
+    FieldSpec {
+        name,
+        ty,
+        required: false,
+    }
 }
 
 const fn req(name: &'static str, ty: FieldType) -> FieldSpec {
-    FieldSpec { name, ty, required: true }
+    FieldSpec {
+        name,
+        ty,
+        required: true,
+    }
 }
 
 use FieldType::*;
 
-const PARCELS: &[FieldSpec] = &[
-    req("land_use", Text),
-    f("address", Text),
-    f("owner", Text),
-];
+const PARCELS: &[FieldSpec] = &[req("land_use", Text), f("address", Text), f("owner", Text)];
 const STRUCTURE: &[FieldSpec] = &[
     f("status", Text),
     f("owner", Text),
@@ -237,11 +241,9 @@ impl Layer {
     pub fn id_field(self) -> &'static str {
         match self {
             Layer::Parcels => "parcel_id",
-            Layer::CatchBasins
-            | Layer::Manholes
-            | Layer::Outfalls
-            | Layer::Pipes
-            | Layer::Smps => "asset_id",
+            Layer::CatchBasins | Layer::Manholes | Layer::Outfalls | Layer::Pipes | Layer::Smps => {
+                "asset_id"
+            }
             Layer::Connections => "connection_id",
             Layer::ConnectionRecords => "record_id",
             Layer::Easements => "easement_id",
@@ -350,7 +352,10 @@ mod tests {
     #[test]
     fn unknown_layer_lists_the_known_ones() {
         let e = "basins".parse::<Layer>().unwrap_err().to_string();
-        assert!(e.contains("\"basins\"") && e.contains("catch_basins"), "{e}");
+        assert!(
+            e.contains("\"basins\"") && e.contains("catch_basins"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -45,9 +45,13 @@ impl LengthUnit {
 
     /// Picks the unit from a CRS's linear-unit factor (metres per unit), as OSR reports it.
     pub fn from_metres_per_unit(factor: f64) -> Option<LengthUnit> {
-        [LengthUnit::Metre, LengthUnit::Foot, LengthUnit::UsSurveyFoot]
-            .into_iter()
-            .find(|u| (u.metres() - factor).abs() < 1e-9)
+        [
+            LengthUnit::Metre,
+            LengthUnit::Foot,
+            LengthUnit::UsSurveyFoot,
+        ]
+        .into_iter()
+        .find(|u| (u.metres() - factor).abs() < 1e-9)
     }
 
     /// The unit of area formed by squaring this unit.
@@ -167,7 +171,10 @@ mod tests {
             LengthUnit::from_metres_per_unit(0.304_800_609_601_219_2),
             Some(LengthUnit::UsSurveyFoot)
         );
-        assert_eq!(LengthUnit::from_metres_per_unit(1.0), Some(LengthUnit::Metre));
+        assert_eq!(
+            LengthUnit::from_metres_per_unit(1.0),
+            Some(LengthUnit::Metre)
+        );
         assert_eq!(LengthUnit::from_metres_per_unit(0.5), None);
     }
 }

@@ -81,7 +81,9 @@ pub fn write_wkb(geom: &Geometry<f64>, out: &mut Vec<u8>) {
                 write_wkb(g, out);
             }
         }
-        Geometry::Line(l) => write_wkb(&Geometry::LineString(LineString(vec![l.start, l.end])), out),
+        Geometry::Line(l) => {
+            write_wkb(&Geometry::LineString(LineString(vec![l.start, l.end])), out)
+        }
         Geometry::Rect(r) => write_wkb(&Geometry::Polygon(r.to_polygon()), out),
         Geometry::Triangle(t) => write_wkb(&Geometry::Polygon(t.to_polygon()), out),
     }
@@ -247,12 +249,20 @@ impl Reader<'_> {
 
     fn u32(&mut self, le: bool) -> Result<u32> {
         let b = self.take::<4>()?;
-        Ok(if le { u32::from_le_bytes(b) } else { u32::from_be_bytes(b) })
+        Ok(if le {
+            u32::from_le_bytes(b)
+        } else {
+            u32::from_be_bytes(b)
+        })
     }
 
     fn f64(&mut self, le: bool) -> Result<f64> {
         let b = self.take::<8>()?;
-        Ok(if le { f64::from_le_bytes(b) } else { f64::from_be_bytes(b) })
+        Ok(if le {
+            f64::from_le_bytes(b)
+        } else {
+            f64::from_be_bytes(b)
+        })
     }
 
     fn geometry(&mut self) -> Result<(Geometry<f64>, Option<i32>)> {
@@ -379,7 +389,7 @@ mod tests {
 
     #[test]
     fn every_geometry_type_round_trips() {
-        round_trip(wkt!(POINT(1.5 -2.0)).into());
+        round_trip(wkt!(POINT(1.5 - 2.0)).into());
         round_trip(wkt!(LINESTRING(0. 0.,1. 1.,2. 0.)).into());
         round_trip(wkt!(POLYGON((0. 0.,4. 0.,4. 4.,0. 0.),(1. 1.,2. 1.,2. 2.,1. 1.))).into());
         round_trip(wkt!(MULTIPOINT(0. 0.,1. 1.)).into());
@@ -407,7 +417,10 @@ mod tests {
             assert!(read_wkb(&full[..n]).is_err(), "prefix {n}");
         }
         assert_eq!(read_wkb(&[7, 0, 0]).unwrap_err(), WkbError::ByteOrder(7));
-        assert_eq!(read_gpkg(b"XX\0\0\0\0\0\0").unwrap_err(), WkbError::GpkgMagic);
+        assert_eq!(
+            read_gpkg(b"XX\0\0\0\0\0\0").unwrap_err(),
+            WkbError::GpkgMagic
+        );
         // A huge declared count must not allocate before failing.
         let mut b = vec![1u8];
         b.extend_from_slice(&2u32.to_le_bytes());

@@ -34,6 +34,10 @@ impl IntoResponse for HttpError {
         if let HttpError::Internal(cause) = &self {
             tracing::error!(%cause, "request failed");
         }
-        (self.status_code(), Json(serde_json::json!({ "error": self.to_string() }))).into_response()
+        (
+            self.status_code(),
+            Json(serde_json::json!({ "error": self.to_string() })),
+        )
+            .into_response()
     }
 }

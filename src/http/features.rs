@@ -30,10 +30,14 @@ async fn items(
     Path(layer): Path<String>,
     Query(q): Query<ItemsQuery>,
 ) -> Result<Json<serde_json::Value>, HttpError> {
-    let layer: Layer = layer.parse().map_err(|e: crate::domain::layer::UnknownLayer| HttpError::NotFound(e.to_string()))?;
+    let layer: Layer = layer
+        .parse()
+        .map_err(|e: crate::domain::layer::UnknownLayer| HttpError::NotFound(e.to_string()))?;
     let limit = q.limit.unwrap_or(DEFAULT_LIMIT);
     if limit == 0 || limit > MAX_LIMIT {
-        return Err(HttpError::BadRequest(format!("limit: must be between 1 and {MAX_LIMIT}, got {limit}")));
+        return Err(HttpError::BadRequest(format!(
+            "limit: must be between 1 and {MAX_LIMIT}, got {limit}"
+        )));
     }
     let offset = q.offset.unwrap_or(0);
     let snap = state.snapshot.current();
@@ -47,7 +51,7 @@ async fn items(
             page.iter()
                 .map(|f| {
                     let geometry = match &f.geom {
-                        Some(g) => serde_json::to_value(geojson::Geometry::new(geojson::Value::from(&rp.apply(g).map_err(|e| e.to_string())?)))
+                        Some(g) => serde_json::to_value(geojson::Geometry::new(geojson::GeometryValue::from(&rp.apply(g).map_err(|e| e.to_string())?)))
                             .map_err(|e| e.to_string())?,
                         None => serde_json::Value::Null,
                     };

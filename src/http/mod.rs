@@ -31,7 +31,9 @@ pub fn app(state: AppState) -> Router {
         .with_state(state)
 }
 
-async fn health(axum::extract::State(state): axum::extract::State<AppState>) -> Json<serde_json::Value> {
+async fn health(
+    axum::extract::State(state): axum::extract::State<AppState>,
+) -> Json<serde_json::Value> {
     let snap = state.snapshot.current();
     Json(serde_json::json!({
         "status": "ok",
@@ -43,7 +45,9 @@ async fn health(axum::extract::State(state): axum::extract::State<AppState>) -> 
 
 /// Serves until Ctrl-C or SIGTERM, letting requests in flight finish.
 pub async fn serve(state: AppState, listener: tokio::net::TcpListener) -> std::io::Result<()> {
-    axum::serve(listener, app(state)).with_graceful_shutdown(shutdown_signal()).await
+    axum::serve(listener, app(state))
+        .with_graceful_shutdown(shutdown_signal())
+        .await
 }
 
 async fn shutdown_signal() {
@@ -52,7 +56,8 @@ async fn shutdown_signal() {
     };
     #[cfg(unix)]
     let term = async {
-        if let Ok(mut s) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+        if let Ok(mut s) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        {
             s.recv().await;
         }
     };

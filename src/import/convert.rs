@@ -10,7 +10,17 @@ use super::source::FieldPlan;
 use crate::domain::{wkb, Feature, GeomKind, Layer, Value};
 
 /// What to do with an invalid polygon.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Default,
+    clap::ValueEnum,
+    serde::Serialize,
+    serde::Deserialize,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum InvalidPolicy {
     /// Repair it with GEOS's MakeValid (structure method) and note what was wrong.
@@ -65,16 +75,6 @@ impl Problem {
     }
 }
 
-/// A converted feature and what was done to it on the way.
-pub struct Converted {
-    /// The feature.
-    pub feature: Feature,
-    /// Fields whose values changed representation.
-    pub converted: Vec<&'static str>,
-    /// Why the geometry needed repair, when it did.
-    pub repaired: Option<String>,
-}
-
 /// Reads a source value as a registry value (no type conversion yet).
 pub fn raw_value(v: Option<FieldValue>) -> Value {
     match v {
@@ -94,12 +94,20 @@ pub fn raw_value(v: Option<FieldValue>) -> Value {
 
 /// Converts attributes: the id, canonical values (coerced to their types) and extras.
 /// `raw` holds the source feature's values by source field index.
-pub fn convert_attributes(layer: Layer, plan: &FieldPlan, raw: &mut [Value]) -> Result<(Feature, Vec<&'static str>), Problem> {
+pub fn convert_attributes(
+    layer: Layer,
+    plan: &FieldPlan,
+    raw: &mut [Value],
+) -> Result<(Feature, Vec<&'static str>), Problem> {
     let mut converted = Vec::new();
     let mut values = Vec::with_capacity(layer.fields().len());
     for (spec, src) in layer.fields().iter().zip(&plan.fields) {
-        let v = src.map(|i| std::mem::replace(&mut raw[i], Value::Null)).unwrap_or(Value::Null);
-        let (v, changed) = v.coerce(spec.ty).map_err(|why| Problem::BadValue(spec.name, format!("field {}: {why}", spec.name)))?;
+        let v = src
+            .map(|i| std::mem::replace(&mut raw[i], Value::Null))
+            .unwrap_or(Value::Null);
+        let (v, changed) = v
+            .coerce(spec.ty)
+            .map_err(|why| Problem::BadValue(spec.name, format!("field {}: {why}", spec.name)))?;
         if spec.required && v.is_null() {
             return Err(Problem::MissingRequired(spec.name));
         }
@@ -109,7 +117,9 @@ pub fn convert_attributes(layer: Layer, plan: &FieldPlan, raw: &mut [Value]) -> 
         values.push(v);
     }
     let id = match plan.id {
-        Some(i) => match std::mem::replace(&mut raw[i], Value::Null).coerce(crate::domain::FieldType::Text) {
+        Some(i) => match std::mem::replace(&mut raw[i], Value::Null)
+            .coerce(crate::domain::FieldType::Text)
+        {
             Ok((Value::Text(s), _)) if !s.trim().is_empty() => s.trim().to_string(),
             _ => return Err(Problem::MissingId),
         },
@@ -119,7 +129,12 @@ pub fn convert_attributes(layer: Layer, plan: &FieldPlan, raw: &mut [Value]) -> 
                 .derived_id_from()
                 .unwrap_or(&[])
                 .iter()
-                .map(|f| layer.field_index(f).map(|i| values[i].to_string()).unwrap_or_default())
+                .map(|f| {
+                    layer
+                        .field_index(f)
+                        .map(|i| values[i].to_string())
+                        .unwrap_or_default()
+                })
                 .collect();
             parts.join(":")
         }
@@ -131,7 +146,15 @@ pub fn convert_attributes(layer: Layer, plan: &FieldPlan, raw: &mut [Value]) -> 
             extra.insert(name.clone(), v.to_json());
         }
     }
-    Ok((Feature { id, values, extra, geom: None }, converted))
+    Ok((
+        Feature {
+            id,
+            values,
+            extra,
+            geom: None,
+        },
+        converted,
+    ))
 }
 
 /// Transforms, decodes, checks and (by policy) repairs a source geometry.
@@ -152,12 +175,18 @@ pub fn convert_geometry(
         Some(g) => g,
     };
     if ogr.is_empty() {
-        return if layer.geometry_optional() { Ok((None, None)) } else { Err(Problem::EmptyGeometry) };
+        return if layer.geometry_optional() {
+            Ok((None, None))
+        } else {
+            Err(Problem::EmptyGeometry)
+        };
     }
     let transformed;
     let ogr = match ct {
         Some(ct) => {
-            transformed = ogr.transform(ct).map_err(|e| Problem::Transform(e.to_string()))?;
+            transformed = ogr
+                .transform(ct)
+                .map_err(|e| Problem::Transform(e.to_string()))?;
             &transformed
         }
         None => ogr,
@@ -168,7 +197,9 @@ pub fn convert_geometry(
         // Curves and other types the WKB reader does not take: let GDAL linearise them.
         Err(wkb::WkbError::Type(_)) => {
             let lin = linearise(ogr)?;
-            wkb::read_wkb(&lin).map_err(|e| Problem::Invalid(e.to_string()))?.0
+            wkb::read_wkb(&lin)
+                .map_err(|e| Problem::Invalid(e.to_string()))?
+                .0
         }
         Err(e) => return Err(Problem::Invalid(e.to_string())),
     };
@@ -179,7 +210,8 @@ pub fn convert_geometry(
     // geo names what is wrong; GEOS (through OGR) is the reference GIS tools agree on,
     // and also catches rings that touch themselves at a point.
     let invalidity = first_invalidity(&geom).or_else(|| {
-        (is_areal(&geom) && !ogr.is_valid()).then(|| "ring self-intersection (a ring touches itself; found by GEOS)".to_string())
+        (is_areal(&geom) && !ogr.is_valid())
+            .then(|| "ring self-intersection (a ring touches itself; found by GEOS)".to_string())
     });
     match invalidity {
         None => Ok((Some(geom), None)),
@@ -189,12 +221,20 @@ pub fn convert_geometry(
                 .make_valid(&CslStringList::new())
                 .map_err(|e| Problem::Invalid(format!("{why}; repair failed: {e}")))?;
             let bytes = fixed.wkb().map_err(|e| Problem::Invalid(e.to_string()))?;
-            let g = wkb::read_wkb(&bytes).map_err(|e| Problem::Invalid(e.to_string()))?.0;
-            let g = fit_kind(kind, keep_dimension(kind, g)).map_err(|_| Problem::Invalid(format!("{why}; the repair left no {}", kind.ogc_name())))?;
+            let g = wkb::read_wkb(&bytes)
+                .map_err(|e| Problem::Invalid(e.to_string()))?
+                .0;
+            let g = fit_kind(kind, keep_dimension(kind, g)).map_err(|_| {
+                Problem::Invalid(format!("{why}; the repair left no {}", kind.ogc_name()))
+            })?;
             match first_invalidity(&g) {
                 None if fixed.is_valid() => Ok((Some(g), Some(why))),
-                None => Err(Problem::Invalid(format!("{why}; still invalid after repair"))),
-                Some(still) => Err(Problem::Invalid(format!("{why}; still invalid after repair: {still}"))),
+                None => Err(Problem::Invalid(format!(
+                    "{why}; still invalid after repair"
+                ))),
+                Some(still) => Err(Problem::Invalid(format!(
+                    "{why}; still invalid after repair: {still}"
+                ))),
             }
         }
     }
@@ -205,14 +245,19 @@ fn linearise(g: &OgrGeometry) -> Result<Vec<u8>, Problem> {
     unsafe {
         let h = gdal_sys::OGR_G_GetLinearGeometry(g.c_geometry(), 0.0, std::ptr::null_mut());
         if h.is_null() {
-            return Err(Problem::WrongType("a curve that GDAL cannot linearise".into()));
+            return Err(Problem::WrongType(
+                "a curve that GDAL cannot linearise".into(),
+            ));
         }
         let n = gdal_sys::OGR_G_WkbSize(h) as usize;
         let mut buf = vec![0u8; n];
-        let rv = gdal_sys::OGR_G_ExportToIsoWkb(h, gdal_sys::OGRwkbByteOrder::wkbNDR, buf.as_mut_ptr());
+        let rv =
+            gdal_sys::OGR_G_ExportToIsoWkb(h, gdal_sys::OGRwkbByteOrder::wkbNDR, buf.as_mut_ptr());
         gdal_sys::OGR_G_DestroyGeometry(h);
         if rv != gdal_sys::OGRErr::OGRERR_NONE {
-            return Err(Problem::WrongType("a curve that GDAL cannot linearise".into()));
+            return Err(Problem::WrongType(
+                "a curve that GDAL cannot linearise".into(),
+            ));
         }
         Ok(buf)
     }
@@ -242,15 +287,14 @@ fn is_areal(g: &Geometry<f64>) -> bool {
 fn keep_dimension(kind: GeomKind, g: Geometry<f64>) -> Geometry<f64> {
     match (kind, g) {
         (GeomKind::Polygon | GeomKind::Any, Geometry::GeometryCollection(gc)) => {
-            let polys: Vec<Polygon<f64>> = gc
-                .0
-                .into_iter()
-                .flat_map(|g| match g {
-                    Geometry::Polygon(p) => vec![p],
-                    Geometry::MultiPolygon(m) => m.0,
-                    _ => vec![],
-                })
-                .collect();
+            let polys: Vec<Polygon<f64>> =
+                gc.0.into_iter()
+                    .flat_map(|g| match g {
+                        Geometry::Polygon(p) => vec![p],
+                        Geometry::MultiPolygon(m) => m.0,
+                        _ => vec![],
+                    })
+                    .collect();
             Geometry::MultiPolygon(MultiPolygon(polys))
         }
         (_, g) => g,
@@ -262,12 +306,21 @@ fn keep_dimension(kind: GeomKind, g: Geometry<f64>) -> Geometry<f64> {
 /// is refused with a reason.
 fn fit_kind(kind: GeomKind, g: Geometry<f64>) -> Result<Geometry<f64>, Problem> {
     let name = geometry_name(&g);
-    let wrong = || Problem::WrongType(format!("geometry is {name}; the layer holds {}", kind.ogc_name().to_lowercase()));
+    let wrong = || {
+        Problem::WrongType(format!(
+            "geometry is {name}; the layer holds {}",
+            kind.ogc_name().to_lowercase()
+        ))
+    };
     match (kind, g) {
         (GeomKind::Any, g) => Ok(g),
         (GeomKind::Point, g @ Geometry::Point(_)) => Ok(g),
-        (GeomKind::Point, Geometry::MultiPoint(mp)) if mp.0.len() == 1 => Ok(Geometry::Point(mp.0[0])),
-        (GeomKind::Line, Geometry::LineString(l)) => Ok(Geometry::MultiLineString(MultiLineString(vec![l]))),
+        (GeomKind::Point, Geometry::MultiPoint(mp)) if mp.0.len() == 1 => {
+            Ok(Geometry::Point(mp.0[0]))
+        }
+        (GeomKind::Line, Geometry::LineString(l)) => {
+            Ok(Geometry::MultiLineString(MultiLineString(vec![l])))
+        }
         (GeomKind::Line, g @ Geometry::MultiLineString(_)) => Ok(g),
         (GeomKind::Line, Geometry::GeometryCollection(gc)) => {
             let mut lines: Vec<LineString<f64>> = Vec::new();
@@ -280,7 +333,9 @@ fn fit_kind(kind: GeomKind, g: Geometry<f64>) -> Result<Geometry<f64>, Problem> 
             }
             Ok(Geometry::MultiLineString(MultiLineString(lines)))
         }
-        (GeomKind::Polygon, Geometry::Polygon(p)) => Ok(Geometry::MultiPolygon(MultiPolygon(vec![p]))),
+        (GeomKind::Polygon, Geometry::Polygon(p)) => {
+            Ok(Geometry::MultiPolygon(MultiPolygon(vec![p])))
+        }
         (GeomKind::Polygon, g @ Geometry::MultiPolygon(_)) => Ok(g),
         (GeomKind::Polygon, Geometry::GeometryCollection(gc)) => {
             let mut polys = Vec::new();
@@ -321,36 +376,61 @@ mod tests {
     #[test]
     fn bow_tie_parcel_is_repaired_or_rejected_by_policy() {
         let bow = ogr("POLYGON((0 0,10 10,10 0,0 10,0 0))");
-        let (g, why) = convert_geometry(Layer::Parcels, Some(&bow), None, InvalidPolicy::Repair).unwrap();
+        let (g, why) =
+            convert_geometry(Layer::Parcels, Some(&bow), None, InvalidPolicy::Repair).unwrap();
         assert!(why.unwrap().contains("self-intersection"));
         match g.unwrap() {
             Geometry::MultiPolygon(m) => assert_eq!(m.0.len(), 2),
             other => panic!("{other:?}"),
         }
-        let e = convert_geometry(Layer::Parcels, Some(&bow), None, InvalidPolicy::Reject).unwrap_err();
+        let e =
+            convert_geometry(Layer::Parcels, Some(&bow), None, InvalidPolicy::Reject).unwrap_err();
         assert!(matches!(e, Problem::Invalid(_)));
     }
 
     #[test]
     fn points_layer_refuses_a_polygon_and_takes_a_single_multipoint() {
-        let e = convert_geometry(Layer::Outfalls, Some(&ogr("POLYGON((0 0,1 0,1 1,0 0))")), None, InvalidPolicy::Repair).unwrap_err();
+        let e = convert_geometry(
+            Layer::Outfalls,
+            Some(&ogr("POLYGON((0 0,1 0,1 1,0 0))")),
+            None,
+            InvalidPolicy::Repair,
+        )
+        .unwrap_err();
         assert_eq!(e.reason(), "geometry is Polygon; the layer holds point");
-        let (g, _) = convert_geometry(Layer::Outfalls, Some(&ogr("MULTIPOINT((3 4))")), None, InvalidPolicy::Repair).unwrap();
+        let (g, _) = convert_geometry(
+            Layer::Outfalls,
+            Some(&ogr("MULTIPOINT((3 4))")),
+            None,
+            InvalidPolicy::Repair,
+        )
+        .unwrap();
         assert_eq!(g, Some(Geometry::Point((3.0, 4.0).into())));
     }
 
     #[test]
     fn empty_and_missing_geometries_are_problems_unless_optional() {
         let empty = ogr("POINT EMPTY");
-        assert_eq!(convert_geometry(Layer::Manholes, Some(&empty), None, InvalidPolicy::Repair).unwrap_err(), Problem::EmptyGeometry);
-        assert_eq!(convert_geometry(Layer::Manholes, None, None, InvalidPolicy::Repair).unwrap_err(), Problem::MissingGeometry);
-        assert_eq!(convert_geometry(Layer::ConnectionRecords, None, None, InvalidPolicy::Repair).unwrap(), (None, None));
+        assert_eq!(
+            convert_geometry(Layer::Manholes, Some(&empty), None, InvalidPolicy::Repair)
+                .unwrap_err(),
+            Problem::EmptyGeometry
+        );
+        assert_eq!(
+            convert_geometry(Layer::Manholes, None, None, InvalidPolicy::Repair).unwrap_err(),
+            Problem::MissingGeometry
+        );
+        assert_eq!(
+            convert_geometry(Layer::ConnectionRecords, None, None, InvalidPolicy::Repair).unwrap(),
+            (None, None)
+        );
     }
 
     #[test]
     fn curves_are_linearised() {
         let arc = ogr("CIRCULARSTRING(0 0,1 1,2 0)");
-        let (g, _) = convert_geometry(Layer::Pipes, Some(&arc), None, InvalidPolicy::Repair).unwrap();
+        let (g, _) =
+            convert_geometry(Layer::Pipes, Some(&arc), None, InvalidPolicy::Repair).unwrap();
         match g.unwrap() {
             Geometry::MultiLineString(m) => assert!(m.0[0].0.len() > 3),
             other => panic!("{other:?}"),

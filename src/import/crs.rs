@@ -13,10 +13,11 @@ pub fn parse_epsg(s: &str) -> Result<i32> {
         .strip_prefix("EPSG:")
         .or_else(|| t.strip_prefix("epsg:"))
         .unwrap_or(t);
-    code.parse::<i32>()
-        .ok()
-        .filter(|c| *c > 0)
-        .ok_or_else(|| ImportError::Crs(format!("{s:?} is not a CRS; expected EPSG:<code>, e.g. EPSG:2260")))
+    code.parse::<i32>().ok().filter(|c| *c > 0).ok_or_else(|| {
+        ImportError::Crs(format!(
+            "{s:?} is not a CRS; expected EPSG:<code>, e.g. EPSG:2260"
+        ))
+    })
 }
 
 /// An SRS from an EPSG code, with longitude/easting first whatever the authority says.
@@ -38,21 +39,34 @@ pub fn registry_crs(code: i32) -> Result<(String, String, LengthUnit)> {
     }
     let factor = srs.linear_units();
     let unit = LengthUnit::from_metres_per_unit(factor).ok_or_else(|| {
-        ImportError::Crs(format!("EPSG:{code} has a linear unit of {factor} m, which the registry does not support"))
+        ImportError::Crs(format!(
+            "EPSG:{code} has a linear unit of {factor} m, which the registry does not support"
+        ))
     })?;
     let wkt = srs.to_wkt().map_err(|e| ImportError::Crs(e.to_string()))?;
-    Ok((srs.name().unwrap_or_else(|| format!("EPSG:{code}")), wkt, unit))
+    Ok((
+        srs.name().unwrap_or_else(|| format!("EPSG:{code}")),
+        wkt,
+        unit,
+    ))
 }
 
 /// The registry metadata for a jurisdiction and EPSG code.
 pub fn registry_meta(jurisdiction: &str, code: i32) -> Result<RegistryMeta> {
     let (crs_name, crs_wkt, linear_unit) = registry_crs(code)?;
-    Ok(RegistryMeta { jurisdiction: jurisdiction.to_string(), srid: code, crs_name, crs_wkt, linear_unit })
+    Ok(RegistryMeta {
+        jurisdiction: jurisdiction.to_string(),
+        srid: code,
+        crs_name,
+        crs_wkt,
+        linear_unit,
+    })
 }
 
 /// A transform between two SRSs, both in traditional GIS axis order.
 pub fn transform(from: &SpatialRef, to: &SpatialRef) -> Result<CoordTransform> {
-    CoordTransform::new(from, to).map_err(|e| ImportError::Crs(format!("no transformation between the CRSs: {e}")))
+    CoordTransform::new(from, to)
+        .map_err(|e| ImportError::Crs(format!("no transformation between the CRSs: {e}")))
 }
 
 /// A short human name for an SRS: `EPSG:2927 (NAD83(HARN) / Washington South (ftUS))`.
@@ -73,7 +87,9 @@ pub struct Reprojector {
 impl Reprojector {
     /// From EPSG code to EPSG code.
     pub fn new(from: i32, to: i32) -> Result<Self> {
-        Ok(Reprojector { ct: transform(&srs_from_epsg(from)?, &srs_from_epsg(to)?)? })
+        Ok(Reprojector {
+            ct: transform(&srs_from_epsg(from)?, &srs_from_epsg(to)?)?,
+        })
     }
 
     /// The geometry in the target CRS.

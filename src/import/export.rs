@@ -4,7 +4,9 @@ use std::path::Path;
 
 use chrono::{NaiveTime, TimeZone};
 use gdal::spatial_ref::SpatialRef;
-use gdal::vector::{FieldDefn, Geometry as OgrGeometry, LayerAccess, LayerOptions, OGRFieldType, OGRwkbGeometryType};
+use gdal::vector::{
+    FieldDefn, Geometry as OgrGeometry, LayerAccess, LayerOptions, OGRFieldType, OGRwkbGeometryType,
+};
 use gdal::DriverManager;
 
 use super::crs;
@@ -28,7 +30,11 @@ pub enum ExportFormat {
 impl ExportFormat {
     /// Picks the format from a file name's extension.
     pub fn from_path(path: &Path) -> Result<Self> {
-        let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
+        let ext = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .unwrap_or("")
+            .to_ascii_lowercase();
         match ext.as_str() {
             "gpkg" => Ok(ExportFormat::GeoPackage),
             "shp" => Ok(ExportFormat::Shapefile),
@@ -68,7 +74,11 @@ fn wkb_type(kind: GeomKind, features: &[Feature], path: &str) -> Result<OGRwkbGe
         GeomKind::Polygon => OGRwkbGeometryType::wkbMultiPolygon,
         GeomKind::None => OGRwkbGeometryType::wkbNone,
         GeomKind::Any => {
-            let mut names: Vec<&str> = features.iter().filter_map(|f| f.geom.as_ref()).map(super::geometry_name).collect();
+            let mut names: Vec<&str> = features
+                .iter()
+                .filter_map(|f| f.geom.as_ref())
+                .map(super::geometry_name)
+                .collect();
             names.sort();
             names.dedup();
             match names.as_slice() {
@@ -96,18 +106,26 @@ fn wkb_type(kind: GeomKind, features: &[Feature], path: &str) -> Result<OGRwkbGe
 pub fn export(layer: Layer, features: &[Feature], meta: &RegistryMeta, path: &Path) -> Result<u64> {
     let format = ExportFormat::from_path(path)?;
     let path_str = path.display().to_string();
-    let werr = |e: gdal::errors::GdalError| ImportError::Write { path: path_str.clone(), message: e.to_string() };
+    let werr = |e: gdal::errors::GdalError| ImportError::Write {
+        path: path_str.clone(),
+        message: e.to_string(),
+    };
     if path.exists() {
         let removed = match format {
-            ExportFormat::Shapefile => ["shp", "shx", "dbf", "prj", "cpg"]
-                .iter()
-                .try_for_each(|ext| match std::fs::remove_file(path.with_extension(ext)) {
-                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
-                    _ => Ok(()),
-                }),
+            ExportFormat::Shapefile => {
+                ["shp", "shx", "dbf", "prj", "cpg"]
+                    .iter()
+                    .try_for_each(|ext| match std::fs::remove_file(path.with_extension(ext)) {
+                        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+                        _ => Ok(()),
+                    })
+            }
             _ => std::fs::remove_file(path),
         };
-        removed.map_err(|e| ImportError::Write { path: path_str.clone(), message: e.to_string() })?;
+        removed.map_err(|e| ImportError::Write {
+            path: path_str.clone(),
+            message: e.to_string(),
+        })?;
     }
     let driver = DriverManager::get_driver_by_name(format.driver()).map_err(werr)?;
     let mut ds = driver.create_vector_only(path).map_err(werr)?;
@@ -125,7 +143,9 @@ pub fn export(layer: Layer, features: &[Feature], meta: &RegistryMeta, path: &Pa
     match format {
         // Ten decimals of a degree is about 0.01 mm: a round trip keeps positions far
         // inside the registry's 0.001-unit tolerance (RFC 7946's suggested 6 would not).
-        ExportFormat::GeoJson => options.extend(["RFC7946=YES", "COORDINATE_PRECISION=10", "WRITE_NAME=NO"]),
+        ExportFormat::GeoJson => {
+            options.extend(["RFC7946=YES", "COORDINATE_PRECISION=10", "WRITE_NAME=NO"])
+        }
         ExportFormat::Csv => options.push("GEOMETRY=AS_WKT"),
         ExportFormat::Shapefile => options.push("ENCODING=UTF-8"),
         ExportFormat::GeoPackage => options.push("FID=fid"),
@@ -145,11 +165,31 @@ pub fn export(layer: Layer, features: &[Feature], meta: &RegistryMeta, path: &Pa
     // drivers have no transactions.
     let written = if matches!(format, ExportFormat::GeoPackage) {
         let mut txn = ds.start_transaction().map_err(werr)?;
-        let n = write_features(&mut txn, layer, features, &extra_keys, geom_type, &out_srs, &options, ct.as_ref()).map_err(werr)?;
+        let n = write_features(
+            &mut txn,
+            layer,
+            features,
+            &extra_keys,
+            geom_type,
+            &out_srs,
+            &options,
+            ct.as_ref(),
+        )
+        .map_err(werr)?;
         txn.commit().map_err(werr)?;
         n
     } else {
-        write_features(&mut ds, layer, features, &extra_keys, geom_type, &out_srs, &options, ct.as_ref()).map_err(werr)?
+        write_features(
+            &mut ds,
+            layer,
+            features,
+            &extra_keys,
+            geom_type,
+            &out_srs,
+            &options,
+            ct.as_ref(),
+        )
+        .map_err(werr)?
     };
     Ok(written)
 }
@@ -165,13 +205,12 @@ fn write_features(
     options: &[&str],
     ct: Option<&gdal::spatial_ref::CoordTransform>,
 ) -> gdal::errors::Result<u64> {
-    let lyr = ds
-        .create_layer(LayerOptions {
-            name: layer.name(),
-            srs: (geom_type != OGRwkbGeometryType::wkbNone).then_some(out_srs),
-            ty: geom_type,
-            options: Some(options),
-        })?;
+    let lyr = ds.create_layer(LayerOptions {
+        name: layer.name(),
+        srs: (geom_type != OGRwkbGeometryType::wkbNone).then_some(out_srs),
+        ty: geom_type,
+        options: Some(options),
+    })?;
     FieldDefn::new(layer.id_field(), OGRFieldType::OFTString)?.add_to_layer(&lyr)?;
     for spec in layer.fields() {
         FieldDefn::new(spec.name, ogr_type(spec.ty))?.add_to_layer(&lyr)?;

@@ -82,7 +82,9 @@ impl ImportOptions {
 
 /// The user running the command, for the audit log.
 pub fn default_actor() -> String {
-    std::env::var("USER").or_else(|_| std::env::var("LOGNAME")).unwrap_or_else(|_| "cli".into())
+    std::env::var("USER")
+        .or_else(|_| std::env::var("LOGNAME"))
+        .unwrap_or_else(|_| "cli".into())
 }
 
 /// Imports a file into a layer of a registry and returns the quality report. Either every
@@ -109,7 +111,11 @@ pub async fn import(store: Arc<dyn Store>, opts: ImportOptions) -> Result<Import
         layer: opts.layer,
         mode: opts.mode,
         actor: opts.actor.clone(),
-        source: opts.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+        source: opts
+            .path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default(),
     };
     let dry_run = opts.dry_run;
     let reader = tokio::task::spawn_blocking(move || {
@@ -119,7 +125,9 @@ pub async fn import(store: Arc<dyn Store>, opts: ImportOptions) -> Result<Import
             Ok(report) => {
                 if let Some(tx) = sink {
                     let report_json = serde_json::to_value(report).unwrap_or_default();
-                    let _ = tx.blocking_send(WriteMsg::Commit { report: report_json });
+                    let _ = tx.blocking_send(WriteMsg::Commit {
+                        report: report_json,
+                    });
                 }
             }
             Err(e) => {
@@ -167,7 +175,9 @@ fn read_source(
 
     let source_srs_override = opts.s_srs.map(crs::srs_from_epsg).transpose()?;
     let csv = if source::is_csv(&opts.path) {
-        let planar = source_srs_override.as_ref().is_some_and(|s| s.is_projected());
+        let planar = source_srs_override
+            .as_ref()
+            .is_some_and(|s| s.is_projected());
         source::csv_geometry(&opts.path, planar)?
     } else {
         CsvGeometry::None
@@ -180,7 +190,8 @@ fn read_source(
     // The source CRS: --s-srs, else the file's, else (CSV lon/lat only) WGS 84.
     let target = crs::srs_from_epsg(target_srid)?;
     report.target_crs = crs::describe(&target);
-    let has_geometry = src.defn().geom_fields().count() > 0 && layer.geom_kind() != crate::domain::GeomKind::None;
+    let has_geometry =
+        src.defn().geom_fields().count() > 0 && layer.geom_kind() != crate::domain::GeomKind::None;
     let source_srs = match (source_srs_override, src.spatial_ref()) {
         (Some(s), file) => {
             if let Some(f) = file {
@@ -247,9 +258,10 @@ fn read_source(
             raw.push(v);
         }
         let outcome = convert::convert_attributes(layer, &plan, &mut raw).and_then(|(f, conv)| {
-            let (geom, repaired) = convert::convert_geometry(layer, feature.geometry(), ct.as_ref(), opts.invalid)
-                .map_err(|p| (p, Some(f.id.clone())))
-                .map_err(|(p, _)| p)?;
+            let (geom, repaired) =
+                convert::convert_geometry(layer, feature.geometry(), ct.as_ref(), opts.invalid)
+                    .map_err(|p| (p, Some(f.id.clone())))
+                    .map_err(|(p, _)| p)?;
             Ok((Feature { geom, ..f }, conv, repaired))
         });
         let (f, conv, repaired) = match outcome {
@@ -264,7 +276,10 @@ fn read_source(
         };
         if let Some(first) = seen.get(&f.id) {
             report.problems.duplicate_id += 1;
-            let why = format!("duplicate id {} (first at feature {first}); the first is kept", f.id);
+            let why = format!(
+                "duplicate id {} (first at feature {first}); the first is kept",
+                f.id
+            );
             report.reject(fid, Some(&f.id), Some(layer.id_field()), why);
             progress.tick(report.read);
             continue;
@@ -274,7 +289,12 @@ fn read_source(
             *report.converted.entry(c.to_string()).or_default() += 1;
         }
         if let Some(why) = repaired {
-            report.repaired.push(FeatureNote { feature: fid, id: Some(f.id.clone()), field: None, reason: why });
+            report.repaired.push(FeatureNote {
+                feature: fid,
+                id: Some(f.id.clone()),
+                field: None,
+                reason: why,
+            });
         }
         if !boundary.is_empty() {
             if let Some(g) = &f.geom {
@@ -303,14 +323,19 @@ fn read_source(
     }
     progress.finish(report.read);
     if report.problems.invalid_geometry == 0 && !report.repaired.is_empty() {
-        report.warnings.push(format!("{} invalid geometries were repaired (use --invalid reject to refuse them)", report.repaired.len()));
+        report.warnings.push(format!(
+            "{} invalid geometries were repaired (use --invalid reject to refuse them)",
+            report.repaired.len()
+        ));
     }
     Ok(report)
 }
 
 fn feature_id_guess(feature: &gdal::vector::Feature, idx: Option<usize>) -> Option<String> {
     let v = convert::raw_value(feature.field(idx?).ok().flatten());
-    (!v.is_null()).then(|| v.to_string()).filter(|s| !s.trim().is_empty())
+    (!v.is_null())
+        .then(|| v.to_string())
+        .filter(|s| !s.trim().is_empty())
 }
 
 fn count_problem(c: &mut ProblemCounts, p: &Problem) {
@@ -326,9 +351,18 @@ fn count_problem(c: &mut ProblemCounts, p: &Problem) {
     }
 }
 
-fn inside_any(g: &Geometry<f64>, boundary: &[MultiPolygon<f64>], boxes: &[geo_types::Rect<f64>]) -> bool {
-    let Some(r) = g.bounding_rect() else { return true };
-    boundary.iter().zip(boxes).any(|(b, bb)| bb.intersects(&r) && b.intersects(g))
+fn inside_any(
+    g: &Geometry<f64>,
+    boundary: &[MultiPolygon<f64>],
+    boxes: &[geo_types::Rect<f64>],
+) -> bool {
+    let Some(r) = g.bounding_rect() else {
+        return true;
+    };
+    boundary
+        .iter()
+        .zip(boxes)
+        .any(|(b, bb)| bb.intersects(&r) && b.intersects(g))
 }
 
 /// A progress bar that appears only on a terminal and only once an import has run for a
@@ -347,9 +381,11 @@ impl Progress {
         let bar = tty.then(|| {
             let b = ProgressBar::with_draw_target(total, ProgressDrawTarget::hidden());
             b.set_style(
-                ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} features ({per_sec}, eta {eta})")
-                    .unwrap_or_else(|_| ProgressStyle::default_bar())
-                    .progress_chars("=> "),
+                ProgressStyle::with_template(
+                    "{msg} [{bar:40}] {pos}/{len} features ({per_sec}, eta {eta})",
+                )
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .progress_chars("=> "),
             );
             b.set_message(label.to_string());
             b

@@ -89,7 +89,13 @@ pub struct ImportReport {
 
 impl ImportReport {
     /// Records a rejected feature.
-    pub fn reject(&mut self, feature: u64, id: Option<&str>, field: Option<&str>, reason: impl Into<String>) {
+    pub fn reject(
+        &mut self,
+        feature: u64,
+        id: Option<&str>,
+        field: Option<&str>,
+        reason: impl Into<String>,
+    ) {
         self.rejected += 1;
         self.rejections.push(FeatureNote {
             feature,
@@ -102,20 +108,47 @@ impl ImportReport {
 
 impl fmt::Display for ImportReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "import {} <- {} (layer {})", self.layer, self.source, self.source_layer)?;
+        writeln!(
+            f,
+            "import {} <- {} (layer {})",
+            self.layer, self.source, self.source_layer
+        )?;
         writeln!(
             f,
             "  CRS        {} -> {}",
             self.source_crs.as_deref().unwrap_or("none"),
             self.target_crs
         )?;
-        let map: Vec<String> = self.field_map.iter().map(|(k, v)| if k == v { k.clone() } else { format!("{k}={v}") }).collect();
+        let map: Vec<String> = self
+            .field_map
+            .iter()
+            .map(|(k, v)| {
+                if k == v {
+                    k.clone()
+                } else {
+                    format!("{k}={v}")
+                }
+            })
+            .collect();
         writeln!(f, "  fields     {}", map.join(", "))?;
         if !self.extra_fields.is_empty() {
-            writeln!(f, "  kept as extra attributes: {}", self.extra_fields.join(", "))?;
+            writeln!(
+                f,
+                "  kept as extra attributes: {}",
+                self.extra_fields.join(", ")
+            )?;
         }
         writeln!(f, "  read       {}", self.read)?;
-        writeln!(f, "  imported   {}{}", self.imported, if self.dry_run { " (dry run: nothing written)" } else { "" })?;
+        writeln!(
+            f,
+            "  imported   {}{}",
+            self.imported,
+            if self.dry_run {
+                " (dry run: nothing written)"
+            } else {
+                ""
+            }
+        )?;
         writeln!(f, "  rejected   {}", self.rejected)?;
         let p = &self.problems;
         for (name, n) in [
@@ -138,7 +171,11 @@ impl fmt::Display for ImportReport {
             writeln!(f, "  converted  {field}: {n} values")?;
         }
         if !self.outside_boundary.is_empty() {
-            writeln!(f, "  outside the jurisdiction's boundary: {}", self.outside_boundary.len())?;
+            writeln!(
+                f,
+                "  outside the jurisdiction's boundary: {}",
+                self.outside_boundary.len()
+            )?;
         }
         if let Some(w) = &self.written {
             writeln!(
@@ -153,12 +190,27 @@ impl fmt::Display for ImportReport {
         const SHOW: usize = 50;
         for (title, notes) in [("rejected", &self.rejections), ("repaired", &self.repaired)] {
             for n in notes.iter().take(SHOW) {
-                let id = n.id.as_deref().map(|i| format!(" id {i}")).unwrap_or_default();
-                let field = n.field.as_deref().map(|i| format!(" field {i}:")).unwrap_or_default();
-                writeln!(f, "  {title}: feature {}{id}:{field} {}", n.feature, n.reason)?;
+                let id =
+                    n.id.as_deref()
+                        .map(|i| format!(" id {i}"))
+                        .unwrap_or_default();
+                let field = n
+                    .field
+                    .as_deref()
+                    .map(|i| format!(" field {i}:"))
+                    .unwrap_or_default();
+                writeln!(
+                    f,
+                    "  {title}: feature {}{id}:{field} {}",
+                    n.feature, n.reason
+                )?;
             }
             if notes.len() > SHOW {
-                writeln!(f, "  ... and {} more {title} (use --format json for all)", notes.len() - SHOW)?;
+                writeln!(
+                    f,
+                    "  ... and {} more {title} (use --format json for all)",
+                    notes.len() - SHOW
+                )?;
             }
         }
         writeln!(f, "  took {:.2} s", self.seconds)

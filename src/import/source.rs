@@ -9,7 +9,14 @@ use super::error::{ImportError, Result};
 use crate::domain::Layer;
 
 /// Column names read as longitude / latitude in a CSV.
-const LON_NAMES: &[&str] = &["lon", "long", "longitude", "lng", "x_wgs84", "point_x_wgs84"];
+const LON_NAMES: &[&str] = &[
+    "lon",
+    "long",
+    "longitude",
+    "lng",
+    "x_wgs84",
+    "point_x_wgs84",
+];
 const LAT_NAMES: &[&str] = &["lat", "latitude", "y_wgs84", "point_y_wgs84"];
 /// Column names read as planar x / y in a CSV.
 const X_NAMES: &[&str] = &["x", "x_coord", "xcoord", "point_x", "easting", "east"];
@@ -29,18 +36,28 @@ pub enum CsvGeometry {
 /// Finds coordinate columns in a CSV header (a UTF-8 byte-order mark is skipped).
 pub fn csv_geometry(path: &Path, prefer_planar: bool) -> Result<CsvGeometry> {
     use std::io::BufRead;
-    let file = std::fs::File::open(path).map_err(|e| ImportError::Open { path: path.display().to_string(), message: e.to_string() })?;
+    let file = std::fs::File::open(path).map_err(|e| ImportError::Open {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    })?;
     let mut line = String::new();
     std::io::BufReader::new(file)
         .read_line(&mut line)
-        .map_err(|e| ImportError::Open { path: path.display().to_string(), message: e.to_string() })?;
+        .map_err(|e| ImportError::Open {
+            path: path.display().to_string(),
+            message: e.to_string(),
+        })?;
     let header = line.trim_start_matches('\u{feff}');
     let cols: Vec<String> = header
         .trim_end()
         .split(',')
         .map(|c| c.trim().trim_matches('"').to_string())
         .collect();
-    let find = |names: &[&str]| cols.iter().find(|c| names.contains(&c.to_ascii_lowercase().as_str())).cloned();
+    let find = |names: &[&str]| {
+        cols.iter()
+            .find(|c| names.contains(&c.to_ascii_lowercase().as_str()))
+            .cloned()
+    };
     let lonlat = find(LON_NAMES).zip(find(LAT_NAMES));
     let xy = find(X_NAMES).zip(find(Y_NAMES));
     Ok(match (lonlat, xy, prefer_planar) {
@@ -53,7 +70,9 @@ pub fn csv_geometry(path: &Path, prefer_planar: bool) -> Result<CsvGeometry> {
 
 /// Whether a path names a CSV file.
 pub fn is_csv(path: &Path) -> bool {
-    path.extension().and_then(|e| e.to_str()).is_some_and(|e| e.eq_ignore_ascii_case("csv"))
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("csv"))
 }
 
 /// Opens a vector source. Zip files are read through GDAL's `/vsizip/`; CSVs get their
@@ -61,10 +80,20 @@ pub fn is_csv(path: &Path) -> bool {
 pub fn open(path: &Path, csv: &CsvGeometry) -> Result<Dataset> {
     let display = path.display().to_string();
     if !path.exists() {
-        return Err(ImportError::Open { path: display, message: "no such file".into() });
+        return Err(ImportError::Open {
+            path: display,
+            message: "no such file".into(),
+        });
     }
-    let is_zip = path.extension().and_then(|e| e.to_str()).is_some_and(|e| e.eq_ignore_ascii_case("zip"));
-    let gdal_path = if is_zip { format!("/vsizip/{}", path.display()) } else { display.clone() };
+    let is_zip = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("zip"));
+    let gdal_path = if is_zip {
+        format!("/vsizip/{}", path.display())
+    } else {
+        display.clone()
+    };
     let mut opts: Vec<String> = Vec::new();
     if is_csv(path) {
         // Keep every value as text: the importer converts with its own rules and reports
@@ -86,24 +115,50 @@ pub fn open(path: &Path, csv: &CsvGeometry) -> Result<Dataset> {
             ..Default::default()
         },
     )
-    .map_err(|e| ImportError::Open { path: display, message: e.to_string() })
+    .map_err(|e| ImportError::Open {
+        path: display,
+        message: e.to_string(),
+    })
 }
 
 /// Picks the source layer: the one named, the only one, or the one named like the target.
-pub fn pick_layer<'d>(ds: &'d Dataset, path: &str, wanted: Option<&str>, target: Layer) -> Result<gdal::vector::Layer<'d>> {
+pub fn pick_layer<'d>(
+    ds: &'d Dataset,
+    path: &str,
+    wanted: Option<&str>,
+    target: Layer,
+) -> Result<gdal::vector::Layer<'d>> {
     let names: Vec<String> = ds.layers().map(|l| l.name()).collect();
     let list = names.join(", ");
     if let Some(w) = wanted {
-        return ds
-            .layer_by_name(w)
-            .map_err(|_| ImportError::NoSuchLayer { path: path.into(), name: w.into(), names: list });
+        return ds.layer_by_name(w).map_err(|_| ImportError::NoSuchLayer {
+            path: path.into(),
+            name: w.into(),
+            names: list,
+        });
     }
     match names.len() {
-        0 => Err(ImportError::Open { path: path.into(), message: "the file holds no vector layer".into() }),
-        1 => ds.layer(0).map_err(|e| ImportError::Open { path: path.into(), message: e.to_string() }),
-        n => match names.iter().position(|x| x.eq_ignore_ascii_case(target.name())) {
-            Some(i) => ds.layer(i).map_err(|e| ImportError::Open { path: path.into(), message: e.to_string() }),
-            None => Err(ImportError::WhichLayer { path: path.into(), count: n, names: list }),
+        0 => Err(ImportError::Open {
+            path: path.into(),
+            message: "the file holds no vector layer".into(),
+        }),
+        1 => ds.layer(0).map_err(|e| ImportError::Open {
+            path: path.into(),
+            message: e.to_string(),
+        }),
+        n => match names
+            .iter()
+            .position(|x| x.eq_ignore_ascii_case(target.name()))
+        {
+            Some(i) => ds.layer(i).map_err(|e| ImportError::Open {
+                path: path.into(),
+                message: e.to_string(),
+            }),
+            None => Err(ImportError::WhichLayer {
+                path: path.into(),
+                count: n,
+                names: list,
+            }),
         },
     }
 }
@@ -124,8 +179,13 @@ pub struct FieldPlan {
 /// Parses one `--map canonical=source` argument.
 pub fn parse_map(arg: &str) -> Result<(String, String)> {
     match arg.split_once('=') {
-        Some((c, s)) if !c.trim().is_empty() && !s.trim().is_empty() => Ok((c.trim().to_string(), s.trim().to_string())),
-        _ => Err(ImportError::Map { arg: arg.into(), message: "expected canonical=source, e.g. --map asset_id=FACILITYID".into() }),
+        Some((c, s)) if !c.trim().is_empty() && !s.trim().is_empty() => {
+            Ok((c.trim().to_string(), s.trim().to_string()))
+        }
+        _ => Err(ImportError::Map {
+            arg: arg.into(),
+            message: "expected canonical=source, e.g. --map asset_id=FACILITYID".into(),
+        }),
     }
 }
 
@@ -139,17 +199,32 @@ pub fn plan_fields(
     path: &str,
     src_layer: &str,
 ) -> Result<FieldPlan> {
-    let canon: Vec<&str> = std::iter::once(layer.id_field()).chain(layer.fields().iter().map(|f| f.name)).collect();
-    let find = |name: &str| source_fields.iter().position(|s| s.eq_ignore_ascii_case(name));
+    let canon: Vec<&str> = std::iter::once(layer.id_field())
+        .chain(layer.fields().iter().map(|f| f.name))
+        .collect();
+    let find = |name: &str| {
+        source_fields
+            .iter()
+            .position(|s| s.eq_ignore_ascii_case(name))
+    };
     let mut chosen: Vec<Option<usize>> = vec![None; canon.len()];
     for (c, s) in maps {
-        let ci = canon.iter().position(|x| x == c).ok_or_else(|| ImportError::Map {
-            arg: format!("{c}={s}"),
-            message: format!("{layer} has no field {c:?}; its fields are: {}", canon.join(", ")),
-        })?;
+        let ci = canon
+            .iter()
+            .position(|x| x == c)
+            .ok_or_else(|| ImportError::Map {
+                arg: format!("{c}={s}"),
+                message: format!(
+                    "{layer} has no field {c:?}; its fields are: {}",
+                    canon.join(", ")
+                ),
+            })?;
         let si = find(s).ok_or_else(|| ImportError::Map {
             arg: format!("{c}={s}"),
-            message: format!("{path} (layer {src_layer}) has no field {s:?}; its fields are: {}", source_fields.join(", ")),
+            message: format!(
+                "{path} (layer {src_layer}) has no field {s:?}; its fields are: {}",
+                source_fields.join(", ")
+            ),
         })?;
         chosen[ci] = Some(si);
     }
@@ -179,7 +254,12 @@ pub fn plan_fields(
         .zip(&chosen)
         .filter_map(|(c, s)| s.map(|si| (c.to_string(), source_fields[si].clone())))
         .collect();
-    let plan = FieldPlan { id: chosen[0], fields: chosen[1..].to_vec(), extra, described };
+    let plan = FieldPlan {
+        id: chosen[0],
+        fields: chosen[1..].to_vec(),
+        extra,
+        described,
+    };
     let missing = |field: &str| ImportError::MissingField {
         path: path.into(),
         src_layer: src_layer.into(),
@@ -225,22 +305,40 @@ mod tests {
         assert_eq!(plan.extra, vec![(1, "DISCHRGTYPE".to_string())]);
 
         let bad = vec![("asset_id".to_string(), "NOPE".to_string())];
-        let e = plan_fields(Layer::Outfalls, &src, &bad, "f.geojson", "pts").unwrap_err().to_string();
+        let e = plan_fields(Layer::Outfalls, &src, &bad, "f.geojson", "pts")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("NOPE") && e.contains("ALTID"), "{e}");
         let bad = vec![("colour".to_string(), "ALTID".to_string())];
-        let e = plan_fields(Layer::Outfalls, &src, &bad, "f", "f").unwrap_err().to_string();
+        let e = plan_fields(Layer::Outfalls, &src, &bad, "f", "f")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("outfalls has no field \"colour\""), "{e}");
     }
 
     #[test]
     fn missing_id_names_the_field_and_the_fix() {
-        let e = plan_fields(Layer::Parcels, &names(&["ML", "land_use"]), &[], "p.shp", "p").unwrap_err().to_string();
-        assert!(e.contains("parcels.parcel_id") && e.contains("--map parcel_id="), "{e}");
+        let e = plan_fields(
+            Layer::Parcels,
+            &names(&["ML", "land_use"]),
+            &[],
+            "p.shp",
+            "p",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("parcels.parcel_id") && e.contains("--map parcel_id="),
+            "{e}"
+        );
     }
 
     #[test]
     fn map_argument_must_have_both_sides() {
         assert!(parse_map("asset_id=").is_err());
-        assert_eq!(parse_map("asset_id = ALTID").unwrap(), ("asset_id".into(), "ALTID".into()));
+        assert_eq!(
+            parse_map("asset_id = ALTID").unwrap(),
+            ("asset_id".into(), "ALTID".into())
+        );
     }
 }

@@ -36,11 +36,22 @@ impl LayerIndex {
             .enumerate()
             .filter_map(|(i, f)| {
                 let r = wkb::bounding_rect(f.geom.as_ref()?)?;
-                Some(GeomWithData::new(Rectangle::from_corners([r.min().x, r.min().y], [r.max().x, r.max().y]), i))
+                Some(GeomWithData::new(
+                    Rectangle::from_corners([r.min().x, r.min().y], [r.max().x, r.max().y]),
+                    i,
+                ))
             })
             .collect();
-        let by_id = features.iter().enumerate().map(|(i, f)| (f.id.clone(), i)).collect();
-        LayerIndex { features, tree: RTree::bulk_load(entries), by_id }
+        let by_id = features
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (f.id.clone(), i))
+            .collect();
+        LayerIndex {
+            features,
+            tree: RTree::bulk_load(entries),
+            by_id,
+        }
     }
 
     /// A feature by id.
@@ -58,7 +69,6 @@ impl LayerIndex {
 
     /// The union of the features' envelopes, `[minx, miny, maxx, maxy]`.
     pub fn extent(&self) -> Option<[f64; 4]> {
-        use rstar::{Envelope as _, RTreeObject};
         if self.tree.size() == 0 {
             return None;
         }
@@ -90,9 +100,11 @@ impl Snapshot {
     pub async fn load(store: &dyn Store) -> Result<Self> {
         let meta = store.meta().await?;
         let layers = crate::store::load_all(store).await?;
-        Ok(tokio::task::spawn_blocking(move || Snapshot::from_features(meta, layers))
-            .await
-            .expect("indexing does not panic"))
+        Ok(
+            tokio::task::spawn_blocking(move || Snapshot::from_features(meta, layers))
+                .await
+                .expect("indexing does not panic"),
+        )
     }
 
     /// One layer.
@@ -116,7 +128,9 @@ pub struct SnapshotHandle {
 impl SnapshotHandle {
     /// Wraps a first snapshot.
     pub fn new(s: Snapshot) -> Self {
-        SnapshotHandle { inner: Arc::new(RwLock::new(Arc::new(s))) }
+        SnapshotHandle {
+            inner: Arc::new(RwLock::new(Arc::new(s))),
+        }
     }
 
     /// The current snapshot.

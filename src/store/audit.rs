@@ -32,7 +32,10 @@ pub fn feature_json(layer: Layer, f: &Feature) -> serde_json::Value {
     let geometry = f
         .geom
         .as_ref()
-        .map(|g| serde_json::to_value(geojson::Geometry::new(geojson::Value::from(g))).unwrap_or_default())
+        .map(|g| {
+            serde_json::to_value(geojson::Geometry::new(geojson::GeometryValue::from(g)))
+                .unwrap_or_default()
+        })
         .unwrap_or(serde_json::Value::Null);
     serde_json::json!({
         "type": "Feature",

@@ -40,7 +40,11 @@ pub fn sqlite_layer_table(layer: Layer) -> String {
     }
     cols.push("  extra TEXT".into());
     cols.push("  import_id INTEGER".into());
-    format!("CREATE TABLE {} (\n{}\n);\n", layer.name(), cols.join(",\n"))
+    format!(
+        "CREATE TABLE {} (\n{}\n);\n",
+        layer.name(),
+        cols.join(",\n")
+    )
 }
 
 /// `CREATE TABLE` and its indexes for a layer in PostGIS. The geometry column's SRID is
@@ -57,7 +61,11 @@ pub fn postgres_layer_table(layer: Layer) -> String {
     }
     cols.push("  extra JSONB".into());
     cols.push("  import_id BIGINT".into());
-    let mut sql = format!("CREATE TABLE {} (\n{}\n);\n", layer.name(), cols.join(",\n"));
+    let mut sql = format!(
+        "CREATE TABLE {} (\n{}\n);\n",
+        layer.name(),
+        cols.join(",\n")
+    );
     if kind != GeomKind::None {
         sql.push_str(&format!(
             "CREATE INDEX {0}_geom_gist ON {0} USING GIST (geom);\n",

@@ -6,7 +6,9 @@ use crate::domain::Layer;
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     /// The store URL is neither `sqlite://...` nor `postgres://...`.
-    #[error("store URL {0:?} is not understood: expected sqlite://FILE.gpkg or postgres://USER@HOST/DB")]
+    #[error(
+        "store URL {0:?} is not understood: expected sqlite://FILE.gpkg or postgres://USER@HOST/DB"
+    )]
     Url(String),
     /// A registry was opened that was never created with `ms4 init`.
     #[error("{0} holds no registry: run `ms4 init --jurisdiction <id> --crs EPSG:<code>` first")]

@@ -9,9 +9,9 @@
 mod audit;
 pub mod ddl;
 mod error;
-mod write;
 pub mod postgis;
 pub mod sqlite;
+mod write;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -208,10 +208,16 @@ fn meta_rows(meta: &RegistryMeta) -> Vec<(&'static str, String)> {
 }
 
 fn meta_from_rows(rows: HashMap<String, String>, url: &str) -> Result<RegistryMeta> {
-    let get = |k: &str| rows.get(k).cloned().ok_or_else(|| StoreError::NotInitialised(url.into()));
+    let get = |k: &str| {
+        rows.get(k)
+            .cloned()
+            .ok_or_else(|| StoreError::NotInitialised(url.into()))
+    };
     Ok(RegistryMeta {
         jurisdiction: get("jurisdiction")?,
-        srid: get("srid")?.parse().map_err(|_| StoreError::NotInitialised(url.into()))?,
+        srid: get("srid")?
+            .parse()
+            .map_err(|_| StoreError::NotInitialised(url.into()))?,
         crs_name: get("crs_name")?,
         crs_wkt: get("crs_wkt")?,
         linear_unit: serde_json::from_value(serde_json::Value::String(get("linear_unit")?))

@@ -35,7 +35,10 @@ impl PostgisStore {
     /// Opens an existing registry database.
     #[instrument(skip_all, err)]
     pub async fn open(url: &str) -> Result<Self> {
-        let store = PostgisStore { pool: Self::pool(url).await?, url: url.to_string() };
+        let store = PostgisStore {
+            pool: Self::pool(url).await?,
+            url: url.to_string(),
+        };
         store.meta().await?;
         Ok(store)
     }
@@ -49,8 +52,15 @@ impl PostgisStore {
             .fetch_one(&pool)
             .await?;
         if exists.is_some() {
-            let store = PostgisStore { pool, url: url.to_string() };
-            let j = store.meta().await.map(|m| m.jurisdiction).unwrap_or_default();
+            let store = PostgisStore {
+                pool,
+                url: url.to_string(),
+            };
+            let j = store
+                .meta()
+                .await
+                .map(|m| m.jurisdiction)
+                .unwrap_or_default();
             return Err(StoreError::AlreadyInitialised(redact(url), j));
         }
         sqlx::migrate!("migrations/postgres").run(&pool).await?;
@@ -79,7 +89,10 @@ impl PostgisStore {
                 .await?;
         }
         tx.commit().await?;
-        Ok(PostgisStore { pool, url: url.to_string() })
+        Ok(PostgisStore {
+            pool,
+            url: url.to_string(),
+        })
     }
 
     /// The pool, for tests that compare the store's answers with SQL.
@@ -110,9 +123,12 @@ async fn ensure_database(url: &str) -> Result<()> {
         Err(sqlx::Error::Database(e)) if e.code().as_deref() == Some("3D000") => {
             let name = opts.get_database().unwrap_or("ms4").to_string();
             let mut admin = opts.clone().database("postgres").connect().await?;
-            sqlx::query(super::trusted(format!("CREATE DATABASE \"{}\"", name.replace('"', "\"\""))))
-                .execute(&mut admin)
-                .await?;
+            sqlx::query(super::trusted(format!(
+                "CREATE DATABASE \"{}\"",
+                name.replace('"', "\"\"")
+            )))
+            .execute(&mut admin)
+            .await?;
             admin.close().await?;
             Ok(())
         }
@@ -122,7 +138,11 @@ async fn ensure_database(url: &str) -> Result<()> {
 
 fn select_sql(layer: Layer) -> String {
     let mut cols = vec![
-        if layer.geom_kind() == GeomKind::None { "NULL::bytea".to_string() } else { "ST_AsEWKB(geom)".into() },
+        if layer.geom_kind() == GeomKind::None {
+            "NULL::bytea".to_string()
+        } else {
+            "ST_AsEWKB(geom)".into()
+        },
         layer.id_field().to_string(),
     ];
     for f in layer.fields() {
@@ -133,19 +153,27 @@ fn select_sql(layer: Layer) -> String {
         });
     }
     cols.push("extra::text".into());
-    format!("SELECT {} FROM {} ORDER BY {}", cols.join(", "), layer.name(), layer.id_field())
+    format!(
+        "SELECT {} FROM {} ORDER BY {}",
+        cols.join(", "),
+        layer.name(),
+        layer.id_field()
+    )
 }
 
 fn decode_row(layer: Layer, row: &PgRow) -> Result<Feature> {
     let id: String = row.try_get(1)?;
-    let geom = match row.try_get::<Option<Vec<u8>>, _>(0)? {
-        Some(blob) => Some(
-            wkb::read_wkb(&blob)
-                .map(|(g, _)| g)
-                .map_err(|source| StoreError::Geometry { layer, id: id.clone(), source })?,
-        ),
-        None => None,
-    };
+    let geom =
+        match row.try_get::<Option<Vec<u8>>, _>(0)? {
+            Some(blob) => Some(wkb::read_wkb(&blob).map(|(g, _)| g).map_err(|source| {
+                StoreError::Geometry {
+                    layer,
+                    id: id.clone(),
+                    source,
+                }
+            })?),
+            None => None,
+        };
     let mut values = Vec::with_capacity(layer.fields().len());
     for (i, spec) in layer.fields().iter().enumerate() {
         let col = i + 2;
@@ -172,7 +200,12 @@ fn decode_row(layer: Layer, row: &PgRow) -> Result<Feature> {
         })?,
         None => serde_json::Map::new(),
     };
-    Ok(Feature { id, values, extra, geom })
+    Ok(Feature {
+        id,
+        values,
+        extra,
+        geom,
+    })
 }
 
 #[async_trait]
@@ -190,15 +223,20 @@ impl Store for PostgisStore {
     }
 
     async fn count(&self, layer: Layer) -> Result<u64> {
-        let (n,): (i64,) = sqlx::query_as(super::trusted(format!("SELECT count(*) FROM {}", layer.name())))
-            .fetch_one(&self.pool)
-            .await?;
+        let (n,): (i64,) = sqlx::query_as(super::trusted(format!(
+            "SELECT count(*) FROM {}",
+            layer.name()
+        )))
+        .fetch_one(&self.pool)
+        .await?;
         Ok(n as u64)
     }
 
     #[instrument(skip(self), err)]
     async fn features(&self, layer: Layer) -> Result<Vec<Feature>> {
-        let rows = sqlx::query(super::trusted(select_sql(layer))).fetch_all(&self.pool).await?;
+        let rows = sqlx::query(super::trusted(select_sql(layer)))
+            .fetch_all(&self.pool)
+            .await?;
         rows.iter().map(|r| decode_row(layer, r)).collect()
     }
 
@@ -206,7 +244,15 @@ impl Store for PostgisStore {
     async fn write(&self, req: WriteRequest, rx: mpsc::Receiver<WriteMsg>) -> Result<WriteSummary> {
         let tx = self.pool.begin().await?;
         let meta = self.meta().await?;
-        write::run(Box::new(PgTx { tx, srid: meta.srid }), req, rx).await
+        write::run(
+            Box::new(PgTx {
+                tx,
+                srid: meta.srid,
+            }),
+            req,
+            rx,
+        )
+        .await
     }
 
     async fn audit(&self, layer: Option<Layer>, limit: i64) -> Result<Vec<AuditEntry>> {
@@ -222,7 +268,8 @@ impl Store for PostgisStore {
         rows.iter()
             .map(|r| {
                 let json = |i: usize| -> Result<Option<serde_json::Value>> {
-                    Ok(r.try_get::<Option<String>, _>(i)?.and_then(|s| serde_json::from_str(&s).ok()))
+                    Ok(r.try_get::<Option<String>, _>(i)?
+                        .and_then(|s| serde_json::from_str(&s).ok()))
                 };
                 Ok(AuditEntry {
                     audit_id: r.try_get(0)?,
@@ -323,7 +370,9 @@ fn cast(ty: FieldType) -> &'static str {
 #[async_trait]
 impl WriteTx for PgTx {
     async fn existing(&mut self, layer: Layer) -> Result<Vec<Feature>> {
-        let rows = sqlx::query(super::trusted(select_sql(layer))).fetch_all(&mut *self.tx).await?;
+        let rows = sqlx::query(super::trusted(select_sql(layer)))
+            .fetch_all(&mut *self.tx)
+            .await?;
         rows.iter().map(|r| decode_row(layer, r)).collect()
     }
 
@@ -362,7 +411,10 @@ impl WriteTx for PgTx {
             if f.extra.is_empty() {
                 buf.push_str("\\N");
             } else {
-                copy_text(&mut buf, &serde_json::Value::Object(f.extra.clone()).to_string());
+                copy_text(
+                    &mut buf,
+                    &serde_json::Value::Object(f.extra.clone()).to_string(),
+                );
             }
             buf.push('\t');
             buf.push_str(&import_id.to_string());
@@ -390,7 +442,13 @@ impl WriteTx for PgTx {
         }
         sets.push(format!("extra = ${}::jsonb", next()));
         sets.push(format!("import_id = ${}", next()));
-        let sql = format!("UPDATE {} SET {} WHERE {} = ${}", layer.name(), sets.join(", "), layer.id_field(), next());
+        let sql = format!(
+            "UPDATE {} SET {} WHERE {} = ${}",
+            layer.name(),
+            sets.join(", "),
+            layer.id_field(),
+            next()
+        );
         for f in features {
             let mut q = sqlx::query(super::trusted(sql.clone()));
             if layer.geom_kind() != GeomKind::None {
@@ -400,7 +458,10 @@ impl WriteTx for PgTx {
                 q = bind_value(q, v);
             }
             q = q
-                .bind((!f.extra.is_empty()).then(|| serde_json::Value::Object(f.extra.clone()).to_string()))
+                .bind(
+                    (!f.extra.is_empty())
+                        .then(|| serde_json::Value::Object(f.extra.clone()).to_string()),
+                )
                 .bind(import_id)
                 .bind(f.id.clone());
             q.execute(&mut *self.tx).await?;
@@ -409,14 +470,24 @@ impl WriteTx for PgTx {
     }
 
     async fn delete(&mut self, layer: Layer, ids: &[String]) -> Result<()> {
-        sqlx::query(super::trusted(format!("DELETE FROM {} WHERE {} = ANY($1)", layer.name(), layer.id_field())))
-            .bind(ids)
-            .execute(&mut *self.tx)
-            .await?;
+        sqlx::query(super::trusted(format!(
+            "DELETE FROM {} WHERE {} = ANY($1)",
+            layer.name(),
+            layer.id_field()
+        )))
+        .bind(ids)
+        .execute(&mut *self.tx)
+        .await?;
         Ok(())
     }
 
-    async fn audit(&mut self, req: &WriteRequest, import_id: i64, at: &str, rows: Vec<AuditRow>) -> Result<()> {
+    async fn audit(
+        &mut self,
+        req: &WriteRequest,
+        import_id: i64,
+        at: &str,
+        rows: Vec<AuditRow>,
+    ) -> Result<()> {
         if rows.is_empty() {
             return Ok(());
         }

@@ -10,7 +10,9 @@ use std::str::FromStr;
 
 use async_trait::async_trait;
 use geo_types::Rect;
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteRow, SqliteSynchronous};
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteRow, SqliteSynchronous,
+};
 use sqlx::{Row, Sqlite, SqlitePool, Transaction};
 use tokio::sync::mpsc;
 use tracing::instrument;
@@ -62,7 +64,10 @@ impl SqliteStore {
             StoreError::Db(sqlx::Error::Database(_)) => StoreError::NotInitialised(url.into()),
             e => e,
         })?;
-        let store = SqliteStore { pool, url: url.to_string() };
+        let store = SqliteStore {
+            pool,
+            url: url.to_string(),
+        };
         store.meta().await?;
         Ok(store)
     }
@@ -76,14 +81,29 @@ impl SqliteStore {
                 .fetch_optional(&pool)
                 .await?;
         if exists.is_some() {
-            let store = SqliteStore { pool, url: url.to_string() };
-            let j = store.meta().await.map(|m| m.jurisdiction).unwrap_or_default();
+            let store = SqliteStore {
+                pool,
+                url: url.to_string(),
+            };
+            let j = store
+                .meta()
+                .await
+                .map(|m| m.jurisdiction)
+                .unwrap_or_default();
             return Err(StoreError::AlreadyInitialised(url.into(), j));
         }
         sqlx::migrate!("migrations/sqlite").run(&pool).await?;
         let mut tx = pool.begin().await?;
-        sqlx::query(super::trusted(format!("PRAGMA application_id = {GPKG_APPLICATION_ID}"))).execute(&mut *tx).await?;
-        sqlx::query(super::trusted(format!("PRAGMA user_version = {GPKG_USER_VERSION}"))).execute(&mut *tx).await?;
+        sqlx::query(super::trusted(format!(
+            "PRAGMA application_id = {GPKG_APPLICATION_ID}"
+        )))
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query(super::trusted(format!(
+            "PRAGMA user_version = {GPKG_USER_VERSION}"
+        )))
+        .execute(&mut *tx)
+        .await?;
         if meta.srid != 4326 {
             sqlx::query(
                 "INSERT INTO gpkg_spatial_ref_sys (srs_name, srs_id, organization, organization_coordsys_id, definition) VALUES (?, ?, 'EPSG', ?, ?)",
@@ -122,34 +142,54 @@ impl SqliteStore {
                 .await?;
         }
         tx.commit().await?;
-        Ok(SqliteStore { pool, url: url.to_string() })
+        Ok(SqliteStore {
+            pool,
+            url: url.to_string(),
+        })
     }
 }
 
 fn select_sql(layer: Layer) -> String {
     let mut cols = vec![
-        if layer.geom_kind() == GeomKind::None { "NULL".to_string() } else { "geom".into() },
+        if layer.geom_kind() == GeomKind::None {
+            "NULL".to_string()
+        } else {
+            "geom".into()
+        },
         layer.id_field().to_string(),
     ];
     cols.extend(layer.fields().iter().map(|f| f.name.to_string()));
     cols.push("extra".into());
-    format!("SELECT {} FROM {} ORDER BY {}", cols.join(", "), layer.name(), layer.id_field())
+    format!(
+        "SELECT {} FROM {} ORDER BY {}",
+        cols.join(", "),
+        layer.name(),
+        layer.id_field()
+    )
 }
 
 fn decode_row(layer: Layer, row: &SqliteRow) -> Result<Feature> {
     let id: String = row.try_get(1)?;
-    let geom = match row.try_get::<Option<Vec<u8>>, _>(0)? {
-        Some(blob) => Some(
-            wkb::read_gpkg(&blob)
-                .map(|(g, _)| g)
-                .map_err(|source| StoreError::Geometry { layer, id: id.clone(), source })?,
-        ),
-        None => None,
-    };
+    let geom =
+        match row.try_get::<Option<Vec<u8>>, _>(0)? {
+            Some(blob) => Some(wkb::read_gpkg(&blob).map(|(g, _)| g).map_err(|source| {
+                StoreError::Geometry {
+                    layer,
+                    id: id.clone(),
+                    source,
+                }
+            })?),
+            None => None,
+        };
     let mut values = Vec::with_capacity(layer.fields().len());
     for (i, spec) in layer.fields().iter().enumerate() {
         let col = i + 2;
-        let bad = |message: String| StoreError::Value { layer, id: id.clone(), field: spec.name.into(), message };
+        let bad = |message: String| StoreError::Value {
+            layer,
+            id: id.clone(),
+            field: spec.name.into(),
+            message,
+        };
         let v = match spec.ty {
             FieldType::Text => row.try_get::<Option<String>, _>(col)?.map(Value::Text),
             FieldType::Integer => row.try_get::<Option<i64>, _>(col)?.map(Value::Int),
@@ -159,7 +199,8 @@ fn decode_row(layer: Layer, row: &SqliteRow) -> Result<Feature> {
             FieldType::Bool => row.try_get::<Option<bool>, _>(col)?.map(Value::Bool),
             FieldType::Date => match row.try_get::<Option<String>, _>(col)? {
                 Some(s) => Some(Value::Date(
-                    crate::domain::feature::parse_date(&s).ok_or_else(|| bad(format!("{s:?} is not a date")))?,
+                    crate::domain::feature::parse_date(&s)
+                        .ok_or_else(|| bad(format!("{s:?} is not a date")))?,
                 )),
                 None => None,
             },
@@ -175,7 +216,12 @@ fn decode_row(layer: Layer, row: &SqliteRow) -> Result<Feature> {
         })?,
         _ => serde_json::Map::new(),
     };
-    Ok(Feature { id, values, extra, geom })
+    Ok(Feature {
+        id,
+        values,
+        extra,
+        geom,
+    })
 }
 
 fn bind_value<'q>(
@@ -211,15 +257,20 @@ impl Store for SqliteStore {
     }
 
     async fn count(&self, layer: Layer) -> Result<u64> {
-        let (n,): (i64,) = sqlx::query_as(super::trusted(format!("SELECT count(*) FROM {}", layer.name())))
-            .fetch_one(&self.pool)
-            .await?;
+        let (n,): (i64,) = sqlx::query_as(super::trusted(format!(
+            "SELECT count(*) FROM {}",
+            layer.name()
+        )))
+        .fetch_one(&self.pool)
+        .await?;
         Ok(n as u64)
     }
 
     #[instrument(skip(self), err)]
     async fn features(&self, layer: Layer) -> Result<Vec<Feature>> {
-        let rows = sqlx::query(super::trusted(select_sql(layer))).fetch_all(&self.pool).await?;
+        let rows = sqlx::query(super::trusted(select_sql(layer)))
+            .fetch_all(&self.pool)
+            .await?;
         rows.iter().map(|r| decode_row(layer, r)).collect()
     }
 
@@ -241,7 +292,8 @@ impl Store for SqliteStore {
         rows.iter()
             .map(|r| {
                 let json = |i: usize| -> Result<Option<serde_json::Value>> {
-                    Ok(r.try_get::<Option<String>, _>(i)?.and_then(|s| serde_json::from_str(&s).ok()))
+                    Ok(r.try_get::<Option<String>, _>(i)?
+                        .and_then(|s| serde_json::from_str(&s).ok()))
                 };
                 Ok(AuditEntry {
                     audit_id: r.try_get(0)?,
@@ -278,7 +330,9 @@ fn columns(layer: Layer) -> Vec<&'static str> {
 #[async_trait]
 impl WriteTx for SqliteTx {
     async fn existing(&mut self, layer: Layer) -> Result<Vec<Feature>> {
-        let rows = sqlx::query(super::trusted(select_sql(layer))).fetch_all(&mut *self.tx).await?;
+        let rows = sqlx::query(super::trusted(select_sql(layer)))
+            .fetch_all(&mut *self.tx)
+            .await?;
         rows.iter().map(|r| decode_row(layer, r)).collect()
     }
 
@@ -328,8 +382,17 @@ impl WriteTx for SqliteTx {
     async fn update(&mut self, layer: Layer, features: &[Feature], import_id: i64) -> Result<()> {
         let cols = columns(layer);
         let srid = srid_of(&mut self.tx, layer).await?;
-        let sets: Vec<String> = cols.iter().filter(|c| **c != layer.id_field()).map(|c| format!("{c} = ?")).collect();
-        let sql = format!("UPDATE {} SET {} WHERE {} = ?", layer.name(), sets.join(", "), layer.id_field());
+        let sets: Vec<String> = cols
+            .iter()
+            .filter(|c| **c != layer.id_field())
+            .map(|c| format!("{c} = ?"))
+            .collect();
+        let sql = format!(
+            "UPDATE {} SET {} WHERE {} = ?",
+            layer.name(),
+            sets.join(", "),
+            layer.id_field()
+        );
         for f in features {
             let mut q = sqlx::query(super::trusted(sql.clone()));
             if layer.geom_kind() != GeomKind::None {
@@ -361,7 +424,13 @@ impl WriteTx for SqliteTx {
         Ok(())
     }
 
-    async fn audit(&mut self, req: &WriteRequest, import_id: i64, at: &str, rows: Vec<AuditRow>) -> Result<()> {
+    async fn audit(
+        &mut self,
+        req: &WriteRequest,
+        import_id: i64,
+        at: &str,
+        rows: Vec<AuditRow>,
+    ) -> Result<()> {
         const COLS: usize = 8;
         for chunk in rows.chunks(MAX_PARAMS / COLS) {
             if chunk.is_empty() {
@@ -410,7 +479,12 @@ impl WriteTx for SqliteTx {
         .execute(&mut *self.tx)
         .await?;
         let (minx, miny, maxx, maxy) = match extent {
-            Some(r) => (Some(r.min().x), Some(r.min().y), Some(r.max().x), Some(r.max().y)),
+            Some(r) => (
+                Some(r.min().x),
+                Some(r.min().y),
+                Some(r.max().x),
+                Some(r.max().y),
+            ),
             None => (None, None, None, None),
         };
         // GeoPackage wants last_change as an ISO 8601 timestamp with milliseconds and Z.
@@ -439,15 +513,18 @@ async fn srid_of(tx: &mut Transaction<'static, Sqlite>, layer: Layer) -> Result<
     if layer.geom_kind() == GeomKind::None {
         return Ok(0);
     }
-    let (srid,): (i32,) = sqlx::query_as("SELECT srs_id FROM gpkg_geometry_columns WHERE table_name = ?")
-        .bind(layer.name())
-        .fetch_one(&mut **tx)
-        .await?;
+    let (srid,): (i32,) =
+        sqlx::query_as("SELECT srs_id FROM gpkg_geometry_columns WHERE table_name = ?")
+            .bind(layer.name())
+            .fetch_one(&mut **tx)
+            .await?;
     Ok(srid)
 }
 
 /// Reads `ms4_meta` as a map (used by tests and diagnostics).
 pub async fn raw_meta(pool: &SqlitePool) -> Result<HashMap<String, String>> {
-    let rows: Vec<(String, String)> = sqlx::query_as("SELECT key, value FROM ms4_meta").fetch_all(pool).await?;
+    let rows: Vec<(String, String)> = sqlx::query_as("SELECT key, value FROM ms4_meta")
+        .fetch_all(pool)
+        .await?;
     Ok(rows.into_iter().collect())
 }

@@ -33,7 +33,13 @@ pub(crate) trait WriteTx: Send {
     /// Deletes features by id.
     async fn delete(&mut self, layer: Layer, ids: &[String]) -> Result<()>;
     /// Appends audit rows.
-    async fn audit(&mut self, req: &WriteRequest, import_id: i64, at: &str, rows: Vec<AuditRow>) -> Result<()>;
+    async fn audit(
+        &mut self,
+        req: &WriteRequest,
+        import_id: i64,
+        at: &str,
+        rows: Vec<AuditRow>,
+    ) -> Result<()>;
     /// Completes the import record and the layer's catalogue entry (extent, last change).
     async fn finish_import(
         &mut self,
@@ -64,7 +70,10 @@ pub(crate) async fn run(
         .map(|f| (f.id.clone(), f))
         .collect();
     let import_id = tx.begin_import(&req, &at).await?;
-    let mut summary = WriteSummary { import_id, ..Default::default() };
+    let mut summary = WriteSummary {
+        import_id,
+        ..Default::default()
+    };
     let mut seen: HashSet<String> = HashSet::new();
     let mut extent: Option<Rect<f64>> = None;
 
@@ -86,7 +95,12 @@ pub(crate) async fn run(
             seen.insert(f.id.clone());
             match existing.remove(&f.id) {
                 None => {
-                    audit.push(AuditRow { action: "insert", feature_id: Some(f.id.clone()), before: None, after: None });
+                    audit.push(AuditRow {
+                        action: "insert",
+                        feature_id: Some(f.id.clone()),
+                        before: None,
+                        after: None,
+                    });
                     inserts.push(f);
                 }
                 Some(old) if same_feature(&old, &f) => summary.unchanged += 1,
@@ -149,7 +163,8 @@ pub(crate) async fn run(
         }],
     )
     .await?;
-    tx.finish_import(&req, import_id, &summary, &report, extent, &at).await?;
+    tx.finish_import(&req, import_id, &summary, &report, extent, &at)
+        .await?;
     tx.commit().await?;
     Ok(summary)
 }

@@ -10,7 +10,9 @@ use ms4::store::{self, Store};
 
 /// A fixture file under tests/fixtures.
 pub fn fixture(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(rel)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(rel)
 }
 
 /// The `ms4` binary built for these tests.
@@ -22,7 +24,12 @@ pub fn ms4() -> Command {
 
 /// Runs `ms4 --store URL args...`.
 pub fn run(store: &str, args: &[&str]) -> Output {
-    ms4().arg("--store").arg(store).args(args).output().expect("ms4 runs")
+    ms4()
+        .arg("--store")
+        .arg(store)
+        .args(args)
+        .output()
+        .expect("ms4 runs")
 }
 
 /// Runs and asserts success; returns stdout.
@@ -49,7 +56,9 @@ pub fn pg_base() -> Option<String> {
             panic!("CI is set but MS4_TEST_PG is not: the PostGIS tests cannot run (use scripts/test.sh)")
         }
         _ => {
-            eprintln!("SKIPPING the PostGIS half: MS4_TEST_PG is not set (scripts/test.sh sets it)");
+            eprintln!(
+                "SKIPPING the PostGIS half: MS4_TEST_PG is not set (scripts/test.sh sets it)"
+            );
             None
         }
     }
@@ -67,7 +76,10 @@ pub fn fresh_pg_url(tag: &str) -> Option<String> {
 fn unique() -> u64 {
     use std::sync::atomic::{AtomicU64, Ordering};
     static N: AtomicU64 = AtomicU64::new(0);
-    let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().subsec_nanos() as u64;
+    let t = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .subsec_nanos() as u64;
     t * 1000 + N.fetch_add(1, Ordering::Relaxed)
 }
 
@@ -98,7 +110,9 @@ pub async fn registry(kind: &str, srid: i32) -> Registry {
         _ => fresh_pg_url("s").expect("postgis requested"),
     };
     let meta = crs::registry_meta("north-castle-ny", srid).unwrap();
-    let store = store::create(&url, &meta).await.unwrap_or_else(|e| panic!("creating {url}: {e}"));
+    let store = store::create(&url, &meta)
+        .await
+        .unwrap_or_else(|e| panic!("creating {url}: {e}"));
     Registry { url, store, dir }
 }
 

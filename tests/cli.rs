@@ -1,0 +1,106 @@
+//! The command line's errors name what was wrong and where.
+
+mod common;
+
+use common::*;
+
+fn init_err(store: &str, args: &[&str]) -> String {
+    let mut all = vec!["init"];
+    all.extend_from_slice(args);
+    let out = run(store, &all);
+    assert!(!out.status.success(), "{args:?} should fail");
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn init_refuses_unknown_jurisdictions_geographic_crs_and_bad_profiles() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = format!("sqlite://{}", dir.path().join("r.gpkg").display());
+    let e = init_err(
+        &store,
+        &["--jurisdiction", "gotham-ny", "--crs", "EPSG:2260"],
+    );
+    assert!(
+        e.contains("gotham-ny") && e.contains("north-castle-ny"),
+        "{e}"
+    );
+    let e = init_err(
+        &store,
+        &["--jurisdiction", "carmel-ny", "--crs", "EPSG:4326"],
+    );
+    assert!(e.contains("EPSG:4326 is not a projected CRS"), "{e}");
+    let e = init_err(&store, &["--jurisdiction", "carmel-ny", "--crs", "NAD83"]);
+    assert!(e.contains("\"NAD83\" is not a CRS"), "{e}");
+
+    // A town's own profile with a wrong unit: the message names the file and the key.
+    let profiles = dir.path().join("profiles");
+    std::fs::create_dir(&profiles).unwrap();
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/data/jurisdictions/carmel-ny.toml"
+    ))
+    .unwrap();
+    let bad = text.replacen("unit = \"sqft\"", "unit = \"sqm\"", 1);
+    assert_ne!(bad, text);
+    std::fs::write(profiles.join("carmel-ny.toml"), bad).unwrap();
+    let e = init_err(
+        &store,
+        &[
+            "--jurisdiction",
+            "carmel-ny",
+            "--crs",
+            "EPSG:2260",
+            "--profiles",
+            profiles.to_str().unwrap(),
+        ],
+    );
+    assert!(
+        e.contains("carmel-ny.toml") && e.contains(".unit") && e.contains("sqm"),
+        "{e}"
+    );
+    assert!(
+        !dir.path().join("r.gpkg").exists(),
+        "nothing was created by a failed init"
+    );
+
+    let ok = run_ok(
+        &store,
+        &["init", "--jurisdiction", "windsor-ct", "--crs", "EPSG:2234"],
+    );
+    assert!(ok.contains("Windsor") && ok.contains("ftUS"), "{ok}");
+    let e = init_err(
+        &store,
+        &["--jurisdiction", "windsor-ct", "--crs", "EPSG:2234"],
+    );
+    assert!(e.contains("already holds a registry for windsor-ct"), "{e}");
+}
+
+#[test]
+fn import_into_a_missing_registry_or_from_a_missing_file_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = format!("sqlite://{}", dir.path().join("r.gpkg").display());
+    let out = run(&store, &["import", "parcels", "nowhere.shp"]);
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && e.contains("ms4 init"), "{e}");
+    run_ok(
+        &store,
+        &["init", "--jurisdiction", "carmel-ny", "--crs", "EPSG:2260"],
+    );
+    let out = run(&store, &["import", "parcels", "nowhere.shp"]);
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        e.contains("nowhere.shp") && e.contains("no such file"),
+        "{e}"
+    );
+    let out = run(&store, &["import", "basins", "nowhere.shp"]);
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(e.contains("unknown layer \"basins\""), "{e}");
+    let garbage = dir.path().join("garbage.geojson");
+    std::fs::write(&garbage, "{ this is not json").unwrap();
+    let out = run(&store, &["import", "parcels", garbage.to_str().unwrap()]);
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        e.contains("garbage.geojson") && e.contains("cannot be opened"),
+        "{e}"
+    );
+}
