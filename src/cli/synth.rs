@@ -64,7 +64,7 @@ pub(super) async fn run(a: SynthArgs) -> anyhow::Result<()> {
     })
     .await??;
     for (layer, path, n) in &written {
-        println!("{layer:<20} {n:>9}  {}", path.display());
+        println!("{:<20} {n:>9}  {}", layer.name(), path.display());
     }
     println!(
         "wrote {} layers in {:.1} s",

@@ -84,8 +84,10 @@ fn wkb_type(kind: GeomKind, features: &[Feature], path: &str) -> Result<OGRwkbGe
             match names.as_slice() {
                 [] => OGRwkbGeometryType::wkbUnknown,
                 ["Point"] => OGRwkbGeometryType::wkbPoint,
-                ["LineString"] | ["LineString", "MultiLineString"] | ["MultiLineString"] => OGRwkbGeometryType::wkbMultiLineString,
-                ["MultiPolygon"] | ["MultiPolygon", "Polygon"] | ["Polygon"] => OGRwkbGeometryType::wkbMultiPolygon,
+                ["LineString"] => OGRwkbGeometryType::wkbLineString,
+                ["Polygon"] => OGRwkbGeometryType::wkbPolygon,
+                ["LineString", "MultiLineString"] | ["MultiLineString"] => OGRwkbGeometryType::wkbMultiLineString,
+                ["MultiPolygon", "Polygon"] | ["MultiPolygon"] => OGRwkbGeometryType::wkbMultiPolygon,
                 _ if path.to_ascii_lowercase().ends_with(".shp") => {
                     return Err(ImportError::Write {
                         path: path.into(),
@@ -237,7 +239,7 @@ fn write_features(
             }
         }
         if let Some(g) = &f.geom {
-            let mut og = OgrGeometry::from_wkb(&wkb::to_wkb(g))?;
+            let mut og = OgrGeometry::from_wkb(&wkb::to_wkb(&promote(g, geom_type)))?;
             if let Some(ct) = ct {
                 og.transform_inplace(ct)?;
             }
@@ -247,6 +249,27 @@ fn write_features(
         written += 1;
     }
     Ok(written)
+}
+
+/// A single part as a multi-part when the layer is declared multi-part, so the file
+/// stays conformant (GeoPackage wants one geometry type per layer).
+fn promote(
+    g: &geo_types::Geometry<f64>,
+    ty: OGRwkbGeometryType::Type,
+) -> std::borrow::Cow<'_, geo_types::Geometry<f64>> {
+    use geo_types::Geometry as G;
+    use std::borrow::Cow;
+    match (g, ty) {
+        (G::LineString(l), OGRwkbGeometryType::wkbMultiLineString) => {
+            Cow::Owned(G::MultiLineString(geo_types::MultiLineString(vec![
+                l.clone()
+            ])))
+        }
+        (G::Polygon(p), OGRwkbGeometryType::wkbMultiPolygon) => {
+            Cow::Owned(G::MultiPolygon(geo_types::MultiPolygon(vec![p.clone()])))
+        }
+        _ => Cow::Borrowed(g),
+    }
 }
 
 fn set_value(out: &mut gdal::vector::Feature, idx: usize, v: &Value) -> gdal::errors::Result<()> {

@@ -99,7 +99,9 @@ impl Layout {
 
         let n_streams = ((cols as f64 / STREAM_SPACING as f64).round() as usize).max(1);
         let streams: Vec<usize> = (0..n_streams)
-            .map(|k| (((k as f64 + 0.5) * cols as f64 / n_streams as f64).round() as usize).min(cols))
+            .map(|k| {
+                (((k as f64 + 0.5) * cols as f64 / n_streams as f64).round() as usize).min(cols)
+            })
             .collect();
         let target: Vec<Option<usize>> = (0..=cols)
             .map(|i| {
@@ -217,7 +219,8 @@ impl Layout {
 
     /// The stream's centre line at local `y`: its street line plus a gentle meander.
     pub fn stream_x(&self, s: usize, y: f64) -> f64 {
-        let phase = (splitmix(self.seed ^ (s as u64 + 1) * 7919) % 6283) as f64 / 1000.0;
+        let phase =
+            (splitmix(self.seed ^ splitmix(tag::STREAM << 32 | s as u64)) % 6283) as f64 / 1000.0;
         self.x(self.streams[s]) + MEANDER * (y / 400.0 + phase).sin()
     }
 
@@ -229,7 +232,11 @@ impl Layout {
     /// The local y range of reach `r` (and its watersheds): cut mid-block, so each
     /// vertical street's catch basins fall on the side of the manhole they drain to.
     pub fn reach_y(&self, r: usize) -> (f64, f64) {
-        let lo = if r == 0 { -MARGIN } else { self.y(r * REACH_LINES) - PITCH_Y / 2.0 };
+        let lo = if r == 0 {
+            -MARGIN
+        } else {
+            self.y(r * REACH_LINES) - PITCH_Y / 2.0
+        };
         let hi = if r + 1 == self.reaches {
             self.height() + MARGIN
         } else {
@@ -241,9 +248,14 @@ impl Layout {
     /// The local x range of stream `s`'s watersheds: cut mid-block on the divide, where
     /// catch basins west of the block's middle drain west and the others east.
     pub fn watershed_x(&self, s: usize) -> (f64, f64) {
-        let divide = |a: usize, b: usize| self.x((self.streams[a] + self.streams[b]) / 2) + PITCH_X / 2.0;
+        let divide =
+            |a: usize, b: usize| self.x((self.streams[a] + self.streams[b]) / 2) + PITCH_X / 2.0;
         let lo = if s == 0 { -MARGIN } else { divide(s - 1, s) };
-        let hi = if s + 1 == self.streams.len() { self.width() + MARGIN } else { divide(s, s + 1) };
+        let hi = if s + 1 == self.streams.len() {
+            self.width() + MARGIN
+        } else {
+            divide(s, s + 1)
+        };
         (lo, hi)
     }
 
@@ -263,7 +275,9 @@ impl Layout {
 fn block_counts(seed: u64, parcels: usize, blocks: usize) -> Vec<u16> {
     let q = parcels / blocks;
     let rem = parcels % blocks;
-    let mut counts: Vec<u16> = (0..blocks).map(|b| (q + usize::from(b < rem)) as u16).collect();
+    let mut counts: Vec<u16> = (0..blocks)
+        .map(|b| (q + usize::from(b < rem)) as u16)
+        .collect();
     let lo = q.saturating_sub(2).max(1) as i64;
     let hi = (q + 2) as i64;
     let mut rng = SmallRng::seed_from_u64(splitmix(seed ^ tag::COUNTS));

@@ -64,7 +64,13 @@ impl SynthOptions {
     /// `parcels` parcels with `seed`, in NY State Plane East (EPSG:2260, US survey feet),
     /// centred on North Castle, NY, so the town lands where the seed laws apply.
     pub fn new(parcels: usize, seed: u64) -> Self {
-        SynthOptions { parcels, seed, srid: 2260, unit: LengthUnit::UsSurveyFoot, origin: (718_000.0, 841_000.0) }
+        SynthOptions {
+            parcels,
+            seed,
+            srid: 2260,
+            unit: LengthUnit::UsSurveyFoot,
+            origin: (718_000.0, 841_000.0),
+        }
     }
 }
 
@@ -183,7 +189,11 @@ pub fn write(
     dir: &Path,
     format: SynthFormat,
 ) -> Result<Vec<(Layer, PathBuf, u64)>> {
-    std::fs::create_dir_all(dir).map_err(|e| ImportError::Write { path: dir.display().to_string(), message: e.to_string() })?;
+    std::fs::create_dir_all(dir).map_err(|e| ImportError::Write {
+        path: dir.display().to_string(),
+        message: e.to_string(),
+    })?;
+    let _stamp = FixedTimestamp::set();
     let mut written = Vec::new();
     for (&layer, features) in layers {
         if features.is_empty() {
@@ -202,7 +212,9 @@ pub fn write(
                 written.push((layer, path, n));
             }
             SynthFormat::Shapefile => {
-                let mut groups: Vec<(&str, Vec<Feature>)> = ["points", "lines", "polygons"].map(|g| (g, Vec::new())).into();
+                let mut groups: Vec<(&str, Vec<Feature>)> = ["points", "lines", "polygons"]
+                    .map(|g| (g, Vec::new()))
+                    .into();
                 for f in features {
                     groups[shape_family(f.geom.as_ref())].1.push(f.clone());
                 }
@@ -210,7 +222,11 @@ pub fn write(
                 // Stable sort: the commonest first, ties in points-lines-polygons order.
                 groups.sort_by_key(|g| std::cmp::Reverse(g.1.len()));
                 for (k, (family, group)) in groups.iter().enumerate() {
-                    let file = if k == 0 { format!("{name}.shp") } else { format!("{name}_{family}.shp") };
+                    let file = if k == 0 {
+                        format!("{name}.shp")
+                    } else {
+                        format!("{name}_{family}.shp")
+                    };
                     let path = dir.join(file);
                     let n = export(layer, group, meta, &path)?;
                     written.push((layer, path, n));
@@ -219,6 +235,29 @@ pub fn write(
         }
     }
     Ok(written)
+}
+
+/// GeoPackages record when each table was written (`gpkg_contents.last_change`), so two
+/// runs would differ in those bytes. GDAL takes the stamp from `OGR_CURRENT_DATE` when it
+/// is set; setting it for this thread only, while [`write`] runs, makes the same seed
+/// write byte-identical GeoPackages without touching other writers in the process.
+struct FixedTimestamp;
+
+impl FixedTimestamp {
+    fn set() -> FixedTimestamp {
+        // Best effort: without it the files differ only in their timestamps.
+        let _ = gdal::config::set_thread_local_config_option(
+            "OGR_CURRENT_DATE",
+            "2000-01-01T00:00:00.000Z",
+        );
+        FixedTimestamp
+    }
+}
+
+impl Drop for FixedTimestamp {
+    fn drop(&mut self) {
+        let _ = gdal::config::clear_thread_local_config_option("OGR_CURRENT_DATE");
+    }
 }
 
 /// 0 for points, 1 for lines, 2 for polygons (and anything else).

@@ -88,10 +88,24 @@ impl Layout {
                 } else if self.has_trunk(a) {
                     End::Mh(if self.flows_east(a) { b } else { a }, j)
                 } else {
-                    End::Mh(if site.x < self.x(a) + PITCH_X / 2.0 { a } else { b }, j)
+                    End::Mh(
+                        if site.x < self.x(a) + PITCH_X / 2.0 {
+                            a
+                        } else {
+                            b
+                        },
+                        j,
+                    )
                 }
             }
-            Curb::West | Curb::East => End::Mh(i, if site.y < self.y(j) + PITCH_Y / 2.0 { j } else { j + 1 }),
+            Curb::West | Curb::East => End::Mh(
+                i,
+                if site.y < self.y(j) + PITCH_Y / 2.0 {
+                    j
+                } else {
+                    j + 1
+                },
+            ),
         }
     }
 
@@ -100,7 +114,11 @@ impl Layout {
             End::Mh(i, j) => (self.x(i), self.y(j)),
             End::Of { s, east, j } => {
                 let y = self.y(j);
-                let dx = if east { OUTFALL_SETBACK } else { -OUTFALL_SETBACK };
+                let dx = if east {
+                    OUTFALL_SETBACK
+                } else {
+                    -OUTFALL_SETBACK
+                };
                 (self.stream_x(s, y) + dx, y)
             }
         }
@@ -109,7 +127,10 @@ impl Layout {
     fn end_id(&self, e: End) -> String {
         match e {
             End::Mh(i, j) => format!("MH-{:07}", self.node_index(i, j) + 1),
-            End::Of { s, east, j } => format!("OF-{:06}", (j * self.streams.len() + s) * 2 + usize::from(east) + 1),
+            End::Of { s, east, j } => format!(
+                "OF-{:06}",
+                (j * self.streams.len() + s) * 2 + usize::from(east) + 1
+            ),
         }
     }
 
@@ -128,10 +149,11 @@ impl Layout {
     }
 }
 
-/// Trunk diameter grows with the manholes upstream; standard sizes.
+/// Trunk diameter grows quickly with the manholes upstream, so trunks span the standard
+/// sizes from 15 to 48 in even though they are a few blocks long.
 fn trunk_diameter(hops: usize) -> f64 {
     const SIZES: [f64; 10] = [12.0, 15.0, 18.0, 21.0, 24.0, 27.0, 30.0, 36.0, 42.0, 48.0];
-    SIZES[(hops + 1).min(SIZES.len() - 1)]
+    SIZES[(2 * hops + 1).min(SIZES.len() - 1)]
 }
 
 /// Emits everything node `(i, j)` owns (see the module docs).
@@ -147,17 +169,39 @@ pub fn node(lay: &Layout, i: usize, j: usize, out: &mut Out, ids: &mut Ids) {
     } else {
         let here = End::Mh(i, j);
         let inv = lay.end_invert(here);
-        structure(lay, Layer::Manholes, lay.end_id(here), lay.end_pos(here), inv, 7.0, &mut rng, out);
+        structure(
+            lay,
+            Layer::Manholes,
+            lay.end_id(here),
+            lay.end_pos(here),
+            inv,
+            7.0,
+            &mut rng,
+            out,
+        );
         let down_i = if lay.flows_east(i) { i + 1 } else { i - 1 };
         let down = match lay.stream_at(down_i) {
-            Some(s) => End::Of { s, east: down_i < i, j },
+            Some(s) => End::Of {
+                s,
+                east: down_i < i,
+                j,
+            },
             None => End::Mh(down_i, j),
         };
         let (a, b) = (lay.end_pos(here), lay.end_pos(down));
         let (kind, material) = if rng.gen_bool(0.04) {
-            ("culvert", pick(&mut rng, &[("RCP", 6), ("CMP", 3), ("HDPE", 1)]))
+            (
+                "culvert",
+                pick(&mut rng, &[("RCP", 6), ("CMP", 3), ("HDPE", 1)]),
+            )
         } else {
-            ("pipe", pick(&mut rng, &[("RCP", 14), ("HDPE", 3), ("CMP", 2), ("VCP", 1)]))
+            (
+                "pipe",
+                pick(
+                    &mut rng,
+                    &[("RCP", 14), ("HDPE", 3), ("CMP", 2), ("VCP", 1)],
+                ),
+            )
         };
         let pipe = PipeSpec {
             from: (lay.end_id(here), a),
@@ -170,10 +214,18 @@ pub fn node(lay: &Layout, i: usize, j: usize, out: &mut Out, ids: &mut Ids) {
             to_inv: lay.end_invert(down),
         };
         emit_pipe(lay, pipe, &mut rng, out, ids);
-        // A few trunks cross private land in the real world; give those an easement.
+        // Towns record drainage easements over some lines (laid before a road was
+        // dedicated, or across a lot); give a few trunks one so pipe easements have data.
         if rng.gen_bool(0.01) {
             let (x0, x1) = (a.0.min(b.0) - 10.0, a.0.max(b.0) + 10.0);
-            super::private::easement(lay, (x0, a.1 - 10.0, x1, a.1 + 10.0), "drainage", &mut rng, out, ids);
+            super::private::easement(
+                lay,
+                (x0, a.1 - 10.0, x1, a.1 + 10.0),
+                "drainage",
+                &mut rng,
+                out,
+                ids,
+            );
         }
     }
     for curb in [Curb::South, Curb::North, Curb::West, Curb::East] {
@@ -188,22 +240,45 @@ pub fn node(lay: &Layout, i: usize, j: usize, out: &mut Out, ids: &mut Ids) {
 fn outfall(lay: &Layout, s: usize, east: bool, j: usize, upstream: usize, out: &mut Out) {
     let e = End::Of { s, east, j };
     let id = lay.end_id(e);
-    let mut rng = lay.rng(tag::OUTFALL, (j * lay.streams.len() + s) as u64 * 2 + u64::from(east));
+    let mut rng = lay.rng(
+        tag::OUTFALL,
+        (j * lay.streams.len() + s) as u64 * 2 + u64::from(east),
+    );
     let (x, y) = lay.end_pos(e);
     let mut f = Feature::new(Layer::Outfalls, id);
     // Most outfalls name their water; the rest leave it to the nearest-water rule.
     if rng.gen_bool(0.9) {
-        f.set(Layer::Outfalls, "receiving_water_id", text(lay.water_id(s, lay.reach_of_line(j))));
+        f.set(
+            Layer::Outfalls,
+            "receiving_water_id",
+            text(lay.water_id(s, lay.reach_of_line(j))),
+        );
     }
-    f.set(Layer::Outfalls, "diameter_in", Value::Real(trunk_diameter(lay.hops(upstream))));
-    f.set(Layer::Outfalls, "status", text(pick(&mut rng, &[("active", 97), ("abandoned", 3)])));
+    f.set(
+        Layer::Outfalls,
+        "diameter_in",
+        Value::Real(trunk_diameter(lay.hops(upstream))),
+    );
+    f.set(
+        Layer::Outfalls,
+        "status",
+        text(pick(&mut rng, &[("active", 97), ("abandoned", 3)])),
+    );
     f.set(Layer::Outfalls, "owner", text(owner(&mut rng)));
     f.geom = Some(Geometry::Point(Point(lay.c(x, y))));
     out.push(Layer::Outfalls, f);
 }
 
 /// A catch basin and its lead to the structure it drains to.
-fn catch_basin(lay: &Layout, i: usize, j: usize, curb: Curb, site: CbSite, out: &mut Out, ids: &mut Ids) {
+fn catch_basin(
+    lay: &Layout,
+    i: usize,
+    j: usize,
+    curb: Curb,
+    site: CbSite,
+    out: &mut Out,
+    ids: &mut Ids,
+) {
     // A stream separate from the one `cb()` drew the position from.
     let mut rng = lay.rng(tag::CB, site.n as u64 ^ (1 << 40));
     let down = lay.cb_end(i, j, curb, &site);
@@ -216,18 +291,31 @@ fn catch_basin(lay: &Layout, i: usize, j: usize, curb: Curb, site: CbSite, out: 
         Curb::West => vec![(cx, cy), (dx - LEAD, cy), (dx - LEAD, dy), (dx, dy)],
         Curb::East => vec![(cx, cy), (dx + LEAD, cy), (dx + LEAD, dy), (dx, dy)],
     };
-    let length: f64 = path.windows(2).map(|w| (w[1].0 - w[0].0).abs() + (w[1].1 - w[0].1).abs()).sum();
+    let length: f64 = path
+        .windows(2)
+        .map(|w| (w[1].0 - w[0].0).abs() + (w[1].1 - w[0].1).abs())
+        .sum();
     let to_inv = lay.end_invert(down) + 0.5;
     let inv = to_inv + 0.01 * length;
-    structure(lay, Layer::CatchBasins, site.id(), (cx, cy), inv, 4.0, &mut rng, out);
-    let (kind, diameter, material) = match pick(&mut rng, &[("pipe", 94), ("ditch", 3), ("swale", 3)]) {
-        "pipe" => (
-            "pipe",
-            Some(pick(&mut rng, &[(12.0, 8), (15.0, 2)])),
-            pick(&mut rng, &[("HDPE", 5), ("RCP", 3), ("PVC", 2), ("CMP", 1)]),
-        ),
-        k => (k, None, if k == "ditch" { "earth" } else { "grass" }),
-    };
+    structure(
+        lay,
+        Layer::CatchBasins,
+        site.id(),
+        (cx, cy),
+        inv,
+        4.0,
+        &mut rng,
+        out,
+    );
+    let (kind, diameter, material) =
+        match pick(&mut rng, &[("pipe", 94), ("ditch", 3), ("swale", 3)]) {
+            "pipe" => (
+                "pipe",
+                Some(pick(&mut rng, &[(12.0, 8), (15.0, 2)])),
+                pick(&mut rng, &[("HDPE", 5), ("RCP", 3), ("PVC", 2), ("CMP", 1)]),
+            ),
+            k => (k, None, if k == "ditch" { "earth" } else { "grass" }),
+        };
     let pipe = PipeSpec {
         from: (site.id(), (cx, cy)),
         to: (lay.end_id(down), (dx, dy)),
@@ -249,11 +337,31 @@ fn jitter(pt: &mut (f64, f64), rng: &mut SmallRng) {
 
 /// A catch basin or manhole.
 #[allow(clippy::too_many_arguments)]
-fn structure(lay: &Layout, layer: Layer, id: String, (x, y): (f64, f64), invert: f64, depth: f64, rng: &mut SmallRng, out: &mut Out) {
+fn structure(
+    lay: &Layout,
+    layer: Layer,
+    id: String,
+    (x, y): (f64, f64),
+    invert: f64,
+    depth: f64,
+    rng: &mut SmallRng,
+    out: &mut Out,
+) {
     let mut f = Feature::new(layer, id);
-    f.set(layer, "status", text(pick(rng, &[("active", 94), ("proposed", 4), ("abandoned", 2)])));
+    f.set(
+        layer,
+        "status",
+        text(pick(
+            rng,
+            &[("active", 94), ("proposed", 4), ("abandoned", 2)],
+        )),
+    );
     f.set(layer, "owner", text(owner(rng)));
-    f.set(layer, "rim_elev", lay.elev(invert + depth + rng.gen_range(0.0..3.0)));
+    f.set(
+        layer,
+        "rim_elev",
+        lay.elev(invert + depth + rng.gen_range(0.0..3.0)),
+    );
     f.set(layer, "installed_on", date(rng, 1955, 2023));
     f.geom = Some(Geometry::Point(Point(lay.c(x, y))));
     out.push(layer, f);
@@ -261,7 +369,10 @@ fn structure(lay: &Layout, layer: Layer, id: String, (x, y): (f64, f64), invert:
 
 /// Who owns a structure: mostly the town, some the county or the state on their roads.
 fn owner(rng: &mut SmallRng) -> &'static str {
-    pick(rng, &[("Town", 90), ("County", 5), ("NYSDOT", 3), ("Private", 2)])
+    pick(
+        rng,
+        &[("Town", 90), ("County", 5), ("NYSDOT", 3), ("Private", 2)],
+    )
 }
 
 /// A pipe before the data-quality noise is applied.
@@ -296,16 +407,31 @@ fn emit_pipe(lay: &Layout, p: PipeSpec, rng: &mut SmallRng, out: &mut Out, ids: 
     if to_id.is_none() {
         jitter(&mut path[last], rng);
     }
-    let (from_inv, to_inv) = if rng.gen_bool(0.02) { (p.to_inv, p.from_inv) } else { (p.from_inv, p.to_inv) };
+    let (from_inv, to_inv) = if rng.gen_bool(0.02) {
+        (p.to_inv, p.from_inv)
+    } else {
+        (p.from_inv, p.to_inv)
+    };
     let l = Layer::Pipes;
     f.set(l, "from_id", from_id.map_or(Value::Null, Value::Text));
     f.set(l, "to_id", to_id.map_or(Value::Null, Value::Text));
     f.set(l, "kind", text(p.kind));
-    f.set(l, "diameter_in", p.diameter.map_or(Value::Null, Value::Real));
+    f.set(
+        l,
+        "diameter_in",
+        p.diameter.map_or(Value::Null, Value::Real),
+    );
     f.set(l, "material", text(p.material));
     f.set(l, "from_invert", lay.elev(from_inv));
     f.set(l, "to_invert", lay.elev(to_inv));
-    f.set(l, "status", text(pick(rng, &[("active", 97), ("abandoned", 2), ("proposed", 1)])));
+    f.set(
+        l,
+        "status",
+        text(pick(
+            rng,
+            &[("active", 97), ("abandoned", 2), ("proposed", 1)],
+        )),
+    );
     let line: LineString<f64> = path.iter().map(|&(x, y)| lay.c(x, y)).collect();
     f.geom = Some(Geometry::MultiLineString(line.into()));
     out.push(l, f);

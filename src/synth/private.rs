@@ -92,36 +92,70 @@ pub fn block(lay: &Layout, i: usize, j: usize, out: &mut Out, ids: &mut Ids) {
 
 /// A connection from inside `lot` to the MS4, and usually a record of it.
 #[allow(clippy::too_many_arguments)]
-fn connection(lay: &Layout, i: usize, j: usize, lot: &Lot, basins: &[CbSite], rng: &mut SmallRng, out: &mut Out, ids: &mut Ids) {
+fn connection(
+    lay: &Layout,
+    i: usize,
+    j: usize,
+    lot: &Lot,
+    basins: &[CbSite],
+    rng: &mut SmallRng,
+    out: &mut Out,
+    ids: &mut Ids,
+) {
     let (x0, y0, x1, y1) = lot.rect;
     let depth = y1 - y0;
     let sx = (x0 + x1) / 2.0 + rng.gen_range(-0.2..0.2) * (x1 - x0);
     // The house: a quarter to a half of the lot's depth back from the street.
     let back = rng.gen_range(0.25..0.45) * depth;
-    let sy = if lot.faces_north { y1 - back } else { y0 + back };
-    let street_y = if lot.faces_north { lay.y(j + 1) } else { lay.y(j) };
+    let sy = if lot.faces_north {
+        y1 - back
+    } else {
+        y0 + back
+    };
+    let street_y = if lot.faces_north {
+        lay.y(j + 1)
+    } else {
+        lay.y(j)
+    };
     // Into the trunk under the street when there is one there, otherwise (and more often)
     // into the nearest catch basin around the block.
     let (ex, ey) = if lay.has_trunk(i) && rng.gen_bool(0.4) {
         (sx, street_y)
     } else {
         let d2 = |c: &CbSite| (c.x - sx).powi(2) + (c.y - sy).powi(2);
-        let near = basins.iter().min_by(|a, b| d2(a).total_cmp(&d2(b))).expect("every block has curb basins");
+        let near = basins
+            .iter()
+            .min_by(|a, b| d2(a).total_cmp(&d2(b)))
+            .expect("every block has curb basins");
         (near.x, near.y)
     };
     let l = Layer::Connections;
     let id = format!("C-{:06}", ids.next_connection());
     let mut f = Feature::new(l, id.clone());
-    let kinds = if lot.is_business() { BUSINESS_DISCHARGES } else { HOME_DISCHARGES };
+    let kinds = if lot.is_business() {
+        BUSINESS_DISCHARGES
+    } else {
+        HOME_DISCHARGES
+    };
     f.set(l, "discharge_kind", text(pick(rng, kinds).as_str()));
     // Some connections were mapped without the parcel; the registry finds it from the
     // upstream end.
     if rng.gen_bool(0.85) {
         f.set(l, "parcel_id", text(lot.id.clone()));
     }
-    f.set(l, "status", text(pick(rng, &[("active", 92), ("abandoned", 5), ("proposed", 3)])));
+    f.set(
+        l,
+        "status",
+        text(pick(
+            rng,
+            &[("active", 92), ("abandoned", 5), ("proposed", 3)],
+        )),
+    );
     f.set(l, "installed_on", date(rng, 1950, 2023));
-    f.geom = Some(Geometry::LineString(LineString::from(vec![lay.c(sx, sy), lay.c(ex, ey)])));
+    f.geom = Some(Geometry::LineString(LineString::from(vec![
+        lay.c(sx, sy),
+        lay.c(ex, ey),
+    ])));
     out.push(l, f);
 
     if rng.gen_bool(RECORD_RATE) {
@@ -130,7 +164,15 @@ fn connection(lay: &Layout, i: usize, j: usize, lot: &Lot, basins: &[CbSite], rn
 }
 
 /// A plan or permit documenting a connection, located near the connection's MS4 end.
-fn record(lay: &Layout, connection_id: &str, lot: &Lot, (ex, ey): (f64, f64), rng: &mut SmallRng, out: &mut Out, ids: &mut Ids) {
+fn record(
+    lay: &Layout,
+    connection_id: &str,
+    lot: &Lot,
+    (ex, ey): (f64, f64),
+    rng: &mut SmallRng,
+    out: &mut Out,
+    ids: &mut Ids,
+) {
     let l = Layer::ConnectionRecords;
     let mut f = Feature::new(l, format!("R-{:06}", ids.next_record()));
     // A record that names no connection is matched to one by place and parcel.
@@ -142,11 +184,23 @@ fn record(lay: &Layout, connection_id: &str, lot: &Lot, (ex, ey): (f64, f64), rn
     }
     let year = rng.gen_range(1975..=2023);
     let prefix = pick(rng, &[("SP", 5), ("BP", 4), ("SWPPP", 1)]);
-    f.set(l, "plan_ref", text(format!("{prefix}-{year}-{:03}", rng.gen_range(1..400))));
+    f.set(
+        l,
+        "plan_ref",
+        text(format!("{prefix}-{year}-{:03}", rng.gen_range(1..400))),
+    );
     let approved = rng.gen_bool(0.9);
     f.set(l, "approved", Value::Bool(approved));
     if approved {
-        let by = pick(rng, &[("Town Engineer", 5), ("Planning Board", 3), ("Building Inspector", 3), ("Stormwater Management Officer", 1)]);
+        let by = pick(
+            rng,
+            &[
+                ("Town Engineer", 5),
+                ("Planning Board", 3),
+                ("Building Inspector", 3),
+                ("Stormwater Management Officer", 1),
+            ],
+        );
         f.set(l, "approved_by", text(by));
         f.set(l, "approved_on", date(rng, year, year));
     }
@@ -163,16 +217,31 @@ fn smp(lay: &Layout, lot: &Lot, rng: &mut SmallRng, out: &mut Out, ids: &mut Ids
     let (practice, structural, area) = pick(rng, PRACTICES);
     let cx = (x0 + x1) / 2.0 + rng.gen_range(-0.1..0.1) * (x1 - x0);
     // The rear of the lot is away from its street.
-    let rear = if lot.faces_north { y0 + 20.0 } else { y1 - 20.0 };
+    let rear = if lot.faces_north {
+        y0 + 20.0
+    } else {
+        y1 - 20.0
+    };
     let half_w = ((x1 - x0) / 2.0 - 8.0).clamp(5.0, 20.0);
     let extent = (cx - half_w, rear - 12.0, cx + half_w, rear + 12.0);
     let l = Layer::Smps;
     let mut f = Feature::new(l, format!("SMP-{:05}", ids.next_smp()));
     f.set(l, "practice_type", text(practice));
     f.set(l, "structural", Value::Bool(structural));
-    let owner_kind = if lot.is_public() { "municipal" } else { pick(rng, &[("private", 3), ("municipal", 1)]) };
+    let owner_kind = if lot.is_public() {
+        "municipal"
+    } else {
+        pick(rng, &[("private", 3), ("municipal", 1)])
+    };
     f.set(l, "owner_kind", text(owner_kind));
-    f.set(l, "status", text(pick(rng, &[("active", 90), ("proposed", 6), ("removed", 4)])));
+    f.set(
+        l,
+        "status",
+        text(pick(
+            rng,
+            &[("active", 90), ("proposed", 6), ("removed", 4)],
+        )),
+    );
     f.geom = Some(if area {
         Geometry::Polygon(rect_polygon(lay, extent))
     } else {
@@ -183,7 +252,11 @@ fn smp(lay: &Layout, lot: &Lot, rng: &mut SmallRng, out: &mut Out, ids: &mut Ids
     if rng.gen_bool(SMP_EASEMENT_RATE) {
         // From behind the practice to the front lot line, inside the lot.
         let (ex0, ex1) = ((extent.0 - 5.0).max(x0), (extent.2 + 5.0).min(x1));
-        let (ey0, ey1) = if lot.faces_north { ((extent.1 - 5.0).max(y0), y1) } else { (y0, (extent.3 + 5.0).min(y1)) };
+        let (ey0, ey1) = if lot.faces_north {
+            ((extent.1 - 5.0).max(y0), y1)
+        } else {
+            (y0, (extent.3 + 5.0).min(y1))
+        };
         let rect = (ex0, ey0, ex1, ey1);
         let purpose = pick(rng, &[("maintenance", 6), ("access", 2), ("drainage", 2)]);
         easement(lay, rect, purpose, rng, out, ids);
@@ -191,12 +264,28 @@ fn smp(lay: &Layout, lot: &Lot, rng: &mut SmallRng, out: &mut Out, ids: &mut Ids
 }
 
 /// A recorded easement over a local rectangle.
-pub fn easement(lay: &Layout, rect: (f64, f64, f64, f64), purpose: &str, rng: &mut SmallRng, out: &mut Out, ids: &mut Ids) {
+pub fn easement(
+    lay: &Layout,
+    rect: (f64, f64, f64, f64),
+    purpose: &str,
+    rng: &mut SmallRng,
+    out: &mut Out,
+    ids: &mut Ids,
+) {
     let l = Layer::Easements;
     let mut f = Feature::new(l, format!("E-{:05}", ids.next_easement()));
     f.set(l, "purpose", text(purpose));
     f.set(l, "recorded_on", date(rng, 1980, 2023));
-    f.set(l, "instrument", text(format!("Liber {} cp {}", rng.gen_range(1000..14000), rng.gen_range(1..400))));
-    f.geom = Some(Geometry::Polygon(rect_polygon(lay, rect)));
+    f.set(
+        l,
+        "instrument",
+        text(format!(
+            "Liber {} cp {}",
+            rng.gen_range(1000..14000),
+            rng.gen_range(1..400)
+        )),
+    );
+    // Multi, like the polygon layers, so a GeoPackage layer holds one geometry type.
+    f.geom = Some(Geometry::MultiPolygon(rect_polygon(lay, rect).into()));
     out.push(l, f);
 }

@@ -10,7 +10,10 @@ use super::*;
 use crate::domain::FieldType;
 
 fn opts(parcels: usize, seed: u64) -> SynthOptions {
-    SynthOptions { unit: LengthUnit::Foot, ..SynthOptions::new(parcels, seed) }
+    SynthOptions {
+        unit: LengthUnit::Foot,
+        ..SynthOptions::new(parcels, seed)
+    }
 }
 
 fn count(m: &BTreeMap<Layer, Vec<Feature>>, l: Layer) -> usize {
@@ -24,30 +27,39 @@ fn point(f: &Feature) -> Coord<f64> {
     }
 }
 
-fn structures(m: &BTreeMap<Layer, Vec<Feature>>) -> Vec<(&str, Coord<f64>)> {
+fn structures(m: &BTreeMap<Layer, Vec<Feature>>) -> Sites<'_> {
     [Layer::CatchBasins, Layer::Manholes, Layer::Outfalls]
         .iter()
         .flat_map(|l| m[l].iter().map(|f| (f.id.as_str(), point(f))))
         .collect()
 }
 
+/// Structures by id and position.
+type Sites<'a> = Vec<(&'a str, Coord<f64>)>;
+
 /// The structure within `tol` of `c`, through a grid index so the test stays fast.
 struct Near<'a> {
-    cells: HashMap<(i64, i64), Vec<(&'a str, Coord<f64>)>>,
+    cells: HashMap<(i64, i64), Sites<'a>>,
     size: f64,
 }
 
 impl<'a> Near<'a> {
-    fn new(points: Vec<(&'a str, Coord<f64>)>, size: f64) -> Self {
+    fn new(points: Sites<'a>, size: f64) -> Self {
         let mut cells: HashMap<_, Vec<_>> = HashMap::new();
         for (id, c) in points {
-            cells.entry(((c.x / size).floor() as i64, (c.y / size).floor() as i64)).or_default().push((id, c));
+            cells
+                .entry(((c.x / size).floor() as i64, (c.y / size).floor() as i64))
+                .or_default()
+                .push((id, c));
         }
         Near { cells, size }
     }
 
     fn find(&self, c: Coord<f64>, tol: f64) -> Option<&'a str> {
-        let (cx, cy) = ((c.x / self.size).floor() as i64, (c.y / self.size).floor() as i64);
+        let (cx, cy) = (
+            (c.x / self.size).floor() as i64,
+            (c.y / self.size).floor() as i64,
+        );
         let mut best: Option<(f64, &str)> = None;
         for dx in -1..=1 {
             for dy in -1..=1 {
@@ -85,9 +97,19 @@ fn counts_scale_with_parcels() {
     let big = generate(&opts(4_000, 3));
     assert_eq!(count(&small, Layer::Parcels), 1_000);
     assert_eq!(count(&big, Layer::Parcels), 4_000);
-    for l in [Layer::CatchBasins, Layer::Manholes, Layer::Pipes, Layer::Connections] {
+    for l in [
+        Layer::CatchBasins,
+        Layer::Manholes,
+        Layer::Pipes,
+        Layer::Connections,
+    ] {
         let ratio = count(&big, l) as f64 / count(&small, l) as f64;
-        assert!((3.0..5.0).contains(&ratio), "{l}: {} -> {} ({ratio})", count(&small, l), count(&big, l));
+        assert!(
+            (3.0..5.0).contains(&ratio),
+            "{l}: {} -> {} ({ratio})",
+            count(&small, l),
+            count(&big, l)
+        );
     }
     assert_eq!(count(&big, Layer::Boundary), 1);
 }
@@ -104,13 +126,21 @@ fn ids_are_unique_and_values_have_their_fields_types() {
                 let ok = match (spec.ty, v) {
                     (_, Value::Null) => !spec.required,
                     (FieldType::Text, Value::Text(_)) | (FieldType::Integer, Value::Int(_)) => true,
-                    (FieldType::Real | FieldType::Length(_) | FieldType::Elevation, Value::Real(_)) => true,
+                    (
+                        FieldType::Real | FieldType::Length(_) | FieldType::Elevation,
+                        Value::Real(_),
+                    ) => true,
                     (FieldType::Bool, Value::Bool(_)) | (FieldType::Date, Value::Date(_)) => true,
                     _ => false,
                 };
                 assert!(ok, "{layer} {}: {} = {v:?}", f.id, spec.name);
             }
-            assert_eq!(f.geom.is_some(), layer.geom_kind() != GeomKind::None, "{layer} {}", f.id);
+            assert_eq!(
+                f.geom.is_some(),
+                layer.geom_kind() != GeomKind::None,
+                "{layer} {}",
+                f.id
+            );
         }
     }
 }
@@ -118,7 +148,12 @@ fn ids_are_unique_and_values_have_their_fields_types() {
 #[test]
 fn every_feature_of_a_point_layer_is_a_point() {
     let m = generate(&opts(1_500, 5));
-    for l in [Layer::CatchBasins, Layer::Manholes, Layer::Outfalls, Layer::ConnectionRecords] {
+    for l in [
+        Layer::CatchBasins,
+        Layer::Manholes,
+        Layer::Outfalls,
+        Layer::ConnectionRecords,
+    ] {
         assert!(!m[&l].is_empty(), "{l}");
         for f in &m[&l] {
             point(f);
@@ -129,9 +164,13 @@ fn every_feature_of_a_point_layer_is_a_point() {
 #[test]
 fn every_parcel_is_a_valid_polygon_inside_the_boundary() {
     let m = generate(&opts(2_000, 9));
-    let Some(Geometry::MultiPolygon(boundary)) = &m[&Layer::Boundary][0].geom else { panic!("boundary") };
+    let Some(Geometry::MultiPolygon(boundary)) = &m[&Layer::Boundary][0].geom else {
+        panic!("boundary")
+    };
     for f in &m[&Layer::Parcels] {
-        let Some(Geometry::MultiPolygon(mp)) = &f.geom else { panic!("{} is not a multipolygon", f.id) };
+        let Some(Geometry::MultiPolygon(mp)) = &f.geom else {
+            panic!("{} is not a multipolygon", f.id)
+        };
         assert!(mp.is_valid(), "{}: {:?}", f.id, mp.validation_errors());
         assert!(boundary.contains(mp), "{}", f.id);
     }
@@ -150,13 +189,20 @@ fn pipe_ends_without_ids_lie_near_a_structure_and_ids_name_structures() {
                 Some(id) => assert!(known.contains(id), "{} {field} {id}", p.id),
                 None => {
                     without += 1;
-                    assert!(near.find(end, 3.0).is_some(), "{} {field} end {end:?} is far from every structure", p.id);
+                    assert!(
+                        near.find(end, 3.0).is_some(),
+                        "{} {field} end {end:?} is far from every structure",
+                        p.id
+                    );
                 }
             }
         }
     }
     let pipes = m[&Layer::Pipes].len() as f64;
-    assert!((0.07..0.15).contains(&(without as f64 / 2.0 / pipes)), "{without} ends without ids of {pipes} pipes");
+    assert!(
+        (0.07..0.15).contains(&(without as f64 / 2.0 / pipes)),
+        "{without} ends without ids of {pipes} pipes"
+    );
 }
 
 #[test]
@@ -167,8 +213,16 @@ fn every_structure_drains_to_an_outfall() {
     let mut down: HashMap<&str, &str> = HashMap::new();
     for p in &m[&Layer::Pipes] {
         let (a, b) = ends(p);
-        let from = p.get(Layer::Pipes, "from_id").as_str().or_else(|| near.find(a, 3.0)).expect("from");
-        let to = p.get(Layer::Pipes, "to_id").as_str().or_else(|| near.find(b, 3.0)).expect("to");
+        let from = p
+            .get(Layer::Pipes, "from_id")
+            .as_str()
+            .or_else(|| near.find(a, 3.0))
+            .expect("from");
+        let to = p
+            .get(Layer::Pipes, "to_id")
+            .as_str()
+            .or_else(|| near.find(b, 3.0))
+            .expect("to");
         assert!(down.insert(from, to).is_none(), "{from} has two pipes out");
     }
     let outfalls: HashSet<&str> = m[&Layer::Outfalls].iter().map(|f| f.id.as_str()).collect();
@@ -179,7 +233,9 @@ fn every_structure_drains_to_an_outfall() {
                 if outfalls.contains(at) {
                     break;
                 }
-                at = down.get(at).unwrap_or_else(|| panic!("{} stops at {at}", f.id));
+                at = down
+                    .get(at)
+                    .unwrap_or_else(|| panic!("{} stops at {at}", f.id));
             }
             assert!(outfalls.contains(at), "{} never reaches an outfall", f.id);
         }
@@ -187,7 +243,9 @@ fn every_structure_drains_to_an_outfall() {
     // Most pipes fall along their flow; a few are laid against their inverts.
     let against = m[&Layer::Pipes]
         .iter()
-        .filter(|p| p.get(Layer::Pipes, "from_invert").as_f64() < p.get(Layer::Pipes, "to_invert").as_f64())
+        .filter(|p| {
+            p.get(Layer::Pipes, "from_invert").as_f64() < p.get(Layer::Pipes, "to_invert").as_f64()
+        })
         .count();
     let share = against as f64 / m[&Layer::Pipes].len() as f64;
     assert!(share > 0.0 && share < 0.05, "{share}");
@@ -200,15 +258,36 @@ fn rates_at_ten_thousand_parcels() {
     let conns = count(&m, Layer::Connections) as f64;
     let records = count(&m, Layer::ConnectionRecords) as f64;
     let smps = count(&m, Layer::Smps) as f64;
-    assert!((0.085..0.115).contains(&(conns / parcels)), "connections {conns}");
-    assert!((0.75..0.85).contains(&(records / conns)), "records {records}");
+    assert!(
+        (0.085..0.115).contains(&(conns / parcels)),
+        "connections {conns}"
+    );
+    assert!(
+        (0.75..0.85).contains(&(records / conns)),
+        "records {records}"
+    );
     assert!((30.0..70.0).contains(&smps), "smps {smps}");
-    let with_parcel = m[&Layer::Connections].iter().filter(|c| !c.get(Layer::Connections, "parcel_id").is_null()).count();
-    assert!((0.8..0.9).contains(&(with_parcel as f64 / conns)), "{with_parcel}");
-    let residential = m[&Layer::Parcels].iter().filter(|p| p.get(Layer::Parcels, "land_use").as_str() == Some("210")).count();
-    assert!(residential as f64 / parcels > 0.5, "{residential} single-family");
+    let with_parcel = m[&Layer::Connections]
+        .iter()
+        .filter(|c| !c.get(Layer::Connections, "parcel_id").is_null())
+        .count();
+    assert!(
+        (0.8..0.9).contains(&(with_parcel as f64 / conns)),
+        "{with_parcel}"
+    );
+    let residential = m[&Layer::Parcels]
+        .iter()
+        .filter(|p| p.get(Layer::Parcels, "land_use").as_str() == Some("210"))
+        .count();
+    assert!(
+        residential as f64 / parcels > 0.5,
+        "{residential} single-family"
+    );
     let easements = count(&m, Layer::Easements) as f64;
-    assert!(easements >= 0.5 * smps, "{easements} easements for {smps} SMPs");
+    assert!(
+        easements >= 0.5 * smps,
+        "{easements} easements for {smps} SMPs"
+    );
 }
 
 #[test]
@@ -216,7 +295,7 @@ fn connections_end_on_a_catch_basin_or_a_pipe() {
     let m = generate(&opts(2_000, 23));
     let basins: HashSet<(i64, i64)> = m[&Layer::CatchBasins]
         .iter()
-        .map(|f| point(f))
+        .map(point)
         .map(|c| ((c.x * 1000.0).round() as i64, (c.y * 1000.0).round() as i64))
         .collect();
     let pipes: Vec<geo_types::MultiLineString<f64>> = m[&Layer::Pipes]
@@ -227,13 +306,24 @@ fn connections_end_on_a_catch_basin_or_a_pipe() {
         })
         .collect();
     for c in &m[&Layer::Connections] {
-        let Some(Geometry::LineString(l)) = &c.geom else { panic!("{}", c.id) };
+        let Some(Geometry::LineString(l)) = &c.geom else {
+            panic!("{}", c.id)
+        };
         let end = *l.0.last().unwrap();
-        let key = ((end.x * 1000.0).round() as i64, (end.y * 1000.0).round() as i64);
+        let key = (
+            (end.x * 1000.0).round() as i64,
+            (end.y * 1000.0).round() as i64,
+        );
         if !basins.contains(&key) {
             use geo::{Distance, Euclidean};
             let p = geo_types::Point(end);
-            assert!(pipes.iter().any(|m| Euclidean.distance(m, &p) < 0.01), "{} ends nowhere", c.id);
+            // A trunk without ids has its ends digitised up to a foot off, so the line
+            // itself may pass a foot from a connection that was drawn onto it.
+            assert!(
+                pipes.iter().any(|m| Euclidean.distance(m, &p) < 1.5),
+                "{} ends nowhere",
+                c.id
+            );
         }
     }
 }
@@ -242,18 +332,30 @@ fn connections_end_on_a_catch_basin_or_a_pipe() {
 fn watersheds_partition_the_boundary_and_outfalls_name_real_waters() {
     use geo::Area;
     let m = generate(&opts(5_000, 29));
-    let Some(Geometry::MultiPolygon(b)) = &m[&Layer::Boundary][0].geom else { panic!() };
-    let total: f64 = m[&Layer::Watersheds].iter().map(|w| w.geom.as_ref().unwrap().unsigned_area()).sum();
+    let Some(Geometry::MultiPolygon(b)) = &m[&Layer::Boundary][0].geom else {
+        panic!()
+    };
+    let total: f64 = m[&Layer::Watersheds]
+        .iter()
+        .map(|w| w.geom.as_ref().unwrap().unsigned_area())
+        .sum();
     assert!((total / b.unsigned_area() - 1.0).abs() < 1e-9);
-    let waters: HashSet<&str> = m[&Layer::ReceivingWaters].iter().map(|w| w.id.as_str()).collect();
+    let waters: HashSet<&str> = m[&Layer::ReceivingWaters]
+        .iter()
+        .map(|w| w.id.as_str())
+        .collect();
     for o in &m[&Layer::Outfalls] {
         if let Some(w) = o.get(Layer::Outfalls, "receiving_water_id").as_str() {
             assert!(waters.contains(w), "{} -> {w}", o.id);
         }
     }
-    let listed = m[&Layer::ReceivingWaters].iter().filter(|w| w.get(Layer::ReceivingWaters, "listed_303d") == &Value::Bool(true));
+    let listed = m[&Layer::ReceivingWaters]
+        .iter()
+        .filter(|w| w.get(Layer::ReceivingWaters, "listed_303d") == &Value::Bool(true));
     for w in listed {
-        assert!(m[&Layer::Impairments].iter().any(|i| i.get(Layer::Impairments, "water_id").as_str() == Some(&w.id)));
+        assert!(m[&Layer::Impairments]
+            .iter()
+            .any(|i| i.get(Layer::Impairments, "water_id").as_str() == Some(&w.id)));
     }
     assert!(count(&m, Layer::TmdlAreas) >= 1);
 }
@@ -262,8 +364,19 @@ fn watersheds_partition_the_boundary_and_outfalls_name_real_waters() {
 fn metres_shrink_the_town_by_a_foot() {
     use geo::BoundingRect;
     let feet = generate(&opts(500, 1));
-    let metres = generate(&SynthOptions { unit: LengthUnit::Metre, ..opts(500, 1) });
-    let size = |m: &BTreeMap<Layer, Vec<Feature>>| m[&Layer::Boundary][0].geom.as_ref().unwrap().bounding_rect().unwrap().width();
+    let metres = generate(&SynthOptions {
+        unit: LengthUnit::Metre,
+        ..opts(500, 1)
+    });
+    let size = |m: &BTreeMap<Layer, Vec<Feature>>| {
+        m[&Layer::Boundary][0]
+            .geom
+            .as_ref()
+            .unwrap()
+            .bounding_rect()
+            .unwrap()
+            .width()
+    };
     assert!((size(&metres) / size(&feet) - 0.3048).abs() < 1e-6);
 }
 
@@ -273,7 +386,11 @@ fn scale_parses_names_and_numbers() {
     assert_eq!("County".parse::<Scale>().unwrap().parcels(), 1_000_000);
     assert_eq!("1_000".parse::<Scale>().unwrap(), Scale::Parcels(1000));
     assert_eq!("2,500".parse::<Scale>().unwrap().parcels(), 2500);
-    assert!("city".parse::<Scale>().unwrap_err().to_string().contains("town, county"));
+    assert!("city"
+        .parse::<Scale>()
+        .unwrap_err()
+        .to_string()
+        .contains("town, county"));
     assert_eq!(Scale::Town.parcels(), 2_000);
 }
 
@@ -299,11 +416,32 @@ fn writes_geopackages_and_shapefiles() {
         assert_eq!(*n as usize, m[layer].len());
         assert!(path.exists(), "{}", path.display());
     }
+    // The same features write the same bytes (timestamps included).
+    let again = write(&m, &meta, &dir.path().join("again"), SynthFormat::Gpkg).unwrap();
+    for ((_, a, _), (_, b, _)) in gpkg.iter().zip(&again) {
+        assert!(
+            std::fs::read(a).unwrap() == std::fs::read(b).unwrap(),
+            "{} differs",
+            a.display()
+        );
+    }
     let shp = write(&m, &meta, &dir.path().join("shp"), SynthFormat::Shapefile).unwrap();
-    let files: HashSet<String> = shp.iter().map(|(_, p, _)| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
-    assert!(files.contains("impairments.csv") && files.contains("parcels.shp") && files.contains("smps.shp"), "{files:?}");
+    let files: HashSet<String> = shp
+        .iter()
+        .map(|(_, p, _)| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        files.contains("impairments.csv")
+            && files.contains("parcels.shp")
+            && files.contains("smps.shp"),
+        "{files:?}"
+    );
     for layer in m.keys().filter(|l| !m[*l].is_empty()) {
-        let total: u64 = shp.iter().filter(|(l, ..)| l == layer).map(|(.., n)| n).sum();
+        let total: u64 = shp
+            .iter()
+            .filter(|(l, ..)| l == layer)
+            .map(|(.., n)| n)
+            .sum();
         assert_eq!(total as usize, m[layer].len(), "{layer}");
     }
 }

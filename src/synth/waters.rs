@@ -16,15 +16,40 @@ use super::{date, pick, text, Out};
 use crate::domain::{Feature, Layer, Value};
 
 const STREAM_NAMES: [&str; 24] = [
-    "Mill Brook", "Byram River", "Kisco River", "Wampus River", "Bronx River", "Stone Hill River", "Titicus River",
-    "Muscoot River", "Saw Mill River", "Sprain Brook", "Blind Brook", "Mianus River", "Beaver Dam Brook",
-    "Cross River", "Waccabuc River", "Hutchinson River", "Mamaroneck River", "Sheldrake River", "Pocantico River",
-    "Peekskill Hollow Creek", "Furnace Brook", "Hunter Brook", "Indian Brook", "Annsville Creek",
+    "Mill Brook",
+    "Byram River",
+    "Kisco River",
+    "Wampus River",
+    "Bronx River",
+    "Stone Hill River",
+    "Titicus River",
+    "Muscoot River",
+    "Saw Mill River",
+    "Sprain Brook",
+    "Blind Brook",
+    "Mianus River",
+    "Beaver Dam Brook",
+    "Cross River",
+    "Waccabuc River",
+    "Hutchinson River",
+    "Mamaroneck River",
+    "Sheldrake River",
+    "Pocantico River",
+    "Peekskill Hollow Creek",
+    "Furnace Brook",
+    "Hunter Brook",
+    "Indian Brook",
+    "Annsville Creek",
 ];
 
 /// Pollutants of 303(d) listings; phosphorus and pathogens dominate in the lower Hudson.
-const POLLUTANTS: &[(&str, u32)] =
-    &[("phosphorus", 5), ("pathogens", 4), ("sediment", 3), ("nitrogen", 2), ("dissolved oxygen", 1)];
+const POLLUTANTS: &[(&str, u32)] = &[
+    ("phosphorus", 5),
+    ("pathogens", 4),
+    ("sediment", 3),
+    ("nitrogen", 2),
+    ("dissolved oxygen", 1),
+];
 const SOURCES: &[(&str, u32)] = &[
     ("urban/storm runoff", 6),
     ("municipal discharges", 2),
@@ -54,7 +79,11 @@ pub fn generate(lay: &Layout, out: &mut Out) {
             let index = s * lay.reaches + r;
             let mut rng = lay.rng(tag::WATER, index as u64);
             let water_id = lay.water_id(s, r);
-            let reach_name = if lay.reaches > 1 { format!("{name}, reach {}", r + 1) } else { name.clone() };
+            let reach_name = if lay.reaches > 1 {
+                format!("{name}, reach {}", r + 1)
+            } else {
+                name.clone()
+            };
             // The first reach is always listed, so even a tiny town has an impaired water
             // and a TMDL to test against.
             let listed = index == 0 || rng.gen_bool(LISTED_RATE);
@@ -63,7 +92,11 @@ pub fn generate(lay: &Layout, out: &mut Out) {
 
             let (x0, x1) = lay.watershed_x(s);
             let mut ws = Feature::new(Layer::Watersheds, format!("WS-{:04}", index + 1));
-            ws.set(Layer::Watersheds, "name", text(format!("{reach_name} watershed")));
+            ws.set(
+                Layer::Watersheds,
+                "name",
+                text(format!("{reach_name} watershed")),
+            );
             ws.set(Layer::Watersheds, "drains_to", text(water_id.clone()));
             ws.geom = Some(multi(rect_polygon(lay, (x0, y0, x1, y1))));
             out.push(Layer::Watersheds, ws);
@@ -84,12 +117,23 @@ pub fn generate(lay: &Layout, out: &mut Out) {
     let (w, h) = (lay.width(), lay.height());
     let mut b = Feature::new(Layer::Boundary, "B-1");
     b.set(Layer::Boundary, "name", text("Town of Synthville"));
-    b.geom = Some(multi(rect_polygon(lay, (-MARGIN, -MARGIN, w + MARGIN, h + MARGIN))));
+    b.geom = Some(multi(rect_polygon(
+        lay,
+        (-MARGIN, -MARGIN, w + MARGIN, h + MARGIN),
+    )));
     out.push(Layer::Boundary, b);
 }
 
 /// A stream reach, digitised downstream (southwards) every 100 ft.
-fn water(lay: &Layout, s: usize, id: &str, name: &str, listed: bool, (y0, y1): (f64, f64), out: &mut Out) {
+fn water(
+    lay: &Layout,
+    s: usize,
+    id: &str,
+    name: &str,
+    listed: bool,
+    (y0, y1): (f64, f64),
+    out: &mut Out,
+) {
     let mut pts = Vec::new();
     let mut y = y1;
     while y > y0 {
@@ -134,7 +178,14 @@ fn impairments(water_id: &str, rng: &mut SmallRng, out: &mut Out) -> Vec<&'stati
 }
 
 /// A TMDL area over a local rectangle.
-fn tmdl(lay: &Layout, n: usize, pollutant: &str, rect: (f64, f64, f64, f64), rng: &mut SmallRng, out: &mut Out) {
+fn tmdl(
+    lay: &Layout,
+    n: usize,
+    pollutant: &str,
+    rect: (f64, f64, f64, f64),
+    rng: &mut SmallRng,
+    out: &mut Out,
+) {
     let l = Layer::TmdlAreas;
     let mut f = Feature::new(l, format!("TMDL-{n:03}"));
     f.set(l, "pollutant", text(pollutant));
