@@ -585,3 +585,143 @@ fn a_value_that_is_not_a_date_rejects_the_feature_and_names_the_field() {
     assert!(r["warnings"][0].as_str().unwrap().contains("EPSG:4326"));
     let _ = Value::Null;
 }
+
+/// Converts a fixture with ogr2ogr into another format (GDAL writes the real thing).
+fn ogr2ogr_to(src: &std::path::Path, driver: &str, dst: &std::path::Path, extra: &[&str]) {
+    let out = Command::new("ogr2ogr")
+        .args(["-f", driver])
+        .arg(dst)
+        .arg(src)
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "ogr2ogr -f {driver}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[tokio::test]
+async fn zipped_shapefile_file_geodatabase_and_kml_import_like_the_geojson() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = fixture(TACOMA_POINTS);
+    // A zipped shapefile, as analysts mail them.
+    let shp_dir = dir.path().join("shp");
+    std::fs::create_dir(&shp_dir).unwrap();
+    ogr2ogr_to(&src, "ESRI Shapefile", &shp_dir.join("points.shp"), &[]);
+    let zip = dir.path().join("points.zip");
+    let st = Command::new("python3")
+        .args(["-c", "import sys, zipfile, os\nz = zipfile.ZipFile(sys.argv[1], 'w')\nfor f in sorted(os.listdir(sys.argv[2])): z.write(os.path.join(sys.argv[2], f), f)\nz.close()"])
+        .arg(&zip)
+        .arg(&shp_dir)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let gdb = dir.path().join("points.gdb");
+    ogr2ogr_to(&src, "OpenFileGDB", &gdb, &["-nln", "discharge_points"]);
+    let kml = dir.path().join("points.kml");
+    ogr2ogr_to(&src, "KML", &kml, &[]);
+
+    let reference = {
+        let reg = registry("sqlite", 2927).await;
+        let mut o = ImportOptions::new(Layer::Outfalls, &src);
+        o.maps = vec![("asset_id".into(), "ALTID".into())];
+        import(reg.store.clone(), o).await.unwrap();
+        reg.store.features(Layer::Outfalls).await.unwrap()
+    };
+    // KML is WGS 84 with limited precision; the others keep State Plane coordinates.
+    for (path, tol) in [(&zip, 0.001), (&gdb, 0.001), (&kml, 0.05)] {
+        let reg = registry("sqlite", 2927).await;
+        let mut o = ImportOptions::new(Layer::Outfalls, path);
+        o.maps = vec![("asset_id".into(), "ALTID".into())];
+        let report = import(reg.store.clone(), o)
+            .await
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert_eq!(report.imported, 959, "{}: {report}", path.display());
+        let got = reg.store.features(Layer::Outfalls).await.unwrap();
+        for (a, b) in reference.iter().zip(&got) {
+            assert_eq!(a.id, b.id);
+            let ((ax, ay), (bx, by)) = (point(&a.geom), point(&b.geom));
+            assert!(
+                (ax - bx).abs() <= tol && (ay - by).abs() <= tol,
+                "{}: {} moved",
+                path.display(),
+                a.id
+            );
+        }
+    }
+}
+
+#[test]
+fn impairments_come_from_a_csv_table_without_geometry() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("impairments.csv");
+    std::fs::write(&csv, "\u{feff}water_id,pollutant,sources,cycle\nNY-1301-0001,Phosphorus,Urban runoff/storm sewers,2022\nNY-1301-0001,Pathogens,Unknown,2020\nNY-1301-0002,Silt/Sediment,,2018\n").unwrap();
+    let store = format!("sqlite://{}", dir.path().join("r.gpkg").display());
+    run_ok(
+        &store,
+        &[
+            "init",
+            "--jurisdiction",
+            "north-castle-ny",
+            "--crs",
+            "EPSG:2260",
+        ],
+    );
+    let json = run_ok(
+        &store,
+        &[
+            "import",
+            "impairments",
+            csv.to_str().unwrap(),
+            "--format",
+            "json",
+        ],
+    );
+    let r: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(r["imported"], 3, "{json}");
+    assert_eq!(r["source_crs"], serde_json::Value::Null);
+    let out = Command::new("ogrinfo")
+        .args(["-ro", "-al", "-q"])
+        .arg(dir.path().join("r.gpkg"))
+        .arg("impairments")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("impairment_id (String) = NY-1301-0001:Phosphorus:2022"),
+        "{text}"
+    );
+    assert!(
+        text.contains("cycle (Integer") && text.contains("= 2018"),
+        "{text}"
+    );
+}
+
+#[tokio::test]
+async fn replace_with_rejected_features_is_refused_and_changes_nothing() {
+    for kind in kinds() {
+        let reg = registry(kind, 2249).await;
+        let csv = fixture("cambridge/CambridgeSew_Catchbasin_filtered_subset.csv");
+        let mut opts = ImportOptions::new(Layer::CatchBasins, &csv);
+        opts.maps = vec![("asset_id".into(), "FACILITYID".into())];
+        opts.s_srs = Some(4326);
+        import(reg.store.clone(), opts.clone()).await.unwrap();
+        let before = reg.store.features(Layer::CatchBasins).await.unwrap();
+        opts.mode = WriteMode::Replace;
+        let e = import(reg.store.clone(), opts)
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("23 features were rejected") && e.contains("--replace"),
+            "{kind}: {e}"
+        );
+        assert_eq!(
+            reg.store.features(Layer::CatchBasins).await.unwrap(),
+            before,
+            "{kind}"
+        );
+    }
+}

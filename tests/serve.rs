@@ -116,3 +116,44 @@ async fn serve_answers_health_and_a_layer_as_wgs84_geojson() {
         assert_eq!(missing.status(), 404);
     }
 }
+
+#[tokio::test]
+async fn a_running_server_picks_up_an_import_committed_by_another_process() {
+    for kind in kinds() {
+        let reg = registry(kind, 2927).await;
+        let server = start(&reg.url);
+        let count = || async {
+            let fc: serde_json::Value = reqwest::get(format!(
+                "{}/collections/watersheds/items?limit=1",
+                server.base
+            ))
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+            fc["numberMatched"].as_u64().unwrap()
+        };
+        assert_eq!(count().await, 0);
+        run_ok(
+            &reg.url,
+            &[
+                "import",
+                "watersheds",
+                fixture("tacoma/SurfacewaterSubbasinOutline.geojson")
+                    .to_str()
+                    .unwrap(),
+                "--map",
+                "watershed_id=SUBBASIN",
+            ],
+        );
+        let started = std::time::Instant::now();
+        while count().await != 67 {
+            assert!(
+                started.elapsed().as_secs() < 15,
+                "{kind}: the server never saw the import"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        }
+    }
+}

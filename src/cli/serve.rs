@@ -26,6 +26,7 @@ pub async fn serve_store(
     listen: SocketAddr,
 ) -> anyhow::Result<()> {
     let snapshot = SnapshotHandle::new(Snapshot::load(store.as_ref()).await?);
+    snapshot.watch(store.clone(), std::time::Duration::from_secs(2));
     let listener = tokio::net::TcpListener::bind(listen).await?;
     let addr = listener.local_addr()?;
     println!("serving the registry at http://{addr}/");

@@ -79,6 +79,9 @@ pub enum ImportError {
         /// Why.
         message: String,
     },
+    /// The import was refused as a whole (nothing was written).
+    #[error("{0}")]
+    Refused(String),
     /// The store refused the write (nothing was written).
     #[error(transparent)]
     Store(#[from] StoreError),

@@ -322,6 +322,14 @@ fn read_source(
         }
     }
     progress.finish(report.read);
+    if opts.mode == WriteMode::Replace && report.rejected > 0 && sink.is_some() {
+        // A rejected feature's current version would be deleted by the replace: refuse
+        // rather than lose it. The writer rolls back when it sees the error.
+        return Err(ImportError::Refused(format!(
+            "{path_str}: {} features were rejected, and --replace would delete their current versions from {}; fix them (see the report with --dry-run) or import without --replace",
+            report.rejected, layer
+        )));
+    }
     if report.problems.invalid_geometry == 0 && !report.repaired.is_empty() {
         report.warnings.push(format!(
             "{} invalid geometries were repaired (use --invalid reject to refuse them)",

@@ -138,6 +138,36 @@ impl SnapshotHandle {
         self.inner.read().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
+    /// Keeps the snapshot in step with writes committed by other processes (an analyst's
+    /// `ms4 import` while the server runs): checks the store's generation every
+    /// `interval` and reloads when it moved. Runs until the runtime stops.
+    pub fn watch(
+        &self,
+        store: std::sync::Arc<dyn Store>,
+        interval: std::time::Duration,
+    ) -> tokio::task::JoinHandle<()> {
+        let handle = self.clone();
+        tokio::spawn(async move {
+            let mut seen = store.generation().await.unwrap_or(0);
+            loop {
+                tokio::time::sleep(interval).await;
+                match store.generation().await {
+                    Ok(g) if g != seen => match handle.reload(store.as_ref()).await {
+                        Ok(()) => {
+                            tracing::info!(generation = g, "registry changed; snapshot reloaded");
+                            seen = g;
+                        }
+                        Err(e) => {
+                            tracing::warn!(error = %e, "reloading the snapshot failed; keeping the old one")
+                        }
+                    },
+                    Ok(_) => {}
+                    Err(e) => tracing::warn!(error = %e, "cannot read the registry's generation"),
+                }
+            }
+        })
+    }
+
     /// Rebuilds from the store and swaps the new snapshot in.
     pub async fn reload(&self, store: &dyn Store) -> Result<()> {
         let next = Arc::new(Snapshot::load(store).await?);

@@ -119,6 +119,9 @@ pub trait Store: Send + Sync {
     async fn features(&self, layer: Layer) -> Result<Vec<Feature>>;
     /// Applies a stream of features as one transaction (see the module docs).
     async fn write(&self, req: WriteRequest, rx: mpsc::Receiver<WriteMsg>) -> Result<WriteSummary>;
+    /// The newest committed import's id (0 when none): it changes whenever any process
+    /// commits a write, so a server can tell when its snapshot is stale.
+    async fn generation(&self) -> Result<i64>;
     /// The newest audit entries, optionally of one layer.
     async fn audit(&self, layer: Option<Layer>, limit: i64) -> Result<Vec<AuditEntry>>;
 }

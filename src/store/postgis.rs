@@ -255,6 +255,14 @@ impl Store for PostgisStore {
         .await
     }
 
+    async fn generation(&self) -> Result<i64> {
+        let (g,): (i64,) =
+            sqlx::query_as("SELECT coalesce(max(import_id), 0)::bigint FROM ms4_imports")
+                .fetch_one(&self.pool)
+                .await?;
+        Ok(g)
+    }
+
     async fn audit(&self, layer: Option<Layer>, limit: i64) -> Result<Vec<AuditEntry>> {
         let rows = sqlx::query(
             "SELECT audit_id, to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"+00:00\"'), actor, action, layer,

@@ -280,6 +280,13 @@ impl Store for SqliteStore {
         write::run(Box::new(SqliteTx { tx }), req, rx).await
     }
 
+    async fn generation(&self) -> Result<i64> {
+        let (g,): (i64,) = sqlx::query_as("SELECT coalesce(max(import_id), 0) FROM ms4_imports")
+            .fetch_one(&self.pool)
+            .await?;
+        Ok(g)
+    }
+
     async fn audit(&self, layer: Option<Layer>, limit: i64) -> Result<Vec<AuditEntry>> {
         let rows = sqlx::query(
             "SELECT audit_id, at, actor, action, layer, feature_id, import_id, before, after FROM ms4_audit
