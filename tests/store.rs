@@ -246,7 +246,8 @@ async fn an_aborted_or_abandoned_write_changes_nothing() {
         .await
         .unwrap();
         drop(tx);
-        assert!(matches!(writer.await.unwrap(), Err(StoreError::Aborted(_))));
+        let r = writer.await.unwrap();
+        assert!(matches!(r, Err(StoreError::Aborted(_))), "{kind}: {r:?}");
 
         let ids: Vec<String> = s
             .features(Layer::Parcels)

@@ -30,7 +30,9 @@ CREATE TABLE ms4_audit (
   action TEXT NOT NULL,
   layer TEXT,
   feature_id TEXT,
-  import_id BIGINT REFERENCES ms4_imports(import_id),
+  -- No foreign key: the import row is written in the same transaction, and a per-row
+  -- check would double the cost of a million-row load.
+  import_id BIGINT,
   before JSONB,
   after JSONB
 );

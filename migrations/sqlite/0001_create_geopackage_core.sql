@@ -73,7 +73,9 @@ CREATE TABLE ms4_audit (
   action TEXT NOT NULL,
   layer TEXT,
   feature_id TEXT,
-  import_id INTEGER REFERENCES ms4_imports(import_id),
+  -- No foreign key: the import row is written in the same transaction, and a per-row
+  -- check would slow a million-row load for nothing.
+  import_id INTEGER,
   before TEXT,
   after TEXT
 );

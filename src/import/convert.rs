@@ -207,11 +207,12 @@ pub fn convert_geometry(
         return Err(Problem::Transform("a coordinate is not finite".into()));
     }
     let geom = fit_kind(kind, geom)?;
-    // geo names what is wrong; GEOS (through OGR) is the reference GIS tools agree on,
-    // and also catches rings that touch themselves at a point.
-    let invalidity = first_invalidity(&geom).or_else(|| {
-        (is_areal(&geom) && !ogr.is_valid())
-            .then(|| "ring self-intersection (a ring touches itself; found by GEOS)".to_string())
+    // GEOS (through OGR) is the reference GIS tools agree on, and also catches rings
+    // that touch themselves at a point; geo then names what is wrong.
+    let invalidity = (is_areal(&geom) && !ogr.is_valid()).then(|| {
+        first_invalidity(&geom).unwrap_or_else(|| {
+            "ring self-intersection (a ring touches itself; found by GEOS)".to_string()
+        })
     });
     match invalidity {
         None => Ok((Some(geom), None)),

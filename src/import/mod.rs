@@ -13,7 +13,6 @@ pub mod export;
 mod report;
 pub mod source;
 
-use std::collections::HashMap;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -36,6 +35,8 @@ use source::CsvGeometry;
 
 /// Features per chunk handed to the writer.
 const CHUNK: usize = 4096;
+/// Chunks that may wait between the reader and the writer.
+const CHANNEL_CHUNKS: usize = 64;
 
 /// What to import and how.
 #[derive(Debug, Clone)]
@@ -106,7 +107,9 @@ pub async fn import(store: Arc<dyn Store>, opts: ImportOptions) -> Result<Import
             .collect()
     };
 
-    let (tx, rx) = mpsc::channel::<WriteMsg>(4);
+    // Room for a few hundred thousand features between reader and writer: the reader
+    // keeps going while the database digests a chunk, instead of the two taking turns.
+    let (tx, rx) = mpsc::channel::<WriteMsg>(CHANNEL_CHUNKS);
     let req = WriteRequest {
         layer: opts.layer,
         mode: opts.mode,
@@ -229,7 +232,9 @@ fn read_source(
     let progress = Progress::new(opts.progress, total, &src_name);
     let boundary_boxes: Vec<_> = boundary.iter().filter_map(|b| b.bounding_rect()).collect();
 
-    let mut seen: HashMap<String, u64> = HashMap::new();
+    // Ids seen so far, for duplicates; Fx hashing, as ids come from the user's own file
+    // and a million of them are hashed on the hot path.
+    let mut seen: rustc_hash::FxHashMap<String, u64> = Default::default();
     let mut chunk: Vec<Feature> = Vec::with_capacity(CHUNK);
     let mut raw: Vec<Value> = Vec::with_capacity(source_fields.len());
     let mut position = 0u64;

@@ -247,7 +247,10 @@ impl Store for PostgisStore {
         write::run(
             Box::new(PgTx {
                 tx,
+                pending: None,
                 srid: meta.srid,
+                was_empty: false,
+                index_dropped: false,
             }),
             req,
             rx,
@@ -297,7 +300,13 @@ impl Store for PostgisStore {
 
 struct PgTx {
     tx: Transaction<'static, Postgres>,
+    /// A chunk being encoded, to COPY before the next statement.
+    pending: Option<(Layer, tokio::task::JoinHandle<String>)>,
     srid: i32,
+    /// The layer held nothing when the write began.
+    was_empty: bool,
+    /// The GiST index was dropped for a bulk load and must be rebuilt before commit.
+    index_dropped: bool,
 }
 
 fn columns(layer: Layer) -> Vec<&'static str> {
@@ -353,6 +362,40 @@ fn hex(out: &mut String, bytes: &[u8]) {
     }
 }
 
+/// A chunk of features as COPY text-format rows.
+fn encode_copy(layer: Layer, features: &[Feature], srid: i32, import_id: i64) -> String {
+    let mut buf = String::with_capacity(features.len() * 256);
+    let spatial = layer.geom_kind() != GeomKind::None;
+    let import_id = import_id.to_string();
+    for f in features {
+        if spatial {
+            match &f.geom {
+                Some(g) => hex(&mut buf, &wkb::to_ewkb(g, srid)),
+                None => buf.push_str("\\N"),
+            }
+            buf.push('\t');
+        }
+        copy_text(&mut buf, &f.id);
+        for v in &f.values {
+            buf.push('\t');
+            copy_value(&mut buf, v);
+        }
+        buf.push('\t');
+        if f.extra.is_empty() {
+            buf.push_str("\\N");
+        } else {
+            copy_text(
+                &mut buf,
+                &serde_json::Value::Object(f.extra.clone()).to_string(),
+            );
+        }
+        buf.push('\t');
+        buf.push_str(&import_id);
+        buf.push('\n');
+    }
+    buf
+}
+
 fn bind_value<'q>(
     q: sqlx::query::Query<'q, Postgres, sqlx::postgres::PgArguments>,
     v: &Value,
@@ -375,12 +418,33 @@ fn cast(ty: FieldType) -> &'static str {
     }
 }
 
+impl PgTx {
+    /// Sends the chunk encoded last, if any.
+    async fn flush(&mut self) -> Result<()> {
+        if let Some((layer, handle)) = self.pending.take() {
+            let buf = handle
+                .await
+                .map_err(|e| StoreError::Aborted(format!("encoding rows failed: {e}")))?;
+            let stmt = format!(
+                "COPY {} ({}) FROM STDIN",
+                layer.name(),
+                columns(layer).join(",")
+            );
+            let mut copy = self.tx.copy_in_raw(&stmt).await?;
+            copy.send(buf.into_bytes()).await?;
+            copy.finish().await?;
+        }
+        Ok(())
+    }
+}
+
 #[async_trait]
 impl WriteTx for PgTx {
     async fn existing(&mut self, layer: Layer) -> Result<Vec<Feature>> {
         let rows = sqlx::query(super::trusted(select_sql(layer)))
             .fetch_all(&mut *self.tx)
             .await?;
+        self.was_empty = rows.is_empty();
         rows.iter().map(|r| decode_row(layer, r)).collect()
     }
 
@@ -398,44 +462,31 @@ impl WriteTx for PgTx {
         Ok(id)
     }
 
-    async fn insert(&mut self, layer: Layer, features: &[Feature], import_id: i64) -> Result<()> {
-        let cols = columns(layer);
-        let mut buf = String::with_capacity(features.len() * 256);
-        let spatial = layer.geom_kind() != GeomKind::None;
-        for f in features {
-            if spatial {
-                match &f.geom {
-                    Some(g) => hex(&mut buf, &wkb::to_ewkb(g, self.srid)),
-                    None => buf.push_str("\\N"),
-                }
-                buf.push('\t');
-            }
-            copy_text(&mut buf, &f.id);
-            for v in &f.values {
-                buf.push('\t');
-                copy_value(&mut buf, v);
-            }
-            buf.push('\t');
-            if f.extra.is_empty() {
-                buf.push_str("\\N");
-            } else {
-                copy_text(
-                    &mut buf,
-                    &serde_json::Value::Object(f.extra.clone()).to_string(),
-                );
-            }
-            buf.push('\t');
-            buf.push_str(&import_id.to_string());
-            buf.push('\n');
+    async fn insert(&mut self, layer: Layer, features: Vec<Feature>, import_id: i64) -> Result<()> {
+        if self.was_empty && !self.index_dropped && layer.geom_kind() != GeomKind::None {
+            // Loading an empty layer: building the GiST index once at the end is several
+            // times faster than maintaining it row by row. DDL is transactional here, so
+            // a failed or killed load still leaves the index (and the table) as it was.
+            sqlx::query(super::trusted(format!(
+                "DROP INDEX IF EXISTS {}_geom_gist",
+                layer.name()
+            )))
+            .execute(&mut *self.tx)
+            .await?;
+            self.index_dropped = true;
         }
-        let stmt = format!("COPY {} ({}) FROM STDIN", layer.name(), cols.join(","));
-        let mut copy = self.tx.copy_in_raw(&stmt).await?;
-        copy.send(buf.into_bytes()).await?;
-        copy.finish().await?;
+        // Encode this chunk on another thread while the database takes the previous one:
+        // the two overlap instead of taking turns.
+        let srid = self.srid;
+        let next =
+            tokio::task::spawn_blocking(move || encode_copy(layer, &features, srid, import_id));
+        self.flush().await?;
+        self.pending = Some((layer, next));
         Ok(())
     }
 
     async fn update(&mut self, layer: Layer, features: &[Feature], import_id: i64) -> Result<()> {
+        self.flush().await?;
         let mut sets = Vec::new();
         let mut n = 0;
         let mut next = || {
@@ -478,6 +529,7 @@ impl WriteTx for PgTx {
     }
 
     async fn delete(&mut self, layer: Layer, ids: &[String]) -> Result<()> {
+        self.flush().await?;
         sqlx::query(super::trusted(format!(
             "DELETE FROM {} WHERE {} = ANY($1)",
             layer.name(),
@@ -499,43 +551,55 @@ impl WriteTx for PgTx {
         if rows.is_empty() {
             return Ok(());
         }
-        let mut actions = Vec::with_capacity(rows.len());
-        let mut ids = Vec::with_capacity(rows.len());
-        let mut before = Vec::with_capacity(rows.len());
-        let mut after = Vec::with_capacity(rows.len());
+        // COPY, like the features: a million-row load writes a million audit rows.
+        let mut prefix = String::new();
+        copy_text(&mut prefix, at);
+        prefix.push('\t');
+        copy_text(&mut prefix, &req.actor);
+        prefix.push('\t');
+        let layer = req.layer.name();
+        let import_id = import_id.to_string();
+        let mut buf = String::with_capacity(rows.len() * 64);
         for r in rows {
-            actions.push(r.action.to_string());
-            ids.push(r.feature_id);
-            before.push(r.before.map(|v| v.to_string()));
-            after.push(r.after.map(|v| v.to_string()));
+            buf.push_str(&prefix);
+            buf.push_str(r.action);
+            buf.push('\t');
+            buf.push_str(layer);
+            buf.push('\t');
+            match &r.feature_id {
+                Some(id) => copy_text(&mut buf, id),
+                None => buf.push_str("\\N"),
+            }
+            buf.push('\t');
+            buf.push_str(&import_id);
+            for j in [&r.before, &r.after] {
+                buf.push('\t');
+                match j {
+                    Some(v) => copy_text(&mut buf, &v.to_string()),
+                    None => buf.push_str("\\N"),
+                }
+            }
+            buf.push('\n');
         }
-        sqlx::query(
-            "INSERT INTO ms4_audit (at, actor, action, layer, feature_id, import_id, before, after)
-             SELECT $1::timestamptz, $2, a, $3, f, $4, b::jsonb, c::jsonb
-             FROM UNNEST($5::text[], $6::text[], $7::text[], $8::text[]) AS u(a, f, b, c)",
-        )
-        .bind(at)
-        .bind(&req.actor)
-        .bind(req.layer.name())
-        .bind(import_id)
-        .bind(actions)
-        .bind(ids)
-        .bind(before)
-        .bind(after)
-        .execute(&mut *self.tx)
-        .await?;
+        let mut copy = self
+            .tx
+            .copy_in_raw("COPY ms4_audit (at, actor, action, layer, feature_id, import_id, before, after) FROM STDIN")
+            .await?;
+        copy.send(buf.into_bytes()).await?;
+        copy.finish().await?;
         Ok(())
     }
 
     async fn finish_import(
         &mut self,
-        _req: &WriteRequest,
+        req: &WriteRequest,
         import_id: i64,
         s: &WriteSummary,
         report: &serde_json::Value,
         _extent: Option<Rect<f64>>,
         _at: &str,
     ) -> Result<()> {
+        self.flush().await?;
         sqlx::query(
             "UPDATE ms4_imports SET finished_at = now(), inserted = $1, updated = $2, deleted = $3, unchanged = $4, report = $5::jsonb WHERE import_id = $6",
         )
@@ -547,6 +611,15 @@ impl WriteTx for PgTx {
         .bind(import_id)
         .execute(&mut *self.tx)
         .await?;
+        if self.index_dropped {
+            sqlx::query(super::trusted(format!(
+                "CREATE INDEX {0}_geom_gist ON {0} USING GIST (geom)",
+                req.layer.name()
+            )))
+            .execute(&mut *self.tx)
+            .await?;
+            self.index_dropped = false;
+        }
         Ok(())
     }
 

@@ -357,7 +357,7 @@ impl WriteTx for SqliteTx {
         Ok(id)
     }
 
-    async fn insert(&mut self, layer: Layer, features: &[Feature], import_id: i64) -> Result<()> {
+    async fn insert(&mut self, layer: Layer, features: Vec<Feature>, import_id: i64) -> Result<()> {
         let cols = columns(layer);
         let srid = srid_of(&mut self.tx, layer).await?;
         let per_row = cols.len();

@@ -1,8 +1,6 @@
 //! The write engine both stores share: diff a stream of features against the layer,
 //! insert, update, delete and audit inside one transaction.
 
-use std::collections::{HashMap, HashSet};
-
 use async_trait::async_trait;
 use tokio::sync::mpsc;
 
@@ -27,7 +25,7 @@ pub(crate) trait WriteTx: Send {
     /// Starts the import record; returns its id.
     async fn begin_import(&mut self, req: &WriteRequest, at: &str) -> Result<i64>;
     /// Inserts new features.
-    async fn insert(&mut self, layer: Layer, features: &[Feature], import_id: i64) -> Result<()>;
+    async fn insert(&mut self, layer: Layer, features: Vec<Feature>, import_id: i64) -> Result<()>;
     /// Overwrites features that exist, by id.
     async fn update(&mut self, layer: Layer, features: &[Feature], import_id: i64) -> Result<()>;
     /// Deletes features by id.
@@ -63,7 +61,7 @@ pub(crate) async fn run(
 ) -> Result<WriteSummary> {
     let layer = req.layer;
     let at = super::now().to_rfc3339();
-    let mut existing: HashMap<String, Feature> = tx
+    let mut existing: rustc_hash::FxHashMap<String, Feature> = tx
         .existing(layer)
         .await?
         .into_iter()
@@ -74,7 +72,6 @@ pub(crate) async fn run(
         import_id,
         ..Default::default()
     };
-    let mut seen: HashSet<String> = HashSet::new();
     let mut extent: Option<Rect<f64>> = None;
 
     let report = loop {
@@ -92,7 +89,6 @@ pub(crate) async fn run(
         let mut audit = Vec::with_capacity(chunk.len());
         for f in chunk {
             extent = merge(extent, f.geom.as_ref().and_then(wkb::bounding_rect));
-            seen.insert(f.id.clone());
             match existing.remove(&f.id) {
                 None => {
                     audit.push(AuditRow {
@@ -118,7 +114,7 @@ pub(crate) async fn run(
         summary.inserted += inserts.len() as u64;
         summary.updated += updates.len() as u64;
         if !inserts.is_empty() {
-            tx.insert(layer, &inserts, import_id).await?;
+            tx.insert(layer, inserts, import_id).await?;
         }
         if !updates.is_empty() {
             tx.update(layer, &updates, import_id).await?;
