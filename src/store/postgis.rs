@@ -246,8 +246,9 @@ impl Store for PostgisStore {
         let meta = self.meta().await?;
         write::run(
             Box::new(PgTx {
-                tx,
-                pending: None,
+                tx: Some(tx),
+                copy: None,
+                audit_buf: String::new(),
                 srid: meta.srid,
                 was_empty: false,
                 index_dropped: false,
@@ -298,10 +299,20 @@ impl Store for PostgisStore {
     }
 }
 
+/// The open transaction of one write.
+///
+/// New features stream through ONE `COPY` per write, and audit rows are gathered and
+/// copied once at the end. Besides saving round trips this matters because sqlx does not
+/// set TCP_NODELAY: every COPY's closing message waits out Nagle's algorithm and the
+/// server's delayed ACK (about 40 ms on loopback), which a COPY per chunk pays hundreds
+/// of times in a large import.
 struct PgTx {
-    tx: Transaction<'static, Postgres>,
-    /// A chunk being encoded, to COPY before the next statement.
-    pending: Option<(Layer, tokio::task::JoinHandle<String>)>,
+    /// The transaction; `None` while a COPY task holds it.
+    tx: Option<Transaction<'static, Postgres>>,
+    /// The COPY under way: encoded chunks go in, the transaction comes back at the end.
+    copy: Option<CopyStream>,
+    /// Audit rows in COPY text format, written at the end.
+    audit_buf: String,
     srid: i32,
     /// The layer held nothing when the write began.
     was_empty: bool,
@@ -323,6 +334,14 @@ fn columns(layer: Layer) -> Vec<&'static str> {
 
 /// Appends a value to a COPY text-format line, escaped.
 fn copy_text(out: &mut String, s: &str) {
+    // Most values need no escaping: copy them whole.
+    if !s
+        .bytes()
+        .any(|b| matches!(b, b'\\' | b'\t' | b'\n' | b'\r'))
+    {
+        out.push_str(s);
+        return;
+    }
     for ch in s.chars() {
         match ch {
             '\\' => out.push_str("\\\\"),
@@ -355,11 +374,13 @@ fn copy_value(out: &mut String, v: &Value) {
 
 fn hex(out: &mut String, bytes: &[u8]) {
     const HEX: &[u8; 16] = b"0123456789ABCDEF";
-    out.reserve(bytes.len() * 2);
+    let mut v = Vec::with_capacity(bytes.len() * 2);
     for b in bytes {
-        out.push(HEX[(b >> 4) as usize] as char);
-        out.push(HEX[(b & 15) as usize] as char);
+        v.push(HEX[(b >> 4) as usize]);
+        v.push(HEX[(b & 15) as usize]);
     }
+    // Hex digits are ASCII.
+    out.push_str(std::str::from_utf8(&v).expect("hex digits are ASCII"));
 }
 
 /// A chunk of features as COPY text-format rows.
@@ -418,21 +439,63 @@ fn cast(ty: FieldType) -> &'static str {
     }
 }
 
+type Tx = Transaction<'static, Postgres>;
+
+/// A COPY running on its own task, which owns the transaction until the COPY ends.
+struct CopyStream {
+    chunks: mpsc::Sender<tokio::task::JoinHandle<String>>,
+    task: tokio::task::JoinHandle<(Tx, Result<()>)>,
+}
+
+impl CopyStream {
+    fn start(mut tx: Tx, layer: Layer) -> Self {
+        let (chunks, mut rx) = mpsc::channel::<tokio::task::JoinHandle<String>>(8);
+        let task = tokio::spawn(async move {
+            let result = async {
+                let stmt = format!(
+                    "COPY {} ({}) FROM STDIN",
+                    layer.name(),
+                    columns(layer).join(",")
+                );
+                let mut copy = tx.copy_in_raw(&stmt).await?;
+                while let Some(encoded) = rx.recv().await {
+                    match encoded.await {
+                        Ok(buf) => {
+                            copy.send(buf.into_bytes()).await?;
+                        }
+                        Err(e) => {
+                            let why = format!("encoding rows failed: {e}");
+                            copy.abort(why.clone()).await?;
+                            return Err(StoreError::Aborted(why));
+                        }
+                    }
+                }
+                copy.finish().await?;
+                Ok(())
+            }
+            .await;
+            (tx, result)
+        });
+        CopyStream { chunks, task }
+    }
+}
+
 impl PgTx {
-    /// Sends the chunk encoded last, if any.
+    fn tx(&mut self) -> &mut Tx {
+        self.tx
+            .as_mut()
+            .expect("the transaction is back once the COPY has ended")
+    }
+
+    /// Ends the COPY under way, if any, and takes the transaction back.
     async fn flush(&mut self) -> Result<()> {
-        if let Some((layer, handle)) = self.pending.take() {
-            let buf = handle
+        if let Some(CopyStream { chunks, task }) = self.copy.take() {
+            drop(chunks);
+            let (tx, result) = task
                 .await
-                .map_err(|e| StoreError::Aborted(format!("encoding rows failed: {e}")))?;
-            let stmt = format!(
-                "COPY {} ({}) FROM STDIN",
-                layer.name(),
-                columns(layer).join(",")
-            );
-            let mut copy = self.tx.copy_in_raw(&stmt).await?;
-            copy.send(buf.into_bytes()).await?;
-            copy.finish().await?;
+                .map_err(|e| StoreError::Aborted(format!("the COPY task failed: {e}")))?;
+            self.tx = Some(tx);
+            result?;
         }
         Ok(())
     }
@@ -442,7 +505,7 @@ impl PgTx {
 impl WriteTx for PgTx {
     async fn existing(&mut self, layer: Layer) -> Result<Vec<Feature>> {
         let rows = sqlx::query(super::trusted(select_sql(layer)))
-            .fetch_all(&mut *self.tx)
+            .fetch_all(&mut **self.tx())
             .await?;
         self.was_empty = rows.is_empty();
         rows.iter().map(|r| decode_row(layer, r)).collect()
@@ -457,7 +520,7 @@ impl WriteTx for PgTx {
         .bind(&req.actor)
         .bind(req.mode.as_str())
         .bind(at)
-        .fetch_one(&mut *self.tx)
+        .fetch_one(&mut **self.tx())
         .await?;
         Ok(id)
     }
@@ -471,7 +534,7 @@ impl WriteTx for PgTx {
                 "DROP INDEX IF EXISTS {}_geom_gist",
                 layer.name()
             )))
-            .execute(&mut *self.tx)
+            .execute(&mut **self.tx())
             .await?;
             self.index_dropped = true;
         }
@@ -480,8 +543,22 @@ impl WriteTx for PgTx {
         let srid = self.srid;
         let next =
             tokio::task::spawn_blocking(move || encode_copy(layer, &features, srid, import_id));
-        self.flush().await?;
-        self.pending = Some((layer, next));
+        if self.copy.is_none() {
+            let tx = self.tx.take().expect("no COPY is under way");
+            self.copy = Some(CopyStream::start(tx, layer));
+        }
+        let sent = self
+            .copy
+            .as_ref()
+            .expect("just started")
+            .chunks
+            .send(next)
+            .await;
+        if sent.is_err() {
+            // The COPY task stopped: its error says why.
+            self.flush().await?;
+            return Err(StoreError::Aborted("the COPY stopped early".into()));
+        }
         Ok(())
     }
 
@@ -523,7 +600,7 @@ impl WriteTx for PgTx {
                 )
                 .bind(import_id)
                 .bind(f.id.clone());
-            q.execute(&mut *self.tx).await?;
+            q.execute(&mut **self.tx()).await?;
         }
         Ok(())
     }
@@ -536,7 +613,7 @@ impl WriteTx for PgTx {
             layer.id_field()
         )))
         .bind(ids)
-        .execute(&mut *self.tx)
+        .execute(&mut **self.tx())
         .await?;
         Ok(())
     }
@@ -551,7 +628,8 @@ impl WriteTx for PgTx {
         if rows.is_empty() {
             return Ok(());
         }
-        // COPY, like the features: a million-row load writes a million audit rows.
+        // Gathered and copied once at the end (see `PgTx`): a million-row load writes a
+        // million audit rows.
         let mut prefix = String::new();
         copy_text(&mut prefix, at);
         prefix.push('\t');
@@ -581,12 +659,7 @@ impl WriteTx for PgTx {
             }
             buf.push('\n');
         }
-        let mut copy = self
-            .tx
-            .copy_in_raw("COPY ms4_audit (at, actor, action, layer, feature_id, import_id, before, after) FROM STDIN")
-            .await?;
-        copy.send(buf.into_bytes()).await?;
-        copy.finish().await?;
+        self.audit_buf.push_str(&buf);
         Ok(())
     }
 
@@ -600,6 +673,15 @@ impl WriteTx for PgTx {
         _at: &str,
     ) -> Result<()> {
         self.flush().await?;
+        if !self.audit_buf.is_empty() {
+            let buf = std::mem::take(&mut self.audit_buf);
+            let mut copy = self
+                .tx()
+                .copy_in_raw("COPY ms4_audit (at, actor, action, layer, feature_id, import_id, before, after) FROM STDIN")
+                .await?;
+            copy.send(buf.into_bytes()).await?;
+            copy.finish().await?;
+        }
         sqlx::query(
             "UPDATE ms4_imports SET finished_at = now(), inserted = $1, updated = $2, deleted = $3, unchanged = $4, report = $5::jsonb WHERE import_id = $6",
         )
@@ -609,22 +691,27 @@ impl WriteTx for PgTx {
         .bind(s.unchanged as i64)
         .bind(report.to_string())
         .bind(import_id)
-        .execute(&mut *self.tx)
+        .execute(&mut **self.tx())
         .await?;
         if self.index_dropped {
             sqlx::query(super::trusted(format!(
                 "CREATE INDEX {0}_geom_gist ON {0} USING GIST (geom)",
                 req.layer.name()
             )))
-            .execute(&mut *self.tx)
+            .execute(&mut **self.tx())
             .await?;
             self.index_dropped = false;
         }
         Ok(())
     }
 
-    async fn commit(self: Box<Self>) -> Result<()> {
-        self.tx.commit().await?;
+    async fn commit(mut self: Box<Self>) -> Result<()> {
+        self.flush().await?;
+        self.tx
+            .take()
+            .expect("the transaction is back")
+            .commit()
+            .await?;
         Ok(())
     }
 }

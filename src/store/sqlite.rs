@@ -276,7 +276,9 @@ impl Store for SqliteStore {
 
     #[instrument(skip(self, rx), fields(layer = %req.layer, source = %req.source), err)]
     async fn write(&self, req: WriteRequest, rx: mpsc::Receiver<WriteMsg>) -> Result<WriteSummary> {
-        let tx = self.pool.begin().await?;
+        // IMMEDIATE takes the write lock now, so a second writer waits (busy_timeout)
+        // instead of failing when its read would have to become a write.
+        let tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
         write::run(Box::new(SqliteTx { tx }), req, rx).await
     }
 
