@@ -10,6 +10,7 @@ mod convert;
 pub mod crs;
 mod error;
 pub mod export;
+mod pipeline;
 mod report;
 pub mod source;
 
@@ -28,7 +29,7 @@ pub use convert::{geometry_name, InvalidPolicy};
 pub use error::{ImportError, Result};
 pub use report::{FeatureNote, ImportReport, ProblemCounts};
 
-use crate::domain::{Feature, Layer, Value};
+use crate::domain::{Feature, Layer};
 use crate::store::{Store, WriteMode, WriteMsg, WriteRequest};
 use convert::Problem;
 use source::CsvGeometry;
@@ -232,95 +233,40 @@ fn read_source(
     let progress = Progress::new(opts.progress, total, &src_name);
     let boundary_boxes: Vec<_> = boundary.iter().filter_map(|b| b.bounding_rect()).collect();
 
-    // Ids seen so far, for duplicates; Fx hashing, as ids come from the user's own file
-    // and a million of them are hashed on the hot path.
-    let mut seen: rustc_hash::FxHashMap<String, u64> = Default::default();
-    let mut chunk: Vec<Feature> = Vec::with_capacity(CHUNK);
-    let mut raw: Vec<Value> = Vec::with_capacity(source_fields.len());
-    let mut position = 0u64;
-    for feature in src.features() {
-        position += 1;
-        let fid = feature.fid().unwrap_or(position);
-        report.read += 1;
-        raw.clear();
-        for i in 0..source_fields.len() {
-            // A date GDAL cannot parse (an empty string in a GeoJSON date column, say)
-            // is read as the text it is, and judged by the field's own rules.
-            let v = match feature.field(i) {
-                Ok(v) => convert::raw_value(v),
-                Err(_) => match feature.field_as_string(i) {
-                    Ok(s) => convert::raw_value(s.map(gdal::vector::FieldValue::StringValue)),
-                    Err(e) => {
-                        return Err(ImportError::Read {
-                            path: path_str.clone(),
-                            src_layer: src_name.clone(),
-                            feature: fid,
-                            message: format!("field {}: {e}", source_fields[i]),
-                        })
-                    }
-                },
-            };
-            raw.push(v);
-        }
-        let outcome = convert::convert_attributes(layer, &plan, &mut raw).and_then(|(f, conv)| {
-            let (geom, repaired) =
-                convert::convert_geometry(layer, feature.geometry(), ct.as_ref(), opts.invalid)
-                    .map_err(|p| (p, Some(f.id.clone())))
-                    .map_err(|(p, _)| p)?;
-            Ok((Feature { geom, ..f }, conv, repaired))
-        });
-        let (f, conv, repaired) = match outcome {
-            Ok(x) => x,
-            Err(problem) => {
-                let id = plan.id.and(feature_id_guess(&feature, plan.id));
-                count_problem(&mut report.problems, &problem);
-                report.reject(fid, id.as_deref(), problem.field(), problem.reason());
-                progress.tick(report.read);
-                continue;
-            }
-        };
-        if let Some(first) = seen.get(&f.id) {
-            report.problems.duplicate_id += 1;
-            let why = format!(
-                "duplicate id {} (first at feature {first}); the first is kept",
-                f.id
-            );
-            report.reject(fid, Some(&f.id), Some(layer.id_field()), why);
-            progress.tick(report.read);
-            continue;
-        }
-        seen.insert(f.id.clone(), fid);
-        for c in conv {
-            *report.converted.entry(c.to_string()).or_default() += 1;
-        }
-        if let Some(why) = repaired {
-            report.repaired.push(FeatureNote {
-                feature: fid,
-                id: Some(f.id.clone()),
-                field: None,
-                reason: why,
-            });
-        }
-        if !boundary.is_empty() {
-            if let Some(g) = &f.geom {
-                if !inside_any(g, boundary, &boundary_boxes) {
-                    report.outside_boundary.push(f.id.clone());
-                }
-            }
-        }
-        report.imported += 1;
-        if let Some(tx) = sink {
-            chunk.push(f);
-            if chunk.len() == CHUNK {
-                let full = std::mem::replace(&mut chunk, Vec::with_capacity(CHUNK));
-                if tx.blocking_send(WriteMsg::Features(full)).is_err() {
-                    // The writer failed; its error is the one to report.
-                    break;
-                }
-            }
-        }
-        progress.tick(report.read);
-    }
+    let source_wkt = match &source_srs {
+        Some(s) if ct.is_some() => Some(s.to_wkt().map_err(|e| ImportError::Crs(e.to_string()))?),
+        _ => None,
+    };
+    drop(ct);
+    let setup = pipeline::Setup {
+        layer,
+        plan: &plan,
+        source_wkt: source_wkt.as_deref(),
+        target_srid,
+        invalid: opts.invalid,
+    };
+    let mut collector = Collector {
+        report: &mut report,
+        layer,
+        boundary,
+        boundary_boxes: &boundary_boxes,
+        seen: Default::default(),
+        chunk: Vec::with_capacity(CHUNK),
+        sink,
+        progress,
+        writer_gone: false,
+    };
+    pipeline::run(
+        &mut src,
+        &setup,
+        &source_fields,
+        &path_str,
+        &src_name,
+        |outcome| collector.take(outcome),
+    )?;
+    let Collector {
+        chunk, progress, ..
+    } = collector;
     if let Some(tx) = sink {
         if !chunk.is_empty() {
             let _ = tx.blocking_send(WriteMsg::Features(chunk));
@@ -344,11 +290,82 @@ fn read_source(
     Ok(report)
 }
 
-fn feature_id_guess(feature: &gdal::vector::Feature, idx: Option<usize>) -> Option<String> {
-    let v = convert::raw_value(feature.field(idx?).ok().flatten());
-    (!v.is_null())
-        .then(|| v.to_string())
-        .filter(|s| !s.trim().is_empty())
+/// Takes converted features in source order: finds duplicate ids, fills the report and
+/// hands chunks to the writer.
+struct Collector<'a> {
+    report: &'a mut ImportReport,
+    layer: Layer,
+    boundary: &'a [MultiPolygon<f64>],
+    boundary_boxes: &'a [geo_types::Rect<f64>],
+    // Ids seen so far, for duplicates; Fx hashing, as ids come from the user's own file
+    // and a million of them are hashed on the hot path.
+    seen: rustc_hash::FxHashMap<String, u64>,
+    chunk: Vec<Feature>,
+    sink: Option<&'a mpsc::Sender<WriteMsg>>,
+    progress: Progress,
+    writer_gone: bool,
+}
+
+impl Collector<'_> {
+    /// Returns false once the writer has gone (its error is the one to report).
+    fn take(&mut self, outcome: pipeline::Outcome) -> bool {
+        let report = &mut *self.report;
+        report.read += 1;
+        self.progress.tick(report.read);
+        let (fid, f, conv, repaired) = match outcome {
+            pipeline::Outcome::Rejected { fid, id, problem } => {
+                count_problem(&mut report.problems, &problem);
+                report.reject(fid, id.as_deref(), problem.field(), problem.reason());
+                return true;
+            }
+            pipeline::Outcome::Accepted {
+                fid,
+                feature,
+                converted,
+                repaired,
+            } => (fid, feature, converted, repaired),
+        };
+        if let Some(first) = self.seen.get(&f.id) {
+            report.problems.duplicate_id += 1;
+            let why = format!(
+                "duplicate id {} (first at feature {first}); the first is kept",
+                f.id
+            );
+            report.reject(fid, Some(&f.id), Some(self.layer.id_field()), why);
+            return true;
+        }
+        self.seen.insert(f.id.clone(), fid);
+        for c in conv {
+            *report.converted.entry(c.to_string()).or_default() += 1;
+        }
+        if let Some(why) = repaired {
+            report.repaired.push(FeatureNote {
+                feature: fid,
+                id: Some(f.id.clone()),
+                field: None,
+                reason: why,
+            });
+        }
+        if !self.boundary.is_empty() {
+            if let Some(g) = &f.geom {
+                if !inside_any(g, self.boundary, self.boundary_boxes) {
+                    report.outside_boundary.push(f.id.clone());
+                }
+            }
+        }
+        report.imported += 1;
+        if let Some(tx) = self.sink {
+            self.chunk.push(f);
+            if self.chunk.len() == CHUNK {
+                let full = std::mem::replace(&mut self.chunk, Vec::with_capacity(CHUNK));
+                if tx.blocking_send(WriteMsg::Features(full)).is_err() {
+                    self.writer_gone = true;
+                    return false;
+                }
+            }
+        }
+        true
+    }
 }
 
 fn count_problem(c: &mut ProblemCounts, p: &Problem) {

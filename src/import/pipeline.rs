@@ -1,0 +1,253 @@
+//! The read → convert pipeline: one thread reads the source with GDAL, worker threads
+//! reproject, validate and convert, and the caller gets the outcomes back in source order.
+//!
+//! Reprojection and GEOS validation are most of an import's CPU time; spreading them
+//! over the machine's cores is what lets an import that validates everything keep pace
+//! with `ogr2ogr`, which validates nothing. GDAL objects are not shared between threads:
+//! the reader hands each worker plain values and WKB, and each worker builds its own
+//! coordinate transform and OGR geometries.
+
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+
+use gdal::spatial_ref::{AxisMappingStrategy, CoordTransform, SpatialRef};
+use gdal::vector::{Geometry as OgrGeometry, LayerAccess};
+
+use super::convert::{self, InvalidPolicy, Problem};
+use super::crs;
+use super::error::{ImportError, Result};
+use super::source::FieldPlan;
+use crate::domain::{Feature, Layer, Value};
+
+/// Features per batch handed to a worker.
+const BATCH: usize = 512;
+
+/// What the workers need to convert a feature.
+pub(super) struct Setup<'a> {
+    /// The registry layer.
+    pub layer: Layer,
+    /// Where each canonical field comes from.
+    pub plan: &'a FieldPlan,
+    /// The source CRS as WKT, when coordinates must be transformed.
+    pub source_wkt: Option<&'a str>,
+    /// The registry's CRS.
+    pub target_srid: i32,
+    /// Repair or reject invalid polygons.
+    pub invalid: InvalidPolicy,
+}
+
+/// One source feature, as plain values.
+struct RawFeature {
+    fid: u64,
+    values: Vec<Value>,
+    /// ISO WKB of the source geometry, or why GDAL could not give it.
+    wkb: std::result::Result<Option<Vec<u8>>, String>,
+}
+
+/// What became of one source feature.
+pub(super) enum Outcome {
+    /// Converted; duplicates are the caller's to find.
+    Accepted {
+        /// Source FID.
+        fid: u64,
+        /// The feature.
+        feature: Feature,
+        /// Fields whose values changed representation.
+        converted: Vec<&'static str>,
+        /// Why the geometry was repaired, when it was.
+        repaired: Option<String>,
+    },
+    /// Kept out, with the problem.
+    Rejected {
+        /// Source FID.
+        fid: u64,
+        /// The id, when one could be read.
+        id: Option<String>,
+        /// What was wrong.
+        problem: Problem,
+    },
+}
+
+fn workers() -> usize {
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(2)
+        .clamp(1, 8)
+}
+
+/// Reads every feature of `src`, converts them on worker threads and passes each outcome,
+/// in source order, to `take` (which returns false to stop early).
+pub(super) fn run(
+    src: &mut gdal::vector::Layer<'_>,
+    setup: &Setup<'_>,
+    source_fields: &[String],
+    path: &str,
+    src_name: &str,
+    mut take: impl FnMut(Outcome) -> bool + Send,
+) -> Result<()> {
+    let n = workers();
+    std::thread::scope(|scope| {
+        let mut work: Vec<SyncSender<Vec<RawFeature>>> = Vec::with_capacity(n);
+        let mut results: Vec<Receiver<Vec<Outcome>>> = Vec::with_capacity(n);
+        let mut handles = Vec::with_capacity(n);
+        for _ in 0..n {
+            let (wtx, wrx) = sync_channel::<Vec<RawFeature>>(4);
+            let (rtx, rrx) = sync_channel::<Vec<Outcome>>(4);
+            work.push(wtx);
+            results.push(rrx);
+            handles.push(scope.spawn(move || worker(setup, wrx, rtx)));
+        }
+        // Batches go to the workers in turn, and come back read in the same turn, which
+        // keeps the source order without sequence numbers.
+        let collector = scope.spawn(move || {
+            let mut k = 0usize;
+            loop {
+                match results[k % n].recv() {
+                    Ok(batch) => {
+                        for o in batch {
+                            if !take(o) {
+                                return;
+                            }
+                        }
+                    }
+                    Err(_) => return,
+                }
+                k += 1;
+            }
+        });
+
+        let read = read_batches(src, source_fields, path, src_name, &work);
+        drop(work);
+        let _ = collector.join();
+        let mut worker_error = None;
+        for h in handles {
+            match h.join() {
+                Ok(Ok(())) => {}
+                Ok(Err(e)) => worker_error = Some(e),
+                Err(_) => {
+                    worker_error = Some(ImportError::Crs("a conversion thread panicked".into()))
+                }
+            }
+        }
+        read?;
+        worker_error.map_or(Ok(()), Err)
+    })
+}
+
+fn read_batches(
+    src: &mut gdal::vector::Layer<'_>,
+    source_fields: &[String],
+    path: &str,
+    src_name: &str,
+    work: &[SyncSender<Vec<RawFeature>>],
+) -> Result<()> {
+    let mut batch = Vec::with_capacity(BATCH);
+    let mut k = 0usize;
+    let mut position = 0u64;
+    for feature in src.features() {
+        position += 1;
+        let fid = feature.fid().unwrap_or(position);
+        let mut values = Vec::with_capacity(source_fields.len());
+        for (i, name) in source_fields.iter().enumerate() {
+            // A date GDAL cannot parse (an empty string in a GeoJSON date column, say)
+            // is read as the text it is, and judged by the field's own rules.
+            let v = match feature.field(i) {
+                Ok(v) => convert::raw_value(v),
+                Err(_) => match feature.field_as_string(i) {
+                    Ok(s) => convert::raw_value(s.map(gdal::vector::FieldValue::StringValue)),
+                    Err(e) => {
+                        return Err(ImportError::Read {
+                            path: path.into(),
+                            src_layer: src_name.into(),
+                            feature: fid,
+                            message: format!("field {name}: {e}"),
+                        })
+                    }
+                },
+            };
+            values.push(v);
+        }
+        let wkb = match feature.geometry() {
+            None => Ok(None),
+            Some(g) => g.wkb().map(Some).map_err(|e| e.to_string()),
+        };
+        batch.push(RawFeature { fid, values, wkb });
+        if batch.len() == BATCH {
+            let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
+            if work[k % work.len()].send(full).is_err() {
+                return Ok(()); // the collector stopped: the writer's error will tell why
+            }
+            k += 1;
+        }
+    }
+    if !batch.is_empty() {
+        let _ = work[k % work.len()].send(batch);
+    }
+    Ok(())
+}
+
+fn worker(
+    setup: &Setup<'_>,
+    work: Receiver<Vec<RawFeature>>,
+    results: SyncSender<Vec<Outcome>>,
+) -> Result<()> {
+    let ct = match setup.source_wkt {
+        Some(wkt) => {
+            let mut from =
+                SpatialRef::from_wkt(wkt).map_err(|e| ImportError::Crs(e.to_string()))?;
+            from.set_axis_mapping_strategy(AxisMappingStrategy::TraditionalGisOrder);
+            let to = crs::srs_from_epsg(setup.target_srid)?;
+            Some(CoordTransform::new(&from, &to).map_err(|e| ImportError::Crs(e.to_string()))?)
+        }
+        None => None,
+    };
+    for batch in work {
+        let out = batch
+            .into_iter()
+            .map(|raw| convert_one(setup, ct.as_ref(), raw))
+            .collect();
+        if results.send(out).is_err() {
+            break;
+        }
+    }
+    Ok(())
+}
+
+fn convert_one(setup: &Setup<'_>, ct: Option<&CoordTransform>, mut raw: RawFeature) -> Outcome {
+    let id_guess = setup.plan.id.and_then(|i| {
+        let v = &raw.values[i];
+        (!v.is_null())
+            .then(|| v.to_string().trim().to_string())
+            .filter(|s| !s.is_empty())
+    });
+    let rejected = |problem| Outcome::Rejected {
+        fid: raw.fid,
+        id: id_guess.clone(),
+        problem,
+    };
+    let ogr = match &raw.wkb {
+        Ok(None) => None,
+        Ok(Some(bytes)) => match OgrGeometry::from_wkb(bytes) {
+            Ok(g) => Some(g),
+            Err(e) => return rejected(Problem::Invalid(format!("unreadable geometry: {e}"))),
+        },
+        Err(e) => return rejected(Problem::Invalid(format!("unreadable geometry: {e}"))),
+    };
+    let (feature, converted) =
+        match convert::convert_attributes(setup.layer, setup.plan, &mut raw.values) {
+            Ok(x) => x,
+            Err(p) => return rejected(p),
+        };
+    match convert::convert_geometry(setup.layer, ogr.as_ref(), ct, setup.invalid) {
+        Ok((geom, repaired)) => Outcome::Accepted {
+            fid: raw.fid,
+            feature: Feature { geom, ..feature },
+            converted,
+            repaired,
+        },
+        Err(p) => Outcome::Rejected {
+            fid: raw.fid,
+            id: Some(feature.id),
+            problem: p,
+        },
+    }
+}
