@@ -238,6 +238,18 @@ fn main() {
         cases[1].path =
             root.join("tests/fixtures/tacoma/ActiveSurfacewaterTrunkMain_FossWaterway.geojson");
     }
+    // The largest Tacoma layer, when the shared data folder is there.
+    let outlines = shared.join("LocalSWFacilityOutline.geojson");
+    if outlines.exists() {
+        cases.push(Case {
+            name: "Tacoma stormwater facility outlines".into(),
+            layer: "smps",
+            path: outlines,
+            maps: vec!["asset_id=ALTID"],
+            target_srid: 32610,
+            features: 0,
+        });
+    }
     let parcels: usize = std::env::var("MS4_BENCH_PARCELS")
         .ok()
         .and_then(|v| v.parse().ok())

@@ -219,8 +219,10 @@ fn read_source(
         (None, None) => None,
     };
     report.source_crs = source_srs.as_ref().map(crs::describe);
-    let ct = match &source_srs {
-        Some(s) if has_geometry => Some(crs::transform(s, &target)?),
+    // Each conversion thread builds its own transform from this WKT (PROJ objects are not
+    // shared between threads).
+    let source_wkt = match &source_srs {
+        Some(s) if has_geometry => Some(s.to_wkt().map_err(|e| ImportError::Crs(e.to_string()))?),
         _ => None,
     };
 
@@ -233,17 +235,18 @@ fn read_source(
     let progress = Progress::new(opts.progress, total, &src_name);
     let boundary_boxes: Vec<_> = boundary.iter().filter_map(|b| b.bounding_rect()).collect();
 
-    let source_wkt = match &source_srs {
-        Some(s) if ct.is_some() => Some(s.to_wkt().map_err(|e| ImportError::Crs(e.to_string()))?),
-        _ => None,
-    };
-    drop(ct);
     let setup = pipeline::Setup {
         layer,
         plan: &plan,
         source_wkt: source_wkt.as_deref(),
         target_srid,
         invalid: opts.invalid,
+        // Threads cost a PROJ set-up each; a small file is done before it pays back.
+        workers: if total.is_some_and(|n| n < 20_000) {
+            1
+        } else {
+            pipeline::default_workers()
+        },
     };
     let mut collector = Collector {
         report: &mut report,

@@ -33,6 +33,8 @@ pub(super) struct Setup<'a> {
     pub target_srid: i32,
     /// Repair or reject invalid polygons.
     pub invalid: InvalidPolicy,
+    /// Conversion threads.
+    pub workers: usize,
 }
 
 /// One source feature, as plain values.
@@ -67,7 +69,8 @@ pub(super) enum Outcome {
     },
 }
 
-fn workers() -> usize {
+/// One conversion thread per core (at most 8).
+pub(super) fn default_workers() -> usize {
     std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(2)
@@ -84,7 +87,7 @@ pub(super) fn run(
     src_name: &str,
     mut take: impl FnMut(Outcome) -> bool + Send,
 ) -> Result<()> {
-    let n = workers();
+    let n = setup.workers.max(1);
     std::thread::scope(|scope| {
         let mut work: Vec<SyncSender<Vec<RawFeature>>> = Vec::with_capacity(n);
         let mut results: Vec<Receiver<Vec<Outcome>>> = Vec::with_capacity(n);
