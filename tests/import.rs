@@ -725,3 +725,47 @@ async fn replace_with_rejected_features_is_refused_and_changes_nothing() {
         );
     }
 }
+
+#[tokio::test]
+async fn features_outside_the_jurisdiction_boundary_are_reported_by_id() {
+    // The boundary is one Tacoma subbasin; GDAL's own clipping says which points lie in it.
+    let dir = tempfile::tempdir().unwrap();
+    let boundary = dir.path().join("ne04.geojson");
+    ogr2ogr_to(
+        &fixture("tacoma/SurfacewaterSubbasinOutline.geojson"),
+        "GeoJSON",
+        &boundary,
+        &["-where", "SUBBASIN = 'NE_04'"],
+    );
+    let inside = Command::new("ogr2ogr")
+        .args(["-f", "CSV", "/vsistdout/", "-select", "ALTID", "-clipsrc"])
+        .arg(&boundary)
+        .arg(fixture(TACOMA_POINTS))
+        .output()
+        .unwrap();
+    let inside: std::collections::HashSet<String> = String::from_utf8(inside.stdout)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| l.trim_matches('"').to_string())
+        .collect();
+    assert!(inside.len() > 10 && inside.len() < 959, "{}", inside.len());
+
+    let reg = registry("sqlite", 2927).await;
+    let mut b = ImportOptions::new(Layer::Boundary, &boundary);
+    b.maps = vec![("boundary_id".into(), "SUBBASIN".into())];
+    import(reg.store.clone(), b).await.unwrap();
+    let mut o = ImportOptions::new(Layer::Outfalls, fixture(TACOMA_POINTS));
+    o.maps = vec![("asset_id".into(), "ALTID".into())];
+    let report = import(reg.store.clone(), o).await.unwrap();
+    assert_eq!(
+        report.imported, 959,
+        "outside is a warning, not a rejection"
+    );
+    let outside: std::collections::HashSet<String> =
+        report.outside_boundary.iter().cloned().collect();
+    assert_eq!(outside.len(), 959 - inside.len());
+    assert!(outside.is_disjoint(&inside));
+    // The city filed SWDP-100586 under NE_04, but it lies 0.07 ft outside.
+    assert!(outside.contains("SWDP-100586"));
+}

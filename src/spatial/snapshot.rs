@@ -175,3 +175,39 @@ impl SnapshotHandle {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use geo_types::wkt;
+
+    fn feature(id: &str, g: Geometry<f64>) -> Feature {
+        let mut f = Feature::new(Layer::CatchBasins, id);
+        f.geom = Some(g);
+        f
+    }
+
+    #[test]
+    fn envelope_query_finds_exactly_the_features_whose_boxes_meet_it() {
+        let idx = LayerIndex::new(vec![
+            feature("a", wkt!(POINT(0. 0.)).into()),
+            feature("b", wkt!(POINT(10. 10.)).into()),
+            feature("c", wkt!(LINESTRING(20. 0.,30. 5.)).into()),
+            Feature::new(Layer::CatchBasins, "no-geometry"),
+        ]);
+        let mut hits: Vec<&str> = idx
+            .in_envelope([-1.0, -1.0, 10.0, 10.0])
+            .map(|f| f.id.as_str())
+            .collect();
+        hits.sort();
+        assert_eq!(hits, ["a", "b"]);
+        let hits: Vec<&str> = idx
+            .in_envelope([25.0, 2.0, 26.0, 3.0])
+            .map(|f| f.id.as_str())
+            .collect();
+        assert_eq!(hits, ["c"]);
+        assert_eq!(idx.extent(), Some([0.0, 0.0, 30.0, 10.0]));
+        assert_eq!(idx.get("no-geometry").map(|f| f.geom.is_none()), Some(true));
+        assert_eq!(idx.tree.size(), 3);
+    }
+}
