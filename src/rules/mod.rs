@@ -7,6 +7,8 @@
 //! takes a profile plus plain inputs; nothing in this module does I/O except loading a
 //! profile file.
 
+pub mod answer;
 pub mod profile;
 
+pub use answer::{AssumptionTaken, Citation, Evidence, Finding};
 pub use profile::*;

@@ -1,0 +1,163 @@
+//! What every answer carries: the rule, its citation, the inputs used, the evidence and
+//! the assumptions taken where the law is ambiguous.
+
+use serde::Serialize;
+
+use super::Profile;
+
+/// A rule of the catalogue and where the law states it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Citation {
+    /// The catalogue id, e.g. `carmel.condition_one`.
+    pub rule: String,
+    /// The rule's short title, from the profile.
+    pub title: String,
+    /// Where the law says it, e.g. `§ 156-81C(1)`.
+    pub citation: String,
+}
+
+impl Citation {
+    /// The citation of a rule as the profile records it; a rule the profile does not list
+    /// is cited by its id alone (and flagged, so a missing entry is visible, not silent).
+    pub fn of(profile: &Profile, rule: &str) -> Citation {
+        match profile.rule(rule) {
+            Some(r) => Citation {
+                rule: rule.to_string(),
+                title: r.title.clone(),
+                citation: r.citation.clone(),
+            },
+            None => Citation {
+                rule: rule.to_string(),
+                title: String::new(),
+                citation: format!("(rule {rule} is not listed in the {} profile)", profile.id),
+            },
+        }
+    }
+}
+
+/// A reading taken where the law is silent or ambiguous (the catalogue's AMB ids).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AssumptionTaken {
+    /// The ambiguity id, e.g. `AMB-03`.
+    pub id: String,
+    /// What was assumed, in one line, from the profile.
+    pub text: String,
+}
+
+impl AssumptionTaken {
+    /// The assumption a profile records for an ambiguity id, if it records one.
+    pub fn of(profile: &Profile, id: &str) -> Option<AssumptionTaken> {
+        profile.assumption(id).map(|a| AssumptionTaken {
+            id: id.to_string(),
+            text: a.text.clone(),
+        })
+    }
+}
+
+/// One piece of evidence: a feature, a measurement or a path, with units.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Evidence {
+    /// A feature of a layer.
+    Feature {
+        /// The layer.
+        layer: String,
+        /// Its id.
+        id: String,
+        /// Why it matters.
+        #[serde(skip_serializing_if = "String::is_empty")]
+        note: String,
+    },
+    /// A measured quantity.
+    Measure {
+        /// What was measured, e.g. `distance` or `overlap_area`.
+        what: String,
+        /// The value.
+        value: f64,
+        /// Its unit, e.g. `ftUS`, `sqft`, `acre`.
+        unit: String,
+        /// Between or of what.
+        #[serde(skip_serializing_if = "String::is_empty")]
+        of: String,
+    },
+    /// A path through the drainage network, as feature ids in flow order.
+    Trace {
+        /// Ids from start to end.
+        path: Vec<String>,
+    },
+    /// A fact in words.
+    Fact {
+        /// The fact.
+        text: String,
+    },
+}
+
+/// A finding: a result with its rule, reasons, evidence and assumptions.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Finding<R> {
+    /// The result (a status, a yes/no, a list...).
+    pub result: R,
+    /// The rules that decided it.
+    pub citations: Vec<Citation>,
+    /// Why, in words.
+    pub reasons: Vec<String>,
+    /// What it was decided on.
+    pub evidence: Vec<Evidence>,
+    /// Readings taken where the law is ambiguous.
+    pub assumptions: Vec<AssumptionTaken>,
+}
+
+impl<R> Finding<R> {
+    /// A finding with a result and nothing else yet.
+    pub fn new(result: R) -> Self {
+        Finding {
+            result,
+            citations: Vec::new(),
+            reasons: Vec::new(),
+            evidence: Vec::new(),
+            assumptions: Vec::new(),
+        }
+    }
+
+    /// Adds a citation (once).
+    pub fn cite(&mut self, profile: &Profile, rule: &str) -> &mut Self {
+        if !self.citations.iter().any(|c| c.rule == rule) {
+            self.citations.push(Citation::of(profile, rule));
+        }
+        self
+    }
+
+    /// Adds the profile's assumption for an ambiguity id, when it has one (once).
+    pub fn assume(&mut self, profile: &Profile, amb: &str) -> &mut Self {
+        if !self.assumptions.iter().any(|a| a.id == amb) {
+            if let Some(a) = AssumptionTaken::of(profile, amb) {
+                self.assumptions.push(a);
+            }
+        }
+        self
+    }
+
+    /// Adds a reason.
+    pub fn because(&mut self, reason: impl Into<String>) -> &mut Self {
+        self.reasons.push(reason.into());
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn citations_come_from_the_profile_and_unknown_rules_are_flagged() {
+        let p = Profile::builtin("carmel-ny").unwrap();
+        let c = Citation::of(&p, "carmel.condition_one");
+        assert!(c.citation.contains("156-81"), "{c:?}");
+        let missing = Citation::of(&p, "carmel.no_such_rule");
+        assert!(missing.citation.contains("not listed"), "{missing:?}");
+        let mut f = Finding::new(true);
+        f.cite(&p, "carmel.condition_one")
+            .cite(&p, "carmel.condition_one");
+        assert_eq!(f.citations.len(), 1);
+    }
+}
