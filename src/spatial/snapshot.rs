@@ -84,16 +84,36 @@ pub struct Snapshot {
     /// The registry's jurisdiction and CRS.
     pub meta: RegistryMeta,
     layers: HashMap<Layer, LayerIndex>,
+    /// The latest inspection date of each asset, derived once per snapshot because every
+    /// nearby answer and inspection list asks for it.
+    last_inspection: HashMap<String, chrono::NaiveDate>,
 }
 
 impl Snapshot {
     /// Builds a snapshot from features already loaded.
     pub fn from_features(meta: RegistryMeta, mut layers: HashMap<Layer, Vec<Feature>>) -> Self {
-        let layers = Layer::ALL
+        let layers: HashMap<Layer, LayerIndex> = Layer::ALL
             .into_iter()
             .map(|l| (l, LayerIndex::new(layers.remove(&l).unwrap_or_default())))
             .collect();
-        Snapshot { meta, layers }
+        let mut last_inspection: HashMap<String, chrono::NaiveDate> = HashMap::new();
+        for i in &layers[&Layer::Inspections].features {
+            let (Some(asset), crate::domain::Value::Date(d)) = (
+                i.get(Layer::Inspections, "asset_id").as_str(),
+                i.get(Layer::Inspections, "inspected_on"),
+            ) else {
+                continue;
+            };
+            let e = last_inspection.entry(asset.to_string()).or_insert(*d);
+            if *d > *e {
+                *e = *d;
+            }
+        }
+        Snapshot {
+            meta,
+            layers,
+            last_inspection,
+        }
     }
 
     /// Loads and indexes every layer of a store.
@@ -110,6 +130,11 @@ impl Snapshot {
     /// One layer.
     pub fn layer(&self, layer: Layer) -> &LayerIndex {
         &self.layers[&layer]
+    }
+
+    /// The date of an asset's latest inspection, if it has one.
+    pub fn last_inspection(&self, asset_id: &str) -> Option<chrono::NaiveDate> {
+        self.last_inspection.get(asset_id).copied()
     }
 
     /// A feature's geometry by layer and id.

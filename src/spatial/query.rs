@@ -1,0 +1,346 @@
+//! Spatial queries over the snapshot: nearest facilities, point-in-polygon joins, the
+//! easement covering a facility. Distances are planar, in the registry CRS's unit.
+
+use geo::{Distance, Euclidean, Intersects};
+use geo_types::{Geometry, Point};
+use serde::Serialize;
+
+use super::snapshot::{LayerIndex, Snapshot};
+use crate::domain::{Feature, Layer, LengthUnit};
+
+/// The facility layers an inspector asks about.
+pub const FACILITY_LAYERS: [Layer; 4] = [
+    Layer::CatchBasins,
+    Layer::Manholes,
+    Layer::Outfalls,
+    Layer::Smps,
+];
+
+/// What to look for around a point.
+#[derive(Debug, Clone)]
+pub struct NearbyQuery {
+    /// The point, in the registry's CRS.
+    pub at: Point<f64>,
+    /// Only facilities within this distance (CRS units).
+    pub radius: Option<f64>,
+    /// At most this many, nearest first.
+    pub k: Option<usize>,
+    /// Which layers.
+    pub layers: Vec<Layer>,
+}
+
+/// One facility near the point.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct NearbyFacility {
+    /// The facility's layer.
+    pub layer: Layer,
+    /// Its id.
+    pub id: String,
+    /// Planar distance from the point, in `unit`.
+    pub distance: f64,
+    /// The unit of `distance`.
+    pub unit: LengthUnit,
+    /// Grid bearing from the point to the facility, degrees clockwise from grid north.
+    pub bearing_deg: f64,
+    /// The bearing as a compass point (N, NE, ...).
+    pub direction: &'static str,
+    /// The facility's status, when recorded.
+    pub status: Option<String>,
+    /// The date of its last inspection, if any.
+    pub last_inspection: Option<String>,
+    /// The recorded easement that covers it, if any.
+    pub access: Access,
+}
+
+/// Whether a recorded easement gives the town access to a facility.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Access {
+    /// Covered by a recorded easement.
+    Easement {
+        /// The easement's id.
+        easement_id: String,
+        /// Its recording instrument (liber and page...).
+        instrument: Option<String>,
+        /// Its purpose.
+        purpose: Option<String>,
+    },
+    /// No recorded easement covers it.
+    NoRecordedEasement,
+}
+
+/// Planar distance from a point to a geometry.
+pub fn distance(p: &Point<f64>, g: &Geometry<f64>) -> f64 {
+    Euclidean.distance(p, g)
+}
+
+/// Grid bearing from `a` to `b` in degrees, clockwise from grid north, in [0, 360).
+pub fn bearing(a: &Point<f64>, b: &Point<f64>) -> f64 {
+    let deg = (b.x() - a.x()).atan2(b.y() - a.y()).to_degrees();
+    if deg < 0.0 {
+        deg + 360.0
+    } else {
+        deg
+    }
+}
+
+/// The 8-point compass name of a bearing.
+pub fn compass(bearing: f64) -> &'static str {
+    const NAMES: [&str; 8] = ["N", "NE", "E", "SE", "S", "SW", "W", "NW"];
+    NAMES[(((bearing + 22.5) / 45.0).floor() as usize) % 8]
+}
+
+/// A representative point of a facility (the point itself, or the closest point of a
+/// polygon or line to the query), for bearings.
+fn toward(p: &Point<f64>, g: &Geometry<f64>) -> Point<f64> {
+    use geo::{Closest, ClosestPoint};
+    match g {
+        Geometry::Point(q) => *q,
+        g => match g.closest_point(p) {
+            Closest::Intersection(q) | Closest::SinglePoint(q) => q,
+            Closest::Indeterminate => *p,
+        },
+    }
+}
+
+/// The `k` nearest features of one layer within `radius` of `p`, exact distances, nearest
+/// first. Candidates come from the R-tree in envelope-distance order; an envelope is never
+/// farther than its geometry, so the walk stops as soon as the next envelope is farther
+/// than the k-th exact distance found (or the radius).
+pub fn nearest_in(
+    idx: &LayerIndex,
+    p: &Point<f64>,
+    radius: Option<f64>,
+    k: Option<usize>,
+) -> Vec<(usize, f64)> {
+    let mut best: Vec<(usize, f64)> = Vec::new();
+    let limit = radius.unwrap_or(f64::INFINITY);
+    for (entry, d2) in idx
+        .tree
+        .nearest_neighbor_iter_with_distance_2(&[p.x(), p.y()])
+    {
+        let env_d = d2.sqrt();
+        if env_d > limit {
+            break;
+        }
+        if let Some(k) = k {
+            if best.len() >= k && env_d > best[k - 1].1 {
+                break;
+            }
+        }
+        let Some(g) = idx.features[entry.data].geom.as_ref() else {
+            continue;
+        };
+        let d = distance(p, g);
+        if d <= limit {
+            let at = best.partition_point(|(_, bd)| *bd <= d);
+            best.insert(at, (entry.data, d));
+            if let Some(k) = k {
+                best.truncate(k);
+            }
+        }
+    }
+    best
+}
+
+/// Facilities near a point, across layers, nearest first.
+pub fn nearby(snap: &Snapshot, q: &NearbyQuery) -> Vec<NearbyFacility> {
+    let mut all: Vec<(Layer, usize, f64)> = Vec::new();
+    for &layer in &q.layers {
+        for (i, d) in nearest_in(snap.layer(layer), &q.at, q.radius, q.k) {
+            all.push((layer, i, d));
+        }
+    }
+    all.sort_by(|a, b| a.2.total_cmp(&b.2).then_with(|| a.0.cmp(&b.0)));
+    if let Some(k) = q.k {
+        all.truncate(k);
+    }
+    all.into_iter()
+        .map(|(layer, i, d)| {
+            let f = &snap.layer(layer).features[i];
+            let g = f.geom.as_ref().expect("indexed features have geometry");
+            let b = bearing(&q.at, &toward(&q.at, g));
+            NearbyFacility {
+                layer,
+                id: f.id.clone(),
+                distance: d,
+                unit: snap.meta.linear_unit,
+                bearing_deg: b,
+                direction: compass(b),
+                status: f.get(layer, "status").as_str().map(str::to_string),
+                last_inspection: snap
+                    .last_inspection(&f.id)
+                    .map(|d| d.format("%Y-%m-%d").to_string()),
+                access: covering_easement(snap, g),
+            }
+        })
+        .collect()
+}
+
+/// The recorded easement covering a facility's geometry: an easement polygon that meets
+/// it (the first by id when several do).
+pub fn covering_easement(snap: &Snapshot, g: &Geometry<f64>) -> Access {
+    let Some(r) = crate::domain::wkb::bounding_rect(g) else {
+        return Access::NoRecordedEasement;
+    };
+    let idx = snap.layer(Layer::Easements);
+    let mut hits: Vec<&Feature> = idx
+        .in_envelope([r.min().x, r.min().y, r.max().x, r.max().y])
+        .filter(|e| e.geom.as_ref().is_some_and(|eg| eg.intersects(g)))
+        .collect();
+    hits.sort_by(|a, b| a.id.cmp(&b.id));
+    match hits.first() {
+        Some(e) => Access::Easement {
+            easement_id: e.id.clone(),
+            instrument: e
+                .get(Layer::Easements, "instrument")
+                .as_str()
+                .map(str::to_string),
+            purpose: e
+                .get(Layer::Easements, "purpose")
+                .as_str()
+                .map(str::to_string),
+        },
+        None => Access::NoRecordedEasement,
+    }
+}
+
+/// The features of a polygon layer that contain (intersect) a point, by id.
+pub fn containing<'a>(idx: &'a LayerIndex, p: &Point<f64>) -> Vec<&'a Feature> {
+    let mut hits: Vec<&Feature> = idx
+        .in_envelope([p.x(), p.y(), p.x(), p.y()])
+        .filter(|f| f.geom.as_ref().is_some_and(|g| g.intersects(p)))
+        .collect();
+    hits.sort_by(|a, b| a.id.cmp(&b.id));
+    hits
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spatial::Snapshot;
+    use crate::store::RegistryMeta;
+    use geo_types::{point, wkt};
+    use std::collections::HashMap;
+
+    fn meta() -> RegistryMeta {
+        RegistryMeta {
+            jurisdiction: "north-castle-ny".into(),
+            srid: 2260,
+            crs_name: "test".into(),
+            crs_wkt: String::new(),
+            linear_unit: LengthUnit::UsSurveyFoot,
+        }
+    }
+
+    fn f(layer: Layer, id: &str, g: Geometry<f64>) -> Feature {
+        let mut x = Feature::new(layer, id);
+        x.geom = Some(g);
+        x
+    }
+
+    fn town() -> Snapshot {
+        let mut layers = HashMap::new();
+        layers.insert(
+            Layer::CatchBasins,
+            vec![
+                f(Layer::CatchBasins, "CB-1", wkt!(POINT(100. 0.)).into()),
+                f(Layer::CatchBasins, "CB-2", wkt!(POINT(0. 50.)).into()),
+                f(Layer::CatchBasins, "CB-3", wkt!(POINT(-300. - 400.)).into()),
+            ],
+        );
+        // A pond whose nearest edge is 20 ft east though its envelope centre is far away.
+        layers.insert(
+            Layer::Smps,
+            vec![f(
+                Layer::Smps,
+                "SMP-1",
+                wkt!(POLYGON((20. -1000.,400. -1000.,400. 1000.,20. 1000.,20. -1000.))).into(),
+            )],
+        );
+        let mut e = f(
+            Layer::Easements,
+            "E-1",
+            wkt!(POLYGON((90. -10.,110. -10.,110. 10.,90. 10.,90. -10.))).into(),
+        );
+        e.set(
+            Layer::Easements,
+            "instrument",
+            crate::domain::Value::Text("Liber 12 cp 3".into()),
+        );
+        layers.insert(Layer::Easements, vec![e]);
+        let mut insp = Feature::new(Layer::Inspections, "i1");
+        insp.set(
+            Layer::Inspections,
+            "asset_id",
+            crate::domain::Value::Text("CB-2".into()),
+        );
+        insp.set(
+            Layer::Inspections,
+            "inspected_on",
+            crate::domain::Value::Date(chrono::NaiveDate::from_ymd_opt(2024, 5, 1).unwrap()),
+        );
+        layers.insert(Layer::Inspections, vec![insp]);
+        Snapshot::from_features(meta(), layers)
+    }
+
+    #[test]
+    fn nearest_facilities_come_by_exact_distance_with_bearing_and_access() {
+        let s = town();
+        let q = NearbyQuery {
+            at: point!(x: 0., y: 0.),
+            radius: None,
+            k: Some(3),
+            layers: FACILITY_LAYERS.to_vec(),
+        };
+        let got = nearby(&s, &q);
+        let ids: Vec<&str> = got.iter().map(|n| n.id.as_str()).collect();
+        assert_eq!(ids, ["SMP-1", "CB-2", "CB-1"], "the pond's edge is nearest");
+        assert_eq!(got[0].distance, 20.0);
+        assert_eq!(got[0].direction, "E");
+        assert_eq!((got[1].distance, got[1].direction), (50.0, "N"));
+        assert_eq!(got[1].last_inspection.as_deref(), Some("2024-05-01"));
+        assert_eq!(got[1].access, Access::NoRecordedEasement);
+        assert_eq!(
+            got[2].access,
+            Access::Easement {
+                easement_id: "E-1".into(),
+                instrument: Some("Liber 12 cp 3".into()),
+                purpose: None
+            }
+        );
+        assert_eq!(got[2].unit, LengthUnit::UsSurveyFoot);
+    }
+
+    #[test]
+    fn radius_excludes_what_lies_beyond_it_exactly() {
+        let s = town();
+        let q = NearbyQuery {
+            at: point!(x: 0., y: 0.),
+            radius: Some(100.0),
+            k: None,
+            layers: vec![Layer::CatchBasins],
+        };
+        let ids: Vec<String> = nearby(&s, &q).into_iter().map(|n| n.id).collect();
+        assert_eq!(
+            ids,
+            ["CB-2", "CB-1"],
+            "100 ft is inclusive; CB-3 at 500 ft is out"
+        );
+        let q = NearbyQuery {
+            radius: Some(99.999),
+            ..q
+        };
+        assert_eq!(nearby(&s, &q).len(), 1);
+    }
+
+    #[test]
+    fn bearings_and_compass_points() {
+        let o = point!(x: 0., y: 0.);
+        assert_eq!(bearing(&o, &point!(x: 0., y: 10.)), 0.0);
+        assert_eq!(bearing(&o, &point!(x: 10., y: 0.)), 90.0);
+        assert_eq!(bearing(&o, &point!(x: -10., y: 0.)), 270.0);
+        assert_eq!(compass(337.6), "N");
+        assert_eq!(compass(225.0), "SW");
+    }
+}
