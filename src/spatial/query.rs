@@ -104,25 +104,38 @@ fn toward(p: &Point<f64>, g: &Geometry<f64>) -> Point<f64> {
 }
 
 /// The `k` nearest features of one layer within `radius` of `p`, exact distances, nearest
-/// first. Candidates come from the R-tree in envelope-distance order; an envelope is never
-/// farther than its geometry, so the walk stops as soon as the next envelope is farther
-/// than the k-th exact distance found (or the radius).
+/// first. Without a radius, candidates come from the R-tree in envelope-distance order; an
+/// envelope is never farther than its geometry, so the walk stops as soon as the next
+/// envelope is farther than the k-th exact distance found.
 pub fn nearest_in(
     idx: &LayerIndex,
     p: &Point<f64>,
     radius: Option<f64>,
     k: Option<usize>,
 ) -> Vec<(usize, f64)> {
+    if let Some(r) = radius {
+        // With a radius, one range query finds every candidate; cheaper than walking the
+        // tree in distance order when the radius holds a handful of features.
+        let mut best: Vec<(usize, f64)> = idx
+            .tree
+            .locate_within_distance([p.x(), p.y()], r * r)
+            .filter_map(|e| {
+                let d = distance(p, idx.features[e.data].geom.as_ref()?);
+                (d <= r).then_some((e.data, d))
+            })
+            .collect();
+        best.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+        if let Some(k) = k {
+            best.truncate(k);
+        }
+        return best;
+    }
     let mut best: Vec<(usize, f64)> = Vec::new();
-    let limit = radius.unwrap_or(f64::INFINITY);
     for (entry, d2) in idx
         .tree
         .nearest_neighbor_iter_with_distance_2(&[p.x(), p.y()])
     {
         let env_d = d2.sqrt();
-        if env_d > limit {
-            break;
-        }
         if let Some(k) = k {
             if best.len() >= k && env_d > best[k - 1].1 {
                 break;
@@ -132,12 +145,10 @@ pub fn nearest_in(
             continue;
         };
         let d = distance(p, g);
-        if d <= limit {
-            let at = best.partition_point(|(_, bd)| *bd <= d);
-            best.insert(at, (entry.data, d));
-            if let Some(k) = k {
-                best.truncate(k);
-            }
+        let at = best.partition_point(|(_, bd)| *bd <= d);
+        best.insert(at, (entry.data, d));
+        if let Some(k) = k {
+            best.truncate(k);
         }
     }
     best
@@ -168,9 +179,7 @@ pub fn nearby(snap: &Snapshot, q: &NearbyQuery) -> Vec<NearbyFacility> {
                 bearing_deg: b,
                 direction: compass(b),
                 status: f.get(layer, "status").as_str().map(str::to_string),
-                last_inspection: snap
-                    .last_inspection(&f.id)
-                    .map(|d| d.format("%Y-%m-%d").to_string()),
+                last_inspection: snap.last_inspection(&f.id).map(|d| d.to_string()),
                 access: covering_easement(snap, g),
             }
         })
