@@ -5,7 +5,10 @@ mod demo;
 mod export;
 mod import;
 mod init;
+mod nearby;
+pub mod output;
 mod serve;
+mod smps;
 mod synth;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -49,6 +52,11 @@ pub enum Command {
     Demo(demo::DemoArgs),
     /// Write a deterministic synthetic MS4 (town, county or N parcels).
     Synth(synth::SynthArgs),
+    /// Facilities near a point, nearest first, with bearing, status, last inspection and access.
+    Nearby(nearby::NearbyArgs),
+    /// Structural SMPs that no recorded maintenance easement covers.
+    #[command(name = "smps-without-easement")]
+    SmpsWithoutEasement(smps::SmpsArgs),
 }
 
 /// Runs a parsed command line.
@@ -61,6 +69,8 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Serve(a) => serve::run(&store, a).await,
         Command::Demo(a) => demo::run(a).await,
         Command::Synth(a) => synth::run(a).await,
+        Command::Nearby(a) => nearby::run(&store, a).await,
+        Command::SmpsWithoutEasement(a) => smps::run(&store, a).await,
     }
 }
 

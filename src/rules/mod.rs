@@ -8,7 +8,11 @@
 //! profile file.
 
 pub mod answer;
+pub mod illicit;
+pub mod determine;
+pub mod easement;
 pub mod profile;
+pub mod quantity;
 
 pub use answer::{AssumptionTaken, Citation, Evidence, Finding};
 pub use profile::*;

@@ -189,16 +189,7 @@ pub fn nearby(snap: &Snapshot, q: &NearbyQuery) -> Vec<NearbyFacility> {
 /// The recorded easement covering a facility's geometry: an easement polygon that meets
 /// it (the first by id when several do).
 pub fn covering_easement(snap: &Snapshot, g: &Geometry<f64>) -> Access {
-    let Some(r) = crate::domain::wkb::bounding_rect(g) else {
-        return Access::NoRecordedEasement;
-    };
-    let idx = snap.layer(Layer::Easements);
-    let mut hits: Vec<&Feature> = idx
-        .in_envelope([r.min().x, r.min().y, r.max().x, r.max().y])
-        .filter(|e| e.geom.as_ref().is_some_and(|eg| eg.intersects(g)))
-        .collect();
-    hits.sort_by(|a, b| a.id.cmp(&b.id));
-    match hits.first() {
+    match easements_meeting(snap, g).first() {
         Some(e) => Access::Easement {
             easement_id: e.id.clone(),
             instrument: e
@@ -212,6 +203,20 @@ pub fn covering_easement(snap: &Snapshot, g: &Geometry<f64>) -> Access {
         },
         None => Access::NoRecordedEasement,
     }
+}
+
+/// The easements meeting a geometry, by id.
+pub fn easements_meeting<'a>(snap: &'a Snapshot, g: &Geometry<f64>) -> Vec<&'a Feature> {
+    let Some(r) = crate::domain::wkb::bounding_rect(g) else {
+        return Vec::new();
+    };
+    let mut hits: Vec<&Feature> = snap
+        .layer(Layer::Easements)
+        .in_envelope([r.min().x, r.min().y, r.max().x, r.max().y])
+        .filter(|e| e.geom.as_ref().is_some_and(|eg| eg.intersects(g)))
+        .collect();
+    hits.sort_by(|a, b| a.id.cmp(&b.id));
+    hits
 }
 
 /// The features of a polygon layer that contain (intersect) a point, by id.

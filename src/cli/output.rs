@@ -1,0 +1,86 @@
+//! Printing answers: aligned tables for people, CSV and JSON for programs.
+
+use clap::ValueEnum;
+
+/// How a query verb prints its answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum QueryFormat {
+    /// An aligned table for people.
+    #[default]
+    Table,
+    /// JSON for programs (the same JSON the HTTP API returns).
+    Json,
+    /// CSV, one row per result.
+    Csv,
+}
+
+/// Prints rows under a header as an aligned table.
+pub fn table(header: &[&str], rows: &[Vec<String>]) -> String {
+    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for r in rows {
+        for (w, c) in widths.iter_mut().zip(r) {
+            *w = (*w).max(c.chars().count());
+        }
+    }
+    let line = |cells: Vec<&str>| {
+        cells
+            .iter()
+            .zip(&widths)
+            .map(|(c, w)| format!("{c:<w$}"))
+            .collect::<Vec<_>>()
+            .join("  ")
+            .trim_end()
+            .to_string()
+    };
+    let mut out = line(header.to_vec());
+    out.push('\n');
+    for r in rows {
+        out.push_str(&line(r.iter().map(String::as_str).collect()));
+        out.push('\n');
+    }
+    out
+}
+
+/// Prints rows under a header as CSV (RFC 4180 quoting).
+pub fn csv(header: &[&str], rows: &[Vec<String>]) -> String {
+    let cell = |c: &str| {
+        if c.contains([',', '"', '\n', '\r']) {
+            format!("\"{}\"", c.replace('"', "\"\""))
+        } else {
+            c.to_string()
+        }
+    };
+    let mut out = header.iter().map(|h| cell(h)).collect::<Vec<_>>().join(",");
+    out.push('\n');
+    for r in rows {
+        out.push_str(&r.iter().map(|c| cell(c)).collect::<Vec<_>>().join(","));
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_quotes_what_needs_quoting() {
+        let out = csv(
+            &["id", "note"],
+            &[vec!["A".into(), "says \"hi\", twice".into()]],
+        );
+        assert_eq!(out, "id,note\nA,\"says \"\"hi\"\", twice\"\n");
+    }
+
+    #[test]
+    fn table_aligns_columns() {
+        let out = table(
+            &["id", "d"],
+            &[
+                vec!["CB-100".into(), "1".into()],
+                vec!["X".into(), "22".into()],
+            ],
+        );
+        assert_eq!(out, "id      d\nCB-100  1\nX       22\n");
+    }
+}

@@ -1,0 +1,621 @@
+//! The planner's determination: is a project a land development activity, is it exempt,
+//! which of Carmel's Conditions One, Two and Three it meets, and what follows from that.
+//!
+//! Pure code. The spatial side measures the footprint, traces the drainage network and
+//! intersects the TMDL areas; it hands the results over as plain facts ([`ProjectFacts`])
+//! and evidence ([`WaterEvidence`]). [`determine`] reads every threshold, inspection
+//! interval, citation and ambiguity reading from the jurisdiction's [`Profile`], so an
+//! answer always says which rule decided it, where the law says so, what it was decided on
+//! and which reading of an ambiguous text was taken.
+//!
+//! The law differs by town, and so does the shape of the answer:
+//! - **Carmel, NY** (§§ 156-80 to 156-89): land development activity at 5,000 sq ft or, at
+//!   any size under one acre, as part of a larger common plan; Conditions One, Two and Three
+//!   trigger post-construction controls, storm-triggered inspections and easements.
+//! - **North Castle, NY** (ch. 267): land development activity at 5,000 sq ft; no
+//!   Conditions; the construction general permit (external) decides post-construction and
+//!   enhanced phosphorus design, so the registry reports what the evidence *indicates*.
+//! - **Windsor, CT**: the supplied article has no land development rules at all
+//!   (`not_covered`); its 0.5-acre construction-activity figure scopes premises inspections.
+//!
+//! A fact the caller does not know is `None`; when the answer turns on it, the finding says
+//! so and the fact is listed in [`Determination::open_facts`].
+
+use serde::{Deserialize, Serialize};
+
+use super::answer::{Citation, Evidence, Finding};
+use super::profile::{InspectionInterval, Profile, Threshold, SQFT_PER_ACRE};
+use super::quantity::square_feet;
+use crate::domain::Area;
+
+mod carmel;
+mod north_castle;
+mod windsor;
+
+/// What the planner knows about a proposed project. The disturbed area is the whole
+/// project's clearing, grading, excavating, filling or other soil disturbance, over all
+/// phases (AMB-10).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProjectFacts {
+    /// Total land disturbed by the project.
+    pub disturbed: Area,
+    /// Construction of a single-family residence (Carmel Condition Three exclusion; AMB-11
+    /// reads it as one residence on its own lot).
+    #[serde(default)]
+    pub single_family: bool,
+    /// Construction activities at an agricultural property (Carmel Condition Three
+    /// exclusion). This is not the "agricultural activity" exemption: see
+    /// [`ProjectFacts::agricultural_activity`].
+    #[serde(default)]
+    pub agricultural: bool,
+    /// Part of a larger common plan of development or sale.
+    #[serde(default)]
+    pub larger_common_plan: bool,
+    /// The activity is itself "agricultural activity" as Carmel and North Castle define it:
+    /// the activity of an active farm (grazing, crops, timber for sale), not the
+    /// construction of new agricultural structures. Exempt in Carmel only.
+    #[serde(default)]
+    pub agricultural_activity: bool,
+    /// Routine maintenance performed to maintain the original line and grade, hydraulic
+    /// capacity or original purpose of a facility.
+    #[serde(default)]
+    pub routine_maintenance: bool,
+    /// North Castle: any part of the site lies in the New York City East of Hudson
+    /// Watershed (the construction general permit's 5,000 sq ft trigger).
+    #[serde(default)]
+    pub in_nyc_east_of_hudson_watershed: Option<bool>,
+    /// An approval for the project will have a stormwater management facility as one of
+    /// its requirements (the maintenance easement and agreement trigger).
+    #[serde(default)]
+    pub requires_stormwater_management_facility: Option<bool>,
+    /// Windsor: the activity is subject to an NPDES or CT DEP construction permit or a
+    /// Windsor erosion and sediment control permit, which makes it construction activity
+    /// whatever its size.
+    #[serde(default)]
+    pub construction_permit: Option<bool>,
+    /// North Castle: outcomes of the SPDES construction general permit, as a reviewer
+    /// entered them (AMB-13).
+    #[serde(default)]
+    pub gp: GpDeterminations,
+}
+
+impl ProjectFacts {
+    /// Facts for a project disturbing `disturbed`, with every other fact false or unknown.
+    pub fn new(disturbed: Area) -> Self {
+        ProjectFacts {
+            disturbed,
+            single_family: false,
+            agricultural: false,
+            larger_common_plan: false,
+            agricultural_activity: false,
+            routine_maintenance: false,
+            in_nyc_east_of_hudson_watershed: None,
+            requires_stormwater_management_facility: None,
+            construction_permit: None,
+            gp: GpDeterminations::default(),
+        }
+    }
+}
+
+/// What the SPDES General Permit for Construction Activities says about a North Castle
+/// project. Chapter 267 defers to the permit; the registry does not encode it (AMB-13), so
+/// a reviewer enters these, and `None` means "not entered".
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GpDeterminations {
+    /// The project needs coverage under the permit.
+    #[serde(default)]
+    pub coverage: Option<bool>,
+    /// The permit identifies the project as needing post-construction SMPs.
+    #[serde(default)]
+    pub post_construction: Option<bool>,
+    /// The permit requires the Enhanced Phosphorus Removal Standards.
+    #[serde(default)]
+    pub enhanced_phosphorus: Option<bool>,
+}
+
+/// The impaired waters and TMDL areas the spatial side found for the project's footprint.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct WaterEvidence {
+    /// 303(d)-listed waters that receive the project's runoff.
+    #[serde(default)]
+    pub waters_303d: Vec<ListedWater>,
+    /// TMDL areas the footprint overlaps.
+    #[serde(default)]
+    pub tmdl_areas: Vec<TmdlOverlap>,
+}
+
+/// A 303(d)-listed water that receives the project's runoff, and how it was reached.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ListedWater {
+    /// The water's id (e.g. a NYSDEC waterbody id).
+    pub water_id: String,
+    /// Its name.
+    pub name: String,
+    /// The listed causes of impairment.
+    pub pollutants: Vec<String>,
+    /// How the runoff reaches it, e.g. `watershed WS-3 (62.0% of the footprint) drains to
+    /// it` or `trace CB-12 → P-88 → OF-4`.
+    pub reached_by: String,
+}
+
+/// A TMDL area that the project's footprint overlaps.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TmdlOverlap {
+    /// The TMDL's id.
+    pub tmdl_id: String,
+    /// The TMDL's pollutant.
+    pub pollutant: String,
+    /// Whether the TMDL identifies pollutants in stormwater as a source of the impairment;
+    /// `None` when the record does not say.
+    #[serde(default)]
+    pub stormwater_source: Option<bool>,
+    /// Area of the footprint inside the TMDL area.
+    pub overlap: Area,
+}
+
+/// The answer for one project in one jurisdiction.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Determination {
+    /// The profile id, e.g. `carmel-ny`.
+    pub jurisdiction: String,
+    /// Whether the project is a land development activity under the law.
+    pub land_development_activity: Finding<bool>,
+    /// Whether an exemption the facts can decide applies; the others are listed in the
+    /// reasons as not evaluated.
+    pub exempt: Finding<bool>,
+    /// Carmel's Conditions One, Two and Three; `None` where the law has none.
+    pub conditions: Option<Conditions>,
+    /// Where the law has no Conditions (North Castle, Windsor): says so, with the rule
+    /// (result `true`). `None` where `conditions` is set.
+    pub conditions_absent: Option<Finding<bool>>,
+    /// What follows, one finding per obligation the law has, whatever its status.
+    pub requirements: Vec<Finding<Requirement>>,
+    /// True when the law has no land development rules at all (Windsor).
+    pub not_covered: bool,
+    /// Facts the caller left unknown on which some finding turns.
+    pub open_facts: Vec<String>,
+}
+
+impl Determination {
+    /// The requirement of `kind`, if the jurisdiction has one.
+    pub fn requirement(&self, kind: RequirementKind) -> Option<&Finding<Requirement>> {
+        self.requirements.iter().find(|r| r.result.kind == kind)
+    }
+
+    /// Every finding's name with its citations, in answer order, e.g. to check that each
+    /// one cites a rule.
+    pub fn citations(&self) -> Vec<(String, &[Citation])> {
+        let mut all: Vec<(String, &[Citation])> = vec![
+            (
+                "land_development_activity".to_string(),
+                &self.land_development_activity.citations,
+            ),
+            ("exempt".to_string(), &self.exempt.citations),
+        ];
+        if let Some(c) = &self.conditions {
+            all.push(("condition_one".to_string(), &c.condition_one.citations));
+            all.push(("condition_two".to_string(), &c.condition_two.citations));
+            all.push(("condition_three".to_string(), &c.condition_three.citations));
+        }
+        if let Some(f) = &self.conditions_absent {
+            all.push(("conditions_absent".to_string(), &f.citations));
+        }
+        for r in &self.requirements {
+            all.push((r.result.kind.as_str().to_string(), &r.citations));
+        }
+        all
+    }
+}
+
+/// Carmel § 156-81C: the three Conditions that call for post-construction controls.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Conditions {
+    /// Runoff discharges a pollutant of concern to a 303(d) water or a TMDL watershed.
+    pub condition_one: Finding<bool>,
+    /// Five or more acres disturbed.
+    pub condition_two: Finding<bool>,
+    /// One to five acres, except single-family residences and agricultural properties.
+    pub condition_three: Finding<bool>,
+}
+
+impl Conditions {
+    /// Whether any Condition is met.
+    pub fn any(&self) -> bool {
+        self.condition_one.result || self.condition_two.result || self.condition_three.result
+    }
+}
+
+/// An obligation that may follow from the determination.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Requirement {
+    /// Which obligation.
+    pub kind: RequirementKind,
+    /// Whether it applies to this project.
+    pub status: RequirementStatus,
+    /// What it asks, in one sentence.
+    pub summary: String,
+    /// Inspection intervals from the profile, for inspection duties.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub schedule: Vec<InspectionInterval>,
+}
+
+/// The obligations the determination reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RequirementKind {
+    /// A SWPPP before any review of the application.
+    Swppp,
+    /// North Castle: NYSDEC forms and certifications for construction general permit
+    /// coverage.
+    ConstructionGeneralPermit,
+    /// Post-construction water quantity and quality controls.
+    PostConstructionControls,
+    /// Carmel Condition One: SWPPP prepared, signed and certified by a landscape
+    /// architect, certified professional or professional engineer.
+    ConditionOnePreparerCertification,
+    /// Erosion and sediment control inspections during construction.
+    ConstructionInspections,
+    /// North Castle: Enhanced Phosphorus Removal Standards.
+    EnhancedPhosphorus,
+    /// A maintenance easement before an approval that requires a stormwater management
+    /// facility.
+    MaintenanceEasement,
+    /// A recorded maintenance agreement before final plan approval (or dedication).
+    MaintenanceAgreement,
+    /// Windsor: land development rules, which the supplied article does not have.
+    LandDevelopmentRules,
+    /// Windsor: the Town Engineer's inspection and monitoring of premises with stormwater
+    /// discharges associated with construction activity.
+    PremisesInspection,
+}
+
+impl RequirementKind {
+    /// The snake_case name used in JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RequirementKind::Swppp => "swppp",
+            RequirementKind::ConstructionGeneralPermit => "construction_general_permit",
+            RequirementKind::PostConstructionControls => "post_construction_controls",
+            RequirementKind::ConditionOnePreparerCertification => {
+                "condition_one_preparer_certification"
+            }
+            RequirementKind::ConstructionInspections => "construction_inspections",
+            RequirementKind::EnhancedPhosphorus => "enhanced_phosphorus",
+            RequirementKind::MaintenanceEasement => "maintenance_easement",
+            RequirementKind::MaintenanceAgreement => "maintenance_agreement",
+            RequirementKind::LandDevelopmentRules => "land_development_rules",
+            RequirementKind::PremisesInspection => "premises_inspection",
+        }
+    }
+}
+
+/// Whether an obligation applies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RequirementStatus {
+    /// The law requires it on these facts.
+    Applies,
+    /// The evidence points to it, but an external permit decides (North Castle's
+    /// construction general permit, AMB-13).
+    Indicated,
+    /// It turns on a fact the caller did not give; the reasons say which.
+    Depends,
+    /// It does not apply on these facts.
+    DoesNotApply,
+    /// The law has no such rule.
+    NotCovered,
+}
+
+/// Decides what `profile`'s law says about a project. The profile's `rule_prefix` picks
+/// the law's logic (`carmel`, `northcastle`, `windsor`); a profile of another law gets an
+/// answer that says no determination logic exists for it, rather than a guess.
+pub fn determine(profile: &Profile, facts: &ProjectFacts, water: &WaterEvidence) -> Determination {
+    let mut cx = Ctx {
+        profile,
+        facts,
+        water,
+        sqft: square_feet(facts.disturbed),
+        open_facts: Vec::new(),
+    };
+    match profile.rule_prefix.as_str() {
+        "carmel" => carmel::determine(&mut cx),
+        "northcastle" => north_castle::determine(&mut cx),
+        "windsor" => windsor::determine(&mut cx),
+        _ => unsupported(&mut cx),
+    }
+}
+
+/// A profile whose law has no determination logic here: every finding says so, citing the
+/// profile's own coverage rule where it names one.
+fn unsupported(cx: &mut Ctx<'_>) -> Determination {
+    let cov = &cx.profile.coverage.land_development;
+    let rules: Vec<&str> = cov.rule.as_deref().into_iter().collect();
+    let why = format!(
+        "no land development determination logic exists for the {} profile (rule prefix {:?})",
+        cx.profile.id, cx.profile.rule_prefix
+    );
+    let mut lda = cx.finding(false, &rules, &[]);
+    lda.because(why.clone());
+    lda.evidence = cx.area_evidence();
+    let mut exempt = cx.finding(false, &rules, &[]);
+    exempt.because(why.clone());
+    let mut absent = cx.finding(true, &rules, &[]);
+    absent.because(why);
+    Determination {
+        jurisdiction: cx.profile.id.clone(),
+        land_development_activity: lda,
+        exempt,
+        conditions: None,
+        conditions_absent: Some(absent),
+        requirements: Vec::new(),
+        not_covered: !cov.present,
+        open_facts: Vec::new(),
+    }
+}
+
+/// What every law's logic shares: the inputs, the area in square feet and the unknown
+/// facts collected so far.
+struct Ctx<'a> {
+    profile: &'a Profile,
+    facts: &'a ProjectFacts,
+    water: &'a WaterEvidence,
+    /// The disturbed area in square feet (exact for acres, see `square_feet`).
+    sqft: f64,
+    open_facts: Vec<String>,
+}
+
+impl<'a> Ctx<'a> {
+    /// A finding citing `rules` and taking the profile's readings for `ambs`.
+    fn finding<R>(&self, result: R, rules: &[&str], ambs: &[&str]) -> Finding<R> {
+        let mut f = Finding::new(result);
+        for rule in rules {
+            f.cite(self.profile, rule);
+        }
+        for amb in ambs {
+            f.assume(self.profile, amb);
+        }
+        f
+    }
+
+    /// A requirement finding.
+    fn requirement(
+        &self,
+        kind: RequirementKind,
+        status: RequirementStatus,
+        summary: &str,
+        rules: &[&str],
+        ambs: &[&str],
+    ) -> Finding<Requirement> {
+        self.finding(
+            Requirement {
+                kind,
+                status,
+                summary: summary.to_string(),
+                schedule: Vec::new(),
+            },
+            rules,
+            ambs,
+        )
+    }
+
+    /// Records a fact that an answer turns on but the caller left unknown.
+    fn open(&mut self, fact: impl Into<String>) {
+        let fact = fact.into();
+        if !self.open_facts.contains(&fact) {
+            self.open_facts.push(fact);
+        }
+    }
+
+    /// The threshold named `name` in the profile.
+    fn threshold(&self, name: &str) -> Option<&'a Threshold> {
+        self.profile.thresholds.get(name)
+    }
+
+    /// Whether the disturbed area meets threshold `name`, with a sentence saying so; `None`
+    /// when the profile states no such threshold.
+    fn meets(&self, name: &str, label: &str) -> Option<(bool, String)> {
+        let t = self.threshold(name)?;
+        let met = t.is_met_by_sqft(self.sqft);
+        let verb = if met { "meets" } else { "does not meet" };
+        Some((
+            met,
+            format!(
+                "{} {verb} the {label} threshold ({} {}, {})",
+                self.area(),
+                t.comparison,
+                threshold_value(t),
+                t.citation
+            ),
+        ))
+    }
+
+    /// Like [`Ctx::meets`], but a threshold missing from the profile counts as not met and
+    /// the reason says so.
+    fn meets_or_not(&self, name: &str, label: &str) -> (bool, String) {
+        self.meets(name, label).unwrap_or_else(|| {
+            (
+                false,
+                format!(
+                    "the {} profile states no {name} threshold, so the {label} test was not evaluated",
+                    self.profile.id
+                ),
+            )
+        })
+    }
+
+    /// The disturbed area in words: `4,999 sq ft (0.114761 acre)`.
+    fn area(&self) -> String {
+        format!(
+            "the disturbed area of {} sq ft ({} acre)",
+            group(self.sqft, 2),
+            trim(self.sqft / SQFT_PER_ACRE, 6)
+        )
+    }
+
+    /// The disturbed area as evidence, in square feet and acres.
+    fn area_evidence(&self) -> Vec<Evidence> {
+        let mut ev = vec![Evidence::Measure {
+            what: "disturbed_area".to_string(),
+            value: self.sqft,
+            unit: "sqft".to_string(),
+            of: "the project".to_string(),
+        }];
+        ev.push(Evidence::Measure {
+            what: "disturbed_area".to_string(),
+            value: self.sqft / SQFT_PER_ACRE,
+            unit: "acre".to_string(),
+            of: "the project".to_string(),
+        });
+        ev
+    }
+
+    /// The profile's inspection intervals that belong to `rule`, in name order.
+    fn schedule(&self, rule: &str) -> Vec<InspectionInterval> {
+        self.profile
+            .inspections
+            .values()
+            .filter(|i| i.rule == rule)
+            .cloned()
+            .collect()
+    }
+
+    /// The profile's setting for an ambiguity, when it is a word.
+    fn setting(&self, amb: &str) -> Option<&'a str> {
+        self.profile
+            .assumption(amb)
+            .and_then(|a| a.setting.as_str())
+    }
+}
+
+/// A threshold's value with its unit: `5,000 sq ft`, `1 acre`, `0.5 acre`, `5 acres`.
+fn threshold_value(t: &Threshold) -> String {
+    match t.unit {
+        super::profile::ThresholdUnit::Sqft => format!("{} sq ft", group(t.value, 2)),
+        super::profile::ThresholdUnit::Acre if t.value > 1.0 => {
+            format!("{} acres", trim(t.value, 4))
+        }
+        super::profile::ThresholdUnit::Acre => format!("{} acre", trim(t.value, 4)),
+    }
+}
+
+/// A number with at most `decimals` decimals, trailing zeros dropped: `0.114761`, `5`.
+fn trim(value: f64, decimals: usize) -> String {
+    let s = format!("{value:.decimals$}");
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}
+
+/// A number with thousands separators and at most `decimals` decimals: `217,799`.
+fn group(value: f64, decimals: usize) -> String {
+    let s = trim(value, decimals);
+    let (sign, s) = s.strip_prefix('-').map_or(("", s.as_str()), |r| ("-", r));
+    let (whole, fraction) = s.split_once('.').map_or((s, None), |(w, f)| (w, Some(f)));
+    let mut out = String::new();
+    for (i, c) in whole.chars().enumerate() {
+        if i > 0 && (whole.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    match fraction {
+        Some(f) => format!("{sign}{out}.{f}"),
+        None => format!("{sign}{out}"),
+    }
+}
+
+/// "a, b and c".
+fn and_list<S: AsRef<str>>(items: &[S]) -> String {
+    let items: Vec<&str> = items.iter().map(AsRef::as_ref).collect();
+    match items.as_slice() {
+        [] => String::new(),
+        [one] => (*one).to_string(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}
+
+/// An inspection schedule in words: `every 7 calendar days and within 24 hours after …`.
+fn describe_schedule(schedule: &[InspectionInterval]) -> String {
+    let parts: Vec<String> = schedule
+        .iter()
+        .map(|i| {
+            let unit = match i.unit {
+                super::profile::TimeUnit::Hours => "hours",
+                super::profile::TimeUnit::CalendarDays => "calendar days",
+                super::profile::TimeUnit::BusinessDays => "business days",
+            };
+            match (i.every, i.within, i.after.as_deref()) {
+                (Some(n), _, _) => format!("every {n} {unit}"),
+                (None, Some(n), Some(after)) => format!("within {n} {unit} after {after}"),
+                (None, n, _) => format!("within {} {unit}", n.unwrap_or(0)),
+            }
+        })
+        .collect();
+    and_list(&parts)
+}
+
+/// Sediment or a measure of it: always a pollutant of concern (§ 267-4B, § 156-80).
+fn is_sediment_class(pollutant: &str) -> bool {
+    let p = pollutant.to_lowercase();
+    [
+        "sediment",
+        "suspended solids",
+        "tss",
+        "turbidity",
+        "siltation",
+        "silt",
+    ]
+    .iter()
+    .any(|w| p.contains(w))
+}
+
+/// Phosphorus in any of its listed forms (`phosphorus`, `total phosphorus`, `phosphate`).
+fn is_phosphorus(pollutant: &str) -> bool {
+    pollutant.to_lowercase().contains("phosph")
+}
+
+/// An overlap area in words: `12,500 sq ft`.
+fn overlap_words(area: Area) -> String {
+    format!("{} sq ft", group(square_feet(area), 2))
+}
+
+/// The evidence for a TMDL area: the feature and its overlap with the footprint.
+fn tmdl_evidence(t: &TmdlOverlap) -> [Evidence; 2] {
+    let source = match t.stormwater_source {
+        Some(true) => "stormwater identified as a source",
+        Some(false) => "stormwater not identified as a source",
+        None => "the record does not say whether stormwater is a source",
+    };
+    [
+        Evidence::Feature {
+            layer: "tmdl_areas".to_string(),
+            id: t.tmdl_id.clone(),
+            note: format!("TMDL for {}; {source}", t.pollutant),
+        },
+        Evidence::Measure {
+            what: "overlap_area".to_string(),
+            value: t.overlap.value,
+            unit: t.overlap.unit.symbol().to_string(),
+            of: format!("the footprint and TMDL area {}", t.tmdl_id),
+        },
+    ]
+}
+
+/// The evidence for a 303(d)-listed water: the feature, its listings and how it is reached.
+fn water_evidence(w: &ListedWater) -> Evidence {
+    Evidence::Feature {
+        layer: "receiving_waters".to_string(),
+        id: w.water_id.clone(),
+        note: format!(
+            "{}: 303(d)-listed for {}; reached by {}",
+            w.name,
+            and_list(&w.pollutants),
+            w.reached_by
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,477 @@
+//! Carmel, NY: Zoning Code ch. 156, Article X (§§ 156-80 to 156-89).
+//!
+//! A land development activity (5,000 sq ft, or any activity under one acre that is part
+//! of a larger common plan) that is not exempt needs a SWPPP; if it meets Condition One,
+//! Two or Three (§ 156-81C) it also needs post-construction controls, inspections every
+//! seven days and within 24 hours of a 0.5-inch storm (§ 156-83B), and a maintenance
+//! easement and agreement (§§ 156-85, 156-86).
+
+use super::{
+    and_list, describe_schedule, is_sediment_class, overlap_words, tmdl_evidence, water_evidence,
+    Conditions, Ctx, Determination, Finding, Requirement, RequirementKind, RequirementStatus,
+};
+
+const LDA: &str = "carmel.lda.applicability";
+const EXEMPTIONS: &str = "carmel.lda.exemptions";
+const SWPPP: &str = "carmel.swppp.required";
+const C1: &str = "carmel.condition_one";
+const C2: &str = "carmel.condition_two";
+const C3: &str = "carmel.condition_three";
+const POC: &str = "carmel.def.pollutant_of_concern";
+const POST: &str = "carmel.post_construction_controls";
+const PREPARER: &str = "carmel.condition_one.preparer_certification";
+const INSPECTIONS: &str = "carmel.construction.inspections_7day_and_storm";
+const LOGBOOK: &str = "carmel.records.site_logbook";
+const EASEMENT: &str = "carmel.maintenance_easement";
+const AGREEMENT: &str = "carmel.maintenance_agreement";
+
+/// Exemptions of § 156-80 that no fact of [`super::ProjectFacts`] decides.
+const NOT_EVALUATED: &[&str] = &[
+    "silvicultural activity (except landing areas and log haul roads)",
+    "repairs to a stormwater management practice or facility deemed necessary by the SMO",
+    "a subdivision whose plat the Planning Board approved (signed) on or before December 17, 2008",
+    "a building permit approved on or before December 17, 2008",
+    "cemetery graves",
+    "installation of fences, signs, telephone and electric poles and other posts or poles",
+    "emergency activity immediately necessary to protect life, property or natural resources",
+    "home gardening",
+    "landscaping and horticultural activities in connection with an existing structure",
+];
+
+pub(super) fn determine(cx: &mut Ctx<'_>) -> Determination {
+    let lda = land_development_activity(cx);
+    let exempt = exemptions(cx);
+    // Article X reaches only non-exempt land development activities (§ 156-81A: "except
+    // exempt activities"); outside it no Condition can be met.
+    let outside = if !lda.result {
+        Some("it is not a land development activity")
+    } else if exempt.result {
+        Some("it is an exempt activity (§ 156-81A reviews land development activities 'except exempt activities')")
+    } else {
+        None
+    };
+    let conditions = Conditions {
+        condition_one: condition_one(cx, outside),
+        condition_two: condition_two(cx, outside),
+        condition_three: condition_three(cx, outside),
+    };
+    let requirements = requirements(cx, outside, &conditions);
+    Determination {
+        jurisdiction: cx.profile.id.clone(),
+        land_development_activity: lda,
+        exempt,
+        conditions: Some(conditions),
+        conditions_absent: None,
+        requirements,
+        not_covered: !cx.profile.coverage.land_development.present,
+        open_facts: std::mem::take(&mut cx.open_facts),
+    }
+}
+
+/// § 156-80 LAND DEVELOPMENT ACTIVITY: 5,000 sq ft or more, or under one acre as part of a
+/// larger common plan.
+fn land_development_activity(cx: &mut Ctx<'_>) -> Finding<bool> {
+    let mut f = cx.finding(false, &[LDA], &["AMB-10"]);
+    f.evidence = cx.area_evidence();
+    let (by_area, reason) =
+        cx.meets_or_not("land_development_activity", "land development activity");
+    f.because(reason);
+    let mut result = by_area;
+    if cx.facts.larger_common_plan {
+        f.assume(cx.profile, "AMB-12");
+        let (under, reason) = cx.meets_or_not("larger_common_plan", "larger common plan clause");
+        f.because(format!(
+            "part of a larger common plan of development or sale; {reason}"
+        ));
+        if under {
+            match cx.setting("AMB-12").unwrap_or("literal") {
+                "literal" => {
+                    result = true;
+                    f.because(
+                        "an activity disturbing less than one acre that is part of a larger common plan is a land development activity; the definition states no minimum size (AMB-12, literal reading)",
+                    );
+                    if !by_area {
+                        f.because(
+                            "warning: this makes even an activity under 5,000 sq ft a land development activity, because it belongs to a larger common plan",
+                        );
+                    }
+                }
+                other => {
+                    // Any other reading tests the plan's total disturbance, which the
+                    // facts do not carry.
+                    f.because(format!(
+                        "the profile reads the larger-common-plan clause as {other:?} (AMB-12), which turns on the plan's total disturbance; that was not given"
+                    ));
+                    if !by_area {
+                        cx.open("larger common plan: total disturbance of the plan");
+                    }
+                }
+            }
+        }
+    } else if !by_area {
+        f.because("not part of a larger common plan of development or sale");
+    }
+    f.result = result;
+    f
+}
+
+/// § 156-80 EXEMPT ACTIVITIES, as far as the facts decide them.
+fn exemptions(cx: &mut Ctx<'_>) -> Finding<bool> {
+    let facts = cx.facts;
+    let mut f = cx.finding(false, &[EXEMPTIONS], &[]);
+    let mut exempt = false;
+    if facts.agricultural_activity {
+        exempt = true;
+        f.because("agricultural activity is exempt from review (§ 156-80: 'agricultural activity as defined herein')");
+    } else if facts.agricultural {
+        f.assume(cx.profile, "AMB-11");
+        f.because(
+            "construction at an agricultural property is not by itself exempt: 'agricultural activity' does not include 'the construction of new structures associated with agricultural activities'; the property only takes the project out of Condition Three",
+        );
+    }
+    if facts.routine_maintenance {
+        let (under, reason) = cx.meets_or_not(
+            "routine_maintenance_exemption",
+            "routine maintenance exemption",
+        );
+        f.because(format!("routine maintenance; {reason}"));
+        if under {
+            exempt = true;
+            f.because("routine maintenance that disturbs less than five acres and keeps a facility's original line and grade, hydraulic capacity or purpose is exempt");
+        } else {
+            f.because("routine maintenance disturbing five acres or more is not exempt");
+        }
+    }
+    if !exempt {
+        f.because("no exemption that the facts decide applies");
+    }
+    f.because(format!(
+        "not evaluated, for want of facts: {}",
+        and_list(NOT_EVALUATED)
+    ));
+    f.result = exempt;
+    f
+}
+
+/// Closes a Condition finding: outside Article X nothing is met, whatever the evidence.
+fn close(f: &mut Finding<bool>, met: bool, outside: Option<&str>, name: &str) {
+    match outside {
+        Some(why) if met => {
+            f.because(format!(
+                "the facts would meet {name}, but {name} covers only non-exempt land development activities, and {why}"
+            ));
+            f.result = false;
+        }
+        Some(why) => {
+            f.because(format!(
+                "{name} covers only non-exempt land development activities, and {why}"
+            ));
+            f.result = false;
+        }
+        None => f.result = met,
+    }
+}
+
+/// § 156-81C(1): runoff discharging a pollutant of concern to a 303(d)-listed water or a
+/// TMDL watershed whose TMDL names stormwater as a source.
+fn condition_one(cx: &mut Ctx<'_>, outside: Option<&str>) -> Finding<bool> {
+    let water = cx.water;
+    let mut f = cx.finding(false, &[C1, POC], &["AMB-07", "AMB-08", "AMB-09", "AMB-30"]);
+    // AMB-08 "literal": sediment is always a pollutant of concern and always in
+    // construction runoff, so any listing counts; "matched": only a listed pollutant the
+    // project discharges, of which the facts know only the sediment class.
+    let literal = cx.setting("AMB-08").unwrap_or("literal") == "literal";
+    // AMB-09 "tmdl_only": the stormwater-source qualifier attaches to TMDL watersheds only.
+    let tmdl_only = cx.setting("AMB-09").unwrap_or("tmdl_only") == "tmdl_only";
+    let mut hits: Vec<String> = Vec::new();
+    // Unknowns that would decide Condition One if nothing else meets it.
+    let mut pending: Vec<String> = Vec::new();
+
+    for w in &water.waters_303d {
+        f.evidence.push(water_evidence(w));
+        let label = format!("303(d)-listed water {} ({})", w.name, w.water_id);
+        if !literal && !w.pollutants.iter().any(|p| is_sediment_class(p)) {
+            f.because(format!(
+                "{label} is listed for {}, none of them sediment; under the profile's matched reading (AMB-08) it counts only if the project's runoff carries a listed pollutant, which was not given",
+                and_list(&w.pollutants)
+            ));
+            pending.push(format!(
+                "pollutants expected in the project's runoff (for {})",
+                w.water_id
+            ));
+            continue;
+        }
+        if !tmdl_only {
+            f.because(format!(
+                "{label}: the profile applies the stormwater-source qualifier to 303(d) waters too (AMB-09), and whether the listing names stormwater as a source was not given"
+            ));
+            pending.push(format!(
+                "whether the 303(d) listing of {} names stormwater as a source",
+                w.water_id
+            ));
+            continue;
+        }
+        hits.push(format!(
+            "{label}, listed for {}, reached by {}",
+            and_list(&w.pollutants),
+            w.reached_by
+        ));
+    }
+
+    for t in &water.tmdl_areas {
+        f.evidence.extend(tmdl_evidence(t));
+        let label = format!("TMDL area {} ({})", t.tmdl_id, t.pollutant);
+        if t.overlap.value <= 0.0 {
+            f.because(format!(
+                "{label} touches the footprint without overlapping it; not counted"
+            ));
+            continue;
+        }
+        if !literal && !is_sediment_class(&t.pollutant) {
+            f.because(format!(
+                "{label}: under the profile's matched reading (AMB-08) it counts only if the project's runoff carries {}, which was not given",
+                t.pollutant
+            ));
+            pending.push(format!(
+                "pollutants expected in the project's runoff (for {})",
+                t.tmdl_id
+            ));
+            continue;
+        }
+        match t.stormwater_source {
+            Some(true) => hits.push(format!(
+                "{label}, a TMDL watershed for which pollutants in stormwater are identified as a source, overlapping {} of the footprint",
+                overlap_words(t.overlap)
+            )),
+            Some(false) => {
+                f.because(format!(
+                    "{label} does not identify pollutants in stormwater as a source of the impairment, which Condition One requires of a TMDL watershed (AMB-09); not counted"
+                ));
+            }
+            None => {
+                f.because(format!(
+                    "the record of {label} does not say whether pollutants in stormwater are a source of the impairment; Condition One requires that of a TMDL watershed (AMB-09), so it is not counted until the TMDL is checked"
+                ));
+                pending.push(format!(
+                    "whether TMDL {} identifies stormwater as a source",
+                    t.tmdl_id
+                ));
+            }
+        }
+    }
+
+    let met = !hits.is_empty();
+    if met {
+        f.because(format!(
+            "the runoff carries sediment, always a pollutant of concern, to {}",
+            and_list(&hits)
+        ));
+    } else if water.waters_303d.is_empty() && water.tmdl_areas.is_empty() {
+        f.because("no 303(d)-listed water receives the runoff and no TMDL area overlaps the footprint, on the evidence given");
+    } else {
+        f.because("none of the waters and TMDL areas found meets Condition One");
+    }
+    if !met && outside.is_none() {
+        for fact in pending {
+            cx.open(fact);
+        }
+    }
+    close(&mut f, met, outside, "Condition One");
+    f
+}
+
+/// § 156-81C(2): five or more acres, with no exclusions.
+fn condition_two(cx: &mut Ctx<'_>, outside: Option<&str>) -> Finding<bool> {
+    let mut f = cx.finding(false, &[C2], &["AMB-10"]);
+    f.evidence = cx.area_evidence();
+    let (met, reason) = cx.meets_or_not("condition_two", "Condition Two");
+    f.because(reason);
+    if met && (cx.facts.single_family || cx.facts.agricultural) {
+        f.assume(cx.profile, "AMB-11");
+        f.because("the single-family residence and agricultural property exclusions belong to Condition Three only; Condition Two has none");
+    }
+    close(&mut f, met, outside, "Condition Two");
+    f
+}
+
+/// § 156-81C(3): one to five acres, except single-family residences and agricultural
+/// properties.
+fn condition_three(cx: &mut Ctx<'_>, outside: Option<&str>) -> Finding<bool> {
+    let facts = cx.facts;
+    let mut f = cx.finding(false, &[C3], &["AMB-10", "AMB-11"]);
+    f.evidence = cx.area_evidence();
+    let (above, low) = cx.meets_or_not("condition_three_min", "Condition Three lower");
+    let (below, high) = cx.meets_or_not("condition_three_max", "Condition Three upper");
+    f.because(low);
+    f.because(high);
+    let in_range = above && below;
+    let mut met = in_range;
+    if in_range && facts.single_family {
+        met = false;
+        f.because("excluded: construction of a single-family residence ('exclusive of the construction of single-family residences')");
+    }
+    if in_range && facts.agricultural {
+        met = false;
+        f.because("excluded: construction activities at an agricultural property ('and construction activities at agricultural properties')");
+    }
+    close(&mut f, met, outside, "Condition Three");
+    f
+}
+
+/// What follows from the Conditions.
+fn requirements(
+    cx: &mut Ctx<'_>,
+    outside: Option<&str>,
+    c: &Conditions,
+) -> Vec<Finding<Requirement>> {
+    use RequirementKind as K;
+    use RequirementStatus as S;
+    let met: Vec<(&str, &str)> = [
+        (c.condition_one.result, "Condition One", C1),
+        (c.condition_two.result, "Condition Two", C2),
+        (c.condition_three.result, "Condition Three", C3),
+    ]
+    .into_iter()
+    .filter(|(m, _, _)| *m)
+    .map(|(_, name, rule)| (name, rule))
+    .collect();
+    let names: Vec<&str> = met.iter().map(|(n, _)| *n).collect();
+    let met_rules: Vec<&str> = met.iter().map(|(_, r)| *r).collect();
+    let which = and_list(&names);
+    let none_met = "none of Conditions One, Two and Three is met";
+    let profile = cx.profile;
+    let cite_met = |f: &mut Finding<Requirement>| {
+        for rule in &met_rules {
+            f.cite(profile, rule);
+        }
+    };
+
+    let mut swppp = cx.requirement(
+        K::Swppp,
+        if outside.is_none() { S::Applies } else { S::DoesNotApply },
+        "No application for approval may be reviewed until the appropriate board has received a SWPPP prepared to the Article's specifications (§ 156-81A-B).",
+        &[SWPPP, LDA],
+        &[],
+    );
+    swppp.because(match outside {
+        None => "a non-exempt land development activity needs a SWPPP".to_string(),
+        Some(why) => format!("no SWPPP is required under Article X: {why}"),
+    });
+
+    let any = c.any();
+    let mut post = cx.requirement(
+        K::PostConstructionControls,
+        if any { S::Applies } else { S::DoesNotApply },
+        "The SWPPP must also include water quantity and water quality controls (post-construction stormwater runoff controls), items (2)-(9) of § 156-81D, among them maintenance easements recorded on the plan and an inspection and maintenance agreement.",
+        &[POST],
+        &["AMB-25"],
+    );
+    cite_met(&mut post);
+    post.because(if any {
+        format!("{which} met: such land development activities 'shall also include water quantity and water quality controls'")
+    } else {
+        none_met.to_string()
+    });
+
+    let one = c.condition_one.result;
+    let mut preparer = cx.requirement(
+        K::ConditionOnePreparerCertification,
+        if one { S::Applies } else { S::DoesNotApply },
+        "For Condition One, the SWPPP must be prepared and signed by a landscape architect, certified professional or professional engineer, who certifies that the design of all stormwater management practices meets the Article (§ 156-81D(10)).",
+        &[PREPARER, C1],
+        &["AMB-16"],
+    );
+    preparer.because(if one {
+        "Condition One met"
+    } else {
+        "Condition One not met"
+    });
+
+    let schedule = cx.schedule(INSPECTIONS);
+    let when = if schedule.is_empty() {
+        "as § 156-83B requires".to_string()
+    } else {
+        describe_schedule(&schedule)
+    };
+    let mut inspections = cx.requirement(
+        K::ConstructionInspections,
+        if any { S::Applies } else { S::DoesNotApply },
+        &format!("A qualified professional inspects and documents the effectiveness of all erosion and sediment control practices {when}; reports are kept in a site logbook (§ 156-83B)."),
+        &[INSPECTIONS, LOGBOOK],
+        &["AMB-15", "AMB-16"],
+    );
+    cite_met(&mut inspections);
+    inspections.result.schedule = schedule;
+    inspections.because(if any {
+        format!("{which} met: § 156-83B applies to land development activities meeting Condition One, Two or Three")
+    } else {
+        format!("{none_met}; § 156-83B applies only to those")
+    });
+
+    let easement = facility_duty(
+        cx,
+        K::MaintenanceEasement,
+        "Before any approval that has a stormwater management facility as a requirement, the applicant executes a maintenance easement binding on later landowners, recorded by the grantor with the Putnam County Clerk after approval by counsel for the Town (§ 156-86).",
+        EASEMENT,
+        "maintenance easements recorded on the plan (§ 156-81D(8))",
+        outside,
+        &which,
+    );
+    let agreement = facility_duty(
+        cx,
+        K::MaintenanceAgreement,
+        "Before final plan approval, the Town approves a formal maintenance agreement for the stormwater management facilities, binding on later landowners and recorded with the Putnam County Clerk as a deed restriction; the Town may accept dedication instead (§ 156-85).",
+        AGREEMENT,
+        "an inspection and maintenance agreement binding on later landowners (§ 156-81D(9))",
+        outside,
+        &which,
+    );
+    vec![swppp, post, preparer, inspections, easement, agreement]
+}
+
+/// The maintenance easement or agreement: due when the Conditions call for
+/// post-construction practices, or when an approval requires a stormwater management
+/// facility.
+fn facility_duty(
+    cx: &mut Ctx<'_>,
+    kind: RequirementKind,
+    summary: &str,
+    rule: &str,
+    item: &str,
+    outside: Option<&str>,
+    which: &str,
+) -> Finding<Requirement> {
+    use RequirementStatus as S;
+    let smf = cx.facts.requires_stormwater_management_facility;
+    let status = match (outside, which.is_empty(), smf) {
+        (Some(_), _, _) => S::DoesNotApply,
+        (None, false, _) | (None, true, Some(true)) => S::Applies,
+        (None, true, Some(false)) => S::DoesNotApply,
+        (None, true, None) => S::Depends,
+    };
+    let mut f = cx.requirement(kind, status, summary, &[rule], &["AMB-22"]);
+    match (outside, which.is_empty(), smf) {
+        (Some(why), _, _) => {
+            f.because(format!("Article X does not reach the project: {why}"));
+        }
+        (None, false, _) => {
+            f.cite(cx.profile, POST);
+            f.because(format!(
+                "{which} met: the post-construction controls include {item}"
+            ));
+        }
+        (None, true, Some(true)) => {
+            f.because(
+                "an approval for the project has a stormwater management facility as a requirement",
+            );
+        }
+        (None, true, Some(false)) => {
+            f.because("no Condition is met and no approval for the project requires a stormwater management facility");
+        }
+        (None, true, None) => {
+            f.because("no Condition is met; it is still due if an approval for the project has a stormwater management facility as a requirement, which was not given");
+            cx.open("requires_stormwater_management_facility");
+        }
+    }
+    f
+}

@@ -1,0 +1,471 @@
+//! Is a connection to the MS4 an illicit connection? (catalogue rule
+//! `shared.registry.flag_illicit_connection`)
+//!
+//! Pure rule evaluation: the spatial side finds the connection's source parcel and the
+//! connection records that document it and hands them over as plain facts
+//! ([`ConnectionFacts`]); [`evaluate`] applies the jurisdiction's law from its [`Profile`].
+//!
+//! North Castle (§ 267-4B ILLICIT CONNECTION, § 267-12B) and Windsor (ILLICIT CONNECTIONS,
+//! Sec. 3-169(b)) share one structure:
+//! - clause (1): a conveyance that lets a non-stormwater discharge into the system is
+//!   illicit unless the discharge is exempt. The exempt lists differ by town, so the list
+//!   always comes from the profile. Sewage, process wastewater, wash water and indoor drains
+//!   and sinks are named and never exempt. The sewage-line rule makes a sewage connection a
+//!   violation of its own.
+//! - clause (2): a drain from a commercial or industrial land use is illicit unless it is
+//!   documented in records *and* approved, whatever it carries.
+//!
+//! The clauses are evaluated independently (AMB-31): a prior approval never clears a
+//! clause (1) finding. The result is `illicit` if either clause is met, else `needs_review`
+//! if either cannot be decided from the facts, else `ok`. Carmel's Article X has no
+//! illicit-connection rules, so a Carmel connection is `not_covered`.
+
+mod conveyance;
+#[cfg(test)]
+mod tests;
+
+use serde::{Deserialize, Serialize};
+
+use super::{Evidence, Finding, LandUseClass, Profile};
+use crate::domain::layer::Layer;
+
+/// The catalogue recipe every covered finding follows.
+const FLAG_RULE: &str = "shared.registry.flag_illicit_connection";
+
+/// What the registry knows about one connection, gathered by the spatial side.
+///
+/// Optional facts default to "not known"; build with `..Default::default()` to leave them
+/// out.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConnectionFacts {
+    /// The connection's id (`connections.connection_id`).
+    pub connection_id: String,
+    /// The `discharge_kind` attribute as found in the data; `None` when it is empty.
+    pub discharge_kind_raw: Option<String>,
+    /// The parcel the drain comes from, when one was found.
+    pub source_parcel: Option<SourceParcel>,
+    /// Connection records that document this connection.
+    pub records: Vec<RecordFacts>,
+    /// The latest sampling result for the discharge: `Some(true)` when pollutants were
+    /// found, `Some(false)` when sampling found none, `None` when never sampled. Exemptions
+    /// for "uncontaminated" water are lost on `Some(true)`; North Castle's catch-all "any
+    /// other water source not containing pollutants" needs `Some(false)`.
+    #[serde(default)]
+    pub pollutants_found: Option<bool>,
+    /// True when NYSDEC or the Town is on record as having determined this discharge a
+    /// substantial contributor of pollutants (North Castle § 267-12A(1) then withdraws the
+    /// exemption). No record of a determination is read as none made.
+    #[serde(default)]
+    pub substantial_contributor_determined: bool,
+}
+
+/// The parcel a connection's drain originates on (AMB-04: the source parcel, current use).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourceParcel {
+    /// The parcel's id (`parcels.parcel_id`).
+    pub parcel_id: String,
+    /// Its `land_use` attribute as found (an assessor code or words); `None` when empty.
+    pub land_use_raw: Option<String>,
+    /// How the parcel was found: "connection's parcel_id" or "parcel holding the upstream
+    /// end".
+    pub found_by: String,
+}
+
+/// One connection record (`connection_records`) matched to the connection.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecordFacts {
+    /// The record's id (`connection_records.record_id`).
+    pub record_id: String,
+    /// Whether the record says the connection was approved; `None` when it does not say.
+    pub approved: Option<bool>,
+    /// Who approved it, as recorded.
+    pub approved_by: Option<String>,
+    /// When, as recorded.
+    pub approved_on: Option<String>,
+    /// The plan, map or permit the record cites, when it names one.
+    #[serde(default)]
+    pub plan_ref: Option<String>,
+    /// How the record was matched: "connection_id" or "within 25 ftUS of the MS4 end on the
+    /// same parcel".
+    pub matched_by: String,
+}
+
+/// Whether a connection is illicit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IllicitStatus {
+    /// An illicit connection under clause (1), clause (2) or the sewage-line rule.
+    Illicit,
+    /// The facts do not decide it (unknown discharge kind or land use, approval not
+    /// recorded, an exemption condition the registry cannot check); the reasons say what
+    /// is missing.
+    NeedsReview,
+    /// Not illicit on the facts held.
+    Ok,
+    /// The jurisdiction's law has no illicit-connection rules.
+    NotCovered,
+}
+
+impl IllicitStatus {
+    /// Every status, in declaration order.
+    pub const ALL: [IllicitStatus; 4] = [
+        IllicitStatus::Illicit,
+        IllicitStatus::NeedsReview,
+        IllicitStatus::Ok,
+        IllicitStatus::NotCovered,
+    ];
+
+    /// The snake_case name used in JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            IllicitStatus::Illicit => "illicit",
+            IllicitStatus::NeedsReview => "needs_review",
+            IllicitStatus::Ok => "ok",
+            IllicitStatus::NotCovered => "not_covered",
+        }
+    }
+}
+
+impl std::fmt::Display for IllicitStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Counts of statuses over many connections, with the ids that need action.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct IllicitSummary {
+    /// Connections evaluated.
+    pub total: usize,
+    /// Illicit connections.
+    pub illicit: usize,
+    /// Connections that need review.
+    pub needs_review: usize,
+    /// Connections found not illicit.
+    pub ok: usize,
+    /// Connections in a jurisdiction without illicit-connection rules.
+    pub not_covered: usize,
+    /// Ids of the illicit connections, in input order.
+    pub illicit_ids: Vec<String>,
+    /// Ids of the connections that need review, in input order.
+    pub needs_review_ids: Vec<String>,
+}
+
+impl IllicitSummary {
+    /// The count for one status.
+    pub fn count(&self, status: IllicitStatus) -> usize {
+        match status {
+            IllicitStatus::Illicit => self.illicit,
+            IllicitStatus::NeedsReview => self.needs_review,
+            IllicitStatus::Ok => self.ok,
+            IllicitStatus::NotCovered => self.not_covered,
+        }
+    }
+}
+
+/// Counts the statuses of `(connection_id, finding)` pairs.
+pub fn summarize(findings: &[(String, Finding<IllicitStatus>)]) -> IllicitSummary {
+    let mut s = IllicitSummary {
+        total: findings.len(),
+        ..IllicitSummary::default()
+    };
+    for (id, finding) in findings {
+        match finding.result {
+            IllicitStatus::Illicit => {
+                s.illicit += 1;
+                s.illicit_ids.push(id.clone());
+            }
+            IllicitStatus::NeedsReview => {
+                s.needs_review += 1;
+                s.needs_review_ids.push(id.clone());
+            }
+            IllicitStatus::Ok => s.ok += 1,
+            IllicitStatus::NotCovered => s.not_covered += 1,
+        }
+    }
+    s
+}
+
+/// What one clause concluded. Ordered so that the strongest conclusion wins when combined.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Verdict {
+    /// The clause is not met.
+    Clear,
+    /// The facts do not decide the clause.
+    Review,
+    /// The clause is met.
+    Illicit,
+}
+
+/// The catalogue ids of the rules this evaluation uses, for one profile.
+struct RuleIds {
+    /// Illicit connection, clause (1).
+    conveyance: String,
+    /// Illicit connection, clause (2).
+    undocumented: String,
+    /// Prohibition of illicit connections (the profile's coverage rule).
+    prohibition: String,
+    /// Sewage line connected to the MS4.
+    sewage_line: String,
+    /// The exempt-discharge enumeration.
+    exempt_kinds: String,
+    /// The discharge prohibition that defines an illegal discharge (North Castle calls it
+    /// `illicit_discharge`, Windsor `illegal_discharge`, so it is read from the profile).
+    discharge_prohibition: Option<String>,
+}
+
+impl RuleIds {
+    fn of(profile: &Profile) -> RuleIds {
+        let p = &profile.rule_prefix;
+        RuleIds {
+            conveyance: format!("{p}.illicit_connection.nonstormwater_conveyance"),
+            undocumented: format!("{p}.illicit_connection.undocumented_commercial_industrial"),
+            prohibition: profile
+                .coverage
+                .illicit_connections
+                .rule
+                .clone()
+                .unwrap_or_else(|| format!("{p}.illicit_connection.prohibition")),
+            sewage_line: format!("{p}.illicit_connection.sewage_line"),
+            exempt_kinds: format!("{p}.enum.exempt_discharge_kinds"),
+            discharge_prohibition: profile.coverage.illicit_discharges.rule.clone(),
+        }
+    }
+}
+
+/// A rule's citation as the profile records it, or its id when the profile lacks it.
+fn citation_of<'a>(profile: &'a Profile, rule: &'a str) -> &'a str {
+    profile.citation(rule).unwrap_or(rule)
+}
+
+/// Decides whether one connection is an illicit connection under `profile`'s law.
+///
+/// The finding cites every rule it used, carries the profile's readings for the ambiguities
+/// involved, and names as evidence the connection, the discharge kind, the source parcel
+/// (with its land-use class and the basis of the classification) and each record.
+pub fn evaluate(profile: &Profile, c: &ConnectionFacts) -> Finding<IllicitStatus> {
+    let coverage = &profile.coverage.illicit_connections;
+    if !coverage.present {
+        return not_covered(profile, c);
+    }
+    let ids = RuleIds::of(profile);
+    let mut f = Finding::new(IllicitStatus::Ok);
+    f.cite(profile, FLAG_RULE).cite(profile, &ids.prohibition);
+    f.assume(profile, "AMB-31");
+    f.evidence.push(connection_evidence(c));
+
+    let one = conveyance::clause_one(profile, &ids, c, &mut f);
+    if one == Verdict::Illicit {
+        let approved: Vec<&str> = c
+            .records
+            .iter()
+            .filter(|r| r.approved == Some(true))
+            .map(|r| r.record_id.as_str())
+            .collect();
+        if !approved.is_empty() {
+            // AMB-31: clause (1) applies "regardless of whether said drain or connection had
+            // been previously allowed, permitted or approved".
+            f.because(format!(
+                "the approval in record {} does not clear clause (1), which applies whatever \
+                 was previously allowed, permitted or approved",
+                approved.join(", ")
+            ));
+        }
+    }
+    let two = clause_two(profile, &ids, c, &mut f);
+
+    f.result = match one.max(two) {
+        Verdict::Illicit => {
+            // § 267-12B(2) / Sec. 3-169(b)(2): no grandfathering by age or prior legality.
+            f.because(format!(
+                "the prohibition covers the connection's construction, use, maintenance or \
+                 continued existence, including connections made in the past that were \
+                 permissible when made ({})",
+                citation_of(profile, &ids.prohibition)
+            ));
+            IllicitStatus::Illicit
+        }
+        Verdict::Review => IllicitStatus::NeedsReview,
+        Verdict::Clear => IllicitStatus::Ok,
+    };
+    f
+}
+
+/// A jurisdiction whose law has no illicit-connection rules (Carmel).
+fn not_covered(profile: &Profile, c: &ConnectionFacts) -> Finding<IllicitStatus> {
+    let coverage = &profile.coverage.illicit_connections;
+    let mut f = Finding::new(IllicitStatus::NotCovered);
+    if let Some(rule) = &coverage.rule {
+        f.cite(profile, rule);
+    }
+    f.because(format!(
+        "the {} law in this profile ({}) has no illicit-connection rules, so the connection \
+         is not evaluated",
+        profile.name, profile.law.title
+    ));
+    if let Some(note) = &coverage.note {
+        f.because(note.clone());
+    }
+    f.evidence.push(connection_evidence(c));
+    f
+}
+
+fn connection_evidence(c: &ConnectionFacts) -> Evidence {
+    Evidence::Feature {
+        layer: Layer::Connections.name().to_string(),
+        id: c.connection_id.clone(),
+        note: String::new(),
+    }
+}
+
+/// Clause (2): a drain from commercial or industrial land that is not documented and
+/// approved.
+fn clause_two(
+    profile: &Profile,
+    ids: &RuleIds,
+    c: &ConnectionFacts,
+    f: &mut Finding<IllicitStatus>,
+) -> Verdict {
+    f.cite(profile, &ids.undocumented)
+        .cite(profile, &profile.land_use.rule);
+    f.assume(profile, "AMB-03").assume(profile, "AMB-04");
+    // Records are evidence whatever the land use: a reviewer wants to see them.
+    for r in &c.records {
+        f.evidence.push(record_evidence(r));
+    }
+
+    let Some(parcel) = &c.source_parcel else {
+        f.because(
+            "clause (2) cannot be decided: no source parcel was found (neither by the \
+             connection's parcel_id nor as the parcel holding its upstream end), so the land \
+             use the drain comes from is unknown",
+        );
+        return Verdict::Review;
+    };
+    let raw = parcel.land_use_raw.as_deref().unwrap_or("");
+    let m = profile.classify_land_use(raw);
+    f.evidence.push(Evidence::Feature {
+        layer: Layer::Parcels.name().to_string(),
+        id: parcel.parcel_id.clone(),
+        note: format!(
+            "source parcel, found by {}; land use {raw:?} is {} ({})",
+            parcel.found_by, m.class, m.basis
+        ),
+    });
+    let land = format!("parcel {} ({}: {})", parcel.parcel_id, m.class, m.basis);
+    match m.class {
+        LandUseClass::Other => {
+            f.because(format!(
+                "clause (2) does not apply: the source {land} is not a commercial or \
+                 industrial land use"
+            ));
+            Verdict::Clear
+        }
+        LandUseClass::Unknown => {
+            f.because(format!(
+                "clause (2) cannot be decided: the land use of the source {land} is unknown or \
+                 left to the town to classify, so whether the drain comes from a commercial or \
+                 industrial land use needs review"
+            ));
+            Verdict::Review
+        }
+        LandUseClass::Commercial | LandUseClass::Industrial => {
+            records_verdict(profile, c, &land, f)
+        }
+    }
+}
+
+/// Clause (2) for a commercial or industrial source: documented *and* approved (AMB-02).
+fn records_verdict(
+    profile: &Profile,
+    c: &ConnectionFacts,
+    land: &str,
+    f: &mut Finding<IllicitStatus>,
+) -> Verdict {
+    f.assume(profile, "AMB-01").assume(profile, "AMB-02");
+    let authority = profile
+        .coverage
+        .illicit_connections
+        .approving_authority
+        .as_deref()
+        .unwrap_or("the approving authority");
+    let list = |rs: &[&RecordFacts]| {
+        rs.iter()
+            .map(|r| r.record_id.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let approved: Vec<&RecordFacts> = c
+        .records
+        .iter()
+        .filter(|r| r.approved == Some(true))
+        .collect();
+    let unknown: Vec<&RecordFacts> = c.records.iter().filter(|r| r.approved.is_none()).collect();
+    let all: Vec<&RecordFacts> = c.records.iter().collect();
+
+    if c.records.is_empty() {
+        f.because(format!(
+            "clause (2) is met: the drain comes from a commercial or industrial land use, the \
+             source {land}, and no record documents it; missing: documentation and approval \
+             by {authority}"
+        ));
+        Verdict::Illicit
+    } else if let Some(r) = approved.first() {
+        let by = r
+            .approved_by
+            .as_deref()
+            .unwrap_or("an approver the record does not name");
+        let on = r
+            .approved_on
+            .as_deref()
+            .map(|d| format!(" on {d}"))
+            .unwrap_or_default();
+        f.because(format!(
+            "clause (2) is not met: the drain from the source {land} is documented and \
+             approved in record {} (approved by {by}{on}, taken as approval by {authority})",
+            r.record_id
+        ));
+        Verdict::Clear
+    } else if !unknown.is_empty() {
+        // The law asks whether the drain "has not been ... approved"; a record that is silent
+        // on approval proves neither, so the registry does not assert a violation on it.
+        f.because(format!(
+            "clause (2) cannot be decided: the drain from the source {land} is documented in \
+             record {} but the record does not say whether it was approved; it is illicit \
+             unless approved by {authority}; missing: approval",
+            list(&unknown)
+        ));
+        Verdict::Review
+    } else {
+        f.because(format!(
+            "clause (2) is met: the drain from the source {land} is documented in record {} \
+             but not approved; both documentation and approval by {authority} are required; \
+             missing: approval",
+            list(&all)
+        ));
+        Verdict::Illicit
+    }
+}
+
+fn record_evidence(r: &RecordFacts) -> Evidence {
+    let approved = match r.approved {
+        Some(true) => "approved",
+        Some(false) => "not approved",
+        None => "approval not recorded",
+    };
+    let mut note = format!("connection record, matched by {}; {approved}", r.matched_by);
+    if let Some(by) = &r.approved_by {
+        note.push_str(&format!(" by {by}"));
+    }
+    if let Some(on) = &r.approved_on {
+        note.push_str(&format!(" on {on}"));
+    }
+    if let Some(plan) = &r.plan_ref {
+        note.push_str(&format!("; plan {plan}"));
+    }
+    Evidence::Feature {
+        layer: Layer::ConnectionRecords.name().to_string(),
+        id: r.record_id.clone(),
+        note,
+    }
+}

@@ -1,0 +1,403 @@
+//! Building the graph: matching pipe ends to nodes and deciding each pipe's direction.
+
+use std::borrow::Cow;
+
+use geo_types::Geometry;
+use rstar::primitives::GeomWithData;
+use rstar::RTree;
+
+use super::check::{DuplicateId, ReversedPipe, UnknownId};
+use super::names::{IdIndex, Names};
+use super::{
+    Csr, DirectionSource, Edge, EndMatch, Network, NetworkOptions, NodeKind, StructureKind,
+};
+use crate::domain::{Feature, Layer, Value};
+
+/// A point with the number of what it belongs to, for the R-trees used while building.
+type Site = GeomWithData<[f64; 2], u32>;
+
+const NONE: u32 = u32::MAX;
+const NAN2: [f64; 2] = [f64::NAN, f64::NAN];
+
+/// One end of a pipe while it is being matched.
+#[derive(Debug, Clone, Copy)]
+struct PendingEnd {
+    /// Where the end is; NaN when the pipe has no usable geometry.
+    at: [f64; 2],
+    node: u32,
+    matched: EndMatch,
+    snap: f32,
+}
+
+impl PendingEnd {
+    fn open(at: [f64; 2]) -> Self {
+        PendingEnd {
+            at,
+            node: NONE,
+            matched: EndMatch::Dangling,
+            snap: f32::NAN,
+        }
+    }
+
+    fn by_id(node: u32, at: [f64; 2]) -> Self {
+        PendingEnd {
+            at,
+            node,
+            matched: EndMatch::Id,
+            snap: f32::NAN,
+        }
+    }
+}
+
+/// A pipe while it is being matched: `ends[0]` is upstream when `by_ids`, else the first
+/// digitised vertex.
+struct Pending {
+    ends: [PendingEnd; 2],
+    by_ids: bool,
+}
+
+impl Network {
+    /// Builds the network from structures (each with its kind) and pipes. Never fails: bad
+    /// data ends up in [`Network::check`]'s report. Pipes of every `status` and `kind`
+    /// take part, since an abandoned line on the map still tells where water went.
+    pub fn build<'a>(
+        structures: impl IntoIterator<Item = (&'a Feature, StructureKind)>,
+        pipes: &[Feature],
+        opts: NetworkOptions,
+    ) -> Network {
+        let structures: Vec<(&Feature, StructureKind)> = structures.into_iter().collect();
+        let n_structures = structures.len() as u32;
+        let bytes = structures.iter().map(|(f, _)| f.id.len()).sum::<usize>()
+            + pipes.iter().map(|f| f.id.len()).sum::<usize>();
+        let mut names = Names::with_capacity(structures.len() + pipes.len(), bytes);
+        let mut duplicate_ids = Vec::new();
+
+        let mut kinds = Vec::with_capacity(structures.len() + pipes.len() / 8);
+        let mut positions = Vec::with_capacity(structures.len());
+        let mut node_ids = IdIndex::with_capacity(structures.len());
+        for (i, (f, kind)) in structures.iter().enumerate() {
+            names.push(&f.id);
+            if !node_ids.insert(&names, 0, i as u32) {
+                duplicate_ids.push(DuplicateId {
+                    id: f.id.clone(),
+                    layer: kind.layer(),
+                });
+            }
+            kinds.push(NodeKind::Structure(*kind));
+            positions.push(point_of(f.geom.as_ref()).unwrap_or(NAN2));
+        }
+        let mut pipe_ids = IdIndex::with_capacity(pipes.len());
+        for (i, f) in pipes.iter().enumerate() {
+            names.push(&f.id);
+            if !pipe_ids.insert(&names, n_structures, i as u32) {
+                duplicate_ids.push(DuplicateId {
+                    id: f.id.clone(),
+                    layer: Layer::Pipes,
+                });
+            }
+        }
+        drop(structures);
+
+        // Ends named by id first: they need no geometry and settle most pipes.
+        let mut unknown_ids = Vec::new();
+        let mut pending: Vec<Pending> = pipes
+            .iter()
+            .map(|p| {
+                let mut lookup = |field: &'static str| {
+                    let id = text_of(p.get(Layer::Pipes, field))?;
+                    let node = node_ids.get(&names, 0, &id);
+                    if node.is_none() {
+                        unknown_ids.push(UnknownId {
+                            pipe: p.id.clone(),
+                            field: field.to_string(),
+                            id: id.into_owned(),
+                        });
+                    }
+                    node
+                };
+                let (from, to) = (lookup("from_id"), lookup("to_id"));
+                let (first, last) = endpoints(p.geom.as_ref()).unwrap_or((NAN2, NAN2));
+                match (from, to) {
+                    (Some(s), Some(t)) => Pending {
+                        ends: [PendingEnd::by_id(s, first), PendingEnd::by_id(t, last)],
+                        by_ids: true,
+                    },
+                    (Some(s), None) => {
+                        let (up, down) = orient(first, last, positions[s as usize], true);
+                        Pending {
+                            ends: [PendingEnd::by_id(s, up), PendingEnd::open(down)],
+                            by_ids: true,
+                        }
+                    }
+                    (None, Some(t)) => {
+                        let (up, down) = orient(first, last, positions[t as usize], false);
+                        Pending {
+                            ends: [PendingEnd::open(up), PendingEnd::by_id(t, down)],
+                            by_ids: true,
+                        }
+                    }
+                    (None, None) => Pending {
+                        ends: [PendingEnd::open(first), PendingEnd::open(last)],
+                        by_ids: false,
+                    },
+                }
+            })
+            .collect();
+
+        let tol = opts.tolerance();
+        snap_to_structures(&mut pending, &positions, tol);
+        drop(positions);
+        let mut synthetic_at = Vec::new();
+        join_loose_ends(&mut pending, tol, &mut kinds, &mut synthetic_at);
+
+        let mut reversed = Vec::new();
+        let edges: Vec<Edge> = pending
+            .iter()
+            .zip(pipes)
+            .map(|(p, f)| {
+                let inverts = (
+                    f.get(Layer::Pipes, "from_invert").as_f64(),
+                    f.get(Layer::Pipes, "to_invert").as_f64(),
+                );
+                let [mut up, mut down] = p.ends;
+                let direction = if p.by_ids {
+                    DirectionSource::Ids
+                } else {
+                    match inverts {
+                        (Some(a), Some(b)) if a.is_finite() && b.is_finite() && a != b => {
+                            if a < b {
+                                std::mem::swap(&mut up, &mut down);
+                            }
+                            DirectionSource::Inverts
+                        }
+                        _ => DirectionSource::Digitised,
+                    }
+                };
+                // Only a direction not taken from the inverts can contradict them (and
+                // the digitised one is used only when they cannot say).
+                if let (DirectionSource::Ids, (Some(a), Some(b))) = (direction, inverts) {
+                    if a < b {
+                        reversed.push(ReversedPipe {
+                            pipe: f.id.clone(),
+                            from: (up.node < n_structures).then(|| names.get(up.node).to_string()),
+                            to: (down.node < n_structures)
+                                .then(|| names.get(down.node).to_string()),
+                            from_invert: a,
+                            to_invert: b,
+                            direction,
+                        });
+                    }
+                }
+                Edge {
+                    from: up.node,
+                    to: down.node,
+                    from_match: up.matched,
+                    to_match: down.matched,
+                    direction,
+                    from_snap: up.snap,
+                    to_snap: down.snap,
+                }
+            })
+            .collect();
+        drop(pending);
+
+        let nodes = kinds.len();
+        let out = Csr::new(nodes, &edges, |e| e.from);
+        let into = Csr::new(nodes, &edges, |e| e.to);
+        kinds.shrink_to_fit();
+        Network {
+            opts,
+            names,
+            structures: n_structures,
+            kinds,
+            synthetic_at,
+            node_ids,
+            pipe_ids,
+            edges,
+            out,
+            into,
+            reversed,
+            unknown_ids,
+            duplicate_ids,
+        }
+    }
+}
+
+/// Snaps every open end that has a position to the nearest structure within `tol`.
+fn snap_to_structures(pending: &mut [Pending], positions: &[[f64; 2]], tol: f64) {
+    let open = pending
+        .iter()
+        .flat_map(|p| &p.ends)
+        .any(|e| e.node == NONE && e.at[0].is_finite());
+    if !open {
+        // Most data names its structures; skip building the tree.
+        return;
+    }
+    let sites: Vec<Site> = positions
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p[0].is_finite())
+        .map(|(i, p)| Site::new(*p, i as u32))
+        .collect();
+    let tree = RTree::bulk_load(sites);
+    let tol2 = tol * tol;
+    for end in pending.iter_mut().flat_map(|p| &mut p.ends) {
+        if end.node != NONE || !end.at[0].is_finite() {
+            continue;
+        }
+        if let Some(s) = tree.nearest_neighbor(&end.at) {
+            let d2 = dist2(*s.geom(), end.at);
+            if d2 <= tol2 {
+                end.node = s.data;
+                end.matched = EndMatch::Snapped;
+                end.snap = d2.sqrt() as f32;
+            }
+        }
+    }
+}
+
+/// Gives the ends still open a synthetic node: ends within `tol` of each other (chained)
+/// share a junction; an end alone, or without a position, gets an end node of its own.
+fn join_loose_ends(
+    pending: &mut [Pending],
+    tol: f64,
+    kinds: &mut Vec<NodeKind>,
+    synthetic_at: &mut Vec<[f64; 2]>,
+) {
+    // Ends are numbered pipe * 2 + side; the tree's data is the position in `open`.
+    let open: Vec<(usize, [f64; 2])> = pending
+        .iter()
+        .enumerate()
+        .flat_map(|(i, p)| p.ends.iter().enumerate().map(move |(k, e)| (i * 2 + k, e)))
+        .filter(|(_, e)| e.node == NONE && e.at[0].is_finite())
+        .map(|(n, e)| (n, e.at))
+        .collect();
+    // Union-find over positions in `open`.
+    let mut parent: Vec<u32> = (0..open.len() as u32).collect();
+    fn root(parent: &mut [u32], mut i: u32) -> u32 {
+        while parent[i as usize] != i {
+            parent[i as usize] = parent[parent[i as usize] as usize];
+            i = parent[i as usize];
+        }
+        i
+    }
+    if open.len() > 1 {
+        let sites = open
+            .iter()
+            .enumerate()
+            .map(|(k, (_, at))| Site::new(*at, k as u32))
+            .collect();
+        let tree: RTree<Site> = RTree::bulk_load(sites);
+        for (k, (_, at)) in open.iter().enumerate() {
+            for other in tree.locate_within_distance(*at, tol * tol) {
+                let (a, b) = (root(&mut parent, k as u32), root(&mut parent, other.data));
+                if a != b {
+                    // The smaller root wins, so a junction sits at its first end.
+                    parent[a.max(b) as usize] = a.min(b);
+                }
+            }
+        }
+    }
+    let mut size = vec![0u32; open.len()];
+    for k in 0..open.len() as u32 {
+        size[root(&mut parent, k) as usize] += 1;
+    }
+    let mut node_of_root = vec![NONE; open.len()];
+    for (k, &(n, at)) in open.iter().enumerate() {
+        let r = root(&mut parent, k as u32) as usize;
+        if node_of_root[r] == NONE {
+            node_of_root[r] = kinds.len() as u32;
+            kinds.push(if size[r] > 1 {
+                NodeKind::Junction
+            } else {
+                NodeKind::End
+            });
+            synthetic_at.push(at);
+        }
+        let end = &mut pending[n / 2].ends[n % 2];
+        end.node = node_of_root[r];
+        end.matched = if size[r] > 1 {
+            EndMatch::Junction
+        } else {
+            EndMatch::Dangling
+        };
+    }
+    // Ends with neither an id nor a position dangle where nobody knows.
+    for end in pending.iter_mut().flat_map(|p| &mut p.ends) {
+        if end.node == NONE {
+            end.node = kinds.len() as u32;
+            kinds.push(NodeKind::End);
+            synthetic_at.push(NAN2);
+        }
+    }
+}
+
+/// Squared distance between two points.
+fn dist2(a: [f64; 2], b: [f64; 2]) -> f64 {
+    (a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2)
+}
+
+/// Which of a pipe's vertices is upstream, given the structure one end is named for
+/// (`anchor`, upstream when `anchor_is_from`): the end nearer the anchor is its end, since
+/// a line may be digitised against its flow. Without the positions to tell, the digitised
+/// order is kept.
+fn orient(
+    first: [f64; 2],
+    last: [f64; 2],
+    anchor: [f64; 2],
+    anchor_is_from: bool,
+) -> ([f64; 2], [f64; 2]) {
+    let known = first[0].is_finite() && last[0].is_finite() && anchor[0].is_finite();
+    let first_at_anchor = if known {
+        dist2(first, anchor) <= dist2(last, anchor)
+    } else {
+        anchor_is_from
+    };
+    if first_at_anchor == anchor_is_from {
+        (first, last)
+    } else {
+        (last, first)
+    }
+}
+
+/// A non-empty id from a text field (numbers written as text by a loose import count too).
+fn text_of(v: &Value) -> Option<Cow<'_, str>> {
+    match v {
+        Value::Null => None,
+        Value::Text(s) => {
+            let s = s.trim();
+            (!s.is_empty()).then_some(Cow::Borrowed(s))
+        }
+        other => Some(Cow::Owned(other.to_string())),
+    }
+}
+
+/// A structure's position: its point, or the first point of a multipoint.
+fn point_of(g: Option<&Geometry<f64>>) -> Option<[f64; 2]> {
+    let p = match g? {
+        Geometry::Point(p) => *p,
+        Geometry::MultiPoint(mp) => *mp.0.first()?,
+        _ => return None,
+    };
+    finite([p.x(), p.y()])
+}
+
+/// A line's first and last vertices (of its first and last non-empty parts).
+fn endpoints(g: Option<&Geometry<f64>>) -> Option<([f64; 2], [f64; 2])> {
+    let (a, b) = match g? {
+        Geometry::LineString(ls) => (*ls.0.first()?, *ls.0.last()?),
+        Geometry::MultiLineString(mls) => {
+            let mut parts = mls.0.iter().filter(|l| !l.0.is_empty());
+            let first = parts.next()?;
+            let last = parts.next_back().unwrap_or(first);
+            (*first.0.first()?, *last.0.last()?)
+        }
+        Geometry::Line(l) => (l.start, l.end),
+        _ => return None,
+    };
+    Some((finite([a.x, a.y])?, finite([b.x, b.y])?))
+}
+
+fn finite(p: [f64; 2]) -> Option<[f64; 2]> {
+    (p[0].is_finite() && p[1].is_finite()).then_some(p)
+}

@@ -1,0 +1,99 @@
+//! Ids kept in one string arena with open-addressing indexes over it.
+//!
+//! A county network has about a million ids. A `HashMap<String, u32>` beside a
+//! `Vec<String>` would hold every id twice, each in its own allocation; one arena and
+//! tables of `u32` slots hold each id once, in a few large allocations.
+
+use std::hash::BuildHasher;
+
+use rustc_hash::FxBuildHasher;
+
+/// Strings in one buffer, numbered in the order pushed.
+#[derive(Debug, Default)]
+pub(super) struct Names {
+    text: String,
+    /// `ends[i]` is where string `i` ends in `text`.
+    ends: Vec<usize>,
+}
+
+impl Names {
+    pub(super) fn with_capacity(count: usize, bytes: usize) -> Names {
+        Names {
+            text: String::with_capacity(bytes),
+            ends: Vec::with_capacity(count),
+        }
+    }
+
+    /// Appends a string and returns its number.
+    pub(super) fn push(&mut self, s: &str) -> u32 {
+        self.text.push_str(s);
+        self.ends.push(self.text.len());
+        (self.ends.len() - 1) as u32
+    }
+
+    pub(super) fn get(&self, i: u32) -> &str {
+        let i = i as usize;
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        &self.text[start..self.ends[i]]
+    }
+
+    pub(super) fn heap_bytes(&self) -> usize {
+        self.text.capacity() + self.ends.capacity() * std::mem::size_of::<usize>()
+    }
+}
+
+const EMPTY: u32 = u32::MAX;
+
+/// A hash index from id to item number, over names `base + item` of a [`Names`].
+#[derive(Debug, Default)]
+pub(super) struct IdIndex {
+    slots: Vec<u32>,
+}
+
+impl IdIndex {
+    /// Room for `count` ids at a load factor of at most one half, so probes stay short.
+    pub(super) fn with_capacity(count: usize) -> IdIndex {
+        IdIndex {
+            slots: vec![EMPTY; (count * 2).next_power_of_two().max(8)],
+        }
+    }
+
+    fn home(&self, s: &str) -> usize {
+        FxBuildHasher.hash_one(s) as usize & (self.slots.len() - 1)
+    }
+
+    /// Indexes `item` under its name; false (and nothing changes) when the id is taken,
+    /// so the first feature with an id wins.
+    pub(super) fn insert(&mut self, names: &Names, base: u32, item: u32) -> bool {
+        let s = names.get(base + item);
+        let mask = self.slots.len() - 1;
+        let mut i = self.home(s);
+        loop {
+            match self.slots[i] {
+                EMPTY => {
+                    self.slots[i] = item;
+                    return true;
+                }
+                other if names.get(base + other) == s => return false,
+                _ => i = (i + 1) & mask,
+            }
+        }
+    }
+
+    /// The item whose name is `s`.
+    pub(super) fn get(&self, names: &Names, base: u32, s: &str) -> Option<u32> {
+        let mask = self.slots.len().checked_sub(1)?;
+        let mut i = self.home(s);
+        loop {
+            match self.slots[i] {
+                EMPTY => return None,
+                other if names.get(base + other) == s => return Some(other),
+                _ => i = (i + 1) & mask,
+            }
+        }
+    }
+
+    pub(super) fn heap_bytes(&self) -> usize {
+        self.slots.capacity() * 4
+    }
+}

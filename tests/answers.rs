@@ -1,0 +1,117 @@
+//! The answers through the CLI, on the demo town, checked against PostGIS SQL.
+
+mod common;
+
+use std::collections::BTreeSet;
+
+use common::*;
+use ms4::domain::Layer;
+use ms4::import::{import, ImportOptions};
+
+fn demo_file(layer: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("data/demo")
+        .join(format!("{layer}.gpkg"))
+}
+
+async fn demo_registry(kind: &str, layers: &[Layer]) -> Registry {
+    let reg = registry(kind, 2260).await;
+    for l in layers {
+        let r = import(
+            reg.store.clone(),
+            ImportOptions::new(*l, demo_file(l.name())),
+        )
+        .await
+        .unwrap();
+        assert_eq!(r.rejected, 0);
+    }
+    reg
+}
+
+#[tokio::test]
+async fn nearby_cli_lists_facilities_nearest_first_within_the_radius() {
+    let reg = demo_registry(
+        "sqlite",
+        &[
+            Layer::CatchBasins,
+            Layer::Manholes,
+            Layer::Outfalls,
+            Layer::Smps,
+            Layer::Easements,
+        ],
+    )
+    .await;
+    let json = run_ok(
+        &reg.url,
+        &[
+            "nearby", "--x", "670000", "--y", "870000", "--radius", "100m", "--format", "json",
+        ],
+    );
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let r = v["query"]["radius"]["value"].as_f64().unwrap();
+    assert!((r - 328.083).abs() < 0.01, "100 m in US feet: {r}");
+    let d: Vec<f64> = v["facilities"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["distance"].as_f64().unwrap())
+        .collect();
+    assert!(
+        !d.is_empty() && d.windows(2).all(|w| w[0] <= w[1]) && d.iter().all(|x| *x <= r),
+        "{d:?}"
+    );
+    let csv = run_ok(
+        &reg.url,
+        &[
+            "nearby", "--x", "670000", "--y", "870000", "--k", "3", "--kinds", "manhole",
+            "--format", "csv",
+        ],
+    );
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 4, "{csv}");
+    assert!(lines[1..].iter().all(|l| l.starts_with("manholes,")));
+    let out = run(
+        &reg.url,
+        &["nearby", "--x", "1", "--y", "2", "--radius", "12 parsecs"],
+    );
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && e.contains("--radius") && e.contains("parsecs"),
+        "{e}"
+    );
+    let out = run(
+        &reg.url,
+        &["nearby", "--x", "1", "--y", "2", "--kinds", "hydrant"],
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown facility kind \"hydrant\""));
+}
+
+#[tokio::test]
+async fn smps_without_easement_equal_the_sql_answer() {
+    let Some(_) = pg_base() else { return };
+    let reg = demo_registry("postgis", &[Layer::Smps, Layer::Easements]).await;
+    let json = run_ok(&reg.url, &["smps-without-easement", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let ours: BTreeSet<String> = v["smps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["finding"]["result"] == "missing")
+        .map(|s| s["smp_id"].as_str().unwrap().to_string())
+        .collect();
+    let pool = sqlx::PgPool::connect(&reg.url).await.unwrap();
+    let sql: Vec<(String,)> = sqlx::query_as(
+        "SELECT s.asset_id FROM smps s WHERE s.structural AND NOT EXISTS (
+           SELECT 1 FROM easements e WHERE ST_Intersects(e.geom, s.geom))",
+    )
+    .fetch_all(&pool)
+    .await
+    .unwrap();
+    let theirs: BTreeSet<String> = sql.into_iter().map(|(s,)| s).collect();
+    assert!(!theirs.is_empty());
+    assert_eq!(ours, theirs);
+    assert!(v["smps"][0]["finding"]["citations"][0]["citation"]
+        .as_str()
+        .unwrap()
+        .contains("267-7B"));
+}
