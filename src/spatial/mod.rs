@@ -3,5 +3,6 @@
 pub mod network;
 pub mod query;
 pub mod snapshot;
+pub mod waters;
 
 pub use snapshot::{LayerIndex, Snapshot, SnapshotHandle};

@@ -13,9 +13,13 @@
 //!
 //! Each pipe's flow direction comes from its `from_id` / `to_id` when either matched (the
 //! field names which end is upstream); else from its inverts (higher to lower, with
-//! `from_invert` read at the first vertex); else from the order it was digitised in. How
-//! each end was matched and how the direction was decided is kept, so an answer built on a
-//! trace can say which links were recorded and which were inferred ([`PipeInfo`]).
+//! `from_invert` read at the first vertex); else from the order it was digitised in. One
+//! exception keeps a slip of data entry from turning a pipe round: when an id-less pipe's
+//! inverts rise along its digitised order but fit the inverts the other pipes record at
+//! its two nodes only when swapped, the digitised order stands and the pipe is reported
+//! as laid against its inverts. How each end was matched and how the direction was
+//! decided is kept, so an answer built on a trace can say which links were recorded and
+//! which were inferred ([`PipeInfo`]).
 //!
 //! Bad data never stops the network from being built: it is listed by
 //! [`Network::check`]. The graph is index-based (compressed adjacency in both directions)
@@ -35,7 +39,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use crate::domain::{Feature, Layer};
+use crate::domain::Layer;
 use crate::spatial::Snapshot;
 
 pub use check::{

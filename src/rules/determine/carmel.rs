@@ -6,10 +6,11 @@
 //! seven days and within 24 hours of a 0.5-inch storm (§ 156-83B), and a maintenance
 //! easement and agreement (§§ 156-85, 156-86).
 
-use super::{
+use super::context::{
     and_list, describe_schedule, is_sediment_class, overlap_words, tmdl_evidence, water_evidence,
-    Conditions, Ctx, Determination, Finding, Requirement, RequirementKind, RequirementStatus,
+    Ctx,
 };
+use super::{Conditions, Determination, Finding, Requirement, RequirementKind, RequirementStatus};
 
 const LDA: &str = "carmel.lda.applicability";
 const EXEMPTIONS: &str = "carmel.lda.exemptions";
@@ -147,7 +148,7 @@ fn exemptions(cx: &mut Ctx<'_>) -> Finding<bool> {
     }
     f.because(format!(
         "not evaluated, for want of facts: {}",
-        and_list(NOT_EVALUATED)
+        NOT_EVALUATED.join("; ")
     ));
     f.result = exempt;
     f

@@ -8,10 +8,10 @@
 //! what the evidence indicates (e.g. a phosphorus TMDL area under the footprint) and takes
 //! the permit's outcome from a reviewer's entry when there is one.
 
-use super::{
+use super::context::{
     and_list, describe_schedule, is_phosphorus, overlap_words, tmdl_evidence, water_evidence, Ctx,
-    Determination, Finding, Requirement, RequirementKind, RequirementStatus, TmdlOverlap,
 };
+use super::{Determination, Finding, Requirement, RequirementKind, RequirementStatus, TmdlOverlap};
 
 const LDA: &str = "northcastle.lda.applicability";
 const EXEMPTIONS: &str = "northcastle.lda.exemptions";
@@ -101,7 +101,7 @@ fn exemptions(cx: &mut Ctx<'_>) -> Finding<bool> {
     f.because("no exemption that the facts decide applies");
     f.because(format!(
         "not evaluated, for want of facts: {}",
-        and_list(NOT_EVALUATED)
+        NOT_EVALUATED.join("; ")
     ));
     f
 }
@@ -375,7 +375,7 @@ fn post_construction(
         }
         (None, _, S::Applies) | (None, _, S::Indicated) => {
             f.cite(cx.profile, PHOSPHORUS);
-            f.because("enhanced phosphorus design is a post-construction component (§ 267-5D(3))");
+            f.because("enhanced phosphorus design is a post-construction component (§ 267-5D(3)); the construction general permit decides both (AMB-13)");
             phosphorus
         }
         (None, Some(false), _) => {

@@ -1,8 +1,10 @@
 //! Table-driven tests of the determination against the builtin profiles.
 
+use super::context::{group, trim};
 use super::*;
 use crate::domain::{AreaUnit, LengthUnit};
-use crate::rules::profile::AssumptionValue;
+use crate::rules::answer::Evidence;
+use crate::rules::profile::{AssumptionValue, SQFT_PER_ACRE};
 use RequirementKind as K;
 use RequirementStatus as S;
 
@@ -70,6 +72,19 @@ fn tmdl(pollutant: &str, stormwater_source: Option<bool>, overlap_sqft: f64) -> 
         }],
     }
 }
+
+/// (label, area, larger common plan, water, Condition One, open fact expected)
+type WaterCase<'a> = (&'a str, Area, bool, WaterEvidence, bool, Option<&'a str>);
+
+/// (jurisdiction, area, water, reviewer's entry, enhanced phosphorus, post-construction)
+type PhosphorusCase<'a> = (
+    &'a str,
+    Area,
+    WaterEvidence,
+    Option<bool>,
+    Option<S>,
+    Option<S>,
+);
 
 fn reasons(f: &Finding<impl Sized>) -> String {
     f.reasons.join(" | ")
@@ -264,7 +279,7 @@ fn carmel_inspections_carry_the_seven_day_and_storm_schedule() {
 #[test]
 fn carmel_condition_one_is_decided_from_the_water_evidence() {
     // (area, larger common plan, water, Condition One, open fact expected)
-    let cases: &[(&str, Area, bool, WaterEvidence, bool, Option<&str>)] = &[
+    let cases: &[WaterCase] = &[
         (
             "303(d) water",
             sqft(10_000.0),
@@ -600,14 +615,7 @@ fn enhanced_phosphorus_only_in_north_castle_and_only_with_a_phosphorus_tmdl_over
         ..Default::default()
     };
     // (jurisdiction, area, water, reviewer's entry, enhanced phosphorus, post-construction)
-    let cases: &[(
-        &str,
-        Area,
-        WaterEvidence,
-        Option<bool>,
-        Option<S>,
-        Option<S>,
-    )] = &[
+    let cases: &[PhosphorusCase] = &[
         (
             NC,
             sqft(10_000.0),

@@ -5,7 +5,8 @@
 //! premises with stormwater discharges associated with construction activity are subject
 //! to the Town Engineer's inspection and monitoring: that much the registry can say.
 
-use super::{Ctx, Determination, Finding, Requirement, RequirementKind, RequirementStatus};
+use super::context::Ctx;
+use super::{Determination, Finding, Requirement, RequirementKind, RequirementStatus};
 
 const APPLICABILITY: &str = "windsor.applicability";
 const CONSTRUCTION: &str = "windsor.construction_activity_threshold";

@@ -5,6 +5,7 @@ use std::borrow::Cow;
 use geo_types::Geometry;
 use rstar::primitives::GeomWithData;
 use rstar::RTree;
+use rustc_hash::FxHashMap;
 
 use super::check::{DuplicateId, ReversedPipe, UnknownId};
 use super::names::{IdIndex, Names};
@@ -150,43 +151,26 @@ impl Network {
         let mut synthetic_at = Vec::new();
         join_loose_ends(&mut pending, tol, &mut kinds, &mut synthetic_at);
 
+        let directions = decide_directions(&pending, pipes);
         let mut reversed = Vec::new();
         let edges: Vec<Edge> = pending
             .iter()
             .zip(pipes)
-            .map(|(p, f)| {
-                let inverts = (
-                    f.get(Layer::Pipes, "from_invert").as_f64(),
-                    f.get(Layer::Pipes, "to_invert").as_f64(),
-                );
+            .zip(directions)
+            .map(|((p, f), (direction, against))| {
                 let [mut up, mut down] = p.ends;
-                let direction = if p.by_ids {
-                    DirectionSource::Ids
-                } else {
-                    match inverts {
-                        (Some(a), Some(b)) if a.is_finite() && b.is_finite() && a != b => {
-                            if a < b {
-                                std::mem::swap(&mut up, &mut down);
-                            }
-                            DirectionSource::Inverts
-                        }
-                        _ => DirectionSource::Digitised,
-                    }
-                };
-                // Only a direction not taken from the inverts can contradict them (and
-                // the digitised one is used only when they cannot say).
-                if let (DirectionSource::Ids, (Some(a), Some(b))) = (direction, inverts) {
-                    if a < b {
-                        reversed.push(ReversedPipe {
-                            pipe: f.id.clone(),
-                            from: (up.node < n_structures).then(|| names.get(up.node).to_string()),
-                            to: (down.node < n_structures)
-                                .then(|| names.get(down.node).to_string()),
-                            from_invert: a,
-                            to_invert: b,
-                            direction,
-                        });
-                    }
+                if direction == DirectionSource::Inverts && against {
+                    std::mem::swap(&mut up, &mut down);
+                } else if against {
+                    let (a, b) = inverts_of(f);
+                    reversed.push(ReversedPipe {
+                        pipe: f.id.clone(),
+                        from: (up.node < n_structures).then(|| names.get(up.node).to_string()),
+                        to: (down.node < n_structures).then(|| names.get(down.node).to_string()),
+                        from_invert: a.unwrap_or(f64::NAN),
+                        to_invert: b.unwrap_or(f64::NAN),
+                        direction,
+                    });
                 }
                 Edge {
                     from: up.node,
@@ -221,6 +205,93 @@ impl Network {
             duplicate_ids,
         }
     }
+}
+
+/// A pipe's `from_invert` and `to_invert`, when they are finite numbers.
+fn inverts_of(f: &Feature) -> (Option<f64>, Option<f64>) {
+    let get = |name| {
+        f.get(Layer::Pipes, name)
+            .as_f64()
+            .filter(|v: &f64| v.is_finite())
+    };
+    (get("from_invert"), get("to_invert"))
+}
+
+/// Each pipe's direction source, and whether its inverts fall against `ends[0] ->
+/// ends[1]` (the from/to order when `by_ids`, else the digitised order).
+///
+/// Ids decide when there are any; a pipe whose inverts then rise along its flow is laid
+/// against them. Without ids the inverts decide, from the higher end to the lower, and the
+/// digitised order only breaks ties, with one exception: when a pipe's inverts rise along
+/// the digitised order, they are compared with the inverts the other pipes record at the
+/// same two nodes. If they fit those better the other way round, they were recorded
+/// against the ends (swapped), so they say nothing about the flow: the digitised order
+/// stands and the pipe is reported as laid against its inverts. Otherwise (or when no
+/// neighbour records an invert) the inverts decide.
+fn decide_directions(pending: &[Pending], pipes: &[Feature]) -> Vec<(DirectionSource, bool)> {
+    let inverts: Vec<(Option<f64>, Option<f64>)> = pipes.iter().map(inverts_of).collect();
+    let mut out: Vec<(DirectionSource, bool)> = pending
+        .iter()
+        .zip(&inverts)
+        .map(|(p, inv)| {
+            let against = matches!(inv, (Some(a), Some(b)) if a < b);
+            if p.by_ids {
+                (DirectionSource::Ids, against)
+            } else if matches!(inv, (Some(a), Some(b)) if a != b) {
+                (DirectionSource::Inverts, against)
+            } else {
+                (DirectionSource::Digitised, false)
+            }
+        })
+        .collect();
+
+    // Nodes at the ends of pipes whose inverts contradict their digitised order. Few, so
+    // the neighbours' inverts are gathered for these nodes only.
+    let contested = |d: &(DirectionSource, bool)| *d == (DirectionSource::Inverts, true);
+    let mut levels: FxHashMap<u32, Vec<f64>> = FxHashMap::default();
+    for (p, d) in pending.iter().zip(&out) {
+        if contested(d) {
+            for e in &p.ends {
+                levels.entry(e.node).or_default();
+            }
+        }
+    }
+    if levels.is_empty() {
+        return out;
+    }
+    // Only pipes whose inverts agree with their direction vouch for a node's level.
+    for ((p, d), inv) in pending.iter().zip(&out).zip(&inverts) {
+        if d.1 {
+            continue;
+        }
+        for (e, v) in p.ends.iter().zip([inv.0, inv.1]) {
+            if let (Some(v), Some(list)) = (v, levels.get_mut(&e.node)) {
+                list.push(v);
+            }
+        }
+    }
+    let level = |node: u32| -> Option<f64> {
+        let mut v = levels.get(&node)?.clone();
+        if v.is_empty() {
+            return None;
+        }
+        // The median: one odd neighbour cannot move it.
+        v.sort_by(f64::total_cmp);
+        Some(v[(v.len() - 1) / 2])
+    };
+    for ((p, d), inv) in pending.iter().zip(out.iter_mut()).zip(&inverts) {
+        if !contested(d) {
+            continue;
+        }
+        let (Some(a), Some(b)) = *inv else { continue };
+        let (l0, l1) = (level(p.ends[0].node), level(p.ends[1].node));
+        let misfit =
+            |x: f64, y: f64| l0.map_or(0.0, |l| (x - l).abs()) + l1.map_or(0.0, |l| (y - l).abs());
+        if (l0.is_some() || l1.is_some()) && misfit(b, a) < misfit(a, b) {
+            *d = (DirectionSource::Digitised, true);
+        }
+    }
+    out
 }
 
 /// Snaps every open end that has a position to the nearest structure within `tol`.

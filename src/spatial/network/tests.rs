@@ -1,7 +1,7 @@
 use geo_types::{wkt, LineString, Point};
 
 use super::*;
-use crate::domain::Value;
+use crate::domain::{Feature, Value};
 
 use StructureKind::{CatchBasin, Manhole, Outfall};
 
@@ -236,6 +236,76 @@ fn inverts_give_the_direction_when_ids_are_missing() {
     let down = net.trace("CB-1", Direction::Downstream).unwrap();
     assert_eq!(ids(&down.structures), ["CB-1", "MH-1"]);
     // Taken from the inverts, the direction cannot contradict them.
+    assert!(net.check().reversed_pipes.is_empty());
+}
+
+#[test]
+fn inverts_that_fit_their_structures_only_swapped_leave_the_digitised_direction() {
+    let nodes = vec![
+        node(CatchBasin, "CB-1", wkt!(POINT(0. 20.))),
+        node(Manhole, "MH-1", wkt!(POINT(0. 0.))),
+        node(Manhole, "MH-2", wkt!(POINT(100. 0.))),
+        node(Outfall, "OF-1", wkt!(POINT(200. 0.))),
+    ];
+    let trunk = |line: LineString<f64>, from: f64, to: f64| {
+        vec![
+            inverts(
+                pipe(
+                    "P-0",
+                    Some("CB-1"),
+                    Some("MH-1"),
+                    wkt!(LINESTRING(0. 20.,0. 0.)),
+                ),
+                102.0,
+                101.5,
+            ),
+            inverts(pipe("P-1", None, None, line), from, to),
+            inverts(
+                pipe(
+                    "P-2",
+                    Some("MH-2"),
+                    Some("OF-1"),
+                    wkt!(LINESTRING(100. 0.,200. 0.)),
+                ),
+                100.0,
+                99.0,
+            ),
+        ]
+    };
+    // Digitised downstream, but its inverts rise that way: the other pipes record about
+    // 101.5 at MH-1 and 100 at MH-2, so these two were entered against the ends.
+    let net = network(
+        &nodes,
+        &trunk(wkt!(LINESTRING(0. 0.,100. 0.)), 100.0, 101.0),
+        1.0,
+    );
+    let p = net.pipe("P-1").unwrap();
+    assert_eq!(p.direction, DirectionSource::Digitised);
+    assert_eq!(p.from.structure.as_deref(), Some("MH-1"));
+    let report = net.check();
+    assert_eq!(
+        report.reversed_pipes,
+        [ReversedPipe {
+            pipe: "P-1".into(),
+            from: Some("MH-1".into()),
+            to: Some("MH-2".into()),
+            from_invert: 100.0,
+            to_invert: 101.0,
+            direction: DirectionSource::Digitised,
+        }]
+    );
+    let down = net.trace("CB-1", Direction::Downstream).unwrap();
+    assert_eq!(down.outfalls[0].outfall, "OF-1");
+
+    // Digitised upstream, with inverts that fit the structures as recorded: they decide.
+    let net = network(
+        &nodes,
+        &trunk(wkt!(LINESTRING(100. 0.,0. 0.)), 100.0, 101.0),
+        1.0,
+    );
+    let p = net.pipe("P-1").unwrap();
+    assert_eq!(p.direction, DirectionSource::Inverts);
+    assert_eq!(p.from.structure.as_deref(), Some("MH-1"));
     assert!(net.check().reversed_pipes.is_empty());
 }
 
@@ -490,22 +560,4 @@ fn county_build_time_and_size() {
         checked.as_secs_f64(),
         report.summary
     );
-}
-
-#[test]
-fn debug_tmp() {
-    let layers = crate::synth::generate(&crate::synth::SynthOptions::new(2000, 1));
-    let net = synthetic_network(&layers);
-    let up = net.trace("MH-0000014", Direction::Upstream).unwrap();
-    for p in &up.pipes[..up.pipes.len().min(8)] {
-        let f = layers[&Layer::Pipes].iter().find(|f| &f.id == p).unwrap();
-        println!("{:?}\n  {:?} {:?}", net.pipe(p), f.values, f.geom);
-    }
-    for f in &layers[&Layer::Manholes] { if f.id == "MH-0000014" || f.id == "MH-0000015" || f.id == "MH-0000013" { println!("{} {:?}", f.id, f.geom); } }
-    let mut n = 0;
-    for f in &layers[&Layer::Pipes] {
-        let a = f.get(Layer::Pipes, "from_invert").as_f64(); let b = f.get(Layer::Pipes, "to_invert").as_f64();
-        if f.get(Layer::Pipes, "from_id").is_null() && f.get(Layer::Pipes, "to_id").is_null() && a < b { n += 1; println!("noid-swapped {}", f.id); }
-    }
-    println!("{n} pipes {}", layers[&Layer::Pipes].len());
 }

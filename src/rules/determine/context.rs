@@ -1,0 +1,277 @@
+//! What the three laws' logic shares: the inputs, threshold tests, and the words and
+//! evidence an answer is written in.
+
+use super::{
+    ListedWater, ProjectFacts, Requirement, RequirementKind, RequirementStatus, TmdlOverlap,
+    WaterEvidence,
+};
+use crate::domain::Area;
+use crate::rules::answer::{Evidence, Finding};
+use crate::rules::profile::{
+    InspectionInterval, Profile, Threshold, ThresholdUnit, TimeUnit, SQFT_PER_ACRE,
+};
+use crate::rules::quantity::square_feet;
+
+/// What every law's logic shares: the inputs, the area in square feet and the unknown
+/// facts collected so far.
+pub(super) struct Ctx<'a> {
+    pub(super) profile: &'a Profile,
+    pub(super) facts: &'a ProjectFacts,
+    pub(super) water: &'a WaterEvidence,
+    /// The disturbed area in square feet (exact for acres, see `square_feet`).
+    pub(super) sqft: f64,
+    pub(super) open_facts: Vec<String>,
+}
+
+impl<'a> Ctx<'a> {
+    /// A finding citing `rules` and taking the profile's readings for `ambs`.
+    pub(super) fn finding<R>(&self, result: R, rules: &[&str], ambs: &[&str]) -> Finding<R> {
+        let mut f = Finding::new(result);
+        for rule in rules {
+            f.cite(self.profile, rule);
+        }
+        for amb in ambs {
+            f.assume(self.profile, amb);
+        }
+        f
+    }
+
+    /// A requirement finding.
+    pub(super) fn requirement(
+        &self,
+        kind: RequirementKind,
+        status: RequirementStatus,
+        summary: &str,
+        rules: &[&str],
+        ambs: &[&str],
+    ) -> Finding<Requirement> {
+        self.finding(
+            Requirement {
+                kind,
+                status,
+                summary: summary.to_string(),
+                schedule: Vec::new(),
+            },
+            rules,
+            ambs,
+        )
+    }
+
+    /// Records a fact that an answer turns on but the caller left unknown.
+    pub(super) fn open(&mut self, fact: impl Into<String>) {
+        let fact = fact.into();
+        if !self.open_facts.contains(&fact) {
+            self.open_facts.push(fact);
+        }
+    }
+
+    /// The threshold named `name` in the profile.
+    pub(super) fn threshold(&self, name: &str) -> Option<&'a Threshold> {
+        self.profile.thresholds.get(name)
+    }
+
+    /// Whether the disturbed area meets threshold `name`, with a sentence saying so; `None`
+    /// when the profile states no such threshold.
+    pub(super) fn meets(&self, name: &str, label: &str) -> Option<(bool, String)> {
+        let t = self.threshold(name)?;
+        let met = t.is_met_by_sqft(self.sqft);
+        let verb = if met { "meets" } else { "does not meet" };
+        Some((
+            met,
+            format!(
+                "{} {verb} the {label} threshold ({} {}, {})",
+                self.area(),
+                t.comparison,
+                threshold_value(t),
+                t.citation
+            ),
+        ))
+    }
+
+    /// Like [`Ctx::meets`], but a threshold missing from the profile counts as not met and
+    /// the reason says so.
+    pub(super) fn meets_or_not(&self, name: &str, label: &str) -> (bool, String) {
+        self.meets(name, label).unwrap_or_else(|| {
+            (
+                false,
+                format!(
+                    "the {} profile states no {name} threshold, so the {label} test was not evaluated",
+                    self.profile.id
+                ),
+            )
+        })
+    }
+
+    /// The disturbed area in words: `4,999 sq ft (0.114761 acre)`.
+    pub(super) fn area(&self) -> String {
+        format!(
+            "the disturbed area of {} sq ft ({} acre)",
+            group(self.sqft, 2),
+            trim(self.sqft / SQFT_PER_ACRE, 6)
+        )
+    }
+
+    /// The disturbed area as evidence, in square feet and acres.
+    pub(super) fn area_evidence(&self) -> Vec<Evidence> {
+        let mut ev = vec![Evidence::Measure {
+            what: "disturbed_area".to_string(),
+            value: self.sqft,
+            unit: "sqft".to_string(),
+            of: "the project".to_string(),
+        }];
+        ev.push(Evidence::Measure {
+            what: "disturbed_area".to_string(),
+            value: self.sqft / SQFT_PER_ACRE,
+            unit: "acre".to_string(),
+            of: "the project".to_string(),
+        });
+        ev
+    }
+
+    /// The profile's inspection intervals that belong to `rule`, in name order.
+    pub(super) fn schedule(&self, rule: &str) -> Vec<InspectionInterval> {
+        self.profile
+            .inspections
+            .values()
+            .filter(|i| i.rule == rule)
+            .cloned()
+            .collect()
+    }
+
+    /// The profile's setting for an ambiguity, when it is a word.
+    pub(super) fn setting(&self, amb: &str) -> Option<&'a str> {
+        self.profile
+            .assumption(amb)
+            .and_then(|a| a.setting.as_str())
+    }
+}
+
+/// A threshold's value with its unit: `5,000 sq ft`, `1 acre`, `0.5 acre`, `5 acres`.
+pub(super) fn threshold_value(t: &Threshold) -> String {
+    match t.unit {
+        ThresholdUnit::Sqft => format!("{} sq ft", group(t.value, 2)),
+        ThresholdUnit::Acre if t.value > 1.0 => {
+            format!("{} acres", trim(t.value, 4))
+        }
+        ThresholdUnit::Acre => format!("{} acre", trim(t.value, 4)),
+    }
+}
+
+/// A number with at most `decimals` decimals, trailing zeros dropped: `0.114761`, `5`.
+pub(super) fn trim(value: f64, decimals: usize) -> String {
+    let s = format!("{value:.decimals$}");
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}
+
+/// A number with thousands separators and at most `decimals` decimals: `217,799`.
+pub(super) fn group(value: f64, decimals: usize) -> String {
+    let s = trim(value, decimals);
+    let (sign, s) = s.strip_prefix('-').map_or(("", s.as_str()), |r| ("-", r));
+    let (whole, fraction) = s.split_once('.').map_or((s, None), |(w, f)| (w, Some(f)));
+    let mut out = String::new();
+    for (i, c) in whole.chars().enumerate() {
+        if i > 0 && (whole.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    match fraction {
+        Some(f) => format!("{sign}{out}.{f}"),
+        None => format!("{sign}{out}"),
+    }
+}
+
+/// "a, b and c".
+pub(super) fn and_list<S: AsRef<str>>(items: &[S]) -> String {
+    let items: Vec<&str> = items.iter().map(AsRef::as_ref).collect();
+    match items.as_slice() {
+        [] => String::new(),
+        [one] => (*one).to_string(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}
+
+/// An inspection schedule in words: `every 7 calendar days and within 24 hours after …`.
+pub(super) fn describe_schedule(schedule: &[InspectionInterval]) -> String {
+    let parts: Vec<String> = schedule
+        .iter()
+        .map(|i| {
+            let unit = match i.unit {
+                TimeUnit::Hours => "hours",
+                TimeUnit::CalendarDays => "calendar days",
+                TimeUnit::BusinessDays => "business days",
+            };
+            match (i.every, i.within, i.after.as_deref()) {
+                (Some(n), _, _) => format!("every {n} {unit}"),
+                (None, Some(n), Some(after)) => format!("within {n} {unit} after {after}"),
+                (None, n, _) => format!("within {} {unit}", n.unwrap_or(0)),
+            }
+        })
+        .collect();
+    and_list(&parts)
+}
+
+/// Sediment or a measure of it: always a pollutant of concern (§ 267-4B, § 156-80).
+pub(super) fn is_sediment_class(pollutant: &str) -> bool {
+    let p = pollutant.to_lowercase();
+    [
+        "sediment",
+        "suspended solids",
+        "tss",
+        "turbidity",
+        "siltation",
+        "silt",
+    ]
+    .iter()
+    .any(|w| p.contains(w))
+}
+
+/// Phosphorus in any of its listed forms (`phosphorus`, `total phosphorus`, `phosphate`).
+pub(super) fn is_phosphorus(pollutant: &str) -> bool {
+    pollutant.to_lowercase().contains("phosph")
+}
+
+/// An overlap area in words: `12,500 sq ft`.
+pub(super) fn overlap_words(area: Area) -> String {
+    format!("{} sq ft", group(square_feet(area), 2))
+}
+
+/// The evidence for a TMDL area: the feature and its overlap with the footprint.
+pub(super) fn tmdl_evidence(t: &TmdlOverlap) -> [Evidence; 2] {
+    let source = match t.stormwater_source {
+        Some(true) => "stormwater identified as a source",
+        Some(false) => "stormwater not identified as a source",
+        None => "the record does not say whether stormwater is a source",
+    };
+    [
+        Evidence::Feature {
+            layer: "tmdl_areas".to_string(),
+            id: t.tmdl_id.clone(),
+            note: format!("TMDL for {}; {source}", t.pollutant),
+        },
+        Evidence::Measure {
+            what: "overlap_area".to_string(),
+            value: t.overlap.value,
+            unit: t.overlap.unit.symbol().to_string(),
+            of: format!("the footprint and TMDL area {}", t.tmdl_id),
+        },
+    ]
+}
+
+/// The evidence for a 303(d)-listed water: the feature, its listings and how it is reached.
+pub(super) fn water_evidence(w: &ListedWater) -> Evidence {
+    Evidence::Feature {
+        layer: "receiving_waters".to_string(),
+        id: w.water_id.clone(),
+        note: format!(
+            "{}: 303(d)-listed for {}; reached by {}",
+            w.name,
+            and_list(&w.pollutants),
+            w.reached_by
+        ),
+    }
+}
