@@ -3,6 +3,7 @@
 
 mod demo;
 mod export;
+mod illicit;
 mod import;
 mod init;
 mod nearby;
@@ -54,6 +55,8 @@ pub enum Command {
     Synth(synth::SynthArgs),
     /// Facilities near a point, nearest first, with bearing, status, last inspection and access.
     Nearby(nearby::NearbyArgs),
+    /// Every connection judged as illicit, needing review, ok or not covered, with citations.
+    Illicit(illicit::IllicitArgs),
     /// Structural SMPs that no recorded maintenance easement covers.
     #[command(name = "smps-without-easement")]
     SmpsWithoutEasement(smps::SmpsArgs),
@@ -70,6 +73,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Demo(a) => demo::run(a).await,
         Command::Synth(a) => synth::run(a).await,
         Command::Nearby(a) => nearby::run(&store, a).await,
+        Command::Illicit(a) => illicit::run(&store, a).await,
         Command::SmpsWithoutEasement(a) => smps::run(&store, a).await,
     }
 }

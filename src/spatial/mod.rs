@@ -1,5 +1,6 @@
 //! In-memory spatial state: every layer with its R-tree, swapped whole on each commit.
 
+pub mod connections;
 pub mod network;
 pub mod query;
 pub mod snapshot;

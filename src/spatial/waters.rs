@@ -9,6 +9,7 @@ use geo::{Area, BooleanOps, Distance, Euclidean, Intersects};
 use geo_types::{Geometry, MultiPolygon, Point};
 use serde::Serialize;
 
+use super::connections::{ms4_end, upstream_end};
 use super::network::{Direction, Network};
 use super::query::nearest_in;
 use super::snapshot::Snapshot;
@@ -266,24 +267,6 @@ fn trace_starts(
             .map(|f| (f.id.clone(), Some(f.id.clone()))),
     );
     out
-}
-
-fn upstream_end(g: &Geometry<f64>) -> Option<Point<f64>> {
-    match g {
-        Geometry::Point(p) => Some(*p),
-        Geometry::LineString(l) => l.0.first().map(|c| Point(*c)),
-        Geometry::MultiLineString(m) => m.0.first()?.0.first().map(|c| Point(*c)),
-        _ => None,
-    }
-}
-
-fn ms4_end(g: &Geometry<f64>) -> Option<Point<f64>> {
-    match g {
-        Geometry::Point(p) => Some(*p),
-        Geometry::LineString(l) => l.0.last().map(|c| Point(*c)),
-        Geometry::MultiLineString(m) => m.0.last()?.0.last().map(|c| Point(*c)),
-        _ => None,
-    }
 }
 
 /// The structure (or else the pipe) a connection's MS4 end joins, within the tolerance.

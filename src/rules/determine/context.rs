@@ -102,7 +102,7 @@ impl<'a> Ctx<'a> {
         })
     }
 
-    /// The disturbed area in words: `4,999 sq ft (0.114761 acre)`.
+    /// The disturbed area in words: `the disturbed area of 4,999 sq ft (0.114761 acre)`.
     pub(super) fn area(&self) -> String {
         format!(
             "the disturbed area of {} sq ft ({} acre)",
