@@ -2,6 +2,7 @@
 //! prints; `anyhow` lives only here and in `main.rs`.
 
 mod demo;
+mod determine;
 mod export;
 mod illicit;
 mod import;
@@ -55,6 +56,8 @@ pub enum Command {
     Synth(synth::SynthArgs),
     /// Facilities near a point, nearest first, with bearing, status, last inspection and access.
     Nearby(nearby::NearbyArgs),
+    /// Land development activity, exemptions, Conditions One/Two/Three and what follows, for a parcel or footprint.
+    Determine(determine::DetermineArgs),
     /// Every connection judged as illicit, needing review, ok or not covered, with citations.
     Illicit(illicit::IllicitArgs),
     /// Structural SMPs that no recorded maintenance easement covers.
@@ -74,6 +77,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Synth(a) => synth::run(a).await,
         Command::Nearby(a) => nearby::run(&store, a).await,
         Command::Illicit(a) => illicit::run(&store, a).await,
+        Command::Determine(a) => determine::run(&store, a).await,
         Command::SmpsWithoutEasement(a) => smps::run(&store, a).await,
     }
 }

@@ -23,8 +23,9 @@
 //!
 //! Bad data never stops the network from being built: it is listed by
 //! [`Network::check`]. The graph is index-based (compressed adjacency in both directions)
-//! and ids are kept in one string arena, so a county of half a million structures and
-//! pipes builds in well under a second in release and costs tens of megabytes.
+//! and ids are kept in one string arena, so a county (about 490,000 structures and 450,000
+//! pipes) holds about 45 MB; building costs a hash lookup per named end and an R-tree
+//! query per end that names nothing. `county_build_time_and_size` in the tests measures it.
 
 mod build;
 mod check;

@@ -60,7 +60,8 @@ struct Pending {
 impl Network {
     /// Builds the network from structures (each with its kind) and pipes. Never fails: bad
     /// data ends up in [`Network::check`]'s report. Pipes of every `status` and `kind`
-    /// take part, since an abandoned line on the map still tells where water went.
+    /// take part: which of them carry water is the caller's question, and leaving some out
+    /// here would cut the network where the map shows it joined.
     pub fn build<'a>(
         structures: impl IntoIterator<Item = (&'a Feature, StructureKind)>,
         pipes: &[Feature],
@@ -316,13 +317,17 @@ fn snap_to_structures(pending: &mut [Pending], positions: &[[f64; 2]], tol: f64)
         if end.node != NONE || !end.at[0].is_finite() {
             continue;
         }
-        if let Some(s) = tree.nearest_neighbor(&end.at) {
-            let d2 = dist2(*s.geom(), end.at);
-            if d2 <= tol2 {
-                end.node = s.data;
-                end.matched = EndMatch::Snapped;
-                end.snap = d2.sqrt() as f32;
-            }
+        // The nearest within the tolerance: a search bounded by the tolerance visits a
+        // few leaves, where an unbounded nearest-neighbour search may wander; ties go to
+        // the structure listed first, so the result does not depend on the tree's shape.
+        let nearest = tree
+            .locate_within_distance(end.at, tol2)
+            .map(|s| (dist2(*s.geom(), end.at), s.data))
+            .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        if let Some((d2, node)) = nearest {
+            end.node = node;
+            end.matched = EndMatch::Snapped;
+            end.snap = d2.sqrt() as f32;
         }
     }
 }

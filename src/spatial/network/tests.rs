@@ -130,6 +130,30 @@ fn y_network_traces_downstream_to_the_outfall_and_upstream_to_both_basins() {
 }
 
 #[test]
+fn a_snapshot_builds_the_same_network() {
+    let mut layers: std::collections::HashMap<Layer, Vec<Feature>> = Default::default();
+    for (f, k) in y_nodes() {
+        layers.entry(k.layer()).or_default().push(f);
+    }
+    layers.insert(Layer::Pipes, y_pipes());
+    let meta = crate::store::RegistryMeta {
+        jurisdiction: "test".into(),
+        srid: 2260,
+        crs_name: "test".into(),
+        crs_wkt: String::new(),
+        linear_unit: crate::domain::LengthUnit::UsSurveyFoot,
+    };
+    let snapshot = Snapshot::from_features(meta, layers);
+    let net = Network::from_snapshot(&snapshot, NetworkOptions::new(1.0));
+    assert_eq!((net.structure_count(), net.pipe_count()), (4, 3));
+    let down = net.trace("CB-2", Direction::Downstream).unwrap();
+    assert_eq!(
+        ids(&down.outfalls[0].path),
+        ["CB-2", "P-2", "MH-1", "P-3", "OF-1"]
+    );
+}
+
+#[test]
 fn ends_without_ids_snap_within_the_tolerance_and_not_beyond() {
     let pipes = vec![
         // Both ends a little off their structures.

@@ -1,5 +1,6 @@
 //! Traces: breadth-first walks with or against the flow.
 
+use std::collections::hash_map::Entry;
 use std::collections::VecDeque;
 
 use rustc_hash::FxHashMap;
@@ -103,12 +104,13 @@ impl Network {
             inferred: Vec::new(),
         };
         while let Some(node) = queue.pop_front() {
-            let onward: Vec<u32> = adjacency
+            // The start pipe has been walked already.
+            let onward = adjacency
                 .of(node)
                 .iter()
                 .copied()
-                .filter(|&e| e != start_edge)
-                .collect();
+                .filter(|&e| e != start_edge);
+            let stops = onward.clone().next().is_none();
             match self.kinds[node as usize] {
                 NodeKind::Structure(kind) => {
                     trace.structures.push(self.names.get(node).to_string());
@@ -117,7 +119,7 @@ impl Network {
                             outfall: self.names.get(node).to_string(),
                             path: self.path_to(node, &reached_by, start_edge, behind),
                         });
-                    } else if down && onward.is_empty() {
+                    } else if down && stops {
                         trace.dead_ends.push(self.names.get(node).to_string());
                     }
                 }
@@ -127,7 +129,7 @@ impl Network {
                     }
                     // The node has no id: name the pipe the trace came by.
                     let by = reached_by[&node];
-                    if onward.is_empty() && by != NO_EDGE {
+                    if stops && by != NO_EDGE {
                         trace.dead_ends.push(self.pipe_id(by).to_string());
                     }
                 }
@@ -135,7 +137,7 @@ impl Network {
             for e in onward {
                 pipes.push(e);
                 let next = ahead(e);
-                if let std::collections::hash_map::Entry::Vacant(v) = reached_by.entry(next) {
+                if let Entry::Vacant(v) = reached_by.entry(next) {
                     v.insert(e);
                     queue.push_back(next);
                 }

@@ -1,0 +1,249 @@
+//! `ms4 determine`: is a project a land development activity, is it exempt, do
+//! Conditions One, Two and Three apply, and what follows — with the evidence.
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Context};
+use clap::Args;
+use geo_types::{Geometry, MultiPolygon};
+
+use super::output::QueryFormat;
+use crate::domain::{Area, AreaUnit, Layer};
+use crate::import::crs::Reprojector;
+use crate::rules::determine::{self, ListedWater, ProjectFacts, TmdlOverlap, WaterEvidence};
+use crate::rules::quantity::parse_area;
+use crate::rules::Profile;
+use crate::spatial::network::{Network, NetworkOptions};
+use crate::spatial::waters::{self, ReceivingWaters};
+use crate::spatial::Snapshot;
+
+/// Arguments of `ms4 determine`.
+#[derive(Debug, Args)]
+pub struct DetermineArgs {
+    /// The parcel the project is on.
+    #[arg(
+        long,
+        conflicts_with = "footprint",
+        required_unless_present = "footprint"
+    )]
+    pub parcel: Option<String>,
+    /// The project's footprint: a GeoJSON file with one (Multi)Polygon, in WGS 84 (RFC 7946).
+    #[arg(long)]
+    pub footprint: Option<PathBuf>,
+    /// The area disturbed, with its unit: 2.5acres, 8000sqft, 0.4ha.
+    #[arg(long)]
+    pub disturbed: String,
+    /// The project is a single-family residence.
+    #[arg(long)]
+    pub single_family: bool,
+    /// The project is on an agricultural property.
+    #[arg(long)]
+    pub agricultural: bool,
+    /// The project is part of a larger common plan of development or sale.
+    #[arg(long)]
+    pub larger_common_plan: bool,
+    /// How to print the answer.
+    #[arg(long, value_enum, default_value_t = QueryFormat::Table)]
+    pub format: QueryFormat,
+}
+
+/// Reads a footprint from a GeoJSON file (WGS 84) into the registry's CRS.
+fn read_footprint(path: &std::path::Path, srid: i32) -> anyhow::Result<MultiPolygon<f64>> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("--footprint {}", path.display()))?;
+    let gj: geojson::GeoJson = text
+        .parse()
+        .with_context(|| format!("--footprint {}: not GeoJSON", path.display()))?;
+    let geom: Geometry<f64> = match gj {
+        geojson::GeoJson::Geometry(g) => g.try_into()?,
+        geojson::GeoJson::Feature(f) => f
+            .geometry
+            .context("the feature has no geometry")?
+            .try_into()?,
+        geojson::GeoJson::FeatureCollection(fc) => match fc.features.as_slice() {
+            [f] => f
+                .geometry
+                .clone()
+                .context("the feature has no geometry")?
+                .try_into()?,
+            fs => bail!(
+                "--footprint {}: holds {} features; give one polygon",
+                path.display(),
+                fs.len()
+            ),
+        },
+    };
+    let g = Reprojector::new(4326, srid)?.apply(&geom)?;
+    waters::as_multipolygon(&g)
+        .with_context(|| format!("--footprint {}: not a polygon", path.display()))
+}
+
+/// The evidence for Condition One from the receiving-waters answer.
+pub fn water_evidence(rw: &ReceivingWaters) -> WaterEvidence {
+    WaterEvidence {
+        waters_303d: rw
+            .listed
+            .iter()
+            .map(|l| ListedWater {
+                water_id: l.water_id.clone(),
+                name: l.name.clone().unwrap_or_default(),
+                pollutants: l.pollutants.clone(),
+                reached_by: l.reached_by.join("; "),
+            })
+            .collect(),
+        tmdl_areas: rw
+            .tmdl_areas
+            .iter()
+            .map(|t| TmdlOverlap {
+                tmdl_id: t.tmdl_id.clone(),
+                pollutant: t.pollutant.clone().unwrap_or_default(),
+                stormwater_source: t.stormwater_source,
+                overlap: Area::new(t.overlap, rw.area_unit),
+            })
+            .collect(),
+    }
+}
+
+/// Receiving waters of a footprint with the profile's tolerances.
+pub fn waters_for(
+    snap: &Snapshot,
+    profile: &Profile,
+    fp: &MultiPolygon<f64>,
+    parcel: Option<&str>,
+) -> ReceivingWaters {
+    let m = snap.meta.linear_unit.metres();
+    let snap_tol = profile
+        .tolerances
+        .snap_tolerance
+        .in_crs_units(m)
+        .unwrap_or(0.0);
+    let water_tol = profile
+        .tolerances
+        .receiving_water_tolerance
+        .in_crs_units(m)
+        .unwrap_or(0.0);
+    let net = Network::from_snapshot(snap, NetworkOptions::new(snap_tol));
+    waters::receiving_waters(snap, Some(&net), fp, parcel, water_tol, snap_tol)
+}
+
+pub(super) async fn run(store_url: &str, a: DetermineArgs) -> anyhow::Result<()> {
+    let disturbed = parse_area(&a.disturbed).context("--disturbed")?;
+    let store = crate::store::open(store_url).await?;
+    let snap = Snapshot::load(store.as_ref()).await?;
+    let profile = super::init::load_profile(&snap.meta.jurisdiction, None)?;
+    let fp = match (&a.parcel, &a.footprint) {
+        (Some(id), _) => {
+            let p = snap
+                .layer(Layer::Parcels)
+                .get(id)
+                .with_context(|| format!("--parcel: no parcel {id:?} in the registry"))?;
+            p.geom
+                .as_ref()
+                .and_then(waters::as_multipolygon)
+                .with_context(|| format!("--parcel {id}: has no polygon"))?
+        }
+        (None, Some(path)) => read_footprint(path, snap.meta.srid)?,
+        (None, None) => bail!("give --parcel ID or --footprint FILE"),
+    };
+    let rw = waters_for(&snap, &profile, &fp, a.parcel.as_deref());
+    let mut facts = ProjectFacts::new(disturbed);
+    facts.single_family = a.single_family;
+    facts.agricultural = a.agricultural;
+    facts.larger_common_plan = a.larger_common_plan;
+    let d = determine::determine(&profile, &facts, &water_evidence(&rw));
+    match a.format {
+        QueryFormat::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&serde_json::json!({
+                "parcel": a.parcel,
+                "receiving_waters": rw,
+                "determination": d,
+            }))?
+        ),
+        QueryFormat::Table | QueryFormat::Csv => print_text(&profile, &rw, &d),
+    }
+    Ok(())
+}
+
+fn print_text(profile: &Profile, rw: &ReceivingWaters, d: &determine::Determination) {
+    let acres = Area::new(rw.area, rw.area_unit).to(AreaUnit::Acre).value;
+    println!(
+        "{} — footprint {:.0} {} ({acres:.2} acres)",
+        profile.name,
+        rw.area,
+        rw.area_unit.symbol()
+    );
+    println!("receiving waters by watershed:");
+    for w in &rw.by_watershed {
+        println!(
+            "  {} {:.1}% -> {}",
+            w.watershed_id,
+            w.share * 100.0,
+            w.drains_to.as_deref().unwrap_or("(drains_to not recorded)")
+        );
+    }
+    println!("receiving waters by the drainage network:");
+    for r in &rw.by_network {
+        println!(
+            "  {} -> {} -> {} ({})",
+            r.from,
+            r.outfall,
+            r.water_id.as_deref().unwrap_or("?"),
+            r.water_found_by
+        );
+    }
+    for u in &rw.unresolved {
+        println!("  {u}: reaches no outfall");
+    }
+    for l in &rw.listed {
+        println!(
+            "  303(d): {} {} [{}]",
+            l.water_id,
+            l.name.as_deref().unwrap_or(""),
+            l.pollutants.join(", ")
+        );
+    }
+    for t in &rw.tmdl_areas {
+        println!(
+            "  TMDL: {} {} (stormwater source: {:?})",
+            t.tmdl_id,
+            t.pollutant.as_deref().unwrap_or(""),
+            t.stormwater_source
+        );
+    }
+    let line = |name: &str, f: &crate::rules::Finding<bool>| {
+        let cites: Vec<&str> = f.citations.iter().map(|c| c.citation.as_str()).collect();
+        println!(
+            "{name}: {}  [{}]",
+            if f.result { "yes" } else { "no" },
+            cites.join("; ")
+        );
+        for r in &f.reasons {
+            println!("    {r}");
+        }
+    };
+    line("land development activity", &d.land_development_activity);
+    line("exempt", &d.exempt);
+    if let Some(c) = &d.conditions {
+        line("Condition One", &c.condition_one);
+        line("Condition Two", &c.condition_two);
+        line("Condition Three", &c.condition_three);
+    }
+    if let Some(c) = &d.conditions_absent {
+        line("Conditions One/Two/Three", c);
+    }
+    println!("requirements:");
+    for r in &d.requirements {
+        let cites: Vec<&str> = r.citations.iter().map(|c| c.citation.as_str()).collect();
+        println!(
+            "  {:?}: {:?} — {}  [{}]",
+            r.result.kind,
+            r.result.status,
+            r.result.summary,
+            cites.join("; ")
+        );
+    }
+    for f in &d.open_facts {
+        println!("open: {f}");
+    }
+}

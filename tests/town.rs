@@ -1,0 +1,309 @@
+//! A small hand-made town, written as real files, imported through the CLI, and asked
+//! the registry's questions: illicit connections and determinations, per jurisdiction.
+
+mod common;
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use common::*;
+
+const CRS: &str = r#""crs":{"type":"name","properties":{"name":"urn:ogc:def:crs:EPSG::2260"}}"#;
+
+fn fc(features: &[String]) -> String {
+    format!(
+        r#"{{"type":"FeatureCollection",{CRS},"features":[{}]}}"#,
+        features.join(",")
+    )
+}
+
+fn feature(props: &str, geom: &str) -> String {
+    format!(r#"{{"type":"Feature","properties":{{{props}}},"geometry":{geom}}}"#)
+}
+
+fn square(x: f64, y: f64, s: f64) -> String {
+    format!(
+        r#"{{"type":"Polygon","coordinates":[[[{x},{y}],[{},{y}],[{},{}],[{x},{}],[{x},{y}]]]}}"#,
+        x + s,
+        x + s,
+        y + s,
+        y + s
+    )
+}
+
+fn point(x: f64, y: f64) -> String {
+    format!(r#"{{"type":"Point","coordinates":[{x},{y}]}}"#)
+}
+
+fn line(pts: &[(f64, f64)]) -> String {
+    let c: Vec<String> = pts.iter().map(|(x, y)| format!("[{x},{y}]")).collect();
+    format!(r#"{{"type":"LineString","coordinates":[{}]}}"#, c.join(","))
+}
+
+/// Writes the town's files into `dir` and builds a registry for `jurisdiction` from them.
+fn build(dir: &Path, jurisdiction: &str) -> String {
+    let (x0, y0) = (670_000.0, 870_000.0);
+    let files: Vec<(&str, String)> = vec![
+        (
+            "parcels",
+            fc(&[
+                feature(
+                    r#""parcel_id":"P-IND","land_use":"710""#,
+                    &square(x0, y0, 300.0),
+                ),
+                feature(
+                    r#""parcel_id":"P-RES","land_use":"210""#,
+                    &square(x0 + 300.0, y0, 300.0),
+                ),
+                feature(
+                    r#""parcel_id":"P-COM","land_use":"432""#,
+                    &square(x0 + 600.0, y0, 300.0),
+                ),
+            ]),
+        ),
+        (
+            "catch_basins",
+            fc(&[feature(
+                r#""asset_id":"CB-1","status":"active""#,
+                &point(x0 + 450.0, y0 + 320.0),
+            )]),
+        ),
+        (
+            "outfalls",
+            fc(&[feature(
+                r#""asset_id":"OF-1","receiving_water_id":"W-1""#,
+                &point(x0 + 450.0, y0 + 600.0),
+            )]),
+        ),
+        (
+            "pipes",
+            fc(&[feature(
+                r#""asset_id":"PI-1","from_id":"CB-1","to_id":"OF-1""#,
+                &line(&[(x0 + 450.0, y0 + 320.0), (x0 + 450.0, y0 + 600.0)]),
+            )]),
+        ),
+        (
+            "receiving_waters",
+            fc(&[feature(
+                r#""water_id":"W-1","name":"Byram River","listed_303d":"Y""#,
+                &line(&[(x0, y0 + 620.0), (x0 + 900.0, y0 + 620.0)]),
+            )]),
+        ),
+        (
+            "watersheds",
+            fc(&[feature(
+                r#""watershed_id":"WS-1","drains_to":"W-1""#,
+                &square(x0 - 100.0, y0 - 100.0, 1200.0),
+            )]),
+        ),
+        (
+            "tmdl_areas",
+            fc(&[feature(
+                r#""tmdl_id":"T-1","pollutant":"phosphorus","stormwater_source":1"#,
+                &square(x0, y0, 300.0),
+            )]),
+        ),
+        (
+            "connections",
+            fc(&[
+                // Industrial, no parcel_id (found by its upstream end), undocumented.
+                feature(
+                    r#""connection_id":"C-1","discharge_kind":"stormwater""#,
+                    &line(&[(x0 + 150.0, y0 + 150.0), (x0 + 450.0, y0 + 320.0)]),
+                ),
+                // Industrial, documented by a record that names it.
+                feature(
+                    r#""connection_id":"C-2","discharge_kind":"Stormwater","parcel_id":"P-IND""#,
+                    &line(&[(x0 + 100.0, y0 + 100.0), (x0 + 450.5, y0 + 320.0)]),
+                ),
+                // Residential sewage.
+                feature(
+                    r#""connection_id":"C-3","discharge_kind":"sanitary sewer","parcel_id":"P-RES""#,
+                    &line(&[(x0 + 400.0, y0 + 100.0), (x0 + 450.0, y0 + 318.0)]),
+                ),
+                // Residential, unknown kind.
+                feature(
+                    r#""connection_id":"C-4","discharge_kind":"mystery pipe","parcel_id":"P-RES""#,
+                    &line(&[(x0 + 420.0, y0 + 100.0), (x0 + 451.0, y0 + 318.0)]),
+                ),
+                // Commercial, documented by a nearby record that names no connection.
+                feature(
+                    r#""connection_id":"C-5","discharge_kind":"stormwater","parcel_id":"P-COM""#,
+                    &line(&[(x0 + 700.0, y0 + 100.0), (x0 + 700.0, y0 + 310.0)]),
+                ),
+                // Commercial, the only record lies beyond the tolerance.
+                feature(
+                    r#""connection_id":"C-6","discharge_kind":"stormwater","parcel_id":"P-COM""#,
+                    &line(&[(x0 + 800.0, y0 + 100.0), (x0 + 800.0, y0 + 310.0)]),
+                ),
+            ]),
+        ),
+        (
+            "connection_records",
+            fc(&[
+                feature(
+                    r#""record_id":"R-2","connection_id":"C-2","approved":"yes","approved_by":"Town Engineer""#,
+                    &point(x0 + 449.0, y0 + 319.0),
+                ),
+                feature(
+                    r#""record_id":"R-5","parcel_id":"P-COM","approved":"yes""#,
+                    &point(x0 + 710.0, y0 + 310.0),
+                ),
+                feature(
+                    r#""record_id":"R-6","parcel_id":"P-COM","approved":"yes""#,
+                    &point(x0 + 900.0, y0 + 310.0),
+                ),
+            ]),
+        ),
+    ];
+    let url = format!(
+        "sqlite://{}",
+        dir.join(format!("{jurisdiction}.gpkg")).display()
+    );
+    run_ok(
+        &url,
+        &["init", "--jurisdiction", jurisdiction, "--crs", "EPSG:2260"],
+    );
+    for (layer, text) in files {
+        let path = dir.join(format!("{layer}.geojson"));
+        std::fs::write(&path, text).unwrap();
+        let json = run_ok(
+            &url,
+            &["import", layer, path.to_str().unwrap(), "--format", "json"],
+        );
+        let r: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(r["rejected"], 0, "{layer}: {json}");
+    }
+    let imp = dir.join("impairments.csv");
+    std::fs::write(&imp, "water_id,pollutant,cycle\nW-1,Phosphorus,2022\n").unwrap();
+    run_ok(&url, &["import", "impairments", imp.to_str().unwrap()]);
+    url
+}
+
+fn statuses(url: &str) -> HashMap<String, String> {
+    let json = run_ok(
+        url,
+        &[
+            "illicit",
+            "--status",
+            "illicit,needs_review,ok,not_covered",
+            "--format",
+            "json",
+        ],
+    );
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    v["connections"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["connection_id"].as_str().unwrap().to_string(),
+                c["finding"]["result"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn undocumented_industrial_connection_is_illicit_and_the_rest_as_the_law_says() {
+    let dir = tempfile::tempdir().unwrap();
+    let nc = build(dir.path(), "north-castle-ny");
+    let s = statuses(&nc);
+    let want: HashMap<String, String> = [
+        ("C-1", "illicit"),
+        ("C-2", "ok"),
+        ("C-3", "illicit"),
+        ("C-4", "needs_review"),
+        ("C-5", "ok"),
+        ("C-6", "illicit"),
+    ]
+    .into_iter()
+    .map(|(a, b)| (a.to_string(), b.to_string()))
+    .collect();
+    assert_eq!(s, want);
+    // The source parcel of C-1 was found by its upstream end, and the record of C-5 by distance.
+    let json = run_ok(&nc, &["illicit", "--format", "json"]);
+    assert!(
+        json.contains("the parcel holding the connection's upstream end"),
+        "{json}"
+    );
+    let all = run_ok(&nc, &["illicit", "--status", "ok", "--format", "json"]);
+    assert!(
+        all.contains("within 10.0 ftUS of the connection's MS4 end"),
+        "{all}"
+    );
+
+    let carmel = build(dir.path(), "carmel-ny");
+    assert!(statuses(&carmel).values().all(|v| v == "not_covered"));
+}
+
+#[test]
+fn determinations_at_the_thresholds_with_condition_one_evidence() {
+    let dir = tempfile::tempdir().unwrap();
+    let nc = build(dir.path(), "north-castle-ny");
+    let det = |url: &str, area: &str, extra: &[&str]| -> serde_json::Value {
+        let mut args = vec![
+            "determine",
+            "--parcel",
+            "P-IND",
+            "--disturbed",
+            area,
+            "--format",
+            "json",
+        ];
+        args.extend_from_slice(extra);
+        serde_json::from_str(&run_ok(url, &args)).unwrap()
+    };
+    assert_eq!(
+        det(&nc, "4999sqft", &[])["determination"]["land_development_activity"]["result"],
+        false
+    );
+    let d = det(&nc, "5000 sq ft", &[]);
+    assert_eq!(
+        d["determination"]["land_development_activity"]["result"],
+        true
+    );
+    // Both methods reach W-1 from P-IND: by watershed, and by C-1 and C-2 through CB-1 and OF-1.
+    let rw = &d["receiving_waters"];
+    assert_eq!(rw["by_watershed"][0]["watershed_id"], "WS-1");
+    let froms: Vec<&str> = rw["by_network"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["from"].as_str().unwrap())
+        .collect();
+    assert_eq!(froms, ["C-1", "C-2"]);
+    assert_eq!(rw["listed"][0]["water_id"], "W-1");
+    assert_eq!(rw["tmdl_areas"][0]["tmdl_id"], "T-1");
+    // North Castle: enhanced phosphorus indicated by the phosphorus TMDL overlap.
+    let reqs = d["determination"]["requirements"].as_array().unwrap();
+    let ep = reqs
+        .iter()
+        .find(|r| r["result"]["kind"] == "enhanced_phosphorus")
+        .unwrap();
+    assert_ne!(ep["result"]["status"], "does_not_apply", "{ep}");
+
+    let carmel = build(dir.path(), "carmel-ny");
+    let d = det(&carmel, "2.5acres", &[]);
+    let c = &d["determination"]["conditions"];
+    assert_eq!(c["condition_one"]["result"], true);
+    assert!(c["condition_one"]["evidence"].to_string().contains("W-1"));
+    assert_eq!(c["condition_two"]["result"], false);
+    assert_eq!(c["condition_three"]["result"], true);
+    let d = det(&carmel, "2.5acres", &["--single-family"]);
+    assert_eq!(
+        d["determination"]["conditions"]["condition_three"]["result"],
+        false
+    );
+    let d = det(&carmel, "5acres", &["--single-family"]);
+    assert_eq!(
+        d["determination"]["conditions"]["condition_two"]["result"],
+        true
+    );
+    let out = run(
+        &carmel,
+        &["determine", "--parcel", "P-NONE", "--disturbed", "1acre"],
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no parcel \"P-NONE\""));
+}
