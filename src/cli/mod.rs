@@ -12,6 +12,7 @@ pub mod output;
 mod serve;
 mod smps;
 mod synth;
+mod trace;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
@@ -58,6 +59,11 @@ pub enum Command {
     Nearby(nearby::NearbyArgs),
     /// Land development activity, exemptions, Conditions One/Two/Three and what follows, for a parcel or footprint.
     Determine(determine::DetermineArgs),
+    /// Trace the drainage network up or down stream from a structure or pipe.
+    Trace(trace::TraceArgs),
+    /// Report dangling ends, disconnected parts, cycles, reversed pipes and orphan structures.
+    #[command(name = "network-check")]
+    NetworkCheck(trace::NetworkCheckArgs),
     /// Every connection judged as illicit, needing review, ok or not covered, with citations.
     Illicit(illicit::IllicitArgs),
     /// Structural SMPs that no recorded maintenance easement covers.
@@ -77,6 +83,8 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Synth(a) => synth::run(a).await,
         Command::Nearby(a) => nearby::run(&store, a).await,
         Command::Illicit(a) => illicit::run(&store, a).await,
+        Command::Trace(a) => trace::run_trace(&store, a).await,
+        Command::NetworkCheck(a) => trace::run_check(&store, a).await,
         Command::Determine(a) => determine::run(&store, a).await,
         Command::SmpsWithoutEasement(a) => smps::run(&store, a).await,
     }
