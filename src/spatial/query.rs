@@ -189,7 +189,17 @@ pub fn nearby(snap: &Snapshot, q: &NearbyQuery) -> Vec<NearbyFacility> {
 /// The recorded easement covering a facility's geometry: an easement polygon that meets
 /// it (the first by id when several do).
 pub fn covering_easement(snap: &Snapshot, g: &Geometry<f64>) -> Access {
-    match easements_meeting(snap, g).first() {
+    // The first by id of the easements meeting it; no list is built, as this runs for
+    // every facility of every nearby answer.
+    let Some(r) = crate::domain::wkb::bounding_rect(g) else {
+        return Access::NoRecordedEasement;
+    };
+    let first = snap
+        .layer(Layer::Easements)
+        .in_envelope([r.min().x, r.min().y, r.max().x, r.max().y])
+        .filter(|e| e.geom.as_ref().is_some_and(|eg| eg.intersects(g)))
+        .min_by(|a, b| a.id.cmp(&b.id));
+    match first {
         Some(e) => Access::Easement {
             easement_id: e.id.clone(),
             instrument: e

@@ -86,7 +86,7 @@ pub struct Snapshot {
     layers: HashMap<Layer, LayerIndex>,
     /// The latest inspection date of each asset, derived once per snapshot because every
     /// nearby answer and inspection list asks for it.
-    last_inspection: HashMap<String, chrono::NaiveDate>,
+    last_inspection: rustc_hash::FxHashMap<String, chrono::NaiveDate>,
 }
 
 impl Snapshot {
@@ -96,7 +96,8 @@ impl Snapshot {
             .into_iter()
             .map(|l| (l, LayerIndex::new(layers.remove(&l).unwrap_or_default())))
             .collect();
-        let mut last_inspection: HashMap<String, chrono::NaiveDate> = HashMap::new();
+        let mut last_inspection: rustc_hash::FxHashMap<String, chrono::NaiveDate> =
+            Default::default();
         for i in &layers[&Layer::Inspections].features {
             let (Some(asset), crate::domain::Value::Date(d)) = (
                 i.get(Layer::Inspections, "asset_id").as_str(),

@@ -109,16 +109,24 @@ fn overlaps<'a>(
     layer: Layer,
     fp: &MultiPolygon<f64>,
 ) -> Vec<(&'a Feature, f64)> {
-    let Some(r) = wkb::bounding_rect(&Geometry::MultiPolygon(fp.clone())) else {
+    use geo::{BoundingRect, Contains};
+    let Some(r) = fp.bounding_rect() else {
         return Vec::new();
     };
+    let fp_area = fp.unsigned_area();
     let mut out: Vec<(&Feature, f64)> = snap
         .layer(layer)
         .in_envelope([r.min().x, r.min().y, r.max().x, r.max().y])
         .filter_map(|f| {
-            let mp = as_multipolygon(f.geom.as_ref()?)?;
-            // A shared boundary alone intersects but has no area: it does not count.
-            let a = mp.intersection(fp).unsigned_area();
+            let a = match f.geom.as_ref()? {
+                // A footprint wholly inside (the common case: a parcel in its
+                // watershed) overlaps by its whole area; no polygon clipping needed.
+                g if g.contains(&r) => fp_area,
+                // A shared boundary alone intersects but has no area: it does not count.
+                Geometry::Polygon(p) => p.intersection(fp).unsigned_area(),
+                Geometry::MultiPolygon(m) => m.intersection(fp).unsigned_area(),
+                _ => return None,
+            };
             (a > 0.0).then_some((f, a))
         })
         .collect();
