@@ -307,3 +307,35 @@ fn determinations_at_the_thresholds_with_condition_one_evidence() {
     );
     assert!(String::from_utf8_lossy(&out.stderr).contains("no parcel \"P-NONE\""));
 }
+
+#[test]
+fn watershed_inspection_list_puts_the_priority_area_and_due_facilities_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let nc = build(dir.path(), "north-castle-ny");
+    let json = run_ok(
+        &nc,
+        &[
+            "watershed-facilities",
+            "WS-1",
+            "--hot-spot-distance",
+            "160ft",
+            "--format",
+            "json",
+        ],
+    );
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let list = &v["list"];
+    assert_eq!(list["drains_to"], "W-1");
+    assert_eq!(list["drains_to_303d"], true);
+    assert_eq!(list["priority_area"], true);
+    let ids: Vec<(&str, u64)> = list["facilities"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["id"].as_str().unwrap(), f["score"].as_u64().unwrap()))
+        .collect();
+    // CB-1 lies 150 ft from the industrial and the commercial parcel: a hot spot at 160 ft.
+    assert_eq!(ids, [("CB-1", 3), ("OF-1", 1)]);
+    let none = run(&nc, &["watershed-facilities", "WS-9"]);
+    assert!(String::from_utf8_lossy(&none.stderr).contains("no watershed \"WS-9\""));
+}

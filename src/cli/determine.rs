@@ -48,7 +48,10 @@ pub struct DetermineArgs {
 }
 
 /// Reads a footprint from a GeoJSON file (WGS 84) into the registry's CRS.
-fn read_footprint(path: &std::path::Path, srid: i32) -> anyhow::Result<MultiPolygon<f64>> {
+pub(super) fn read_footprint(
+    path: &std::path::Path,
+    srid: i32,
+) -> anyhow::Result<MultiPolygon<f64>> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("--footprint {}", path.display()))?;
     let gj: geojson::GeoJson = text

@@ -13,6 +13,7 @@ mod serve;
 mod smps;
 mod synth;
 mod trace;
+mod watershed;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
@@ -59,6 +60,9 @@ pub enum Command {
     Nearby(nearby::NearbyArgs),
     /// Land development activity, exemptions, Conditions One/Two/Three and what follows, for a parcel or footprint.
     Determine(determine::DetermineArgs),
+    /// The facilities inside a watershed, ranked for an inspection program.
+    #[command(name = "watershed-facilities")]
+    WatershedFacilities(watershed::WatershedArgs),
     /// Trace the drainage network up or down stream from a structure or pipe.
     Trace(trace::TraceArgs),
     /// Report dangling ends, disconnected parts, cycles, reversed pipes and orphan structures.
@@ -84,6 +88,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Nearby(a) => nearby::run(&store, a).await,
         Command::Illicit(a) => illicit::run(&store, a).await,
         Command::Trace(a) => trace::run_trace(&store, a).await,
+        Command::WatershedFacilities(a) => watershed::run(&store, a).await,
         Command::NetworkCheck(a) => trace::run_check(&store, a).await,
         Command::Determine(a) => determine::run(&store, a).await,
         Command::SmpsWithoutEasement(a) => smps::run(&store, a).await,

@@ -1,6 +1,7 @@
 //! In-memory spatial state: every layer with its R-tree, swapped whole on each commit.
 
 pub mod connections;
+pub mod inspection;
 pub mod network;
 pub mod query;
 pub mod snapshot;
