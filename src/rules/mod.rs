@@ -8,9 +8,9 @@
 //! profile file.
 
 pub mod answer;
-pub mod illicit;
 pub mod determine;
 pub mod easement;
+pub mod illicit;
 pub mod profile;
 pub mod quantity;
 

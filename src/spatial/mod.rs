@@ -1,4 +1,5 @@
-//! In-memory spatial state: every layer with its R-tree, swapped whole on each commit.
+//! In-memory spatial state — every layer with its R-tree, swapped whole on each commit —
+//! and the spatial questions asked of it. No I/O here.
 
 pub mod connections;
 pub mod inspection;
