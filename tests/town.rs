@@ -339,3 +339,66 @@ fn watershed_inspection_list_puts_the_priority_area_and_due_facilities_first() {
     let none = run(&nc, &["watershed-facilities", "WS-9"]);
     assert!(String::from_utf8_lossy(&none.stderr).contains("no watershed \"WS-9\""));
 }
+
+#[test]
+fn traces_reach_the_water_downstream_and_the_connections_and_parcels_upstream() {
+    let dir = tempfile::tempdir().unwrap();
+    let nc = build(dir.path(), "north-castle-ny");
+    let down: serde_json::Value = serde_json::from_str(&run_ok(
+        &nc,
+        &["trace", "CB-1", "--downstream", "--format", "json"],
+    ))
+    .unwrap();
+    assert_eq!(down["trace"]["outfalls"][0]["outfall"], "OF-1");
+    assert_eq!(
+        down["trace"]["outfalls"][0]["path"],
+        serde_json::json!(["CB-1", "PI-1", "OF-1"])
+    );
+    assert_eq!(down["receiving_waters"][0]["water_id"], "W-1");
+    assert_eq!(
+        down["receiving_waters"][0]["found_by"],
+        "the outfall's receiving_water_id"
+    );
+    let up: serde_json::Value = serde_json::from_str(&run_ok(
+        &nc,
+        &["trace", "OF-1", "--upstream", "--format", "json"],
+    ))
+    .unwrap();
+    let mut structures: Vec<&str> = up["trace"]["structures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap())
+        .collect();
+    structures.sort();
+    assert_eq!(structures, ["CB-1", "OF-1"]);
+    // C-1 and C-2 end within the 1 ft snap tolerance of CB-1; C-3 and C-4 stop 2 ft short.
+    let conns: Vec<&str> = up["connections"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["connection_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(conns, ["C-1", "C-2"]);
+    let out = run(&nc, &["trace", "NOPE", "--upstream"]);
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("\"NOPE\" is neither a structure nor a pipe")
+    );
+
+    let rw: serde_json::Value = serde_json::from_str(&run_ok(
+        &nc,
+        &["receiving-waters", "--parcel", "P-RES", "--format", "json"],
+    ))
+    .unwrap();
+    assert_eq!(rw["by_watershed"][0]["share"], 1.0);
+    assert!(rw["by_network"].as_array().unwrap().is_empty());
+    assert_eq!(
+        rw["unresolved"],
+        serde_json::json!(["C-3", "C-4"]),
+        "their MS4 ends meet nothing"
+    );
+    assert!(
+        rw["tmdl_areas"].as_array().unwrap().is_empty(),
+        "T-1 covers P-IND only; they share an edge"
+    );
+}

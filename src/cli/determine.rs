@@ -169,6 +169,11 @@ pub(super) async fn run(store_url: &str, a: DetermineArgs) -> anyhow::Result<()>
 }
 
 fn print_text(profile: &Profile, rw: &ReceivingWaters, d: &determine::Determination) {
+    print_waters(profile, rw);
+    print_determination(d);
+}
+
+fn print_waters(profile: &Profile, rw: &ReceivingWaters) {
     let acres = Area::new(rw.area, rw.area_unit).to(AreaUnit::Acre).value;
     println!(
         "{} — footprint {:.0} {} ({acres:.2} acres)",
@@ -214,6 +219,9 @@ fn print_text(profile: &Profile, rw: &ReceivingWaters, d: &determine::Determinat
             t.stormwater_source
         );
     }
+}
+
+fn print_determination(d: &determine::Determination) {
     let line = |name: &str, f: &crate::rules::Finding<bool>| {
         let cites: Vec<&str> = f.citations.iter().map(|c| c.citation.as_str()).collect();
         println!(
@@ -248,5 +256,59 @@ fn print_text(profile: &Profile, rw: &ReceivingWaters, d: &determine::Determinat
     }
     for f in &d.open_facts {
         println!("open: {f}");
+    }
+}
+
+/// Arguments of `ms4 receiving-waters`.
+#[derive(Debug, Args)]
+pub struct ReceivingArgs {
+    /// The parcel.
+    #[arg(
+        long,
+        conflicts_with = "footprint",
+        required_unless_present = "footprint"
+    )]
+    pub parcel: Option<String>,
+    /// A footprint: a GeoJSON file with one (Multi)Polygon, in WGS 84.
+    #[arg(long)]
+    pub footprint: Option<PathBuf>,
+    /// How to print the answer.
+    #[arg(long, value_enum, default_value_t = QueryFormat::Table)]
+    pub format: QueryFormat,
+}
+
+/// `ms4 receiving-waters`: both methods side by side, then the listings and TMDL areas.
+pub(super) async fn run_receiving(store_url: &str, a: ReceivingArgs) -> anyhow::Result<()> {
+    let store = crate::store::open(store_url).await?;
+    let snap = Snapshot::load(store.as_ref()).await?;
+    let profile = super::init::load_profile(&snap.meta.jurisdiction, None)?;
+    let fp = footprint_of(&snap, a.parcel.as_deref(), a.footprint.as_deref())?;
+    let rw = waters_for(&snap, &profile, &fp, a.parcel.as_deref());
+    match a.format {
+        QueryFormat::Json => println!("{}", serde_json::to_string_pretty(&rw)?),
+        QueryFormat::Table | QueryFormat::Csv => print_waters(&profile, &rw),
+    }
+    Ok(())
+}
+
+/// The footprint a command names: a parcel's polygon or a GeoJSON file's.
+fn footprint_of(
+    snap: &Snapshot,
+    parcel: Option<&str>,
+    file: Option<&std::path::Path>,
+) -> anyhow::Result<MultiPolygon<f64>> {
+    match (parcel, file) {
+        (Some(id), _) => {
+            let p = snap
+                .layer(Layer::Parcels)
+                .get(id)
+                .with_context(|| format!("--parcel: no parcel {id:?} in the registry"))?;
+            p.geom
+                .as_ref()
+                .and_then(waters::as_multipolygon)
+                .with_context(|| format!("--parcel {id}: has no polygon"))
+        }
+        (None, Some(path)) => read_footprint(path, snap.meta.srid),
+        (None, None) => bail!("give --parcel ID or --footprint FILE"),
     }
 }

@@ -68,6 +68,9 @@ pub enum Command {
     /// Report dangling ends, disconnected parts, cycles, reversed pipes and orphan structures.
     #[command(name = "network-check")]
     NetworkCheck(trace::NetworkCheckArgs),
+    /// The receiving waters of a parcel or footprint, by watershed and by the network.
+    #[command(name = "receiving-waters")]
+    ReceivingWaters(determine::ReceivingArgs),
     /// Every connection judged as illicit, needing review, ok or not covered, with citations.
     Illicit(illicit::IllicitArgs),
     /// Structural SMPs that no recorded maintenance easement covers.
@@ -91,6 +94,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::WatershedFacilities(a) => watershed::run(&store, a).await,
         Command::NetworkCheck(a) => trace::run_check(&store, a).await,
         Command::Determine(a) => determine::run(&store, a).await,
+        Command::ReceivingWaters(a) => determine::run_receiving(&store, a).await,
         Command::SmpsWithoutEasement(a) => smps::run(&store, a).await,
     }
 }

@@ -103,12 +103,28 @@ pub(super) async fn run_trace(store_url: &str, a: TraceArgs) -> anyhow::Result<(
             connections.push(serde_json::json!({"connection_id": c.id, "parcel_id": parcel}));
         }
     }
+    // The receiving water at the end of each outfall reached.
+    let water_tol = profile
+        .tolerances
+        .receiving_water_tolerance
+        .in_crs_units(snap.meta.linear_unit.metres())
+        .unwrap_or(0.0);
+    let waters: Vec<serde_json::Value> = t
+        .outfalls
+        .iter()
+        .map(|o| {
+            let (water, how) = crate::spatial::waters::outfall_water(&snap, &o.outfall, water_tol);
+            serde_json::json!({"outfall": o.outfall, "water_id": water, "found_by": how})
+        })
+        .collect();
     match a.format {
         QueryFormat::Json => println!(
             "{}",
-            serde_json::to_string_pretty(
-                &serde_json::json!({"trace": t, "connections": connections})
-            )?
+            serde_json::to_string_pretty(&serde_json::json!({
+                "trace": t,
+                "connections": connections,
+                "receiving_waters": waters,
+            }))?
         ),
         QueryFormat::Table | QueryFormat::Csv => {
             println!(
@@ -122,13 +138,18 @@ pub(super) async fn run_trace(store_url: &str, a: TraceArgs) -> anyhow::Result<(
             let rows: Vec<Vec<String>> = t
                 .outfalls
                 .iter()
-                .map(|o| vec![o.outfall.clone(), o.path.join(" → ")])
+                .zip(&waters)
+                .map(|(o, w)| {
+                    let water = w["water_id"].as_str().unwrap_or("?").to_string();
+                    vec![o.outfall.clone(), water, o.path.join(" → ")]
+                })
                 .collect();
             if !rows.is_empty() {
+                let header = ["outfall", "receiving_water", "path"];
                 let text = if a.format == QueryFormat::Csv {
-                    output::csv(&["outfall", "path"], &rows)
+                    output::csv(&header, &rows)
                 } else {
-                    output::table(&["outfall", "path"], &rows)
+                    output::table(&header, &rows)
                 };
                 print!("{text}");
             }

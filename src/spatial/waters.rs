@@ -295,8 +295,8 @@ fn joined_at(snap: &Snapshot, p: &Point<f64>, tol: f64) -> Option<String> {
 }
 
 /// The water an outfall discharges to: its own `receiving_water_id`, else the nearest
-/// receiving water within the tolerance.
-fn outfall_water(snap: &Snapshot, outfall: &str, tol: f64) -> (Option<String>, String) {
+/// receiving water within the tolerance (CRS units); with how it was found.
+pub fn outfall_water(snap: &Snapshot, outfall: &str, tol: f64) -> (Option<String>, String) {
     let Some(o) = snap.layer(Layer::Outfalls).get(outfall) else {
         return (None, "the outfall is not in the registry".into());
     };
