@@ -115,3 +115,54 @@ async fn smps_without_easement_equal_the_sql_answer() {
         .unwrap()
         .contains("267-7B"));
 }
+
+#[tokio::test]
+async fn nearby_geojson_is_wgs84_that_gdal_reads() {
+    let reg = demo_registry(
+        "sqlite",
+        &[
+            Layer::CatchBasins,
+            Layer::Manholes,
+            Layer::Outfalls,
+            Layer::Smps,
+        ],
+    )
+    .await;
+    let gj = run_ok(
+        &reg.url,
+        &[
+            "nearby", "--x", "670000", "--y", "870000", "--k", "3", "--format", "geojson",
+        ],
+    );
+    let path = reg.dir.path().join("near.geojson");
+    std::fs::write(&path, &gj).unwrap();
+    let out = std::process::Command::new("ogrinfo")
+        .args(["-ro", "-al", "-so"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let info = String::from_utf8_lossy(&out.stdout);
+    assert!(info.contains("Feature Count: 3"), "{info}");
+    let v: serde_json::Value = serde_json::from_str(&gj).unwrap();
+    for f in v["features"].as_array().unwrap() {
+        let c = &f["geometry"]["coordinates"];
+        let (lon, lat) = (c[0].as_f64().unwrap(), c[1].as_f64().unwrap());
+        assert!(
+            (-74.0..-73.7).contains(&lon) && (41.1..41.3).contains(&lat),
+            "{lon} {lat}"
+        );
+    }
+    let out = run(
+        &reg.url,
+        &[
+            "determine",
+            "--parcel",
+            "x",
+            "--disturbed",
+            "1acre",
+            "--format",
+            "geojson",
+        ],
+    );
+    assert!(!out.status.success());
+}

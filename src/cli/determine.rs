@@ -164,6 +164,9 @@ pub(super) async fn run(store_url: &str, a: DetermineArgs) -> anyhow::Result<()>
             }))?
         ),
         QueryFormat::Table | QueryFormat::Csv => print_text(&profile, &rw, &d),
+        QueryFormat::Geojson => {
+            bail!("--format geojson: a determination has no features to map; use json")
+        }
     }
     Ok(())
 }
@@ -287,6 +290,9 @@ pub(super) async fn run_receiving(store_url: &str, a: ReceivingArgs) -> anyhow::
     match a.format {
         QueryFormat::Json => println!("{}", serde_json::to_string_pretty(&rw)?),
         QueryFormat::Table | QueryFormat::Csv => print_waters(&profile, &rw),
+        QueryFormat::Geojson => {
+            bail!("--format geojson is not offered for receiving-waters; use json")
+        }
     }
     Ok(())
 }

@@ -81,6 +81,19 @@ pub(super) async fn run(store_url: &str, a: IllicitArgs) -> anyhow::Result<()> {
             );
         }
         QueryFormat::Csv => print!("{}", output::csv(&header, &rows)),
+        QueryFormat::Geojson => {
+            let layer = snap.layer(crate::domain::Layer::Connections);
+            let items = shown
+                .iter()
+                .filter_map(|(id, f)| {
+                    Some((
+                        layer.get(id)?.geom.clone()?,
+                        serde_json::json!({"connection_id": id, "finding": f}),
+                    ))
+                })
+                .collect();
+            println!("{}", output::geojson(snap.meta.srid, items)?);
+        }
         QueryFormat::Json => {
             let items: Vec<serde_json::Value> = shown
                 .iter()

@@ -12,6 +12,29 @@ pub enum QueryFormat {
     Json,
     /// CSV, one row per result.
     Csv,
+    /// GeoJSON (RFC 7946, WGS 84), one feature per result, where results have places.
+    Geojson,
+}
+
+/// Results as a GeoJSON FeatureCollection in WGS 84: each `(geometry in the registry's
+/// CRS, properties)` pair becomes a feature.
+pub fn geojson(
+    srid: i32,
+    items: Vec<(geo_types::Geometry<f64>, serde_json::Value)>,
+) -> anyhow::Result<String> {
+    let rp = crate::import::crs::Reprojector::new(srid, 4326)?;
+    let mut features = Vec::with_capacity(items.len());
+    for (g, props) in items {
+        let g = rp.apply(&g)?;
+        features.push(serde_json::json!({
+            "type": "Feature",
+            "geometry": serde_json::to_value(geojson::Geometry::new(geojson::GeometryValue::from(&g)))?,
+            "properties": props,
+        }));
+    }
+    Ok(serde_json::to_string_pretty(
+        &serde_json::json!({"type": "FeatureCollection", "features": features}),
+    )?)
 }
 
 /// Prints rows under a header as an aligned table.

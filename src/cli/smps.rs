@@ -76,6 +76,18 @@ pub(super) async fn run(store_url: &str, a: SmpsArgs) -> anyhow::Result<()> {
     match a.format {
         QueryFormat::Table => print!("{}", output::table(&header, &rows)),
         QueryFormat::Csv => print!("{}", output::csv(&header, &rows)),
+        QueryFormat::Geojson => {
+            let items = findings
+                .iter()
+                .filter_map(|(smp, f)| {
+                    Some((
+                        smp.geom.clone()?,
+                        serde_json::json!({"smp_id": smp.id, "finding": f}),
+                    ))
+                })
+                .collect();
+            println!("{}", output::geojson(snap.meta.srid, items)?);
+        }
         QueryFormat::Json => {
             let items: Vec<serde_json::Value> = findings
                 .iter()

@@ -126,6 +126,9 @@ pub(super) async fn run_trace(store_url: &str, a: TraceArgs) -> anyhow::Result<(
                 "receiving_waters": waters,
             }))?
         ),
+        QueryFormat::Geojson => {
+            anyhow::bail!("--format geojson is not offered for trace; use json")
+        }
         QueryFormat::Table | QueryFormat::Csv => {
             println!(
                 "{} trace from {}: {} structures, {} pipes, {} connections",
@@ -172,6 +175,9 @@ pub(super) async fn run_check(store_url: &str, a: NetworkCheckArgs) -> anyhow::R
     let report = net.check();
     match a.format {
         QueryFormat::Json => println!("{}", serde_json::to_string_pretty(&report)?),
+        QueryFormat::Geojson => {
+            anyhow::bail!("--format geojson is not offered for network-check; use json")
+        }
         QueryFormat::Table | QueryFormat::Csv => {
             let v = serde_json::to_value(&report)?;
             println!("{}", serde_json::to_string_pretty(&v["summary"])?);

@@ -105,6 +105,17 @@ pub(super) async fn run(store_url: &str, a: WatershedArgs) -> anyhow::Result<()>
             }))?
         ),
         QueryFormat::Csv => print!("{}", output::csv(&header, &rows)),
+        QueryFormat::Geojson => {
+            let items = list
+                .facilities
+                .iter()
+                .filter_map(|f| {
+                    let g = snap.layer(f.layer).get(&f.id)?.geom.clone()?;
+                    Some((g, serde_json::to_value(f).ok()?))
+                })
+                .collect();
+            println!("{}", output::geojson(snap.meta.srid, items)?);
+        }
         QueryFormat::Table => {
             println!(
                 "{} facilities; drains to {} ({}); stormwater TMDL areas: {}{}",
