@@ -159,6 +159,11 @@ pub(super) fn threshold_value(t: &Threshold) -> String {
 
 /// A number with at most `decimals` decimals, trailing zeros dropped: `0.114761`, `5`.
 pub(super) fn trim(value: f64, decimals: usize) -> String {
+    // Whole numbers (most thresholds and areas) skip exact float formatting, which is
+    // the slow part of writing an answer for every parcel of a county.
+    if value.fract() == 0.0 && value.abs() < 1e15 {
+        return format!("{}", value as i64);
+    }
     let s = format!("{value:.decimals$}");
     if s.contains('.') {
         s.trim_end_matches('0').trim_end_matches('.').to_string()
