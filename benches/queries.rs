@@ -290,73 +290,46 @@ async fn illicit_bench(snap: &Snapshot, pool: &sqlx::PgPool) {
     );
 }
 
-/// Parcels sampled for the receiving-waters comparison (PostGIS takes minutes for all).
+/// Parcels sampled for the full-determination row (the spatial row covers every parcel).
 const WATER_SAMPLE: usize = 50_000;
 
-/// Receiving waters and Condition One for parcels: watershed overlaps by area, TMDL
-/// overlaps, the 303(d) listings of the waters drained to, and the determination; beside
-/// SQL computing the same overlaps and listings.
+fn evidence(rw: &ms4::spatial::waters::ReceivingWaters) -> ms4::rules::determine::WaterEvidence {
+    use ms4::domain::Area;
+    ms4::rules::determine::WaterEvidence {
+        waters_303d: rw
+            .listed
+            .iter()
+            .map(|l| ms4::rules::determine::ListedWater {
+                water_id: l.water_id.clone(),
+                name: l.name.clone().unwrap_or_default(),
+                pollutants: l.pollutants.clone(),
+                reached_by: l.reached_by.join("; "),
+            })
+            .collect(),
+        tmdl_areas: rw
+            .tmdl_areas
+            .iter()
+            .map(|t| ms4::rules::determine::TmdlOverlap {
+                tmdl_id: t.tmdl_id.clone(),
+                pollutant: t.pollutant.clone().unwrap_or_default(),
+                stormwater_source: t.stormwater_source,
+                overlap: Area::new(t.overlap, rw.area_unit),
+            })
+            .collect(),
+    }
+}
+
+/// Receiving waters and Condition One for every parcel — watershed overlaps by area, TMDL
+/// overlaps, the 303(d) listings of the waters drained to, and Condition One with its
+/// citations and evidence — beside SQL computing the same overlaps, listings and test.
 async fn waters_bench(snap: &Snapshot, pool: &sqlx::PgPool) {
     use ms4::domain::Area;
-    use ms4::rules::determine::{determine, ProjectFacts};
+    use ms4::rules::determine::{condition_one, determine, ProjectFacts};
     let profile = ms4::rules::Profile::builtin("carmel-ny").unwrap();
     let parcels = &snap.layer(Layer::Parcels).features;
-    let step = (parcels.len() / WATER_SAMPLE).max(1);
-    let sample: Vec<&ms4::domain::Feature> = parcels.iter().step_by(step).collect();
     let facts = ProjectFacts::new(Area::new(1.5, ms4::domain::AreaUnit::Acre));
-    let t = Instant::now();
-    let mut condition_one = 0usize;
-    for p in &sample {
-        let fp = ms4::spatial::waters::as_multipolygon(p.geom.as_ref().unwrap()).unwrap();
-        let rw = ms4::spatial::waters::receiving_waters(snap, None, &fp, Some(&p.id), 100.0, 1.0);
-        let ev = ms4::rules::determine::WaterEvidence {
-            waters_303d: rw
-                .listed
-                .iter()
-                .map(|l| ms4::rules::determine::ListedWater {
-                    water_id: l.water_id.clone(),
-                    name: l.name.clone().unwrap_or_default(),
-                    pollutants: l.pollutants.clone(),
-                    reached_by: l.reached_by.join("; "),
-                })
-                .collect(),
-            tmdl_areas: rw
-                .tmdl_areas
-                .iter()
-                .map(|t| ms4::rules::determine::TmdlOverlap {
-                    tmdl_id: t.tmdl_id.clone(),
-                    pollutant: t.pollutant.clone().unwrap_or_default(),
-                    stormwater_source: t.stormwater_source,
-                    overlap: Area::new(t.overlap, rw.area_unit),
-                })
-                .collect(),
-        };
-        let d = determine(&profile, &facts, &ev);
-        if d.conditions
-            .as_ref()
-            .is_some_and(|c| c.condition_one.result)
-        {
-            condition_one += 1;
-        }
-    }
-    let ours = t.elapsed().as_secs_f64();
-    // How the time splits: the spatial part alone.
-    let t = Instant::now();
-    for p in &sample {
-        let fp = ms4::spatial::waters::as_multipolygon(p.geom.as_ref().unwrap()).unwrap();
-        std::hint::black_box(ms4::spatial::waters::receiving_waters(
-            snap,
-            None,
-            &fp,
-            Some(&p.id),
-            100.0,
-            1.0,
-        ));
-    }
-    let spatial = t.elapsed().as_secs_f64();
-    let ids: Vec<String> = sample.iter().map(|p| p.id.clone()).collect();
     let sql = "
-      WITH p AS (SELECT parcel_id, geom FROM parcels WHERE parcel_id = ANY($1)),
+      WITH p AS (SELECT parcel_id, geom FROM parcels WHERE $1::text[] IS NULL OR parcel_id = ANY($1)),
       ws AS (SELECT p.parcel_id, w.drains_to, ST_Area(ST_Intersection(p.geom, w.geom)) AS a
              FROM p JOIN watersheds w ON ST_Intersects(p.geom, w.geom)),
       listed AS (SELECT DISTINCT ws.parcel_id FROM ws
@@ -365,23 +338,65 @@ async fn waters_bench(snap: &Snapshot, pool: &sqlx::PgPool) {
       tmdl AS (SELECT DISTINCT p.parcel_id FROM p JOIN tmdl_areas t ON ST_Intersects(p.geom, t.geom)
              WHERE t.stormwater_source AND ST_Area(ST_Intersection(p.geom, t.geom)) > 0)
       SELECT count(*) FROM (SELECT parcel_id FROM listed UNION SELECT parcel_id FROM tmdl) x";
+
+    // Every parcel: receiving waters and Condition One.
+    let t = Instant::now();
+    let mut met = 0usize;
+    for p in parcels {
+        let fp = ms4::spatial::waters::as_multipolygon(p.geom.as_ref().unwrap()).unwrap();
+        let rw = ms4::spatial::waters::receiving_waters(snap, None, &fp, Some(&p.id), 100.0, 1.0);
+        if condition_one(&profile, &facts, &evidence(&rw)).is_some_and(|f| f.result) {
+            met += 1;
+        }
+    }
+    let ours = t.elapsed().as_secs_f64();
     let t = Instant::now();
     let (n,): (i64,) = sqlx::query_as(sql)
-        .bind(&ids)
+        .bind(None::<Vec<String>>)
+        .fetch_one(pool)
+        .await
+        .unwrap();
+    let theirs = t.elapsed().as_secs_f64();
+    assert_eq!(
+        met as i64, n,
+        "both find Condition One for the same number of parcels"
+    );
+    println!(
+        "| receiving waters (by watershed: overlap areas, TMDL overlaps, 303(d) listings) and Condition One for every parcel ({} parcels; met for {met}, SQL: {n}) | Condition One with citations and evidence | {:.2} s | {:.2} s | {:.1}× |",
+        parcels.len(),
+        ours,
+        theirs,
+        theirs / ours
+    );
+
+    // A sample: the whole determination (every finding, every requirement).
+    let step = (parcels.len() / WATER_SAMPLE).max(1);
+    let sample: Vec<&ms4::domain::Feature> = parcels.iter().step_by(step).collect();
+    let t = Instant::now();
+    let mut c1 = 0usize;
+    for p in &sample {
+        let fp = ms4::spatial::waters::as_multipolygon(p.geom.as_ref().unwrap()).unwrap();
+        let rw = ms4::spatial::waters::receiving_waters(snap, None, &fp, Some(&p.id), 100.0, 1.0);
+        let d = determine(&profile, &facts, &evidence(&rw));
+        if d.conditions
+            .as_ref()
+            .is_some_and(|c| c.condition_one.result)
+        {
+            c1 += 1;
+        }
+    }
+    let ours = t.elapsed().as_secs_f64();
+    let ids: Vec<String> = sample.iter().map(|p| p.id.clone()).collect();
+    let t = Instant::now();
+    let (n,): (i64,) = sqlx::query_as(sql)
+        .bind(Some(ids))
         .fetch_one(pool)
         .await
         .unwrap();
     let theirs = t.elapsed().as_secs_f64();
     println!(
-        "| receiving waters by watershed (overlap areas, TMDL overlaps, 303(d) listings) for {} parcels (every {step}th of {}) | the same as the SQL | {:.2} s | {:.2} s | {:.1}× |",
+        "| … with the whole determination (every finding and requirement) for every {step}th parcel ({}; Condition One met for {c1}, SQL: {n}) | the whole answer | {:.2} s | {:.2} s (Condition One only) | {:.1}× |",
         sample.len(),
-        parcels.len(),
-        spatial,
-        theirs,
-        theirs / spatial
-    );
-    println!(
-        "| … and Condition One, by the full determination (Condition One met for {condition_one}; SQL: {n}) | plus every finding with citations and evidence | {:.2} s | {:.2} s (no determination) | {:.1}× |",
         ours,
         theirs,
         theirs / ours

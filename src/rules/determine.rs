@@ -327,6 +327,28 @@ pub fn determine(profile: &Profile, facts: &ProjectFacts, water: &WaterEvidence)
     }
 }
 
+/// Condition One alone (Carmel § 156-81C(1)) — whether the project discharges a pollutant
+/// of concern to a 303(d)-listed water or lies in a TMDL watershed — with its citations and
+/// evidence, for screening every parcel of a town without building whole determinations.
+/// `None` where the jurisdiction has no Conditions.
+pub fn condition_one(
+    profile: &Profile,
+    facts: &ProjectFacts,
+    water: &WaterEvidence,
+) -> Option<Finding<bool>> {
+    if profile.rule_prefix != "carmel" {
+        return None;
+    }
+    let mut cx = Ctx {
+        profile,
+        facts,
+        water,
+        sqft: square_feet(facts.disturbed),
+        open_facts: Vec::new(),
+    };
+    Some(carmel::condition_one_only(&mut cx))
+}
+
 /// A profile whose law has no determination logic here: every finding says so, citing the
 /// profile's own coverage rule where it names one.
 fn unsupported(cx: &mut Ctx<'_>) -> Determination {

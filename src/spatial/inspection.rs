@@ -75,10 +75,7 @@ pub struct InspectionList {
 }
 
 fn listed_303d(snap: &Snapshot, water: &str) -> bool {
-    snap.layer(Layer::Impairments)
-        .features
-        .iter()
-        .any(|i| i.get(Layer::Impairments, "water_id").as_str() == Some(water))
+    !snap.pollutants(water).is_empty()
         || snap
             .layer(Layer::ReceivingWaters)
             .get(water)

@@ -87,6 +87,9 @@ pub struct Snapshot {
     /// The latest inspection date of each asset, derived once per snapshot because every
     /// nearby answer and inspection list asks for it.
     last_inspection: rustc_hash::FxHashMap<String, chrono::NaiveDate>,
+    /// The pollutants each water is listed for, derived once: receiving-water answers ask
+    /// for every water of every parcel.
+    pollutants: rustc_hash::FxHashMap<String, Vec<String>>,
 }
 
 impl Snapshot {
@@ -110,10 +113,26 @@ impl Snapshot {
                 *e = *d;
             }
         }
+        let mut pollutants: rustc_hash::FxHashMap<String, Vec<String>> = Default::default();
+        for i in &layers[&Layer::Impairments].features {
+            if let (Some(w), Some(p)) = (
+                i.get(Layer::Impairments, "water_id").as_str(),
+                i.get(Layer::Impairments, "pollutant").as_str(),
+            ) {
+                let list = pollutants.entry(w.to_string()).or_default();
+                if !list.iter().any(|x| x == p) {
+                    list.push(p.to_string());
+                }
+            }
+        }
+        for list in pollutants.values_mut() {
+            list.sort();
+        }
         Snapshot {
             meta,
             layers,
             last_inspection,
+            pollutants,
         }
     }
 
@@ -136,6 +155,11 @@ impl Snapshot {
     /// The date of an asset's latest inspection, if it has one.
     pub fn last_inspection(&self, asset_id: &str) -> Option<chrono::NaiveDate> {
         self.last_inspection.get(asset_id).copied()
+    }
+
+    /// The pollutants a water is listed for in the impairments table (sorted; empty when none).
+    pub fn pollutants(&self, water_id: &str) -> &[String] {
+        self.pollutants.get(water_id).map_or(&[], Vec::as_slice)
     }
 
     /// A feature's geometry by layer and id.

@@ -122,6 +122,8 @@ fn overlaps<'a>(
                 // A footprint wholly inside (the common case: a parcel in its
                 // watershed) overlaps by its whole area; no polygon clipping needed.
                 g if g.contains(&r) => fp_area,
+                // Envelopes meet but the shapes do not: no clipping either.
+                g if !g.intersects(fp) => return None,
                 // A shared boundary alone intersects but has no area: it does not count.
                 Geometry::Polygon(p) => p.intersection(fp).unsigned_area(),
                 Geometry::MultiPolygon(m) => m.intersection(fp).unsigned_area(),
@@ -328,15 +330,7 @@ pub fn outfall_water(snap: &Snapshot, outfall: &str, tol: f64) -> (Option<String
 /// A water's 303(d) listing: its impairments, or its `listed_303d` flag; `None` when it is
 /// not listed.
 fn listing(snap: &Snapshot, water_id: &str) -> Option<Listing> {
-    let mut pollutants: Vec<String> = snap
-        .layer(Layer::Impairments)
-        .features
-        .iter()
-        .filter(|i| i.get(Layer::Impairments, "water_id").as_str() == Some(water_id))
-        .filter_map(|i| text(i, Layer::Impairments, "pollutant"))
-        .collect();
-    pollutants.sort();
-    pollutants.dedup();
+    let pollutants = snap.pollutants(water_id).to_vec();
     let water = snap.layer(Layer::ReceivingWaters).get(water_id);
     let flagged =
         water.and_then(|w| w.get(Layer::ReceivingWaters, "listed_303d").as_bool()) == Some(true);

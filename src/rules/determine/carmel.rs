@@ -39,18 +39,31 @@ const NOT_EVALUATED: &[&str] = &[
     "landscaping and horticultural activities in connection with an existing structure",
 ];
 
-pub(super) fn determine(cx: &mut Ctx<'_>) -> Determination {
-    let lda = land_development_activity(cx);
-    let exempt = exemptions(cx);
-    // Article X reaches only non-exempt land development activities (§ 156-81A: "except
-    // exempt activities"); outside it no Condition can be met.
-    let outside = if !lda.result {
+/// Why Article X does not reach the project, if it does not: it reaches only non-exempt
+/// land development activities (§ 156-81A: "except exempt activities"), and outside it no
+/// Condition can be met.
+fn outside_reason(lda: &Finding<bool>, exempt: &Finding<bool>) -> Option<&'static str> {
+    if !lda.result {
         Some("it is not a land development activity")
     } else if exempt.result {
         Some("it is an exempt activity (§ 156-81A reviews land development activities 'except exempt activities')")
     } else {
         None
-    };
+    }
+}
+
+/// Condition One alone, for screening many parcels at once.
+pub(super) fn condition_one_only(cx: &mut Ctx<'_>) -> Finding<bool> {
+    let lda = land_development_activity(cx);
+    let exempt = exemptions(cx);
+    let outside = outside_reason(&lda, &exempt);
+    condition_one(cx, outside)
+}
+
+pub(super) fn determine(cx: &mut Ctx<'_>) -> Determination {
+    let lda = land_development_activity(cx);
+    let exempt = exemptions(cx);
+    let outside = outside_reason(&lda, &exempt);
     let conditions = Conditions {
         condition_one: condition_one(cx, outside),
         condition_two: condition_two(cx, outside),

@@ -894,3 +894,40 @@ fn numbers_in_reasons_are_readable() {
         "{why}"
     );
 }
+
+#[test]
+fn condition_one_alone_agrees_with_the_whole_determination() {
+    let carmel = Profile::builtin("carmel-ny").unwrap();
+    let water = WaterEvidence {
+        waters_303d: vec![ListedWater {
+            water_id: "NY-1".into(),
+            name: "Lake".into(),
+            pollutants: vec!["phosphorus".into()],
+            reached_by: "watershed WS-1".into(),
+        }],
+        tmdl_areas: vec![],
+    };
+    for (acres, water) in [
+        (2.0, &water),
+        (2.0, &WaterEvidence::default()),
+        (0.05, &water),
+    ] {
+        let facts = ProjectFacts::new(crate::domain::Area::new(
+            acres,
+            crate::domain::AreaUnit::Acre,
+        ));
+        let alone = condition_one(&carmel, &facts, water).unwrap();
+        let whole = determine(&carmel, &facts, water)
+            .conditions
+            .unwrap()
+            .condition_one;
+        assert_eq!(alone, whole, "{acres} acres");
+    }
+    let nc = Profile::builtin("north-castle-ny").unwrap();
+    assert!(condition_one(
+        &nc,
+        &ProjectFacts::new(crate::domain::Area::new(2.0, crate::domain::AreaUnit::Acre)),
+        &water
+    )
+    .is_none());
+}
