@@ -56,3 +56,29 @@ pub(crate) fn same_feature(old: &Feature, new: &Feature) -> bool {
             _ => false,
         }
 }
+
+/// Reads an audit row selected as (audit_id, at, actor, action, layer, feature_id,
+/// import_id, before, after), the JSON columns as text; the same for both stores.
+pub(crate) fn audit_entry<'r, R>(r: &'r R) -> super::Result<AuditEntry>
+where
+    R: sqlx::Row,
+    usize: sqlx::ColumnIndex<R>,
+    i64: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+    String: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+{
+    let json = |i: usize| -> super::Result<Option<serde_json::Value>> {
+        Ok(r.try_get::<Option<String>, _>(i)?
+            .and_then(|s| serde_json::from_str(&s).ok()))
+    };
+    Ok(AuditEntry {
+        audit_id: r.try_get(0)?,
+        at: r.try_get(1)?,
+        actor: r.try_get(2)?,
+        action: r.try_get(3)?,
+        layer: r.try_get(4)?,
+        feature_id: r.try_get(5)?,
+        import_id: r.try_get(6)?,
+        before: json(7)?,
+        after: json(8)?,
+    })
+}

@@ -281,25 +281,7 @@ impl Store for PostgisStore {
         .bind(limit)
         .fetch_all(&self.pool)
         .await?;
-        rows.iter()
-            .map(|r| {
-                let json = |i: usize| -> Result<Option<serde_json::Value>> {
-                    Ok(r.try_get::<Option<String>, _>(i)?
-                        .and_then(|s| serde_json::from_str(&s).ok()))
-                };
-                Ok(AuditEntry {
-                    audit_id: r.try_get(0)?,
-                    at: r.try_get(1)?,
-                    actor: r.try_get(2)?,
-                    action: r.try_get(3)?,
-                    layer: r.try_get(4)?,
-                    feature_id: r.try_get(5)?,
-                    import_id: r.try_get(6)?,
-                    before: json(7)?,
-                    after: json(8)?,
-                })
-            })
-            .collect()
+        rows.iter().map(crate::store::audit::audit_entry).collect()
     }
 }
 
