@@ -324,7 +324,7 @@ fn evidence(rw: &ms4::spatial::waters::ReceivingWaters) -> ms4::rules::determine
 /// citations and evidence — beside SQL computing the same overlaps, listings and test.
 async fn waters_bench(snap: &Snapshot, pool: &sqlx::PgPool) {
     use ms4::domain::Area;
-    use ms4::rules::determine::{condition_one, determine, ProjectFacts};
+    use ms4::rules::determine::{determine, ProjectFacts};
     let profile = ms4::rules::Profile::builtin("carmel-ny").unwrap();
     let parcels = &snap.layer(Layer::Parcels).features;
     let facts = ProjectFacts::new(Area::new(1.5, ms4::domain::AreaUnit::Acre));
@@ -339,16 +339,12 @@ async fn waters_bench(snap: &Snapshot, pool: &sqlx::PgPool) {
              WHERE t.stormwater_source AND ST_Area(ST_Intersection(p.geom, t.geom)) > 0)
       SELECT count(*) FROM (SELECT parcel_id FROM listed UNION SELECT parcel_id FROM tmdl) x";
 
-    // Every parcel: receiving waters and Condition One.
+    // Every parcel: receiving waters and Condition One (what `ms4 screen` runs).
     let t = Instant::now();
     let mut met = 0usize;
-    for p in parcels {
-        let fp = ms4::spatial::waters::as_multipolygon(p.geom.as_ref().unwrap()).unwrap();
-        let rw = ms4::spatial::waters::receiving_waters(snap, None, &fp, Some(&p.id), 100.0, 1.0);
-        if condition_one(&profile, &facts, &evidence(&rw)).is_some_and(|f| f.result) {
-            met += 1;
-        }
-    }
+    ms4::spatial::screen::condition_one_each(snap, &profile, &facts, 100.0, |_, f| {
+        met += usize::from(f.is_some_and(|f| f.result));
+    });
     let ours = t.elapsed().as_secs_f64();
     let t = Instant::now();
     let (n,): (i64,) = sqlx::query_as(sql)
@@ -362,7 +358,7 @@ async fn waters_bench(snap: &Snapshot, pool: &sqlx::PgPool) {
         "both find Condition One for the same number of parcels"
     );
     println!(
-        "| receiving waters (by watershed: overlap areas, TMDL overlaps, 303(d) listings) and Condition One for every parcel ({} parcels; met for {met}, SQL: {n}) | Condition One with citations and evidence | {:.2} s | {:.2} s | {:.1}× |",
+        "| receiving waters (by watershed: overlap areas, TMDL overlaps, 303(d) listings) and Condition One for every parcel, as `ms4 screen` ({} parcels; met for {met}, SQL: {n}) | Condition One with citations and evidence | {:.2} s | {:.2} s | {:.1}× |",
         parcels.len(),
         ours,
         theirs,

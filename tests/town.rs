@@ -402,3 +402,30 @@ fn traces_reach_the_water_downstream_and_the_connections_and_parcels_upstream() 
         "T-1 covers P-IND only; they share an edge"
     );
 }
+
+#[test]
+fn screening_every_parcel_finds_condition_one_where_the_watershed_drains_to_a_listed_water() {
+    let dir = tempfile::tempdir().unwrap();
+    let carmel = build(dir.path(), "carmel-ny");
+    let v: serde_json::Value = serde_json::from_str(&run_ok(
+        &carmel,
+        &["screen", "--disturbed", "1.5acres", "--format", "json"],
+    ))
+    .unwrap();
+    assert_eq!(
+        (v["parcels"].as_u64(), v["met"].as_u64()),
+        (Some(3), Some(3))
+    );
+    let v: serde_json::Value = serde_json::from_str(&run_ok(
+        &carmel,
+        &["screen", "--disturbed", "4000sqft", "--format", "json"],
+    ))
+    .unwrap();
+    assert_eq!(
+        v["met"], 0,
+        "under 5,000 sq ft it is no land development activity"
+    );
+    let nc = build(dir.path(), "north-castle-ny");
+    let out = run(&nc, &["screen", "--disturbed", "1acre"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("has no Condition One"));
+}

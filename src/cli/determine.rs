@@ -10,7 +10,7 @@ use geo_types::{Geometry, MultiPolygon};
 use super::output::QueryFormat;
 use crate::domain::{Area, AreaUnit, Layer};
 use crate::import::crs::Reprojector;
-use crate::rules::determine::{self, ListedWater, ProjectFacts, TmdlOverlap, WaterEvidence};
+use crate::rules::determine::{self, ProjectFacts};
 use crate::rules::quantity::parse_area;
 use crate::rules::Profile;
 use crate::spatial::network::{Network, NetworkOptions};
@@ -82,30 +82,7 @@ pub(super) fn read_footprint(
 }
 
 /// The evidence for Condition One from the receiving-waters answer.
-pub fn water_evidence(rw: &ReceivingWaters) -> WaterEvidence {
-    WaterEvidence {
-        waters_303d: rw
-            .listed
-            .iter()
-            .map(|l| ListedWater {
-                water_id: l.water_id.clone(),
-                name: l.name.clone().unwrap_or_default(),
-                pollutants: l.pollutants.clone(),
-                reached_by: l.reached_by.join("; "),
-            })
-            .collect(),
-        tmdl_areas: rw
-            .tmdl_areas
-            .iter()
-            .map(|t| TmdlOverlap {
-                tmdl_id: t.tmdl_id.clone(),
-                pollutant: t.pollutant.clone().unwrap_or_default(),
-                stormwater_source: t.stormwater_source,
-                overlap: Area::new(t.overlap, rw.area_unit),
-            })
-            .collect(),
-    }
-}
+pub use crate::spatial::screen::water_evidence;
 
 /// Receiving waters of a footprint with the profile's tolerances.
 pub fn waters_for(
@@ -317,4 +294,88 @@ fn footprint_of(
         (None, Some(path)) => read_footprint(path, snap.meta.srid),
         (None, None) => bail!("give --parcel ID or --footprint FILE"),
     }
+}
+
+/// Arguments of `ms4 screen`.
+#[derive(Debug, Args)]
+pub struct ScreenArgs {
+    /// The area a typical project would disturb: 1acre, 8000sqft.
+    #[arg(long)]
+    pub disturbed: String,
+    /// List every parcel, not only those where Condition One is met.
+    #[arg(long)]
+    pub all: bool,
+    /// How to print the answer.
+    #[arg(long, value_enum, default_value_t = QueryFormat::Table)]
+    pub format: QueryFormat,
+}
+
+/// `ms4 screen`: Condition One for a project on every parcel (by watershed overlap).
+pub(super) async fn run_screen(store_url: &str, a: ScreenArgs) -> anyhow::Result<()> {
+    let disturbed = parse_area(&a.disturbed).context("--disturbed")?;
+    let store = crate::store::open(store_url).await?;
+    let snap = Snapshot::load(store.as_ref()).await?;
+    let profile = super::init::load_profile(&snap.meta.jurisdiction, None)?;
+    let tol = profile
+        .tolerances
+        .receiving_water_tolerance
+        .in_crs_units(snap.meta.linear_unit.metres())
+        .unwrap_or(0.0);
+    let facts = ProjectFacts::new(disturbed);
+    let (mut total, mut met, mut covered) = (0usize, 0usize, false);
+    let mut shown: Vec<(String, Option<crate::rules::Finding<bool>>)> = Vec::new();
+    crate::spatial::screen::condition_one_each(&snap, &profile, &facts, tol, |p, f| {
+        total += 1;
+        covered |= f.is_some();
+        let yes = f.as_ref().is_some_and(|f| f.result);
+        met += usize::from(yes);
+        if a.all || yes {
+            shown.push((p.id.clone(), f));
+        }
+    });
+    if !covered && total > 0 {
+        bail!(
+            "{} has no Condition One; screening applies to Carmel's Article X",
+            profile.name
+        );
+    }
+    match a.format {
+        QueryFormat::Json => {
+            let items: Vec<serde_json::Value> = shown
+                .iter()
+                .map(|(id, f)| serde_json::json!({"parcel_id": id, "condition_one": f}))
+                .collect();
+            println!(
+                "{}",
+                serde_json::to_string_pretty(
+                    &serde_json::json!({"parcels": total, "met": met, "results": items})
+                )?
+            );
+        }
+        QueryFormat::Geojson => {
+            bail!("--format geojson is not offered for screen; use json or csv")
+        }
+        QueryFormat::Table | QueryFormat::Csv => {
+            let rows: Vec<Vec<String>> = shown
+                .iter()
+                .map(|(id, f)| {
+                    let f = f.as_ref();
+                    vec![
+                        id.clone(),
+                        f.map_or("", |f| if f.result { "yes" } else { "no" })
+                            .to_string(),
+                        f.map(|f| f.reasons.join("; ")).unwrap_or_default(),
+                    ]
+                })
+                .collect();
+            let header = ["parcel", "condition_one", "reasons"];
+            if a.format == QueryFormat::Csv {
+                print!("{}", super::output::csv(&header, &rows));
+            } else {
+                print!("{}", super::output::table(&header, &rows));
+                println!("{met} of {total} parcels meet Condition One");
+            }
+        }
+    }
+    Ok(())
 }

@@ -68,6 +68,8 @@ pub enum Command {
     /// Report dangling ends, disconnected parts, cycles, reversed pipes and orphan structures.
     #[command(name = "network-check")]
     NetworkCheck(trace::NetworkCheckArgs),
+    /// Condition One for a project on every parcel (Carmel).
+    Screen(determine::ScreenArgs),
     /// The receiving waters of a parcel or footprint, by watershed and by the network.
     #[command(name = "receiving-waters")]
     ReceivingWaters(determine::ReceivingArgs),
@@ -95,6 +97,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::NetworkCheck(a) => trace::run_check(&store, a).await,
         Command::Determine(a) => determine::run(&store, a).await,
         Command::ReceivingWaters(a) => determine::run_receiving(&store, a).await,
+        Command::Screen(a) => determine::run_screen(&store, a).await,
         Command::SmpsWithoutEasement(a) => smps::run(&store, a).await,
     }
 }

@@ -5,6 +5,7 @@ pub mod connections;
 pub mod inspection;
 pub mod network;
 pub mod query;
+pub mod screen;
 pub mod snapshot;
 pub mod waters;
 

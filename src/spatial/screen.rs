@@ -1,0 +1,57 @@
+//! Screening every parcel at once: its receiving waters and Condition One.
+
+use crate::domain::{Area, Layer};
+use crate::rules::determine::{
+    condition_one, ListedWater, ProjectFacts, TmdlOverlap, WaterEvidence,
+};
+use crate::rules::{Finding, Profile};
+
+use super::snapshot::Snapshot;
+use super::waters::{as_multipolygon, receiving_waters, ReceivingWaters};
+
+/// The evidence Condition One is decided on, from a receiving-waters answer.
+pub fn water_evidence(rw: &ReceivingWaters) -> WaterEvidence {
+    WaterEvidence {
+        waters_303d: rw
+            .listed
+            .iter()
+            .map(|l| ListedWater {
+                water_id: l.water_id.clone(),
+                name: l.name.clone().unwrap_or_default(),
+                pollutants: l.pollutants.clone(),
+                reached_by: l.reached_by.join("; "),
+            })
+            .collect(),
+        tmdl_areas: rw
+            .tmdl_areas
+            .iter()
+            .map(|t| TmdlOverlap {
+                tmdl_id: t.tmdl_id.clone(),
+                pollutant: t.pollutant.clone().unwrap_or_default(),
+                stormwater_source: t.stormwater_source,
+                overlap: Area::new(t.overlap, rw.area_unit),
+            })
+            .collect(),
+    }
+}
+
+/// Condition One for a project of `facts` on every parcel (by watershed overlap: the
+/// network answer needs each parcel's connections and is left to per-parcel questions),
+/// handed to `visit` parcel by parcel, in order: `None` for a parcel without a polygon, or
+/// where the jurisdiction has no Conditions. A visitor rather than a list, because a
+/// million findings held at once cost more than computing them.
+pub fn condition_one_each(
+    snap: &Snapshot,
+    profile: &Profile,
+    facts: &ProjectFacts,
+    water_tolerance: f64,
+    mut visit: impl FnMut(&crate::domain::Feature, Option<Finding<bool>>),
+) {
+    for p in &snap.layer(Layer::Parcels).features {
+        let finding = p.geom.as_ref().and_then(as_multipolygon).and_then(|fp| {
+            let rw = receiving_waters(snap, None, &fp, Some(&p.id), water_tolerance, 0.0);
+            condition_one(profile, facts, &water_evidence(&rw))
+        });
+        visit(p, finding);
+    }
+}
