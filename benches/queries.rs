@@ -293,32 +293,6 @@ async fn illicit_bench(snap: &Snapshot, pool: &sqlx::PgPool) {
 /// Parcels sampled for the full-determination row (the spatial row covers every parcel).
 const WATER_SAMPLE: usize = 50_000;
 
-fn evidence(rw: &ms4::spatial::waters::ReceivingWaters) -> ms4::rules::determine::WaterEvidence {
-    use ms4::domain::Area;
-    ms4::rules::determine::WaterEvidence {
-        waters_303d: rw
-            .listed
-            .iter()
-            .map(|l| ms4::rules::determine::ListedWater {
-                water_id: l.water_id.clone(),
-                name: l.name.clone().unwrap_or_default(),
-                pollutants: l.pollutants.clone(),
-                reached_by: l.reached_by.join("; "),
-            })
-            .collect(),
-        tmdl_areas: rw
-            .tmdl_areas
-            .iter()
-            .map(|t| ms4::rules::determine::TmdlOverlap {
-                tmdl_id: t.tmdl_id.clone(),
-                pollutant: t.pollutant.clone().unwrap_or_default(),
-                stormwater_source: t.stormwater_source,
-                overlap: Area::new(t.overlap, rw.area_unit),
-            })
-            .collect(),
-    }
-}
-
 /// Receiving waters and Condition One for every parcel — watershed overlaps by area, TMDL
 /// overlaps, the 303(d) listings of the waters drained to, and Condition One with its
 /// citations and evidence — beside SQL computing the same overlaps, listings and test.
@@ -373,7 +347,7 @@ async fn waters_bench(snap: &Snapshot, pool: &sqlx::PgPool) {
     for p in &sample {
         let fp = ms4::spatial::waters::as_multipolygon(p.geom.as_ref().unwrap()).unwrap();
         let rw = ms4::spatial::waters::receiving_waters(snap, None, &fp, Some(&p.id), 100.0, 1.0);
-        let d = determine(&profile, &facts, &evidence(&rw));
+        let d = determine(&profile, &facts, &ms4::spatial::screen::water_evidence(&rw));
         if d.conditions
             .as_ref()
             .is_some_and(|c| c.condition_one.result)

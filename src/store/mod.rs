@@ -10,6 +10,7 @@ mod audit;
 pub mod ddl;
 mod error;
 pub mod postgis;
+mod row;
 pub mod sqlite;
 mod write;
 

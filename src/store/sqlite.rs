@@ -13,7 +13,7 @@ use geo_types::Rect;
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteRow, SqliteSynchronous,
 };
-use sqlx::{Row, Sqlite, SqlitePool, Transaction};
+use sqlx::{Sqlite, SqlitePool, Transaction};
 use tokio::sync::mpsc;
 use tracing::instrument;
 
@@ -22,7 +22,7 @@ use super::{
     meta_from_rows, meta_rows, AuditEntry, RegistryMeta, Result, Store, StoreError, WriteMsg,
     WriteRequest, WriteSummary,
 };
-use crate::domain::{wkb, Feature, FieldType, GeomKind, Layer, Value};
+use crate::domain::{wkb, Feature, GeomKind, Layer, Value};
 
 /// The GeoPackage `application_id` ("GPKG").
 const GPKG_APPLICATION_ID: i64 = 0x4750_4B47;
@@ -169,59 +169,7 @@ fn select_sql(layer: Layer) -> String {
 }
 
 fn decode_row(layer: Layer, row: &SqliteRow) -> Result<Feature> {
-    let id: String = row.try_get(1)?;
-    let geom =
-        match row.try_get::<Option<Vec<u8>>, _>(0)? {
-            Some(blob) => Some(wkb::read_gpkg(&blob).map(|(g, _)| g).map_err(|source| {
-                StoreError::Geometry {
-                    layer,
-                    id: id.clone(),
-                    source,
-                }
-            })?),
-            None => None,
-        };
-    let mut values = Vec::with_capacity(layer.fields().len());
-    for (i, spec) in layer.fields().iter().enumerate() {
-        let col = i + 2;
-        let bad = |message: String| StoreError::Value {
-            layer,
-            id: id.clone(),
-            field: spec.name.into(),
-            message,
-        };
-        let v = match spec.ty {
-            FieldType::Text => row.try_get::<Option<String>, _>(col)?.map(Value::Text),
-            FieldType::Integer => row.try_get::<Option<i64>, _>(col)?.map(Value::Int),
-            FieldType::Real | FieldType::Length(_) | FieldType::Elevation => {
-                row.try_get::<Option<f64>, _>(col)?.map(Value::Real)
-            }
-            FieldType::Bool => row.try_get::<Option<bool>, _>(col)?.map(Value::Bool),
-            FieldType::Date => match row.try_get::<Option<String>, _>(col)? {
-                Some(s) => Some(Value::Date(
-                    crate::domain::feature::parse_date(&s)
-                        .ok_or_else(|| bad(format!("{s:?} is not a date")))?,
-                )),
-                None => None,
-            },
-        };
-        values.push(v.unwrap_or(Value::Null));
-    }
-    let extra = match row.try_get::<Option<String>, _>(layer.fields().len() + 2)? {
-        Some(s) if !s.is_empty() => serde_json::from_str(&s).map_err(|e| StoreError::Value {
-            layer,
-            id: id.clone(),
-            field: "extra".into(),
-            message: e.to_string(),
-        })?,
-        _ => serde_json::Map::new(),
-    };
-    Ok(Feature {
-        id,
-        values,
-        extra,
-        geom,
-    })
+    crate::store::row::decode_feature(layer, row, |b| wkb::read_gpkg(b).map(|(g, _)| g))
 }
 
 fn bind_value<'q>(

@@ -10,7 +10,7 @@ use std::str::FromStr;
 use async_trait::async_trait;
 use geo_types::Rect;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions, PgRow};
-use sqlx::{ConnectOptions, Connection, PgPool, Postgres, Row, Transaction};
+use sqlx::{ConnectOptions, Connection, PgPool, Postgres, Transaction};
 use tokio::sync::mpsc;
 use tracing::instrument;
 
@@ -166,50 +166,7 @@ fn select_sql(layer: Layer) -> String {
 }
 
 fn decode_row(layer: Layer, row: &PgRow) -> Result<Feature> {
-    let id: String = row.try_get(1)?;
-    let geom =
-        match row.try_get::<Option<Vec<u8>>, _>(0)? {
-            Some(blob) => Some(wkb::read_wkb(&blob).map(|(g, _)| g).map_err(|source| {
-                StoreError::Geometry {
-                    layer,
-                    id: id.clone(),
-                    source,
-                }
-            })?),
-            None => None,
-        };
-    let mut values = Vec::with_capacity(layer.fields().len());
-    for (i, spec) in layer.fields().iter().enumerate() {
-        let col = i + 2;
-        let v = match spec.ty {
-            FieldType::Text => row.try_get::<Option<String>, _>(col)?.map(Value::Text),
-            FieldType::Integer => row.try_get::<Option<i64>, _>(col)?.map(Value::Int),
-            FieldType::Real | FieldType::Length(_) | FieldType::Elevation => {
-                row.try_get::<Option<f64>, _>(col)?.map(Value::Real)
-            }
-            FieldType::Bool => row.try_get::<Option<bool>, _>(col)?.map(Value::Bool),
-            FieldType::Date => row
-                .try_get::<Option<String>, _>(col)?
-                .and_then(|s| crate::domain::feature::parse_date(&s))
-                .map(Value::Date),
-        };
-        values.push(v.unwrap_or(Value::Null));
-    }
-    let extra = match row.try_get::<Option<String>, _>(layer.fields().len() + 2)? {
-        Some(s) => serde_json::from_str(&s).map_err(|e| StoreError::Value {
-            layer,
-            id: id.clone(),
-            field: "extra".into(),
-            message: e.to_string(),
-        })?,
-        None => serde_json::Map::new(),
-    };
-    Ok(Feature {
-        id,
-        values,
-        extra,
-        geom,
-    })
+    crate::store::row::decode_feature(layer, row, |b| wkb::read_wkb(b).map(|(g, _)| g))
 }
 
 #[async_trait]
