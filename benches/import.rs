@@ -7,6 +7,8 @@
 //! PostGIS runs when MS4_TEST_PG names a server (scripts/test.sh's role works).
 //! Prints a Markdown table; BENCHMARKS.md records a run.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
@@ -250,38 +252,9 @@ fn main() {
             features: 0,
         });
     }
-    let parcels: usize = std::env::var("MS4_BENCH_PARCELS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1_000_000);
+    let parcels = common::parcels();
     if parcels > 0 {
-        let dir = root
-            .join("target/bench-data")
-            .join(format!("synth-{parcels}"));
-        let file = dir.join("parcels.gpkg");
-        if !file.exists() {
-            eprintln!(
-                "generating {parcels} synthetic parcels into {}",
-                dir.display()
-            );
-            check(
-                ms4()
-                    .args([
-                        "synth",
-                        "--scale",
-                        &parcels.to_string(),
-                        "--seed",
-                        "7",
-                        "--crs",
-                        "EPSG:2260",
-                        "--out",
-                    ])
-                    .arg(&dir)
-                    .output()
-                    .unwrap(),
-                "synth",
-            );
-        }
+        let file = common::synthetic_county(parcels).join("parcels.gpkg");
         cases.push(Case {
             name: format!("synthetic parcels ({parcels})"),
             layer: "parcels",

@@ -7,6 +7,8 @@
 //! The registries are built once (a GeoPackage and a PostGIS database under the names
 //! below) and reused by later runs.
 
+mod common;
+
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
@@ -80,31 +82,8 @@ fn main() {
 }
 
 async fn run() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let parcels: usize = std::env::var("MS4_BENCH_PARCELS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1_000_000);
-    let data = root
-        .join("target/bench-data")
-        .join(format!("synth-{parcels}"));
-    if !data.join("catch_basins.gpkg").exists() {
-        let st = std::process::Command::new(env!("CARGO_BIN_EXE_ms4"))
-            .args([
-                "synth",
-                "--scale",
-                &parcels.to_string(),
-                "--seed",
-                "7",
-                "--crs",
-                "EPSG:2260",
-                "--out",
-            ])
-            .arg(&data)
-            .status()
-            .unwrap();
-        assert!(st.success());
-    }
+    let parcels = common::parcels();
+    let data = common::synthetic_county(parcels);
     let gpkg = format!("sqlite://{}", data.join("registry.gpkg").display());
     let sqlite = build(&gpkg, &data).await;
     let t = Instant::now();

@@ -17,19 +17,27 @@ use crate::spatial::network::{Network, NetworkOptions};
 use crate::spatial::waters::{self, ReceivingWaters};
 use crate::spatial::Snapshot;
 
-/// Arguments of `ms4 determine`.
+/// Where a project is: a parcel, or a drawn footprint.
 #[derive(Debug, Args)]
-pub struct DetermineArgs {
-    /// The parcel the project is on.
+pub struct PlaceArgs {
+    /// The parcel.
     #[arg(
         long,
         conflicts_with = "footprint",
         required_unless_present = "footprint"
     )]
     pub parcel: Option<String>,
-    /// The project's footprint: a GeoJSON file with one (Multi)Polygon, in WGS 84 (RFC 7946).
+    /// A footprint: a GeoJSON file with one (Multi)Polygon, in WGS 84 (RFC 7946).
     #[arg(long)]
     pub footprint: Option<PathBuf>,
+}
+
+/// Arguments of `ms4 determine`.
+#[derive(Debug, Args)]
+pub struct DetermineArgs {
+    /// Where the project is.
+    #[command(flatten)]
+    pub place: PlaceArgs,
     /// The area disturbed, with its unit: 2.5acres, 8000sqft, 0.4ha.
     #[arg(long)]
     pub disturbed: String,
@@ -111,21 +119,8 @@ pub(super) async fn run(store_url: &str, a: DetermineArgs) -> anyhow::Result<()>
     let store = crate::store::open(store_url).await?;
     let snap = Snapshot::load(store.as_ref()).await?;
     let profile = super::init::load_profile(&snap.meta.jurisdiction, None)?;
-    let fp = match (&a.parcel, &a.footprint) {
-        (Some(id), _) => {
-            let p = snap
-                .layer(Layer::Parcels)
-                .get(id)
-                .with_context(|| format!("--parcel: no parcel {id:?} in the registry"))?;
-            p.geom
-                .as_ref()
-                .and_then(waters::as_multipolygon)
-                .with_context(|| format!("--parcel {id}: has no polygon"))?
-        }
-        (None, Some(path)) => read_footprint(path, snap.meta.srid)?,
-        (None, None) => bail!("give --parcel ID or --footprint FILE"),
-    };
-    let rw = waters_for(&snap, &profile, &fp, a.parcel.as_deref());
+    let fp = footprint_of(&snap, &a.place)?;
+    let rw = waters_for(&snap, &profile, &fp, a.place.parcel.as_deref());
     let mut facts = ProjectFacts::new(disturbed);
     facts.single_family = a.single_family;
     facts.agricultural = a.agricultural;
@@ -135,7 +130,7 @@ pub(super) async fn run(store_url: &str, a: DetermineArgs) -> anyhow::Result<()>
         QueryFormat::Json => println!(
             "{}",
             serde_json::to_string_pretty(&serde_json::json!({
-                "parcel": a.parcel,
+                "parcel": a.place.parcel,
                 "receiving_waters": rw,
                 "determination": d,
             }))?
@@ -242,16 +237,9 @@ fn print_determination(d: &determine::Determination) {
 /// Arguments of `ms4 receiving-waters`.
 #[derive(Debug, Args)]
 pub struct ReceivingArgs {
-    /// The parcel.
-    #[arg(
-        long,
-        conflicts_with = "footprint",
-        required_unless_present = "footprint"
-    )]
-    pub parcel: Option<String>,
-    /// A footprint: a GeoJSON file with one (Multi)Polygon, in WGS 84.
-    #[arg(long)]
-    pub footprint: Option<PathBuf>,
+    /// The parcel or footprint.
+    #[command(flatten)]
+    pub place: PlaceArgs,
     /// How to print the answer.
     #[arg(long, value_enum, default_value_t = QueryFormat::Table)]
     pub format: QueryFormat,
@@ -262,8 +250,8 @@ pub(super) async fn run_receiving(store_url: &str, a: ReceivingArgs) -> anyhow::
     let store = crate::store::open(store_url).await?;
     let snap = Snapshot::load(store.as_ref()).await?;
     let profile = super::init::load_profile(&snap.meta.jurisdiction, None)?;
-    let fp = footprint_of(&snap, a.parcel.as_deref(), a.footprint.as_deref())?;
-    let rw = waters_for(&snap, &profile, &fp, a.parcel.as_deref());
+    let fp = footprint_of(&snap, &a.place)?;
+    let rw = waters_for(&snap, &profile, &fp, a.place.parcel.as_deref());
     match a.format {
         QueryFormat::Json => println!("{}", serde_json::to_string_pretty(&rw)?),
         QueryFormat::Table | QueryFormat::Csv => print_waters(&profile, &rw),
@@ -275,12 +263,8 @@ pub(super) async fn run_receiving(store_url: &str, a: ReceivingArgs) -> anyhow::
 }
 
 /// The footprint a command names: a parcel's polygon or a GeoJSON file's.
-fn footprint_of(
-    snap: &Snapshot,
-    parcel: Option<&str>,
-    file: Option<&std::path::Path>,
-) -> anyhow::Result<MultiPolygon<f64>> {
-    match (parcel, file) {
+fn footprint_of(snap: &Snapshot, place: &PlaceArgs) -> anyhow::Result<MultiPolygon<f64>> {
+    match (place.parcel.as_deref(), place.footprint.as_deref()) {
         (Some(id), _) => {
             let p = snap
                 .layer(Layer::Parcels)

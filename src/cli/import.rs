@@ -1,7 +1,6 @@
 //! `ms4 import`: read a file into a layer.
 
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 use clap::Args;
 
@@ -67,6 +66,5 @@ pub(super) async fn run(store_url: &str, a: ImportArgs) -> anyhow::Result<()> {
         Format::Json => println!("{}", serde_json::to_string_pretty(&report)?),
         Format::Table => print!("{report}"),
     }
-    let _ = ExitCode::SUCCESS;
     Ok(())
 }

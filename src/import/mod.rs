@@ -257,7 +257,6 @@ fn read_source(
         chunk: Vec::with_capacity(CHUNK),
         sink,
         progress,
-        writer_gone: false,
     };
     pipeline::run(
         &mut src,
@@ -306,7 +305,6 @@ struct Collector<'a> {
     chunk: Vec<Feature>,
     sink: Option<&'a mpsc::Sender<WriteMsg>>,
     progress: Progress,
-    writer_gone: bool,
 }
 
 impl Collector<'_> {
@@ -362,7 +360,6 @@ impl Collector<'_> {
             if self.chunk.len() == CHUNK {
                 let full = std::mem::replace(&mut self.chunk, Vec::with_capacity(CHUNK));
                 if tx.blocking_send(WriteMsg::Features(full)).is_err() {
-                    self.writer_gone = true;
                     return false;
                 }
             }

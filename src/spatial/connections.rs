@@ -7,12 +7,9 @@ use rustc_hash::FxHashMap;
 
 use super::query::containing;
 use super::snapshot::Snapshot;
+use super::waters::text;
 use crate::domain::{Feature, Layer, Value};
 use crate::rules::illicit::{ConnectionFacts, RecordFacts, SourceParcel};
-
-fn text(f: &Feature, layer: Layer, field: &str) -> Option<String> {
-    f.get(layer, field).as_str().map(str::to_string)
-}
 
 /// The parcel end of a connection (its first vertex, or the point itself).
 pub fn upstream_end(g: &Geometry<f64>) -> Option<Point<f64>> {

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use geo::{Area, BooleanOps, Distance, Euclidean, Intersects};
+use geo::{Area, BooleanOps, Intersects};
 use geo_types::{Geometry, MultiPolygon, Point};
 use serde::Serialize;
 
@@ -99,7 +99,8 @@ pub fn as_multipolygon(g: &Geometry<f64>) -> Option<MultiPolygon<f64>> {
     }
 }
 
-fn text(f: &Feature, layer: Layer, field: &str) -> Option<String> {
+/// A text field's value, owned.
+pub(crate) fn text(f: &Feature, layer: Layer, field: &str) -> Option<String> {
     f.get(layer, field).as_str().map(str::to_string)
 }
 
@@ -343,11 +344,6 @@ fn listing(snap: &Snapshot, water_id: &str) -> Option<Listing> {
         pollutants,
         reached_by: Vec::new(),
     })
-}
-
-/// Planar distance between a point and a geometry (re-exported for answers).
-pub fn distance(p: &Point<f64>, g: &Geometry<f64>) -> f64 {
-    Euclidean.distance(p, g)
 }
 
 #[cfg(test)]

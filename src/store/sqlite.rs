@@ -5,7 +5,6 @@
 //! geometries in GeoPackage binary, so `ogrinfo registry.gpkg` and QGIS read the file
 //! directly. The registry's own tables (`ms4_meta`, `ms4_imports`, `ms4_audit`) ride along.
 
-use std::collections::HashMap;
 use std::str::FromStr;
 
 use async_trait::async_trait;
@@ -458,12 +457,4 @@ async fn srid_of(tx: &mut Transaction<'static, Sqlite>, layer: Layer) -> Result<
             .fetch_one(&mut **tx)
             .await?;
     Ok(srid)
-}
-
-/// Reads `ms4_meta` as a map (used by tests and diagnostics).
-pub async fn raw_meta(pool: &SqlitePool) -> Result<HashMap<String, String>> {
-    let rows: Vec<(String, String)> = sqlx::query_as("SELECT key, value FROM ms4_meta")
-        .fetch_all(pool)
-        .await?;
-    Ok(rows.into_iter().collect())
 }

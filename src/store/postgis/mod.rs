@@ -29,6 +29,8 @@ use crate::domain::{wkb, Feature, FieldType, GeomKind, Layer, Value};
 pub struct PostgisStore {
     pool: PgPool,
     url: String,
+    /// The registry's SRID, fixed at `init`: read once, not on every write.
+    srid: i32,
 }
 
 impl PostgisStore {
@@ -39,11 +41,12 @@ impl PostgisStore {
     /// Opens an existing registry database.
     #[instrument(skip_all, err)]
     pub async fn open(url: &str) -> Result<Self> {
-        let store = PostgisStore {
+        let mut store = PostgisStore {
             pool: Self::pool(url).await?,
             url: url.to_string(),
+            srid: 0,
         };
-        store.meta().await?;
+        store.srid = store.meta().await?.srid;
         Ok(store)
     }
 
@@ -59,6 +62,7 @@ impl PostgisStore {
             let store = PostgisStore {
                 pool,
                 url: url.to_string(),
+                srid: 0,
             };
             let j = store
                 .meta()
@@ -96,12 +100,8 @@ impl PostgisStore {
         Ok(PostgisStore {
             pool,
             url: url.to_string(),
+            srid: meta.srid,
         })
-    }
-
-    /// The pool, for tests that compare the store's answers with SQL.
-    pub fn pool_ref(&self) -> &PgPool {
-        &self.pool
     }
 }
 
@@ -204,13 +204,12 @@ impl Store for PostgisStore {
     #[instrument(skip(self, rx), fields(layer = %req.layer, source = %req.source), err)]
     async fn write(&self, req: WriteRequest, rx: mpsc::Receiver<WriteMsg>) -> Result<WriteSummary> {
         let tx = self.pool.begin().await?;
-        let meta = self.meta().await?;
         write::run(
             Box::new(PgTx {
                 tx: Some(tx),
                 copy: None,
                 audit_buf: String::new(),
-                srid: meta.srid,
+                srid: self.srid,
                 was_empty: false,
                 index_dropped: false,
             }),
