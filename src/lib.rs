@@ -18,6 +18,7 @@
 
 #![warn(missing_docs)]
 
+pub mod answer;
 pub mod cli;
 pub mod domain;
 pub mod http;

@@ -1,149 +1,52 @@
 //! `ms4 determine`: is a project a land development activity, is it exempt, do
 //! Conditions One, Two and Three apply, and what follows — with the evidence.
 
-use std::path::PathBuf;
-
-use anyhow::{bail, Context};
+use anyhow::bail;
 use clap::Args;
-use geo_types::{Geometry, MultiPolygon};
 
 use super::output::QueryFormat;
-use crate::domain::{Area, AreaUnit, Layer};
-use crate::import::crs::Reprojector;
-use crate::rules::determine::{self, ProjectFacts};
-use crate::rules::quantity::parse_area;
+use crate::answer::determine::{
+    determine, receiving_waters, screen, DetermineParams, ReceivingParams, ScreenParams,
+};
+use crate::answer::{to_pretty_json, Ask};
+use crate::domain::{Area, AreaUnit};
+use crate::rules::determine as rules;
 use crate::rules::Profile;
-use crate::spatial::network::{Network, NetworkOptions};
-use crate::spatial::waters::{self, ReceivingWaters};
+use crate::spatial::waters::ReceivingWaters;
 use crate::spatial::Snapshot;
-
-/// Where a project is: a parcel, or a drawn footprint.
-#[derive(Debug, Args)]
-pub struct PlaceArgs {
-    /// The parcel.
-    #[arg(
-        long,
-        conflicts_with = "footprint",
-        required_unless_present = "footprint"
-    )]
-    pub parcel: Option<String>,
-    /// A footprint: a GeoJSON file with one (Multi)Polygon, in WGS 84 (RFC 7946).
-    #[arg(long)]
-    pub footprint: Option<PathBuf>,
-}
 
 /// Arguments of `ms4 determine`.
 #[derive(Debug, Args)]
 pub struct DetermineArgs {
-    /// Where the project is.
+    /// The question (the same fields as the body of `POST /api/determinations`).
     #[command(flatten)]
-    pub place: PlaceArgs,
-    /// The area disturbed, with its unit: 2.5acres, 8000sqft, 0.4ha.
-    #[arg(long)]
-    pub disturbed: String,
-    /// The project is a single-family residence.
-    #[arg(long)]
-    pub single_family: bool,
-    /// The project is on an agricultural property.
-    #[arg(long)]
-    pub agricultural: bool,
-    /// The project is part of a larger common plan of development or sale.
-    #[arg(long)]
-    pub larger_common_plan: bool,
+    pub ask: DetermineParams,
     /// How to print the answer.
     #[arg(long, value_enum, default_value_t = QueryFormat::Table)]
     pub format: QueryFormat,
 }
 
-/// Reads a footprint from a GeoJSON file (WGS 84) into the registry's CRS.
-pub(super) fn read_footprint(
-    path: &std::path::Path,
-    srid: i32,
-) -> anyhow::Result<MultiPolygon<f64>> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("--footprint {}", path.display()))?;
-    let gj: geojson::GeoJson = text
-        .parse()
-        .with_context(|| format!("--footprint {}: not GeoJSON", path.display()))?;
-    let geom: Geometry<f64> = match gj {
-        geojson::GeoJson::Geometry(g) => g.try_into()?,
-        geojson::GeoJson::Feature(f) => f
-            .geometry
-            .context("the feature has no geometry")?
-            .try_into()?,
-        geojson::GeoJson::FeatureCollection(fc) => match fc.features.as_slice() {
-            [f] => f
-                .geometry
-                .clone()
-                .context("the feature has no geometry")?
-                .try_into()?,
-            fs => bail!(
-                "--footprint {}: holds {} features; give one polygon",
-                path.display(),
-                fs.len()
-            ),
-        },
-    };
-    let g = Reprojector::new(4326, srid)?.apply(&geom)?;
-    waters::as_multipolygon(&g)
-        .with_context(|| format!("--footprint {}: not a polygon", path.display()))
-}
-
-/// The evidence for Condition One from the receiving-waters answer.
-pub use crate::spatial::screen::water_evidence;
-
-/// Receiving waters of a footprint with the profile's tolerances.
-pub fn waters_for(
-    snap: &Snapshot,
-    profile: &Profile,
-    fp: &MultiPolygon<f64>,
-    parcel: Option<&str>,
-) -> ReceivingWaters {
-    let m = snap.meta.linear_unit.metres();
-    let snap_tol = profile
-        .tolerances
-        .snap_tolerance
-        .in_crs_units(m)
-        .unwrap_or(0.0);
-    let water_tol = profile
-        .tolerances
-        .receiving_water_tolerance
-        .in_crs_units(m)
-        .unwrap_or(0.0);
-    let net = Network::from_snapshot(snap, NetworkOptions::new(snap_tol));
-    waters::receiving_waters(snap, Some(&net), fp, parcel, water_tol, snap_tol)
-}
-
-pub(super) async fn run(store_url: &str, a: DetermineArgs) -> anyhow::Result<()> {
-    let disturbed = parse_area(&a.disturbed).context("--disturbed")?;
+async fn load(store_url: &str) -> anyhow::Result<(Snapshot, Profile)> {
     let store = crate::store::open(store_url).await?;
     let snap = Snapshot::load(store.as_ref()).await?;
     let profile = super::init::load_profile(&snap.meta.jurisdiction, None)?;
-    let fp = footprint_of(&snap, &a.place)?;
-    let rw = waters_for(&snap, &profile, &fp, a.place.parcel.as_deref());
-    let mut facts = ProjectFacts::new(disturbed);
-    facts.single_family = a.single_family;
-    facts.agricultural = a.agricultural;
-    facts.larger_common_plan = a.larger_common_plan;
-    let d = determine::determine(&profile, &facts, &water_evidence(&rw));
+    Ok((snap, profile))
+}
+
+pub(super) async fn run(store_url: &str, a: DetermineArgs) -> anyhow::Result<()> {
+    if a.format == QueryFormat::Geojson {
+        bail!("--format geojson: a determination has no features to map; use json");
+    }
+    let (snap, profile) = load(store_url).await?;
+    let answer = determine(&Ask::new(&snap, &profile), &a.ask).map_err(|e| e.into_cli())?;
     match a.format {
-        QueryFormat::Json => println!(
-            "{}",
-            serde_json::to_string_pretty(&serde_json::json!({
-                "parcel": a.place.parcel,
-                "receiving_waters": rw,
-                "determination": d,
-            }))?
-        ),
-        QueryFormat::Table | QueryFormat::Csv => print_text(&profile, &rw, &d),
-        QueryFormat::Geojson => {
-            bail!("--format geojson: a determination has no features to map; use json")
-        }
+        QueryFormat::Json => println!("{}", to_pretty_json(&answer)?),
+        _ => print_text(&profile, &answer.receiving_waters, &answer.determination),
     }
     Ok(())
 }
 
-fn print_text(profile: &Profile, rw: &ReceivingWaters, d: &determine::Determination) {
+fn print_text(profile: &Profile, rw: &ReceivingWaters, d: &rules::Determination) {
     print_waters(profile, rw);
     print_determination(d);
 }
@@ -196,7 +99,7 @@ fn print_waters(profile: &Profile, rw: &ReceivingWaters) {
     }
 }
 
-fn print_determination(d: &determine::Determination) {
+fn print_determination(d: &rules::Determination) {
     let line = |name: &str, f: &crate::rules::Finding<bool>| {
         let cites: Vec<&str> = f.citations.iter().map(|c| c.citation.as_str()).collect();
         println!(
@@ -237,9 +140,9 @@ fn print_determination(d: &determine::Determination) {
 /// Arguments of `ms4 receiving-waters`.
 #[derive(Debug, Args)]
 pub struct ReceivingArgs {
-    /// The parcel or footprint.
+    /// The question (the same parameters as `GET /api/receiving-waters`).
     #[command(flatten)]
-    pub place: PlaceArgs,
+    pub ask: ReceivingParams,
     /// How to print the answer.
     #[arg(long, value_enum, default_value_t = QueryFormat::Table)]
     pub format: QueryFormat,
@@ -247,48 +150,24 @@ pub struct ReceivingArgs {
 
 /// `ms4 receiving-waters`: both methods side by side, then the listings and TMDL areas.
 pub(super) async fn run_receiving(store_url: &str, a: ReceivingArgs) -> anyhow::Result<()> {
-    let store = crate::store::open(store_url).await?;
-    let snap = Snapshot::load(store.as_ref()).await?;
-    let profile = super::init::load_profile(&snap.meta.jurisdiction, None)?;
-    let fp = footprint_of(&snap, &a.place)?;
-    let rw = waters_for(&snap, &profile, &fp, a.place.parcel.as_deref());
+    if a.format == QueryFormat::Geojson {
+        bail!("--format geojson is not offered for receiving-waters; use json");
+    }
+    let (snap, profile) = load(store_url).await?;
+    let rw = receiving_waters(&Ask::new(&snap, &profile), &a.ask).map_err(|e| e.into_cli())?;
     match a.format {
-        QueryFormat::Json => println!("{}", serde_json::to_string_pretty(&rw)?),
-        QueryFormat::Table | QueryFormat::Csv => print_waters(&profile, &rw),
-        QueryFormat::Geojson => {
-            bail!("--format geojson is not offered for receiving-waters; use json")
-        }
+        QueryFormat::Json => println!("{}", to_pretty_json(&rw)?),
+        _ => print_waters(&profile, &rw),
     }
     Ok(())
-}
-
-/// The footprint a command names: a parcel's polygon or a GeoJSON file's.
-fn footprint_of(snap: &Snapshot, place: &PlaceArgs) -> anyhow::Result<MultiPolygon<f64>> {
-    match (place.parcel.as_deref(), place.footprint.as_deref()) {
-        (Some(id), _) => {
-            let p = snap
-                .layer(Layer::Parcels)
-                .get(id)
-                .with_context(|| format!("--parcel: no parcel {id:?} in the registry"))?;
-            p.geom
-                .as_ref()
-                .and_then(waters::as_multipolygon)
-                .with_context(|| format!("--parcel {id}: has no polygon"))
-        }
-        (None, Some(path)) => read_footprint(path, snap.meta.srid),
-        (None, None) => bail!("give --parcel ID or --footprint FILE"),
-    }
 }
 
 /// Arguments of `ms4 screen`.
 #[derive(Debug, Args)]
 pub struct ScreenArgs {
-    /// The area a typical project would disturb: 1acre, 8000sqft.
-    #[arg(long)]
-    pub disturbed: String,
-    /// List every parcel, not only those where Condition One is met.
-    #[arg(long)]
-    pub all: bool,
+    /// The question (the same parameters as `GET /api/screen`).
+    #[command(flatten)]
+    pub ask: ScreenParams,
     /// How to print the answer.
     #[arg(long, value_enum, default_value_t = QueryFormat::Table)]
     pub format: QueryFormat,
@@ -296,56 +175,21 @@ pub struct ScreenArgs {
 
 /// `ms4 screen`: Condition One for a project on every parcel (by watershed overlap).
 pub(super) async fn run_screen(store_url: &str, a: ScreenArgs) -> anyhow::Result<()> {
-    let disturbed = parse_area(&a.disturbed).context("--disturbed")?;
-    let store = crate::store::open(store_url).await?;
-    let snap = Snapshot::load(store.as_ref()).await?;
-    let profile = super::init::load_profile(&snap.meta.jurisdiction, None)?;
-    let tol = profile
-        .tolerances
-        .receiving_water_tolerance
-        .in_crs_units(snap.meta.linear_unit.metres())
-        .unwrap_or(0.0);
-    let facts = ProjectFacts::new(disturbed);
-    let (mut total, mut met, mut covered) = (0usize, 0usize, false);
-    let mut shown: Vec<(String, Option<crate::rules::Finding<bool>>)> = Vec::new();
-    crate::spatial::screen::condition_one_each(&snap, &profile, &facts, tol, |p, f| {
-        total += 1;
-        covered |= f.is_some();
-        let yes = f.as_ref().is_some_and(|f| f.result);
-        met += usize::from(yes);
-        if a.all || yes {
-            shown.push((p.id.clone(), f));
-        }
-    });
-    if !covered && total > 0 {
-        bail!(
-            "{} has no Condition One; screening applies to Carmel's Article X",
-            profile.name
-        );
+    if a.format == QueryFormat::Geojson {
+        bail!("--format geojson is not offered for screen; use json or csv");
     }
+    let (snap, profile) = load(store_url).await?;
+    let answer = screen(&Ask::new(&snap, &profile), &a.ask).map_err(|e| e.into_cli())?;
     match a.format {
-        QueryFormat::Json => {
-            let items: Vec<serde_json::Value> = shown
+        QueryFormat::Json => println!("{}", to_pretty_json(&answer)?),
+        _ => {
+            let rows: Vec<Vec<String>> = answer
+                .results
                 .iter()
-                .map(|(id, f)| serde_json::json!({"parcel_id": id, "condition_one": f}))
-                .collect();
-            println!(
-                "{}",
-                serde_json::to_string_pretty(
-                    &serde_json::json!({"parcels": total, "met": met, "results": items})
-                )?
-            );
-        }
-        QueryFormat::Geojson => {
-            bail!("--format geojson is not offered for screen; use json or csv")
-        }
-        QueryFormat::Table | QueryFormat::Csv => {
-            let rows: Vec<Vec<String>> = shown
-                .iter()
-                .map(|(id, f)| {
-                    let f = f.as_ref();
+                .map(|r| {
+                    let f = r.condition_one.as_ref();
                     vec![
-                        id.clone(),
+                        r.parcel_id.clone(),
                         f.map_or("", |f| if f.result { "yes" } else { "no" })
                             .to_string(),
                         f.map(|f| f.reasons.join("; ")).unwrap_or_default(),
@@ -357,7 +201,10 @@ pub(super) async fn run_screen(store_url: &str, a: ScreenArgs) -> anyhow::Result
                 print!("{}", super::output::csv(&header, &rows));
             } else {
                 print!("{}", super::output::table(&header, &rows));
-                println!("{met} of {total} parcels meet Condition One");
+                println!(
+                    "{} of {} parcels meet Condition One",
+                    answer.met, answer.parcels
+                );
             }
         }
     }

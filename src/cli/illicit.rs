@@ -3,16 +3,16 @@
 use clap::Args;
 
 use super::output::{self, QueryFormat};
-use crate::rules::illicit::{self, IllicitStatus};
-use crate::spatial::{connections, Snapshot};
+use crate::answer::illicit::{illicit, IllicitParams};
+use crate::answer::{to_pretty_json, Ask};
+use crate::spatial::Snapshot;
 
 /// Arguments of `ms4 illicit`.
 #[derive(Debug, Args)]
 pub struct IllicitArgs {
-    /// Only these statuses: illicit, needs_review, ok, not_covered (comma-separated;
-    /// default: illicit and needs_review).
-    #[arg(long, value_delimiter = ',')]
-    pub status: Vec<String>,
+    /// The question (the same parameters as `GET /api/illicit`).
+    #[command(flatten)]
+    pub ask: IllicitParams,
     /// How to print the answer.
     #[arg(long, value_enum, default_value_t = QueryFormat::Table)]
     pub format: QueryFormat,
@@ -22,93 +22,52 @@ pub(super) async fn run(store_url: &str, a: IllicitArgs) -> anyhow::Result<()> {
     let store = crate::store::open(store_url).await?;
     let snap = Snapshot::load(store.as_ref()).await?;
     let profile = super::init::load_profile(&snap.meta.jurisdiction, None)?;
-    let metres = snap.meta.linear_unit.metres();
-    let tol = profile
-        .tolerances
-        .record_tolerance
-        .in_crs_units(metres)
-        .unwrap_or(0.0);
-    let wanted: Vec<IllicitStatus> = if a.status.is_empty() {
-        vec![IllicitStatus::Illicit, IllicitStatus::NeedsReview]
-    } else {
-        a.status
-            .iter()
-            .map(|s| {
-                IllicitStatus::ALL
-                    .into_iter()
-                    .find(|x| x.as_str() == s.trim())
-                    .ok_or_else(|| anyhow::anyhow!("--status: unknown status {s:?}; expected illicit, needs_review, ok or not_covered"))
-            })
-            .collect::<anyhow::Result<_>>()?
-    };
-    let findings: Vec<(String, crate::rules::Finding<IllicitStatus>)> =
-        connections::connection_facts(&snap, tol)
-            .iter()
-            .map(|c| (c.connection_id.clone(), illicit::evaluate(&profile, c)))
-            .collect();
-    let summary = illicit::summarize(&findings);
-    let shown: Vec<&(String, crate::rules::Finding<IllicitStatus>)> = findings
-        .iter()
-        .filter(|(_, f)| wanted.contains(&f.result))
-        .collect();
+    let answer = illicit(&Ask::new(&snap, &profile), &a.ask).map_err(|e| e.into_cli())?;
     let header = ["connection", "status", "reasons", "citations"];
-    let rows: Vec<Vec<String>> = shown
-        .iter()
-        .map(|(id, f)| {
-            vec![
-                id.clone(),
-                f.result.as_str().to_string(),
-                f.reasons.join("; "),
-                f.citations
-                    .iter()
-                    .map(|c| c.citation.clone())
-                    .collect::<Vec<_>>()
-                    .join("; "),
-            ]
-        })
-        .collect();
+    let rows = || -> Vec<Vec<String>> {
+        answer
+            .connections
+            .iter()
+            .map(|c| {
+                let f = &c.finding;
+                vec![
+                    c.connection_id.clone(),
+                    f.result.as_str().to_string(),
+                    f.reasons.join("; "),
+                    f.citations
+                        .iter()
+                        .map(|c| c.citation.clone())
+                        .collect::<Vec<_>>()
+                        .join("; "),
+                ]
+            })
+            .collect()
+    };
     match a.format {
         QueryFormat::Table => {
-            print!("{}", output::table(&header, &rows));
+            let s = &answer.summary;
+            print!("{}", output::table(&header, &rows()));
             println!(
                 "{} connections: {} illicit, {} need review, {} ok, {} not covered ({})",
-                summary.total,
-                summary.illicit,
-                summary.needs_review,
-                summary.ok,
-                summary.not_covered,
-                profile.name
+                s.total, s.illicit, s.needs_review, s.ok, s.not_covered, profile.name
             );
         }
-        QueryFormat::Csv => print!("{}", output::csv(&header, &rows)),
+        QueryFormat::Csv => print!("{}", output::csv(&header, &rows())),
         QueryFormat::Geojson => {
             let layer = snap.layer(crate::domain::Layer::Connections);
-            let items = shown
+            let items = answer
+                .connections
                 .iter()
-                .filter_map(|(id, f)| {
+                .filter_map(|c| {
                     Some((
-                        layer.get(id)?.geom.clone()?,
-                        serde_json::json!({"connection_id": id, "finding": f}),
+                        layer.get(&c.connection_id)?.geom.clone()?,
+                        serde_json::to_value(c).ok()?,
                     ))
                 })
                 .collect();
             println!("{}", output::geojson(snap.meta.srid, items)?);
         }
-        QueryFormat::Json => {
-            let items: Vec<serde_json::Value> = shown
-                .iter()
-                .map(|(id, f)| serde_json::json!({"connection_id": id, "finding": f}))
-                .collect();
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&serde_json::json!({
-                    "jurisdiction": profile.id,
-                    "record_tolerance": {"value": tol, "unit": snap.meta.linear_unit.symbol()},
-                    "summary": summary,
-                    "connections": items,
-                }))?
-            );
-        }
+        QueryFormat::Json => println!("{}", to_pretty_json(&answer)?),
     }
     Ok(())
 }

@@ -3,16 +3,17 @@
 use clap::Args;
 
 use super::output::{self, QueryFormat};
-use crate::domain::{Layer, Value};
-use crate::rules::easement::{self, CoveringEasement, EasementStatus};
-use crate::spatial::{query, Snapshot};
+use crate::answer::smps::{smps_without_easement, SmpsParams};
+use crate::answer::{to_pretty_json, Ask};
+use crate::domain::Layer;
+use crate::spatial::Snapshot;
 
 /// Arguments of `ms4 smps-without-easement`.
 #[derive(Debug, Args)]
 pub struct SmpsArgs {
-    /// List every SMP with its status, not only those lacking an easement.
-    #[arg(long)]
-    pub all: bool,
+    /// The question (the same parameters as `GET /api/smps-without-easement`).
+    #[command(flatten)]
+    pub ask: SmpsParams,
     /// How to print the answer.
     #[arg(long, value_enum, default_value_t = QueryFormat::Table)]
     pub format: QueryFormat,
@@ -22,85 +23,53 @@ pub(super) async fn run(store_url: &str, a: SmpsArgs) -> anyhow::Result<()> {
     let store = crate::store::open(store_url).await?;
     let snap = Snapshot::load(store.as_ref()).await?;
     let profile = super::init::load_profile(&snap.meta.jurisdiction, None)?;
-    let mut findings = Vec::new();
-    for smp in &snap.layer(Layer::Smps).features {
-        let covering: Vec<CoveringEasement> = smp
-            .geom
-            .as_ref()
-            .map(|g| query::easements_meeting(&snap, g))
-            .unwrap_or_default()
-            .into_iter()
-            .map(|e| CoveringEasement {
-                easement_id: e.id.clone(),
-                instrument: e
-                    .get(Layer::Easements, "instrument")
-                    .as_str()
-                    .map(str::to_string),
-                recorded_on: match e.get(Layer::Easements, "recorded_on") {
-                    Value::Null => None,
-                    v => Some(v.to_string()),
-                },
-            })
-            .collect();
-        let structural = smp.get(Layer::Smps, "structural").as_bool();
-        let f = easement::evaluate(&profile, &smp.id, structural, &covering);
-        if a.all
-            || matches!(
-                f.result,
-                EasementStatus::Missing | EasementStatus::NeedsReview
-            )
-        {
-            findings.push((smp, f));
-        }
-    }
+    let answer =
+        smps_without_easement(&Ask::new(&snap, &profile), &a.ask).map_err(|e| e.into_cli())?;
+    let layer = snap.layer(Layer::Smps);
     let header = ["smp", "practice_type", "status", "reason", "citation"];
-    let rows: Vec<Vec<String>> = findings
-        .iter()
-        .map(|(smp, f)| {
-            vec![
-                smp.id.clone(),
-                smp.get(Layer::Smps, "practice_type").to_string(),
-                serde_json::to_value(f.result)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_string))
-                    .unwrap_or_default(),
-                f.reasons.join("; "),
-                f.citations
-                    .iter()
-                    .map(|c| c.citation.clone())
-                    .collect::<Vec<_>>()
-                    .join("; "),
-            ]
-        })
-        .collect();
+    let rows = || -> Vec<Vec<String>> {
+        answer
+            .smps
+            .iter()
+            .map(|s| {
+                let f = &s.finding;
+                vec![
+                    s.smp_id.clone(),
+                    layer
+                        .get(&s.smp_id)
+                        .map(|smp| smp.get(Layer::Smps, "practice_type").to_string())
+                        .unwrap_or_default(),
+                    serde_json::to_value(f.result)
+                        .ok()
+                        .and_then(|v| v.as_str().map(str::to_string))
+                        .unwrap_or_default(),
+                    f.reasons.join("; "),
+                    f.citations
+                        .iter()
+                        .map(|c| c.citation.clone())
+                        .collect::<Vec<_>>()
+                        .join("; "),
+                ]
+            })
+            .collect()
+    };
     match a.format {
-        QueryFormat::Table => print!("{}", output::table(&header, &rows)),
-        QueryFormat::Csv => print!("{}", output::csv(&header, &rows)),
+        QueryFormat::Table => print!("{}", output::table(&header, &rows())),
+        QueryFormat::Csv => print!("{}", output::csv(&header, &rows())),
         QueryFormat::Geojson => {
-            let items = findings
+            let items = answer
+                .smps
                 .iter()
-                .filter_map(|(smp, f)| {
+                .filter_map(|s| {
                     Some((
-                        smp.geom.clone()?,
-                        serde_json::json!({"smp_id": smp.id, "finding": f}),
+                        layer.get(&s.smp_id)?.geom.clone()?,
+                        serde_json::to_value(s).ok()?,
                     ))
                 })
                 .collect();
             println!("{}", output::geojson(snap.meta.srid, items)?);
         }
-        QueryFormat::Json => {
-            let items: Vec<serde_json::Value> = findings
-                .iter()
-                .map(|(smp, f)| serde_json::json!({"smp_id": smp.id, "finding": f}))
-                .collect();
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&serde_json::json!({
-                    "jurisdiction": profile.id,
-                    "smps": items,
-                }))?
-            );
-        }
+        QueryFormat::Json => println!("{}", to_pretty_json(&answer)?),
     }
     Ok(())
 }

@@ -3,24 +3,16 @@
 use clap::Args;
 
 use super::output::{self, QueryFormat};
-use crate::spatial::network::{Direction, Network, NetworkOptions};
+use crate::answer::trace::{network_check, trace, NetworkCheckParams, TraceParams};
+use crate::answer::{to_pretty_json, Ask};
 use crate::spatial::Snapshot;
 
 /// Arguments of `ms4 trace`.
 #[derive(Debug, Args)]
 pub struct TraceArgs {
-    /// The structure or pipe to start from.
-    pub asset_id: String,
-    /// Trace against the flow, towards the sources.
-    #[arg(
-        long,
-        conflicts_with = "downstream",
-        required_unless_present = "downstream"
-    )]
-    pub upstream: bool,
-    /// Trace with the flow, towards the outfalls.
-    #[arg(long)]
-    pub downstream: bool,
+    /// The question (the same parameters as `GET /api/trace/{asset_id}`).
+    #[command(flatten)]
+    pub ask: TraceParams,
     /// How to print the answer.
     #[arg(long, value_enum, default_value_t = QueryFormat::Table)]
     pub format: QueryFormat,
@@ -29,106 +21,31 @@ pub struct TraceArgs {
 /// Arguments of `ms4 network-check`.
 #[derive(Debug, Args)]
 pub struct NetworkCheckArgs {
+    /// The question (no parameters; `GET /api/network-check`).
+    #[command(flatten)]
+    pub ask: NetworkCheckParams,
     /// How to print the answer (table: a summary; json: everything).
     #[arg(long, value_enum, default_value_t = QueryFormat::Table)]
     pub format: QueryFormat,
 }
 
-async fn network(store_url: &str) -> anyhow::Result<(Snapshot, Network)> {
+async fn load(store_url: &str) -> anyhow::Result<(Snapshot, crate::rules::Profile)> {
     let store = crate::store::open(store_url).await?;
     let snap = Snapshot::load(store.as_ref()).await?;
     let profile = super::init::load_profile(&snap.meta.jurisdiction, None)?;
-    let tol = profile
-        .tolerances
-        .snap_tolerance
-        .in_crs_units(snap.meta.linear_unit.metres())
-        .unwrap_or(0.0);
-    let net = Network::from_snapshot(&snap, NetworkOptions::new(tol));
-    Ok((snap, net))
+    Ok((snap, profile))
 }
 
 pub(super) async fn run_trace(store_url: &str, a: TraceArgs) -> anyhow::Result<()> {
-    let (snap, net) = network(store_url).await?;
-    let dir = if a.upstream {
-        Direction::Upstream
-    } else {
-        Direction::Downstream
-    };
-    let Some(t) = net.trace(&a.asset_id, dir) else {
-        anyhow::bail!(
-            "{:?} is neither a structure nor a pipe of the drainage network",
-            a.asset_id
-        );
-    };
-    // What the trace reaches beyond the pipes: the connections that join the structures
-    // reached, and their parcels (upstream, these are the candidate sources).
-    let reached: std::collections::HashSet<&str> = t
-        .structures
-        .iter()
-        .chain(&t.pipes)
-        .map(String::as_str)
-        .collect();
-    let profile = super::init::load_profile(&snap.meta.jurisdiction, None)?;
-    let tol = profile
-        .tolerances
-        .snap_tolerance
-        .in_crs_units(snap.meta.linear_unit.metres())
-        .unwrap_or(0.0);
-    let mut connections = Vec::new();
-    for c in &snap.layer(crate::domain::Layer::Connections).features {
-        let Some(end) = c
-            .geom
-            .as_ref()
-            .and_then(crate::spatial::connections::ms4_end)
-        else {
-            continue;
-        };
-        let joins = [
-            crate::domain::Layer::CatchBasins,
-            crate::domain::Layer::Manholes,
-            crate::domain::Layer::Pipes,
-        ]
-        .into_iter()
-        .flat_map(|l| {
-            crate::spatial::query::nearest_in(snap.layer(l), &end, Some(tol), Some(1))
-                .into_iter()
-                .map(move |(i, _)| (l, i))
-        })
-        .any(|(l, i)| reached.contains(snap.layer(l).features[i].id.as_str()));
-        if joins {
-            let parcel = c
-                .get(crate::domain::Layer::Connections, "parcel_id")
-                .as_str()
-                .map(str::to_string);
-            connections.push(serde_json::json!({"connection_id": c.id, "parcel_id": parcel}));
-        }
+    if a.format == QueryFormat::Geojson {
+        anyhow::bail!("--format geojson is not offered for trace; use json");
     }
-    // The receiving water at the end of each outfall reached.
-    let water_tol = profile
-        .tolerances
-        .receiving_water_tolerance
-        .in_crs_units(snap.meta.linear_unit.metres())
-        .unwrap_or(0.0);
-    let waters: Vec<serde_json::Value> = t
-        .outfalls
-        .iter()
-        .map(|o| {
-            let (water, how) = crate::spatial::waters::outfall_water(&snap, &o.outfall, water_tol);
-            serde_json::json!({"outfall": o.outfall, "water_id": water, "found_by": how})
-        })
-        .collect();
+    let (snap, profile) = load(store_url).await?;
+    let answer = trace(&Ask::new(&snap, &profile), &a.ask).map_err(|e| e.into_cli())?;
+    let t = &answer.trace;
     match a.format {
-        QueryFormat::Json => println!(
-            "{}",
-            serde_json::to_string_pretty(&serde_json::json!({
-                "trace": t,
-                "connections": connections,
-                "receiving_waters": waters,
-            }))?
-        ),
-        QueryFormat::Geojson => {
-            anyhow::bail!("--format geojson is not offered for trace; use json")
-        }
+        QueryFormat::Json => println!("{}", to_pretty_json(&answer)?),
+        QueryFormat::Geojson => unreachable!("refused above"),
         QueryFormat::Table | QueryFormat::Csv => {
             println!(
                 "{} trace from {}: {} structures, {} pipes, {} connections",
@@ -136,14 +53,14 @@ pub(super) async fn run_trace(store_url: &str, a: TraceArgs) -> anyhow::Result<(
                 t.start,
                 t.structures.len(),
                 t.pipes.len(),
-                connections.len()
+                answer.connections.len()
             );
             let rows: Vec<Vec<String>> = t
                 .outfalls
                 .iter()
-                .zip(&waters)
+                .zip(&answer.receiving_waters)
                 .map(|(o, w)| {
-                    let water = w["water_id"].as_str().unwrap_or("?").to_string();
+                    let water = w.water_id.as_deref().unwrap_or("?").to_string();
                     vec![o.outfall.clone(), water, o.path.join(" → ")]
                 })
                 .collect();
@@ -171,13 +88,14 @@ pub(super) async fn run_trace(store_url: &str, a: TraceArgs) -> anyhow::Result<(
 }
 
 pub(super) async fn run_check(store_url: &str, a: NetworkCheckArgs) -> anyhow::Result<()> {
-    let (_, net) = network(store_url).await?;
-    let report = net.check();
+    if a.format == QueryFormat::Geojson {
+        anyhow::bail!("--format geojson is not offered for network-check; use json");
+    }
+    let (snap, profile) = load(store_url).await?;
+    let report = network_check(&Ask::new(&snap, &profile), &a.ask).map_err(|e| e.into_cli())?;
     match a.format {
-        QueryFormat::Json => println!("{}", serde_json::to_string_pretty(&report)?),
-        QueryFormat::Geojson => {
-            anyhow::bail!("--format geojson is not offered for network-check; use json")
-        }
+        QueryFormat::Json => println!("{}", to_pretty_json(&report)?),
+        QueryFormat::Geojson => unreachable!("refused above"),
         QueryFormat::Table | QueryFormat::Csv => {
             let v = serde_json::to_value(&report)?;
             println!("{}", serde_json::to_string_pretty(&v["summary"])?);

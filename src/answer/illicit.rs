@@ -1,0 +1,93 @@
+//! Every connection judged under the registry's jurisdiction.
+
+use clap::Args;
+use serde::{Deserialize, Serialize};
+
+use super::{comma_list, Ask, AskError, Measure};
+use crate::rules::illicit::{self, IllicitStatus, IllicitSummary};
+use crate::rules::Finding;
+use crate::spatial::connections::connection_facts;
+
+/// `ms4 illicit` and `GET /api/illicit`.
+#[derive(Debug, Clone, Default, Args, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct IllicitParams {
+    /// Only these statuses: illicit, needs_review, ok, not_covered (comma-separated;
+    /// default: illicit and needs_review).
+    #[arg(long, value_delimiter = ',')]
+    #[serde(deserialize_with = "comma_list")]
+    pub status: Vec<String>,
+}
+
+/// One connection and its finding.
+#[derive(Debug, Clone, Serialize)]
+pub struct JudgedConnection {
+    /// The connection's id.
+    pub connection_id: String,
+    /// The finding, with citations.
+    pub finding: Finding<IllicitStatus>,
+}
+
+/// The connections shown and the count of every status.
+#[derive(Debug, Clone, Serialize)]
+pub struct IllicitAnswer {
+    /// The jurisdiction judged under.
+    pub jurisdiction: String,
+    /// How near a record must lie to a connection to be its record.
+    pub record_tolerance: Measure,
+    /// Counts over every connection, whatever was asked to be shown.
+    pub summary: IllicitSummary,
+    /// The connections with the statuses asked for.
+    pub connections: Vec<JudgedConnection>,
+}
+
+/// The statuses a `status` list asks for (illicit and needs_review when empty).
+pub fn wanted_statuses(status: &[String]) -> Result<Vec<IllicitStatus>, AskError> {
+    if status.is_empty() {
+        return Ok(vec![IllicitStatus::Illicit, IllicitStatus::NeedsReview]);
+    }
+    status
+        .iter()
+        .map(|s| {
+            IllicitStatus::ALL
+                .into_iter()
+                .find(|x| x.as_str() == s.trim())
+                .ok_or_else(|| {
+                    AskError::invalid(
+                        "status",
+                        format!(
+                            "unknown status {s:?}; expected illicit, needs_review, ok or not_covered"
+                        ),
+                    )
+                })
+        })
+        .collect()
+}
+
+/// Judges every connection; lists those with the statuses asked for.
+pub fn illicit(ask: &Ask<'_>, p: &IllicitParams) -> Result<IllicitAnswer, AskError> {
+    let wanted = wanted_statuses(&p.status)?;
+    let tol = ask.in_crs(&ask.profile.tolerances.record_tolerance);
+    let findings: Vec<(String, Finding<IllicitStatus>)> = connection_facts(ask.snap, tol)
+        .iter()
+        .map(|c| (c.connection_id.clone(), illicit::evaluate(ask.profile, c)))
+        .collect();
+    let summary = illicit::summarize(&findings);
+    let connections = findings
+        .into_iter()
+        .filter(|(_, f)| wanted.contains(&f.result))
+        .map(|(connection_id, finding)| JudgedConnection {
+            connection_id,
+            finding,
+        })
+        .collect();
+    Ok(IllicitAnswer {
+        jurisdiction: ask.profile.id.clone(),
+        record_tolerance: Measure {
+            value: tol,
+            unit: ask.snap.meta.linear_unit.symbol(),
+        },
+        summary,
+        connections,
+    })
+}

@@ -1,0 +1,224 @@
+//! Facilities near a point, nearest first.
+
+use std::cell::RefCell;
+
+use clap::Args;
+use geo_types::Point;
+use serde::{Deserialize, Serialize};
+
+use super::{comma_list, Ask, AskError, Epsg, Measure};
+use crate::domain::Layer;
+use crate::import::crs::Reprojector;
+use crate::rules::quantity::parse_length;
+use crate::spatial::query::{self, NearbyFacility, NearbyQuery, FACILITY_LAYERS};
+
+/// The most facilities one answer lists by count: a nearest-first walk is cheap for a
+/// handful and grows with the square of `k`.
+pub const MAX_K: usize = 10_000;
+
+/// Where to look and for what: `ms4 nearby` and `GET /api/nearby`.
+#[derive(Debug, Clone, Default, Args, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct NearbyParams {
+    /// Longitude (WGS 84), with --lat.
+    #[arg(long, requires = "lat", conflicts_with_all = ["x", "y"], allow_hyphen_values = true)]
+    pub lon: Option<f64>,
+    /// Latitude (WGS 84), with --lon.
+    #[arg(long, requires = "lon", allow_hyphen_values = true)]
+    pub lat: Option<f64>,
+    /// Easting in the registry's CRS, with --y.
+    #[arg(long, requires = "y", allow_hyphen_values = true)]
+    pub x: Option<f64>,
+    /// Northing in the registry's CRS, with --x.
+    #[arg(long, requires = "x", allow_hyphen_values = true)]
+    pub y: Option<f64>,
+    /// Only facilities within this distance, with its unit: 500ft, 150m.
+    #[arg(long)]
+    pub radius: Option<String>,
+    /// At most this many (default 10 when no radius is given).
+    #[arg(long)]
+    pub k: Option<usize>,
+    /// Which facilities: catch_basin, manhole, outfall, smp (comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    #[serde(deserialize_with = "comma_list")]
+    pub kinds: Vec<String>,
+}
+
+/// The question as it was understood, in the registry's CRS.
+#[derive(Debug, Clone, Serialize)]
+pub struct NearbyEcho {
+    /// Easting of the point.
+    pub x: f64,
+    /// Northing of the point.
+    pub y: f64,
+    /// The CRS of `x`, `y` and every distance.
+    pub crs: Epsg,
+    /// The radius, in the CRS's unit.
+    pub radius: Option<Measure>,
+    /// The count asked for.
+    pub k: Option<usize>,
+}
+
+/// The facilities near a point.
+#[derive(Debug, Clone, Serialize)]
+pub struct NearbyAnswer {
+    /// The question.
+    pub query: NearbyEcho,
+    /// The facilities, nearest first.
+    pub facilities: Vec<NearbyFacility>,
+}
+
+/// Reads a facility kind (`catch_basin`, `manholes`, `cb`, ...) as its layer.
+pub fn facility_layer(kind: &str) -> Result<Layer, AskError> {
+    Ok(
+        match kind
+            .trim()
+            .to_ascii_lowercase()
+            .replace('-', "_")
+            .trim_end_matches('s')
+        {
+            "catch_basin" | "cb" | "inlet" => Layer::CatchBasins,
+            "manhole" | "mh" => Layer::Manholes,
+            "outfall" => Layer::Outfalls,
+            "smp" | "bmp" => Layer::Smps,
+            other => {
+                return Err(AskError::invalid(
+                    "kinds",
+                    format!(
+                        "unknown facility kind {other:?}; expected catch_basin, manhole, outfall or smp"
+                    ),
+                ))
+            }
+        },
+    )
+}
+
+/// The layers of a `kinds` list; every facility layer when it is empty.
+pub fn facility_layers(kinds: &[String]) -> Result<Vec<Layer>, AskError> {
+    if kinds.is_empty() {
+        return Ok(FACILITY_LAYERS.to_vec());
+    }
+    let mut layers = Vec::with_capacity(kinds.len());
+    for k in kinds {
+        let l = facility_layer(k)?;
+        if !layers.contains(&l) {
+            layers.push(l);
+        }
+    }
+    Ok(layers)
+}
+
+thread_local! {
+    // One WGS 84 to registry transform per thread and registry CRS: creating one costs
+    // far more than a nearby answer, and GDAL transforms may not be shared across threads.
+    static FROM_WGS84: RefCell<Option<(i32, Reprojector)>> = const { RefCell::new(None) };
+}
+
+/// A WGS 84 longitude/latitude in the registry's CRS.
+pub fn lon_lat_to_registry(srid: i32, lon: f64, lat: f64) -> Result<Point<f64>, AskError> {
+    FROM_WGS84.with(|cell| {
+        let mut cached = cell.borrow_mut();
+        if cached.as_ref().is_none_or(|(s, _)| *s != srid) {
+            let rp = Reprojector::new(4326, srid).map_err(|e| AskError::Other(e.into()))?;
+            *cached = Some((srid, rp));
+        }
+        let (_, rp) = cached.as_ref().expect("set above");
+        let (x, y) = rp
+            .point(lon, lat)
+            .map_err(|e| AskError::invalid("lon/lat", e.to_string()))?;
+        if !(x.is_finite() && y.is_finite()) {
+            return Err(AskError::invalid(
+                "lon/lat",
+                format!("({lon}, {lat}) has no place in EPSG:{srid}"),
+            ));
+        }
+        Ok(Point::new(x, y))
+    })
+}
+
+/// The facilities near a point, nearest first, with distance, bearing, status, last
+/// inspection and access.
+pub fn nearby(ask: &Ask<'_>, p: &NearbyParams) -> Result<NearbyAnswer, AskError> {
+    let snap = ask.snap;
+    let srid = snap.meta.srid;
+    let unit = snap.meta.linear_unit;
+    let at = match (p.lon, p.lat, p.x, p.y) {
+        (Some(_), Some(_), Some(_), _) | (Some(_), Some(_), _, Some(_)) => {
+            return Err(AskError::invalid(
+                "lon/lat",
+                "give either lon and lat or x and y, not both",
+            ))
+        }
+        (Some(lon), Some(lat), None, None) => {
+            if !(-180.0..=180.0).contains(&lon) || !(-90.0..=90.0).contains(&lat) {
+                return Err(AskError::invalid(
+                    "lon/lat",
+                    format!("({lon}, {lat}) is not a longitude/latitude"),
+                ));
+            }
+            lon_lat_to_registry(srid, lon, lat)?
+        }
+        (None, None, Some(x), Some(y)) => {
+            if !(x.is_finite() && y.is_finite()) {
+                return Err(AskError::invalid(
+                    "x/y",
+                    format!("({x}, {y}) is not a position"),
+                ));
+            }
+            Point::new(x, y)
+        }
+        (Some(_), None, ..) | (None, Some(_), ..) => {
+            return Err(AskError::invalid("lon/lat", "give both lon and lat"))
+        }
+        (None, None, ..) if p.x.is_some() || p.y.is_some() => {
+            return Err(AskError::invalid("x/y", "give both x and y"))
+        }
+        _ => {
+            return Err(AskError::invalid(
+                "lon/lat",
+                format!("give a point: lon and lat (WGS 84), or x and y (EPSG:{srid})"),
+            ))
+        }
+    };
+    let radius = match p.radius.as_deref() {
+        None => None,
+        Some(r) => Some(
+            parse_length(r)
+                .map_err(|e| AskError::invalid("radius", e.to_string()))?
+                .to(unit)
+                .value,
+        ),
+    };
+    if let Some(k) = p.k {
+        if k == 0 || k > MAX_K {
+            return Err(AskError::invalid(
+                "k",
+                format!("must be between 1 and {MAX_K}, got {k}"),
+            ));
+        }
+    }
+    let k = p.k.or(if radius.is_none() { Some(10) } else { None });
+    let layers = facility_layers(&p.kinds)?;
+    let facilities = query::nearby(
+        snap,
+        &NearbyQuery {
+            at,
+            radius,
+            k,
+            layers,
+        },
+    );
+    Ok(NearbyAnswer {
+        query: NearbyEcho {
+            x: at.x(),
+            y: at.y(),
+            crs: Epsg(srid),
+            radius: radius.map(|value| Measure {
+                value,
+                unit: unit.symbol(),
+            }),
+            k,
+        },
+        facilities,
+    })
+}

@@ -1,0 +1,171 @@
+//! Where a question is asked about: a parcel, a watershed, or a drawn footprint given as
+//! GeoJSON.
+
+use geo_types::{Geometry, MultiPolygon};
+
+use super::AskError;
+use crate::domain::Layer;
+use crate::import::crs::Reprojector;
+use crate::spatial::{waters, Snapshot};
+
+/// A GeoJSON footprint (one Polygon or MultiPolygon: a geometry, a feature, or a
+/// collection of one feature) in the registry's CRS. Coordinates are WGS 84 longitude and
+/// latitude, as RFC 7946 says, unless the document carries a legacy `crs` member naming
+/// another CRS. `param` names the parameter in errors.
+pub fn footprint_from_geojson(
+    gj: geojson::GeoJson,
+    srid: i32,
+    param: &'static str,
+) -> Result<MultiPolygon<f64>, AskError> {
+    let bad = |m: String| AskError::invalid(param, m);
+    let (geometry, members) = match gj {
+        geojson::GeoJson::Geometry(g) => {
+            let m = g.foreign_members.clone();
+            (Some(g), m)
+        }
+        geojson::GeoJson::Feature(f) => (f.geometry, f.foreign_members),
+        geojson::GeoJson::FeatureCollection(fc) => {
+            if fc.features.len() != 1 {
+                return Err(bad(format!(
+                    "holds {} features; give one polygon",
+                    fc.features.len()
+                )));
+            }
+            let f = fc.features.into_iter().next().expect("one feature");
+            (f.geometry, fc.foreign_members.or(f.foreign_members))
+        }
+    };
+    let geometry = geometry.ok_or_else(|| bad("the feature has no geometry".into()))?;
+    let geom: Geometry<f64> = geometry
+        .try_into()
+        .map_err(|e: geojson::Error| bad(format!("not a geometry: {e}")))?;
+    let from = match members.as_ref().and_then(|m| m.get("crs")) {
+        None | Some(serde_json::Value::Null) => 4326,
+        Some(crs) => legacy_crs(crs).ok_or_else(|| {
+            bad(format!(
+                "its crs member {crs} names no EPSG code; give WGS 84 coordinates without a crs member, or name the CRS as urn:ogc:def:crs:EPSG::<code>"
+            ))
+        })?,
+    };
+    let g = if from == srid {
+        geom
+    } else {
+        Reprojector::new(from, srid)
+            .and_then(|rp| rp.apply(&geom))
+            .map_err(|e| bad(e.to_string()))?
+    };
+    waters::as_multipolygon(&g).ok_or_else(|| bad("not a polygon".into()))
+}
+
+/// The EPSG code a legacy GeoJSON `crs` member names (`{"type": "name", "properties":
+/// {"name": "urn:ogc:def:crs:EPSG::2260"}}`, also `EPSG:2260`); CRS84 is WGS 84.
+fn legacy_crs(crs: &serde_json::Value) -> Option<i32> {
+    let name = crs.get("properties")?.get("name")?.as_str()?.trim();
+    let upper = name.to_ascii_uppercase();
+    if upper.ends_with("CRS84") {
+        return Some(4326);
+    }
+    let code = upper
+        .strip_prefix("URN:OGC:DEF:CRS:EPSG:")
+        .map(|rest| rest.rsplit(':').next().unwrap_or(rest))
+        .or_else(|| upper.strip_prefix("EPSG:"))?;
+    code.trim().parse().ok().filter(|c: &i32| *c > 0)
+}
+
+/// A footprint from GeoJSON text.
+pub fn footprint_from_text(
+    text: &str,
+    srid: i32,
+    param: &'static str,
+) -> Result<MultiPolygon<f64>, AskError> {
+    let gj: geojson::GeoJson = text
+        .parse()
+        .map_err(|e| AskError::invalid(param, format!("not GeoJSON: {e}")))?;
+    footprint_from_geojson(gj, srid, param)
+}
+
+/// A footprint from a JSON value: a GeoJSON object, or a string holding one (as a query
+/// string gives it).
+pub fn footprint_from_value(
+    v: serde_json::Value,
+    srid: i32,
+    param: &'static str,
+) -> Result<MultiPolygon<f64>, AskError> {
+    match v {
+        serde_json::Value::String(s) => footprint_from_text(&s, srid, param),
+        v => {
+            let gj: geojson::GeoJson = serde_json::from_value(v)
+                .map_err(|e| AskError::invalid(param, format!("not GeoJSON: {e}")))?;
+            footprint_from_geojson(gj, srid, param)
+        }
+    }
+}
+
+/// A footprint from a GeoJSON file (the command line's `--footprint FILE`).
+pub fn footprint_from_file(
+    path: &std::path::Path,
+    srid: i32,
+    param: &'static str,
+) -> Result<MultiPolygon<f64>, AskError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| AskError::invalid(param, format!("{}: {e}", path.display())))?;
+    footprint_from_text(&text, srid, param).map_err(|e| match e {
+        AskError::Invalid { param, message } => AskError::Invalid {
+            param,
+            message: format!("{}: {message}", path.display()),
+        },
+        e => e,
+    })
+}
+
+/// A parcel's polygon.
+pub fn parcel_polygon(snap: &Snapshot, id: &str) -> Result<MultiPolygon<f64>, AskError> {
+    let p = snap
+        .layer(Layer::Parcels)
+        .get(id)
+        .ok_or_else(|| AskError::NotFound(format!("no parcel {id:?} in the registry")))?;
+    p.geom
+        .as_ref()
+        .and_then(waters::as_multipolygon)
+        .ok_or_else(|| AskError::invalid("parcel", format!("{id} has no polygon")))
+}
+
+/// A watershed's polygon.
+pub fn watershed_polygon(snap: &Snapshot, id: &str) -> Result<MultiPolygon<f64>, AskError> {
+    let w = snap
+        .layer(Layer::Watersheds)
+        .get(id)
+        .ok_or_else(|| AskError::NotFound(format!("no watershed {id:?} in the registry")))?;
+    w.geom
+        .as_ref()
+        .and_then(waters::as_multipolygon)
+        .ok_or_else(|| AskError::invalid("watershed_id", format!("{id} has no polygon")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn legacy_crs_names_are_read() {
+        let named = |n: &str| serde_json::json!({"type": "name", "properties": {"name": n}});
+        assert_eq!(legacy_crs(&named("urn:ogc:def:crs:EPSG::2260")), Some(2260));
+        assert_eq!(legacy_crs(&named("EPSG:2263")), Some(2263));
+        assert_eq!(
+            legacy_crs(&named("urn:ogc:def:crs:OGC:1.3:CRS84")),
+            Some(4326)
+        );
+        assert_eq!(legacy_crs(&named("local grid")), None);
+    }
+
+    #[test]
+    fn a_footprint_in_the_registry_crs_is_taken_as_it_is() {
+        let text = r#"{"type":"Feature","crs":{"type":"name","properties":{"name":"urn:ogc:def:crs:EPSG::2260"}},
+            "properties":{},"geometry":{"type":"Polygon","coordinates":[[[0,0],[10,0],[10,10],[0,0]]]}}"#;
+        let mp = footprint_from_text(text, 2260, "footprint").unwrap();
+        assert_eq!(mp.0[0].exterior().0[1].x, 10.0);
+        let e = footprint_from_text(r#"{"type":"Point","coordinates":[0,0]}"#, 2260, "footprint")
+            .unwrap_err();
+        assert!(e.to_string().starts_with("footprint: "), "{e}");
+    }
+}

@@ -1,0 +1,181 @@
+//! The drainage network: traces up or down stream, and the network's data check.
+
+use std::collections::HashSet;
+
+use clap::Args;
+use serde::{Deserialize, Serialize};
+
+use super::{flag, Ask, AskError};
+use crate::domain::Layer;
+use crate::spatial::connections::ms4_end;
+use crate::spatial::network::{Direction, NetworkReport, Trace};
+use crate::spatial::query::nearest_in;
+use crate::spatial::waters::outfall_water;
+
+/// `ms4 trace` and `GET /api/trace/{asset_id}?direction=upstream|downstream`.
+#[derive(Debug, Clone, Default, Args, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TraceParams {
+    /// The structure or pipe to start from (over HTTP, the path's `{asset_id}`).
+    #[serde(skip)]
+    pub asset_id: String,
+    /// Trace against the flow, towards the sources.
+    #[arg(
+        long,
+        conflicts_with = "downstream",
+        required_unless_present = "downstream"
+    )]
+    #[serde(deserialize_with = "flag")]
+    pub upstream: bool,
+    /// Trace with the flow, towards the outfalls.
+    #[arg(long)]
+    #[serde(deserialize_with = "flag")]
+    pub downstream: bool,
+    /// Which way, `upstream` or `downstream` (HTTP only; the command line says
+    /// `--upstream` or `--downstream`).
+    #[arg(skip)]
+    pub direction: Option<String>,
+}
+
+impl TraceParams {
+    /// The direction asked for.
+    pub fn direction(&self) -> Result<Direction, AskError> {
+        let named = match self.direction.as_deref().map(str::trim) {
+            None | Some("") => None,
+            Some("upstream" | "up") => Some(Direction::Upstream),
+            Some("downstream" | "down") => Some(Direction::Downstream),
+            Some(other) => {
+                return Err(AskError::invalid(
+                    "direction",
+                    format!("{other:?} is not a direction; expected upstream or downstream"),
+                ))
+            }
+        };
+        let flags = match (self.upstream, self.downstream) {
+            (true, true) => {
+                return Err(AskError::invalid(
+                    "direction",
+                    "upstream or downstream, not both",
+                ))
+            }
+            (true, false) => Some(Direction::Upstream),
+            (false, true) => Some(Direction::Downstream),
+            (false, false) => None,
+        };
+        match (named, flags) {
+            (Some(a), Some(b)) if a != b => Err(AskError::invalid(
+                "direction",
+                "upstream or downstream, not both",
+            )),
+            (Some(d), _) | (None, Some(d)) => Ok(d),
+            (None, None) => Err(AskError::invalid(
+                "direction",
+                "give the direction: upstream or downstream",
+            )),
+        }
+    }
+}
+
+/// A connection that joins a structure or pipe the trace reached.
+#[derive(Debug, Clone, Serialize)]
+pub struct ReachedConnection {
+    /// The connection's id.
+    pub connection_id: String,
+    /// The parcel it serves, when recorded.
+    pub parcel_id: Option<String>,
+}
+
+/// The water at the end of an outfall the trace reached.
+#[derive(Debug, Clone, Serialize)]
+pub struct OutfallWater {
+    /// The outfall.
+    pub outfall: String,
+    /// The water it discharges to, if found.
+    pub water_id: Option<String>,
+    /// How the water was found.
+    pub found_by: String,
+}
+
+/// A trace with what it reaches beyond the pipes.
+#[derive(Debug, Clone, Serialize)]
+pub struct TraceAnswer {
+    /// The structures, pipes, outfalls and dead ends reached.
+    pub trace: Trace,
+    /// The connections joining what was reached (upstream: the candidate sources).
+    pub connections: Vec<ReachedConnection>,
+    /// The receiving water at each outfall reached.
+    pub receiving_waters: Vec<OutfallWater>,
+}
+
+/// Traces the drainage network from a structure or pipe.
+pub fn trace(ask: &Ask<'_>, p: &TraceParams) -> Result<TraceAnswer, AskError> {
+    let dir = p.direction()?;
+    let snap = ask.snap;
+    let net = ask.network()?;
+    let t = net.trace(&p.asset_id, dir).ok_or_else(|| {
+        AskError::NotFound(format!(
+            "{:?} is neither a structure nor a pipe of the drainage network",
+            p.asset_id
+        ))
+    })?;
+    // What the trace reaches beyond the pipes: the connections that join the structures
+    // reached, and their parcels (upstream, these are the candidate sources).
+    let reached: HashSet<&str> = t
+        .structures
+        .iter()
+        .chain(&t.pipes)
+        .map(String::as_str)
+        .collect();
+    let tol = ask.in_crs(&ask.profile.tolerances.snap_tolerance);
+    let mut connections = Vec::new();
+    for c in &snap.layer(Layer::Connections).features {
+        let Some(end) = c.geom.as_ref().and_then(ms4_end) else {
+            continue;
+        };
+        let joins = [Layer::CatchBasins, Layer::Manholes, Layer::Pipes]
+            .into_iter()
+            .flat_map(|l| {
+                nearest_in(snap.layer(l), &end, Some(tol), Some(1))
+                    .into_iter()
+                    .map(move |(i, _)| (l, i))
+            })
+            .any(|(l, i)| reached.contains(snap.layer(l).features[i].id.as_str()));
+        if joins {
+            connections.push(ReachedConnection {
+                connection_id: c.id.clone(),
+                parcel_id: c
+                    .get(Layer::Connections, "parcel_id")
+                    .as_str()
+                    .map(str::to_string),
+            });
+        }
+    }
+    let water_tol = ask.in_crs(&ask.profile.tolerances.receiving_water_tolerance);
+    let receiving_waters = t
+        .outfalls
+        .iter()
+        .map(|o| {
+            let (water_id, found_by) = outfall_water(snap, &o.outfall, water_tol);
+            OutfallWater {
+                outfall: o.outfall.clone(),
+                water_id,
+                found_by,
+            }
+        })
+        .collect();
+    Ok(TraceAnswer {
+        trace: t,
+        connections,
+        receiving_waters,
+    })
+}
+
+/// `ms4 network-check` and `GET /api/network-check`: no parameters.
+#[derive(Debug, Clone, Default, Args, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct NetworkCheckParams {}
+
+/// Dangling ends, disconnected parts, cycles, reversed pipes and orphan structures.
+pub fn network_check(ask: &Ask<'_>, _p: &NetworkCheckParams) -> Result<NetworkReport, AskError> {
+    Ok(ask.network()?.check())
+}

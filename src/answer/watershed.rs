@@ -1,0 +1,129 @@
+//! The facilities inside a watershed (or a drawn polygon), ranked for an inspection
+//! program.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use serde::{Deserialize, Serialize};
+
+use super::place;
+use super::{comma_list, nearby::facility_layers, Ask, AskError, Measure};
+use crate::rules::quantity::parse_length;
+use crate::spatial::inspection::{inspection_list, InspectionList, RankOptions};
+
+/// `ms4 watershed-facilities` and `GET /api/watersheds/{id}/facilities`.
+#[derive(Debug, Clone, Args, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct WatershedParams {
+    /// The watershed (over HTTP, the path's `{id}`).
+    #[serde(skip)]
+    pub watershed_id: Option<String>,
+    /// A polygon to use instead of a watershed: GeoJSON, WGS 84 (command line only; over
+    /// HTTP, POST the polygon as the body).
+    #[arg(long)]
+    #[serde(skip)]
+    pub polygon: Option<PathBuf>,
+    /// Which facilities: catch_basin, manhole, outfall, smp (comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    #[serde(deserialize_with = "comma_list")]
+    pub kinds: Vec<String>,
+    /// Facilities this near a commercial or industrial parcel are hot spots.
+    #[arg(long, default_value = DEFAULT_HOT_SPOT_DISTANCE)]
+    pub hot_spot_distance: String,
+    /// Days after which an inspection is overdue.
+    #[arg(long, default_value_t = DEFAULT_OVERDUE_AFTER_DAYS)]
+    pub overdue_after_days: i64,
+}
+
+const DEFAULT_HOT_SPOT_DISTANCE: &str = "100ft";
+const DEFAULT_OVERDUE_AFTER_DAYS: i64 = 365;
+
+impl Default for WatershedParams {
+    fn default() -> Self {
+        WatershedParams {
+            watershed_id: None,
+            polygon: None,
+            kinds: Vec::new(),
+            hot_spot_distance: DEFAULT_HOT_SPOT_DISTANCE.into(),
+            overdue_after_days: DEFAULT_OVERDUE_AFTER_DAYS,
+        }
+    }
+}
+
+/// The program settings an inspection list was ranked with.
+#[derive(Debug, Clone, Serialize)]
+pub struct RankAssumptions {
+    /// Facilities this near a commercial or industrial parcel are hot spots.
+    pub hot_spot_distance: Measure,
+    /// Days after which an inspection is overdue.
+    pub overdue_after_days: i64,
+    /// That these are settings, not law.
+    pub note: &'static str,
+}
+
+/// The ranked list and what it was ranked with.
+#[derive(Debug, Clone, Serialize)]
+pub struct WatershedAnswer {
+    /// The facilities, ranked, with the watershed's 303(d) and TMDL status.
+    pub list: InspectionList,
+    /// The settings used.
+    pub assumptions: RankAssumptions,
+}
+
+/// The facilities inside the watershed or polygon, ranked: in a stormwater TMDL area
+/// first, then hot spots, then never inspected or overdue. `polygon` is a drawn area
+/// already in the registry's CRS; it takes the place of the watershed's own polygon.
+pub fn watershed_facilities(
+    ask: &Ask<'_>,
+    p: &WatershedParams,
+    polygon: Option<geo_types::MultiPolygon<f64>>,
+) -> Result<WatershedAnswer, AskError> {
+    let snap = ask.snap;
+    let area = match (polygon, &p.polygon, &p.watershed_id) {
+        (Some(area), _, _) => area,
+        (None, Some(path), _) => place::footprint_from_file(path, snap.meta.srid, "polygon")?,
+        (None, None, Some(id)) => place::watershed_polygon(snap, id)?,
+        (None, None, None) => {
+            return Err(AskError::invalid(
+                "watershed_id",
+                "give a watershed id or a polygon",
+            ))
+        }
+    };
+    let layers = facility_layers(&p.kinds)?;
+    let unit = snap.meta.linear_unit;
+    let hot_spot_distance = parse_length(&p.hot_spot_distance)
+        .map_err(|e| AskError::invalid("hot_spot_distance", e.to_string()))?
+        .to(unit)
+        .value;
+    if p.overdue_after_days < 0 {
+        return Err(AskError::invalid(
+            "overdue_after_days",
+            format!("must not be negative, got {}", p.overdue_after_days),
+        ));
+    }
+    let opts = RankOptions {
+        hot_spot_distance,
+        overdue_after_days: p.overdue_after_days,
+        today: chrono::Utc::now().date_naive(),
+    };
+    let list = inspection_list(
+        snap,
+        ask.profile,
+        &area,
+        p.watershed_id.as_deref(),
+        &layers,
+        &opts,
+    );
+    Ok(WatershedAnswer {
+        list,
+        assumptions: RankAssumptions {
+            hot_spot_distance: Measure {
+                value: hot_spot_distance,
+                unit: unit.symbol(),
+            },
+            overdue_after_days: p.overdue_after_days,
+            note: "hot-spot distance and inspection interval are program settings, not law",
+        },
+    })
+}
