@@ -26,10 +26,11 @@ pub async fn serve_store(
     listen: SocketAddr,
 ) -> anyhow::Result<()> {
     let snapshot = SnapshotHandle::new(Snapshot::load(store.as_ref()).await?);
+    let profile = super::init::load_profile(&snapshot.current().meta.jurisdiction, None)?;
     snapshot.watch(store.clone(), std::time::Duration::from_secs(2));
     let listener = tokio::net::TcpListener::bind(listen).await?;
     let addr = listener.local_addr()?;
     println!("serving the registry at http://{addr}/");
-    http::serve(AppState { store, snapshot }, listener).await?;
+    http::serve(AppState::new(store, snapshot, profile), listener).await?;
     Ok(())
 }

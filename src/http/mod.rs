@@ -1,16 +1,20 @@
-//! The HTTP service (axum): health and layers as GeoJSON for now.
+//! The HTTP service (axum): OGC API – Features over every layer, the registry's answers
+//! under `/api`, uploads, inspections and tokens.
 
+mod api;
 mod error;
 mod features;
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use axum::routing::get;
 use axum::{Json, Router};
 
 pub use error::HttpError;
 
-use crate::spatial::SnapshotHandle;
+use crate::rules::Profile;
+use crate::spatial::network::Network;
+use crate::spatial::{Snapshot, SnapshotHandle};
 use crate::store::Store;
 
 /// What every handler can reach.
@@ -20,6 +24,51 @@ pub struct AppState {
     pub store: Arc<dyn Store>,
     /// The current in-memory snapshot.
     pub snapshot: SnapshotHandle,
+    /// The registry's jurisdiction profile, loaded once at start.
+    pub profile: Arc<Profile>,
+    /// The drainage network of the current snapshot, built on first use.
+    pub networks: NetworkCache,
+}
+
+impl AppState {
+    /// State for a store whose snapshot is already loaded.
+    pub fn new(store: Arc<dyn Store>, snapshot: SnapshotHandle, profile: Profile) -> Self {
+        AppState {
+            store,
+            snapshot,
+            profile: Arc::new(profile),
+            networks: NetworkCache::default(),
+        }
+    }
+}
+
+/// The drainage network of one snapshot, kept until the snapshot is replaced: building it
+/// for a county takes seconds, answering from it microseconds.
+#[derive(Clone, Default)]
+pub struct NetworkCache {
+    // The snapshot it was built from (held weakly, so a replaced snapshot is freed) and
+    // the network. The lock is held while building, so two first requests build once.
+    inner: Arc<Mutex<Option<(std::sync::Weak<Snapshot>, Arc<Network>)>>>,
+}
+
+impl NetworkCache {
+    /// The network of `snap`, built with `build` unless the cache holds it already.
+    /// Blocking: call it from `spawn_blocking`.
+    pub fn get_or_build(
+        &self,
+        snap: &Arc<Snapshot>,
+        build: impl FnOnce(&Snapshot) -> anyhow::Result<Network>,
+    ) -> anyhow::Result<Arc<Network>> {
+        let mut guard = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((weak, net)) = guard.as_ref() {
+            if weak.upgrade().is_some_and(|s| Arc::ptr_eq(&s, snap)) {
+                return Ok(net.clone());
+            }
+        }
+        let net = Arc::new(build(snap)?);
+        *guard = Some((Arc::downgrade(snap), net.clone()));
+        Ok(net)
+    }
 }
 
 /// The whole application, as a router tests can drive without a socket.
@@ -27,6 +76,7 @@ pub fn app(state: AppState) -> Router {
     Router::new()
         .route("/health", get(health))
         .merge(features::router())
+        .nest("/api", api::router())
         .layer(tower_http::trace::TraceLayer::new_for_http())
         .with_state(state)
 }

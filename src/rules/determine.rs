@@ -336,17 +336,54 @@ pub fn condition_one(
     facts: &ProjectFacts,
     water: &WaterEvidence,
 ) -> Option<Finding<bool>> {
-    if profile.rule_prefix != "carmel" {
-        return None;
+    ConditionOneScreen::new(profile, facts).map(|s| s.finding(water))
+}
+
+/// Condition One for one project tried on many places: whether Article X reaches the
+/// project at all (a land development activity, not exempt) depends only on its facts, so
+/// it is decided once here and each place costs only its water evidence.
+pub struct ConditionOneScreen<'a> {
+    profile: &'a Profile,
+    facts: &'a ProjectFacts,
+    sqft: f64,
+    outside: Option<&'static str>,
+}
+
+impl<'a> ConditionOneScreen<'a> {
+    /// The screen for a project of `facts`; `None` where the jurisdiction has no Conditions.
+    pub fn new(profile: &'a Profile, facts: &'a ProjectFacts) -> Option<Self> {
+        if profile.rule_prefix != "carmel" {
+            return None;
+        }
+        let sqft = square_feet(facts.disturbed);
+        let none = WaterEvidence::default();
+        let mut cx = Ctx {
+            profile,
+            facts,
+            water: &none,
+            sqft,
+            open_facts: Vec::new(),
+        };
+        let outside = carmel::outside(&mut cx);
+        Some(Self {
+            profile,
+            facts,
+            sqft,
+            outside,
+        })
     }
-    let mut cx = Ctx {
-        profile,
-        facts,
-        water,
-        sqft: square_feet(facts.disturbed),
-        open_facts: Vec::new(),
-    };
-    Some(carmel::condition_one_only(&mut cx))
+
+    /// Condition One with its citations and evidence, at a place with this water evidence.
+    pub fn finding(&self, water: &WaterEvidence) -> Finding<bool> {
+        let mut cx = Ctx {
+            profile: self.profile,
+            facts: self.facts,
+            water,
+            sqft: self.sqft,
+            open_facts: Vec::new(),
+        };
+        carmel::condition_one_only(&mut cx, self.outside)
+    }
 }
 
 /// A profile whose law has no determination logic here: every finding says so, citing the

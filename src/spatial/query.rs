@@ -5,7 +5,7 @@ use geo::{Distance, Euclidean, Intersects};
 use geo_types::{Geometry, Point};
 use serde::Serialize;
 
-use super::snapshot::{LayerIndex, Snapshot};
+use super::snapshot::{Entry, LayerIndex, Snapshot};
 use crate::domain::{Feature, Layer, LengthUnit};
 
 /// The facility layers an inspector asks about.
@@ -103,6 +103,19 @@ fn toward(p: &Point<f64>, g: &Geometry<f64>) -> Point<f64> {
     }
 }
 
+/// The exact distance from `p` to an entry's feature. A point's envelope is the point
+/// itself, so its distance comes from the tree entry without touching the feature: the
+/// features live far apart in memory, and fetching each candidate's is what a nearby
+/// query spends most of its time on.
+fn entry_distance(idx: &LayerIndex, e: &Entry, p: &Point<f64>) -> Option<f64> {
+    use rstar::PointDistance;
+    let r = e.geom();
+    if r.lower() == r.upper() {
+        return Some(r.distance_2(&[p.x(), p.y()]).sqrt());
+    }
+    Some(distance(p, idx.features[e.data].geom.as_ref()?))
+}
+
 /// The `k` nearest features of one layer within `radius` of `p`, exact distances, nearest
 /// first. Without a radius, candidates come from the R-tree in envelope-distance order; an
 /// envelope is never farther than its geometry, so the walk stops as soon as the next
@@ -120,7 +133,7 @@ pub fn nearest_in(
             .tree
             .locate_within_distance([p.x(), p.y()], r * r)
             .filter_map(|e| {
-                let d = distance(p, idx.features[e.data].geom.as_ref()?);
+                let d = entry_distance(idx, e, p)?;
                 (d <= r).then_some((e.data, d))
             })
             .collect();
@@ -141,10 +154,9 @@ pub fn nearest_in(
                 break;
             }
         }
-        let Some(g) = idx.features[entry.data].geom.as_ref() else {
+        let Some(d) = entry_distance(idx, entry, p) else {
             continue;
         };
-        let d = distance(p, g);
         let at = best.partition_point(|(_, bd)| *bd <= d);
         best.insert(at, (entry.data, d));
         if let Some(k) = k {

@@ -2,7 +2,7 @@
 
 use crate::domain::{Area, Layer};
 use crate::rules::determine::{
-    condition_one, ListedWater, ProjectFacts, TmdlOverlap, WaterEvidence,
+    ConditionOneScreen, ListedWater, ProjectFacts, TmdlOverlap, WaterEvidence,
 };
 use crate::rules::{Finding, Profile};
 
@@ -47,10 +47,12 @@ pub fn condition_one_each(
     water_tolerance: f64,
     mut visit: impl FnMut(&crate::domain::Feature, Option<Finding<bool>>),
 ) {
+    let screen = ConditionOneScreen::new(profile, facts);
     for p in &snap.layer(Layer::Parcels).features {
-        let finding = p.geom.as_ref().and_then(as_multipolygon).and_then(|fp| {
+        let finding = screen.as_ref().and_then(|screen| {
+            let fp = as_multipolygon(p.geom.as_ref()?)?;
             let rw = receiving_waters(snap, None, &fp, Some(&p.id), water_tolerance, 0.0);
-            condition_one(profile, facts, &water_evidence(&rw))
+            Some(screen.finding(&water_evidence(&rw)))
         });
         visit(p, finding);
     }

@@ -52,11 +52,16 @@ fn outside_reason(lda: &Finding<bool>, exempt: &Finding<bool>) -> Option<&'stati
     }
 }
 
-/// Condition One alone, for screening many parcels at once.
-pub(super) fn condition_one_only(cx: &mut Ctx<'_>) -> Finding<bool> {
+/// Why Article X does not reach a project of these facts, if it does not; decided once
+/// for screening many parcels, since it turns on the project's facts and not on the place.
+pub(super) fn outside(cx: &mut Ctx<'_>) -> Option<&'static str> {
     let lda = land_development_activity(cx);
     let exempt = exemptions(cx);
-    let outside = outside_reason(&lda, &exempt);
+    outside_reason(&lda, &exempt)
+}
+
+/// Condition One alone, for screening many parcels at once; `outside` from [`outside`].
+pub(super) fn condition_one_only(cx: &mut Ctx<'_>, outside: Option<&str>) -> Finding<bool> {
     condition_one(cx, outside)
 }
 
