@@ -18,7 +18,7 @@ pub mod watershed;
 use std::cell::OnceCell;
 use std::sync::Arc;
 
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserializer, Serialize, Serializer};
 
 use crate::rules::profile::Tolerance;
 use crate::rules::Profile;
@@ -168,48 +168,76 @@ impl Serialize for Epsg {
 /// `kinds=catch_basin,outfall` works in a query string as `--kinds catch_basin,outfall`
 /// does on the command line. Empty items are dropped.
 pub fn comma_list<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum Given {
-        One(String),
-        Many(Vec<String>),
+    struct V;
+    impl<'de> serde::de::Visitor<'de> for V {
+        type Value = Vec<String>;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a comma-separated list or an array of strings")
+        }
+        fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Self::Value, E> {
+            Ok(split_list(s))
+        }
+        fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+            Ok(Vec::new())
+        }
+        fn visit_none<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+            Ok(Vec::new())
+        }
+        fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+            d.deserialize_any(self)
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(
+            self,
+            mut seq: A,
+        ) -> Result<Self::Value, A::Error> {
+            let mut out = Vec::new();
+            while let Some(s) = seq.next_element::<String>()? {
+                out.extend(split_list(&s));
+            }
+            Ok(out)
+        }
     }
-    let items = match Option::<Given>::deserialize(d)? {
-        None => Vec::new(),
-        Some(Given::One(s)) => s.split(',').map(str::to_string).collect(),
-        Some(Given::Many(v)) => v
-            .iter()
-            .flat_map(|s| s.split(','))
-            .map(str::to_string)
-            .collect(),
-    };
-    Ok(items
-        .into_iter()
-        .map(|s| s.trim().to_string())
+    d.deserialize_any(V)
+}
+
+fn split_list(s: &str) -> Vec<String> {
+    s.split(',')
+        .map(str::trim)
         .filter(|s| !s.is_empty())
-        .collect())
+        .map(str::to_string)
+        .collect()
 }
 
 /// Reads a flag given in a query string as `all=true`, `all=1`, `all=yes` or bare `all=`
 /// (true), or in JSON as a boolean.
 pub fn flag<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum Given {
-        Bool(bool),
-        Text(String),
+    struct V;
+    impl<'de> serde::de::Visitor<'de> for V {
+        type Value = bool;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("true or false")
+        }
+        fn visit_bool<E: serde::de::Error>(self, b: bool) -> Result<bool, E> {
+            Ok(b)
+        }
+        fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<bool, E> {
+            match s.trim().to_ascii_lowercase().as_str() {
+                "" | "true" | "1" | "yes" | "on" => Ok(true),
+                "false" | "0" | "no" | "off" => Ok(false),
+                _ => Err(E::custom(format!("{s:?} is not true or false"))),
+            }
+        }
+        fn visit_unit<E: serde::de::Error>(self) -> Result<bool, E> {
+            Ok(false)
+        }
+        fn visit_none<E: serde::de::Error>(self) -> Result<bool, E> {
+            Ok(false)
+        }
+        fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<bool, D::Error> {
+            d.deserialize_any(self)
+        }
     }
-    match Option::<Given>::deserialize(d)? {
-        None => Ok(false),
-        Some(Given::Bool(b)) => Ok(b),
-        Some(Given::Text(s)) => match s.trim().to_ascii_lowercase().as_str() {
-            "" | "true" | "1" | "yes" | "on" => Ok(true),
-            "false" | "0" | "no" | "off" => Ok(false),
-            other => Err(serde::de::Error::custom(format!(
-                "{other:?} is not true or false"
-            ))),
-        },
-    }
+    d.deserialize_any(V)
 }
 
 /// Serializes an answer as compact JSON bytes (what the API sends).
@@ -225,6 +253,7 @@ pub fn to_pretty_json<T: Serialize + ?Sized>(answer: &T) -> Result<String, AskEr
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde::Deserialize;
 
     #[derive(Debug, Deserialize)]
     struct Q {

@@ -111,9 +111,13 @@ fn deserialize_message(text: &str) -> String {
     if let Some((name, tail)) = m.strip_prefix("missing field `").and_then(named) {
         return format!("{name}: is required{}", at_position(&tail));
     }
-    if let Some((name, tail)) = m.strip_prefix("unknown field `").and_then(named) {
-        let tail = tail.trim_start_matches(", ");
-        return format!("{name}: unknown parameter; {}", tail.replace('`', ""));
+    // serde_path_to_error may already have put the field's name in front.
+    if let Some(i) = m.find("unknown field `") {
+        if let Some((name, tail)) = named(&m[i + "unknown field `".len()..]) {
+            let tail = tail.trim_start_matches(", ").replace('`', "");
+            let tail = tail.replace("there are no fields", "this question takes none");
+            return format!("{name}: unknown parameter; {tail}");
+        }
     }
     m.to_string()
 }
@@ -320,8 +324,14 @@ mod tests {
             "disturbed: is required at line 1 column 2"
         );
         assert_eq!(
-            deserialize_message("Failed to deserialize query string: unknown field `kind`, expected one of `lon`, `kinds`"),
+            deserialize_message("Failed to deserialize query string: kind: unknown field `kind`, expected one of `lon`, `kinds`"),
             "kind: unknown parameter; expected one of lon, kinds"
+        );
+        assert_eq!(
+            deserialize_message(
+                "Failed to deserialize query string: x: unknown field `x`, there are no fields"
+            ),
+            "x: unknown parameter; this question takes none"
         );
     }
 }

@@ -1,0 +1,710 @@
+//! The `/api` answers over HTTP equal the CLI's `--format json` for the same question, on
+//! the demo town in both stores; wrong parameters are a 400 naming the parameter, unknown
+//! ids a 404, and nothing is a 500.
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Stdio};
+
+use common::*;
+use ms4::domain::Layer;
+use ms4::import::crs::Reprojector;
+use ms4::import::{import, ImportOptions};
+use ms4::spatial::Snapshot;
+use serde_json::Value;
+
+/// The demo town's layers, in the order `ms4 demo` loads them.
+const DEMO_LAYERS: [Layer; 14] = [
+    Layer::Boundary,
+    Layer::Parcels,
+    Layer::ReceivingWaters,
+    Layer::Impairments,
+    Layer::Watersheds,
+    Layer::TmdlAreas,
+    Layer::Manholes,
+    Layer::CatchBasins,
+    Layer::Outfalls,
+    Layer::Pipes,
+    Layer::Connections,
+    Layer::ConnectionRecords,
+    Layer::Smps,
+    Layer::Easements,
+];
+
+/// The demo town in a Carmel registry: Carmel has Conditions One to Three, so
+/// determinations and screening have something to say.
+async fn carmel_demo(kind: &str) -> Registry {
+    let dir = tempfile::tempdir().unwrap();
+    let url = match kind {
+        "sqlite" => format!("sqlite://{}", dir.path().join("registry.gpkg").display()),
+        _ => fresh_pg_url("api").expect("postgis requested"),
+    };
+    let meta = ms4::import::crs::registry_meta("carmel-ny", 2260).unwrap();
+    let store = ms4::store::create(&url, &meta).await.unwrap();
+    for l in DEMO_LAYERS {
+        let file = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("data/demo")
+            .join(format!("{}.gpkg", l.name()));
+        let r = import(store.clone(), ImportOptions::new(l, file))
+            .await
+            .unwrap();
+        assert_eq!(r.rejected, 0, "{l}");
+    }
+    Registry { url, store, dir }
+}
+
+struct Server {
+    child: Child,
+    base: String,
+    client: reqwest::Client,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn start(store: &str) -> Server {
+    // Reading is open to anyone once the server says it may be.
+    let help = run(store, &["serve", "--help"]);
+    let mut args = vec!["--store", store, "serve", "--listen", "127.0.0.1:0"];
+    if String::from_utf8_lossy(&help.stdout).contains("--public-read") {
+        args.push("--public-read");
+    }
+    let mut child = ms4()
+        .args(&args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let base = loop {
+        let line = lines.next().expect("the server prints its URL").unwrap();
+        if let Some(u) = line.strip_prefix("serving the registry at ") {
+            break u.trim().trim_end_matches('/').to_string();
+        }
+    };
+    Server {
+        child,
+        base,
+        client: reqwest::Client::new(),
+    }
+}
+
+impl Server {
+    async fn get(&self, path: &str, query: &[(&str, &str)]) -> (u16, Value) {
+        let r = self
+            .client
+            .get(format!("{}{path}", self.base))
+            .query(query)
+            .send()
+            .await
+            .unwrap();
+        read(r).await
+    }
+
+    async fn post(&self, path: &str, query: &[(&str, &str)], body: String) -> (u16, Value) {
+        let r = self
+            .client
+            .post(format!("{}{path}", self.base))
+            .query(query)
+            .header("content-type", "application/json")
+            .body(body)
+            .send()
+            .await
+            .unwrap();
+        read(r).await
+    }
+}
+
+async fn read(r: reqwest::Response) -> (u16, Value) {
+    let status = r.status().as_u16();
+    let ct = r
+        .headers()
+        .get("content-type")
+        .map(|v| v.to_str().unwrap().to_string())
+        .unwrap_or_default();
+    let text = r.text().await.unwrap();
+    assert!(ct.starts_with("application/json"), "{status} {ct}: {text}");
+    (status, serde_json::from_str(&text).unwrap())
+}
+
+/// The CLI's flags for HTTP parameters: `hot_spot_distance=x` is `--hot-spot-distance=x`,
+/// `all=true` is `--all`.
+fn flags(params: &[(&str, &str)]) -> Vec<String> {
+    params
+        .iter()
+        .filter(|(_, v)| *v != "false")
+        .map(|(k, v)| {
+            let f = format!("--{}", k.replace('_', "-"));
+            if *v == "true" {
+                f
+            } else {
+                format!("{f}={v}")
+            }
+        })
+        .collect()
+}
+
+fn cli_json(store: &str, verb: &[&str], params: &[(&str, &str)]) -> Value {
+    let mut args: Vec<String> = verb.iter().map(|s| s.to_string()).collect();
+    args.extend(flags(params));
+    args.extend(["--format".into(), "json".into()]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    serde_json::from_str(&run_ok(store, &args)).unwrap()
+}
+
+/// Asserts the HTTP answer is a 200 equal to the CLI's, and returns it.
+fn same(what: &str, http: (u16, Value), cli: Value) -> Value {
+    assert_eq!(http.0, 200, "{what}: {}", http.1);
+    assert!(
+        http.1 == cli,
+        "{what}: HTTP and CLI differ\nHTTP: {}\nCLI:  {}",
+        http.1,
+        cli
+    );
+    http.1
+}
+
+fn non_empty(what: &str, v: &Value) {
+    let ok = match v {
+        Value::Array(a) => !a.is_empty(),
+        Value::Object(o) => !o.is_empty(),
+        Value::Null => false,
+        _ => true,
+    };
+    assert!(ok, "{what} is empty, so the comparison says nothing");
+}
+
+/// GeoJSON text of a geometry in WGS 84.
+fn wgs84_geojson(g: &geo_types::Geometry<f64>) -> String {
+    let g = Reprojector::new(2260, 4326).unwrap().apply(g).unwrap();
+    geojson::Geometry::new(geojson::GeometryValue::from(&g)).to_string()
+}
+
+/// The ids and places the questions are asked about, picked from the registry.
+struct Picks {
+    watershed: String,
+    catch_basin: String,
+    outfall: String,
+    parcel: String,
+    x: f64,
+    y: f64,
+    lon: f64,
+    lat: f64,
+    parcel_footprint: String,
+    parcel_footprint_2260: String,
+    watershed_polygon: String,
+}
+
+async fn picks(reg: &Registry) -> Picks {
+    let snap = Snapshot::load(reg.store.as_ref()).await.unwrap();
+    let first = |l: Layer| snap.layer(l).features[0].id.clone();
+    // A parcel with a connection, so receiving waters come by the network too.
+    let parcel = snap
+        .layer(Layer::Connections)
+        .features
+        .iter()
+        .filter_map(|c| c.get(Layer::Connections, "parcel_id").as_str())
+        .find(|p| snap.layer(Layer::Parcels).get(p).is_some())
+        .expect("a connection names a parcel")
+        .to_string();
+    let cb = &snap.layer(Layer::CatchBasins).features[0];
+    let Some(geo_types::Geometry::Point(p)) = cb.geom else {
+        panic!("catch basins are points")
+    };
+    let (lon, lat) = Reprojector::new(2260, 4326)
+        .unwrap()
+        .point(p.x(), p.y())
+        .unwrap();
+    let parcel_geom = snap.geometry(Layer::Parcels, &parcel).unwrap().clone();
+    let watershed = first(Layer::Watersheds);
+    let parcel_2260 = format!(
+        r#"{{"type":"Feature","crs":{{"type":"name","properties":{{"name":"urn:ogc:def:crs:EPSG::2260"}}}},"properties":{{}},"geometry":{}}}"#,
+        geojson::Geometry::new(geojson::GeometryValue::from(&parcel_geom))
+    );
+    Picks {
+        watershed_polygon: wgs84_geojson(snap.geometry(Layer::Watersheds, &watershed).unwrap()),
+        watershed,
+        catch_basin: cb.id.clone(),
+        outfall: first(Layer::Outfalls),
+        parcel_footprint: wgs84_geojson(&parcel_geom),
+        parcel_footprint_2260: parcel_2260,
+        parcel,
+        x: p.x() + 25.0,
+        y: p.y() - 40.0,
+        lon,
+        lat,
+    }
+}
+
+async fn http_equals_cli(kind: &str) {
+    let reg = carmel_demo(kind).await;
+    let pk = picks(&reg).await;
+    let s = start(&reg.url);
+    let url = reg.url.as_str();
+    let files = tempfile::tempdir().unwrap();
+    let file = |name: &str, text: &str| {
+        let p = files.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        p.to_str().unwrap().to_string()
+    };
+    let (x, y) = (pk.x.to_string(), pk.y.to_string());
+    let (lon, lat) = (pk.lon.to_string(), pk.lat.to_string());
+
+    // Nearby, by registry coordinates and by longitude/latitude.
+    for q in [
+        vec![
+            ("x", x.as_str()),
+            ("y", y.as_str()),
+            ("k", "5"),
+            ("kinds", "catch_basin,outfall"),
+        ],
+        vec![("x", x.as_str()), ("y", y.as_str())],
+        vec![
+            ("lon", lon.as_str()),
+            ("lat", lat.as_str()),
+            ("radius", "500ft"),
+        ],
+    ] {
+        let v = same(
+            &format!("{kind} nearby {q:?}"),
+            s.get("/api/nearby", &q).await,
+            cli_json(url, &["nearby"], &q),
+        );
+        non_empty("nearby facilities", &v["facilities"]);
+    }
+
+    // Watershed facilities, with default and given program settings, and in a polygon.
+    let path = format!("/api/watersheds/{}/facilities", pk.watershed);
+    for q in [
+        vec![],
+        vec![
+            ("hot_spot_distance", "200ft"),
+            ("overdue_after_days", "30"),
+            ("kinds", "catch_basin"),
+        ],
+    ] {
+        let v = same(
+            &format!("{kind} watershed-facilities {q:?}"),
+            s.get(&path, &q).await,
+            cli_json(url, &["watershed-facilities", &pk.watershed], &q),
+        );
+        non_empty("watershed facilities", &v["list"]["facilities"]);
+    }
+    let polygon = file("watershed.geojson", &pk.watershed_polygon);
+    let v = same(
+        &format!("{kind} watershed-facilities in a polygon"),
+        s.post(&path, &[], pk.watershed_polygon.clone()).await,
+        cli_json(
+            url,
+            &["watershed-facilities", &pk.watershed, "--polygon", &polygon],
+            &[],
+        ),
+    );
+    non_empty("facilities in the polygon", &v["list"]["facilities"]);
+
+    // Traces both ways.
+    let v = same(
+        &format!("{kind} trace downstream"),
+        s.get(
+            &format!("/api/trace/{}", pk.catch_basin),
+            &[("direction", "downstream")],
+        )
+        .await,
+        cli_json(url, &["trace", &pk.catch_basin, "--downstream"], &[]),
+    );
+    non_empty("downstream structures", &v["trace"]["structures"]);
+    let v = same(
+        &format!("{kind} trace upstream"),
+        s.get(
+            &format!("/api/trace/{}", pk.outfall),
+            &[("direction", "upstream")],
+        )
+        .await,
+        cli_json(url, &["trace", &pk.outfall, "--upstream"], &[]),
+    );
+    non_empty("upstream structures", &v["trace"]["structures"]);
+    same(
+        &format!("{kind} trace upstream by flag"),
+        s.get(
+            &format!("/api/trace/{}", pk.outfall),
+            &[("upstream", "true")],
+        )
+        .await,
+        v,
+    );
+
+    // Illicit connections: Carmel's Article X covers none, so they are all not_covered.
+    same(
+        &format!("{kind} illicit"),
+        s.get("/api/illicit", &[]).await,
+        cli_json(url, &["illicit"], &[]),
+    );
+    let q = [("status", "not_covered,illicit")];
+    let v = same(
+        &format!("{kind} illicit {q:?}"),
+        s.get("/api/illicit", &q).await,
+        cli_json(url, &["illicit"], &q),
+    );
+    non_empty("connections", &v["connections"]);
+
+    // SMPs without easement.
+    same(
+        &format!("{kind} smps-without-easement"),
+        s.get("/api/smps-without-easement", &[]).await,
+        cli_json(url, &["smps-without-easement"], &[]),
+    );
+    let q = [("all", "true")];
+    let v = same(
+        &format!("{kind} smps-without-easement --all"),
+        s.get("/api/smps-without-easement", &q).await,
+        cli_json(url, &["smps-without-easement"], &q),
+    );
+    non_empty("smps", &v["smps"]);
+
+    // The network check.
+    let v = same(
+        &format!("{kind} network-check"),
+        s.get("/api/network-check", &[]).await,
+        cli_json(url, &["network-check"], &[]),
+    );
+    non_empty("network summary", &v["summary"]);
+
+    // Receiving waters of a parcel and of footprints (WGS 84, and with a legacy crs).
+    let q = [("parcel", pk.parcel.as_str())];
+    let v = same(
+        &format!("{kind} receiving-waters {q:?}"),
+        s.get("/api/receiving-waters", &q).await,
+        cli_json(url, &["receiving-waters"], &q),
+    );
+    non_empty("waters by watershed", &v["by_watershed"]);
+    for (name, text) in [
+        ("footprint.geojson", &pk.parcel_footprint),
+        ("footprint-2260.geojson", &pk.parcel_footprint_2260),
+    ] {
+        let fp = file(name, text);
+        let v = same(
+            &format!("{kind} receiving-waters of {name}"),
+            s.post(
+                "/api/receiving-waters",
+                &[],
+                format!(r#"{{"footprint": {text}}}"#),
+            )
+            .await,
+            cli_json(url, &["receiving-waters", "--footprint", &fp], &[]),
+        );
+        non_empty("waters by watershed", &v["by_watershed"]);
+    }
+
+    // Determinations by parcel and by footprint.
+    let v = same(
+        &format!("{kind} determination of a parcel"),
+        s.post(
+            "/api/determinations",
+            &[],
+            format!(
+                r#"{{"parcel": "{}", "disturbed": "2.5acres", "larger_common_plan": true}}"#,
+                pk.parcel
+            ),
+        )
+        .await,
+        cli_json(
+            url,
+            &["determine", "--parcel", &pk.parcel],
+            &[("disturbed", "2.5acres"), ("larger_common_plan", "true")],
+        ),
+    );
+    non_empty("determination", &v["determination"]);
+    let fp = file("project.geojson", &pk.parcel_footprint);
+    let v = same(
+        &format!("{kind} determination of a footprint"),
+        s.post(
+            "/api/determinations",
+            &[],
+            format!(
+                r#"{{"footprint": {}, "disturbed": "8000sqft", "single_family": true}}"#,
+                pk.parcel_footprint
+            ),
+        )
+        .await,
+        cli_json(
+            url,
+            &["determine", "--footprint", &fp],
+            &[("disturbed", "8000sqft"), ("single_family", "true")],
+        ),
+    );
+    non_empty("determination", &v["determination"]);
+
+    // Condition One on every parcel.
+    for q in [
+        vec![("disturbed", "1acre")],
+        vec![("disturbed", "1acre"), ("all", "true")],
+    ] {
+        let v = same(
+            &format!("{kind} screen {q:?}"),
+            s.get("/api/screen", &q).await,
+            cli_json(url, &["screen"], &q),
+        );
+        if q.len() == 2 {
+            non_empty("screened parcels", &v["results"]);
+        }
+    }
+
+    refuses_bad_input(&s, &pk).await;
+}
+
+/// A 400 whose error starts with the parameter's name.
+fn bad(what: &str, got: (u16, Value), param: &str) {
+    assert_eq!(got.0, 400, "{what}: {}", got.1);
+    let e = got.1["error"].as_str().unwrap_or_default();
+    assert!(
+        e.starts_with(&format!("{param}:")),
+        "{what}: the error should name {param}: {e}"
+    );
+}
+
+fn missing(what: &str, got: (u16, Value)) {
+    assert_eq!(got.0, 404, "{what}: {}", got.1);
+    assert!(got.1["error"].is_string(), "{what}: {}", got.1);
+}
+
+async fn refuses_bad_input(s: &Server, pk: &Picks) {
+    let n = "/api/nearby";
+    bad("no point", s.get(n, &[]).await, "lon/lat");
+    bad("lon alone", s.get(n, &[("lon", "-73.8")]).await, "lon/lat");
+    bad("x alone", s.get(n, &[("x", "1")]).await, "x/y");
+    bad(
+        "lon out of range",
+        s.get(n, &[("lon", "500"), ("lat", "41")]).await,
+        "lon/lat",
+    );
+    bad(
+        "lon not a number",
+        s.get(n, &[("lon", "west"), ("lat", "41")]).await,
+        "lon",
+    );
+    let at = [("x", "670000"), ("y", "870000")];
+    let with = |extra: (&'static str, &'static str)| {
+        let mut q = at.to_vec();
+        q.push(extra);
+        q
+    };
+    bad(
+        "radius",
+        s.get(n, &with(("radius", "5 parsecs"))).await,
+        "radius",
+    );
+    bad("k garbage", s.get(n, &with(("k", "abc"))).await, "k");
+    bad("k zero", s.get(n, &with(("k", "0"))).await, "k");
+    bad("k negative", s.get(n, &with(("k", "-3"))).await, "k");
+    bad(
+        "kinds",
+        s.get(n, &with(("kinds", "hydrant"))).await,
+        "kinds",
+    );
+    bad(
+        "unknown parameter",
+        s.get(n, &with(("kind", "outfall"))).await,
+        "kind",
+    );
+
+    let w = format!("/api/watersheds/{}/facilities", pk.watershed);
+    missing(
+        "unknown watershed",
+        s.get("/api/watersheds/WS-NOPE/facilities", &[]).await,
+    );
+    bad(
+        "hot spot distance",
+        s.get(&w, &[("hot_spot_distance", "near")]).await,
+        "hot_spot_distance",
+    );
+    bad(
+        "overdue days",
+        s.get(&w, &[("overdue_after_days", "soon")]).await,
+        "overdue_after_days",
+    );
+    bad(
+        "polygon not a polygon",
+        s.post(
+            &w,
+            &[],
+            r#"{"type":"Point","coordinates":[-73.8,41.2]}"#.into(),
+        )
+        .await,
+        "polygon",
+    );
+    bad(
+        "polygon not JSON",
+        s.post(&w, &[], "{ nope".into()).await,
+        "body",
+    );
+
+    missing(
+        "unknown asset",
+        s.get("/api/trace/NOPE", &[("direction", "upstream")]).await,
+    );
+    let t = format!("/api/trace/{}", pk.catch_basin);
+    bad("no direction", s.get(&t, &[]).await, "direction");
+    bad(
+        "bad direction",
+        s.get(&t, &[("direction", "sideways")]).await,
+        "direction",
+    );
+    bad(
+        "both directions",
+        s.get(&t, &[("upstream", "true"), ("downstream", "true")])
+            .await,
+        "direction",
+    );
+
+    bad(
+        "status",
+        s.get("/api/illicit", &[("status", "evil")]).await,
+        "status",
+    );
+    bad(
+        "all",
+        s.get("/api/smps-without-easement", &[("all", "maybe")])
+            .await,
+        "all",
+    );
+    bad(
+        "network-check takes nothing",
+        s.get("/api/network-check", &[("x", "1")]).await,
+        "x",
+    );
+
+    let r = "/api/receiving-waters";
+    bad("no place", s.get(r, &[]).await, "parcel/footprint");
+    missing("unknown parcel", s.get(r, &[("parcel", "P-NOPE")]).await);
+    bad(
+        "footprint not GeoJSON",
+        s.get(r, &[("footprint", "a square")]).await,
+        "footprint",
+    );
+    bad(
+        "parcel and footprint",
+        s.post(
+            r,
+            &[],
+            format!(
+                r#"{{"parcel": "{}", "footprint": {}}}"#,
+                pk.parcel, pk.parcel_footprint
+            ),
+        )
+        .await,
+        "parcel/footprint",
+    );
+
+    let d = "/api/determinations";
+    bad("empty body", s.post(d, &[], String::new()).await, "body");
+    bad(
+        "not JSON",
+        s.post(d, &[], "disturbed=1acre".into()).await,
+        "body",
+    );
+    bad(
+        "no disturbed",
+        s.post(d, &[], format!(r#"{{"parcel": "{}"}}"#, pk.parcel))
+            .await,
+        "disturbed",
+    );
+    bad(
+        "disturbed garbage",
+        s.post(
+            d,
+            &[],
+            format!(r#"{{"parcel": "{}", "disturbed": "lots"}}"#, pk.parcel),
+        )
+        .await,
+        "disturbed",
+    );
+    bad(
+        "a misspelt fact",
+        s.post(
+            d,
+            &[],
+            format!(
+                r#"{{"parcel": "{}", "disturbed": "1acre", "single_famly": true}}"#,
+                pk.parcel
+            ),
+        )
+        .await,
+        "single_famly",
+    );
+    bad(
+        "a fact not a boolean",
+        s.post(
+            d,
+            &[],
+            format!(
+                r#"{{"parcel": "{}", "disturbed": "1acre", "agricultural": 7}}"#,
+                pk.parcel
+            ),
+        )
+        .await,
+        "agricultural",
+    );
+    bad(
+        "footprint a point",
+        s.post(
+            d,
+            &[],
+            r#"{"footprint": {"type":"Point","coordinates":[-73.8,41.2]}, "disturbed": "1acre"}"#
+                .into(),
+        )
+        .await,
+        "footprint",
+    );
+    bad(
+        "footprint with an unknown crs",
+        s.post(
+            d,
+            &[],
+            format!(
+                r#"{{"footprint": {{"type":"Feature","crs":{{"type":"name","properties":{{"name":"local grid"}}}},"properties":{{}},"geometry":{}}}, "disturbed": "1acre"}}"#,
+                pk.parcel_footprint
+            ),
+        )
+        .await,
+        "footprint",
+    );
+    missing(
+        "determination of an unknown parcel",
+        s.post(
+            d,
+            &[],
+            r#"{"parcel": "P-NOPE", "disturbed": "1acre"}"#.into(),
+        )
+        .await,
+    );
+
+    bad(
+        "screen without disturbed",
+        s.get("/api/screen", &[]).await,
+        "disturbed",
+    );
+    bad(
+        "screen disturbed garbage",
+        s.get("/api/screen", &[("disturbed", "big")]).await,
+        "disturbed",
+    );
+}
+
+#[tokio::test]
+async fn api_answers_equal_the_cli_json_on_sqlite() {
+    http_equals_cli("sqlite").await;
+}
+
+#[tokio::test]
+async fn api_answers_equal_the_cli_json_on_postgis() {
+    if pg_base().is_none() {
+        return;
+    }
+    http_equals_cli("postgis").await;
+}
