@@ -19,6 +19,7 @@
 #![warn(missing_docs)]
 
 pub mod answer;
+pub mod auth;
 pub mod cli;
 pub mod domain;
 pub mod http;

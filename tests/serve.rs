@@ -21,7 +21,7 @@ impl Drop for Server {
 
 fn start(store: &str) -> Server {
     let mut child = ms4()
-        .args(["--store", store, "serve", "--listen", "127.0.0.1:0"])
+        .args(["--store", store, "serve", "--listen", "127.0.0.1:0", "--public-read"])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()

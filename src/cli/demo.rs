@@ -105,5 +105,10 @@ pub(super) async fn run(a: DemoArgs) -> anyhow::Result<()> {
         return Ok(());
     }
     let store = crate::store::open(&url).await?;
-    super::serve::serve_store(store, a.listen).await
+    // The demo town is public: anyone may read it without a token.
+    let config = crate::http::ServeConfig {
+        public_read: true,
+        ..Default::default()
+    };
+    super::serve::serve_store(store, a.listen, config).await
 }

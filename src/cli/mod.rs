@@ -12,6 +12,7 @@ pub mod output;
 mod serve;
 mod smps;
 mod synth;
+mod token;
 mod trace;
 mod watershed;
 
@@ -78,6 +79,8 @@ pub enum Command {
     /// Structural SMPs that no recorded maintenance easement covers.
     #[command(name = "smps-without-easement")]
     SmpsWithoutEasement(smps::SmpsArgs),
+    /// Create, list and revoke API tokens (roles: analyst, inspector, planner, admin).
+    Token(token::TokenArgs),
 }
 
 /// Runs a parsed command line.
@@ -99,6 +102,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::ReceivingWaters(a) => determine::run_receiving(&store, a).await,
         Command::Screen(a) => determine::run_screen(&store, a).await,
         Command::SmpsWithoutEasement(a) => smps::run(&store, a).await,
+        Command::Token(a) => token::run(&store, a).await,
     }
 }
 

@@ -4,7 +4,7 @@ use std::net::SocketAddr;
 
 use clap::Args;
 
-use crate::http::{self, AppState};
+use crate::http::{self, AppState, ServeConfig};
 use crate::spatial::{Snapshot, SnapshotHandle};
 
 /// Arguments of `ms4 serve`.
@@ -13,24 +13,75 @@ pub struct ServeArgs {
     /// The address to listen on.
     #[arg(long, default_value = "127.0.0.1:8080")]
     pub listen: SocketAddr,
+    /// Let anyone read without a token (writes still need one).
+    #[arg(long, env = "MS4_PUBLIC_READ")]
+    pub public_read: bool,
+    /// The largest request body accepted (uploads included): 200MB, 50MB, 1GB.
+    #[arg(long, default_value = "200MB")]
+    pub body_limit: String,
+    /// How long a request may take before it is answered 408, in seconds.
+    #[arg(long, default_value_t = 300)]
+    pub request_timeout: u64,
+}
+
+/// Reads a size with its unit: `200MB`, `512KB`, `1GB`, or bytes.
+fn parse_size(s: &str) -> anyhow::Result<usize> {
+    let t = s.trim().to_ascii_uppercase();
+    let (num, mult) = [("GB", 1usize << 30), ("MB", 1 << 20), ("KB", 1 << 10), ("B", 1)]
+        .iter()
+        .find_map(|(u, m)| t.strip_suffix(u).map(|n| (n.trim().to_string(), *m)))
+        .unwrap_or((t.clone(), 1));
+    let n: f64 = num
+        .parse()
+        .map_err(|_| anyhow::anyhow!("--body-limit: {s:?} is not a size such as 200MB"))?;
+    if !(n > 0.0) {
+        anyhow::bail!("--body-limit: {s:?} must be positive");
+    }
+    Ok((n * mult as f64) as usize)
+}
+
+impl ServeArgs {
+    fn config(&self) -> anyhow::Result<ServeConfig> {
+        Ok(ServeConfig {
+            public_read: self.public_read,
+            body_limit: parse_size(&self.body_limit)?,
+            request_timeout: std::time::Duration::from_secs(self.request_timeout.max(1)),
+        })
+    }
 }
 
 pub(super) async fn run(store_url: &str, a: ServeArgs) -> anyhow::Result<()> {
+    let config = a.config()?;
     let store = crate::store::open(store_url).await?;
-    serve_store(store, a.listen).await
+    serve_store(store, a.listen, config).await
 }
 
 /// Loads the snapshot and serves until interrupted, printing the URL once listening.
 pub async fn serve_store(
     store: std::sync::Arc<dyn crate::store::Store>,
     listen: SocketAddr,
+    config: ServeConfig,
 ) -> anyhow::Result<()> {
     let snapshot = SnapshotHandle::new(Snapshot::load(store.as_ref()).await?);
     let profile = super::init::load_profile(&snapshot.current().meta.jurisdiction, None)?;
     snapshot.watch(store.clone(), std::time::Duration::from_secs(2));
     let listener = tokio::net::TcpListener::bind(listen).await?;
     let addr = listener.local_addr()?;
-    println!("serving the registry at http://{addr}/");
-    http::serve(AppState::new(store, snapshot, profile), listener).await?;
+    let public = if config.public_read { " (public read)" } else { "" };
+    println!("serving the registry at http://{addr}/{public}");
+    http::serve(AppState::with_config(store, snapshot, profile, config), listener).await?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_read_with_their_units() {
+        assert_eq!(parse_size("200MB").unwrap(), 200 << 20);
+        assert_eq!(parse_size("1gb").unwrap(), 1 << 30);
+        assert_eq!(parse_size("4096").unwrap(), 4096);
+        assert!(parse_size("lots").is_err());
+    }
 }

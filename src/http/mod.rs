@@ -2,14 +2,23 @@
 //! under `/api`, uploads, inspections and tokens.
 
 mod api;
+pub mod auth;
 mod error;
-mod features;
+mod inspections;
+mod ogc;
+mod openapi;
+mod tokens;
+mod upload;
 
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
+use axum::extract::DefaultBodyLimit;
+use axum::middleware::from_fn_with_state;
 use axum::routing::get;
 use axum::{Json, Router};
 
+pub use auth::{Auth, Caller};
 pub use error::HttpError;
 
 use crate::rules::Profile;
@@ -28,16 +37,53 @@ pub struct AppState {
     pub profile: Arc<Profile>,
     /// The drainage network of the current snapshot, built on first use.
     pub networks: NetworkCache,
+    /// Who may do what.
+    pub auth: Auth,
+    /// Limits.
+    pub config: Arc<ServeConfig>,
+}
+
+/// The service's limits and access policy.
+#[derive(Debug, Clone)]
+pub struct ServeConfig {
+    /// Reads need no token.
+    pub public_read: bool,
+    /// The largest request body accepted, in bytes (uploads included).
+    pub body_limit: usize,
+    /// How long a request may take before it is answered 408.
+    pub request_timeout: Duration,
+}
+
+impl Default for ServeConfig {
+    fn default() -> Self {
+        ServeConfig {
+            public_read: false,
+            body_limit: 200 * 1024 * 1024,
+            request_timeout: Duration::from_secs(300),
+        }
+    }
 }
 
 impl AppState {
     /// State for a store whose snapshot is already loaded.
     pub fn new(store: Arc<dyn Store>, snapshot: SnapshotHandle, profile: Profile) -> Self {
+        Self::with_config(store, snapshot, profile, ServeConfig::default())
+    }
+
+    /// State with explicit limits and access policy.
+    pub fn with_config(
+        store: Arc<dyn Store>,
+        snapshot: SnapshotHandle,
+        profile: Profile,
+        config: ServeConfig,
+    ) -> Self {
         AppState {
             store,
             snapshot,
             profile: Arc::new(profile),
             networks: NetworkCache::default(),
+            auth: Auth::new(config.public_read),
+            config: Arc::new(config),
         }
     }
 }
@@ -72,13 +118,48 @@ impl NetworkCache {
 }
 
 /// The whole application, as a router tests can drive without a socket.
+///
+/// Three kinds of route: open (health, the landing page, conformance and the API
+/// definition: they hold no registry data), reads (any valid token, or none on a
+/// public-read server) and writes, each behind the role it needs.
 pub fn app(state: AppState) -> Router {
-    Router::new()
+    let reads = ogc::router()
+        .nest("/api", api::router().merge(inspections::read_router()))
+        .route_layer(from_fn_with_state(state.clone(), auth::read));
+    let analyst = Router::new()
+        .nest("/api", upload::router())
+        .route_layer(from_fn_with_state(state.clone(), auth::analyst));
+    let inspector = Router::new()
+        .nest("/api", inspections::write_router())
+        .route_layer(from_fn_with_state(state.clone(), auth::inspector));
+    let admin = Router::new()
+        .nest("/api", tokens::router())
+        .route_layer(from_fn_with_state(state.clone(), auth::admin));
+    let open = Router::new()
         .route("/health", get(health))
-        .merge(features::router())
-        .nest("/api", api::router())
+        .merge(ogc::open_router())
+        .route("/api/openapi.json", get(openapi::document));
+    let timeout = state.config.request_timeout;
+    let limit = state.config.body_limit;
+    open.merge(reads)
+        .merge(analyst)
+        .merge(inspector)
+        .merge(admin)
+        .fallback(not_found)
+        .layer(DefaultBodyLimit::max(limit))
+        .layer(tower_http::timeout::TimeoutLayer::with_status_code(
+            axum::http::StatusCode::REQUEST_TIMEOUT,
+            timeout,
+        ))
         .layer(tower_http::trace::TraceLayer::new_for_http())
         .with_state(state)
+}
+
+async fn not_found(uri: axum::http::Uri) -> HttpError {
+    HttpError::NotFound(format!(
+        "{}: no such route; /api/openapi.json lists them",
+        uri.path()
+    ))
 }
 
 async fn health(

@@ -122,3 +122,22 @@ impl Reprojector {
         Ok((xs[0], ys[0]))
     }
 }
+
+thread_local! {
+    // Transforms made on this thread, by (from, to). Creating one costs far more than
+    // reprojecting a page of features, and GDAL transforms may not cross threads.
+    static CACHED: std::cell::RefCell<Vec<((i32, i32), std::rc::Rc<Reprojector>)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// This thread's transform from one EPSG code to another, made on first use.
+pub fn cached_reprojector(from: i32, to: i32) -> Result<std::rc::Rc<Reprojector>> {
+    CACHED.with(|c| {
+        if let Some((_, r)) = c.borrow().iter().find(|(k, _)| *k == (from, to)) {
+            return Ok(r.clone());
+        }
+        let r = std::rc::Rc::new(Reprojector::new(from, to)?);
+        c.borrow_mut().push(((from, to), r.clone()));
+        Ok(r)
+    })
+}

@@ -95,7 +95,9 @@ impl LayerIndex {
 pub struct Snapshot {
     /// The registry's jurisdiction and CRS.
     pub meta: RegistryMeta,
-    layers: HashMap<Layer, LayerIndex>,
+    // Each layer behind its own Arc, so a write to one layer (an inspection) makes a new
+    // snapshot that shares every other layer instead of reloading the registry.
+    layers: HashMap<Layer, Arc<LayerIndex>>,
     /// The latest inspection date of each asset, derived once per snapshot because every
     /// nearby answer and inspection list asks for it.
     last_inspection: rustc_hash::FxHashMap<String, chrono::NaiveDate>,
@@ -107,10 +109,14 @@ pub struct Snapshot {
 impl Snapshot {
     /// Builds a snapshot from features already loaded.
     pub fn from_features(meta: RegistryMeta, mut layers: HashMap<Layer, Vec<Feature>>) -> Self {
-        let layers: HashMap<Layer, LayerIndex> = Layer::ALL
+        let layers: HashMap<Layer, Arc<LayerIndex>> = Layer::ALL
             .into_iter()
-            .map(|l| (l, LayerIndex::new(layers.remove(&l).unwrap_or_default())))
+            .map(|l| (l, Arc::new(LayerIndex::new(layers.remove(&l).unwrap_or_default()))))
             .collect();
+        Self::from_indexes(meta, layers)
+    }
+
+    fn from_indexes(meta: RegistryMeta, layers: HashMap<Layer, Arc<LayerIndex>>) -> Self {
         let mut last_inspection: rustc_hash::FxHashMap<String, chrono::NaiveDate> =
             Default::default();
         for i in &layers[&Layer::Inspections].features {
@@ -146,6 +152,13 @@ impl Snapshot {
             last_inspection,
             pollutants,
         }
+    }
+
+    /// This snapshot with one layer's features replaced; every other layer is shared.
+    pub fn with_layer(&self, layer: Layer, features: Vec<Feature>) -> Self {
+        let mut layers = self.layers.clone();
+        layers.insert(layer, Arc::new(LayerIndex::new(features)));
+        Self::from_indexes(self.meta.clone(), layers)
     }
 
     /// Loads and indexes every layer of a store.
@@ -185,6 +198,8 @@ impl Snapshot {
 pub struct SnapshotHandle {
     // A std RwLock held only to clone or replace the Arc: never across an await.
     inner: Arc<RwLock<Arc<Snapshot>>>,
+    // The store generation the snapshot reflects, as far as the watcher knows.
+    seen: Arc<std::sync::atomic::AtomicI64>,
 }
 
 impl SnapshotHandle {
@@ -192,6 +207,7 @@ impl SnapshotHandle {
     pub fn new(s: Snapshot) -> Self {
         SnapshotHandle {
             inner: Arc::new(RwLock::new(Arc::new(s))),
+            seen: Arc::default(),
         }
     }
 
@@ -210,14 +226,17 @@ impl SnapshotHandle {
     ) -> tokio::task::JoinHandle<()> {
         let handle = self.clone();
         tokio::spawn(async move {
-            let mut seen = store.generation().await.unwrap_or(0);
+            use std::sync::atomic::Ordering;
+            handle
+                .seen
+                .store(store.generation().await.unwrap_or(0), Ordering::SeqCst);
             loop {
                 tokio::time::sleep(interval).await;
                 match store.generation().await {
-                    Ok(g) if g != seen => match handle.reload(store.as_ref()).await {
+                    Ok(g) if g != handle.seen.load(Ordering::SeqCst) => match handle.reload(store.as_ref()).await {
                         Ok(()) => {
                             tracing::info!(generation = g, "registry changed; snapshot reloaded");
-                            seen = g;
+                            handle.seen.store(g, Ordering::SeqCst);
                         }
                         Err(e) => {
                             tracing::warn!(error = %e, "reloading the snapshot failed; keeping the old one")
@@ -228,6 +247,23 @@ impl SnapshotHandle {
                 }
             }
         })
+    }
+
+    /// Reloads one layer from the store (after a write to it by this process) and swaps
+    /// the new snapshot in; `seen` is the store's generation before that write, so that
+    /// when no other process wrote meanwhile the watcher need not reload everything.
+    pub async fn reload_layer(&self, store: &dyn Store, layer: Layer, seen: i64) -> Result<()> {
+        let features = store.features(layer).await?;
+        let now = store.generation().await?;
+        let current = self.current();
+        let next = tokio::task::spawn_blocking(move || current.with_layer(layer, features))
+            .await
+            .expect("indexing does not panic");
+        *self.inner.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(next);
+        if now == seen + 1 {
+            self.seen.store(now, std::sync::atomic::Ordering::SeqCst);
+        }
+        Ok(())
     }
 
     /// Rebuilds from the store and swaps the new snapshot in.

@@ -48,6 +48,9 @@ pub enum StoreError {
     /// the transaction was rolled back.
     #[error("write abandoned, nothing was changed: {0}")]
     Aborted(String),
+    /// A bookkeeping row (a token, say) that cannot be read back.
+    #[error("unreadable registry record: {0}")]
+    Corrupt(String),
 }
 
 /// Result alias for store calls.

@@ -18,6 +18,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use async_trait::async_trait;
+
+use crate::auth::{NewToken, TokenRecord};
 use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 
@@ -125,6 +127,15 @@ pub trait Store: Send + Sync {
     async fn generation(&self) -> Result<i64>;
     /// The newest audit entries, optionally of one layer.
     async fn audit(&self, layer: Option<Layer>, limit: i64) -> Result<Vec<AuditEntry>>;
+    /// Stores a new token (its hash) and audits it as `actor`'s; returns its id.
+    async fn create_token(&self, token: &NewToken, actor: &str) -> Result<i64>;
+    /// Every token, newest first, revoked and expired ones included.
+    async fn tokens(&self) -> Result<Vec<TokenRecord>>;
+    /// The token with this hash, if any.
+    async fn token_by_hash(&self, hash: &str) -> Result<Option<TokenRecord>>;
+    /// Revokes a token and audits it as `actor`'s; `false` when no such token exists or it
+    /// was revoked already.
+    async fn revoke_token(&self, token_id: i64, actor: &str) -> Result<bool>;
 }
 
 /// Writes a list of features in one transaction.
@@ -231,6 +242,15 @@ fn meta_from_rows(rows: HashMap<String, String>, url: &str) -> Result<RegistryMe
 
 fn now() -> chrono::DateTime<chrono::Utc> {
     chrono::Utc::now()
+}
+
+/// What the audit log records of a new token: never its hash.
+fn token_audit(t: &NewToken) -> serde_json::Value {
+    serde_json::json!({
+        "role": t.role.name(),
+        "subject": t.subject,
+        "expires_at": t.expires_at.map(|e| e.to_rfc3339()),
+    })
 }
 
 /// Marks SQL built by this module as safe to run. Every such string is assembled from

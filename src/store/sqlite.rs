@@ -21,6 +21,7 @@ use super::{
     meta_from_rows, meta_rows, AuditEntry, RegistryMeta, Result, Store, StoreError, WriteMsg,
     WriteRequest, WriteSummary,
 };
+use crate::auth::{NewToken, TokenRecord};
 use crate::domain::{wkb, Feature, GeomKind, Layer, Value};
 
 /// The GeoPackage `application_id` ("GPKG").
@@ -68,6 +69,8 @@ impl SqliteStore {
             url: url.to_string(),
         };
         store.meta().await?;
+        // Registries made by an older ms4 get the tables added since (tokens, ...).
+        sqlx::migrate!("migrations/sqlite").run(&store.pool).await?;
         Ok(store)
     }
 
@@ -246,6 +249,73 @@ impl Store for SqliteStore {
         .fetch_all(&self.pool)
         .await?;
         rows.iter().map(super::audit::audit_entry).collect()
+    }
+
+    async fn create_token(&self, token: &NewToken, actor: &str) -> Result<i64> {
+        let now = super::now().to_rfc3339();
+        let mut tx = self.pool.begin().await?;
+        let (id,): (i64,) = sqlx::query_as(
+            "INSERT INTO ms4_tokens (hash, role, subject, created_at, expires_at) VALUES (?, ?, ?, ?, ?) RETURNING token_id",
+        )
+        .bind(&token.hash)
+        .bind(token.role.name())
+        .bind(&token.subject)
+        .bind(&now)
+        .bind(token.expires_at.map(|t| t.to_rfc3339()))
+        .fetch_one(&mut *tx)
+        .await?;
+        sqlx::query("INSERT INTO ms4_audit (at, actor, action, feature_id, after) VALUES (?, ?, 'token_create', ?, ?)")
+            .bind(&now)
+            .bind(actor)
+            .bind(id.to_string())
+            .bind(super::token_audit(token).to_string())
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(id)
+    }
+
+    async fn tokens(&self) -> Result<Vec<TokenRecord>> {
+        let rows: Vec<super::audit::TokenRow> = sqlx::query_as(
+            "SELECT token_id, hash, role, subject, created_at, expires_at, revoked_at FROM ms4_tokens ORDER BY token_id DESC",
+        )
+        .fetch_all(&self.pool)
+        .await?;
+        rows.into_iter().map(super::audit::token_record).collect()
+    }
+
+    async fn token_by_hash(&self, hash: &str) -> Result<Option<TokenRecord>> {
+        let row: Option<super::audit::TokenRow> = sqlx::query_as(
+            "SELECT token_id, hash, role, subject, created_at, expires_at, revoked_at FROM ms4_tokens WHERE hash = ?",
+        )
+        .bind(hash)
+        .fetch_optional(&self.pool)
+        .await?;
+        row.map(super::audit::token_record).transpose()
+    }
+
+    async fn revoke_token(&self, token_id: i64, actor: &str) -> Result<bool> {
+        let now = super::now().to_rfc3339();
+        let mut tx = self.pool.begin().await?;
+        let done = sqlx::query(
+            "UPDATE ms4_tokens SET revoked_at = ? WHERE token_id = ? AND revoked_at IS NULL",
+        )
+        .bind(&now)
+        .bind(token_id)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected()
+            == 1;
+        if done {
+            sqlx::query("INSERT INTO ms4_audit (at, actor, action, feature_id) VALUES (?, ?, 'token_revoke', ?)")
+                .bind(&now)
+                .bind(actor)
+                .bind(token_id.to_string())
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(done)
     }
 }
 

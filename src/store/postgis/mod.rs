@@ -23,6 +23,7 @@ use super::{
     meta_from_rows, meta_rows, AuditEntry, RegistryMeta, Result, Store, StoreError, WriteMsg,
     WriteRequest, WriteSummary,
 };
+use crate::auth::{NewToken, TokenRecord};
 use crate::domain::{wkb, Feature, FieldType, GeomKind, Layer, Value};
 
 /// A registry in a PostGIS database.
@@ -47,6 +48,8 @@ impl PostgisStore {
             srid: 0,
         };
         store.srid = store.meta().await?.srid;
+        // Registries made by an older ms4 get the tables added since (tokens, ...).
+        sqlx::migrate!("migrations/postgres").run(&store.pool).await?;
         Ok(store)
     }
 
@@ -238,6 +241,65 @@ impl Store for PostgisStore {
         .fetch_all(&self.pool)
         .await?;
         rows.iter().map(crate::store::audit::audit_entry).collect()
+    }
+
+    async fn create_token(&self, token: &NewToken, actor: &str) -> Result<i64> {
+        let mut tx = self.pool.begin().await?;
+        let (id,): (i64,) = sqlx::query_as(
+            "INSERT INTO ms4_tokens (hash, role, subject, created_at, expires_at) VALUES ($1, $2, $3, now(), $4::timestamptz) RETURNING token_id",
+        )
+        .bind(&token.hash)
+        .bind(token.role.name())
+        .bind(&token.subject)
+        .bind(token.expires_at.map(|t| t.to_rfc3339()))
+        .fetch_one(&mut *tx)
+        .await?;
+        sqlx::query("INSERT INTO ms4_audit (at, actor, action, feature_id, after) VALUES (now(), $1, 'token_create', $2, $3::jsonb)")
+            .bind(actor)
+            .bind(id.to_string())
+            .bind(crate::store::token_audit(token).to_string())
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(id)
+    }
+
+    async fn tokens(&self) -> Result<Vec<TokenRecord>> {
+        let rows: Vec<crate::store::audit::TokenRow> =
+            sqlx::query_as("SELECT token_id, hash, role, subject, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"+00:00\"'), to_char(expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"+00:00\"'), to_char(revoked_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"+00:00\"') FROM ms4_tokens ORDER BY token_id DESC")
+                .fetch_all(&self.pool)
+                .await?;
+        rows.into_iter().map(crate::store::audit::token_record).collect()
+    }
+
+    async fn token_by_hash(&self, hash: &str) -> Result<Option<TokenRecord>> {
+        let row: Option<crate::store::audit::TokenRow> =
+            sqlx::query_as("SELECT token_id, hash, role, subject, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"+00:00\"'), to_char(expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"+00:00\"'), to_char(revoked_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"+00:00\"') FROM ms4_tokens WHERE hash = $1")
+                .bind(hash)
+                .fetch_optional(&self.pool)
+                .await?;
+        row.map(crate::store::audit::token_record).transpose()
+    }
+
+    async fn revoke_token(&self, token_id: i64, actor: &str) -> Result<bool> {
+        let mut tx = self.pool.begin().await?;
+        let done = sqlx::query(
+            "UPDATE ms4_tokens SET revoked_at = now() WHERE token_id = $1 AND revoked_at IS NULL",
+        )
+        .bind(token_id)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected()
+            == 1;
+        if done {
+            sqlx::query("INSERT INTO ms4_audit (at, actor, action, feature_id) VALUES (now(), $1, 'token_revoke', $2)")
+                .bind(actor)
+                .bind(token_id.to_string())
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(done)
     }
 }
 

@@ -1,0 +1,184 @@
+//! Roles and API tokens: who may read, import, inspect and manage tokens.
+//!
+//! A token is 32 random bytes, shown once in hex (`ms4_…`) when it is created; the store
+//! keeps only its SHA-256, so neither a copy of the registry nor its audit log can be used
+//! to call the API.
+
+use std::fmt;
+use std::str::FromStr;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+/// What a token's holder may do. Every role may read; each write needs its own role, and
+/// `admin` may do everything.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    /// Imports and edits layers.
+    Analyst,
+    /// Records inspections.
+    Inspector,
+    /// Asks for determinations (reads only).
+    Planner,
+    /// Everything, including token management.
+    Admin,
+}
+
+impl Role {
+    /// Every role, in the order the docs list them.
+    pub const ALL: [Role; 4] = [Role::Analyst, Role::Inspector, Role::Planner, Role::Admin];
+
+    /// The role's name as stored and as typed.
+    pub fn name(self) -> &'static str {
+        match self {
+            Role::Analyst => "analyst",
+            Role::Inspector => "inspector",
+            Role::Planner => "planner",
+            Role::Admin => "admin",
+        }
+    }
+
+    /// Whether this role may do what `needed` allows (admin may do anything).
+    pub fn allows(self, needed: Role) -> bool {
+        self == needed || self == Role::Admin
+    }
+}
+
+impl fmt::Display for Role {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A role name that is not one.
+#[derive(Debug, thiserror::Error)]
+#[error("unknown role {0:?}; expected analyst, inspector, planner or admin")]
+pub struct UnknownRole(pub String);
+
+impl FromStr for Role {
+    type Err = UnknownRole;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Role::ALL
+            .into_iter()
+            .find(|r| r.name() == s.trim().to_ascii_lowercase())
+            .ok_or_else(|| UnknownRole(s.to_string()))
+    }
+}
+
+/// A token as the store keeps it: its hash, never the token.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TokenRecord {
+    /// The store's id for it (what `ms4 token revoke` takes).
+    pub token_id: i64,
+    /// SHA-256 of the token, in hex.
+    #[serde(skip_serializing)]
+    pub hash: String,
+    /// What it may do.
+    pub role: Role,
+    /// Who holds it: recorded in the audit log with every write made with it.
+    pub subject: String,
+    /// When it was created.
+    pub created_at: DateTime<Utc>,
+    /// When it stops working, if ever.
+    pub expires_at: Option<DateTime<Utc>>,
+    /// When it was revoked, if it was.
+    pub revoked_at: Option<DateTime<Utc>>,
+}
+
+impl TokenRecord {
+    /// Why the token does not work at `now`, or `None` when it does.
+    pub fn unusable(&self, now: DateTime<Utc>) -> Option<&'static str> {
+        if self.revoked_at.is_some() {
+            Some("the token was revoked")
+        } else if self.expires_at.is_some_and(|e| e <= now) {
+            Some("the token has expired")
+        } else {
+            None
+        }
+    }
+}
+
+/// A token to be stored.
+#[derive(Debug, Clone)]
+pub struct NewToken {
+    /// SHA-256 of the token, in hex.
+    pub hash: String,
+    /// What it may do.
+    pub role: Role,
+    /// Who holds it.
+    pub subject: String,
+    /// When it stops working, if ever.
+    pub expires_at: Option<DateTime<Utc>>,
+}
+
+/// A fresh random token, `ms4_` and 64 hex digits.
+pub fn generate() -> String {
+    use rand::RngCore;
+    let mut bytes = [0u8; 32];
+    rand::rngs::OsRng.fill_bytes(&mut bytes);
+    format!("ms4_{}", hex(&bytes))
+}
+
+/// The SHA-256 of a token, in hex: what the store keeps and looks tokens up by.
+pub fn hash(token: &str) -> String {
+    hex(&Sha256::digest(token.as_bytes()))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write;
+    bytes.iter().fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
+        let _ = write!(s, "{b:02x}");
+        s
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_are_random_and_hashes_stable() {
+        let a = generate();
+        let b = generate();
+        assert_ne!(a, b);
+        assert!(a.starts_with("ms4_") && a.len() == 68, "{a}");
+        assert_eq!(hash(&a), hash(&a));
+        assert_ne!(hash(&a), hash(&b));
+        // SHA-256 of the empty string, a known vector.
+        assert_eq!(
+            hash(""),
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+        );
+    }
+
+    #[test]
+    fn roles_parse_and_admin_may_do_anything() {
+        assert_eq!("Inspector".parse::<Role>().unwrap(), Role::Inspector);
+        assert!("janitor".parse::<Role>().is_err());
+        assert!(Role::Admin.allows(Role::Analyst));
+        assert!(!Role::Planner.allows(Role::Inspector));
+        assert!(Role::Inspector.allows(Role::Inspector));
+    }
+
+    #[test]
+    fn revoked_and_expired_tokens_are_unusable() {
+        let now = Utc::now();
+        let mut t = TokenRecord {
+            token_id: 1,
+            hash: hash("x"),
+            role: Role::Analyst,
+            subject: "a".into(),
+            created_at: now,
+            expires_at: None,
+            revoked_at: None,
+        };
+        assert_eq!(t.unusable(now), None);
+        t.expires_at = Some(now);
+        assert_eq!(t.unusable(now), Some("the token has expired"));
+        t.expires_at = None;
+        t.revoked_at = Some(now);
+        assert_eq!(t.unusable(now), Some("the token was revoked"));
+    }
+}

@@ -1,0 +1,178 @@
+//! Who is calling: `Authorization: Bearer <token>` checked against the store's token
+//! hashes, and the role each route needs.
+//!
+//! Reads need any valid token unless the server runs public-read. Writes always check the
+//! store, so a revoked token stops writing at once; reads trust a token seen in the last
+//! [`READ_CACHE`], so a busy read route does not cost a database round trip per request
+//! (a revoked token may go on reading for that long).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::extract::{Request, State};
+use axum::http::header;
+use axum::middleware::Next;
+use axum::response::Response;
+
+use super::{AppState, HttpError};
+use crate::auth::{hash, Role, TokenRecord};
+
+/// How long a read trusts a token it checked.
+pub const READ_CACHE: Duration = Duration::from_secs(2);
+
+/// The caller of a request, put in the request's extensions by the access layers.
+#[derive(Debug, Clone)]
+pub struct Caller {
+    /// The token's subject, or `anonymous` on a public-read server.
+    pub subject: String,
+    /// The token's role; `None` for an anonymous reader.
+    pub role: Option<Role>,
+}
+
+/// The tokens a server has checked recently.
+#[derive(Clone, Default)]
+pub struct Auth {
+    /// Whether reads need no token.
+    pub public_read: bool,
+    seen: Arc<Mutex<HashMap<String, (TokenRecord, Instant)>>>,
+}
+
+impl Auth {
+    /// Token checking, with reads open to everyone when `public_read`.
+    pub fn new(public_read: bool) -> Self {
+        Auth {
+            public_read,
+            seen: Arc::default(),
+        }
+    }
+}
+
+/// What a route needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Need {
+    /// Any valid token (none on a public-read server).
+    Read,
+    /// A token of this role (or admin).
+    Role(Role),
+}
+
+fn bearer(headers: &axum::http::HeaderMap) -> Result<Option<String>, HttpError> {
+    let Some(v) = headers.get(header::AUTHORIZATION) else {
+        return Ok(None);
+    };
+    let v = v.to_str().map_err(|_| {
+        HttpError::Unauthorized("Authorization: the header is not readable text".into())
+    })?;
+    match v.split_once(' ') {
+        Some((scheme, token)) if scheme.eq_ignore_ascii_case("bearer") && !token.trim().is_empty() => {
+            Ok(Some(token.trim().to_string()))
+        }
+        _ => Err(HttpError::Unauthorized(
+            "Authorization: expected `Bearer <token>`".into(),
+        )),
+    }
+}
+
+async fn check(state: &AppState, token: &str, fresh: bool) -> Result<TokenRecord, HttpError> {
+    let h = hash(token);
+    if !fresh {
+        let seen = state.auth.seen.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((t, at)) = seen.get(&h) {
+            if at.elapsed() < READ_CACHE && t.unusable(chrono::Utc::now()).is_none() {
+                return Ok(t.clone());
+            }
+        }
+    }
+    let t = state
+        .store
+        .token_by_hash(&h)
+        .await?
+        .ok_or_else(|| HttpError::Unauthorized("Authorization: unknown token".into()))?;
+    if let Some(why) = t.unusable(chrono::Utc::now()) {
+        state
+            .auth
+            .seen
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&h);
+        return Err(HttpError::Unauthorized(format!("Authorization: {why}")));
+    }
+    state
+        .auth
+        .seen
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .insert(h, (t.clone(), Instant::now()));
+    Ok(t)
+}
+
+/// Checks the caller (by the request's headers) against `need`, or answers 401/403.
+pub async fn admit(
+    state: &AppState,
+    headers: &axum::http::HeaderMap,
+    need: Need,
+) -> Result<Caller, HttpError> {
+    // The token is copied out first: the request body must not be held across an await.
+    let token = bearer(headers)?;
+    match (token.as_deref(), need) {
+        (None, Need::Read) if state.auth.public_read => Ok(Caller {
+            subject: "anonymous".into(),
+            role: None,
+        }),
+        (None, Need::Read) => Err(HttpError::Unauthorized(
+            "Authorization: this registry needs a token to read (Authorization: Bearer <token>)"
+                .into(),
+        )),
+        (None, Need::Role(r)) => Err(HttpError::Unauthorized(format!(
+            "Authorization: this needs a token with the {r} role (Authorization: Bearer <token>)"
+        ))),
+        (Some(t), need) => {
+            let rec = check(state, t, need != Need::Read).await?;
+            if let Need::Role(r) = need {
+                if !rec.role.allows(r) {
+                    return Err(HttpError::Forbidden(format!(
+                        "the token of {} has the {} role; this needs {r}",
+                        rec.subject, rec.role
+                    )));
+                }
+            }
+            Ok(Caller {
+                subject: rec.subject,
+                role: Some(rec.role),
+            })
+        }
+    }
+}
+
+async fn gate(state: AppState, mut req: Request, next: Next, need: Need) -> Response {
+    use axum::response::IntoResponse;
+    let headers = req.headers().clone();
+    match admit(&state, &headers, need).await {
+        Ok(caller) => {
+            req.extensions_mut().insert(caller);
+            next.run(req).await
+        }
+        Err(e) => e.into_response(),
+    }
+}
+
+/// Layer: any valid token (or none on a public-read server).
+pub async fn read(State(s): State<AppState>, req: Request, next: Next) -> Response {
+    gate(s, req, next, Need::Read).await
+}
+
+/// Layer: the analyst role.
+pub async fn analyst(State(s): State<AppState>, req: Request, next: Next) -> Response {
+    gate(s, req, next, Need::Role(Role::Analyst)).await
+}
+
+/// Layer: the inspector role.
+pub async fn inspector(State(s): State<AppState>, req: Request, next: Next) -> Response {
+    gate(s, req, next, Need::Role(Role::Inspector)).await
+}
+
+/// Layer: the admin role.
+pub async fn admin(State(s): State<AppState>, req: Request, next: Next) -> Response {
+    gate(s, req, next, Need::Role(Role::Admin)).await
+}

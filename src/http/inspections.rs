@@ -1,0 +1,284 @@
+//! Inspections: an inspector records one (`POST /api/inspections`); anyone who may read
+//! lists them per asset or per watershed. They feed "last inspection" and "overdue" in
+//! every answer, because a write here reloads the inspections layer of the snapshot.
+
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::routing::{get, post};
+use axum::{Extension, Json, Router};
+use chrono::NaiveDate;
+use geo::Intersects;
+use serde::Deserialize;
+
+use super::{AppState, Caller, HttpError};
+use crate::domain::{Feature, Layer, Value};
+use crate::spatial::query::FACILITY_LAYERS;
+use crate::store::{WriteMode, WriteRequest};
+
+pub(super) fn read_router() -> Router<AppState> {
+    Router::new()
+        .route("/assets/{id}/inspections", get(of_asset))
+        .route("/watersheds/{id}/inspections", get(of_watershed))
+}
+
+pub(super) fn write_router() -> Router<AppState> {
+    Router::new().route("/inspections", post(create))
+}
+
+/// The kinds of inspection, each of one kind of asset.
+pub const KINDS: [(&str, Layer); 3] = [
+    ("dry_weather_screening", Layer::Outfalls),
+    ("smp_maintenance", Layer::Smps),
+    ("catch_basin_cleaning", Layer::CatchBasins),
+];
+
+/// What an outfall's dry-weather screening observed (EPA's IDDE field sheet, in short).
+#[derive(Debug, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Screening {
+    /// none, trickle, moderate, substantial.
+    pub flow: Option<String>,
+    /// none, sewage, sulfide, rancid, petroleum, other.
+    pub odour: Option<String>,
+    /// clear, or the colour seen.
+    pub colour: Option<String>,
+    /// none, slight cloudiness, cloudy, opaque.
+    pub turbidity: Option<String>,
+    /// none, or what floats: sewage, suds, oil sheen, trash.
+    pub floatables: Option<String>,
+    /// none, or what lies at the outfall: sediment, staining, algae.
+    pub deposits: Option<String>,
+    /// Field tests by name (ph, ammonia_mg_l, chlorine_mg_l, ...), numbers.
+    #[serde(default)]
+    pub field_tests: serde_json::Map<String, serde_json::Value>,
+}
+
+/// `POST /api/inspections`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NewInspection {
+    /// The asset inspected.
+    pub asset_id: String,
+    /// When, `YYYY-MM-DD`.
+    pub inspected_on: String,
+    /// dry_weather_screening, smp_maintenance or catch_basin_cleaning.
+    pub kind: String,
+    /// Who inspected (defaults to the token's subject).
+    pub inspector: Option<String>,
+    /// pass, fail, needs_follow_up or the program's own word.
+    pub result: String,
+    /// Free text.
+    pub notes: Option<String>,
+    /// Dry-weather screening observations (outfalls only).
+    pub screening: Option<Screening>,
+}
+
+fn bad(field: &str, msg: impl std::fmt::Display) -> HttpError {
+    HttpError::BadRequest(format!("{field}: {msg}"))
+}
+
+/// Checks an inspection and makes it a feature of the inspections layer.
+fn to_feature(
+    snap: &crate::spatial::Snapshot,
+    n: NewInspection,
+    caller: &Caller,
+    today: NaiveDate,
+) -> Result<Feature, HttpError> {
+    let (kind, layer) = KINDS
+        .iter()
+        .find(|(k, _)| *k == n.kind)
+        .copied()
+        .ok_or_else(|| {
+            bad(
+                "kind",
+                format!(
+                    "{:?} is not one of {}",
+                    n.kind,
+                    KINDS.map(|(k, _)| k).join(", ")
+                ),
+            )
+        })?;
+    if snap.layer(layer).get(&n.asset_id).is_none() {
+        return Err(bad(
+            "asset_id",
+            format!("no {} has id {:?} (a {kind} inspects {})", layer.name(), n.asset_id, layer.name()),
+        ));
+    }
+    let date = NaiveDate::parse_from_str(n.inspected_on.trim(), "%Y-%m-%d")
+        .map_err(|_| bad("inspected_on", format!("{:?} is not a date (YYYY-MM-DD)", n.inspected_on)))?;
+    if date > today {
+        return Err(bad("inspected_on", format!("{date} is in the future")));
+    }
+    if n.result.trim().is_empty() {
+        return Err(bad("result", "must say what the inspection found (pass, fail, needs_follow_up, ...)"));
+    }
+    let findings = match n.screening {
+        Some(_) if kind != "dry_weather_screening" => {
+            return Err(bad("screening", format!("only a dry_weather_screening has one, not a {kind}")))
+        }
+        Some(s) => {
+            for (name, v) in &s.field_tests {
+                let x = v.as_f64().ok_or_else(|| {
+                    bad(&format!("screening.field_tests.{name}"), format!("{v} is not a number"))
+                })?;
+                if name == "ph" && !(0.0..=14.0).contains(&x) {
+                    return Err(bad("screening.field_tests.ph", format!("{x} is outside 0 to 14")));
+                }
+                if name != "ph" && x < 0.0 {
+                    return Err(bad(&format!("screening.field_tests.{name}"), format!("{x} is negative")));
+                }
+            }
+            Some(serde_json::to_string(&s).unwrap_or_default())
+        }
+        None => None,
+    };
+    let inspector = n
+        .inspector
+        .filter(|i| !i.trim().is_empty())
+        .unwrap_or_else(|| caller.subject.clone());
+    let l = Layer::Inspections;
+    // The same id an imported inspection gets (asset, date, kind): recording the same
+    // inspection twice updates it rather than counting it twice.
+    let mut f = Feature::new(l, format!("{}:{date}:{kind}", n.asset_id));
+    let mut set = |name: &str, v: Value| {
+        if let Some(i) = l.field_index(name) {
+            f.values[i] = v;
+        }
+    };
+    set("asset_id", Value::Text(n.asset_id.clone()));
+    set("inspected_on", Value::Date(date));
+    set("kind", Value::Text(kind.to_string()));
+    set("inspector", Value::Text(inspector));
+    set("result", Value::Text(n.result.trim().to_string()));
+    if let Some(fd) = findings {
+        set("findings", Value::Text(fd));
+    }
+    if let Some(notes) = n.notes.filter(|s| !s.trim().is_empty()) {
+        set("notes", Value::Text(notes));
+    }
+    Ok(f)
+}
+
+async fn create(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    body: Result<Json<NewInspection>, axum::extract::rejection::JsonRejection>,
+) -> Result<(StatusCode, Json<serde_json::Value>), HttpError> {
+    let Json(n) = body.map_err(|e| HttpError::BadRequest(format!("body: {}", e.body_text())))?;
+    let snap = state.snapshot.current();
+    let f = to_feature(&snap, n, &caller, chrono::Utc::now().date_naive())?;
+    let json = inspection_json(&f);
+    let seen = state.store.generation().await?;
+    let summary = crate::store::write_all(
+        state.store.as_ref(),
+        WriteRequest {
+            layer: Layer::Inspections,
+            mode: WriteMode::Upsert,
+            actor: caller.subject.clone(),
+            source: "api".into(),
+        },
+        vec![f],
+        serde_json::json!({"source": "POST /api/inspections"}),
+    )
+    .await?;
+    state
+        .snapshot
+        .reload_layer(state.store.as_ref(), Layer::Inspections, seen)
+        .await?;
+    let status = if summary.inserted == 1 { StatusCode::CREATED } else { StatusCode::OK };
+    Ok((status, Json(serde_json::json!({"inspection": json, "write": summary}))))
+}
+
+/// An inspection as JSON: its fields, with the screening findings as an object.
+fn inspection_json(f: &Feature) -> serde_json::Value {
+    let mut m = f.properties(Layer::Inspections);
+    if let Some(serde_json::Value::String(s)) = m.get("findings") {
+        if let Ok(v) = serde_json::from_str::<serde_json::Value>(s) {
+            m.insert("findings".into(), v);
+        }
+    }
+    serde_json::Value::Object(m)
+}
+
+/// Inspections of these assets, newest first.
+fn listed(snap: &crate::spatial::Snapshot, assets: &[&str]) -> Vec<serde_json::Value> {
+    let set: std::collections::HashSet<&str> = assets.iter().copied().collect();
+    let mut v: Vec<&Feature> = snap
+        .layer(Layer::Inspections)
+        .features
+        .iter()
+        .filter(|f| {
+            f.get(Layer::Inspections, "asset_id")
+                .as_str()
+                .is_some_and(|a| set.contains(a))
+        })
+        .collect();
+    let date = |f: &Feature| match f.get(Layer::Inspections, "inspected_on") {
+        Value::Date(d) => Some(*d),
+        _ => None,
+    };
+    v.sort_by(|a, b| date(b).cmp(&date(a)).then_with(|| a.id.cmp(&b.id)));
+    v.into_iter().map(inspection_json).collect()
+}
+
+async fn of_asset(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Json<serde_json::Value>, HttpError> {
+    let snap = state.snapshot.current();
+    let Some(layer) = FACILITY_LAYERS
+        .iter()
+        .copied()
+        .find(|l| snap.layer(*l).get(&id).is_some())
+    else {
+        return Err(HttpError::NotFound(format!("asset {id:?}: no catch basin, manhole, outfall or SMP has this id")));
+    };
+    Ok(Json(serde_json::json!({
+        "asset_id": id,
+        "layer": layer,
+        "last_inspection": snap.last_inspection(&id),
+        "inspections": listed(&snap, &[id.as_str()]),
+    })))
+}
+
+async fn of_watershed(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Json<serde_json::Value>, HttpError> {
+    let snap = state.snapshot.current();
+    let w = snap
+        .layer(Layer::Watersheds)
+        .get(&id)
+        .and_then(|w| w.geom.as_ref())
+        .ok_or_else(|| HttpError::NotFound(format!("watershed {id:?}: no such watershed")))?;
+    let Some(r) = crate::domain::wkb::bounding_rect(w) else {
+        return Err(HttpError::NotFound(format!("watershed {id:?}: has an empty geometry")));
+    };
+    let mut assets: Vec<&str> = Vec::new();
+    for l in FACILITY_LAYERS {
+        assets.extend(
+            snap.layer(l)
+                .in_envelope([r.min().x, r.min().y, r.max().x, r.max().y])
+                .filter(|f| f.geom.as_ref().is_some_and(|g| g.intersects(w)))
+                .map(|f| f.id.as_str()),
+        );
+    }
+    let inspections = listed(&snap, &assets);
+    Ok(Json(serde_json::json!({
+        "watershed_id": id,
+        "facilities": assets.len(),
+        "inspections": inspections,
+    })))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kind_inspects_a_facility_layer() {
+        for (_, l) in KINDS {
+            assert!(FACILITY_LAYERS.contains(&l));
+        }
+    }
+}

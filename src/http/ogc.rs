@@ -1,0 +1,633 @@
+//! OGC API – Features, Part 1 (Core, GeoJSON, OpenAPI 3.0) and Part 2 (CRS by reference),
+//! over every layer of the snapshot: what QGIS, GDAL's OAPIF driver and OWSLib read.
+//!
+//! Features are returned in CRS84 (longitude, latitude) unless `crs` asks for the
+//! registry's own CRS; `bbox` may be given in either with `bbox-crs`. Pages are in id
+//! order, so `next` links are stable while the snapshot is.
+
+use std::fmt::Write as _;
+
+use axum::extract::{Path, RawQuery, State};
+use axum::http::{header, HeaderMap, HeaderValue};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use geo::Intersects;
+use geo_types::{Coord, Geometry, LineString, Polygon};
+
+use super::{AppState, HttpError};
+use crate::domain::{GeomKind, Layer};
+use crate::import::crs::cached_reprojector;
+use crate::spatial::Snapshot;
+
+/// CRS84: WGS 84 longitude, latitude — the default of OGC API Features and GeoJSON.
+pub const CRS84: &str = "http://www.opengis.net/def/crs/OGC/1.3/CRS84";
+
+/// Features per page unless `limit` says otherwise, and the most one page may hold.
+const DEFAULT_LIMIT: usize = 100;
+const MAX_LIMIT: usize = 10_000;
+
+/// The conformance classes implemented.
+const CONFORMS_TO: [&str; 5] = [
+    "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/core",
+    "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/geojson",
+    "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/oas30",
+    "http://www.opengis.net/spec/ogcapi-features-2/1.0/conf/crs",
+    "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/html",
+];
+
+/// The routes that hold no registry data: open to everyone.
+pub(super) fn open_router() -> Router<AppState> {
+    Router::new()
+        .route("/", get(landing))
+        .route("/conformance", get(conformance))
+}
+
+/// The data routes.
+pub(super) fn router() -> Router<AppState> {
+    Router::new()
+        .route("/collections", get(collections))
+        .route("/collections/{layer}", get(collection))
+        .route("/collections/{layer}/items", get(items))
+        .route("/collections/{layer}/items/{id}", get(item))
+}
+
+/// The URI of an EPSG code's CRS.
+pub fn epsg_uri(srid: i32) -> String {
+    format!("http://www.opengis.net/def/crs/EPSG/0/{srid}")
+}
+
+/// Reads a CRS parameter: CRS84 (by URI or name) or the registry's CRS (by URI or
+/// `EPSG:n`); the EPSG code to use, with 4326 standing for CRS84 (lon/lat order).
+fn parse_crs(param: &str, value: &str, srid: i32) -> Result<i32, HttpError> {
+    let v = value.trim().trim_start_matches('[').trim_end_matches(']');
+    let crs84 = [CRS84, "CRS84", "OGC:CRS84", "urn:ogc:def:crs:OGC:1.3:CRS84"];
+    if crs84.iter().any(|c| c.eq_ignore_ascii_case(v)) {
+        return Ok(4326);
+    }
+    let own = [epsg_uri(srid), format!("EPSG:{srid}"), format!("urn:ogc:def:crs:EPSG::{srid}")];
+    if own.iter().any(|c| c.eq_ignore_ascii_case(v)) {
+        return Ok(srid);
+    }
+    Err(HttpError::BadRequest(format!(
+        "{param}: {value:?} is not offered; use {CRS84} or {}",
+        epsg_uri(srid)
+    )))
+}
+
+/// The request's own base URL (scheme and host), for absolute links.
+fn base(headers: &HeaderMap) -> String {
+    let host = headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("127.0.0.1");
+    format!("http://{host}")
+}
+
+fn link(href: String, rel: &str, ty: &str, title: &str) -> serde_json::Value {
+    serde_json::json!({"href": href, "rel": rel, "type": ty, "title": title})
+}
+
+async fn landing(headers: HeaderMap, State(state): State<AppState>) -> Json<serde_json::Value> {
+    let b = base(&headers);
+    let snap = state.snapshot.current();
+    Json(serde_json::json!({
+        "title": format!("MS4 registry: {}", snap.meta.jurisdiction),
+        "description": "The municipal separate storm sewer system registry: facilities, pipes, parcels, receiving waters, watersheds and TMDL areas, with the registry's answers under /api.",
+        "links": [
+            link(format!("{b}/"), "self", "application/json", "this document"),
+            link(format!("{b}/api/openapi.json"), "service-desc", "application/vnd.oai.openapi+json;version=3.0", "the API definition"),
+            link(format!("{b}/conformance"), "conformance", "application/json", "conformance classes"),
+            link(format!("{b}/collections"), "data", "application/json", "the registry's layers"),
+        ],
+    }))
+}
+
+async fn conformance() -> Json<serde_json::Value> {
+    Json(serde_json::json!({ "conformsTo": CONFORMS_TO }))
+}
+
+/// A layer's extent in CRS84: its envelope in the registry CRS, with points along each
+/// edge reprojected, since a projected rectangle's edges curve in longitude/latitude.
+fn extent_crs84(snap: &Snapshot, layer: Layer) -> Option<[f64; 4]> {
+    let e = snap.layer(layer).extent()?;
+    let ring = densified_rect(e, 8);
+    let rp = cached_reprojector(snap.meta.srid, 4326).ok()?;
+    let g = rp.apply(&Geometry::Polygon(ring)).ok()?;
+    crate::domain::wkb::bounding_rect(&g).map(|r| [r.min().x, r.min().y, r.max().x, r.max().y])
+}
+
+/// A rectangle as a polygon with `n` points per edge, for reprojecting faithfully.
+fn densified_rect(b: [f64; 4], n: usize) -> Polygon<f64> {
+    let [x0, y0, x1, y1] = b;
+    let mut pts = Vec::with_capacity(4 * n + 1);
+    let lerp = |a: f64, b: f64, t: f64| a + (b - a) * t;
+    for i in 0..n {
+        pts.push(Coord { x: lerp(x0, x1, i as f64 / n as f64), y: y0 });
+    }
+    for i in 0..n {
+        pts.push(Coord { x: x1, y: lerp(y0, y1, i as f64 / n as f64) });
+    }
+    for i in 0..n {
+        pts.push(Coord { x: lerp(x1, x0, i as f64 / n as f64), y: y1 });
+    }
+    for i in 0..n {
+        pts.push(Coord { x: x0, y: lerp(y1, y0, i as f64 / n as f64) });
+    }
+    pts.push(pts[0]);
+    Polygon::new(LineString(pts), vec![])
+}
+
+fn collection_json(b: &str, snap: &Snapshot, layer: Layer) -> serde_json::Value {
+    let name = layer.name();
+    let srid = snap.meta.srid;
+    let spatial = layer.geom_kind() != GeomKind::None;
+    let mut c = serde_json::json!({
+        "id": name,
+        "title": name.replace('_', " "),
+        "description": format!("The registry's {} ({} features); id field {}", name.replace('_', " "), snap.layer(layer).features.len(), layer.id_field()),
+        "itemType": "feature",
+        "crs": [CRS84, epsg_uri(srid)],
+        "storageCrs": epsg_uri(srid),
+        "links": [
+            link(format!("{b}/collections/{name}"), "self", "application/json", "this collection"),
+            link(format!("{b}/collections/{name}/items"), "items", "application/geo+json", "its features"),
+        ],
+    });
+    if spatial {
+        if let Some(bbox) = extent_crs84(snap, layer) {
+            c["extent"] = serde_json::json!({"spatial": {"bbox": [bbox], "crs": CRS84}});
+        }
+    }
+    c
+}
+
+async fn collections(headers: HeaderMap, State(state): State<AppState>) -> Json<serde_json::Value> {
+    let b = base(&headers);
+    let snap = state.snapshot.current();
+    let cols: Vec<_> = Layer::ALL.iter().map(|l| collection_json(&b, &snap, *l)).collect();
+    Json(serde_json::json!({
+        "links": [link(format!("{b}/collections"), "self", "application/json", "the registry's layers")],
+        "crs": [CRS84, epsg_uri(snap.meta.srid)],
+        "collections": cols,
+    }))
+}
+
+fn layer_of(name: &str) -> Result<Layer, HttpError> {
+    name.parse()
+        .map_err(|e: crate::domain::layer::UnknownLayer| HttpError::NotFound(format!("collection: {e}")))
+}
+
+async fn collection(
+    headers: HeaderMap,
+    State(state): State<AppState>,
+    Path(layer): Path<String>,
+) -> Result<Json<serde_json::Value>, HttpError> {
+    let layer = layer_of(&layer)?;
+    Ok(Json(collection_json(&base(&headers), &state.snapshot.current(), layer)))
+}
+
+/// The items query, read by hand: OGC parameter names have hyphens (`bbox-crs`), any
+/// other name is a property filter, and each error must name its parameter.
+#[derive(Debug, Default)]
+struct ItemsQuery {
+    limit: usize,
+    offset: usize,
+    bbox: Option<[f64; 4]>,
+    bbox_crs: Option<String>,
+    crs: Option<String>,
+    filters: Vec<(String, String)>,
+}
+
+fn parse_items_query(raw: Option<&str>, layer: Layer) -> Result<ItemsQuery, HttpError> {
+    let mut q = ItemsQuery {
+        limit: DEFAULT_LIMIT,
+        ..Default::default()
+    };
+    let bad = |p: &str, m: String| HttpError::BadRequest(format!("{p}: {m}"));
+    for (k, v) in url::form_urlencoded::parse(raw.unwrap_or("").as_bytes()) {
+        match k.as_ref() {
+            "limit" => {
+                q.limit = v
+                    .parse()
+                    .ok()
+                    .filter(|n| (1..=MAX_LIMIT).contains(n))
+                    .ok_or_else(|| bad("limit", format!("{v:?} is not a whole number from 1 to {MAX_LIMIT}")))?;
+            }
+            "offset" => {
+                q.offset = v
+                    .parse()
+                    .map_err(|_| bad("offset", format!("{v:?} is not a whole number")))?;
+            }
+            "bbox" => {
+                let n: Vec<f64> = v
+                    .split(',')
+                    .map(|s| s.trim().parse::<f64>())
+                    .collect::<Result<_, _>>()
+                    .map_err(|_| bad("bbox", format!("{v:?} is not a list of numbers")))?;
+                let b = match n.as_slice() {
+                    [a, b, c, d] => [*a, *b, *c, *d],
+                    // Six numbers carry heights, which the registry does not hold.
+                    [a, b, _, d, e, _] => [*a, *b, *d, *e],
+                    _ => return Err(bad("bbox", format!("{v:?}: expected 4 (or 6) numbers, minx,miny,maxx,maxy"))),
+                };
+                if !b.iter().all(|x| x.is_finite()) || b[0] > b[2] || b[1] > b[3] {
+                    return Err(bad("bbox", format!("{v:?}: the minimum must not exceed the maximum")));
+                }
+                q.bbox = Some(b);
+            }
+            "bbox-crs" => q.bbox_crs = Some(v.into_owned()),
+            "crs" => q.crs = Some(v.into_owned()),
+            // Accepted and ignored: the format (always GeoJSON) and time (the registry's
+            // features carry no single valid time).
+            "f" | "datetime" => {}
+            name => {
+                let known = name == layer.id_field()
+                    || layer.fields().iter().any(|f| f.name == name);
+                if !known {
+                    return Err(bad(
+                        name,
+                        format!(
+                            "not a parameter of {} items nor one of its properties",
+                            layer.name()
+                        ),
+                    ));
+                }
+                q.filters.push((name.to_string(), v.into_owned()));
+            }
+        }
+    }
+    Ok(q)
+}
+
+/// A property value as the text a filter compares with.
+fn value_text(f: &crate::domain::Feature, layer: Layer, field: &str) -> Option<String> {
+    if field == layer.id_field() {
+        return Some(f.id.clone());
+    }
+    match f.get(layer, field).to_json() {
+        serde_json::Value::Null => None,
+        serde_json::Value::String(s) => Some(s),
+        v => Some(v.to_string()),
+    }
+}
+
+/// Writes a number as JSON (shortest form that reads back the same).
+fn num(out: &mut String, v: f64) {
+    if v.is_finite() {
+        out.push_str(ryu::Buffer::new().format_finite(v));
+    } else {
+        out.push_str("null");
+    }
+}
+
+fn coords(out: &mut String, cs: &[Coord<f64>]) {
+    out.push('[');
+    for (i, c) in cs.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push('[');
+        num(out, c.x);
+        out.push(',');
+        num(out, c.y);
+        out.push(']');
+    }
+    out.push(']');
+}
+
+fn rings(out: &mut String, p: &Polygon<f64>) {
+    out.push('[');
+    coords(out, &p.exterior().0);
+    for r in p.interiors() {
+        out.push(',');
+        coords(out, &r.0);
+    }
+    out.push(']');
+}
+
+/// Writes a geometry as GeoJSON, straight into the page: a page of a hundred parcels is
+/// written thousands of times a second, and a JSON tree per feature would double that cost.
+fn geometry(out: &mut String, g: &Geometry<f64>) {
+    match g {
+        Geometry::Point(p) => {
+            out.push_str(r#"{"type":"Point","coordinates":["#);
+            num(out, p.x());
+            out.push(',');
+            num(out, p.y());
+            out.push_str("]}");
+        }
+        Geometry::MultiPoint(m) => {
+            out.push_str(r#"{"type":"MultiPoint","coordinates":"#);
+            let cs: Vec<Coord<f64>> = m.0.iter().map(|p| p.0).collect();
+            coords(out, &cs);
+            out.push('}');
+        }
+        Geometry::LineString(l) => {
+            out.push_str(r#"{"type":"LineString","coordinates":"#);
+            coords(out, &l.0);
+            out.push('}');
+        }
+        Geometry::MultiLineString(m) => {
+            out.push_str(r#"{"type":"MultiLineString","coordinates":["#);
+            for (i, l) in m.0.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                coords(out, &l.0);
+            }
+            out.push_str("]}");
+        }
+        Geometry::Polygon(p) => {
+            out.push_str(r#"{"type":"Polygon","coordinates":"#);
+            rings(out, p);
+            out.push('}');
+        }
+        Geometry::MultiPolygon(m) => {
+            out.push_str(r#"{"type":"MultiPolygon","coordinates":["#);
+            for (i, p) in m.0.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                rings(out, p);
+            }
+            out.push_str("]}");
+        }
+        other => {
+            // Rect, Triangle, Line and collections do not come out of the stores; written
+            // through the geojson crate should one ever appear.
+            let v = geojson::Geometry::new(geojson::GeometryValue::from(other));
+            out.push_str(&serde_json::to_string(&v).unwrap_or_else(|_| "null".into()));
+        }
+    }
+}
+
+/// Writes one feature, reprojected with `rp` when given.
+fn feature(
+    out: &mut String,
+    f: &crate::domain::Feature,
+    layer: Layer,
+    rp: Option<&crate::import::crs::Reprojector>,
+) -> Result<(), HttpError> {
+    out.push_str(r#"{"type":"Feature","id":"#);
+    out.push_str(&serde_json::to_string(&f.id).unwrap_or_default());
+    out.push_str(r#","geometry":"#);
+    match (&f.geom, rp) {
+        (None, _) => out.push_str("null"),
+        (Some(g), None) => geometry(out, g),
+        (Some(g), Some(rp)) => {
+            let g = rp.apply(g).map_err(|e| {
+                HttpError::Internal(format!("{} {}: {e}", layer.name(), f.id))
+            })?;
+            geometry(out, &g);
+        }
+    }
+    out.push_str(r#","properties":"#);
+    out.push_str(&serde_json::to_string(&f.properties(layer)).unwrap_or_else(|_| "{}".into()));
+    out.push('}');
+    Ok(())
+}
+
+fn geojson_response(body: String, crs: i32, srid: i32) -> Response {
+    let crs_uri = if crs == 4326 { CRS84.to_string() } else { epsg_uri(srid) };
+    (
+        [
+            (header::CONTENT_TYPE, HeaderValue::from_static("application/geo+json")),
+            (
+                header::HeaderName::from_static("content-crs"),
+                HeaderValue::from_str(&format!("<{crs_uri}>")).expect("a URI is a header value"),
+            ),
+        ],
+        body,
+    )
+        .into_response()
+}
+
+async fn items(
+    headers: HeaderMap,
+    State(state): State<AppState>,
+    Path(layer): Path<String>,
+    RawQuery(raw): RawQuery,
+) -> Result<Response, HttpError> {
+    let layer = layer_of(&layer)?;
+    let q = parse_items_query(raw.as_deref(), layer)?;
+    let snap = state.snapshot.current();
+    let srid = snap.meta.srid;
+    let out_crs = q.crs.as_deref().map(|c| parse_crs("crs", c, srid)).transpose()?.unwrap_or(4326);
+    let bbox_crs = q
+        .bbox_crs
+        .as_deref()
+        .map(|c| parse_crs("bbox-crs", c, srid))
+        .transpose()?
+        .unwrap_or(4326);
+    if q.bbox_crs.is_some() && q.bbox.is_none() {
+        return Err(HttpError::BadRequest("bbox-crs: given without bbox".into()));
+    }
+    let self_url = format!(
+        "{}/collections/{}/items{}",
+        base(&headers),
+        layer.name(),
+        raw.as_deref().map(|r| format!("?{r}")).unwrap_or_default()
+    );
+    let body = tokio::task::spawn_blocking(move || page(&snap, layer, &q, out_crs, bbox_crs, &self_url))
+        .await
+        .map_err(|e| HttpError::Internal(e.to_string()))??;
+    Ok(geojson_response(body, out_crs, srid))
+}
+
+/// Builds one page of items as GeoJSON text.
+fn page(
+    snap: &Snapshot,
+    layer: Layer,
+    q: &ItemsQuery,
+    out_crs: i32,
+    bbox_crs: i32,
+    self_url: &str,
+) -> Result<String, HttpError> {
+    let srid = snap.meta.srid;
+    let idx = snap.layer(layer);
+    // The features matching, as positions in id order.
+    let mut hits: Vec<usize> = match q.bbox {
+        None => (0..idx.features.len()).collect(),
+        Some(b) => {
+            if layer.geom_kind() == GeomKind::None {
+                return Err(HttpError::BadRequest(format!(
+                    "bbox: {} has no geometry",
+                    layer.name()
+                )));
+            }
+            // The box in the registry's CRS: exactly as given when it is already there,
+            // else a densified ring reprojected (its edges curve).
+            let area: Geometry<f64> = if bbox_crs == srid {
+                Geometry::Rect(geo_types::Rect::new(
+                    Coord { x: b[0], y: b[1] },
+                    Coord { x: b[2], y: b[3] },
+                ))
+            } else {
+                let rp = cached_reprojector(4326, srid)
+                    .map_err(|e| HttpError::Internal(e.to_string()))?;
+                rp.apply(&Geometry::Polygon(densified_rect(b, 8)))
+                    .map_err(|e| HttpError::BadRequest(format!("bbox: {e}")))?
+            };
+            let Some(r) = crate::domain::wkb::bounding_rect(&area) else {
+                return Err(HttpError::BadRequest("bbox: empty".into()));
+            };
+            let env = rstar::AABB::from_corners([r.min().x, r.min().y], [r.max().x, r.max().y]);
+            let mut v: Vec<usize> = idx
+                .tree
+                .locate_in_envelope_intersecting(&env)
+                .filter(|e| {
+                    idx.features[e.data]
+                        .geom
+                        .as_ref()
+                        .is_some_and(|g| g.intersects(&area))
+                })
+                .map(|e| e.data)
+                .collect();
+            v.sort_unstable();
+            v
+        }
+    };
+    if !q.filters.is_empty() {
+        hits.retain(|&i| {
+            let f = &idx.features[i];
+            q.filters
+                .iter()
+                .all(|(k, v)| value_text(f, layer, k).as_deref() == Some(v.as_str()))
+        });
+    }
+    let matched = hits.len();
+    let page: &[usize] = hits
+        .get(q.offset.min(matched)..(q.offset.saturating_add(q.limit)).min(matched))
+        .unwrap_or(&[]);
+    let rp = if out_crs == srid {
+        None
+    } else {
+        Some(cached_reprojector(srid, 4326).map_err(|e| HttpError::Internal(e.to_string()))?)
+    };
+    let mut out = String::with_capacity(256 + page.len() * 512);
+    out.push_str(r#"{"type":"FeatureCollection","features":["#);
+    for (n, &i) in page.iter().enumerate() {
+        if n > 0 {
+            out.push(',');
+        }
+        feature(&mut out, &idx.features[i], layer, rp.as_deref())?;
+    }
+    let _ = write!(
+        out,
+        r#"],"numberMatched":{matched},"numberReturned":{},"timeStamp":"{}","links":["#,
+        page.len(),
+        chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+    );
+    let link_to = |rel: &str, offset: usize| {
+        serde_json::json!({
+            "href": with_offset(self_url, offset),
+            "rel": rel,
+            "type": "application/geo+json",
+        })
+        .to_string()
+    };
+    out.push_str(&serde_json::json!({"href": self_url, "rel": "self", "type": "application/geo+json"}).to_string());
+    if q.offset + page.len() < matched {
+        out.push(',');
+        out.push_str(&link_to("next", q.offset + page.len()));
+    }
+    if q.offset > 0 {
+        out.push(',');
+        out.push_str(&link_to("prev", q.offset.saturating_sub(q.limit)));
+    }
+    out.push_str("]}");
+    Ok(out)
+}
+
+/// The same URL with `offset` set.
+fn with_offset(url: &str, offset: usize) -> String {
+    let (path, query) = url.split_once('?').unwrap_or((url, ""));
+    let mut s = url::form_urlencoded::Serializer::new(String::new());
+    for (k, v) in url::form_urlencoded::parse(query.as_bytes()) {
+        if k != "offset" {
+            s.append_pair(&k, &v);
+        }
+    }
+    s.append_pair("offset", &offset.to_string());
+    format!("{path}?{}", s.finish())
+}
+
+async fn item(
+    headers: HeaderMap,
+    State(state): State<AppState>,
+    Path((layer, id)): Path<(String, String)>,
+    RawQuery(raw): RawQuery,
+) -> Result<Response, HttpError> {
+    let layer = layer_of(&layer)?;
+    let snap = state.snapshot.current();
+    let srid = snap.meta.srid;
+    let mut out_crs = 4326;
+    for (k, v) in url::form_urlencoded::parse(raw.as_deref().unwrap_or("").as_bytes()) {
+        match k.as_ref() {
+            "crs" => out_crs = parse_crs("crs", &v, srid)?,
+            "f" => {}
+            other => {
+                return Err(HttpError::BadRequest(format!(
+                    "{other}: not a parameter of a single item (crs, f)"
+                )))
+            }
+        }
+    }
+    let f = snap
+        .layer(layer)
+        .get(&id)
+        .ok_or_else(|| HttpError::NotFound(format!("{}: no feature with id {id:?}", layer.name())))?;
+    let rp = if out_crs == srid {
+        None
+    } else {
+        Some(cached_reprojector(srid, 4326).map_err(|e| HttpError::Internal(e.to_string()))?)
+    };
+    let mut out = String::new();
+    feature(&mut out, f, layer, rp.as_deref())?;
+    // Links belong inside the feature object: splice them in before its closing brace.
+    out.pop();
+    let b = base(&headers);
+    let _ = write!(
+        out,
+        r#","links":[{},{}]}}"#,
+        serde_json::json!({"href": format!("{b}/collections/{}/items/{id}", layer.name()), "rel": "self", "type": "application/geo+json"}),
+        serde_json::json!({"href": format!("{b}/collections/{}", layer.name()), "rel": "collection", "type": "application/json"}),
+    );
+    Ok(geojson_response(out, out_crs, srid))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn crs_parameters_accept_crs84_and_the_registry_crs_only() {
+        assert_eq!(parse_crs("crs", CRS84, 2260).unwrap(), 4326);
+        assert_eq!(parse_crs("crs", "EPSG:2260", 2260).unwrap(), 2260);
+        assert_eq!(parse_crs("crs", &epsg_uri(2260), 2260).unwrap(), 2260);
+        let e = parse_crs("bbox-crs", "EPSG:3857", 2260).unwrap_err().to_string();
+        assert!(e.starts_with("bbox-crs:"), "{e}");
+    }
+
+    #[test]
+    fn items_queries_name_the_parameter_at_fault() {
+        let err = |q: &str| parse_items_query(Some(q), Layer::Outfalls).unwrap_err().to_string();
+        assert!(err("limit=0").starts_with("limit:"));
+        assert!(err("bbox=1,2,3").starts_with("bbox:"));
+        assert!(err("bbox=3,2,1,4").starts_with("bbox:"));
+        assert!(err("colour=red").starts_with("colour:"));
+        let q = parse_items_query(Some("status=active&limit=5&bbox=1,2,3,4"), Layer::Outfalls).unwrap();
+        assert_eq!(q.limit, 5);
+        assert_eq!(q.bbox, Some([1.0, 2.0, 3.0, 4.0]));
+        assert_eq!(q.filters, vec![("status".to_string(), "active".to_string())]);
+    }
+
+    #[test]
+    fn next_links_replace_the_offset() {
+        assert_eq!(
+            with_offset("http://h/collections/x/items?limit=2&offset=4&bbox=1%2C2%2C3%2C4", 6),
+            "http://h/collections/x/items?limit=2&bbox=1%2C2%2C3%2C4&offset=6"
+        );
+    }
+}

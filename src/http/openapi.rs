@@ -1,0 +1,244 @@
+//! The API definition (OpenAPI 3.0) at `/api/openapi.json`, built from one route table;
+//! a test checks that every route the service mounts is in it.
+
+use axum::Json;
+
+/// Who may call a route.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// Anyone.
+    Open,
+    /// Any valid token (or none on a public-read server).
+    Read,
+    /// A token of the role named (or admin).
+    Role(&'static str),
+}
+
+/// One route: method, path (axum's `{param}` syntax, which is also OpenAPI's), summary,
+/// query parameters (name, description) and who may call it.
+pub struct Route {
+    /// `get`, `post` or `delete`.
+    pub method: &'static str,
+    /// The path.
+    pub path: &'static str,
+    /// What it does.
+    pub summary: &'static str,
+    /// Query parameters.
+    pub query: &'static [(&'static str, &'static str)],
+    /// Whether it takes a body, and its media type.
+    pub body: Option<&'static str>,
+    /// Who may call it.
+    pub access: Access,
+}
+
+const fn r(
+    method: &'static str,
+    path: &'static str,
+    summary: &'static str,
+    query: &'static [(&'static str, &'static str)],
+    body: Option<&'static str>,
+    access: Access,
+) -> Route {
+    Route {
+        method,
+        path,
+        summary,
+        query,
+        body,
+        access,
+    }
+}
+
+const JSON: Option<&str> = Some("application/json");
+const ITEMS_QUERY: &[(&str, &str)] = &[
+    ("limit", "features per page, 1 to 10000 (default 100)"),
+    ("offset", "features to skip (the next link sets it)"),
+    ("bbox", "minx,miny,maxx,maxy in bbox-crs"),
+    ("bbox-crs", "CRS84 (default) or the registry's CRS URI"),
+    ("crs", "the CRS of the answer: CRS84 (default) or the registry's CRS URI"),
+    ("{property}", "any property name: features whose value equals this text"),
+];
+const PLACE: &[(&str, &str)] = &[("parcel", "a parcel id")];
+
+/// Every route of the service.
+pub const ROUTES: &[Route] = &[
+    r("get", "/", "Landing page (OGC API – Features)", &[], None, Access::Open),
+    r("get", "/conformance", "Conformance classes", &[], None, Access::Open),
+    r("get", "/health", "Liveness, store kind, jurisdiction and CRS", &[], None, Access::Open),
+    r("get", "/api/openapi.json", "This document", &[], None, Access::Open),
+    r("get", "/collections", "The registry's layers with extent and CRS list", &[], None, Access::Read),
+    r("get", "/collections/{layer}", "One layer", &[], None, Access::Read),
+    r("get", "/collections/{layer}/items", "A layer's features (GeoJSON), by page", ITEMS_QUERY, None, Access::Read),
+    r("get", "/collections/{layer}/items/{id}", "One feature", &[("crs", "CRS84 (default) or the registry's CRS URI")], None, Access::Read),
+    r("get", "/api/nearby", "Facilities near a point, nearest first, as `ms4 nearby`", &[
+        ("lon", "WGS 84 longitude (with lat)"), ("lat", "WGS 84 latitude"),
+        ("x", "easting in the registry CRS (with y)"), ("y", "northing"),
+        ("radius", "with unit: 500ft, 150m"), ("k", "at most this many"),
+        ("kinds", "catch_basin,manhole,outfall,smp"),
+    ], None, Access::Read),
+    r("get", "/api/watersheds/{id}/facilities", "Facilities in a watershed ranked for inspection, as `ms4 watershed-facilities`", &[
+        ("kinds", "catch_basin,manhole,outfall,smp"), ("hot_spot_distance", "with unit: 200ft"),
+        ("overdue_after_days", "days since the last inspection"),
+    ], None, Access::Read),
+    r("post", "/api/watersheds/{id}/facilities", "The same inside a GeoJSON polygon sent as the body", &[], JSON, Access::Read),
+    r("get", "/api/watersheds/{id}/inspections", "Inspections of the facilities in a watershed, newest first", &[], None, Access::Read),
+    r("get", "/api/trace/{asset_id}", "Trace the drainage network, as `ms4 trace`", &[
+        ("direction", "upstream or downstream"), ("upstream", "true"), ("downstream", "true"),
+    ], None, Access::Read),
+    r("get", "/api/illicit", "Every connection judged, with citations, as `ms4 illicit`", &[("status", "illicit,needs_review,ok,not_covered")], None, Access::Read),
+    r("get", "/api/smps-without-easement", "Structural SMPs without a recorded maintenance easement", &[("all", "true: every SMP")], None, Access::Read),
+    r("get", "/api/network-check", "Dangling ends, parts, cycles, reversed pipes, orphans", &[], None, Access::Read),
+    r("get", "/api/receiving-waters", "Receiving waters of a parcel, by watershed and by the network", PLACE, None, Access::Read),
+    r("post", "/api/receiving-waters", "Receiving waters of a footprint: {\"footprint\": GeoJSON} or {\"parcel\": id}", &[], JSON, Access::Read),
+    r("post", "/api/determinations", "Land development activity, exemptions, Conditions One/Two/Three and requirements: {\"parcel\" | \"footprint\", \"disturbed\", \"single_family\", \"agricultural\", \"larger_common_plan\"}", &[], JSON, Access::Read),
+    r("get", "/api/screen", "Condition One for a project on every parcel, as `ms4 screen`", &[("disturbed", "with unit: 1acre"), ("all", "true: every parcel, not only those meeting it")], None, Access::Read),
+    r("get", "/api/assets/{id}/inspections", "An asset's inspections, newest first", &[], None, Access::Read),
+    r("post", "/api/inspections", "Record an inspection: {asset_id, inspected_on, kind (dry_weather_screening | smp_maintenance | catch_basin_cleaning), result, inspector?, notes?, screening?: {flow, odour, colour, turbidity, floatables, deposits, field_tests: {ph, ammonia_mg_l, ...}}}", &[], JSON, Access::Role("inspector")),
+    r("post", "/api/layers/{layer}/import", "Upload a file for a layer (multipart: file, map, src_layer, s_srs, dry_run, replace, invalid); answers the quality report", &[], Some("multipart/form-data"), Access::Role("analyst")),
+    r("get", "/api/tokens", "List tokens (never the tokens themselves)", &[], None, Access::Role("admin")),
+    r("post", "/api/tokens", "Create a token: {role, subject, expires_at?}; the answer shows it once", &[], JSON, Access::Role("admin")),
+    r("delete", "/api/tokens/{id}", "Revoke a token", &[], None, Access::Role("admin")),
+];
+
+/// The OpenAPI document.
+pub fn spec() -> serde_json::Value {
+    let mut paths = serde_json::Map::new();
+    for route in ROUTES {
+        let mut params: Vec<serde_json::Value> = route
+            .path
+            .split('/')
+            .filter_map(|seg| seg.strip_prefix('{')?.strip_suffix('}'))
+            .map(|p| serde_json::json!({"name": p, "in": "path", "required": true, "schema": {"type": "string"}}))
+            .collect();
+        params.extend(route.query.iter().filter(|(n, _)| !n.starts_with('{')).map(|(n, d)| {
+            serde_json::json!({"name": n, "in": "query", "required": false, "description": d, "schema": {"type": "string"}})
+        }));
+        let error = serde_json::json!({"description": "an error; the message names the parameter at fault", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}});
+        let mut op = serde_json::json!({
+            "summary": route.summary,
+            "parameters": params,
+            "responses": {
+                "200": {"description": "the answer", "content": {"application/json": {}}},
+                "400": error, "404": error,
+            },
+        });
+        match route.access {
+            Access::Open => op["security"] = serde_json::json!([]),
+            Access::Read => {
+                op["responses"]["401"] = error.clone();
+            }
+            Access::Role(role) => {
+                op["description"] = format!("Needs a token with the {role} role (or admin).").into();
+                op["responses"]["401"] = error.clone();
+                op["responses"]["403"] = error.clone();
+            }
+        }
+        if let Some(ty) = route.body {
+            op["requestBody"] = serde_json::json!({"required": true, "content": {ty: {}}});
+        }
+        let entry = paths
+            .entry(route.path.to_string())
+            .or_insert_with(|| serde_json::json!({}));
+        entry[route.method] = op;
+    }
+    serde_json::json!({
+        "openapi": "3.0.3",
+        "info": {
+            "title": "ms4 registry",
+            "version": env!("CARGO_PKG_VERSION"),
+            "description": "OGC API – Features over the registry's layers, and the registry's answers with the law's citations under /api.",
+        },
+        "paths": paths,
+        "security": [{"bearer": []}],
+        "components": {
+            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
+            "schemas": {"Error": {"type": "object", "required": ["error"], "properties": {
+                "error": {"type": "string"}, "status": {"type": "integer"}}}},
+        },
+    })
+}
+
+pub(super) async fn document() -> Json<serde_json::Value> {
+    Json(spec())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The routes mounted in the service's source, as (method, full path): each
+    /// `.route("path", get(..).post(..))` of the files under src/http, with `/api` in
+    /// front for the routers nested there.
+    fn mounted() -> Vec<(String, String)> {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/http");
+        let mut out = Vec::new();
+        for (file, prefix) in [
+            ("mod.rs", ""),
+            ("ogc.rs", ""),
+            ("api.rs", "/api"),
+            ("inspections.rs", "/api"),
+            ("upload.rs", "/api"),
+            ("tokens.rs", "/api"),
+        ] {
+            let src = std::fs::read_to_string(dir.join(file)).unwrap();
+            for chunk in src.split(".route(").skip(1) {
+                let chunk = chunk.trim_start();
+                let Some(rest) = chunk.strip_prefix('"') else { continue };
+                let path = &rest[..rest.find('"').unwrap()];
+                // The handlers: up to the end of this .route( call.
+                let mut depth = 1;
+                let mut end = chunk.len();
+                for (i, c) in chunk.char_indices() {
+                    match c {
+                        '(' => depth += 1,
+                        ')' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                end = i;
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                let handlers = &chunk[..end];
+                let full = if path.starts_with("/api/") && prefix == "/api" {
+                    path.to_string()
+                } else {
+                    format!("{prefix}{path}")
+                };
+                for m in ["get", "post", "delete", "put", "patch"] {
+                    let calls = [format!("{m}("), format!(".{m}(")];
+                    if handlers
+                        .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '(' || c == '.'))
+                        .any(|tok| calls.iter().any(|c| tok.starts_with(c.as_str())))
+                    {
+                        out.push((m.to_string(), full.clone()));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn every_mounted_route_is_documented_and_every_documented_one_mounted() {
+        let mounted = mounted();
+        assert!(mounted.len() >= 20, "found only {mounted:?}");
+        let doc = spec();
+        for (m, p) in &mounted {
+            assert!(
+                doc["paths"][p.as_str()][m.as_str()].is_object(),
+                "{m} {p} is mounted but not in the OpenAPI document"
+            );
+        }
+        for route in ROUTES {
+            assert!(
+                mounted.iter().any(|(m, p)| m == route.method && p == route.path),
+                "{} {} is documented but not mounted",
+                route.method,
+                route.path
+            );
+        }
+    }
+}

@@ -1,0 +1,94 @@
+//! Token management over HTTP (admin only): create, list, revoke.
+
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::routing::{delete, get};
+use axum::{Extension, Json, Router};
+use serde::Deserialize;
+
+use super::{AppState, Caller, HttpError};
+use crate::auth::{self, NewToken, Role};
+
+pub(super) fn router() -> Router<AppState> {
+    Router::new()
+        .route("/tokens", get(list).post(create))
+        .route("/tokens/{id}", delete(revoke))
+}
+
+/// `POST /api/tokens`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CreateToken {
+    role: String,
+    subject: String,
+    /// RFC 3339 time after which the token stops working.
+    expires_at: Option<String>,
+}
+
+async fn create(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    body: Result<Json<CreateToken>, axum::extract::rejection::JsonRejection>,
+) -> Result<(StatusCode, Json<serde_json::Value>), HttpError> {
+    let Json(req) = body.map_err(|e| HttpError::BadRequest(format!("body: {}", e.body_text())))?;
+    let role: Role = req
+        .role
+        .parse()
+        .map_err(|e: auth::UnknownRole| HttpError::BadRequest(format!("role: {e}")))?;
+    let subject = req.subject.trim();
+    if subject.is_empty() {
+        return Err(HttpError::BadRequest("subject: must name who holds the token".into()));
+    }
+    let expires_at = req
+        .expires_at
+        .as_deref()
+        .map(|e| {
+            chrono::DateTime::parse_from_rfc3339(e)
+                .map(|t| t.with_timezone(&chrono::Utc))
+                .map_err(|err| HttpError::BadRequest(format!("expires_at: {e:?}: {err}")))
+        })
+        .transpose()?;
+    if expires_at.is_some_and(|e| e <= chrono::Utc::now()) {
+        return Err(HttpError::BadRequest("expires_at: already past".into()));
+    }
+    let token = auth::generate();
+    let id = state
+        .store
+        .create_token(
+            &NewToken {
+                hash: auth::hash(&token),
+                role,
+                subject: subject.to_string(),
+                expires_at,
+            },
+            &caller.subject,
+        )
+        .await?;
+    Ok((
+        StatusCode::CREATED,
+        Json(serde_json::json!({
+            "token_id": id, "token": token, "role": role, "subject": subject,
+            "expires_at": expires_at,
+        })),
+    ))
+}
+
+async fn list(State(state): State<AppState>) -> Result<Json<serde_json::Value>, HttpError> {
+    Ok(Json(serde_json::json!({ "tokens": state.store.tokens().await? })))
+}
+
+async fn revoke(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    Path(id): Path<String>,
+) -> Result<Json<serde_json::Value>, HttpError> {
+    let id: i64 = id
+        .parse()
+        .map_err(|_| HttpError::BadRequest(format!("id: {id:?} is not a token id")))?;
+    if !state.store.revoke_token(id, &caller.subject).await? {
+        return Err(HttpError::NotFound(format!(
+            "token {id}: no such token, or it was revoked already"
+        )));
+    }
+    Ok(Json(serde_json::json!({ "token_id": id, "revoked": true })))
+}

@@ -1,0 +1,162 @@
+//! Uploads: an analyst sends a zipped shapefile, GeoPackage, GeoJSON or CSV for a layer,
+//! with field mappings and a dry-run switch, and gets the import's quality report — the
+//! same import as `ms4 import`, in one transaction.
+//!
+//! `POST /api/layers/{layer}/import`, `multipart/form-data` with parts `file` (the data,
+//! with its file name), and optionally `map` (repeatable, `canonical=SOURCE`),
+//! `src_layer`, `s_srs` (`EPSG:n`), `dry_run`, `replace` (true/false) and `invalid`
+//! (`repair` or `reject`).
+
+use axum::extract::{Multipart, Path, State};
+use axum::http::StatusCode;
+use axum::routing::post;
+use axum::{Extension, Json, Router};
+
+use super::{AppState, Caller, HttpError};
+use crate::domain::Layer;
+use crate::import::{self, crs, source, ImportError, ImportOptions, InvalidPolicy};
+use crate::store::WriteMode;
+
+pub(super) fn router() -> Router<AppState> {
+    Router::new().route("/layers/{layer}/import", post(upload))
+}
+
+/// Extensions GDAL is given the file under; the rest are refused before anything is read.
+const ACCEPTED: [&str; 5] = ["zip", "gpkg", "geojson", "json", "csv"];
+
+fn flag(part: &str, v: &str) -> Result<bool, HttpError> {
+    crate::domain::feature::parse_bool(v).ok_or_else(|| {
+        HttpError::BadRequest(format!("{part}: {v:?} is not true or false"))
+    })
+}
+
+async fn upload(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    Path(layer): Path<String>,
+    mut form: Multipart,
+) -> Result<(StatusCode, Json<serde_json::Value>), HttpError> {
+    let layer: Layer = layer
+        .parse()
+        .map_err(|e: crate::domain::layer::UnknownLayer| HttpError::NotFound(format!("layer: {e}")))?;
+    let dir = tempfile::tempdir().map_err(|e| HttpError::Internal(e.to_string()))?;
+    let mut file: Option<std::path::PathBuf> = None;
+    let mut opts = ImportOptions::new(layer, "");
+    opts.actor = caller.subject.clone();
+    let mut replace = false;
+    loop {
+        let field = form.next_field().await.map_err(|e| {
+            // An oversized body surfaces here, part way through the stream.
+            if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                HttpError::PayloadTooLarge(format!(
+                    "file: larger than this server's limit of {} bytes",
+                    state.config.body_limit
+                ))
+            } else {
+                HttpError::BadRequest(format!("body: not a readable multipart form: {}", e.body_text()))
+            }
+        })?;
+        let Some(field) = field else { break };
+        let name = field.name().unwrap_or("").to_string();
+        match name.as_str() {
+            "file" => {
+                let fname = field.file_name().unwrap_or("").to_string();
+                // Only the base name, and only its extension matters to GDAL: nothing the
+                // client sends decides where the file lands.
+                let ext = std::path::Path::new(&fname)
+                    .extension()
+                    .and_then(|e| e.to_str())
+                    .map(str::to_ascii_lowercase)
+                    .unwrap_or_default();
+                if !ACCEPTED.contains(&ext.as_str()) {
+                    return Err(HttpError::BadRequest(format!(
+                        "file: {fname:?}: send a zipped shapefile (.zip), a GeoPackage (.gpkg), GeoJSON (.geojson/.json) or CSV (.csv), with its file name"
+                    )));
+                }
+                let stem: String = std::path::Path::new(&fname)
+                    .file_stem()
+                    .and_then(|s| s.to_str())
+                    .unwrap_or("upload")
+                    .chars()
+                    .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+                    .collect();
+                let path = dir.path().join(format!("{stem}.{ext}"));
+                let bytes = field.bytes().await.map_err(|e| {
+                    if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                        HttpError::PayloadTooLarge(format!(
+                            "file: larger than this server's limit of {} bytes",
+                            state.config.body_limit
+                        ))
+                    } else {
+                        HttpError::BadRequest(format!("file: {}", e.body_text()))
+                    }
+                })?;
+                tokio::fs::write(&path, &bytes)
+                    .await
+                    .map_err(|e| HttpError::Internal(e.to_string()))?;
+                file = Some(path);
+            }
+            other => {
+                let v = field
+                    .text()
+                    .await
+                    .map_err(|e| HttpError::BadRequest(format!("{other}: {}", e.body_text())))?;
+                match other {
+                    "map" => opts.maps.push(
+                        source::parse_map(&v).map_err(|e| HttpError::BadRequest(format!("map: {e}")))?,
+                    ),
+                    "src_layer" => opts.src_layer = Some(v),
+                    "s_srs" => {
+                        opts.s_srs = Some(
+                            crs::parse_epsg(&v)
+                                .map_err(|e| HttpError::BadRequest(format!("s_srs: {e}")))?,
+                        )
+                    }
+                    "dry_run" => opts.dry_run = flag("dry_run", &v)?,
+                    "replace" => replace = flag("replace", &v)?,
+                    "invalid" => {
+                        opts.invalid = match v.as_str() {
+                            "repair" => InvalidPolicy::Repair,
+                            "reject" => InvalidPolicy::Reject,
+                            _ => {
+                                return Err(HttpError::BadRequest(format!(
+                                    "invalid: {v:?}; expected repair or reject"
+                                )))
+                            }
+                        }
+                    }
+                    _ => {
+                        return Err(HttpError::BadRequest(format!(
+                            "{other}: not a part of an upload (file, map, src_layer, s_srs, dry_run, replace, invalid)"
+                        )))
+                    }
+                }
+            }
+        }
+    }
+    let Some(path) = file else {
+        return Err(HttpError::BadRequest("file: missing; send the data as a part named file".into()));
+    };
+    opts.path = path;
+    opts.mode = if replace { WriteMode::Replace } else { WriteMode::Upsert };
+    let dry_run = opts.dry_run;
+    let seen = state.store.generation().await?;
+    let report = import::import(state.store.clone(), opts).await.map_err(|e| match e {
+        ImportError::Store(s) => HttpError::Internal(s.to_string()),
+        // Everything else is about the file or the request: say so, by name, without the
+        // server's temporary path.
+        other => HttpError::Unprocessable(
+            other
+                .to_string()
+                .replace(&format!("{}/", dir.path().display()), ""),
+        ),
+    })?;
+    if !dry_run {
+        state
+            .snapshot
+            .reload_layer(state.store.as_ref(), layer, seen)
+            .await?;
+    }
+    let status = if dry_run { StatusCode::OK } else { StatusCode::CREATED };
+    Ok((status, Json(serde_json::to_value(&report).unwrap_or_default())))
+}
