@@ -67,8 +67,11 @@ pub async fn serve_store(
     snapshot.watch(store.clone(), std::time::Duration::from_secs(2));
     let listener = tokio::net::TcpListener::bind(listen).await?;
     let addr = listener.local_addr()?;
-    let public = if config.public_read { " (public read)" } else { "" };
-    println!("serving the registry at http://{addr}/{public}");
+    if config.public_read {
+        eprintln!("public read: anyone may read without a token; writes still need one");
+    }
+    // Tests and scripts read the URL as the last word of this line.
+    println!("serving the registry at http://{addr}/");
     http::serve(AppState::with_config(store, snapshot, profile, config), listener).await?;
     Ok(())
 }

@@ -44,6 +44,7 @@ async fn upload(
     let mut opts = ImportOptions::new(layer, "");
     opts.actor = caller.subject.clone();
     let mut replace = false;
+    let mut uploaded_as = String::new();
     loop {
         let field = form.next_field().await.map_err(|e| {
             // An oversized body surfaces here, part way through the stream.
@@ -61,6 +62,7 @@ async fn upload(
         match name.as_str() {
             "file" => {
                 let fname = field.file_name().unwrap_or("").to_string();
+                uploaded_as = fname.clone();
                 // Only the base name, and only its extension matters to GDAL: nothing the
                 // client sends decides where the file lands.
                 let ext = std::path::Path::new(&fname)
@@ -78,7 +80,7 @@ async fn upload(
                     .and_then(|s| s.to_str())
                     .unwrap_or("upload")
                     .chars()
-                    .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+                    .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') { c } else { '_' })
                     .collect();
                 let path = dir.path().join(format!("{stem}.{ext}"));
                 let bytes = field.bytes().await.map_err(|e| {
@@ -141,7 +143,7 @@ async fn upload(
     opts.mode = if replace { WriteMode::Replace } else { WriteMode::Upsert };
     let dry_run = opts.dry_run;
     let seen = state.store.generation().await?;
-    let report = import::import(state.store.clone(), opts).await.map_err(|e| match e {
+    let mut report = import::import(state.store.clone(), opts).await.map_err(|e| match e {
         ImportError::Store(s) => HttpError::Internal(s.to_string()),
         // Everything else is about the file or the request: say so, by name, without the
         // server's temporary path.
@@ -151,6 +153,8 @@ async fn upload(
                 .replace(&format!("{}/", dir.path().display()), ""),
         ),
     })?;
+    // The report names the file as the analyst sent it, not where the server kept it.
+    report.source = uploaded_as;
     if !dry_run {
         state
             .snapshot

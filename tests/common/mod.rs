@@ -131,3 +131,76 @@ pub fn copy_fixture(rel: &str, into: &Path) -> PathBuf {
     }
     dst
 }
+
+/// The demo town (data/demo) in a fresh registry of `kind` for a jurisdiction, EPSG:2260.
+pub async fn demo_registry(kind: &str, jurisdiction: &str) -> Registry {
+    use ms4::domain::Layer;
+    let dir = tempfile::tempdir().unwrap();
+    let url = match kind {
+        "sqlite" => format!("sqlite://{}", dir.path().join("registry.gpkg").display()),
+        _ => fresh_pg_url("demo").expect("postgis requested"),
+    };
+    let meta = crs::registry_meta(jurisdiction, 2260).unwrap();
+    let store = store::create(&url, &meta).await.unwrap();
+    // Boundary first: the import checks every other layer against it.
+    let mut layers = vec![Layer::Boundary];
+    layers.extend(Layer::ALL.into_iter().filter(|l| *l != Layer::Boundary));
+    for l in layers {
+        let file = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("data/demo")
+            .join(format!("{}.gpkg", l.name()));
+        if !file.exists() {
+            continue;
+        }
+        let r = ms4::import::import(store.clone(), ms4::import::ImportOptions::new(l, file))
+            .await
+            .unwrap();
+        assert_eq!(r.rejected, 0, "{l}");
+    }
+    Registry { url, store, dir }
+}
+
+/// A running `ms4 serve` on 127.0.0.1:0, killed when dropped.
+pub struct Server {
+    /// The process.
+    pub child: std::process::Child,
+    /// `http://127.0.0.1:PORT`.
+    pub base: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts `ms4 serve` on a store with extra arguments and waits for its URL.
+pub fn serve(store: &str, extra: &[&str]) -> Server {
+    use std::io::{BufRead, BufReader};
+    let mut child = ms4()
+        .args(["--store", store, "serve", "--listen", "127.0.0.1:0"])
+        .args(extra)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let base = loop {
+        let line = lines
+            .next()
+            .expect("the server prints its URL")
+            .unwrap();
+        if let Some(u) = line.strip_prefix("serving the registry at ") {
+            break u.trim().trim_end_matches('/').to_string();
+        }
+    };
+    Server { child, base }
+}
+
+/// Creates a token with the CLI and returns it.
+pub fn token(store: &str, role: &str, subject: &str, extra: &[&str]) -> String {
+    let mut args = vec!["token", "create", "--role", role, "--subject", subject];
+    args.extend_from_slice(extra);
+    run_ok(store, &args).trim().to_string()
+}
