@@ -2,43 +2,11 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Stdio};
-
 use common::*;
 
-struct Server {
-    child: Child,
-    base: String,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
+/// The server, readable by anyone (these tests are about serving, not tokens).
 fn start(store: &str) -> Server {
-    let mut child = ms4()
-        .args(["--store", store, "serve", "--listen", "127.0.0.1:0", "--public-read"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let base = line
-        .trim()
-        .rsplit(' ')
-        .next()
-        .unwrap()
-        .trim_end_matches('/')
-        .to_string();
-    assert!(base.starts_with("http://127.0.0.1:"), "{line}");
-    Server { child, base }
+    serve(store, &["--public-read"])
 }
 
 #[tokio::test]
