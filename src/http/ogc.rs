@@ -370,7 +370,7 @@ fn feature(
     rp: Option<&crate::import::crs::Reprojector>,
 ) -> Result<(), HttpError> {
     out.push_str(r#"{"type":"Feature","id":"#);
-    out.push_str(&serde_json::to_string(&f.id).unwrap_or_default());
+    string(out, &f.id);
     out.push_str(r#","geometry":"#);
     match (&f.geom, rp) {
         (None, _) => out.push_str("null"),
@@ -383,9 +383,65 @@ fn feature(
         }
     }
     out.push_str(r#","properties":"#);
-    out.push_str(&serde_json::to_string(&f.properties(layer)).unwrap_or_else(|_| "{}".into()));
+    properties(out, f, layer);
     out.push('}');
     Ok(())
+}
+
+/// Writes a JSON string.
+fn string(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// Writes a feature's properties as `Feature::properties` has them (the id field, the
+/// canonical fields, then the source's extra fields), without building a map per feature.
+fn properties(out: &mut String, f: &crate::domain::Feature, layer: Layer) {
+    use crate::domain::Value;
+    out.push('{');
+    string(out, layer.id_field());
+    out.push(':');
+    string(out, &f.id);
+    for (spec, v) in layer.fields().iter().zip(&f.values) {
+        out.push(',');
+        string(out, spec.name);
+        out.push(':');
+        match v {
+            Value::Null => out.push_str("null"),
+            Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+            Value::Int(i) => {
+                let _ = write!(out, "{i}");
+            }
+            Value::Real(r) => num(out, *r),
+            Value::Date(d) => {
+                let _ = write!(out, "\"{}\"", d.format("%Y-%m-%d"));
+            }
+            Value::Text(t) => string(out, t),
+        }
+    }
+    for (k, v) in &f.extra {
+        if k == layer.id_field() || layer.fields().iter().any(|s| s.name == k) {
+            continue;
+        }
+        out.push(',');
+        string(out, k);
+        out.push(':');
+        out.push_str(&v.to_string());
+    }
+    out.push('}');
 }
 
 fn geojson_response(body: String, crs: i32, srid: i32) -> Response {
@@ -621,6 +677,18 @@ mod tests {
         assert_eq!(q.limit, 5);
         assert_eq!(q.bbox, Some([1.0, 2.0, 3.0, 4.0]));
         assert_eq!(q.filters, vec![("status".to_string(), "active".to_string())]);
+    }
+
+    #[test]
+    fn properties_are_written_as_the_feature_has_them() {
+        use crate::domain::{Feature, Value};
+        let mut f = Feature::new(Layer::Outfalls, "OF-\"1\"");
+        f.values[Layer::Outfalls.field_index("status").unwrap()] = Value::Text("a\tb\u{1}é".into());
+        f.extra.insert("LEGACY".into(), serde_json::json!([1, "x"]));
+        let mut out = String::new();
+        properties(&mut out, &f, Layer::Outfalls);
+        let parsed: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(parsed, serde_json::Value::Object(f.properties(Layer::Outfalls)));
     }
 
     #[test]
