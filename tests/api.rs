@@ -4,102 +4,38 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
-use std::path::Path;
-use std::process::{Child, Stdio};
 
 use common::*;
 use ms4::domain::Layer;
 use ms4::import::crs::Reprojector;
-use ms4::import::{import, ImportOptions};
 use ms4::spatial::Snapshot;
 use serde_json::Value;
-
-/// The demo town's layers, in the order `ms4 demo` loads them.
-const DEMO_LAYERS: [Layer; 14] = [
-    Layer::Boundary,
-    Layer::Parcels,
-    Layer::ReceivingWaters,
-    Layer::Impairments,
-    Layer::Watersheds,
-    Layer::TmdlAreas,
-    Layer::Manholes,
-    Layer::CatchBasins,
-    Layer::Outfalls,
-    Layer::Pipes,
-    Layer::Connections,
-    Layer::ConnectionRecords,
-    Layer::Smps,
-    Layer::Easements,
-];
 
 /// The demo town in a Carmel registry: Carmel has Conditions One to Three, so
 /// determinations and screening have something to say.
 async fn carmel_demo(kind: &str) -> Registry {
-    let dir = tempfile::tempdir().unwrap();
-    let url = match kind {
-        "sqlite" => format!("sqlite://{}", dir.path().join("registry.gpkg").display()),
-        _ => fresh_pg_url("api").expect("postgis requested"),
-    };
-    let meta = ms4::import::crs::registry_meta("carmel-ny", 2260).unwrap();
-    let store = ms4::store::create(&url, &meta).await.unwrap();
-    for l in DEMO_LAYERS {
-        let file = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("data/demo")
-            .join(format!("{}.gpkg", l.name()));
-        let r = import(store.clone(), ImportOptions::new(l, file))
-            .await
-            .unwrap();
-        assert_eq!(r.rejected, 0, "{l}");
-    }
-    Registry { url, store, dir }
+    demo_registry(kind, "carmel-ny").await
 }
 
-struct Server {
-    child: Child,
-    base: String,
+/// The running server and a client for it.
+struct Api {
+    server: common::Server,
     client: reqwest::Client,
 }
 
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn start(store: &str) -> Server {
-    // Reading is open to anyone once the server says it may be.
-    let help = run(store, &["serve", "--help"]);
-    let mut args = vec!["--store", store, "serve", "--listen", "127.0.0.1:0"];
-    if String::from_utf8_lossy(&help.stdout).contains("--public-read") {
-        args.push("--public-read");
-    }
-    let mut child = ms4()
-        .args(&args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let base = loop {
-        let line = lines.next().expect("the server prints its URL").unwrap();
-        if let Some(u) = line.strip_prefix("serving the registry at ") {
-            break u.trim().trim_end_matches('/').to_string();
-        }
-    };
-    Server {
-        child,
-        base,
+/// Reading is open to anyone here: these tests are about the answers, not tokens.
+fn start(store: &str) -> Api {
+    Api {
+        server: serve(store, &["--public-read"]),
         client: reqwest::Client::new(),
     }
 }
 
-impl Server {
+impl Api {
     async fn get(&self, path: &str, query: &[(&str, &str)]) -> (u16, Value) {
         let r = self
             .client
-            .get(format!("{}{path}", self.base))
+            .get(format!("{}{path}", self.server.base))
             .query(query)
             .send()
             .await
@@ -110,7 +46,7 @@ impl Server {
     async fn post(&self, path: &str, query: &[(&str, &str)], body: String) -> (u16, Value) {
         let r = self
             .client
-            .post(format!("{}{path}", self.base))
+            .post(format!("{}{path}", self.server.base))
             .query(query)
             .header("content-type", "application/json")
             .body(body)
@@ -473,7 +409,7 @@ fn missing(what: &str, got: (u16, Value)) {
     assert!(got.1["error"].is_string(), "{what}: {}", got.1);
 }
 
-async fn refuses_bad_input(s: &Server, pk: &Picks) {
+async fn refuses_bad_input(s: &Api, pk: &Picks) {
     let n = "/api/nearby";
     bad("no point", s.get(n, &[]).await, "lon/lat");
     bad("lon alone", s.get(n, &[("lon", "-73.8")]).await, "lon/lat");
