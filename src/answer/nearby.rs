@@ -1,6 +1,5 @@
 //! Facilities near a point, nearest first.
 
-use std::cell::RefCell;
 
 use clap::Args;
 use geo_types::Point;
@@ -8,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{comma_list, Ask, AskError, Epsg, Measure};
 use crate::domain::Layer;
-use crate::import::crs::Reprojector;
+use crate::import::crs::cached_reprojector;
 use crate::rules::quantity::parse_length;
 use crate::spatial::query::{self, NearbyFacility, NearbyQuery, FACILITY_LAYERS};
 
@@ -108,32 +107,20 @@ pub fn facility_layers(kinds: &[String]) -> Result<Vec<Layer>, AskError> {
     Ok(layers)
 }
 
-thread_local! {
-    // One WGS 84 to registry transform per thread and registry CRS: creating one costs
-    // far more than a nearby answer, and GDAL transforms may not be shared across threads.
-    static FROM_WGS84: RefCell<Option<(i32, Reprojector)>> = const { RefCell::new(None) };
-}
-
 /// A WGS 84 longitude/latitude in the registry's CRS.
 pub fn lon_lat_to_registry(srid: i32, lon: f64, lat: f64) -> Result<Point<f64>, AskError> {
-    FROM_WGS84.with(|cell| {
-        let mut cached = cell.borrow_mut();
-        if cached.as_ref().is_none_or(|(s, _)| *s != srid) {
-            let rp = Reprojector::new(4326, srid).map_err(|e| AskError::Other(e.into()))?;
-            *cached = Some((srid, rp));
-        }
-        let (_, rp) = cached.as_ref().expect("set above");
-        let (x, y) = rp
-            .point(lon, lat)
-            .map_err(|e| AskError::invalid("lon/lat", e.to_string()))?;
-        if !(x.is_finite() && y.is_finite()) {
-            return Err(AskError::invalid(
-                "lon/lat",
-                format!("({lon}, {lat}) has no place in EPSG:{srid}"),
-            ));
-        }
-        Ok(Point::new(x, y))
-    })
+    // This thread's transform: making one costs far more than a nearby answer.
+    let rp = cached_reprojector(4326, srid).map_err(|e| AskError::Other(e.into()))?;
+    let (x, y) = rp
+        .point(lon, lat)
+        .map_err(|e| AskError::invalid("lon/lat", e.to_string()))?;
+    if !(x.is_finite() && y.is_finite()) {
+        return Err(AskError::invalid(
+            "lon/lat",
+            format!("({lon}, {lat}) has no place in EPSG:{srid}"),
+        ));
+    }
+    Ok(Point::new(x, y))
 }
 
 /// The facilities near a point, nearest first, with distance, bearing, status, last
