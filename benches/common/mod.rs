@@ -43,3 +43,53 @@ pub fn synthetic_county(parcels: usize) -> PathBuf {
     }
     dir
 }
+
+/// Every layer of the synthetic county, in the order a registry is loaded.
+#[allow(dead_code)]
+pub const COUNTY_LAYERS: [ms4::domain::Layer; 14] = {
+    use ms4::domain::Layer;
+    [
+        Layer::Boundary,
+        Layer::CatchBasins,
+        Layer::Manholes,
+        Layer::Outfalls,
+        Layer::Smps,
+        Layer::Easements,
+        Layer::Pipes,
+        Layer::Parcels,
+        Layer::Connections,
+        Layer::ConnectionRecords,
+        Layer::ReceivingWaters,
+        Layer::Impairments,
+        Layer::Watersheds,
+        Layer::TmdlAreas,
+    ]
+};
+
+/// The registry at `url` (north-castle-ny, EPSG:2260) holding the county in `data`:
+/// created if missing, and each layer still empty imported from its GeoPackage. Loading
+/// the county takes minutes, so a registry built by an earlier run (of any bench) is kept.
+#[allow(dead_code)]
+pub async fn county_registry(url: &str, data: &Path) -> std::sync::Arc<dyn ms4::store::Store> {
+    use ms4::import::{crs, import, ImportOptions};
+    let s = match ms4::store::open(url).await {
+        Ok(s) => s,
+        Err(_) => {
+            let meta = crs::registry_meta("north-castle-ny", 2260).unwrap();
+            ms4::store::create(url, &meta)
+                .await
+                .expect("create the bench registry")
+        }
+    };
+    for layer in COUNTY_LAYERS {
+        if s.count(layer).await.unwrap_or(0) > 0 {
+            continue;
+        }
+        let file = data.join(format!("{layer}.gpkg"));
+        let r = import(s.clone(), ImportOptions::new(layer, &file))
+            .await
+            .expect("import");
+        eprintln!("  {layer}: {} features into {}", r.imported, s.kind());
+    }
+    s
+}
