@@ -18,6 +18,7 @@ use geo_types::{Coord, Geometry, LineString, Polygon};
 use super::{AppState, HttpError};
 use crate::domain::{GeomKind, Layer};
 use crate::import::crs::cached_reprojector;
+use crate::spatial::waters::rect_position;
 use crate::spatial::Snapshot;
 
 /// CRS84: WGS 84 longitude, latitude — the default of OGC API Features and GeoJSON.
@@ -391,6 +392,12 @@ fn feature(
 /// Writes a JSON string.
 fn string(out: &mut String, s: &str) {
     out.push('"');
+    // Ids and values almost never need escaping: copy those whole.
+    if !s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
+        out.push_str(s);
+        out.push('"');
+        return;
+    }
     for c in s.chars() {
         match c {
             '"' => out.push_str("\\\""),
@@ -485,9 +492,16 @@ async fn items(
         layer.name(),
         raw.as_deref().map(|r| format!("?{r}")).unwrap_or_default()
     );
-    let body = tokio::task::spawn_blocking(move || page(&snap, layer, &q, out_crs, bbox_crs, &self_url))
-        .await
-        .map_err(|e| HttpError::Internal(e.to_string()))??;
+    // A page of up to a thousand features takes well under a millisecond: answered on the
+    // runtime's own thread, which saves a hand-off per request; bigger pages go to the
+    // blocking pool so they cannot stall other requests.
+    let body = if q.limit <= 1000 {
+        page(&snap, layer, &q, out_crs, bbox_crs, &self_url)?
+    } else {
+        tokio::task::spawn_blocking(move || page(&snap, layer, &q, out_crs, bbox_crs, &self_url))
+            .await
+            .map_err(|e| HttpError::Internal(e.to_string()))??
+    };
     Ok(geojson_response(body, out_crs, srid))
 }
 
@@ -503,8 +517,12 @@ fn page(
     let srid = snap.meta.srid;
     let idx = snap.layer(layer);
     // The features matching, as positions in id order.
+    let n = idx.features.len();
     let mut hits: Vec<usize> = match q.bbox {
-        None => (0..idx.features.len()).collect(),
+        // Neither box nor filter: the page is a slice of the layer, and nothing else
+        // needs listing (a million parcels would be a million indexes per request).
+        None if q.filters.is_empty() => (q.offset.min(n)..q.offset.saturating_add(q.limit).min(n)).collect(),
+        None => (0..n).collect(),
         Some(b) => {
             if layer.geom_kind() == GeomKind::None {
                 return Err(HttpError::BadRequest(format!(
@@ -515,10 +533,10 @@ fn page(
             // The box in the registry's CRS: exactly as given when it is already there,
             // else a densified ring reprojected (its edges curve).
             let area: Geometry<f64> = if bbox_crs == srid {
-                Geometry::Rect(geo_types::Rect::new(
-                    Coord { x: b[0], y: b[1] },
-                    Coord { x: b[2], y: b[3] },
-                ))
+                Geometry::Polygon(
+                    geo_types::Rect::new(Coord { x: b[0], y: b[1] }, Coord { x: b[2], y: b[3] })
+                        .to_polygon(),
+                )
             } else {
                 let rp = cached_reprojector(4326, srid)
                     .map_err(|e| HttpError::Internal(e.to_string()))?;
@@ -533,10 +551,17 @@ fn page(
                 .tree
                 .locate_in_envelope_intersecting(&env)
                 .filter(|e| {
-                    idx.features[e.data]
-                        .geom
-                        .as_ref()
-                        .is_some_and(|g| g.intersects(&area))
+                    // A feature whose envelope lies wholly inside (or outside) the box
+                    // needs no exact test: only those on its edge do.
+                    let (lo, hi) = (e.geom().lower(), e.geom().upper());
+                    let fr = geo_types::Rect::new(Coord { x: lo[0], y: lo[1] }, Coord { x: hi[0], y: hi[1] });
+                    match rect_position(&area, &fr) {
+                        Some(inside) => inside,
+                        None => idx.features[e.data]
+                            .geom
+                            .as_ref()
+                            .is_some_and(|g| g.intersects(&area)),
+                    }
                 })
                 .map(|e| e.data)
                 .collect();
@@ -552,10 +577,12 @@ fn page(
                 .all(|(k, v)| value_text(f, layer, k).as_deref() == Some(v.as_str()))
         });
     }
-    let matched = hits.len();
-    let page: &[usize] = hits
-        .get(q.offset.min(matched)..(q.offset.saturating_add(q.limit)).min(matched))
-        .unwrap_or(&[]);
+    let (matched, page): (usize, &[usize]) = if q.bbox.is_none() && q.filters.is_empty() {
+        (n, &hits)
+    } else {
+        let m = hits.len();
+        (m, hits.get(q.offset.min(m)..q.offset.saturating_add(q.limit).min(m)).unwrap_or(&[]))
+    };
     let rp = if out_crs == srid {
         None
     } else {

@@ -146,7 +146,7 @@ fn overlaps<'a>(
 /// clipping each ring segment to the rectangle and one point-in-polygon test, because a
 /// general relate of a million parcels against their watersheds is most of a screen's
 /// time, and nearly every parcel lies well inside one watershed.
-fn rect_position(g: &Geometry<f64>, r: &geo_types::Rect<f64>) -> Option<bool> {
+pub(crate) fn rect_position(g: &Geometry<f64>, r: &geo_types::Rect<f64>) -> Option<bool> {
     use geo::Contains;
     let polys: &[geo_types::Polygon<f64>] = match g {
         Geometry::Polygon(p) => std::slice::from_ref(p),
