@@ -490,6 +490,9 @@ async fn the_api_definition_is_served() {
     assert_eq!(s, 200);
     assert_eq!(doc["openapi"], "3.0.3");
     assert!(doc["paths"]["/api/inspections"]["post"]["responses"]["403"].is_object());
+    let (s, e) = send(reqwest::Client::new().delete(format!("{}/api/openapi.json", server.base))).await;
+    assert_eq!(s, 405, "{e}");
+    assert!(e["error"].as_str().unwrap().contains("DELETE"), "{e}");
     assert!(doc["paths"]["/collections/{layer}/items"]["get"]["parameters"]
         .as_array()
         .unwrap()

@@ -146,6 +146,7 @@ pub fn app(state: AppState) -> Router {
         .merge(inspector)
         .merge(admin)
         .fallback(not_found)
+        .method_not_allowed_fallback(wrong_method)
         .layer(DefaultBodyLimit::max(limit))
         .layer(tower_http::timeout::TimeoutLayer::with_status_code(
             axum::http::StatusCode::REQUEST_TIMEOUT,
@@ -153,6 +154,18 @@ pub fn app(state: AppState) -> Router {
         ))
         .layer(tower_http::trace::TraceLayer::new_for_http())
         .with_state(state)
+}
+
+async fn wrong_method(method: axum::http::Method, uri: axum::http::Uri) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    (
+        axum::http::StatusCode::METHOD_NOT_ALLOWED,
+        Json(serde_json::json!({
+            "error": format!("{method} {}: this route does not take {method}; /api/openapi.json lists its methods", uri.path()),
+            "status": 405,
+        })),
+    )
+        .into_response()
 }
 
 async fn not_found(uri: axum::http::Uri) -> HttpError {

@@ -29,12 +29,11 @@ const DEFAULT_LIMIT: usize = 100;
 const MAX_LIMIT: usize = 10_000;
 
 /// The conformance classes implemented.
-const CONFORMS_TO: [&str; 5] = [
+const CONFORMS_TO: [&str; 4] = [
     "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/core",
     "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/geojson",
     "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/oas30",
     "http://www.opengis.net/spec/ogcapi-features-2/1.0/conf/crs",
-    "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/html",
 ];
 
 /// The routes that hold no registry data: open to everyone.
