@@ -70,16 +70,20 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequestParts<S> for Params<T> {
 }
 
 /// A JSON body, whatever its content type says, refused with a 400 that names the field
-/// at fault.
-struct Body<T>(T);
+/// at fault (or a 413 when it is over the server's body limit).
+pub(super) struct Body<T>(pub(super) T);
 
 impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Body<T> {
     type Rejection = HttpError;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, HttpError> {
-        let bytes = Bytes::from_request(req, state)
-            .await
-            .map_err(|e| HttpError::BadRequest(format!("body: {}", e.body_text())))?;
+        let bytes = Bytes::from_request(req, state).await.map_err(|e| {
+            if e.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
+                HttpError::PayloadTooLarge(format!("body: {}", e.body_text()))
+            } else {
+                HttpError::BadRequest(format!("body: {}", e.body_text()))
+            }
+        })?;
         if bytes.iter().all(u8::is_ascii_whitespace) {
             return Err(HttpError::BadRequest(
                 "body: empty; send the question as a JSON object".into(),

@@ -162,9 +162,8 @@ fn to_feature(
 async fn create(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
-    body: Result<Json<NewInspection>, axum::extract::rejection::JsonRejection>,
+    super::api::Body(n): super::api::Body<NewInspection>,
 ) -> Result<(StatusCode, Json<serde_json::Value>), HttpError> {
-    let Json(n) = body.map_err(|e| HttpError::BadRequest(format!("body: {}", e.body_text())))?;
     let snap = state.snapshot.current();
     let f = to_feature(&snap, n, &caller, chrono::Utc::now().date_naive())?;
     let json = inspection_json(&f);

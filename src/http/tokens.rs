@@ -28,9 +28,8 @@ struct CreateToken {
 async fn create(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
-    body: Result<Json<CreateToken>, axum::extract::rejection::JsonRejection>,
+    super::api::Body(req): super::api::Body<CreateToken>,
 ) -> Result<(StatusCode, Json<serde_json::Value>), HttpError> {
-    let Json(req) = body.map_err(|e| HttpError::BadRequest(format!("body: {}", e.body_text())))?;
     let role: Role = req
         .role
         .parse()
