@@ -4,6 +4,7 @@
 mod api;
 pub mod auth;
 mod error;
+mod geojson;
 mod inspections;
 mod ogc;
 mod openapi;
