@@ -83,17 +83,29 @@ async fn upload(
                     .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') { c } else { '_' })
                     .collect();
                 let path = dir.path().join(format!("{stem}.{ext}"));
-                let bytes = field.bytes().await.map_err(|e| {
-                    if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
-                        HttpError::PayloadTooLarge(format!(
-                            "file: larger than this server's limit of {} bytes",
-                            state.config.body_limit
-                        ))
-                    } else {
-                        HttpError::BadRequest(format!("file: {}", e.body_text()))
-                    }
-                })?;
-                tokio::fs::write(&path, &bytes)
+                // Streamed to disk chunk by chunk: a 200 MB shapefile is never held in
+                // memory whole.
+                let mut out = tokio::fs::File::create(&path)
+                    .await
+                    .map_err(|e| HttpError::Internal(e.to_string()))?;
+                let mut field = field;
+                loop {
+                    let chunk = field.chunk().await.map_err(|e| {
+                        if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                            HttpError::PayloadTooLarge(format!(
+                                "file: larger than this server's limit of {} bytes",
+                                state.config.body_limit
+                            ))
+                        } else {
+                            HttpError::BadRequest(format!("file: {}", e.body_text()))
+                        }
+                    })?;
+                    let Some(chunk) = chunk else { break };
+                    tokio::io::AsyncWriteExt::write_all(&mut out, &chunk)
+                        .await
+                        .map_err(|e| HttpError::Internal(e.to_string()))?;
+                }
+                tokio::io::AsyncWriteExt::flush(&mut out)
                     .await
                     .map_err(|e| HttpError::Internal(e.to_string()))?;
                 file = Some(path);
