@@ -81,6 +81,16 @@ fn main() {
         .block_on(run());
 }
 
+/// A nearby row from PostGIS: layer, id, distance, status, easement, last inspection.
+type NearbyRow = (
+    String,
+    String,
+    f64,
+    Option<String>,
+    Option<String>,
+    Option<String>,
+);
+
 /// Rounds of the nearby queries timed on each side; the median round is reported.
 const ROUNDS: usize = 5;
 const PG_ROUNDS: usize = 3;
@@ -166,14 +176,7 @@ async fn run() {
           SELECT easement_id FROM easements e WHERE ST_Intersects(e.geom, near.geom) ORDER BY easement_id LIMIT 1
         ) e ON true ORDER BY near.d, near.layer";
     for p in points.iter().rev().take(200) {
-        let _: Vec<(
-            String,
-            String,
-            f64,
-            Option<String>,
-            Option<String>,
-            Option<String>,
-        )> = sqlx::query_as(sql)
+        let _: Vec<NearbyRow> = sqlx::query_as(sql)
             .bind(p.x() + 7.0)
             .bind(p.y() + 3.0)
             .bind(RADIUS)
@@ -188,14 +191,7 @@ async fn run() {
         let t = Instant::now();
         pg_found = 0;
         for p in &points {
-            let rows: Vec<(
-                String,
-                String,
-                f64,
-                Option<String>,
-                Option<String>,
-                Option<String>,
-            )> = sqlx::query_as(sql)
+            let rows: Vec<NearbyRow> = sqlx::query_as(sql)
                 .bind(p.x())
                 .bind(p.y())
                 .bind(RADIUS)

@@ -34,7 +34,8 @@ fn parse_size(s: &str) -> anyhow::Result<usize> {
     let n: f64 = num
         .parse()
         .map_err(|_| anyhow::anyhow!("--body-limit: {s:?} is not a size such as 200MB"))?;
-    if !(n > 0.0) {
+    // Also refuses NaN, which `n <= 0.0` would let through.
+    if n.is_nan() || n <= 0.0 {
         anyhow::bail!("--body-limit: {s:?} must be positive");
     }
     Ok((n * mult as f64) as usize)

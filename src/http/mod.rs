@@ -95,8 +95,11 @@ impl AppState {
 pub struct NetworkCache {
     // The snapshot it was built from (held weakly, so a replaced snapshot is freed) and
     // the network. The lock is held while building, so two first requests build once.
-    inner: Arc<Mutex<Option<(std::sync::Weak<Snapshot>, Arc<Network>)>>>,
+    inner: Arc<Mutex<Option<Built>>>,
 }
+
+/// A network and the snapshot it was built from.
+type Built = (std::sync::Weak<Snapshot>, Arc<Network>);
 
 impl NetworkCache {
     /// The network of `snap`, built with `build` unless the cache holds it already.

@@ -123,10 +123,13 @@ impl Reprojector {
     }
 }
 
+/// Transforms by (from, to) EPSG codes.
+type TransformCache = Vec<((i32, i32), std::rc::Rc<Reprojector>)>;
+
 thread_local! {
     // Transforms made on this thread, by (from, to). Creating one costs far more than
     // reprojecting a page of features, and GDAL transforms may not cross threads.
-    static CACHED: std::cell::RefCell<Vec<((i32, i32), std::rc::Rc<Reprojector>)>> =
+    static CACHED: std::cell::RefCell<TransformCache> =
         const { std::cell::RefCell::new(Vec::new()) };
 }
 
