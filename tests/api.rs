@@ -4,7 +4,6 @@
 
 mod common;
 
-
 use common::*;
 use ms4::domain::Layer;
 use ms4::import::crs::Reprojector;

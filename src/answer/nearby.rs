@@ -1,6 +1,5 @@
 //! Facilities near a point, nearest first.
 
-
 use clap::Args;
 use geo_types::Point;
 use serde::{Deserialize, Serialize};

@@ -27,10 +27,15 @@ pub struct ServeArgs {
 /// Reads a size with its unit: `200MB`, `512KB`, `1GB`, or bytes.
 fn parse_size(s: &str) -> anyhow::Result<usize> {
     let t = s.trim().to_ascii_uppercase();
-    let (num, mult) = [("GB", 1usize << 30), ("MB", 1 << 20), ("KB", 1 << 10), ("B", 1)]
-        .iter()
-        .find_map(|(u, m)| t.strip_suffix(u).map(|n| (n.trim().to_string(), *m)))
-        .unwrap_or((t.clone(), 1));
+    let (num, mult) = [
+        ("GB", 1usize << 30),
+        ("MB", 1 << 20),
+        ("KB", 1 << 10),
+        ("B", 1),
+    ]
+    .iter()
+    .find_map(|(u, m)| t.strip_suffix(u).map(|n| (n.trim().to_string(), *m)))
+    .unwrap_or((t.clone(), 1));
     let n: f64 = num
         .parse()
         .map_err(|_| anyhow::anyhow!("--body-limit: {s:?} is not a size such as 200MB"))?;
@@ -73,7 +78,11 @@ pub async fn serve_store(
     }
     // Tests and scripts read the URL as the last word of this line.
     println!("serving the registry at http://{addr}/");
-    http::serve(AppState::with_config(store, snapshot, profile, config), listener).await?;
+    http::serve(
+        AppState::with_config(store, snapshot, profile, config),
+        listener,
+    )
+    .await?;
     Ok(())
 }
 

@@ -84,7 +84,10 @@ pub(super) async fn run(store_url: &str, a: TokenArgs) -> anyhow::Result<()> {
                 bail!("--subject: must name who holds the token");
             }
             let now = Utc::now();
-            let expires_at = expires.as_deref().map(|e| parse_expiry(e, now)).transpose()?;
+            let expires_at = expires
+                .as_deref()
+                .map(|e| parse_expiry(e, now))
+                .transpose()?;
             if expires_at.is_some_and(|e| e <= now) {
                 bail!("--expires: {} is already past", expires.unwrap_or_default());
             }
@@ -110,7 +113,10 @@ pub(super) async fn run(store_url: &str, a: TokenArgs) -> anyhow::Result<()> {
                     })
                 ),
             }
-            eprintln!("token {id} for {} ({role}); it is shown only once", subject.trim());
+            eprintln!(
+                "token {id} for {} ({role}); it is shown only once",
+                subject.trim()
+            );
         }
         TokenAction::List { format } => {
             let tokens = store.tokens().await?;
@@ -162,8 +168,14 @@ mod tests {
         let now = DateTime::parse_from_rfc3339("2026-01-01T00:00:00Z")
             .unwrap()
             .with_timezone(&Utc);
-        assert_eq!(parse_expiry("90d", now).unwrap(), now + chrono::Duration::days(90));
-        assert_eq!(parse_expiry("12h", now).unwrap(), now + chrono::Duration::hours(12));
+        assert_eq!(
+            parse_expiry("90d", now).unwrap(),
+            now + chrono::Duration::days(90)
+        );
+        assert_eq!(
+            parse_expiry("12h", now).unwrap(),
+            now + chrono::Duration::hours(12)
+        );
         assert_eq!(
             parse_expiry("2026-06-30", now).unwrap().to_rfc3339(),
             "2026-06-30T23:59:59+00:00"

@@ -65,7 +65,9 @@ fn bearer(headers: &axum::http::HeaderMap) -> Result<Option<String>, HttpError> 
         HttpError::Unauthorized("Authorization: the header is not readable text".into())
     })?;
     match v.split_once(' ') {
-        Some((scheme, token)) if scheme.eq_ignore_ascii_case("bearer") && !token.trim().is_empty() => {
+        Some((scheme, token))
+            if scheme.eq_ignore_ascii_case("bearer") && !token.trim().is_empty() =>
+        {
             Ok(Some(token.trim().to_string()))
         }
         _ => Err(HttpError::Unauthorized(

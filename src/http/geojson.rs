@@ -112,9 +112,9 @@ pub(super) fn feature(
         (None, _) => out.push_str("null"),
         (Some(g), None) => geometry(out, g),
         (Some(g), Some(rp)) => {
-            let g = rp.apply(g).map_err(|e| {
-                HttpError::Internal(format!("{} {}: {e}", layer.name(), f.id))
-            })?;
+            let g = rp
+                .apply(g)
+                .map_err(|e| HttpError::Internal(format!("{} {}: {e}", layer.name(), f.id)))?;
             geometry(out, &g);
         }
     }
@@ -199,6 +199,9 @@ mod tests {
         let mut out = String::new();
         properties(&mut out, &f, Layer::Outfalls);
         let parsed: serde_json::Value = serde_json::from_str(&out).unwrap();
-        assert_eq!(parsed, serde_json::Value::Object(f.properties(Layer::Outfalls)));
+        assert_eq!(
+            parsed,
+            serde_json::Value::Object(f.properties(Layer::Outfalls))
+        );
     }
 }

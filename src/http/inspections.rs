@@ -101,31 +101,55 @@ fn to_feature(
     if snap.layer(layer).get(&n.asset_id).is_none() {
         return Err(bad(
             "asset_id",
-            format!("no {} has id {:?} (a {kind} inspects {})", layer.name(), n.asset_id, layer.name()),
+            format!(
+                "no {} has id {:?} (a {kind} inspects {})",
+                layer.name(),
+                n.asset_id,
+                layer.name()
+            ),
         ));
     }
-    let date = NaiveDate::parse_from_str(n.inspected_on.trim(), "%Y-%m-%d")
-        .map_err(|_| bad("inspected_on", format!("{:?} is not a date (YYYY-MM-DD)", n.inspected_on)))?;
+    let date = NaiveDate::parse_from_str(n.inspected_on.trim(), "%Y-%m-%d").map_err(|_| {
+        bad(
+            "inspected_on",
+            format!("{:?} is not a date (YYYY-MM-DD)", n.inspected_on),
+        )
+    })?;
     if date > today {
         return Err(bad("inspected_on", format!("{date} is in the future")));
     }
     if n.result.trim().is_empty() {
-        return Err(bad("result", "must say what the inspection found (pass, fail, needs_follow_up, ...)"));
+        return Err(bad(
+            "result",
+            "must say what the inspection found (pass, fail, needs_follow_up, ...)",
+        ));
     }
     let findings = match n.screening {
         Some(_) if kind != "dry_weather_screening" => {
-            return Err(bad("screening", format!("only a dry_weather_screening has one, not a {kind}")))
+            return Err(bad(
+                "screening",
+                format!("only a dry_weather_screening has one, not a {kind}"),
+            ))
         }
         Some(s) => {
             for (name, v) in &s.field_tests {
                 let x = v.as_f64().ok_or_else(|| {
-                    bad(&format!("screening.field_tests.{name}"), format!("{v} is not a number"))
+                    bad(
+                        &format!("screening.field_tests.{name}"),
+                        format!("{v} is not a number"),
+                    )
                 })?;
                 if name == "ph" && !(0.0..=14.0).contains(&x) {
-                    return Err(bad("screening.field_tests.ph", format!("{x} is outside 0 to 14")));
+                    return Err(bad(
+                        "screening.field_tests.ph",
+                        format!("{x} is outside 0 to 14"),
+                    ));
                 }
                 if name != "ph" && x < 0.0 {
-                    return Err(bad(&format!("screening.field_tests.{name}"), format!("{x} is negative")));
+                    return Err(bad(
+                        &format!("screening.field_tests.{name}"),
+                        format!("{x} is negative"),
+                    ));
                 }
             }
             Some(serde_json::to_string(&s).unwrap_or_default())
@@ -184,8 +208,15 @@ async fn create(
         .snapshot
         .reload_layer(state.store.as_ref(), Layer::Inspections, seen)
         .await?;
-    let status = if summary.inserted == 1 { StatusCode::CREATED } else { StatusCode::OK };
-    Ok((status, Json(serde_json::json!({"inspection": json, "write": summary}))))
+    let status = if summary.inserted == 1 {
+        StatusCode::CREATED
+    } else {
+        StatusCode::OK
+    };
+    Ok((
+        status,
+        Json(serde_json::json!({"inspection": json, "write": summary})),
+    ))
 }
 
 /// An inspection as JSON: its fields, with the screening findings as an object.
@@ -230,7 +261,9 @@ async fn of_asset(
         .copied()
         .find(|l| snap.layer(*l).get(&id).is_some())
     else {
-        return Err(HttpError::NotFound(format!("asset {id:?}: no catch basin, manhole, outfall or SMP has this id")));
+        return Err(HttpError::NotFound(format!(
+            "asset {id:?}: no catch basin, manhole, outfall or SMP has this id"
+        )));
     };
     Ok(Json(serde_json::json!({
         "asset_id": id,
@@ -251,7 +284,9 @@ async fn of_watershed(
         .and_then(|w| w.geom.as_ref())
         .ok_or_else(|| HttpError::NotFound(format!("watershed {id:?}: no such watershed")))?;
     let Some(r) = crate::domain::wkb::bounding_rect(w) else {
-        return Err(HttpError::NotFound(format!("watershed {id:?}: has an empty geometry")));
+        return Err(HttpError::NotFound(format!(
+            "watershed {id:?}: has an empty geometry"
+        )));
     };
     let mut assets: Vec<&str> = Vec::new();
     for l in FACILITY_LAYERS {

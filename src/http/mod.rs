@@ -160,7 +160,10 @@ pub fn app(state: AppState) -> Router {
         .with_state(state)
 }
 
-async fn wrong_method(method: axum::http::Method, uri: axum::http::Uri) -> axum::response::Response {
+async fn wrong_method(
+    method: axum::http::Method,
+    uri: axum::http::Uri,
+) -> axum::response::Response {
     use axum::response::IntoResponse;
     (
         axum::http::StatusCode::METHOD_NOT_ALLOWED,

@@ -66,7 +66,11 @@ fn parse_crs(param: &str, value: &str, srid: i32) -> Result<i32, HttpError> {
     if crs84.iter().any(|c| c.eq_ignore_ascii_case(v)) {
         return Ok(4326);
     }
-    let own = [epsg_uri(srid), format!("EPSG:{srid}"), format!("urn:ogc:def:crs:EPSG::{srid}")];
+    let own = [
+        epsg_uri(srid),
+        format!("EPSG:{srid}"),
+        format!("urn:ogc:def:crs:EPSG::{srid}"),
+    ];
     if own.iter().any(|c| c.eq_ignore_ascii_case(v)) {
         return Ok(srid);
     }
@@ -124,16 +128,28 @@ fn densified_rect(b: [f64; 4], n: usize) -> Polygon<f64> {
     let mut pts = Vec::with_capacity(4 * n + 1);
     let lerp = |a: f64, b: f64, t: f64| a + (b - a) * t;
     for i in 0..n {
-        pts.push(Coord { x: lerp(x0, x1, i as f64 / n as f64), y: y0 });
+        pts.push(Coord {
+            x: lerp(x0, x1, i as f64 / n as f64),
+            y: y0,
+        });
     }
     for i in 0..n {
-        pts.push(Coord { x: x1, y: lerp(y0, y1, i as f64 / n as f64) });
+        pts.push(Coord {
+            x: x1,
+            y: lerp(y0, y1, i as f64 / n as f64),
+        });
     }
     for i in 0..n {
-        pts.push(Coord { x: lerp(x1, x0, i as f64 / n as f64), y: y1 });
+        pts.push(Coord {
+            x: lerp(x1, x0, i as f64 / n as f64),
+            y: y1,
+        });
     }
     for i in 0..n {
-        pts.push(Coord { x: x0, y: lerp(y1, y0, i as f64 / n as f64) });
+        pts.push(Coord {
+            x: x0,
+            y: lerp(y1, y0, i as f64 / n as f64),
+        });
     }
     pts.push(pts[0]);
     Polygon::new(LineString(pts), vec![])
@@ -166,7 +182,10 @@ fn collection_json(b: &str, snap: &Snapshot, layer: Layer) -> serde_json::Value 
 async fn collections(headers: HeaderMap, State(state): State<AppState>) -> Json<serde_json::Value> {
     let b = base(&headers);
     let snap = state.snapshot.current();
-    let cols: Vec<_> = Layer::ALL.iter().map(|l| collection_json(&b, &snap, *l)).collect();
+    let cols: Vec<_> = Layer::ALL
+        .iter()
+        .map(|l| collection_json(&b, &snap, *l))
+        .collect();
     Json(serde_json::json!({
         "links": [link(format!("{b}/collections"), "self", "application/json", "the registry's layers")],
         "crs": [CRS84, epsg_uri(snap.meta.srid)],
@@ -176,7 +195,9 @@ async fn collections(headers: HeaderMap, State(state): State<AppState>) -> Json<
 
 fn layer_of(name: &str) -> Result<Layer, HttpError> {
     name.parse()
-        .map_err(|e: crate::domain::layer::UnknownLayer| HttpError::NotFound(format!("collection: {e}")))
+        .map_err(|e: crate::domain::layer::UnknownLayer| {
+            HttpError::NotFound(format!("collection: {e}"))
+        })
 }
 
 async fn collection(
@@ -185,7 +206,11 @@ async fn collection(
     Path(layer): Path<String>,
 ) -> Result<Json<serde_json::Value>, HttpError> {
     let layer = layer_of(&layer)?;
-    Ok(Json(collection_json(&base(&headers), &state.snapshot.current(), layer)))
+    Ok(Json(collection_json(
+        &base(&headers),
+        &state.snapshot.current(),
+        layer,
+    )))
 }
 
 /// The items query, read by hand: OGC parameter names have hyphens (`bbox-crs`), any
@@ -213,7 +238,12 @@ fn parse_items_query(raw: Option<&str>, layer: Layer) -> Result<ItemsQuery, Http
                     .parse()
                     .ok()
                     .filter(|n| (1..=MAX_LIMIT).contains(n))
-                    .ok_or_else(|| bad("limit", format!("{v:?} is not a whole number from 1 to {MAX_LIMIT}")))?;
+                    .ok_or_else(|| {
+                        bad(
+                            "limit",
+                            format!("{v:?} is not a whole number from 1 to {MAX_LIMIT}"),
+                        )
+                    })?;
             }
             "offset" => {
                 q.offset = v
@@ -230,10 +260,18 @@ fn parse_items_query(raw: Option<&str>, layer: Layer) -> Result<ItemsQuery, Http
                     [a, b, c, d] => [*a, *b, *c, *d],
                     // Six numbers carry heights, which the registry does not hold.
                     [a, b, _, d, e, _] => [*a, *b, *d, *e],
-                    _ => return Err(bad("bbox", format!("{v:?}: expected 4 (or 6) numbers, minx,miny,maxx,maxy"))),
+                    _ => {
+                        return Err(bad(
+                            "bbox",
+                            format!("{v:?}: expected 4 (or 6) numbers, minx,miny,maxx,maxy"),
+                        ))
+                    }
                 };
                 if !b.iter().all(|x| x.is_finite()) || b[0] > b[2] || b[1] > b[3] {
-                    return Err(bad("bbox", format!("{v:?}: the minimum must not exceed the maximum")));
+                    return Err(bad(
+                        "bbox",
+                        format!("{v:?}: the minimum must not exceed the maximum"),
+                    ));
                 }
                 q.bbox = Some(b);
             }
@@ -243,8 +281,8 @@ fn parse_items_query(raw: Option<&str>, layer: Layer) -> Result<ItemsQuery, Http
             // features carry no single valid time).
             "f" | "datetime" => {}
             name => {
-                let known = name == layer.id_field()
-                    || layer.fields().iter().any(|f| f.name == name);
+                let known =
+                    name == layer.id_field() || layer.fields().iter().any(|f| f.name == name);
                 if !known {
                     return Err(bad(
                         name,
@@ -274,10 +312,17 @@ fn value_text(f: &crate::domain::Feature, layer: Layer, field: &str) -> Option<S
 }
 
 fn geojson_response(body: String, crs: i32, srid: i32) -> Response {
-    let crs_uri = if crs == 4326 { CRS84.to_string() } else { epsg_uri(srid) };
+    let crs_uri = if crs == 4326 {
+        CRS84.to_string()
+    } else {
+        epsg_uri(srid)
+    };
     (
         [
-            (header::CONTENT_TYPE, HeaderValue::from_static("application/geo+json")),
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/geo+json"),
+            ),
             (
                 header::HeaderName::from_static("content-crs"),
                 HeaderValue::from_str(&format!("<{crs_uri}>")).expect("a URI is a header value"),
@@ -298,7 +343,12 @@ async fn items(
     let q = parse_items_query(raw.as_deref(), layer)?;
     let snap = state.snapshot.current();
     let srid = snap.meta.srid;
-    let out_crs = q.crs.as_deref().map(|c| parse_crs("crs", c, srid)).transpose()?.unwrap_or(4326);
+    let out_crs = q
+        .crs
+        .as_deref()
+        .map(|c| parse_crs("crs", c, srid))
+        .transpose()?
+        .unwrap_or(4326);
     let bbox_crs = q
         .bbox_crs
         .as_deref()
@@ -343,7 +393,9 @@ fn page(
     let mut hits: Vec<usize> = match q.bbox {
         // Neither box nor filter: the page is a slice of the layer, and nothing else
         // needs listing (a million parcels would be a million indexes per request).
-        None if q.filters.is_empty() => (q.offset.min(n)..q.offset.saturating_add(q.limit).min(n)).collect(),
+        None if q.filters.is_empty() => {
+            (q.offset.min(n)..q.offset.saturating_add(q.limit).min(n)).collect()
+        }
         None => (0..n).collect(),
         Some(b) => {
             if layer.geom_kind() == GeomKind::None {
@@ -376,7 +428,10 @@ fn page(
                     // A feature whose envelope lies wholly inside (or outside) the box
                     // needs no exact test: only those on its edge do.
                     let (lo, hi) = (e.geom().lower(), e.geom().upper());
-                    let fr = geo_types::Rect::new(Coord { x: lo[0], y: lo[1] }, Coord { x: hi[0], y: hi[1] });
+                    let fr = geo_types::Rect::new(
+                        Coord { x: lo[0], y: lo[1] },
+                        Coord { x: hi[0], y: hi[1] },
+                    );
                     match rect_position(&area, &fr) {
                         Some(inside) => inside,
                         None => idx.features[e.data]
@@ -403,7 +458,11 @@ fn page(
         (n, &hits)
     } else {
         let m = hits.len();
-        (m, hits.get(q.offset.min(m)..q.offset.saturating_add(q.limit).min(m)).unwrap_or(&[]))
+        (
+            m,
+            hits.get(q.offset.min(m)..q.offset.saturating_add(q.limit).min(m))
+                .unwrap_or(&[]),
+        )
     };
     let rp = if out_crs == srid {
         None
@@ -432,7 +491,10 @@ fn page(
         })
         .to_string()
     };
-    out.push_str(&serde_json::json!({"href": self_url, "rel": "self", "type": "application/geo+json"}).to_string());
+    out.push_str(
+        &serde_json::json!({"href": self_url, "rel": "self", "type": "application/geo+json"})
+            .to_string(),
+    );
     if q.offset + page.len() < matched {
         out.push(',');
         out.push_str(&link_to("next", q.offset + page.len()));
@@ -479,10 +541,9 @@ async fn item(
             }
         }
     }
-    let f = snap
-        .layer(layer)
-        .get(&id)
-        .ok_or_else(|| HttpError::NotFound(format!("{}: no feature with id {id:?}", layer.name())))?;
+    let f = snap.layer(layer).get(&id).ok_or_else(|| {
+        HttpError::NotFound(format!("{}: no feature with id {id:?}", layer.name()))
+    })?;
     let rp = if out_crs == srid {
         None
     } else {
@@ -511,27 +572,40 @@ mod tests {
         assert_eq!(parse_crs("crs", CRS84, 2260).unwrap(), 4326);
         assert_eq!(parse_crs("crs", "EPSG:2260", 2260).unwrap(), 2260);
         assert_eq!(parse_crs("crs", &epsg_uri(2260), 2260).unwrap(), 2260);
-        let e = parse_crs("bbox-crs", "EPSG:3857", 2260).unwrap_err().to_string();
+        let e = parse_crs("bbox-crs", "EPSG:3857", 2260)
+            .unwrap_err()
+            .to_string();
         assert!(e.starts_with("bbox-crs:"), "{e}");
     }
 
     #[test]
     fn items_queries_name_the_parameter_at_fault() {
-        let err = |q: &str| parse_items_query(Some(q), Layer::Outfalls).unwrap_err().to_string();
+        let err = |q: &str| {
+            parse_items_query(Some(q), Layer::Outfalls)
+                .unwrap_err()
+                .to_string()
+        };
         assert!(err("limit=0").starts_with("limit:"));
         assert!(err("bbox=1,2,3").starts_with("bbox:"));
         assert!(err("bbox=3,2,1,4").starts_with("bbox:"));
         assert!(err("colour=red").starts_with("colour:"));
-        let q = parse_items_query(Some("status=active&limit=5&bbox=1,2,3,4"), Layer::Outfalls).unwrap();
+        let q =
+            parse_items_query(Some("status=active&limit=5&bbox=1,2,3,4"), Layer::Outfalls).unwrap();
         assert_eq!(q.limit, 5);
         assert_eq!(q.bbox, Some([1.0, 2.0, 3.0, 4.0]));
-        assert_eq!(q.filters, vec![("status".to_string(), "active".to_string())]);
+        assert_eq!(
+            q.filters,
+            vec![("status".to_string(), "active".to_string())]
+        );
     }
 
     #[test]
     fn next_links_replace_the_offset() {
         assert_eq!(
-            with_offset("http://h/collections/x/items?limit=2&offset=4&bbox=1%2C2%2C3%2C4", 6),
+            with_offset(
+                "http://h/collections/x/items?limit=2&offset=4&bbox=1%2C2%2C3%2C4",
+                6
+            ),
             "http://h/collections/x/items?limit=2&bbox=1%2C2%2C3%2C4&offset=6"
         );
     }

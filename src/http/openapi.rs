@@ -55,8 +55,14 @@ const ITEMS_QUERY: &[(&str, &str)] = &[
     ("offset", "features to skip (the next link sets it)"),
     ("bbox", "minx,miny,maxx,maxy in bbox-crs"),
     ("bbox-crs", "CRS84 (default) or the registry's CRS URI"),
-    ("crs", "the CRS of the answer: CRS84 (default) or the registry's CRS URI"),
-    ("{property}", "any property name: features whose value equals this text"),
+    (
+        "crs",
+        "the CRS of the answer: CRS84 (default) or the registry's CRS URI",
+    ),
+    (
+        "{property}",
+        "any property name: features whose value equals this text",
+    ),
 ];
 const PLACE: &[(&str, &str)] = &[("parcel", "a parcel id")];
 
@@ -128,7 +134,8 @@ pub fn spec() -> serde_json::Value {
                 op["responses"]["401"] = error.clone();
             }
             Access::Role(role) => {
-                op["description"] = format!("Needs a token with the {role} role (or admin).").into();
+                op["description"] =
+                    format!("Needs a token with the {role} role (or admin).").into();
                 op["responses"]["401"] = error.clone();
                 op["responses"]["403"] = error.clone();
             }
@@ -183,7 +190,9 @@ mod tests {
             let src = std::fs::read_to_string(dir.join(file)).unwrap();
             for chunk in src.split(".route(").skip(1) {
                 let chunk = chunk.trim_start();
-                let Some(rest) = chunk.strip_prefix('"') else { continue };
+                let Some(rest) = chunk.strip_prefix('"') else {
+                    continue;
+                };
                 let path = &rest[..rest.find('"').unwrap()];
                 // The handlers: up to the end of this .route( call.
                 let mut depth = 1;
@@ -234,7 +243,9 @@ mod tests {
         }
         for route in ROUTES {
             assert!(
-                mounted.iter().any(|(m, p)| m == route.method && p == route.path),
+                mounted
+                    .iter()
+                    .any(|(m, p)| m == route.method && p == route.path),
                 "{} {} is documented but not mounted",
                 route.method,
                 route.path

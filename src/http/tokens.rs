@@ -36,7 +36,9 @@ async fn create(
         .map_err(|e: auth::UnknownRole| HttpError::BadRequest(format!("role: {e}")))?;
     let subject = req.subject.trim();
     if subject.is_empty() {
-        return Err(HttpError::BadRequest("subject: must name who holds the token".into()));
+        return Err(HttpError::BadRequest(
+            "subject: must name who holds the token".into(),
+        ));
     }
     let expires_at = req
         .expires_at
@@ -73,7 +75,9 @@ async fn create(
 }
 
 async fn list(State(state): State<AppState>) -> Result<Json<serde_json::Value>, HttpError> {
-    Ok(Json(serde_json::json!({ "tokens": state.store.tokens().await? })))
+    Ok(Json(
+        serde_json::json!({ "tokens": state.store.tokens().await? }),
+    ))
 }
 
 async fn revoke(

@@ -25,9 +25,8 @@ pub(super) fn router() -> Router<AppState> {
 const ACCEPTED: [&str; 5] = ["zip", "gpkg", "geojson", "json", "csv"];
 
 fn flag(part: &str, v: &str) -> Result<bool, HttpError> {
-    crate::domain::feature::parse_bool(v).ok_or_else(|| {
-        HttpError::BadRequest(format!("{part}: {v:?} is not true or false"))
-    })
+    crate::domain::feature::parse_bool(v)
+        .ok_or_else(|| HttpError::BadRequest(format!("{part}: {v:?} is not true or false")))
 }
 
 async fn upload(
@@ -38,7 +37,9 @@ async fn upload(
 ) -> Result<(StatusCode, Json<serde_json::Value>), HttpError> {
     let layer: Layer = layer
         .parse()
-        .map_err(|e: crate::domain::layer::UnknownLayer| HttpError::NotFound(format!("layer: {e}")))?;
+        .map_err(|e: crate::domain::layer::UnknownLayer| {
+            HttpError::NotFound(format!("layer: {e}"))
+        })?;
     let dir = tempfile::tempdir().map_err(|e| HttpError::Internal(e.to_string()))?;
     let mut file: Option<std::path::PathBuf> = None;
     let mut opts = ImportOptions::new(layer, "");
@@ -54,7 +55,10 @@ async fn upload(
                     state.config.body_limit
                 ))
             } else {
-                HttpError::BadRequest(format!("body: not a readable multipart form: {}", e.body_text()))
+                HttpError::BadRequest(format!(
+                    "body: not a readable multipart form: {}",
+                    e.body_text()
+                ))
             }
         })?;
         let Some(field) = field else { break };
@@ -80,7 +84,13 @@ async fn upload(
                     .and_then(|s| s.to_str())
                     .unwrap_or("upload")
                     .chars()
-                    .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') { c } else { '_' })
+                    .map(|c| {
+                        if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                            c
+                        } else {
+                            '_'
+                        }
+                    })
                     .collect();
                 let path = dir.path().join(format!("{stem}.{ext}"));
                 // Streamed to disk chunk by chunk: a 200 MB shapefile is never held in
@@ -149,22 +159,30 @@ async fn upload(
         }
     }
     let Some(path) = file else {
-        return Err(HttpError::BadRequest("file: missing; send the data as a part named file".into()));
+        return Err(HttpError::BadRequest(
+            "file: missing; send the data as a part named file".into(),
+        ));
     };
     opts.path = path;
-    opts.mode = if replace { WriteMode::Replace } else { WriteMode::Upsert };
+    opts.mode = if replace {
+        WriteMode::Replace
+    } else {
+        WriteMode::Upsert
+    };
     let dry_run = opts.dry_run;
     let seen = state.store.generation().await?;
-    let mut report = import::import(state.store.clone(), opts).await.map_err(|e| match e {
-        ImportError::Store(s) => HttpError::Internal(s.to_string()),
-        // Everything else is about the file or the request: say so, by name, without the
-        // server's temporary path.
-        other => HttpError::Unprocessable(
-            other
-                .to_string()
-                .replace(&format!("{}/", dir.path().display()), ""),
-        ),
-    })?;
+    let mut report = import::import(state.store.clone(), opts)
+        .await
+        .map_err(|e| match e {
+            ImportError::Store(s) => HttpError::Internal(s.to_string()),
+            // Everything else is about the file or the request: say so, by name, without the
+            // server's temporary path.
+            other => HttpError::Unprocessable(
+                other
+                    .to_string()
+                    .replace(&format!("{}/", dir.path().display()), ""),
+            ),
+        })?;
     // The report names the file as the analyst sent it, not where the server kept it.
     report.source = uploaded_as;
     if !dry_run {
@@ -173,6 +191,13 @@ async fn upload(
             .reload_layer(state.store.as_ref(), layer, seen)
             .await?;
     }
-    let status = if dry_run { StatusCode::OK } else { StatusCode::CREATED };
-    Ok((status, Json(serde_json::to_value(&report).unwrap_or_default())))
+    let status = if dry_run {
+        StatusCode::OK
+    } else {
+        StatusCode::CREATED
+    };
+    Ok((
+        status,
+        Json(serde_json::to_value(&report).unwrap_or_default()),
+    ))
 }

@@ -111,7 +111,12 @@ impl Snapshot {
     pub fn from_features(meta: RegistryMeta, mut layers: HashMap<Layer, Vec<Feature>>) -> Self {
         let layers: HashMap<Layer, Arc<LayerIndex>> = Layer::ALL
             .into_iter()
-            .map(|l| (l, Arc::new(LayerIndex::new(layers.remove(&l).unwrap_or_default()))))
+            .map(|l| {
+                (
+                    l,
+                    Arc::new(LayerIndex::new(layers.remove(&l).unwrap_or_default())),
+                )
+            })
             .collect();
         Self::from_indexes(meta, layers)
     }
@@ -233,7 +238,10 @@ impl SnapshotHandle {
             loop {
                 tokio::time::sleep(interval).await;
                 match store.generation().await {
-                    Ok(g) if g != handle.seen.load(Ordering::SeqCst) => match handle.reload(store.as_ref()).await {
+                    Ok(g) if g != handle.seen.load(Ordering::SeqCst) => match handle
+                        .reload(store.as_ref())
+                        .await
+                    {
                         Ok(()) => {
                             tracing::info!(generation = g, "registry changed; snapshot reloaded");
                             handle.seen.store(g, Ordering::SeqCst);

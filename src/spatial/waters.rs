@@ -167,14 +167,23 @@ pub(crate) fn rect_position(g: &Geometry<f64>, r: &geo_types::Rect<f64>) -> Opti
 }
 
 /// Whether segment a–b meets the closed rectangle (Liang–Barsky clipping).
-fn segment_meets_rect(a: geo_types::Coord<f64>, b: geo_types::Coord<f64>, r: &geo_types::Rect<f64>) -> bool {
+fn segment_meets_rect(
+    a: geo_types::Coord<f64>,
+    b: geo_types::Coord<f64>,
+    r: &geo_types::Rect<f64>,
+) -> bool {
     let (lo, hi) = (r.min(), r.max());
     if a.x.max(b.x) < lo.x || a.x.min(b.x) > hi.x || a.y.max(b.y) < lo.y || a.y.min(b.y) > hi.y {
         return false;
     }
     let (dx, dy) = (b.x - a.x, b.y - a.y);
     let (mut t0, mut t1) = (0.0f64, 1.0f64);
-    for (p, q) in [(-dx, a.x - lo.x), (dx, hi.x - a.x), (-dy, a.y - lo.y), (dy, hi.y - a.y)] {
+    for (p, q) in [
+        (-dx, a.x - lo.x),
+        (dx, hi.x - a.x),
+        (-dy, a.y - lo.y),
+        (dy, hi.y - a.y),
+    ] {
         if p == 0.0 {
             if q < 0.0 {
                 return false;
@@ -575,15 +584,39 @@ mod tests {
     #[test]
     fn rectangles_are_placed_inside_outside_or_across() {
         use geo_types::{coord, Rect};
-        let square: Geometry<f64> = wkt! { POLYGON((0. 0.,10. 0.,10. 10.,0. 10.,0. 0.),(4. 4.,6. 4.,6. 6.,4. 6.,4. 4.)) }.into();
-        let rect = |x0: f64, y0: f64, x1: f64, y1: f64| Rect::new(coord! {x: x0, y: y0}, coord! {x: x1, y: y1});
+        let square: Geometry<f64> =
+            wkt! { POLYGON((0. 0.,10. 0.,10. 10.,0. 10.,0. 0.),(4. 4.,6. 4.,6. 6.,4. 6.,4. 4.)) }
+                .into();
+        let rect = |x0: f64, y0: f64, x1: f64, y1: f64| {
+            Rect::new(coord! {x: x0, y: y0}, coord! {x: x1, y: y1})
+        };
         assert_eq!(rect_position(&square, &rect(1., 1., 2., 2.)), Some(true));
         assert_eq!(rect_position(&square, &rect(11., 1., 12., 2.)), Some(false));
-        assert_eq!(rect_position(&square, &rect(4.5, 4.5, 5.5, 5.5)), Some(false), "inside the hole");
-        assert_eq!(rect_position(&square, &rect(9., 1., 11., 2.)), None, "across the edge");
-        assert_eq!(rect_position(&square, &rect(3., 3., 7., 7.)), None, "around the hole");
-        assert_eq!(rect_position(&square, &rect(10., 1., 11., 2.)), None, "touching counts as meeting");
-        assert_eq!(rect_position(&square, &rect(-1., -1., 11., 11.)), None, "around it all");
+        assert_eq!(
+            rect_position(&square, &rect(4.5, 4.5, 5.5, 5.5)),
+            Some(false),
+            "inside the hole"
+        );
+        assert_eq!(
+            rect_position(&square, &rect(9., 1., 11., 2.)),
+            None,
+            "across the edge"
+        );
+        assert_eq!(
+            rect_position(&square, &rect(3., 3., 7., 7.)),
+            None,
+            "around the hole"
+        );
+        assert_eq!(
+            rect_position(&square, &rect(10., 1., 11., 2.)),
+            None,
+            "touching counts as meeting"
+        );
+        assert_eq!(
+            rect_position(&square, &rect(-1., -1., 11., 11.)),
+            None,
+            "around it all"
+        );
     }
 
     #[test]

@@ -85,7 +85,15 @@ where
 
 /// A token row selected as (token_id, hash, role, subject, created_at, expires_at,
 /// revoked_at), times as RFC 3339 text: both stores select it so.
-pub(crate) type TokenRow = (i64, String, String, String, String, Option<String>, Option<String>);
+pub(crate) type TokenRow = (
+    i64,
+    String,
+    String,
+    String,
+    String,
+    Option<String>,
+    Option<String>,
+);
 
 /// Reads a token row.
 pub(crate) fn token_record(row: TokenRow) -> super::Result<crate::auth::TokenRecord> {
@@ -93,14 +101,16 @@ pub(crate) fn token_record(row: TokenRow) -> super::Result<crate::auth::TokenRec
     let time = |s: &str| {
         chrono::DateTime::parse_from_rfc3339(s)
             .map(|t| t.with_timezone(&chrono::Utc))
-            .map_err(|e| super::StoreError::Corrupt(format!("ms4_tokens.{token_id}: time {s:?}: {e}")))
+            .map_err(|e| {
+                super::StoreError::Corrupt(format!("ms4_tokens.{token_id}: time {s:?}: {e}"))
+            })
     };
     Ok(crate::auth::TokenRecord {
         token_id,
         hash,
-        role: role
-            .parse()
-            .map_err(|e: crate::auth::UnknownRole| super::StoreError::Corrupt(format!("ms4_tokens.{token_id}: {e}")))?,
+        role: role.parse().map_err(|e: crate::auth::UnknownRole| {
+            super::StoreError::Corrupt(format!("ms4_tokens.{token_id}: {e}"))
+        })?,
         subject,
         created_at: time(&created)?,
         expires_at: expires.as_deref().map(time).transpose()?,

@@ -187,10 +187,7 @@ pub fn serve(store: &str, extra: &[&str]) -> Server {
         .unwrap();
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
     let base = loop {
-        let line = lines
-            .next()
-            .expect("the server prints its URL")
-            .unwrap();
+        let line = lines.next().expect("the server prints its URL").unwrap();
         if let Some(u) = line.strip_prefix("serving the registry at ") {
             break u.trim().trim_end_matches('/').to_string();
         }

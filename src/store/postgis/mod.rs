@@ -49,7 +49,9 @@ impl PostgisStore {
         };
         store.srid = store.meta().await?.srid;
         // Registries made by an older ms4 get the tables added since (tokens, ...).
-        sqlx::migrate!("migrations/postgres").run(&store.pool).await?;
+        sqlx::migrate!("migrations/postgres")
+            .run(&store.pool)
+            .await?;
         Ok(store)
     }
 
@@ -269,7 +271,9 @@ impl Store for PostgisStore {
             sqlx::query_as("SELECT token_id, hash, role, subject, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"+00:00\"'), to_char(expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"+00:00\"'), to_char(revoked_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"+00:00\"') FROM ms4_tokens ORDER BY token_id DESC")
                 .fetch_all(&self.pool)
                 .await?;
-        rows.into_iter().map(crate::store::audit::token_record).collect()
+        rows.into_iter()
+            .map(crate::store::audit::token_record)
+            .collect()
     }
 
     async fn token_by_hash(&self, hash: &str) -> Result<Option<TokenRecord>> {
