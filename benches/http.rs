@@ -37,15 +37,7 @@ const SAMPLE: usize = 100;
 const LIMIT: usize = 1000;
 
 fn main() {
-    if !std::env::args().any(|a| a == "--bench") {
-        println!("HTTP benchmark: run with `cargo bench --bench http`");
-        return;
-    }
-    tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .unwrap()
-        .block_on(run());
+    common::block_on("http", run());
 }
 
 fn machine() -> String {

@@ -193,10 +193,7 @@ fn count(path: &Path) -> u64 {
 }
 
 fn main() {
-    // `cargo test --all-targets` builds and runs benches without `--bench`: only check
-    // that this compiles then, and measure under `cargo bench`.
-    if !std::env::args().any(|a| a == "--bench") {
-        println!("import benchmark: run with `cargo bench --bench import`");
+    if !common::measuring("import") {
         return;
     }
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));

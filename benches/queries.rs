@@ -9,16 +9,12 @@
 
 mod common;
 
-use std::path::Path;
-use std::sync::Arc;
 use std::time::Instant;
 
 use geo_types::Point;
 use ms4::domain::Layer;
-use ms4::import::{crs, import, ImportOptions};
 use ms4::spatial::query::{self, NearbyQuery, FACILITY_LAYERS};
 use ms4::spatial::Snapshot;
-use ms4::store::{self, Store};
 use rand::{Rng, SeedableRng};
 
 // The same allocator as the `ms4` binary the service runs in.
@@ -29,56 +25,8 @@ const QUERIES: usize = 2000;
 /// 500 US survey feet, in the registry's unit (EPSG:2260 is in US feet).
 const RADIUS: f64 = 500.0;
 const K: usize = 10;
-const LAYERS: [Layer; 14] = [
-    Layer::Boundary,
-    Layer::CatchBasins,
-    Layer::Manholes,
-    Layer::Outfalls,
-    Layer::Smps,
-    Layer::Easements,
-    Layer::Pipes,
-    Layer::Parcels,
-    Layer::Connections,
-    Layer::ConnectionRecords,
-    Layer::ReceivingWaters,
-    Layer::Impairments,
-    Layer::Watersheds,
-    Layer::TmdlAreas,
-];
-
-async fn build(url: &str, data: &Path) -> Arc<dyn Store> {
-    let s = match store::open(url).await {
-        Ok(s) => s,
-        Err(_) => {
-            let meta = crs::registry_meta("north-castle-ny", 2260).unwrap();
-            store::create(url, &meta)
-                .await
-                .expect("create the bench registry")
-        }
-    };
-    for layer in LAYERS {
-        if s.count(layer).await.unwrap_or(0) > 0 {
-            continue;
-        }
-        let file = data.join(format!("{layer}.gpkg"));
-        let r = import(s.clone(), ImportOptions::new(layer, &file))
-            .await
-            .expect("import");
-        eprintln!("  {layer}: {} features into {}", r.imported, s.kind());
-    }
-    s
-}
-
 fn main() {
-    if !std::env::args().any(|a| a == "--bench") {
-        println!("query benchmark: run with `cargo bench --bench queries`");
-        return;
-    }
-    tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .unwrap()
-        .block_on(run());
+    common::block_on("queries", run());
 }
 
 /// A nearby row from PostGIS: layer, id, distance, status, easement, last inspection.
@@ -105,7 +53,7 @@ async fn run() {
     let parcels = common::parcels();
     let data = common::synthetic_county(parcels);
     let gpkg = format!("sqlite://{}", data.join("registry.gpkg").display());
-    let sqlite = build(&gpkg, &data).await;
+    let sqlite = common::county_registry(&gpkg, &data).await;
     let t = Instant::now();
     let snap = Snapshot::load(sqlite.as_ref()).await.unwrap();
     eprintln!("snapshot loaded in {:.1} s", t.elapsed().as_secs_f64());
@@ -116,7 +64,7 @@ async fn run() {
     };
     let mut u = url::Url::parse(&base).unwrap();
     u.set_path(&format!("ms4_bench_county_{parcels}"));
-    let pg = build(u.as_str(), &data).await;
+    let pg = common::county_registry(u.as_str(), &data).await;
     let pool = sqlx::PgPool::connect(u.as_str()).await.unwrap();
     sqlx::query("ANALYZE").execute(&pool).await.unwrap();
 

@@ -93,3 +93,26 @@ pub async fn county_registry(url: &str, data: &Path) -> std::sync::Arc<dyn ms4::
     }
     s
 }
+
+/// Whether this run measures: `cargo test --all-targets` builds and runs the bench
+/// binaries without `--bench`, and then they only say how to run them.
+pub fn measuring(name: &str) -> bool {
+    let yes = std::env::args().any(|a| a == "--bench");
+    if !yes {
+        println!("{name} benchmark: run with `cargo bench --bench {name}`");
+    }
+    yes
+}
+
+/// Runs an async benchmark on a multi-threaded runtime, when this run measures.
+#[allow(dead_code)]
+pub fn block_on(name: &str, bench: impl std::future::Future<Output = ()>) {
+    if !measuring(name) {
+        return;
+    }
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(bench);
+}
