@@ -101,11 +101,10 @@ fn print_waters(profile: &Profile, rw: &ReceivingWaters) {
 
 fn print_determination(d: &rules::Determination) {
     let line = |name: &str, f: &crate::rules::Finding<bool>| {
-        let cites: Vec<&str> = f.citations.iter().map(|c| c.citation.as_str()).collect();
         println!(
             "{name}: {}  [{}]",
             if f.result { "yes" } else { "no" },
-            cites.join("; ")
+            f.citation_line()
         );
         for r in &f.reasons {
             println!("    {r}");
@@ -123,13 +122,12 @@ fn print_determination(d: &rules::Determination) {
     }
     println!("requirements:");
     for r in &d.requirements {
-        let cites: Vec<&str> = r.citations.iter().map(|c| c.citation.as_str()).collect();
         println!(
             "  {:?}: {:?} — {}  [{}]",
             r.result.kind,
             r.result.status,
             r.result.summary,
-            cites.join("; ")
+            r.citation_line()
         );
     }
     for f in &d.open_facts {

@@ -34,11 +34,7 @@ pub(super) async fn run(store_url: &str, a: IllicitArgs) -> anyhow::Result<()> {
                     c.connection_id.clone(),
                     f.result.as_str().to_string(),
                     f.reasons.join("; "),
-                    f.citations
-                        .iter()
-                        .map(|c| c.citation.clone())
-                        .collect::<Vec<_>>()
-                        .join("; "),
+                    f.citation_line(),
                 ]
             })
             .collect()

@@ -44,11 +44,7 @@ pub(super) async fn run(store_url: &str, a: SmpsArgs) -> anyhow::Result<()> {
                         .and_then(|v| v.as_str().map(str::to_string))
                         .unwrap_or_default(),
                     f.reasons.join("; "),
-                    f.citations
-                        .iter()
-                        .map(|c| c.citation.clone())
-                        .collect::<Vec<_>>()
-                        .join("; "),
+                    f.citation_line(),
                 ]
             })
             .collect()

@@ -149,8 +149,8 @@ pub async fn admit(
 
 async fn gate(state: AppState, mut req: Request, next: Next, need: Need) -> Response {
     use axum::response::IntoResponse;
-    let headers = req.headers().clone();
-    match admit(&state, &headers, need).await {
+    let admitted = admit(&state, req.headers(), need).await;
+    match admitted {
         Ok(caller) => {
             req.extensions_mut().insert(caller);
             next.run(req).await

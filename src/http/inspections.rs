@@ -10,6 +10,7 @@ use chrono::NaiveDate;
 use geo::Intersects;
 use serde::Deserialize;
 
+use super::extract::Body;
 use super::{AppState, Caller, HttpError};
 use crate::domain::{Feature, Layer, Value};
 use crate::spatial::query::FACILITY_LAYERS;
@@ -186,7 +187,7 @@ fn to_feature(
 async fn create(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
-    super::api::Body(n): super::api::Body<NewInspection>,
+    Body(n): Body<NewInspection>,
 ) -> Result<(StatusCode, Json<serde_json::Value>), HttpError> {
     let snap = state.snapshot.current();
     let f = to_feature(&snap, n, &caller, chrono::Utc::now().date_naive())?;

@@ -4,6 +4,7 @@
 mod api;
 pub mod auth;
 mod error;
+mod extract;
 mod geojson;
 mod inspections;
 mod ogc;

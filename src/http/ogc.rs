@@ -19,7 +19,7 @@ use super::geojson::feature;
 use super::{AppState, HttpError};
 use crate::domain::{GeomKind, Layer};
 use crate::import::crs::cached_reprojector;
-use crate::spatial::waters::rect_position;
+use crate::spatial::envelope::rect_position;
 use crate::spatial::Snapshot;
 
 /// CRS84: WGS 84 longitude, latitude — the default of OGC API Features and GeoJSON.
@@ -125,31 +125,17 @@ fn extent_crs84(snap: &Snapshot, layer: Layer) -> Option<[f64; 4]> {
 /// A rectangle as a polygon with `n` points per edge, for reprojecting faithfully.
 fn densified_rect(b: [f64; 4], n: usize) -> Polygon<f64> {
     let [x0, y0, x1, y1] = b;
+    let corners = [(x0, y0), (x1, y0), (x1, y1), (x0, y1), (x0, y0)];
     let mut pts = Vec::with_capacity(4 * n + 1);
-    let lerp = |a: f64, b: f64, t: f64| a + (b - a) * t;
-    for i in 0..n {
-        pts.push(Coord {
-            x: lerp(x0, x1, i as f64 / n as f64),
-            y: y0,
-        });
-    }
-    for i in 0..n {
-        pts.push(Coord {
-            x: x1,
-            y: lerp(y0, y1, i as f64 / n as f64),
-        });
-    }
-    for i in 0..n {
-        pts.push(Coord {
-            x: lerp(x1, x0, i as f64 / n as f64),
-            y: y1,
-        });
-    }
-    for i in 0..n {
-        pts.push(Coord {
-            x: x0,
-            y: lerp(y1, y0, i as f64 / n as f64),
-        });
+    for w in corners.windows(2) {
+        let ((ax, ay), (bx, by)) = (w[0], w[1]);
+        for i in 0..n {
+            let t = i as f64 / n as f64;
+            pts.push(Coord {
+                x: ax + (bx - ax) * t,
+                y: ay + (by - ay) * t,
+            });
+        }
     }
     pts.push(pts[0]);
     Polygon::new(LineString(pts), vec![])

@@ -6,6 +6,7 @@ use axum::routing::{delete, get};
 use axum::{Extension, Json, Router};
 use serde::Deserialize;
 
+use super::extract::Body;
 use super::{AppState, Caller, HttpError};
 use crate::auth::{self, NewToken, Role};
 
@@ -28,7 +29,7 @@ struct CreateToken {
 async fn create(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
-    super::api::Body(req): super::api::Body<CreateToken>,
+    Body(req): Body<CreateToken>,
 ) -> Result<(StatusCode, Json<serde_json::Value>), HttpError> {
     let role: Role = req
         .role

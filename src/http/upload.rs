@@ -29,6 +29,18 @@ fn flag(part: &str, v: &str) -> Result<bool, HttpError> {
         .ok_or_else(|| HttpError::BadRequest(format!("{part}: {v:?} is not true or false")))
 }
 
+/// A multipart read that failed: over the body limit (which surfaces part way through the
+/// stream) is a 413, anything else a 400 said as `what: why`.
+fn form_error(e: axum::extract::multipart::MultipartError, what: &str, limit: usize) -> HttpError {
+    if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+        HttpError::PayloadTooLarge(format!(
+            "file: larger than this server's limit of {limit} bytes"
+        ))
+    } else {
+        HttpError::BadRequest(format!("{what}: {}", e.body_text()))
+    }
+}
+
 async fn upload(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
@@ -44,23 +56,14 @@ async fn upload(
     let mut file: Option<std::path::PathBuf> = None;
     let mut opts = ImportOptions::new(layer, "");
     opts.actor = caller.subject.clone();
+    let limit = state.config.body_limit;
     let mut replace = false;
     let mut uploaded_as = String::new();
     loop {
-        let field = form.next_field().await.map_err(|e| {
-            // An oversized body surfaces here, part way through the stream.
-            if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
-                HttpError::PayloadTooLarge(format!(
-                    "file: larger than this server's limit of {} bytes",
-                    state.config.body_limit
-                ))
-            } else {
-                HttpError::BadRequest(format!(
-                    "body: not a readable multipart form: {}",
-                    e.body_text()
-                ))
-            }
-        })?;
+        let field = form
+            .next_field()
+            .await
+            .map_err(|e| form_error(e, "body: not a readable multipart form", limit))?;
         let Some(field) = field else { break };
         let name = field.name().unwrap_or("").to_string();
         match name.as_str() {
@@ -100,16 +103,10 @@ async fn upload(
                     .map_err(|e| HttpError::Internal(e.to_string()))?;
                 let mut field = field;
                 loop {
-                    let chunk = field.chunk().await.map_err(|e| {
-                        if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
-                            HttpError::PayloadTooLarge(format!(
-                                "file: larger than this server's limit of {} bytes",
-                                state.config.body_limit
-                            ))
-                        } else {
-                            HttpError::BadRequest(format!("file: {}", e.body_text()))
-                        }
-                    })?;
+                    let chunk = field
+                        .chunk()
+                        .await
+                        .map_err(|e| form_error(e, "file", limit))?;
                     let Some(chunk) = chunk else { break };
                     tokio::io::AsyncWriteExt::write_all(&mut out, &chunk)
                         .await

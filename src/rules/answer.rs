@@ -142,6 +142,12 @@ impl<R> Finding<R> {
         self.reasons.push(reason.into());
         self
     }
+
+    /// The citations as one line of text for tables: `§ 267-3; § 267-4`.
+    pub fn citation_line(&self) -> String {
+        let cites: Vec<&str> = self.citations.iter().map(|c| c.citation.as_str()).collect();
+        cites.join("; ")
+    }
 }
 
 #[cfg(test)]

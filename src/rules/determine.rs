@@ -382,7 +382,7 @@ impl<'a> ConditionOneScreen<'a> {
             sqft: self.sqft,
             open_facts: Vec::new(),
         };
-        carmel::condition_one_only(&mut cx, self.outside)
+        carmel::condition_one(&mut cx, self.outside)
     }
 }
 

@@ -2,6 +2,7 @@
 //! and the spatial questions asked of it. No I/O here.
 
 pub mod connections;
+pub mod envelope;
 pub mod inspection;
 pub mod network;
 pub mod query;

@@ -60,11 +60,6 @@ pub(super) fn outside(cx: &mut Ctx<'_>) -> Option<&'static str> {
     outside_reason(&lda, &exempt)
 }
 
-/// Condition One alone, for screening many parcels at once; `outside` from [`outside`].
-pub(super) fn condition_one_only(cx: &mut Ctx<'_>, outside: Option<&str>) -> Finding<bool> {
-    condition_one(cx, outside)
-}
-
 pub(super) fn determine(cx: &mut Ctx<'_>) -> Determination {
     let lda = land_development_activity(cx);
     let exempt = exemptions(cx);
@@ -193,7 +188,7 @@ fn close(f: &mut Finding<bool>, met: bool, outside: Option<&str>, name: &str) {
 
 /// § 156-81C(1): runoff discharging a pollutant of concern to a 303(d)-listed water or a
 /// TMDL watershed whose TMDL names stormwater as a source.
-fn condition_one(cx: &mut Ctx<'_>, outside: Option<&str>) -> Finding<bool> {
+pub(super) fn condition_one(cx: &mut Ctx<'_>, outside: Option<&str>) -> Finding<bool> {
     let water = cx.water;
     let mut f = cx.finding(false, &[C1, POC], &["AMB-07", "AMB-08", "AMB-09", "AMB-30"]);
     // AMB-08 "literal": sediment is always a pollutant of concern and always in
