@@ -2,9 +2,9 @@
 //! the demo town in both stores; wrong parameters are a 400 naming the parameter, unknown
 //! ids a 404, and nothing is a 500.
 
+mod bad_input;
 #[path = "../common/mod.rs"]
 mod common;
-mod bad_input;
 
 use common::*;
 use ms4::domain::Layer;
