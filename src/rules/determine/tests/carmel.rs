@@ -1,0 +1,95 @@
+//! Carmel: Conditions Two and Three, and the inspection schedule.
+
+use super::*;
+
+#[test]
+fn carmel_conditions_two_and_three_split_at_one_and_five_acres() {
+    // (area, single-family, agricultural, [Condition One, Two, Three])
+    let cases: &[(Area, bool, bool, [bool; 3])] = &[
+        (sqft(5_000.0), false, false, [false, false, false]),
+        (sqft(43_559.0), false, false, [false, false, false]),
+        (acres(1.0), false, false, [false, false, true]),
+        (sqft(43_560.0), false, false, [false, false, true]),
+        (acres(2.5), false, false, [false, false, true]),
+        (sqft(217_799.0), false, false, [false, false, true]),
+        (acres(5.0), false, false, [false, true, false]),
+        (sqft(217_800.0), false, false, [false, true, false]),
+        (acres(12.0), false, false, [false, true, false]),
+        // Exclusions from Condition Three, never from Condition Two.
+        (acres(1.0), true, false, [false, false, false]),
+        (acres(2.5), true, false, [false, false, false]),
+        (acres(2.5), false, true, [false, false, false]),
+        (sqft(217_799.0), true, true, [false, false, false]),
+        (acres(5.0), true, false, [false, true, false]),
+        (acres(5.0), false, true, [false, true, false]),
+        (acres(8.0), true, true, [false, true, false]),
+    ];
+    for &(area, single_family, agricultural, expected) in cases {
+        let f = ProjectFacts {
+            single_family,
+            agricultural,
+            ..facts(area)
+        };
+        let d = run(CARMEL, &f, &no_water());
+        assert_eq!(
+            conditions(&d),
+            expected,
+            "{area:?} sf={single_family} ag={agricultural}: {:?}",
+            d.conditions
+        );
+        // Agricultural property is not the agricultural-activity exemption.
+        assert!(!d.exempt.result, "{area:?}");
+        let any = expected.iter().any(|m| *m);
+        let due = if any { S::Applies } else { S::DoesNotApply };
+        assert_eq!(status(&d, K::PostConstructionControls), Some(due));
+        assert_eq!(status(&d, K::ConstructionInspections), Some(due));
+        assert_eq!(
+            status(&d, K::ConditionOnePreparerCertification),
+            Some(S::DoesNotApply)
+        );
+        let facility = if any { S::Applies } else { S::Depends };
+        assert_eq!(status(&d, K::MaintenanceEasement), Some(facility));
+        assert_eq!(status(&d, K::MaintenanceAgreement), Some(facility));
+        assert_eq!(status(&d, K::EnhancedPhosphorus), None);
+    }
+
+    let excluded = run(
+        CARMEL,
+        &ProjectFacts {
+            single_family: true,
+            ..facts(acres(2.0))
+        },
+        &no_water(),
+    );
+    let c3 = &excluded.conditions.as_ref().unwrap().condition_three;
+    assert!(reasons(c3).contains("single-family"), "{}", reasons(c3));
+    assert!(c3.assumptions.iter().any(|a| a.id == "AMB-11"));
+    assert!(c3.assumptions.iter().any(|a| a.id == "AMB-10"));
+}
+
+#[test]
+fn carmel_inspections_carry_the_seven_day_and_storm_schedule() {
+    let d = run(CARMEL, &facts(acres(6.0)), &no_water());
+    let r = d.requirement(K::ConstructionInspections).unwrap();
+    assert_eq!(r.result.status, S::Applies);
+    let every: Vec<_> = r.result.schedule.iter().map(|i| i.every).collect();
+    let within: Vec<_> = r.result.schedule.iter().map(|i| i.within).collect();
+    assert!(every.contains(&Some(7)), "{:?}", r.result.schedule);
+    assert!(within.contains(&Some(24)), "{:?}", r.result.schedule);
+    assert!(r
+        .result
+        .schedule
+        .iter()
+        .any(|i| i.min_rainfall_inches == Some(0.5)));
+    assert!(
+        r.result.summary.contains("every 7 calendar days"),
+        "{}",
+        r.result.summary
+    );
+    assert!(
+        r.result.summary.contains("within 24 hours"),
+        "{}",
+        r.result.summary
+    );
+    assert!(r.assumptions.iter().any(|a| a.id == "AMB-15"));
+}

@@ -1,0 +1,114 @@
+//! Every profile: citations, serialisation and readable numbers.
+
+use super::*;
+
+#[test]
+fn every_finding_cites_rules_listed_in_the_profile() {
+    let variants: Vec<ProjectFacts> = vec![
+        facts(sqft(1_000.0)),
+        facts(sqft(5_000.0)),
+        facts(acres(2.0)),
+        facts(acres(7.0)),
+        ProjectFacts {
+            larger_common_plan: true,
+            routine_maintenance: true,
+            agricultural_activity: true,
+            single_family: true,
+            agricultural: true,
+            ..facts(sqft(3_000.0))
+        },
+        ProjectFacts {
+            requires_stormwater_management_facility: Some(true),
+            in_nyc_east_of_hudson_watershed: Some(true),
+            construction_permit: Some(true),
+            gp: GpDeterminations {
+                coverage: Some(true),
+                post_construction: Some(true),
+                enhanced_phosphorus: Some(true),
+            },
+            ..facts(acres(1.5))
+        },
+    ];
+    let waters = [
+        no_water(),
+        listed("phosphorus"),
+        tmdl("phosphorus", None, 100.0),
+        tmdl("phosphorus", Some(false), 100.0),
+    ];
+    for id in [NC, CARMEL, WINDSOR] {
+        let p = profile(id);
+        for f in &variants {
+            for w in &waters {
+                let d = determine(&p, f, w);
+                assert_eq!(d.jurisdiction, id);
+                for (name, citations) in d.citations() {
+                    assert!(!citations.is_empty(), "{id}: {name} cites nothing");
+                    for c in citations {
+                        assert!(
+                            p.rules.contains_key(&c.rule),
+                            "{id}: {name} cites {} which is not in [rules]",
+                            c.rule
+                        );
+                        assert!(!c.citation.is_empty() && !c.title.is_empty());
+                    }
+                }
+                for r in &d.requirements {
+                    assert!(
+                        !r.reasons.is_empty(),
+                        "{id}: {:?} gives no reason",
+                        r.result.kind
+                    );
+                    for a in &r.assumptions {
+                        assert!(p.assumption(&a.id).is_some());
+                    }
+                }
+                let json = serde_json::to_value(&d).unwrap();
+                assert!(json["land_development_activity"]["citations"][0]["rule"].is_string());
+                assert!(json["requirements"][0]["result"]["status"].is_string());
+            }
+        }
+    }
+}
+
+#[test]
+fn determination_serialises_for_the_planner() {
+    let d = run(CARMEL, &facts(acres(2.0)), &listed("phosphorus"));
+    let json = serde_json::to_value(&d).unwrap();
+    assert_eq!(json["jurisdiction"], CARMEL);
+    assert_eq!(json["conditions"]["condition_one"]["result"], true);
+    assert_eq!(json["conditions"]["condition_three"]["result"], true);
+    assert!(json["conditions_absent"].is_null());
+    let kinds: Vec<&str> = json["requirements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["result"]["kind"].as_str().unwrap())
+        .collect();
+    assert!(
+        kinds.contains(&"condition_one_preparer_certification"),
+        "{kinds:?}"
+    );
+    assert_eq!(json["not_covered"], false);
+    // Facts and evidence come in as JSON too, optional facts left out.
+    let f: ProjectFacts =
+        serde_json::from_str(r#"{"disturbed": {"value": 2.0, "unit": "acre"}}"#).unwrap();
+    assert_eq!(f, facts(acres(2.0)));
+    let w: WaterEvidence = serde_json::from_str(r#"{"tmdl_areas": []}"#).unwrap();
+    assert_eq!(w, no_water());
+}
+
+#[test]
+fn numbers_in_reasons_are_readable() {
+    assert_eq!(group(217_799.0, 2), "217,799");
+    assert_eq!(group(5_000.0, 2), "5,000");
+    assert_eq!(group(999.5, 2), "999.5");
+    assert_eq!(group(1_234_567.25, 2), "1,234,567.25");
+    assert_eq!(trim(4_999.0 / SQFT_PER_ACRE, 6), "0.114761");
+    assert_eq!(trim(217_799.0 / SQFT_PER_ACRE, 6), "4.999977");
+    let d = run(NC, &facts(sqft(4_999.0)), &no_water());
+    let why = reasons(&d.land_development_activity);
+    assert!(
+        why.contains("4,999 sq ft") && why.contains(">= 5,000 sq ft"),
+        "{why}"
+    );
+}

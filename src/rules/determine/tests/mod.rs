@@ -1,0 +1,85 @@
+//! Table-driven tests of the determination against the builtin profiles.
+
+mod activity;
+mod carmel;
+mod condition_one;
+mod findings;
+mod north_castle;
+mod windsor;
+
+use super::context::{group, trim};
+use super::*;
+use crate::domain::{AreaUnit, LengthUnit};
+use crate::rules::answer::Evidence;
+use crate::rules::profile::{AssumptionValue, SQFT_PER_ACRE};
+use RequirementKind as K;
+use RequirementStatus as S;
+
+const NC: &str = "north-castle-ny";
+const CARMEL: &str = "carmel-ny";
+const WINDSOR: &str = "windsor-ct";
+
+fn profile(id: &str) -> Profile {
+    Profile::builtin(id).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn sqft(v: f64) -> Area {
+    Area::new(v, AreaUnit::Square(LengthUnit::Foot))
+}
+
+fn acres(v: f64) -> Area {
+    Area::new(v, AreaUnit::Acre)
+}
+
+fn facts(area: Area) -> ProjectFacts {
+    ProjectFacts::new(area)
+}
+
+fn run(id: &str, facts: &ProjectFacts, water: &WaterEvidence) -> Determination {
+    determine(&profile(id), facts, water)
+}
+
+fn status(d: &Determination, kind: RequirementKind) -> Option<RequirementStatus> {
+    d.requirement(kind).map(|r| r.result.status)
+}
+
+fn conditions(d: &Determination) -> [bool; 3] {
+    let c = d.conditions.as_ref().expect("Carmel has Conditions");
+    [
+        c.condition_one.result,
+        c.condition_two.result,
+        c.condition_three.result,
+    ]
+}
+
+fn no_water() -> WaterEvidence {
+    WaterEvidence::default()
+}
+
+fn listed(pollutant: &str) -> WaterEvidence {
+    WaterEvidence {
+        waters_303d: vec![ListedWater {
+            water_id: "NY-1301-0021".to_string(),
+            name: "Byram River".to_string(),
+            pollutants: vec![pollutant.to_string()],
+            reached_by: "trace CB-12 → P-88 → OF-4".to_string(),
+        }],
+        tmdl_areas: Vec::new(),
+    }
+}
+
+fn tmdl(pollutant: &str, stormwater_source: Option<bool>, overlap_sqft: f64) -> WaterEvidence {
+    WaterEvidence {
+        waters_303d: Vec::new(),
+        tmdl_areas: vec![TmdlOverlap {
+            tmdl_id: "TMDL-7".to_string(),
+            pollutant: pollutant.to_string(),
+            stormwater_source,
+            overlap: sqft(overlap_sqft),
+        }],
+    }
+}
+
+fn reasons(f: &Finding<impl Sized>) -> String {
+    f.reasons.join(" | ")
+}

@@ -1,0 +1,252 @@
+//! North Castle: the general permit indicator and enhanced phosphorus.
+
+use super::*;
+
+/// (jurisdiction, area, water, reviewer's entry, enhanced phosphorus, post-construction)
+type PhosphorusCase<'a> = (
+    &'a str,
+    Area,
+    WaterEvidence,
+    Option<bool>,
+    Option<S>,
+    Option<S>,
+);
+
+#[test]
+fn north_castle_has_no_conditions_and_reads_the_general_permit_indicator() {
+    // (area, in NYC East of Hudson, larger common plan, GP status, qualified inspector)
+    let cases: &[(Area, Option<bool>, bool, S, S)] = &[
+        (
+            sqft(4_999.0),
+            Some(true),
+            false,
+            S::DoesNotApply,
+            S::DoesNotApply,
+        ),
+        (
+            sqft(5_000.0),
+            Some(true),
+            false,
+            S::Indicated,
+            S::DoesNotApply,
+        ),
+        (
+            sqft(5_000.0),
+            Some(false),
+            false,
+            S::DoesNotApply,
+            S::DoesNotApply,
+        ),
+        (sqft(5_000.0), None, false, S::Depends, S::DoesNotApply),
+        (
+            sqft(5_000.0),
+            Some(false),
+            true,
+            S::Depends,
+            S::DoesNotApply,
+        ),
+        (
+            sqft(43_559.0),
+            Some(false),
+            false,
+            S::DoesNotApply,
+            S::DoesNotApply,
+        ),
+        (acres(1.0), None, false, S::Indicated, S::Applies),
+        (acres(5.0), None, false, S::Indicated, S::Applies),
+        (
+            sqft(217_799.0),
+            Some(false),
+            false,
+            S::Indicated,
+            S::Applies,
+        ),
+    ];
+    for &(area, eoh, plan, gp, inspector) in cases {
+        let f = ProjectFacts {
+            in_nyc_east_of_hudson_watershed: eoh,
+            larger_common_plan: plan,
+            ..facts(area)
+        };
+        let d = run(NC, &f, &no_water());
+        assert!(d.conditions.is_none());
+        let absent = d
+            .conditions_absent
+            .as_ref()
+            .expect("North Castle: no Conditions");
+        assert!(absent.result);
+        assert!(absent
+            .citations
+            .iter()
+            .any(|c| c.rule == "northcastle.conditions.absent"));
+        let g = d.requirement(K::ConstructionGeneralPermit).unwrap();
+        assert_eq!(
+            g.result.status,
+            gp,
+            "{area:?} {eoh:?} plan={plan}: {}",
+            reasons(g)
+        );
+        assert_eq!(
+            status(&d, K::ConstructionInspections),
+            Some(inspector),
+            "{area:?}"
+        );
+        if gp == S::Depends && eoh.is_none() {
+            assert!(d
+                .open_facts
+                .contains(&"in_nyc_east_of_hudson_watershed".to_string()));
+        }
+        assert_eq!(status(&d, K::ConditionOnePreparerCertification), None);
+        assert!(!d.not_covered);
+    }
+    let d = run(NC, &facts(acres(2.0)), &no_water());
+    let r = d.requirement(K::ConstructionInspections).unwrap();
+    assert_eq!(r.result.schedule.len(), 1);
+    assert_eq!(r.result.schedule[0].every, Some(7));
+    assert!(
+        r.result.summary.contains("every 7 calendar days"),
+        "{}",
+        r.result.summary
+    );
+    assert!(r.result.summary.contains("no storm-event trigger"));
+
+    // A reviewer's entry of the permit's outcome wins over the indicator.
+    let f = ProjectFacts {
+        gp: GpDeterminations {
+            coverage: Some(false),
+            ..Default::default()
+        },
+        ..facts(acres(3.0))
+    };
+    let d = run(NC, &f, &no_water());
+    assert_eq!(
+        status(&d, K::ConstructionGeneralPermit),
+        Some(S::DoesNotApply)
+    );
+}
+
+#[test]
+fn enhanced_phosphorus_only_in_north_castle_and_only_with_a_phosphorus_tmdl_overlap() {
+    let reviewer = |ep: Option<bool>| GpDeterminations {
+        enhanced_phosphorus: ep,
+        ..Default::default()
+    };
+    // (jurisdiction, area, water, reviewer's entry, enhanced phosphorus, post-construction)
+    let cases: &[PhosphorusCase] = &[
+        (
+            NC,
+            sqft(10_000.0),
+            tmdl("Phosphorus, total", Some(true), 6_000.0),
+            None,
+            Some(S::Indicated),
+            Some(S::Indicated),
+        ),
+        (
+            NC,
+            sqft(10_000.0),
+            tmdl("phosphorus", None, 6_000.0),
+            None,
+            Some(S::Indicated),
+            Some(S::Indicated),
+        ),
+        (
+            NC,
+            sqft(10_000.0),
+            tmdl("pathogens", Some(true), 6_000.0),
+            None,
+            Some(S::DoesNotApply),
+            Some(S::Depends),
+        ),
+        (
+            NC,
+            sqft(10_000.0),
+            tmdl("phosphorus", Some(true), 0.0),
+            None,
+            Some(S::DoesNotApply),
+            Some(S::Depends),
+        ),
+        (
+            NC,
+            sqft(10_000.0),
+            listed("phosphorus"),
+            None,
+            Some(S::DoesNotApply),
+            Some(S::Depends),
+        ),
+        (
+            NC,
+            sqft(10_000.0),
+            no_water(),
+            None,
+            Some(S::DoesNotApply),
+            Some(S::Depends),
+        ),
+        (
+            NC,
+            sqft(4_000.0),
+            tmdl("phosphorus", Some(true), 4_000.0),
+            None,
+            Some(S::DoesNotApply),
+            Some(S::DoesNotApply),
+        ),
+        (
+            NC,
+            sqft(10_000.0),
+            no_water(),
+            Some(true),
+            Some(S::Applies),
+            Some(S::Applies),
+        ),
+        (
+            NC,
+            sqft(10_000.0),
+            tmdl("phosphorus", Some(true), 6_000.0),
+            Some(false),
+            Some(S::DoesNotApply),
+            Some(S::Depends),
+        ),
+        (
+            CARMEL,
+            sqft(10_000.0),
+            tmdl("phosphorus", Some(true), 6_000.0),
+            None,
+            None,
+            Some(S::Applies),
+        ),
+        (
+            WINDSOR,
+            sqft(10_000.0),
+            tmdl("phosphorus", Some(true), 6_000.0),
+            None,
+            None,
+            None,
+        ),
+    ];
+    for (id, area, water, ep, expected, post) in cases {
+        let f = ProjectFacts {
+            gp: reviewer(*ep),
+            ..facts(*area)
+        };
+        let d = run(id, &f, water);
+        assert_eq!(
+            status(&d, K::EnhancedPhosphorus),
+            *expected,
+            "{id} {area:?} {water:?}"
+        );
+        assert_eq!(
+            status(&d, K::PostConstructionControls),
+            *post,
+            "{id} {area:?}"
+        );
+        if *expected == Some(S::Indicated) {
+            let r = d.requirement(K::EnhancedPhosphorus).unwrap();
+            assert!(r
+                .evidence
+                .iter()
+                .any(|e| matches!(e, Evidence::Feature { id, .. } if id == "TMDL-7")));
+            assert!(r.assumptions.iter().any(|a| a.id == "AMB-13"));
+            // Enhanced phosphorus design brings the easement and agreement with it.
+            assert_eq!(status(&d, K::MaintenanceEasement), Some(S::Indicated));
+        }
+    }
+}

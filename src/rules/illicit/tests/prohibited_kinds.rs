@@ -1,0 +1,136 @@
+//! Named non-stormwater kinds are illicit; unrecognised kinds need review.
+
+use super::*;
+
+#[test]
+fn named_non_stormwater_kinds_are_illicit_in_both_towns() {
+    // (raw kind, North Castle, Windsor, extra rule id suffix that must be cited)
+    let table: &[(&str, IllicitStatus, IllicitStatus, &str)] = &[
+        ("sewage", Illicit, Illicit, "illicit_connection.sewage_line"),
+        (
+            "sanitary lateral",
+            Illicit,
+            Illicit,
+            "illicit_connection.sewage_line",
+        ),
+        (
+            "process wastewater",
+            Illicit,
+            Illicit,
+            "enum.exempt_discharge_kinds",
+        ),
+        (
+            "wash water",
+            Illicit,
+            Illicit,
+            "enum.exempt_discharge_kinds",
+        ),
+        (
+            "floor drain",
+            Illicit,
+            Illicit,
+            "enum.exempt_discharge_kinds",
+        ),
+        ("sink", Illicit, Illicit, "enum.exempt_discharge_kinds"),
+        (
+            "chlorinated pool water",
+            Illicit,
+            Illicit,
+            "enum.exempt_discharge_kinds",
+        ),
+        // Windsor expressly excludes dewatering systems; North Castle does not name them, and
+        // they may be its exempt "uncontaminated pumped groundwater".
+        (
+            "active groundwater dewatering system",
+            NeedsReview,
+            Illicit,
+            "illicit_connection.nonstormwater_conveyance",
+        ),
+        // Dye testing is allowed with verbal notice, which the registry does not hold.
+        ("dye testing", NeedsReview, NeedsReview, "dye_testing"),
+    ];
+    for (raw, want_nc, want_windsor, rule) in table {
+        for (p, want) in [
+            (profile("north-castle-ny"), want_nc),
+            (profile("windsor-ct"), want_windsor),
+        ] {
+            // A residential source with an approved record: clause (1) ignores approvals.
+            let c = facts(
+                Some(*raw),
+                Some(residential(&p)),
+                vec![record("R-1", Some(true))],
+            );
+            let got = evaluate(&p, &c);
+            let what = format!("{raw:?} in {}", p.id);
+            assert_eq!(got.result, *want, "{what}: {}", reasons(&got));
+            check_shape(&p, &got, &what);
+            let suffix_cited = got.citations.iter().any(|c| c.rule.ends_with(rule));
+            assert!(
+                suffix_cited,
+                "{what}: {rule} not cited in {:?}",
+                got.citations
+            );
+            if got.result == Illicit {
+                assert!(
+                    reasons(&got).contains("does not clear clause (1)"),
+                    "{what}: {}",
+                    reasons(&got)
+                );
+                assert!(assumes(&got, "AMB-31"));
+            }
+        }
+    }
+}
+
+#[test]
+fn unknown_discharge_kinds_need_review_unless_clause_two_decides() {
+    for p in [profile("north-castle-ny"), profile("windsor-ct")] {
+        // (raw kind, land use, expected, phrase)
+        let table: &[(Option<&str>, &str, IllicitStatus, &str)] = &[
+            (
+                Some("widget runoff"),
+                residential(&p),
+                NeedsReview,
+                "is not recognised",
+            ),
+            (
+                Some("wastewater"),
+                residential(&p),
+                NeedsReview,
+                "is ambiguous",
+            ),
+            (
+                Some("unknown"),
+                residential(&p),
+                NeedsReview,
+                "recorded as unknown",
+            ),
+            (
+                None,
+                residential(&p),
+                NeedsReview,
+                "no discharge kind is recorded",
+            ),
+            (
+                Some(""),
+                residential(&p),
+                NeedsReview,
+                "discharge kind is empty",
+            ),
+            // An undocumented industrial drain is illicit whatever it carries.
+            (
+                Some("widget runoff"),
+                industrial(&p),
+                Illicit,
+                "is not recognised",
+            ),
+        ];
+        for (raw, land_use, want, phrase) in table {
+            let got = evaluate(&p, &facts(*raw, Some(*land_use), vec![]));
+            let what = format!("{raw:?} on {land_use} in {}", p.id);
+            assert_eq!(got.result, *want, "{what}: {}", reasons(&got));
+            assert!(reasons(&got).contains(phrase), "{what}: {}", reasons(&got));
+            check_shape(&p, &got, &what);
+        }
+    }
+}
