@@ -1,0 +1,103 @@
+//! The HTTP service end to end, on both stores: the real `ms4 serve` on 127.0.0.1:0,
+//! driven over HTTP. Roles (every write route with no token, a revoked token, an expired
+//! one and each role), OGC API Features paging, bbox and CRS, inspections feeding the
+//! answers, uploads in one transaction, limits and errors, the API definition.
+
+#[path = "../common/mod.rs"]
+mod common;
+mod features;
+mod roles;
+mod writes;
+
+use common::*;
+use ms4::domain::Layer;
+use serde_json::{json, Value};
+
+async fn send(req: reqwest::RequestBuilder) -> (u16, Value) {
+    let r = req.send().await.unwrap();
+    let status = r.status().as_u16();
+    let text = r.text().await.unwrap();
+    let v = serde_json::from_str(&text).unwrap_or_else(|_| panic!("{status}: not JSON: {text}"));
+    (status, v)
+}
+
+fn bearer(req: reqwest::RequestBuilder, token: Option<&str>) -> reqwest::RequestBuilder {
+    match token {
+        Some(t) => req.bearer_auth(t),
+        None => req,
+    }
+}
+
+/// Three new catch basins inside the demo town, as RFC 7946 GeoJSON.
+fn new_catch_basins() -> String {
+    json!({"type": "FeatureCollection", "features": [
+        {"type": "Feature", "properties": {"asset_id": "CB-UP-1", "status": "active"},
+         "geometry": {"type": "Point", "coordinates": [-73.8530, 41.2200]}},
+        {"type": "Feature", "properties": {"asset_id": "CB-UP-2", "status": "active"},
+         "geometry": {"type": "Point", "coordinates": [-73.8531, 41.2201]}},
+        {"type": "Feature", "properties": {"asset_id": "CB-UP-3", "status": "abandoned"},
+         "geometry": {"type": "Point", "coordinates": [-73.8532, 41.2202]}},
+    ]})
+    .to_string()
+}
+
+fn upload_form(name: &str, bytes: Vec<u8>, extra: &[(&str, &str)]) -> reqwest::multipart::Form {
+    let mut form = reqwest::multipart::Form::new().part(
+        "file",
+        reqwest::multipart::Part::bytes(bytes).file_name(name.to_string()),
+    );
+    for (k, v) in extra {
+        form = form.text(k.to_string(), v.to_string());
+    }
+    form
+}
+
+/// The API definition is served and lists the routes with their security.
+#[tokio::test]
+async fn the_api_definition_is_served() {
+    let reg = demo_registry("sqlite", "north-castle-ny").await;
+    let server = serve(&reg.url, &[]);
+    let (s, doc) =
+        send(reqwest::Client::new().get(format!("{}/api/openapi.json", server.base))).await;
+    assert_eq!(s, 200);
+    assert_eq!(doc["openapi"], "3.0.3");
+    assert!(doc["paths"]["/api/inspections"]["post"]["responses"]["403"].is_object());
+    let (s, e) =
+        send(reqwest::Client::new().delete(format!("{}/api/openapi.json", server.base))).await;
+    assert_eq!(s, 405, "{e}");
+    assert!(e["error"].as_str().unwrap().contains("DELETE"), "{e}");
+    assert!(
+        doc["paths"]["/collections/{layer}/items"]["get"]["parameters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p["name"] == "bbox-crs")
+    );
+}
+
+/// SIGTERM lets the server finish and exit cleanly.
+#[tokio::test]
+async fn the_server_shuts_down_gracefully() {
+    let reg = demo_registry("sqlite", "north-castle-ny").await;
+    let mut server = serve(&reg.url, &["--public-read"]);
+    let (s, _) = send(reqwest::Client::new().get(format!("{}/health", server.base))).await;
+    assert_eq!(s, 200);
+    let pid = server.child.id().to_string();
+    assert!(std::process::Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .unwrap()
+        .success());
+    let t = std::time::Instant::now();
+    loop {
+        if let Some(st) = server.child.try_wait().unwrap() {
+            assert!(st.success(), "exit status {st:?}");
+            break;
+        }
+        assert!(
+            t.elapsed().as_secs() < 10,
+            "still running 10 s after SIGTERM"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
