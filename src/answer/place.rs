@@ -36,6 +36,13 @@ pub fn footprint_from_geojson(
         }
     };
     let geometry = geometry.ok_or_else(|| bad("the feature has no geometry".into()))?;
+    // geojson's conversion indexes x and y without checking: a position such as `[120]`
+    // would panic there instead of being refused.
+    if let Some(n) = short_position(&geometry.value) {
+        return Err(bad(format!(
+            "a position has {n} number(s); each needs x and y (longitude and latitude)"
+        )));
+    }
     let geom: Geometry<f64> = geometry
         .try_into()
         .map_err(|e: geojson::Error| bad(format!("not a geometry: {e}")))?;
@@ -55,6 +62,25 @@ pub fn footprint_from_geojson(
             .map_err(|e| bad(e.to_string()))?
     };
     waters::as_multipolygon(&g).ok_or_else(|| bad("not a polygon".into()))
+}
+
+/// The length of the first position with fewer than two numbers, if any.
+fn short_position(v: &geojson::GeometryValue) -> Option<usize> {
+    use geojson::GeometryValue as G;
+    let short = |ps: &[geojson::Position]| ps.iter().map(|p| p.len()).find(|&n| n < 2);
+    match v {
+        G::Point { coordinates } => Some(coordinates.len()).filter(|&n| n < 2),
+        G::MultiPoint { coordinates } | G::LineString { coordinates } => short(coordinates),
+        G::MultiLineString { coordinates } | G::Polygon { coordinates } => {
+            coordinates.iter().find_map(|l| short(l))
+        }
+        G::MultiPolygon { coordinates } => coordinates
+            .iter()
+            .find_map(|p| p.iter().find_map(|l| short(l))),
+        G::GeometryCollection { geometries } => {
+            geometries.iter().find_map(|g| short_position(&g.value))
+        }
+    }
 }
 
 /// The EPSG code a legacy GeoJSON `crs` member names (`{"type": "name", "properties":
@@ -145,6 +171,15 @@ pub fn watershed_polygon(snap: &Snapshot, id: &str) -> Result<MultiPolygon<f64>,
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Found by the footprint fuzz target: a one-number position panicked inside geojson.
+    #[test]
+    fn a_position_without_y_is_refused_by_name() {
+        let text = r#"{"type":"Feature","properties":{},"geometry":{"type":"MultiPolygon","coordinates":[[[[0,0],[120],[1,1],[0,0]]]]}}"#;
+        let e = footprint_from_text(text, 4326, "footprint").unwrap_err();
+        let m = e.to_string();
+        assert!(m.contains("footprint") && m.contains("1 number"), "{m}");
+    }
 
     #[test]
     fn legacy_crs_names_are_read() {
