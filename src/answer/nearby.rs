@@ -51,7 +51,7 @@ pub struct NearbyEcho {
     pub y: f64,
     /// The CRS of `x`, `y` and every distance.
     pub crs: Epsg,
-    /// The radius, in the CRS's unit.
+    /// The radius, in the value and unit it was given in.
     pub radius: Option<Measure>,
     /// The count asked for.
     pub k: Option<usize>,
@@ -166,15 +166,13 @@ pub fn nearby(ask: &Ask<'_>, p: &NearbyParams) -> Result<NearbyAnswer, AskError>
             ))
         }
     };
-    let radius = match p.radius.as_deref() {
+    let param = if p.lon.is_some() { "lon/lat" } else { "x/y" };
+    super::validate::position(param, srid, at)?;
+    let given = match p.radius.as_deref() {
         None => None,
-        Some(r) => Some(
-            parse_length(r)
-                .map_err(|e| AskError::invalid("radius", e.to_string()))?
-                .to(unit)
-                .value,
-        ),
+        Some(r) => Some(parse_length(r).map_err(|e| AskError::invalid("radius", e.to_string()))?),
     };
+    let radius = given.map(|l| l.to(unit).value);
     if let Some(k) = p.k {
         if k == 0 || k > MAX_K {
             return Err(AskError::invalid(
@@ -199,9 +197,10 @@ pub fn nearby(ask: &Ask<'_>, p: &NearbyParams) -> Result<NearbyAnswer, AskError>
             x: at.x(),
             y: at.y(),
             crs: Epsg(srid),
-            radius: radius.map(|value| Measure {
-                value,
-                unit: unit.symbol(),
+            // As the asker gave it: 300 ft stays 300 ft, not 299.9994 ftUS.
+            radius: given.map(|l| Measure {
+                value: l.value,
+                unit: l.unit.symbol(),
             }),
             k,
         },

@@ -47,6 +47,7 @@ pub fn footprint_from_geojson(
             ))
         })?,
     };
+    super::validate::footprint_crs(param, from)?;
     let g = if from == srid {
         geom
     } else {
@@ -54,7 +55,9 @@ pub fn footprint_from_geojson(
             .and_then(|rp| rp.apply(&geom))
             .map_err(|e| bad(e.to_string()))?
     };
-    waters::as_multipolygon(&g).ok_or_else(|| bad("not a polygon".into()))
+    let mp = waters::as_multipolygon(&g).ok_or_else(|| bad("not a polygon".into()))?;
+    super::validate::footprint(param, srid, &mp)?;
+    Ok(mp)
 }
 
 /// The EPSG code a legacy GeoJSON `crs` member names (`{"type": "name", "properties":

@@ -26,6 +26,15 @@ pub enum HttpError {
     /// file has rejected features under `--replace`, say).
     #[error("{0}")]
     Unprocessable(String),
+    /// The store is busy (another program holds its write lock) or unreachable: retry
+    /// after the seconds given, sent as `Retry-After`.
+    #[error("{message}")]
+    Unavailable {
+        /// What to tell the client.
+        message: String,
+        /// Seconds to wait before retrying.
+        retry_after: u32,
+    },
     /// Something failed on our side; the cause is logged, not sent.
     #[error("internal error")]
     Internal(String),
@@ -41,6 +50,7 @@ impl HttpError {
             HttpError::NotFound(_) => StatusCode::NOT_FOUND,
             HttpError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             HttpError::Unprocessable(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            HttpError::Unavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
             HttpError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -48,7 +58,47 @@ impl HttpError {
 
 impl From<crate::store::StoreError> for HttpError {
     fn from(e: crate::store::StoreError) -> Self {
-        HttpError::Internal(e.to_string())
+        match busy(&e) {
+            Some(message) => {
+                tracing::warn!(cause = %e, "store busy");
+                HttpError::Unavailable {
+                    message: message.into(),
+                    retry_after: 5,
+                }
+            }
+            None => HttpError::Internal(e.to_string()),
+        }
+    }
+}
+
+/// What to say when a store error means "busy or unreachable, try again", else `None`.
+///
+/// SQLite answers `SQLITE_BUSY` (5) or `SQLITE_LOCKED` (6) once its busy timeout has
+/// passed while another connection (QGIS, `sqlite3`, a second `ms4`) holds the write lock;
+/// PostgreSQL answers `55P03` (lock not available), `57014` (statement or lock timeout),
+/// `40001`/`40P01` (serialization failure, deadlock: retrying is the remedy), and a
+/// pool that cannot get a connection in time, or a server gone, is as transient.
+pub fn busy(e: &crate::store::StoreError) -> Option<&'static str> {
+    use crate::store::StoreError;
+    let StoreError::Db(db) = e else {
+        return None;
+    };
+    match db {
+        sqlx::Error::Database(d) => {
+            let code = d.code();
+            let code = code.as_deref().unwrap_or("");
+            // SQLite's extended codes keep the primary code in the low byte.
+            let sqlite_busy = code.parse::<i32>().is_ok_and(|c| matches!(c & 0xff, 5 | 6));
+            let pg_busy = matches!(code, "55P03" | "57014" | "40001" | "40P01");
+            let said = d.message().contains("database is locked");
+            (sqlite_busy || pg_busy || said).then_some(
+                "the registry is busy: another program holds its write lock; nothing was changed, retry shortly",
+            )
+        }
+        sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::Io(_) => Some(
+            "the registry's database is busy or unreachable; nothing was changed, retry shortly",
+        ),
+        _ => None,
     }
 }
 
@@ -62,6 +112,10 @@ impl IntoResponse for HttpError {
             "error": self.to_string(),
             "status": status.as_u16(),
         }));
+        if let HttpError::Unavailable { retry_after, .. } = &self {
+            let after = retry_after.to_string();
+            return (status, [(header::RETRY_AFTER, after)], body).into_response();
+        }
         if status == StatusCode::UNAUTHORIZED {
             // RFC 6750: tell the client which scheme to use.
             return (status, [(header::WWW_AUTHENTICATE, "Bearer")], body).into_response();

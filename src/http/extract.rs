@@ -98,6 +98,20 @@ fn body_message(e: &JsonRejection) -> String {
     }
 }
 
+/// Refuses a date in year 0 or before: chrono reads `0000-01-01` and `-0001-01-01`, but
+/// no record of this registry can be that old, and other programs reading the store
+/// (GeoPackage readers, PostgreSQL's `date`) treat such years differently.
+pub(super) fn plausible_date(field: &str, date: chrono::NaiveDate) -> Result<(), HttpError> {
+    use chrono::Datelike;
+    if date.year() < 1 {
+        return Err(HttpError::BadRequest(format!(
+            "{field}: {date} is in year {} (before year 1); give the real date, YYYY-MM-DD",
+            date.year()
+        )));
+    }
+    Ok(())
+}
+
 pub(super) fn path_param(
     p: Result<Path<String>, PathRejection>,
     name: &str,
