@@ -77,6 +77,12 @@ fn deserialize_message(text: &str) -> String {
             return format!("{name}: unknown parameter; {tail}");
         }
     }
+    if let Some((name, _)) = m
+        .strip_prefix("duplicate field `")
+        .and_then(|r| r.split_once('`'))
+    {
+        return format!("{name}: given more than once");
+    }
     m.to_string()
 }
 
@@ -93,7 +99,13 @@ fn body_message(e: &JsonRejection) -> String {
     match e {
         // A syntax error has no field to name: say it is the body.
         JsonRejection::JsonSyntaxError(_) => format!("body: not JSON: {m}"),
-        _ if m.contains(": ") => m,
+        // `name: problem`, where the name is a field or a path into the body (`a.b[0]`).
+        _ if m
+            .split_once(": ")
+            .is_some_and(|(name, _)| !name.is_empty() && !name.contains(' ')) =>
+        {
+            m
+        }
         _ => format!("body: {m}"),
     }
 }

@@ -179,6 +179,7 @@ pub fn app(state: AppState) -> Router {
             axum::http::StatusCode::REQUEST_TIMEOUT,
             timeout,
         ))
+        .layer(axum::middleware::from_fn(error::json_bodies))
         .layer(tower_http::trace::TraceLayer::new_for_http())
         .with_state(state)
 }
