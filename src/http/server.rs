@@ -50,6 +50,9 @@ pub async fn run(
     tokio::pin!(shutdown);
     loop {
         let (stream, peer) = tokio::select! {
+            // Shutdown first: once asked for, no connection waiting is taken on.
+            biased;
+            _ = &mut shutdown => break,
             accepted = listener.accept() => match accepted {
                 Ok(a) => a,
                 Err(e) => {
@@ -60,7 +63,6 @@ pub async fn run(
                     continue;
                 }
             },
-            _ = &mut shutdown => break,
         };
         let Ok(permit) = permits.clone().try_acquire_owned() else {
             tracing::warn!(%peer, "connection cap reached; answering 503");
