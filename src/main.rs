@@ -20,13 +20,27 @@ async fn main() -> std::process::ExitCode {
     } else {
         "ms4=warn"
     };
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default)),
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
+    use tracing_subscriber::Layer;
+    let asked = std::env::var_os("RUST_LOG").is_some();
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));
+    // The error events `#[instrument(err)]` emits carry the same error main prints:
+    // a one-shot command drops them unless RUST_LOG asks for logging.
+    let once = tracing_subscriber::filter::filter_fn(move |meta| {
+        serving
+            || asked
+            || !(*meta.level() == tracing::Level::ERROR && meta.fields().field("error").is_some())
+    });
+    tracing_subscriber::registry()
+        .with(
+            tracing_subscriber::fmt::layer()
+                // Colour codes only for a person at a terminal, never into a file or pipe.
+                .with_ansi(std::io::stderr().is_terminal())
+                .with_writer(std::io::stderr)
+                .with_filter(filter)
+                .with_filter(once),
         )
-        // Colour codes only for a person at a terminal, never into a log file or a pipe.
-        .with_ansi(std::io::stderr().is_terminal())
-        .with_writer(std::io::stderr)
         .init();
     match ms4::cli::run(cli).await {
         Ok(()) => std::process::ExitCode::SUCCESS,
