@@ -164,9 +164,9 @@ mod tests {
     #[test]
     fn a_footprint_in_the_registry_crs_is_taken_as_it_is() {
         let text = r#"{"type":"Feature","crs":{"type":"name","properties":{"name":"urn:ogc:def:crs:EPSG::2260"}},
-            "properties":{},"geometry":{"type":"Polygon","coordinates":[[[0,0],[10,0],[10,10],[0,0]]]}}"#;
+            "properties":{},"geometry":{"type":"Polygon","coordinates":[[[670000,870000],[670010,870000],[670010,870010],[670000,870000]]]}}"#;
         let mp = footprint_from_text(text, 2260, "footprint").unwrap();
-        assert_eq!(mp.0[0].exterior().0[1].x, 10.0);
+        assert_eq!(mp.0[0].exterior().0[1].x, 670010.0);
         let e = footprint_from_text(r#"{"type":"Point","coordinates":[0,0]}"#, 2260, "footprint")
             .unwrap_err();
         assert!(e.to_string().starts_with("footprint: "), "{e}");
