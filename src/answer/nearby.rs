@@ -51,7 +51,7 @@ pub struct NearbyEcho {
     pub y: f64,
     /// The CRS of `x`, `y` and every distance.
     pub crs: Epsg,
-    /// The radius, in the value and unit it was given in.
+    /// The radius, in the CRS's unit.
     pub radius: Option<Measure>,
     /// The count asked for.
     pub k: Option<usize>,
@@ -166,8 +166,6 @@ pub fn nearby(ask: &Ask<'_>, p: &NearbyParams) -> Result<NearbyAnswer, AskError>
             ))
         }
     };
-    let param = if p.lon.is_some() { "lon/lat" } else { "x/y" };
-    super::validate::position(param, srid, at)?;
     let given = match p.radius.as_deref() {
         None => None,
         Some(r) => Some(parse_length(r).map_err(|e| AskError::invalid("radius", e.to_string()))?),
@@ -183,6 +181,9 @@ pub fn nearby(ask: &Ask<'_>, p: &NearbyParams) -> Result<NearbyAnswer, AskError>
     }
     let k = p.k.or(if radius.is_none() { Some(10) } else { None });
     let layers = facility_layers(&p.kinds)?;
+    // Last, so a wrong radius or kind is named first (tests and callers ask with any point).
+    let param = if p.lon.is_some() { "lon/lat" } else { "x/y" };
+    super::validate::position(param, srid, at)?;
     let facilities = query::nearby(
         snap,
         &NearbyQuery {
@@ -197,10 +198,11 @@ pub fn nearby(ask: &Ask<'_>, p: &NearbyParams) -> Result<NearbyAnswer, AskError>
             x: at.x(),
             y: at.y(),
             crs: Epsg(srid),
-            // As the asker gave it: 300 ft stays 300 ft, not 299.9994 ftUS.
+            // In the CRS's unit like every distance here, without conversion noise:
+            // 300 ft is 299.9994 ftUS, not 299.99940000000004.
             radius: given.map(|l| Measure {
-                value: l.value,
-                unit: l.unit.symbol(),
+                value: crate::domain::units::for_display(l.to(unit).value),
+                unit: unit.symbol(),
             }),
             k,
         },

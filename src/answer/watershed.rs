@@ -117,10 +117,10 @@ pub fn watershed_facilities(
     Ok(WatershedAnswer {
         list,
         assumptions: RankAssumptions {
-            // As the asker gave it (200 ft stays 200 ft).
+            // In the CRS's unit, without conversion noise (200 ft is 199.9996 ftUS).
             hot_spot_distance: Measure {
-                value: given.value,
-                unit: given.unit.symbol(),
+                value: crate::domain::units::for_display(hot_spot_distance),
+                unit: unit.symbol(),
             },
             overdue_after_days: p.overdue_after_days,
             note: "hot-spot distance and inspection interval are program settings, not law",
