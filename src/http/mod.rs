@@ -4,6 +4,7 @@
 mod api;
 pub mod auth;
 mod error;
+mod extent;
 mod extract;
 mod geojson;
 mod inspections;

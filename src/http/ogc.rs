@@ -13,8 +13,9 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
 use geo::Intersects;
-use geo_types::{Coord, Geometry, LineString, Polygon};
+use geo_types::{Coord, Geometry};
 
+use super::extent::{densified_rect, extent_crs84};
 use super::geojson::feature;
 use super::links::base;
 use super::{AppState, HttpError};
@@ -102,35 +103,6 @@ async fn landing(headers: HeaderMap, State(state): State<AppState>) -> Json<serd
 
 async fn conformance() -> Json<serde_json::Value> {
     Json(serde_json::json!({ "conformsTo": CONFORMS_TO }))
-}
-
-/// A layer's extent in CRS84: its envelope in the registry CRS, with points along each
-/// edge reprojected, since a projected rectangle's edges curve in longitude/latitude.
-fn extent_crs84(snap: &Snapshot, layer: Layer) -> Option<[f64; 4]> {
-    let e = snap.layer(layer).extent()?;
-    let ring = densified_rect(e, 8);
-    let rp = cached_reprojector(snap.meta.srid, 4326).ok()?;
-    let g = rp.apply(&Geometry::Polygon(ring)).ok()?;
-    crate::domain::wkb::bounding_rect(&g).map(|r| [r.min().x, r.min().y, r.max().x, r.max().y])
-}
-
-/// A rectangle as a polygon with `n` points per edge, for reprojecting faithfully.
-fn densified_rect(b: [f64; 4], n: usize) -> Polygon<f64> {
-    let [x0, y0, x1, y1] = b;
-    let corners = [(x0, y0), (x1, y0), (x1, y1), (x0, y1), (x0, y0)];
-    let mut pts = Vec::with_capacity(4 * n + 1);
-    for w in corners.windows(2) {
-        let ((ax, ay), (bx, by)) = (w[0], w[1]);
-        for i in 0..n {
-            let t = i as f64 / n as f64;
-            pts.push(Coord {
-                x: ax + (bx - ax) * t,
-                y: ay + (by - ay) * t,
-            });
-        }
-    }
-    pts.push(pts[0]);
-    Polygon::new(LineString(pts), vec![])
 }
 
 fn collection_json(b: &str, snap: &Snapshot, layer: Layer) -> serde_json::Value {
