@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The Python clients the tests and the HTTP benchmark drive ms4's OGC API with (OWSLib),
+# The Python clients the tests and the HTTP benchmark drive ms4's OGC API with (OWSLib,
+# and schemathesis, which checks the API against its OpenAPI definition),
 # and the peer the benchmark measures it beside (pygeoapi on PostGIS, under gunicorn), in
 # a virtual environment under target/py (ignored by git, next to the other build output).
 #
@@ -24,6 +25,9 @@ pins=(
   pyproj==3.7.2
   gunicorn==27.0.1
   Flask==3.1.3
+  # Property-based tests of the API definition against the running server
+  # (tests/schemathesis.rs).
+  schemathesis==4.32.5
 )
 stamp="$venv/.pins"
 want="${pins[*]}"
@@ -43,6 +47,6 @@ if [[ ! -x "$venv/bin/python" ]]; then
   /usr/bin/python3 -m venv "$venv"
 fi
 "$venv/bin/python" -m pip install -q --disable-pip-version-check "${pins[@]}"
-"$venv/bin/python" -c 'import owslib.ogcapi.features, pygeoapi.provider.sql, gunicorn'
+"$venv/bin/python" -c 'import owslib.ogcapi.features, pygeoapi.provider.sql, gunicorn, schemathesis'
 echo "$want" >"$stamp"
 echo "python tools ready in $venv"

@@ -113,6 +113,33 @@ pub struct NewToken {
     pub expires_at: Option<DateTime<Utc>>,
 }
 
+/// The longest subject or inspector name accepted, in characters.
+pub const MAX_NAME_CHARS: usize = 200;
+
+/// Checks a person's name as given for a token subject or an inspector: trimmed, not
+/// empty, at most [`MAX_NAME_CHARS`], and free of control characters (a newline or an
+/// escape would forge lines in logs and audit reports; a NUL would cut it in a store).
+/// The error says what is wrong, without the field's name.
+pub fn check_name(name: &str) -> Result<&str, String> {
+    let t = name.trim();
+    if t.is_empty() {
+        return Err("is empty: give a name".into());
+    }
+    if let Some(c) = t.chars().find(|c| c.is_control()) {
+        return Err(format!(
+            "holds the control character U+{:04X}; use printable text",
+            c as u32
+        ));
+    }
+    let n = t.chars().count();
+    if n > MAX_NAME_CHARS {
+        return Err(format!(
+            "{n} characters is over the limit of {MAX_NAME_CHARS}"
+        ));
+    }
+    Ok(t)
+}
+
 /// A fresh random token, `ms4_` and 64 hex digits.
 pub fn generate() -> String {
     use rand::RngCore;

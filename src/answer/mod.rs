@@ -13,6 +13,7 @@ pub mod nearby;
 pub mod place;
 pub mod smps;
 pub mod trace;
+pub mod validate;
 pub mod watershed;
 
 use std::cell::OnceCell;

@@ -166,15 +166,11 @@ pub fn nearby(ask: &Ask<'_>, p: &NearbyParams) -> Result<NearbyAnswer, AskError>
             ))
         }
     };
-    let radius = match p.radius.as_deref() {
+    let given = match p.radius.as_deref() {
         None => None,
-        Some(r) => Some(
-            parse_length(r)
-                .map_err(|e| AskError::invalid("radius", e.to_string()))?
-                .to(unit)
-                .value,
-        ),
+        Some(r) => Some(parse_length(r).map_err(|e| AskError::invalid("radius", e.to_string()))?),
     };
+    let radius = given.map(|l| l.to(unit).value);
     if let Some(k) = p.k {
         if k == 0 || k > MAX_K {
             return Err(AskError::invalid(
@@ -185,6 +181,9 @@ pub fn nearby(ask: &Ask<'_>, p: &NearbyParams) -> Result<NearbyAnswer, AskError>
     }
     let k = p.k.or(if radius.is_none() { Some(10) } else { None });
     let layers = facility_layers(&p.kinds)?;
+    // Last, so a wrong radius or kind is named first (tests and callers ask with any point).
+    let param = if p.lon.is_some() { "lon/lat" } else { "x/y" };
+    super::validate::position(param, srid, at)?;
     let facilities = query::nearby(
         snap,
         &NearbyQuery {
@@ -199,8 +198,10 @@ pub fn nearby(ask: &Ask<'_>, p: &NearbyParams) -> Result<NearbyAnswer, AskError>
             x: at.x(),
             y: at.y(),
             crs: Epsg(srid),
-            radius: radius.map(|value| Measure {
-                value,
+            // In the CRS's unit like every distance here, without conversion noise:
+            // 300 ft is 299.9994 ftUS, not 299.99940000000004.
+            radius: given.map(|l| Measure {
+                value: crate::domain::units::for_display(l.to(unit).value),
                 unit: unit.symbol(),
             }),
             k,

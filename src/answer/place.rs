@@ -54,6 +54,7 @@ pub fn footprint_from_geojson(
             ))
         })?,
     };
+    super::validate::footprint_crs(param, from)?;
     let g = if from == srid {
         geom
     } else {
@@ -61,7 +62,9 @@ pub fn footprint_from_geojson(
             .and_then(|rp| rp.apply(&geom))
             .map_err(|e| bad(e.to_string()))?
     };
-    waters::as_multipolygon(&g).ok_or_else(|| bad("not a polygon".into()))
+    let mp = waters::as_multipolygon(&g).ok_or_else(|| bad("not a polygon".into()))?;
+    super::validate::footprint(param, srid, &mp)?;
+    Ok(mp)
 }
 
 /// The length of the first position with fewer than two numbers, if any.
@@ -196,9 +199,9 @@ mod tests {
     #[test]
     fn a_footprint_in_the_registry_crs_is_taken_as_it_is() {
         let text = r#"{"type":"Feature","crs":{"type":"name","properties":{"name":"urn:ogc:def:crs:EPSG::2260"}},
-            "properties":{},"geometry":{"type":"Polygon","coordinates":[[[0,0],[10,0],[10,10],[0,0]]]}}"#;
+            "properties":{},"geometry":{"type":"Polygon","coordinates":[[[670000,870000],[670010,870000],[670010,870010],[670000,870000]]]}}"#;
         let mp = footprint_from_text(text, 2260, "footprint").unwrap();
-        assert_eq!(mp.0[0].exterior().0[1].x, 10.0);
+        assert_eq!(mp.0[0].exterior().0[1].x, 670010.0);
         let e = footprint_from_text(r#"{"type":"Point","coordinates":[0,0]}"#, 2260, "footprint")
             .unwrap_err();
         assert!(e.to_string().starts_with("footprint: "), "{e}");

@@ -92,10 +92,9 @@ pub fn watershed_facilities(
     };
     let layers = facility_layers(&p.kinds)?;
     let unit = snap.meta.linear_unit;
-    let hot_spot_distance = parse_length(&p.hot_spot_distance)
-        .map_err(|e| AskError::invalid("hot_spot_distance", e.to_string()))?
-        .to(unit)
-        .value;
+    let given = parse_length(&p.hot_spot_distance)
+        .map_err(|e| AskError::invalid("hot_spot_distance", e.to_string()))?;
+    let hot_spot_distance = given.to(unit).value;
     if p.overdue_after_days < 0 {
         return Err(AskError::invalid(
             "overdue_after_days",
@@ -118,8 +117,9 @@ pub fn watershed_facilities(
     Ok(WatershedAnswer {
         list,
         assumptions: RankAssumptions {
+            // In the CRS's unit, without conversion noise (200 ft is 199.9996 ftUS).
             hot_spot_distance: Measure {
-                value: hot_spot_distance,
+                value: crate::domain::units::for_display(hot_spot_distance),
                 unit: unit.symbol(),
             },
             overdue_after_days: p.overdue_after_days,

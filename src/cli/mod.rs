@@ -83,6 +83,13 @@ pub enum Command {
     Token(token::TokenArgs),
 }
 
+impl Cli {
+    /// Whether the command runs the HTTP service (and so logs as a server does).
+    pub fn serves(&self) -> bool {
+        matches!(self.command, Command::Serve(_) | Command::Demo(_))
+    }
+}
+
 /// Runs a parsed command line.
 pub async fn run(cli: Cli) -> anyhow::Result<()> {
     let store = normalise_store_url(&cli.store);

@@ -82,9 +82,72 @@ pub fn csv(header: &[&str], rows: &[Vec<String>]) -> String {
     out
 }
 
+/// Whether an error is a write to a pipe whose reader has gone (`| head`): not a
+/// failure to report.
+pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+/// An error as one plain line (and its causes after colons): no terminal escape codes,
+/// whatever produced the message (GDAL, PROJ and PostgreSQL messages may carry them),
+/// and each cause once even when a message already repeats its source's text.
+pub fn error_text(e: &anyhow::Error) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for cause in e.chain() {
+        let text = plain(&cause.to_string());
+        let text = text.trim();
+        if text.is_empty() || parts.iter().any(|p| p.contains(text)) {
+            continue;
+        }
+        parts.push(text.to_string());
+    }
+    parts.join(": ")
+}
+
+/// Text without ANSI escape sequences or other control characters (newlines kept).
+fn plain(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            // CSI: ESC [ parameters final-byte (a letter).
+            if chars.peek() == Some(&'[') {
+                chars.next();
+                for d in chars.by_ref() {
+                    if d.is_ascii_alphabetic() || d == '~' {
+                        break;
+                    }
+                }
+            }
+            continue;
+        }
+        if c.is_control() && c != '\n' && c != '\t' {
+            continue;
+        }
+        out.push(c);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn errors_print_as_plain_text_each_cause_once() {
+        let e = anyhow::anyhow!("\u{1b}[31mdatabase is locked\u{1b}[0m")
+            .context("writing catch_basins: database is locked")
+            .context("import failed");
+        assert_eq!(
+            error_text(&e),
+            "import failed: writing catch_basins: database is locked"
+        );
+        let pipe = anyhow::Error::from(std::io::Error::from(std::io::ErrorKind::BrokenPipe));
+        assert!(is_broken_pipe(&pipe.context("printing")));
+    }
 
     #[test]
     fn csv_quotes_what_needs_quoting() {

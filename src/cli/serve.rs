@@ -22,6 +22,22 @@ pub struct ServeArgs {
     /// How long a request may take before it is answered 408, in seconds.
     #[arg(long, default_value_t = 300)]
     pub request_timeout: u64,
+    /// How long a connection may take to send a request's headers (or sit idle between
+    /// requests) before it is closed, in seconds.
+    #[arg(long, default_value_t = 10)]
+    pub header_timeout: u64,
+    /// The most connections open at once; more are answered 503 and closed. Keep it
+    /// under the process's file-descriptor limit (`ulimit -n`).
+    #[arg(long, default_value_t = 512)]
+    pub max_connections: usize,
+    /// The URL the service is reached at (https://ms4.town.example), for the links it
+    /// returns; without it links use the listening address.
+    #[arg(long, env = "MS4_PUBLIC_URL")]
+    pub public_url: Option<String>,
+    /// A host name (with :port unless the default) clients may reach the service by and
+    /// see in links; repeat for several. Other `Host` headers never reach a link.
+    #[arg(long = "allowed-host")]
+    pub allowed_hosts: Vec<String>,
 }
 
 /// Reads a size with its unit: `200MB`, `512KB`, `1GB`, or bytes.
@@ -46,12 +62,27 @@ fn parse_size(s: &str) -> anyhow::Result<usize> {
     Ok((n * mult as f64) as usize)
 }
 
+/// Checks `--public-url`: an http(s) URL with a host and no query.
+fn public_url(s: &str) -> anyhow::Result<String> {
+    let u = url::Url::parse(s)
+        .map_err(|e| anyhow::anyhow!("--public-url: {s:?} is not a URL ({e})"))?;
+    if !matches!(u.scheme(), "http" | "https") || u.host_str().is_none() || u.query().is_some() {
+        anyhow::bail!("--public-url: {s:?} must be http(s)://HOST[:PORT][/PATH] without a query");
+    }
+    Ok(s.trim_end_matches('/').to_string())
+}
+
 impl ServeArgs {
     fn config(&self) -> anyhow::Result<ServeConfig> {
         Ok(ServeConfig {
             public_read: self.public_read,
             body_limit: parse_size(&self.body_limit)?,
             request_timeout: std::time::Duration::from_secs(self.request_timeout.max(1)),
+            header_timeout: std::time::Duration::from_secs(self.header_timeout.max(1)),
+            max_connections: self.max_connections.max(1),
+            public_url: self.public_url.as_deref().map(public_url).transpose()?,
+            allowed_hosts: self.allowed_hosts.clone(),
+            listen_addr: None,
         })
     }
 }
@@ -66,13 +97,14 @@ pub(super) async fn run(store_url: &str, a: ServeArgs) -> anyhow::Result<()> {
 pub async fn serve_store(
     store: std::sync::Arc<dyn crate::store::Store>,
     listen: SocketAddr,
-    config: ServeConfig,
+    mut config: ServeConfig,
 ) -> anyhow::Result<()> {
     let snapshot = SnapshotHandle::new(Snapshot::load(store.as_ref()).await?);
     let profile = super::init::load_profile(&snapshot.current().meta.jurisdiction, None)?;
     snapshot.watch(store.clone(), std::time::Duration::from_secs(2));
     let listener = tokio::net::TcpListener::bind(listen).await?;
     let addr = listener.local_addr()?;
+    config.listen_addr = Some(addr);
     if config.public_read {
         eprintln!("public read: anyone may read without a token; writes still need one");
     }

@@ -80,9 +80,9 @@ pub(super) async fn run(store_url: &str, a: TokenArgs) -> anyhow::Result<()> {
             format,
         } => {
             let role: Role = role.parse().context("--role")?;
-            if subject.trim().is_empty() {
-                bail!("--subject: must name who holds the token");
-            }
+            let subject = auth::check_name(&subject)
+                .map_err(|m| anyhow::anyhow!("--subject: {m}"))?
+                .to_string();
             let now = Utc::now();
             let expires_at = expires
                 .as_deref()

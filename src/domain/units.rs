@@ -8,17 +8,22 @@
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-/// A linear unit.
+/// A linear unit. In JSON it is its symbol (`ftUS`), the name every answer's `unit`
+/// uses; the long names of earlier versions (`us_survey_foot`) are still read, since
+/// registries store their unit that way.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
 pub enum LengthUnit {
     /// The SI metre.
+    #[serde(rename = "m", alias = "metre")]
     Metre,
     /// The international foot, 0.3048 m exactly.
+    #[serde(rename = "ft", alias = "foot")]
     Foot,
     /// The US survey foot, 1200/3937 m (State Plane systems such as EPSG:2927 and 2260).
+    #[serde(rename = "ftUS", alias = "us_survey_foot")]
     UsSurveyFoot,
     /// The international inch, used for pipe diameters.
+    #[serde(rename = "in", alias = "inch")]
     Inch,
 }
 
@@ -66,9 +71,8 @@ impl fmt::Display for LengthUnit {
     }
 }
 
-/// A unit of area.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+/// A unit of area; in JSON its symbol (`sqftUS`, `acre`), as every answer says it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum AreaUnit {
     /// The square of a linear unit (square feet, square metres...).
     Square(LengthUnit),
@@ -97,6 +101,42 @@ impl AreaUnit {
     }
 }
 
+impl AreaUnit {
+    const ALL: [AreaUnit; 5] = [
+        AreaUnit::Square(LengthUnit::Metre),
+        AreaUnit::Square(LengthUnit::Foot),
+        AreaUnit::Square(LengthUnit::UsSurveyFoot),
+        AreaUnit::Square(LengthUnit::Inch),
+        AreaUnit::Acre,
+    ];
+}
+
+impl Serialize for AreaUnit {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.symbol())
+    }
+}
+
+impl<'de> Deserialize<'de> for AreaUnit {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        AreaUnit::ALL
+            .into_iter()
+            .find(|u| u.symbol() == s)
+            .ok_or_else(|| {
+                serde::de::Error::custom(format!(
+                    "unknown area unit {s:?}; expected one of m2, sqft, sqftUS, sqin, acre"
+                ))
+            })
+    }
+}
+
+impl fmt::Display for AreaUnit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.symbol())
+    }
+}
+
 /// A length with its unit.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Length {
@@ -118,9 +158,26 @@ impl Length {
     }
 }
 
+/// A number rounded for people: to 10 significant digits, which drops the noise of a
+/// unit conversion (300 ft is 299.9994 ftUS, not 299.99940000000004) and keeps every
+/// digit a survey records.
+pub fn for_display(v: f64) -> f64 {
+    if v == 0.0 || !v.is_finite() {
+        return v;
+    }
+    let digits = 10 - (v.abs().log10().floor() as i32 + 1);
+    let scale = 10f64.powi(digits.clamp(-300, 300));
+    let r = (v * scale).round() / scale;
+    if r.is_finite() {
+        r
+    } else {
+        v
+    }
+}
+
 impl fmt::Display for Length {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} {}", self.value, self.unit)
+        write!(f, "{} {}", for_display(self.value), self.unit)
     }
 }
 
@@ -157,6 +214,21 @@ mod tests {
     fn us_survey_foot_differs_from_international_foot() {
         let l = Length::new(1_000_000.0, LengthUnit::UsSurveyFoot).to(LengthUnit::Foot);
         assert_relative_eq!(l.value, 1_000_002.000_004, epsilon = 1e-3);
+    }
+
+    #[test]
+    fn lengths_print_without_conversion_noise_and_units_by_one_name() {
+        let l = Length::new(300.0, LengthUnit::Foot).to(LengthUnit::UsSurveyFoot);
+        assert_eq!(l.to_string(), "299.9994 ftUS");
+        assert_eq!(Length::new(300.0, LengthUnit::Foot).to_string(), "300 ft");
+        assert_eq!(for_display(0.1 + 0.2), 0.3);
+        assert_eq!(for_display(1_234_567.891_234), 1_234_567.891);
+        assert_eq!(
+            serde_json::to_value(LengthUnit::UsSurveyFoot).unwrap(),
+            LengthUnit::UsSurveyFoot.symbol()
+        );
+        let old: LengthUnit = serde_json::from_str("\"us_survey_foot\"").unwrap();
+        assert_eq!(old, LengthUnit::UsSurveyFoot);
     }
 
     #[test]

@@ -26,6 +26,15 @@ pub enum HttpError {
     /// file has rejected features under `--replace`, say).
     #[error("{0}")]
     Unprocessable(String),
+    /// The store is busy (another program holds its write lock) or unreachable: retry
+    /// after the seconds given, sent as `Retry-After`.
+    #[error("{message}")]
+    Unavailable {
+        /// What to tell the client.
+        message: String,
+        /// Seconds to wait before retrying.
+        retry_after: u32,
+    },
     /// Something failed on our side; the cause is logged, not sent.
     #[error("internal error")]
     Internal(String),
@@ -41,6 +50,7 @@ impl HttpError {
             HttpError::NotFound(_) => StatusCode::NOT_FOUND,
             HttpError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             HttpError::Unprocessable(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            HttpError::Unavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
             HttpError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -48,7 +58,47 @@ impl HttpError {
 
 impl From<crate::store::StoreError> for HttpError {
     fn from(e: crate::store::StoreError) -> Self {
-        HttpError::Internal(e.to_string())
+        match busy(&e) {
+            Some(message) => {
+                tracing::warn!(cause = %e, "store busy");
+                HttpError::Unavailable {
+                    message: message.into(),
+                    retry_after: 5,
+                }
+            }
+            None => HttpError::Internal(e.to_string()),
+        }
+    }
+}
+
+/// What to say when a store error means "busy or unreachable, try again", else `None`.
+///
+/// SQLite answers `SQLITE_BUSY` (5) or `SQLITE_LOCKED` (6) once its busy timeout has
+/// passed while another connection (QGIS, `sqlite3`, a second `ms4`) holds the write lock;
+/// PostgreSQL answers `55P03` (lock not available), `57014` (statement or lock timeout),
+/// `40001`/`40P01` (serialization failure, deadlock: retrying is the remedy), and a
+/// pool that cannot get a connection in time, or a server gone, is as transient.
+pub fn busy(e: &crate::store::StoreError) -> Option<&'static str> {
+    use crate::store::StoreError;
+    let StoreError::Db(db) = e else {
+        return None;
+    };
+    match db {
+        sqlx::Error::Database(d) => {
+            let code = d.code();
+            let code = code.as_deref().unwrap_or("");
+            // SQLite's extended codes keep the primary code in the low byte.
+            let sqlite_busy = code.parse::<i32>().is_ok_and(|c| matches!(c & 0xff, 5 | 6));
+            let pg_busy = matches!(code, "55P03" | "57014" | "40001" | "40P01");
+            let said = d.message().contains("database is locked");
+            (sqlite_busy || pg_busy || said).then_some(
+                "the registry is busy: another program holds its write lock; nothing was changed, retry shortly",
+            )
+        }
+        sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::Io(_) => Some(
+            "the registry's database is busy or unreachable; nothing was changed, retry shortly",
+        ),
+        _ => None,
     }
 }
 
@@ -59,13 +109,160 @@ impl IntoResponse for HttpError {
         }
         let status = self.status_code();
         let body = Json(serde_json::json!({
-            "error": self.to_string(),
+            "error": plain_message(&self.to_string()),
             "status": status.as_u16(),
         }));
+        if let HttpError::Unavailable { retry_after, .. } = &self {
+            let after = retry_after.to_string();
+            return (status, [(header::RETRY_AFTER, after)], body).into_response();
+        }
         if status == StatusCode::UNAUTHORIZED {
             // RFC 6750: tell the client which scheme to use.
             return (status, [(header::WWW_AUTHENTICATE, "Bearer")], body).into_response();
         }
         (status, body).into_response()
+    }
+}
+
+/// A message with the Rust names serde and `Debug` put in it said for people:
+/// `expected struct DetermineWire` is "expected a JSON object", `Some("P-1")` is
+/// `"P-1"`. The names are the code's, not the API's, and mean nothing to a client.
+pub fn plain_message(m: &str) -> String {
+    let mut out = String::with_capacity(m.len());
+    let mut rest = m;
+    loop {
+        let next = [
+            ("expected struct ", "expected a JSON object"),
+            ("expected tuple struct ", "expected a JSON array"),
+            ("expected unit struct ", "expected null"),
+            ("expected enum ", "expected one of the documented values"),
+        ]
+        .iter()
+        .filter_map(|(pat, say)| rest.find(pat).map(|i| (i, *pat, *say)))
+        .min_by_key(|(i, ..)| *i);
+        let some = rest.find("Some(");
+        match (next, some) {
+            (Some((i, pat, say)), s) if s.is_none_or(|s| i < s) => {
+                out.push_str(&rest[..i]);
+                out.push_str(say);
+                let after = &rest[i + pat.len()..];
+                // Skip the type's name.
+                let end = after
+                    .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .unwrap_or(after.len());
+                rest = &after[end..];
+            }
+            (_, Some(i)) => {
+                out.push_str(&rest[..i]);
+                let after = &rest[i + "Some(".len()..];
+                // The matching parenthesis, outside quotes.
+                let (mut depth, mut quoted, mut end) = (1, false, None);
+                for (j, c) in after.char_indices() {
+                    match c {
+                        '"' => quoted = !quoted,
+                        '(' if !quoted => depth += 1,
+                        ')' if !quoted => {
+                            depth -= 1;
+                            if depth == 0 {
+                                end = Some(j);
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                match end {
+                    Some(j) => {
+                        out.push_str(&after[..j]);
+                        rest = &after[j + 1..];
+                    }
+                    None => {
+                        out.push_str(&rest[i..]);
+                        rest = "";
+                    }
+                }
+            }
+            _ => {
+                out.push_str(rest);
+                return out;
+            }
+        }
+    }
+}
+
+/// Gives every error response a JSON body: those made outside the handlers (axum's
+/// own rejections such as a multipart form without a boundary, the timeout layer's 408)
+/// are plain text or empty. Their text, if any, becomes the message.
+pub(super) async fn json_bodies(
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let res = next.run(req).await;
+    let status = res.status();
+    let is_json = res
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json"));
+    if !(status.is_client_error() || status.is_server_error()) || is_json {
+        return res;
+    }
+    let (parts, body) = res.into_parts();
+    let text = axum::body::to_bytes(body, 16 * 1024)
+        .await
+        .map(|b| String::from_utf8_lossy(&b).trim().to_string())
+        .unwrap_or_default();
+    let message = if status.is_server_error() {
+        // Never pass on what an inner layer said of a failure on our side.
+        tracing::error!(%status, cause = %text, "request failed");
+        status
+            .canonical_reason()
+            .unwrap_or("internal error")
+            .to_lowercase()
+    } else if text.is_empty() {
+        default_message(status)
+    } else {
+        plain_message(&text.replace('`', ""))
+    };
+    let mut out = (
+        status,
+        Json(serde_json::json!({"error": message, "status": status.as_u16()})),
+    )
+        .into_response();
+    for (k, v) in parts.headers.iter() {
+        if k != header::CONTENT_TYPE && k != header::CONTENT_LENGTH {
+            out.headers_mut().insert(k.clone(), v.clone());
+        }
+    }
+    out
+}
+
+fn default_message(status: StatusCode) -> String {
+    match status {
+        StatusCode::REQUEST_TIMEOUT => {
+            "the request took longer than this server allows; retry, or ask for less".into()
+        }
+        StatusCode::PAYLOAD_TOO_LARGE => "body: over this server's limit".into(),
+        s => s.canonical_reason().unwrap_or("refused").to_lowercase(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rust_names_are_said_for_people() {
+        assert_eq!(
+            plain_message(
+                "invalid type: string \"abc\", expected struct DetermineWire at line 1 column 5"
+            ),
+            "invalid type: string \"abc\", expected a JSON object at line 1 column 5"
+        );
+        assert_eq!(
+            plain_message("parcel: no parcel Some(\"P-1 (x)\") here"),
+            "parcel: no parcel \"P-1 (x)\" here"
+        );
+        assert_eq!(plain_message("nothing odd"), "nothing odd");
     }
 }

@@ -77,6 +77,12 @@ fn deserialize_message(text: &str) -> String {
             return format!("{name}: unknown parameter; {tail}");
         }
     }
+    if let Some((name, _)) = m
+        .strip_prefix("duplicate field `")
+        .and_then(|r| r.split_once('`'))
+    {
+        return format!("{name}: given more than once");
+    }
     m.to_string()
 }
 
@@ -93,9 +99,29 @@ fn body_message(e: &JsonRejection) -> String {
     match e {
         // A syntax error has no field to name: say it is the body.
         JsonRejection::JsonSyntaxError(_) => format!("body: not JSON: {m}"),
-        _ if m.contains(": ") => m,
+        // `name: problem`, where the name is a field or a path into the body (`a.b[0]`).
+        _ if m
+            .split_once(": ")
+            .is_some_and(|(name, _)| !name.is_empty() && !name.contains(' ')) =>
+        {
+            m
+        }
         _ => format!("body: {m}"),
     }
+}
+
+/// Refuses a date in year 0 or before: chrono reads `0000-01-01` and `-0001-01-01`, but
+/// no record of this registry can be that old, and other programs reading the store
+/// (GeoPackage readers, PostgreSQL's `date`) treat such years differently.
+pub(super) fn plausible_date(field: &str, date: chrono::NaiveDate) -> Result<(), HttpError> {
+    use chrono::Datelike;
+    if date.year() < 1 {
+        return Err(HttpError::BadRequest(format!(
+            "{field}: {date} is in year {} (before year 1); give the real date, YYYY-MM-DD",
+            date.year()
+        )));
+    }
+    Ok(())
 }
 
 pub(super) fn path_param(

@@ -116,6 +116,7 @@ fn to_feature(
             format!("{:?} is not a date (YYYY-MM-DD)", n.inspected_on),
         )
     })?;
+    super::extract::plausible_date("inspected_on", date)?;
     if date > today {
         return Err(bad("inspected_on", format!("{date} is in the future")));
     }
@@ -161,6 +162,9 @@ fn to_feature(
         .inspector
         .filter(|i| !i.trim().is_empty())
         .unwrap_or_else(|| caller.subject.clone());
+    let inspector = crate::auth::check_name(&inspector)
+        .map_err(|m| bad("inspector", m))?
+        .to_string();
     let l = Layer::Inspections;
     // The same id an imported inspection gets (asset, date, kind): recording the same
     // inspection twice updates it rather than counting it twice.

@@ -4,11 +4,15 @@
 mod api;
 pub mod auth;
 mod error;
+mod extent;
 mod extract;
 mod geojson;
 mod inspections;
+mod limits;
+mod links;
 mod ogc;
 mod openapi;
+pub mod server;
 mod tokens;
 mod upload;
 
@@ -54,6 +58,19 @@ pub struct ServeConfig {
     pub body_limit: usize,
     /// How long a request may take before it is answered 408.
     pub request_timeout: Duration,
+    /// How long a connection may take to send a request's head (idle keep-alive time
+    /// included) before it is closed.
+    pub header_timeout: Duration,
+    /// The most connections open at once; more are answered 503 and closed.
+    pub max_connections: usize,
+    /// The base URL links are made with (`https://ms4.example.org`), when the server sits
+    /// behind a proxy or has a public name; else links use the address it listens on.
+    pub public_url: Option<String>,
+    /// Host names (with port, when not the default) a request's `Host` header may name to
+    /// have links made with it; any other `Host` is never echoed into a link.
+    pub allowed_hosts: Vec<String>,
+    /// The address the server listens on, once bound: the fallback for links.
+    pub listen_addr: Option<std::net::SocketAddr>,
 }
 
 impl Default for ServeConfig {
@@ -62,6 +79,11 @@ impl Default for ServeConfig {
             public_read: false,
             body_limit: 200 * 1024 * 1024,
             request_timeout: Duration::from_secs(300),
+            header_timeout: Duration::from_secs(10),
+            max_connections: 512,
+            public_url: None,
+            allowed_hosts: Vec::new(),
+            listen_addr: None,
         }
     }
 }
@@ -153,10 +175,12 @@ pub fn app(state: AppState) -> Router {
         .fallback(not_found)
         .method_not_allowed_fallback(wrong_method)
         .layer(DefaultBodyLimit::max(limit))
+        .layer(from_fn_with_state(state.clone(), limits::refuse_early))
         .layer(tower_http::timeout::TimeoutLayer::with_status_code(
             axum::http::StatusCode::REQUEST_TIMEOUT,
             timeout,
         ))
+        .layer(axum::middleware::from_fn(error::json_bodies))
         .layer(tower_http::trace::TraceLayer::new_for_http())
         .with_state(state)
 }
@@ -195,28 +219,53 @@ async fn health(
     }))
 }
 
-/// Serves until Ctrl-C or SIGTERM, letting requests in flight finish.
+/// Serves until Ctrl-C or SIGTERM, letting requests in flight finish; see [`server`]
+/// for the connection limits.
 pub async fn serve(state: AppState, listener: tokio::net::TcpListener) -> std::io::Result<()> {
-    axum::serve(listener, app(state))
-        .with_graceful_shutdown(shutdown_signal())
-        .await
+    let config = state.config.clone();
+    server::run(listener, app(state), &config, shutdown_signal()).await
 }
 
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+/// Ctrl-C or SIGTERM. The handlers are installed now, not when the future is first
+/// polled, so a signal that arrives while the first connection is being accepted is
+/// still a graceful shutdown rather than the default action (death).
+fn shutdown_signal() -> impl std::future::Future<Output = ()> {
     #[cfg(unix)]
-    let term = async {
-        if let Ok(mut s) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-        {
-            s.recv().await;
-        }
+    let signals = {
+        use tokio::signal::unix::{signal, SignalKind};
+        (
+            signal(SignalKind::interrupt()).ok(),
+            signal(SignalKind::terminate()).ok(),
+        )
     };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        _ = ctrl_c => {},
-        _ = term => {},
+    async move {
+        #[cfg(unix)]
+        {
+            let (mut int, mut term) = signals;
+            let int = async {
+                match int.as_mut() {
+                    Some(s) => {
+                        s.recv().await;
+                    }
+                    None => std::future::pending().await,
+                }
+            };
+            let term = async {
+                match term.as_mut() {
+                    Some(s) => {
+                        s.recv().await;
+                    }
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                _ = int => {},
+                _ = term => {},
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = tokio::signal::ctrl_c().await;
+        }
     }
 }

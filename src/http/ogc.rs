@@ -13,9 +13,11 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
 use geo::Intersects;
-use geo_types::{Coord, Geometry, LineString, Polygon};
+use geo_types::{Coord, Geometry};
 
+use super::extent::{densified_rect, extent_crs84};
 use super::geojson::feature;
+use super::links::base;
 use super::{AppState, HttpError};
 use crate::domain::{GeomKind, Layer};
 use crate::import::crs::cached_reprojector;
@@ -80,21 +82,12 @@ fn parse_crs(param: &str, value: &str, srid: i32) -> Result<i32, HttpError> {
     )))
 }
 
-/// The request's own base URL (scheme and host), for absolute links.
-fn base(headers: &HeaderMap) -> String {
-    let host = headers
-        .get(header::HOST)
-        .and_then(|h| h.to_str().ok())
-        .unwrap_or("127.0.0.1");
-    format!("http://{host}")
-}
-
 fn link(href: String, rel: &str, ty: &str, title: &str) -> serde_json::Value {
     serde_json::json!({"href": href, "rel": rel, "type": ty, "title": title})
 }
 
 async fn landing(headers: HeaderMap, State(state): State<AppState>) -> Json<serde_json::Value> {
-    let b = base(&headers);
+    let b = base(&state.config, &headers);
     let snap = state.snapshot.current();
     Json(serde_json::json!({
         "title": format!("MS4 registry: {}", snap.meta.jurisdiction),
@@ -110,35 +103,6 @@ async fn landing(headers: HeaderMap, State(state): State<AppState>) -> Json<serd
 
 async fn conformance() -> Json<serde_json::Value> {
     Json(serde_json::json!({ "conformsTo": CONFORMS_TO }))
-}
-
-/// A layer's extent in CRS84: its envelope in the registry CRS, with points along each
-/// edge reprojected, since a projected rectangle's edges curve in longitude/latitude.
-fn extent_crs84(snap: &Snapshot, layer: Layer) -> Option<[f64; 4]> {
-    let e = snap.layer(layer).extent()?;
-    let ring = densified_rect(e, 8);
-    let rp = cached_reprojector(snap.meta.srid, 4326).ok()?;
-    let g = rp.apply(&Geometry::Polygon(ring)).ok()?;
-    crate::domain::wkb::bounding_rect(&g).map(|r| [r.min().x, r.min().y, r.max().x, r.max().y])
-}
-
-/// A rectangle as a polygon with `n` points per edge, for reprojecting faithfully.
-fn densified_rect(b: [f64; 4], n: usize) -> Polygon<f64> {
-    let [x0, y0, x1, y1] = b;
-    let corners = [(x0, y0), (x1, y0), (x1, y1), (x0, y1), (x0, y0)];
-    let mut pts = Vec::with_capacity(4 * n + 1);
-    for w in corners.windows(2) {
-        let ((ax, ay), (bx, by)) = (w[0], w[1]);
-        for i in 0..n {
-            let t = i as f64 / n as f64;
-            pts.push(Coord {
-                x: ax + (bx - ax) * t,
-                y: ay + (by - ay) * t,
-            });
-        }
-    }
-    pts.push(pts[0]);
-    Polygon::new(LineString(pts), vec![])
 }
 
 fn collection_json(b: &str, snap: &Snapshot, layer: Layer) -> serde_json::Value {
@@ -166,7 +130,7 @@ fn collection_json(b: &str, snap: &Snapshot, layer: Layer) -> serde_json::Value 
 }
 
 async fn collections(headers: HeaderMap, State(state): State<AppState>) -> Json<serde_json::Value> {
-    let b = base(&headers);
+    let b = base(&state.config, &headers);
     let snap = state.snapshot.current();
     let cols: Vec<_> = Layer::ALL
         .iter()
@@ -193,7 +157,7 @@ async fn collection(
 ) -> Result<Json<serde_json::Value>, HttpError> {
     let layer = layer_of(&layer)?;
     Ok(Json(collection_json(
-        &base(&headers),
+        &base(&state.config, &headers),
         &state.snapshot.current(),
         layer,
     )))
@@ -346,7 +310,7 @@ async fn items(
     }
     let self_url = format!(
         "{}/collections/{}/items{}",
-        base(&headers),
+        base(&state.config, &headers),
         layer.name(),
         raw.as_deref().map(|r| format!("?{r}")).unwrap_or_default()
     );
@@ -390,6 +354,11 @@ fn page(
                     layer.name()
                 )));
             }
+            // Only what lies inside the CRS's area of use can be reprojected (and the
+            // registry holds nothing else): clip the box to it first.
+            let Some(b) = crate::answer::validate::clip_box(b, bbox_crs, srid)? else {
+                return Ok(empty_page(self_url));
+            };
             // The box in the registry's CRS: exactly as given when it is already there,
             // else a densified ring reprojected (its edges curve).
             let area: Geometry<f64> = if bbox_crs == srid {
@@ -493,6 +462,16 @@ fn page(
     Ok(out)
 }
 
+/// A page with no features: a box outside the area the registry's CRS covers.
+fn empty_page(self_url: &str) -> String {
+    serde_json::json!({
+        "type": "FeatureCollection", "features": [], "numberMatched": 0, "numberReturned": 0,
+        "timeStamp": chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        "links": [{"href": self_url, "rel": "self", "type": "application/geo+json"}],
+    })
+    .to_string()
+}
+
 /// The same URL with `offset` set.
 fn with_offset(url: &str, offset: usize) -> String {
     let (path, query) = url.split_once('?').unwrap_or((url, ""));
@@ -539,7 +518,7 @@ async fn item(
     feature(&mut out, f, layer, rp.as_deref())?;
     // Links belong inside the feature object: splice them in before its closing brace.
     out.pop();
-    let b = base(&headers);
+    let b = base(&state.config, &headers);
     let _ = write!(
         out,
         r#","links":[{},{}]}}"#,

@@ -106,6 +106,36 @@ pub const ROUTES: &[Route] = &[
     r("delete", "/api/tokens/{id}", "Revoke a token", &[], None, Access::Role("admin")),
 ];
 
+/// The media type of a route's answer: GeoJSON for features, JSON otherwise.
+fn media_type(path: &str) -> &'static str {
+    if path.contains("/items") {
+        "application/geo+json"
+    } else {
+        "application/json"
+    }
+}
+
+/// A query parameter's schema, with the constraints the service checks.
+fn param_schema(path: &str, name: &str) -> serde_json::Value {
+    use serde_json::json;
+    match name {
+        "limit" => json!({"type": "integer", "minimum": 1, "maximum": 10000, "default": 100}),
+        "offset" => json!({"type": "integer", "minimum": 0, "default": 0}),
+        "k" => json!({"type": "integer", "minimum": 1, "maximum": crate::answer::nearby::MAX_K}),
+        "lon" => json!({"type": "number", "minimum": -180, "maximum": 180}),
+        "lat" => json!({"type": "number", "minimum": -90, "maximum": 90}),
+        "x" | "y" => json!({"type": "number"}),
+        "overdue_after_days" => json!({"type": "integer", "minimum": 0}),
+        "all" | "upstream" | "downstream" => json!({"type": "boolean"}),
+        "direction" => json!({"type": "string", "enum": ["upstream", "downstream"]}),
+        "bbox" if path.contains("/items") => json!({
+            "type": "array", "minItems": 4, "maxItems": 6,
+            "items": {"type": "number"},
+        }),
+        _ => json!({"type": "string"}),
+    }
+}
+
 /// The OpenAPI document.
 pub fn spec() -> serde_json::Value {
     let mut paths = serde_json::Map::new();
@@ -117,17 +147,40 @@ pub fn spec() -> serde_json::Value {
             .map(|p| serde_json::json!({"name": p, "in": "path", "required": true, "schema": {"type": "string"}}))
             .collect();
         params.extend(route.query.iter().filter(|(n, _)| !n.starts_with('{')).map(|(n, d)| {
-            serde_json::json!({"name": n, "in": "query", "required": false, "description": d, "schema": {"type": "string"}})
+            let schema = param_schema(route.path, n);
+            let mut p = serde_json::json!({"name": n, "in": "query", "required": false, "description": d, "schema": schema});
+            if p["schema"]["type"] == "array" {
+                // bbox=1,2,3,4 (OGC API Features), not bbox=1&bbox=2...
+                p["style"] = "form".into();
+                p["explode"] = false.into();
+            }
+            p
         }));
         let error = serde_json::json!({"description": "an error; the message names the parameter at fault", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}});
+        let ok = if route.method == "post"
+            && (route.path == "/api/inspections" || route.path == "/api/tokens")
+        {
+            "201"
+        } else {
+            "200"
+        };
         let mut op = serde_json::json!({
             "summary": route.summary,
             "parameters": params,
             "responses": {
-                "200": {"description": "the answer", "content": {"application/json": {}}},
-                "400": error, "404": error,
+                ok: {"description": "the answer", "content": {media_type(route.path): {}}},
+                "400": error, "404": error, "405": error, "408": error, "413": error,
+                "414": error, "431": error, "503": error,
             },
         });
+        if route.path == "/api/inspections" {
+            op["responses"]["200"] = serde_json::json!({"description": "the same inspection again, updated", "content": {"application/json": {}}});
+        }
+        if route.path.ends_with("/import") {
+            // An upload's file can be refused as a whole (422) besides the form's errors.
+            op["responses"]["201"] = serde_json::json!({"description": "imported: the quality report", "content": {"application/json": {}}});
+            op["responses"]["422"] = error.clone();
+        }
         match route.access {
             Access::Open => op["security"] = serde_json::json!([]),
             Access::Read => {

@@ -35,12 +35,8 @@ async fn create(
         .role
         .parse()
         .map_err(|e: auth::UnknownRole| HttpError::BadRequest(format!("role: {e}")))?;
-    let subject = req.subject.trim();
-    if subject.is_empty() {
-        return Err(HttpError::BadRequest(
-            "subject: must name who holds the token".into(),
-        ));
-    }
+    let subject = auth::check_name(&req.subject)
+        .map_err(|m| HttpError::BadRequest(format!("subject: {m}")))?;
     let expires_at = req
         .expires_at
         .as_deref()

@@ -229,6 +229,8 @@ pub(crate) async fn refuses_bad_input(s: &Api, pk: &Picks) {
         .await,
     );
 
+    places_outside_the_crs_area_are_refused(s).await;
+
     bad(
         "screen without disturbed",
         s.get("/api/screen", &[]).await,
@@ -239,4 +241,51 @@ pub(crate) async fn refuses_bad_input(s: &Api, pk: &Picks) {
         s.get("/api/screen", &[("disturbed", "big")]).await,
         "disturbed",
     );
+}
+
+/// Points and footprints the registry's CRS cannot place (outside its area of use, empty,
+/// a single point, the whole world, in a geocentric CRS) are 400s naming the parameter.
+async fn places_outside_the_crs_area_are_refused(s: &Api) {
+    let n = "/api/nearby";
+    bad(
+        "lon/lat 0,0 (the Gulf of Guinea)",
+        s.get(n, &[("lon", "0"), ("lat", "0")]).await,
+        "lon/lat",
+    );
+    bad("x/y 0,0", s.get(n, &[("x", "0"), ("y", "0")]).await, "x/y");
+    bad(
+        "x/y 1e308",
+        s.get(n, &[("x", "1e308"), ("y", "1e308")]).await,
+        "x/y",
+    );
+    let d = "/api/determinations";
+    let det = |footprint: &str| format!(r#"{{"footprint": {footprint}, "disturbed": "1acre"}}"#);
+    let cases = [
+        ("an empty polygon", r#"{"type":"Polygon","coordinates":[]}"#),
+        (
+            "a one-point polygon",
+            r#"{"type":"Polygon","coordinates":[[[-73.85,41.22],[-73.85,41.22],[-73.85,41.22],[-73.85,41.22]]]}"#,
+        ),
+        (
+            "the whole world",
+            r#"{"type":"Polygon","coordinates":[[[-180,-90],[180,-90],[180,90],[-180,90],[-180,-90]]]}"#,
+        ),
+        (
+            "a geocentric (EPSG:4978) footprint",
+            r#"{"type":"Feature","crs":{"type":"name","properties":{"name":"urn:ogc:def:crs:EPSG::4978"}},"properties":{},"geometry":{"type":"Polygon","coordinates":[[[1330000,-4650000],[1331000,-4650000],[1331000,-4651000],[1330000,-4651000],[1330000,-4650000]]]}}"#,
+        ),
+    ];
+    for (what, fp) in cases {
+        bad(what, s.post(d, &[], det(fp)).await, "footprint");
+        bad(
+            what,
+            s.post(
+                "/api/receiving-waters",
+                &[],
+                format!(r#"{{"footprint": {fp}}}"#),
+            )
+            .await,
+            "footprint",
+        );
+    }
 }
