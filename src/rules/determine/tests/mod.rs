@@ -1,6 +1,7 @@
 //! Table-driven tests of the determination against the builtin profiles.
 
 mod activity;
+mod assumptions;
 mod carmel;
 mod condition_one;
 mod findings;
