@@ -40,7 +40,10 @@ fn line(pts: &[(f64, f64)]) -> String {
 }
 
 fn parcel(id: &str, x: f64, y: f64) -> String {
-    feature(&format!(r#""parcel_id":"{id}","land_use":"210""#), &rect(x, y, 300.0, 300.0))
+    feature(
+        &format!(r#""parcel_id":"{id}","land_use":"210""#),
+        &rect(x, y, 300.0, 300.0),
+    )
 }
 
 fn watershed(id: &str, drains_to: &str, x: f64, y: f64, w: f64, h: f64) -> String {
@@ -87,8 +90,14 @@ fn build(dir: &Path, jurisdiction: &str, url: Option<String>) -> String {
             fc(&[
                 water(r#""water_id":"W-1","name":"Byram River""#, x(0.0)),
                 water(r#""water_id":"W-2","name":"Sliver Brook""#, x(2.0)),
-                water(r#""water_id":"W-3","name":"Delisted Creek","listed_303d":"N""#, x(3.0)),
-                water(r#""water_id":"W-4","name":"Upper Run","flows_to":"W-5""#, x(5.0)),
+                water(
+                    r#""water_id":"W-3","name":"Delisted Creek","listed_303d":"N""#,
+                    x(3.0),
+                ),
+                water(
+                    r#""water_id":"W-4","name":"Upper Run","flows_to":"W-5""#,
+                    x(5.0),
+                ),
                 water(r#""water_id":"W-5","name":"Lower Run""#, x(5.0) + 500.0),
                 water(r#""water_id":"W-6","name":"Old Pond""#, x(4.0)),
                 water(r#""water_id":"W-7","name":"Covered Lake""#, x(6.0)),
@@ -201,19 +210,56 @@ fn item8_carmel_156_80_exempt_activities_tri_state_facts_and_their_counter_cases
     // (fact flags, exempt?, the not-evaluated list must no longer name)
     let cases: &[(&[&str], bool, &str)] = &[
         (&["--agricultural-activity"], true, "agricultural activity;"),
-        (&["--agricultural-activity", "false"], false, "agricultural activity;"),
+        (
+            &["--agricultural-activity", "false"],
+            false,
+            "agricultural activity;",
+        ),
         (&["--silviculture"], true, "silvicultural activity (except"),
-        (&["--silviculture=false"], false, "silvicultural activity (except"),
-        (&["--routine-maintenance"], true, "routine maintenance under"),
-        (&["--routine-maintenance", "false"], false, "routine maintenance under"),
-        (&["--plat-approved-on", "2008-12-17"], true, "plat the Planning Board"),
-        (&["--plat-approved-on", "2008-12-18"], false, "plat the Planning Board"),
-        (&["--building-permit-approved-on", "2008-12-17"], true, "a building permit approved"),
-        (&["--building-permit-approved-on", "2009-01-02"], false, "a building permit approved"),
+        (
+            &["--silviculture=false"],
+            false,
+            "silvicultural activity (except",
+        ),
+        (
+            &["--routine-maintenance"],
+            true,
+            "routine maintenance under",
+        ),
+        (
+            &["--routine-maintenance", "false"],
+            false,
+            "routine maintenance under",
+        ),
+        (
+            &["--plat-approved-on", "2008-12-17"],
+            true,
+            "plat the Planning Board",
+        ),
+        (
+            &["--plat-approved-on", "2008-12-18"],
+            false,
+            "plat the Planning Board",
+        ),
+        (
+            &["--building-permit-approved-on", "2008-12-17"],
+            true,
+            "a building permit approved",
+        ),
+        (
+            &["--building-permit-approved-on", "2009-01-02"],
+            false,
+            "a building permit approved",
+        ),
     ];
     for (flags, exempt, gone) in cases {
         let d = det(&c, "P-FALSE", "0.5acre", flags);
-        assert_eq!(d["exempt"]["result"], *exempt, "{flags:?}: {}", reasons(&d["exempt"]));
+        assert_eq!(
+            d["exempt"]["result"],
+            *exempt,
+            "{flags:?}: {}",
+            reasons(&d["exempt"])
+        );
         let r = reasons(&d["exempt"]);
         let listed = r
             .split("not evaluated, for want of facts")
@@ -238,8 +284,14 @@ fn item8_facility_eoh_construction_permit_and_north_castle_267_3_facts() {
     // Carmel § 156-86: the facility fact decides the easement when no Condition is met.
     for (flags, want) in [
         (&[][..], "depends"),
-        (&["--requires-stormwater-management-facility"][..], "applies"),
-        (&["--requires-stormwater-management-facility", "false"][..], "does_not_apply"),
+        (
+            &["--requires-stormwater-management-facility"][..],
+            "applies",
+        ),
+        (
+            &["--requires-stormwater-management-facility", "false"][..],
+            "does_not_apply",
+        ),
     ] {
         let d = det(&c, "P-FALSE", "0.5acre", flags);
         assert_eq!(status(&d, "maintenance_easement"), want, "{flags:?}");
@@ -249,14 +301,22 @@ fn item8_facility_eoh_construction_permit_and_north_castle_267_3_facts() {
     // § 267-4B: routine maintenance is not a land development activity.
     let d = det(&nc, "P-FALSE", "0.5acre", &["--routine-maintenance"]);
     assert_eq!(d["land_development_activity"]["result"], false);
-    let d = det(&nc, "P-FALSE", "0.5acre", &["--routine-maintenance", "false"]);
+    let d = det(
+        &nc,
+        "P-FALSE",
+        "0.5acre",
+        &["--routine-maintenance", "false"],
+    );
     assert_eq!(d["land_development_activity"]["result"], true);
     let d = det(&nc, "P-FALSE", "0.5acre", &[]);
     assert!(reasons(&d["land_development_activity"]).contains("not evaluated, for want of facts"));
     // NYC East of Hudson: at 5,000 sq ft it decides the permit indicator.
     for (flags, want) in [
         (&["--in-nyc-east-of-hudson-watershed"][..], "indicated"),
-        (&["--in-nyc-east-of-hudson-watershed", "false"][..], "does_not_apply"),
+        (
+            &["--in-nyc-east-of-hudson-watershed", "false"][..],
+            "does_not_apply",
+        ),
         (&[][..], "depends"),
     ] {
         let d = det(&nc, "P-FALSE", "5000sqft", flags);
@@ -266,15 +326,38 @@ fn item8_facility_eoh_construction_permit_and_north_castle_267_3_facts() {
     // outside; a plat date waits for the effective date's confirmation (AMB-14).
     let d = det(&nc, "P-FALSE", "0.5acre", &[]);
     let r = reasons(&d["exempt"]);
-    assert!(r.contains("§ 267-3C(5)") && r.contains("§ 267-3C(6)"), "{r}");
-    let d = det(&nc, "P-FALSE", "0.5acre", &["--completed-before-effective-date"]);
+    assert!(
+        r.contains("§ 267-3C(5)") && r.contains("§ 267-3C(6)"),
+        "{r}"
+    );
+    let d = det(
+        &nc,
+        "P-FALSE",
+        "0.5acre",
+        &["--completed-before-effective-date"],
+    );
     assert_eq!(d["exempt"]["result"], true);
-    let d = det(&nc, "P-FALSE", "0.5acre", &["--completed-before-effective-date", "false"]);
+    let d = det(
+        &nc,
+        "P-FALSE",
+        "0.5acre",
+        &["--completed-before-effective-date", "false"],
+    );
     assert_eq!(d["exempt"]["result"], false);
-    let d = det(&nc, "P-FALSE", "0.5acre", &["--plat-approved-on", "2007-01-01"]);
+    let d = det(
+        &nc,
+        "P-FALSE",
+        "0.5acre",
+        &["--plat-approved-on", "2007-01-01"],
+    );
     assert_eq!(d["exempt"]["result"], false);
     assert!(open(&d).contains("AMB-14"), "{}", open(&d));
-    let d = det(&nc, "P-FALSE", "0.5acre", &["--approved-before-effective-date"]);
+    let d = det(
+        &nc,
+        "P-FALSE",
+        "0.5acre",
+        &["--approved-before-effective-date"],
+    );
     assert!(open(&d).contains("§ 267-3C(6)"), "{}", open(&d));
 
     let dir3 = tempfile::tempdir().unwrap();
@@ -310,7 +393,10 @@ fn item9_carmel_156_81c1_no_evidence_is_undetermined_and_what_follows_depends() 
     assert_eq!(d["conditions"]["condition_one"]["result"], false);
     assert_eq!(status(&d, "post_construction_controls"), "does_not_apply");
     // The table says so in words.
-    let out = run_ok(&c, &["determine", "--parcel", "P-OUT", "--disturbed", "0.5acre"]);
+    let out = run_ok(
+        &c,
+        &["determine", "--parcel", "P-OUT", "--disturbed", "0.5acre"],
+    );
     assert!(out.contains("Condition One: undetermined"), "{out}");
 }
 
@@ -328,7 +414,9 @@ fn item10_carmel_amb30_explicit_false_and_the_list_cycle() {
     let c1 = &d["conditions"]["condition_one"];
     assert_eq!(c1["result"], true, "{c1}");
     assert!(reasons(c1).contains("2022 list cycle"), "{c1}");
-    assert!(c1["evidence"].to_string().contains("303(d) list cycle used: 2022"));
+    assert!(c1["evidence"]
+        .to_string()
+        .contains("303(d) list cycle used: 2022"));
     // W-6 is listed only in 2018; the profile reads the latest cycle (2022).
     let d = det(&c, "P-OLD", "0.5acre", &[]);
     let c1 = &d["conditions"]["condition_one"];
@@ -379,7 +467,10 @@ fn item12_carmel_156_81c1_downstream_waters_and_tmdl_covered_waters() {
     let c1 = &d["conditions"]["condition_one"];
     assert_eq!(c1["result"], true, "{c1}");
     let r = reasons(c1);
-    assert!(r.contains("W-4 → W-5") && r.contains("1 of at most 10 steps"), "{r}");
+    assert!(
+        r.contains("W-4 → W-5") && r.contains("1 of at most 10 steps"),
+        "{r}"
+    );
     // T-9 names W-7 as covered: met although its polygon is far away.
     let d = det(&c, "P-TMDL", "0.5acre", &[]);
     let c1 = &d["conditions"]["condition_one"];
@@ -411,12 +502,25 @@ fn item13_duties_of_every_project_carmel_156_81_83_89_and_north_castle_267_5_7()
         ("fees", "may_be_required"),
     ] {
         assert_eq!(status(&small, kind), inside, "Carmel 0.5 acre {kind}");
-        assert_eq!(status(&none, kind), "does_not_apply", "Carmel 4,000 sq ft {kind}");
+        assert_eq!(
+            status(&none, kind),
+            "does_not_apply",
+            "Carmel 4,000 sq ft {kind}"
+        );
     }
-    let d = det(&c, "P-FALSE", "0.5acre", &["--requires-stormwater-management-facility", "false"]);
+    let d = det(
+        &c,
+        "P-FALSE",
+        "0.5acre",
+        &["--requires-stormwater-management-facility", "false"],
+    );
     assert_eq!(status(&d, "as_built_plans"), "does_not_apply");
     let d = det(&c, "P-FALSE", "2acres", &[]);
-    assert_eq!(status(&d, "as_built_plans"), "applies", "Condition Three met");
+    assert_eq!(
+        status(&d, "as_built_plans"),
+        "applies",
+        "Condition Three met"
+    );
 
     let dir2 = tempfile::tempdir().unwrap();
     let nc = build(dir2.path(), "north-castle-ny", None);
@@ -441,18 +545,33 @@ fn item13_duties_of_every_project_carmel_156_81_83_89_and_north_castle_267_5_7()
     assert_eq!(status(&d, "construction_inspections"), "does_not_apply");
     assert_eq!(status(&d, "enhanced_phosphorus"), "does_not_apply");
     let d = det(&nc, "P-FALSE", "1.5acres", &[]);
-    assert_eq!(status(&d, "construction_inspections"), "applies", "§ 267-7A(5)");
-    let d = det(&nc, "P-FALSE", "0.5acre", &["--gp-enhanced-phosphorus", "false"]);
+    assert_eq!(
+        status(&d, "construction_inspections"),
+        "applies",
+        "§ 267-7A(5)"
+    );
+    let d = det(
+        &nc,
+        "P-FALSE",
+        "0.5acre",
+        &["--gp-enhanced-phosphorus", "false"],
+    );
     assert_eq!(status(&d, "enhanced_phosphorus"), "does_not_apply");
     let none = det(&nc, "P-FALSE", "4000sqft", &[]);
-    assert_eq!(status(&none, "trained_contractor_on_site"), "does_not_apply");
+    assert_eq!(
+        status(&none, "trained_contractor_on_site"),
+        "does_not_apply"
+    );
 }
 
 #[test]
 fn item16_the_table_reads_in_words_and_fits_100_columns() {
     let dir = tempfile::tempdir().unwrap();
     let c = build(dir.path(), "carmel-ny", None);
-    let out = run_ok(&c, &["determine", "--parcel", "P-IN", "--disturbed", "2acres"]);
+    let out = run_ok(
+        &c,
+        &["determine", "--parcel", "P-IN", "--disturbed", "2acres"],
+    );
     assert!(out.contains("Post-construction controls: applies"), "{out}");
     assert!(!out.contains("PostConstructionControls"), "{out}");
     assert!(out.contains("*land development activity*"), "{out}");
@@ -480,13 +599,46 @@ async fn items8_to_13_over_http_equal_the_cli_on_both_stores() {
         let url = build(dir.path(), "carmel-ny", url);
         let server = serve(&url, &["--public-read"]);
         let cases: &[(&str, &str, &[&str])] = &[
-            (r#"{"parcel":"P-FALSE","disturbed":"0.5acre","agricultural_activity":true}"#, "P-FALSE", &["--agricultural-activity"]),
-            (r#"{"parcel":"P-FALSE","disturbed":"0.5acre","agricultural_activity":"false","routine_maintenance":false}"#, "P-FALSE", &["--agricultural-activity", "false", "--routine-maintenance", "false"]),
-            (r#"{"parcel":"P-FALSE","disturbed":"0.5acre","plat_approved_on":"2008-12-17"}"#, "P-FALSE", &["--plat-approved-on", "2008-12-17"]),
-            (r#"{"parcel":"P-OUT","disturbed":"0.5acre","requires_stormwater_management_facility":null}"#, "P-OUT", &[]),
-            (r#"{"parcel":"P-SLIVER","disturbed":"0.5acre"}"#, "P-SLIVER", &[]),
-            (r#"{"parcel":"P-DOWN","disturbed":"0.5acre"}"#, "P-DOWN", &[]),
-            (r#"{"parcel":"P-TMDL","disturbed":"0.5acre","silviculture":false}"#, "P-TMDL", &["--silviculture", "false"]),
+            (
+                r#"{"parcel":"P-FALSE","disturbed":"0.5acre","agricultural_activity":true}"#,
+                "P-FALSE",
+                &["--agricultural-activity"],
+            ),
+            (
+                r#"{"parcel":"P-FALSE","disturbed":"0.5acre","agricultural_activity":"false","routine_maintenance":false}"#,
+                "P-FALSE",
+                &[
+                    "--agricultural-activity",
+                    "false",
+                    "--routine-maintenance",
+                    "false",
+                ],
+            ),
+            (
+                r#"{"parcel":"P-FALSE","disturbed":"0.5acre","plat_approved_on":"2008-12-17"}"#,
+                "P-FALSE",
+                &["--plat-approved-on", "2008-12-17"],
+            ),
+            (
+                r#"{"parcel":"P-OUT","disturbed":"0.5acre","requires_stormwater_management_facility":null}"#,
+                "P-OUT",
+                &[],
+            ),
+            (
+                r#"{"parcel":"P-SLIVER","disturbed":"0.5acre"}"#,
+                "P-SLIVER",
+                &[],
+            ),
+            (
+                r#"{"parcel":"P-DOWN","disturbed":"0.5acre"}"#,
+                "P-DOWN",
+                &[],
+            ),
+            (
+                r#"{"parcel":"P-TMDL","disturbed":"0.5acre","silviculture":false}"#,
+                "P-TMDL",
+                &["--silviculture", "false"],
+            ),
         ];
         for (body, parcel, flags) in cases {
             let r = client
@@ -498,7 +650,15 @@ async fn items8_to_13_over_http_equal_the_cli_on_both_stores() {
                 .unwrap();
             assert_eq!(r.status().as_u16(), 200, "{kind} {body}");
             let http: Value = r.json().await.unwrap();
-            let mut args = vec!["determine", "--parcel", parcel, "--disturbed", "0.5acre", "--format", "json"];
+            let mut args = vec![
+                "determine",
+                "--parcel",
+                parcel,
+                "--disturbed",
+                "0.5acre",
+                "--format",
+                "json",
+            ];
             args.extend_from_slice(flags);
             let cli: Value = serde_json::from_str(&run_ok(&url, &args)).unwrap();
             assert_eq!(http, cli, "{kind} {body}");
@@ -525,7 +685,10 @@ async fn items8_to_13_over_http_equal_the_cli_on_both_stores() {
             .json()
             .await
             .unwrap();
-        assert!(r["determination"]["conditions"]["condition_one"]["result"].is_null(), "{kind}");
+        assert!(
+            r["determination"]["conditions"]["condition_one"]["result"].is_null(),
+            "{kind}"
+        );
         let bad = client
             .post(format!("{}/api/determinations", server.base))
             .header("content-type", "application/json")
@@ -533,6 +696,10 @@ async fn items8_to_13_over_http_equal_the_cli_on_both_stores() {
             .send()
             .await
             .unwrap();
-        assert_eq!(bad.status().as_u16(), 400, "{kind}: a bad date is the caller's error");
+        assert_eq!(
+            bad.status().as_u16(),
+            400,
+            "{kind}: a bad date is the caller's error"
+        );
     }
 }

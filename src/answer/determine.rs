@@ -179,7 +179,9 @@ fn tri<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {
         Some(Wire::Bool(b)) => Ok(Some(b)),
         Some(Wire::Int(1)) => Ok(Some(true)),
         Some(Wire::Int(0)) => Ok(Some(false)),
-        Some(Wire::Int(i)) => Err(serde::de::Error::custom(format!("{i} is not true or false"))),
+        Some(Wire::Int(i)) => Err(serde::de::Error::custom(format!(
+            "{i} is not true or false"
+        ))),
         Some(Wire::Text(s)) if s.trim().is_empty() => Ok(None),
         Some(Wire::Text(s)) => tri_arg(&s).map(Some).map_err(serde::de::Error::custom),
     }
@@ -320,7 +322,10 @@ pub fn water_options(ask: &Ask<'_>) -> WaterOptions {
         unit: DistanceUnit::Ft,
     });
     if let Some(s) = p.assumption("AMB-07").map(|a| &a.setting) {
-        o.min_share = s.get("min_watershed_share").and_then(|v| v.as_f64()).unwrap_or(0.0);
+        o.min_share = s
+            .get("min_watershed_share")
+            .and_then(|v| v.as_f64())
+            .unwrap_or(0.0);
         o.min_overlap = s
             .get("min_watershed_overlap_sqft")
             .and_then(|v| v.as_f64())
@@ -334,7 +339,10 @@ pub fn water_options(ask: &Ask<'_>) -> WaterOptions {
             .max(0.0) as usize;
     }
     if let Some(s) = p.assumption("AMB-30").map(|a| &a.setting) {
-        o.list_cycle = s.get("list_cycle").and_then(|v| v.as_f64()).map(|c| c as i64);
+        o.list_cycle = s
+            .get("list_cycle")
+            .and_then(|v| v.as_f64())
+            .map(|c| c as i64);
     }
     o
 }

@@ -162,8 +162,16 @@ fn print_determination(d: &rules::Determination) {
     );
     print_finding("Exempt", yes_no(d.exempt.result), &d.exempt);
     if let Some(c) = &d.conditions {
-        print_finding("Condition One", tri_words(c.condition_one.result), &c.condition_one);
-        print_finding("Condition Two", tri_words(c.condition_two.result), &c.condition_two);
+        print_finding(
+            "Condition One",
+            tri_words(c.condition_one.result),
+            &c.condition_one,
+        );
+        print_finding(
+            "Condition Two",
+            tri_words(c.condition_two.result),
+            &c.condition_two,
+        );
         print_finding(
             "Condition Three",
             tri_words(c.condition_three.result),
@@ -251,7 +259,8 @@ pub(super) async fn run_screen(store_url: &str, a: ScreenArgs) -> anyhow::Result
                     vec![
                         r.parcel_id.clone(),
                         f.map_or("", |f| tri_words(f.result)).to_string(),
-                        f.and_then(|f| f.reasons.last().cloned()).unwrap_or_default(),
+                        f.and_then(|f| f.reasons.last().cloned())
+                            .unwrap_or_default(),
                     ]
                 })
                 .collect();

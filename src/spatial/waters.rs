@@ -349,10 +349,7 @@ pub fn receiving_waters_with(
                 chain.push(next.clone());
                 if !seen.contains(&next) {
                     seen.push(next.clone());
-                    reached.push((
-                        next.clone(),
-                        format!("downstream: {}", chain.join(" → ")),
-                    ));
+                    reached.push((next.clone(), format!("downstream: {}", chain.join(" → "))));
                 }
                 here = next;
             }
@@ -450,7 +447,11 @@ fn latest_cycle(snap: &Snapshot) -> Option<i64> {
     snap.layer(Layer::Impairments)
         .features
         .iter()
-        .filter_map(|i| i.get(Layer::Impairments, "cycle").as_f64().map(|c| c as i64))
+        .filter_map(|i| {
+            i.get(Layer::Impairments, "cycle")
+                .as_f64()
+                .map(|c| c as i64)
+        })
         .max()
 }
 
@@ -546,7 +547,11 @@ pub fn outfall_water(snap: &Snapshot, outfall: &str, tol: f64) -> (Option<String
 /// its impairments, or its `listed_303d` flag. `None` when it is not listed, with a note
 /// when the data would have said otherwise: an explicit `listed_303d = false` is never
 /// overridden by an impairment row (nor a row of another cycle taken as a listing).
-fn listing(snap: &Snapshot, water_id: &str, cycle: Option<i64>) -> (Option<Listing>, Option<String>) {
+fn listing(
+    snap: &Snapshot,
+    water_id: &str,
+    cycle: Option<i64>,
+) -> (Option<Listing>, Option<String>) {
     let water = snap.layer(Layer::ReceivingWaters).get(water_id);
     let flag = water.and_then(|w| w.get(Layer::ReceivingWaters, "listed_303d").as_bool());
     let mut pollutants: Vec<String> = Vec::new();
@@ -559,7 +564,10 @@ fn listing(snap: &Snapshot, water_id: &str, cycle: Option<i64>) -> (Option<Listi
             let Some(p) = i.get(Layer::Impairments, "pollutant").as_str() else {
                 continue;
             };
-            let row_cycle = i.get(Layer::Impairments, "cycle").as_f64().map(|c| c as i64);
+            let row_cycle = i
+                .get(Layer::Impairments, "cycle")
+                .as_f64()
+                .map(|c| c as i64);
             match (cycle, row_cycle) {
                 (Some(c), Some(r)) if c != r => {
                     if !other_cycles.contains(&r) {

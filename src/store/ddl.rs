@@ -32,7 +32,11 @@ pub fn postgres_type(ty: FieldType) -> &'static str {
 /// stem). 0002 creates every other field of `domain::layer`; each of these migrations
 /// holds `ALTER TABLE … ADD COLUMN …` for its fields (see the test below).
 pub const ADDED_LATER: &[(Layer, &str, &str)] = &[
-    (Layer::ReceivingWaters, "flows_to", "0005_add_downstream_waters"),
+    (
+        Layer::ReceivingWaters,
+        "flows_to",
+        "0005_add_downstream_waters",
+    ),
     (Layer::TmdlAreas, "waters", "0005_add_downstream_waters"),
 ];
 
@@ -50,7 +54,11 @@ pub fn sqlite_layer_table(layer: Layer) -> String {
         cols.push(format!("  geom {}", layer.geom_kind().ogc_name()));
     }
     cols.push(format!("  {} TEXT NOT NULL UNIQUE", layer.id_field()));
-    for f in layer.fields().iter().filter(|f| !added_later(layer, f.name)) {
+    for f in layer
+        .fields()
+        .iter()
+        .filter(|f| !added_later(layer, f.name))
+    {
         cols.push(format!("  {} {}", f.name, sqlite_type(f.ty)));
     }
     cols.push("  extra TEXT".into());
@@ -72,7 +80,11 @@ pub fn postgres_layer_table(layer: Layer) -> String {
         cols.push(format!("  geom geometry({})", postgis_type_name(kind)));
     }
     cols.push(format!("  {} TEXT NOT NULL UNIQUE", layer.id_field()));
-    for f in layer.fields().iter().filter(|f| !added_later(layer, f.name)) {
+    for f in layer
+        .fields()
+        .iter()
+        .filter(|f| !added_later(layer, f.name))
+    {
         cols.push(format!("  {} {}", f.name, postgres_type(f.ty)));
     }
     cols.push("  extra JSONB".into());

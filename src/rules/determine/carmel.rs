@@ -172,7 +172,9 @@ fn exemptions(cx: &mut Ctx<'_>) -> Finding<bool> {
         Some(false) => {
             f.because("given: the activity is not silvicultural activity");
         }
-        None => not_evaluated.push("silvicultural activity (except landing areas and log haul roads)"),
+        None => {
+            not_evaluated.push("silvicultural activity (except landing areas and log haul roads)")
+        }
     }
     match facts.routine_maintenance {
         Some(true) => {
@@ -605,7 +607,8 @@ fn every_project_duties(
         every,
     );
     if outside.is_none() {
-        let (within, reason) = cx.meets_or_not("max_disturbance_at_one_time", "disturbance at one time");
+        let (within, reason) =
+            cx.meets_or_not("max_disturbance_at_one_time", "disturbance at one time");
         at_once.because(reason);
         at_once.because(if within {
             "the whole project is within the limit, so any phasing meets it"

@@ -397,7 +397,11 @@ pub(super) fn practice_status(
 }
 
 /// Why a practice duty has its status, in words.
-pub(super) fn practice_reason(status: RequirementStatus, outside: Option<&str>, law: &str) -> String {
+pub(super) fn practice_reason(
+    status: RequirementStatus,
+    outside: Option<&str>,
+    law: &str,
+) -> String {
     use RequirementStatus as S;
     match (status, outside) {
         (_, Some(why)) => format!("{law} does not reach the project: {why}"),

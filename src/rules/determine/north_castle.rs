@@ -93,7 +93,9 @@ fn land_development_activity(cx: &mut Ctx<'_>) -> Finding<bool> {
             f.because("'land development activity does not include routine maintenance that is performed to maintain the original line and grade, hydraulic capacity or original purpose of a facility' (no size limit in North Castle)");
         }
         Some(false) => {
-            f.because("given: the activity is not routine maintenance to the original line and grade");
+            f.because(
+                "given: the activity is not routine maintenance to the original line and grade",
+            );
         }
         None if by_area => {
             f.because("not evaluated, for want of facts: whether the activity is routine maintenance to the original line and grade, hydraulic capacity or original purpose of a facility, which the definition excludes");
@@ -133,10 +135,15 @@ fn exemptions(cx: &mut Ctx<'_>) -> Finding<bool> {
         ),
         DateTest::After | DateTest::Unconfirmed => {}
     }
-    match cx.date_exemption(&mut f, "the building permit", facts.building_permit_approved_on) {
+    match cx.date_exemption(
+        &mut f,
+        "the building permit",
+        facts.building_permit_approved_on,
+    ) {
         DateTest::Exempt => exempt = true,
-        DateTest::NotGiven => not_evaluated
-            .push("a building permit approved on or before the chapter's effective date (§ 267-3D(3))"),
+        DateTest::NotGiven => not_evaluated.push(
+            "a building permit approved on or before the chapter's effective date (§ 267-3D(3))",
+        ),
         DateTest::After | DateTest::Unconfirmed => {}
     }
     match facts.completed_before_effective_date {
@@ -147,8 +154,9 @@ fn exemptions(cx: &mut Ctx<'_>) -> Finding<bool> {
         Some(false) => {
             f.because("given: the project was not physically completed before the chapter's effective date");
         }
-        None => not_evaluated
-            .push("a project physically completed before the chapter's effective date (§ 267-3C(5))"),
+        None => not_evaluated.push(
+            "a project physically completed before the chapter's effective date (§ 267-3C(5))",
+        ),
     }
     match facts.approved_before_effective_date {
         Some(true) => {

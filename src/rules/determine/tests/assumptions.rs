@@ -81,11 +81,18 @@ fn check(id: &str, amb: &str) {
             let d = run(CARMEL, &facts(sqft(6_000.0)), &listed("pathogens"));
             let c1 = &d.conditions.unwrap().condition_one;
             assert_eq!(c1.result, Some(true));
-            assert!(c1.evidence.iter().any(|e| format!("{e:?}").contains("pathogens")));
+            assert!(c1
+                .evidence
+                .iter()
+                .any(|e| format!("{e:?}").contains("pathogens")));
         }
         // The stormwater-source qualifier binds TMDL watersheds only.
         "AMB-09" => {
-            let d = run(CARMEL, &facts(sqft(6_000.0)), &tmdl("sediment", Some(false), 9.0));
+            let d = run(
+                CARMEL,
+                &facts(sqft(6_000.0)),
+                &tmdl("sediment", Some(false), 9.0),
+            );
             assert_eq!(conditions_tri(&d)[0], Some(false));
             let d = run(CARMEL, &facts(sqft(6_000.0)), &listed("sediment"));
             assert_eq!(conditions_tri(&d)[0], Some(true));
@@ -117,16 +124,17 @@ fn check(id: &str, amb: &str) {
             };
             let d = run(id, &f, &unlisted_water());
             assert_eq!(d.exempt.result, id == CARMEL);
-            assert_eq!(
-                d.open_facts.iter().any(|o| o.contains("AMB-14")),
-                id == NC
-            );
+            assert_eq!(d.open_facts.iter().any(|o| o.contains("AMB-14")), id == NC);
         }
         // Seven calendar days; the storm window of 24 hours (Carmel).
         "AMB-15" => {
             let d = run(id, &facts(acres(2.0)), &unlisted_water());
             let i = d.requirement(K::ConstructionInspections).unwrap();
-            assert!(i.result.summary.contains("every 7 calendar days"), "{}", i.result.summary);
+            assert!(
+                i.result.summary.contains("every 7 calendar days"),
+                "{}",
+                i.result.summary
+            );
         }
         // The qualified professional list is the profile's.
         "AMB-16" => {
@@ -147,12 +155,18 @@ fn check(id: &str, amb: &str) {
             let d = run(CARMEL, &facts(acres(2.0)), &unlisted_water());
             let post = d.requirement(K::PostConstructionControls).unwrap();
             assert!(post.assumptions.iter().any(|a| a.id == "AMB-25"));
-            assert!(!p.assumption("AMB-25").unwrap().text.contains("156-89"), "the fee text is in the seed");
+            assert!(
+                !p.assumption("AMB-25").unwrap().text.contains("156-89"),
+                "the fee text is in the seed"
+            );
         }
         // Sediment removal at 50% of design capacity.
         "AMB-27" => {
             let s = &p.assumption("AMB-27").unwrap().setting;
-            assert_eq!(s.get("trigger_percent").and_then(|v| v.as_f64()), Some(50.0));
+            assert_eq!(
+                s.get("trigger_percent").and_then(|v| v.as_f64()),
+                Some(50.0)
+            );
             let d = run(id, &facts(sqft(6_000.0)), &unlisted_water());
             let r = d.requirement(K::SedimentRemoval).unwrap();
             assert!(r.result.summary.contains("50%"));

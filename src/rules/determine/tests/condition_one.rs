@@ -82,7 +82,12 @@ fn carmel_condition_one_is_decided_from_the_water_evidence() {
         };
         let d = run(CARMEL, &f, water);
         let c1 = &d.conditions.as_ref().unwrap().condition_one;
-        assert_eq!(c1.result == Some(true), *expected, "{label}: {}", reasons(c1));
+        assert_eq!(
+            c1.result == Some(true),
+            *expected,
+            "{label}: {}",
+            reasons(c1)
+        );
         for amb in ["AMB-07", "AMB-08", "AMB-09", "AMB-30"] {
             assert!(c1.assumptions.iter().any(|a| a.id == amb), "{label}: {amb}");
         }

@@ -26,10 +26,22 @@ fn north_castle_has_no_conditions_and_reads_the_general_permit_indicator() {
         // Under one acre the chapter's own inspections do not apply, but the permit's do
         // if the project needs coverage (§ 267-7A(1)), which is not entered: depends.
         (sqft(5_000.0), Some(true), false, S::Indicated, S::Depends),
-        (sqft(5_000.0), Some(false), false, S::DoesNotApply, S::Depends),
+        (
+            sqft(5_000.0),
+            Some(false),
+            false,
+            S::DoesNotApply,
+            S::Depends,
+        ),
         (sqft(5_000.0), None, false, S::Depends, S::Depends),
         (sqft(5_000.0), Some(false), true, S::Depends, S::Depends),
-        (sqft(43_559.0), Some(false), false, S::DoesNotApply, S::Depends),
+        (
+            sqft(43_559.0),
+            Some(false),
+            false,
+            S::DoesNotApply,
+            S::Depends,
+        ),
         (acres(1.0), None, false, S::Indicated, S::Applies),
         (acres(5.0), None, false, S::Indicated, S::Applies),
         (
