@@ -131,6 +131,16 @@ fn say(text: &str, first: usize, indent: usize) {
     }
 }
 
+/// `text` cut to `n` characters with an ellipsis, for table cells (full text in JSON).
+fn short(text: &str, n: usize) -> String {
+    if text.chars().count() <= n {
+        text.to_string()
+    } else {
+        let cut: String = text.chars().take(n - 1).collect();
+        format!("{cut}…")
+    }
+}
+
 fn yes_no(v: bool) -> &'static str {
     if v {
         "yes"

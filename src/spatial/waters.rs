@@ -795,4 +795,53 @@ mod tests {
         assert!(rw.tmdl_areas.is_empty());
         assert!(rw.listed.is_empty());
     }
+
+    #[test]
+    fn item10_an_explicit_false_stands_and_item12_downstream_stops_at_the_bound() {
+        // S-1 (listed_303d = false) gets an impairment row: it stays unlisted.
+        let mut s = town();
+        let mut layers: HashMap<Layer, Vec<Feature>> = Layer::ALL
+            .iter()
+            .map(|l| (*l, s.layer(*l).features.clone()))
+            .collect();
+        layers.get_mut(&Layer::Impairments).unwrap().push(f(
+            Layer::Impairments,
+            "S-1:Sediment:2022",
+            None,
+            &[("water_id", t("S-1")), ("pollutant", t("Sediment"))],
+        ));
+        // S-1 flows to S-3, which flows to S-2 (listed).
+        let rw = layers.get_mut(&Layer::ReceivingWaters).unwrap();
+        rw[0].set(Layer::ReceivingWaters, "flows_to", t("S-3"));
+        rw.push(f(
+            Layer::ReceivingWaters,
+            "S-3",
+            Some(wkt!(LINESTRING(0. 300.,100. 300.)).into()),
+            &[("flows_to", t("S-2"))],
+        ));
+        s = Snapshot::from_features(s.meta.clone(), layers);
+        let west =
+            as_multipolygon(&wkt!(POLYGON((10. 10.,60. 10.,60. 60.,10. 60.,10. 10.))).into())
+                .unwrap();
+        let mut opt = WaterOptions::new(25.0, 1.0);
+        let rw = receiving_waters_with(&s, None, &west, None, &opt);
+        assert!(rw.listed.is_empty(), "{:?}", rw.listed);
+        assert!(rw.notes.iter().any(|n| n.contains("listed_303d = false")));
+        // One step reaches S-3 only, and says it stopped at the bound.
+        opt.downstream_steps = 1;
+        let rw = receiving_waters_with(&s, None, &west, None, &opt);
+        assert!(rw.listed.is_empty());
+        assert!(
+            rw.notes
+                .iter()
+                .any(|n| n.contains("stopped at the profile's bound")),
+            "{:?}",
+            rw.notes
+        );
+        // Two steps reach S-2, listed.
+        opt.downstream_steps = 2;
+        let rw = receiving_waters_with(&s, None, &west, None, &opt);
+        assert_eq!(rw.listed.len(), 1);
+        assert!(rw.listed[0].reached_by[0].contains("S-1 → S-3 → S-2"));
+    }
 }
