@@ -269,7 +269,7 @@ pub(super) async fn run_screen(store_url: &str, a: ScreenArgs) -> anyhow::Result
                     vec![
                         r.parcel_id.clone(),
                         f.map_or("", |f| tri_words(f.result)).to_string(),
-                        f.and_then(|f| f.reasons.last().cloned())
+                        f.and_then(|f| f.reasons.last().map(|r| short(r, 60)))
                             .unwrap_or_default(),
                     ]
                 })
