@@ -651,7 +651,7 @@ fn every_project_duties(
         K::MilestoneNotices,
         "The applicant notifies the Town's enforcement official at least 48 hours before each milestone the SMO requires: start of construction, erosion controls installed, site clearing, rough and final grading, close of season, final landscaping, landscaping established in public areas (§ 156-83D).",
         &[NOTICE_48H],
-        &["AMB-17"],
+        &[],
         outside,
         ARTICLE,
         S::MayBeRequired,

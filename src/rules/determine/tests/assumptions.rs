@@ -171,11 +171,6 @@ fn check(id: &str, amb: &str) {
             let r = d.requirement(K::SedimentRemoval).unwrap();
             assert!(r.result.summary.contains("50%"));
         }
-        // Day counting on the business-day calendar: the 48-hour notices cite it.
-        "AMB-17" => {
-            let d = run(id, &facts(sqft(6_000.0)), &unlisted_water());
-            assert_eq!(status(&d, K::MilestoneNotices), Some(S::MayBeRequired));
-        }
         // Windsor's construction activity and premises inspections.
         "AMB-24" => {
             let d = run(WINDSOR, &facts(acres(0.5)), &no_water());
