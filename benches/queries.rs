@@ -261,9 +261,15 @@ async fn waters_bench(snap: &Snapshot, pool: &sqlx::PgPool) {
     // Every parcel: receiving waters and Condition One (what `ms4 screen` runs).
     let t = Instant::now();
     let mut met = 0usize;
-    ms4::spatial::screen::condition_one_each(snap, &profile, &facts, 100.0, |_, f| {
-        met += usize::from(f.is_some_and(|f| f.result));
-    });
+    ms4::spatial::screen::condition_one_each(
+        snap,
+        &profile,
+        &facts,
+        &ms4::spatial::waters::WaterOptions::new(100.0, 0.0),
+        |_, f| {
+            met += usize::from(f.is_some_and(|f| f.result == Some(true)));
+        },
+    );
     let ours = t.elapsed().as_secs_f64();
     let t = Instant::now();
     let (n,): (i64,) = sqlx::query_as(sql)
@@ -295,7 +301,7 @@ async fn waters_bench(snap: &Snapshot, pool: &sqlx::PgPool) {
         let d = determine(&profile, &facts, &ms4::spatial::screen::water_evidence(&rw));
         if d.conditions
             .as_ref()
-            .is_some_and(|c| c.condition_one.result)
+            .is_some_and(|c| c.condition_one.result == Some(true))
         {
             c1 += 1;
         }

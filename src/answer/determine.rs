@@ -8,11 +8,15 @@ use geo_types::MultiPolygon;
 use serde::{Deserialize, Serialize};
 
 use super::{flag, place, Ask, AskError};
-use crate::rules::determine::{self, Determination, ProjectFacts};
+use chrono::NaiveDate;
+use serde::Deserializer;
+
+use crate::rules::determine::{self, Determination, GpDeterminations, ProjectFacts};
+use crate::rules::profile::{DistanceUnit, Tolerance};
 use crate::rules::quantity::parse_area;
 use crate::rules::Finding;
 use crate::spatial::screen::{condition_one_each, water_evidence};
-use crate::spatial::waters::{self, ReceivingWaters};
+use crate::spatial::waters::{self, ReceivingWaters, WaterOptions};
 
 /// Where a project is: a parcel, or a drawn footprint. Over HTTP `footprint` is GeoJSON
 /// itself (an object, or a string holding one), never a file name.
@@ -78,7 +82,24 @@ impl PlaceParams {
     }
 }
 
+/// A tri-state fact on the command line: `--flag` alone is true, `--flag false` false,
+/// absent not given.
+fn tri_arg(s: &str) -> Result<bool, String> {
+    match s.trim().to_ascii_lowercase().as_str() {
+        "" | "true" | "1" | "yes" | "y" | "on" => Ok(true),
+        "false" | "0" | "no" | "n" | "off" => Ok(false),
+        _ => Err(format!("{s:?} is not true or false")),
+    }
+}
+
+fn date_arg(s: &str) -> Result<NaiveDate, String> {
+    NaiveDate::parse_from_str(s.trim(), "%Y-%m-%d")
+        .map_err(|_| format!("{s:?} is not a date (YYYY-MM-DD)"))
+}
+
 /// `ms4 determine` and `POST /api/determinations` (a JSON body with the same names).
+/// Every fact but `disturbed` may be left out: a tri-state fact not given is listed as not
+/// evaluated, or the answer turns on it (`depends`) and lists it as an open fact.
 #[derive(Debug, Clone, Args)]
 pub struct DetermineParams {
     /// Where the project is.
@@ -87,15 +108,91 @@ pub struct DetermineParams {
     /// The area disturbed, with its unit: 2.5acres, 8000sqft, 0.4ha.
     #[arg(long)]
     pub disturbed: String,
-    /// The project is a single-family residence.
+    /// The project is a single-family residence (Carmel Condition Three exclusion).
     #[arg(long)]
     pub single_family: bool,
-    /// The project is on an agricultural property.
+    /// The project is construction at an agricultural property (Carmel Condition Three
+    /// exclusion); not the same as --agricultural-activity.
     #[arg(long)]
     pub agricultural: bool,
     /// The project is part of a larger common plan of development or sale.
     #[arg(long)]
     pub larger_common_plan: bool,
+    /// The activity is agricultural activity (an active farm's own activity; Carmel
+    /// § 156-80 exempt activities). `--agricultural-activity false` to say it is not.
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_parser = tri_arg)]
+    pub agricultural_activity: Option<bool>,
+    /// The activity is silvicultural (Carmel § 156-80, except landing areas and log haul
+    /// roads).
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_parser = tri_arg)]
+    pub silviculture: Option<bool>,
+    /// The activity is routine maintenance to the original line and grade, hydraulic
+    /// capacity or original purpose of a facility (NC § 267-4B; Carmel § 156-80).
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_parser = tri_arg)]
+    pub routine_maintenance: Option<bool>,
+    /// The date the subdivision plat was approved (signed), YYYY-MM-DD.
+    #[arg(long, value_parser = date_arg)]
+    pub plat_approved_on: Option<NaiveDate>,
+    /// The date a building permit for the project was approved, YYYY-MM-DD.
+    #[arg(long, value_parser = date_arg)]
+    pub building_permit_approved_on: Option<NaiveDate>,
+    /// North Castle § 267-3C(5): physically completed before the chapter's effective date.
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_parser = tri_arg)]
+    pub completed_before_effective_date: Option<bool>,
+    /// North Castle § 267-3C(6): approved before the chapter's effective date.
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_parser = tri_arg)]
+    pub approved_before_effective_date: Option<bool>,
+    /// North Castle: part of the site lies in the NYC East of Hudson Watershed.
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_parser = tri_arg)]
+    pub in_nyc_east_of_hudson_watershed: Option<bool>,
+    /// An approval for the project has a stormwater management facility as a requirement.
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_parser = tri_arg)]
+    pub requires_stormwater_management_facility: Option<bool>,
+    /// Windsor: the activity is under a construction or erosion and sediment control
+    /// permit.
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_parser = tri_arg)]
+    pub construction_permit: Option<bool>,
+    /// North Castle: the reviewer's entry that the project needs construction general
+    /// permit coverage (AMB-13).
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_parser = tri_arg)]
+    pub gp_coverage: Option<bool>,
+    /// North Castle: the permit identifies the project as needing post-construction SMPs.
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_parser = tri_arg)]
+    pub gp_post_construction: Option<bool>,
+    /// North Castle: the permit requires the Enhanced Phosphorus Removal Standards.
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_parser = tri_arg)]
+    pub gp_enhanced_phosphorus: Option<bool>,
+}
+
+/// A tri-state fact over HTTP: true, false, "true"/"false" (and yes/no, 1/0), or absent
+/// or null for not given.
+fn tri<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Wire {
+        Bool(bool),
+        Text(String),
+        Int(i64),
+    }
+    match Option::<Wire>::deserialize(d)? {
+        None => Ok(None),
+        Some(Wire::Bool(b)) => Ok(Some(b)),
+        Some(Wire::Int(1)) => Ok(Some(true)),
+        Some(Wire::Int(0)) => Ok(Some(false)),
+        Some(Wire::Int(i)) => Err(serde::de::Error::custom(format!(
+            "{i} is not true or false"
+        ))),
+        Some(Wire::Text(s)) if s.trim().is_empty() => Ok(None),
+        Some(Wire::Text(s)) => tri_arg(&s).map(Some).map_err(serde::de::Error::custom),
+    }
+}
+
+fn opt_date<'de, D: Deserializer<'de>>(d: D) -> Result<Option<NaiveDate>, D::Error> {
+    match Option::<String>::deserialize(d)? {
+        None => Ok(None),
+        Some(s) if s.trim().is_empty() => Ok(None),
+        Some(s) => date_arg(&s).map(Some).map_err(serde::de::Error::custom),
+    }
 }
 
 #[derive(Deserialize)]
@@ -110,6 +207,32 @@ struct DetermineWire {
     agricultural: bool,
     #[serde(default, deserialize_with = "flag")]
     larger_common_plan: bool,
+    #[serde(default, deserialize_with = "tri")]
+    agricultural_activity: Option<bool>,
+    #[serde(default, deserialize_with = "tri")]
+    silviculture: Option<bool>,
+    #[serde(default, deserialize_with = "tri")]
+    routine_maintenance: Option<bool>,
+    #[serde(default, deserialize_with = "opt_date")]
+    plat_approved_on: Option<NaiveDate>,
+    #[serde(default, deserialize_with = "opt_date")]
+    building_permit_approved_on: Option<NaiveDate>,
+    #[serde(default, deserialize_with = "tri")]
+    completed_before_effective_date: Option<bool>,
+    #[serde(default, deserialize_with = "tri")]
+    approved_before_effective_date: Option<bool>,
+    #[serde(default, deserialize_with = "tri")]
+    in_nyc_east_of_hudson_watershed: Option<bool>,
+    #[serde(default, deserialize_with = "tri")]
+    requires_stormwater_management_facility: Option<bool>,
+    #[serde(default, deserialize_with = "tri")]
+    construction_permit: Option<bool>,
+    #[serde(default, deserialize_with = "tri")]
+    gp_coverage: Option<bool>,
+    #[serde(default, deserialize_with = "tri")]
+    gp_post_construction: Option<bool>,
+    #[serde(default, deserialize_with = "tri")]
+    gp_enhanced_phosphorus: Option<bool>,
 }
 
 impl<'de> Deserialize<'de> for DetermineParams {
@@ -125,7 +248,47 @@ impl<'de> Deserialize<'de> for DetermineParams {
             single_family: w.single_family,
             agricultural: w.agricultural,
             larger_common_plan: w.larger_common_plan,
+            agricultural_activity: w.agricultural_activity,
+            silviculture: w.silviculture,
+            routine_maintenance: w.routine_maintenance,
+            plat_approved_on: w.plat_approved_on,
+            building_permit_approved_on: w.building_permit_approved_on,
+            completed_before_effective_date: w.completed_before_effective_date,
+            approved_before_effective_date: w.approved_before_effective_date,
+            in_nyc_east_of_hudson_watershed: w.in_nyc_east_of_hudson_watershed,
+            requires_stormwater_management_facility: w.requires_stormwater_management_facility,
+            construction_permit: w.construction_permit,
+            gp_coverage: w.gp_coverage,
+            gp_post_construction: w.gp_post_construction,
+            gp_enhanced_phosphorus: w.gp_enhanced_phosphorus,
         })
+    }
+}
+
+impl DetermineParams {
+    /// The project's facts, as given.
+    pub fn facts(&self) -> Result<ProjectFacts, AskError> {
+        let mut facts = ProjectFacts::new(disturbed(&self.disturbed)?);
+        facts.single_family = self.single_family;
+        facts.agricultural = self.agricultural;
+        facts.larger_common_plan = self.larger_common_plan;
+        facts.agricultural_activity = self.agricultural_activity;
+        facts.silviculture = self.silviculture;
+        facts.routine_maintenance = self.routine_maintenance;
+        facts.plat_approved_on = self.plat_approved_on;
+        facts.building_permit_approved_on = self.building_permit_approved_on;
+        facts.completed_before_effective_date = self.completed_before_effective_date;
+        facts.approved_before_effective_date = self.approved_before_effective_date;
+        facts.in_nyc_east_of_hudson_watershed = self.in_nyc_east_of_hudson_watershed;
+        facts.requires_stormwater_management_facility =
+            self.requires_stormwater_management_facility;
+        facts.construction_permit = self.construction_permit;
+        facts.gp = GpDeterminations {
+            coverage: self.gp_coverage,
+            post_construction: self.gp_post_construction,
+            enhanced_phosphorus: self.gp_enhanced_phosphorus,
+        };
+        Ok(facts)
     }
 }
 
@@ -144,33 +307,67 @@ fn disturbed(text: &str) -> Result<crate::domain::Area, AskError> {
     parse_area(text).map_err(|e| AskError::invalid("disturbed", e.to_string()))
 }
 
+/// How the profile finds receiving waters: its tolerances, the sliver setting and the
+/// downstream bound of AMB-07 (`min_watershed_share`, `min_watershed_overlap_sqft`,
+/// `downstream_steps`), and the 303(d) list cycle of AMB-30 (`list_cycle`: a year, or
+/// `latest`).
+pub fn water_options(ask: &Ask<'_>) -> WaterOptions {
+    let p = ask.profile;
+    let mut o = WaterOptions::new(
+        ask.in_crs(&p.tolerances.receiving_water_tolerance),
+        ask.in_crs(&p.tolerances.snap_tolerance),
+    );
+    let foot = ask.in_crs(&Tolerance {
+        value: 1.0,
+        unit: DistanceUnit::Ft,
+    });
+    if let Some(s) = p.assumption("AMB-07").map(|a| &a.setting) {
+        o.min_share = s
+            .get("min_watershed_share")
+            .and_then(|v| v.as_f64())
+            .unwrap_or(0.0);
+        o.min_overlap = s
+            .get("min_watershed_overlap_sqft")
+            .and_then(|v| v.as_f64())
+            .unwrap_or(0.0)
+            * foot
+            * foot;
+        o.downstream_steps = s
+            .get("downstream_steps")
+            .and_then(|v| v.as_f64())
+            .unwrap_or(0.0)
+            .max(0.0) as usize;
+    }
+    if let Some(s) = p.assumption("AMB-30").map(|a| &a.setting) {
+        o.list_cycle = s
+            .get("list_cycle")
+            .and_then(|v| v.as_f64())
+            .map(|c| c as i64);
+    }
+    o
+}
+
 /// The receiving waters of a footprint, by watershed and through the network, with the
-/// profile's tolerances.
+/// profile's options ([`water_options`]).
 pub fn waters_for(
     ask: &Ask<'_>,
     fp: &MultiPolygon<f64>,
     parcel: Option<&str>,
 ) -> Result<ReceivingWaters, AskError> {
-    let snap_tol = ask.in_crs(&ask.profile.tolerances.snap_tolerance);
-    let water_tol = ask.in_crs(&ask.profile.tolerances.receiving_water_tolerance);
     let net = ask.network()?;
-    Ok(waters::receiving_waters(
+    Ok(waters::receiving_waters_with(
         ask.snap,
         Some(net),
         fp,
         parcel,
-        water_tol,
-        snap_tol,
+        &water_options(ask),
     ))
 }
 
 /// Is the project a land development activity, is it exempt, do the Conditions apply,
 /// and what follows — with the evidence.
 pub fn determine(ask: &Ask<'_>, p: &DetermineParams) -> Result<DetermineAnswer, AskError> {
-    let mut facts = ProjectFacts::new(disturbed(&p.disturbed)?);
-    facts.single_family = p.single_family;
-    facts.agricultural = p.agricultural;
-    facts.larger_common_plan = p.larger_common_plan;
+    let facts = p.facts()?;
     let fp = p.place.footprint(ask)?;
     let rw = waters_for(ask, &fp, p.place.parcel.as_deref())?;
     let determination = determine::determine(ask.profile, &facts, &water_evidence(&rw));
@@ -221,8 +418,9 @@ pub struct ScreenParams {
 pub struct ScreenResult {
     /// The parcel.
     pub parcel_id: String,
-    /// Condition One, or `null` where the parcel has no polygon.
-    pub condition_one: Option<Finding<bool>>,
+    /// Condition One (its result `null` when undetermined), or `null` where the parcel
+    /// has no polygon.
+    pub condition_one: Option<Finding<Option<bool>>>,
 }
 
 /// Condition One for a project on every parcel.
@@ -232,6 +430,8 @@ pub struct ScreenAnswer {
     pub parcels: usize,
     /// Parcels where Condition One is met.
     pub met: usize,
+    /// Parcels where Condition One is undetermined (listed with `all`).
+    pub undetermined: usize,
     /// The parcels meeting it (or every parcel).
     pub results: Vec<ScreenResult>,
 }
@@ -239,14 +439,15 @@ pub struct ScreenAnswer {
 /// Condition One for a project of this size on every parcel, by watershed overlap.
 pub fn screen(ask: &Ask<'_>, p: &ScreenParams) -> Result<ScreenAnswer, AskError> {
     let facts = ProjectFacts::new(disturbed(&p.disturbed)?);
-    let tol = ask.in_crs(&ask.profile.tolerances.receiving_water_tolerance);
-    let (mut parcels, mut met, mut covered) = (0usize, 0usize, false);
+    let options = water_options(ask);
+    let (mut parcels, mut met, mut undetermined, mut covered) = (0usize, 0usize, 0usize, false);
     let mut results = Vec::new();
-    condition_one_each(ask.snap, ask.profile, &facts, tol, |parcel, f| {
+    condition_one_each(ask.snap, ask.profile, &facts, &options, |parcel, f| {
         parcels += 1;
         covered |= f.is_some();
-        let yes = f.as_ref().is_some_and(|f| f.result);
+        let yes = f.as_ref().is_some_and(|f| f.result == Some(true));
         met += usize::from(yes);
+        undetermined += usize::from(f.as_ref().is_some_and(|f| f.result.is_none()));
         if p.all || yes {
             results.push(ScreenResult {
                 parcel_id: parcel.id.clone(),
@@ -263,6 +464,7 @@ pub fn screen(ask: &Ask<'_>, p: &ScreenParams) -> Result<ScreenAnswer, AskError>
     Ok(ScreenAnswer {
         parcels,
         met,
+        undetermined,
         results,
     })
 }

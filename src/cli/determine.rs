@@ -99,39 +99,119 @@ fn print_waters(profile: &Profile, rw: &ReceivingWaters) {
     }
 }
 
-fn print_determination(d: &rules::Determination) {
-    let line = |name: &str, f: &crate::rules::Finding<bool>| {
-        println!(
-            "{name}: {}  [{}]",
-            if f.result { "yes" } else { "no" },
-            f.citation_line()
-        );
-        for r in &f.reasons {
-            println!("    {r}");
+/// The width the text answer fits: a 100-column terminal.
+const WIDTH: usize = 100;
+
+/// `text` wrapped to `WIDTH`, each line indented by `indent` spaces (the first by `first`).
+fn wrap(text: &str, first: usize, indent: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut line = " ".repeat(first);
+    let mut empty = true;
+    for word in text.split_whitespace() {
+        let width = line.chars().count();
+        if !empty && width + 1 + word.chars().count() > WIDTH {
+            lines.push(std::mem::replace(&mut line, " ".repeat(indent)));
+            empty = true;
         }
-    };
-    line("land development activity", &d.land_development_activity);
-    line("exempt", &d.exempt);
+        if !empty {
+            line.push(' ');
+        }
+        line.push_str(word);
+        empty = false;
+    }
+    if !empty {
+        lines.push(line);
+    }
+    lines
+}
+
+fn say(text: &str, first: usize, indent: usize) {
+    for l in wrap(text, first, indent) {
+        println!("{l}");
+    }
+}
+
+/// `text` cut to `n` characters with an ellipsis, for table cells (full text in JSON).
+fn short(text: &str, n: usize) -> String {
+    if text.chars().count() <= n {
+        text.to_string()
+    } else {
+        let cut: String = text.chars().take(n - 1).collect();
+        format!("{cut}…")
+    }
+}
+
+fn yes_no(v: bool) -> &'static str {
+    if v {
+        "yes"
+    } else {
+        "no"
+    }
+}
+
+fn tri_words(v: Option<bool>) -> &'static str {
+    match v {
+        Some(true) => "yes",
+        Some(false) => "no",
+        None => "undetermined",
+    }
+}
+
+fn print_finding<R>(name: &str, result: &str, f: &crate::rules::Finding<R>) {
+    say(&format!("{name}: {result} — {}", f.citation_line()), 0, 4);
+    for r in &f.reasons {
+        say(r, 4, 6);
+    }
+}
+
+fn print_determination(d: &rules::Determination) {
+    print_finding(
+        "Land development activity",
+        yes_no(d.land_development_activity.result),
+        &d.land_development_activity,
+    );
+    print_finding("Exempt", yes_no(d.exempt.result), &d.exempt);
     if let Some(c) = &d.conditions {
-        line("Condition One", &c.condition_one);
-        line("Condition Two", &c.condition_two);
-        line("Condition Three", &c.condition_three);
+        print_finding(
+            "Condition One",
+            tri_words(c.condition_one.result),
+            &c.condition_one,
+        );
+        print_finding(
+            "Condition Two",
+            tri_words(c.condition_two.result),
+            &c.condition_two,
+        );
+        print_finding(
+            "Condition Three",
+            tri_words(c.condition_three.result),
+            &c.condition_three,
+        );
     }
     if let Some(c) = &d.conditions_absent {
-        line("Conditions One/Two/Three", c);
+        print_finding("Conditions One, Two and Three", "none in this law", c);
     }
-    println!("requirements:");
+    println!("Requirements (full text and reasons in --format json):");
     for r in &d.requirements {
-        println!(
-            "  {:?}: {:?} — {}  [{}]",
-            r.result.kind,
-            r.result.status,
-            r.result.summary,
-            r.citation_line()
+        say(
+            &format!(
+                "{}: {} — {}",
+                r.result.kind.title(),
+                r.result.status.words(),
+                r.citation_line()
+            ),
+            2,
+            6,
         );
+        if let Some(why) = r.reasons.first() {
+            say(why, 6, 6);
+        }
     }
-    for f in &d.open_facts {
-        println!("open: {f}");
+    if !d.open_facts.is_empty() {
+        println!("Open facts (give them to decide what depends on them):");
+        for f in &d.open_facts {
+            say(f, 2, 4);
+        }
     }
 }
 
@@ -188,9 +268,9 @@ pub(super) async fn run_screen(store_url: &str, a: ScreenArgs) -> anyhow::Result
                     let f = r.condition_one.as_ref();
                     vec![
                         r.parcel_id.clone(),
-                        f.map_or("", |f| if f.result { "yes" } else { "no" })
-                            .to_string(),
-                        f.map(|f| f.reasons.join("; ")).unwrap_or_default(),
+                        f.map_or("", |f| tri_words(f.result)).to_string(),
+                        f.and_then(|f| f.reasons.last().map(|r| short(r, 60)))
+                            .unwrap_or_default(),
                     ]
                 })
                 .collect();
@@ -200,8 +280,8 @@ pub(super) async fn run_screen(store_url: &str, a: ScreenArgs) -> anyhow::Result
             } else {
                 print!("{}", super::output::table(&header, &rows));
                 println!(
-                    "{} of {} parcels meet Condition One",
-                    answer.met, answer.parcels
+                    "{} of {} parcels meet Condition One; {} undetermined (full reasons in --format json)",
+                    answer.met, answer.parcels, answer.undetermined
                 );
             }
         }

@@ -172,7 +172,12 @@ const EASEMENTS: &[FieldSpec] = &[
     f("recorded_on", Date),
     f("instrument", Text),
 ];
-const RECEIVING_WATERS: &[FieldSpec] = &[f("name", Text), f("listed_303d", Bool)];
+const RECEIVING_WATERS: &[FieldSpec] = &[
+    f("name", Text),
+    f("listed_303d", Bool),
+    // Migration 0005: the water this one flows to (downstream waters, AMB-07).
+    f("flows_to", Text),
+];
 const IMPAIRMENTS: &[FieldSpec] = &[
     req("water_id", Text),
     req("pollutant", Text),
@@ -184,6 +189,8 @@ const TMDL_AREAS: &[FieldSpec] = &[
     req("pollutant", Text),
     f("stormwater_source", Bool),
     f("approved_on", Date),
+    // Migration 0005: the water ids the TMDL covers, comma-separated.
+    f("waters", Text),
 ];
 const INSPECTIONS: &[FieldSpec] = &[
     req("asset_id", Text),

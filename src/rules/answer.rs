@@ -24,7 +24,7 @@ impl Citation {
             Some(r) => Citation {
                 rule: rule.to_string(),
                 title: r.title.clone(),
-                citation: r.citation.clone(),
+                citation: plain_citation(&r.citation),
             },
             None => Citation {
                 rule: rule.to_string(),
@@ -33,6 +33,58 @@ impl Citation {
             },
         }
     }
+}
+
+/// A citation as people read it, without the catalogue's bracket notes: "§ 156-80,
+/// definition of [LAND DEVELOPMENT ACTIVITY, inferred; amended …]" becomes "§ 156-80,
+/// *land development activity*"; other bracketed notes lose their brackets and editorial
+/// asides ("(uncited)", "(amended …)", "(added …)", "(heading only …)") are dropped.
+pub fn plain_citation(raw: &str) -> String {
+    const ASIDES: &[&str] = &[
+        "uncited",
+        "amended",
+        "added",
+        "subsection",
+        "heading only",
+        "inferred",
+        "term heading",
+    ];
+    let mut out = String::new();
+    let mut rest = raw;
+    while let Some(open) = rest.find(['[', '(']) {
+        let bracket = rest[open..].starts_with('[');
+        let close_ch = if bracket { ']' } else { ')' };
+        let Some(len) = rest[open..].find(close_ch) else {
+            break;
+        };
+        let inner = &rest[open + 1..open + len];
+        let mut before = &rest[..open];
+        if bracket {
+            let head = inner.split([',', ';']).next().unwrap_or("").trim();
+            if let Some(b) = before.strip_suffix("definition of ") {
+                before = b;
+                out.push_str(before);
+                out.push('*');
+                out.push_str(&head.to_lowercase());
+                out.push('*');
+            } else {
+                out.push_str(before);
+                out.push_str(head);
+            }
+        } else {
+            let lower = inner.trim().to_lowercase();
+            if ASIDES.iter().any(|a| lower.starts_with(a)) {
+                out.push_str(before.trim_end());
+            } else {
+                out.push_str(before);
+                out.push_str(&rest[open..=open + len]);
+            }
+        }
+        rest = &rest[open + len + 1..];
+    }
+    out.push_str(rest);
+    let words: Vec<&str> = out.split_whitespace().collect();
+    words.join(" ").trim_end_matches([',', ';']).to_string()
 }
 
 /// A reading taken where the law is silent or ambiguous (the catalogue's AMB ids).
@@ -155,10 +207,36 @@ mod tests {
     use super::*;
 
     #[test]
+    fn citations_lose_the_catalogues_bracket_notes() {
+        for (raw, plain) in [
+            (
+                "§ 156-80, definition of [LAND DEVELOPMENT ACTIVITY, inferred; amended 4-8-2015 by L.L. No. 1-2015]",
+                "§ 156-80, *land development activity*",
+            ),
+            (
+                "§ 156-80, definition of [EXEMPT ACTIVITIES, inferred]; § 156-81A ('except exempt activities')",
+                "§ 156-80, *exempt activities*; § 156-81A ('except exempt activities')",
+            ),
+            (
+                "Ch. 267 Part 1, [Inspection/guarantee/enforcement section] A(2) (uncited)",
+                "Ch. 267 Part 1, Inspection/guarantee/enforcement section A(2)",
+            ),
+            ("§ 267-7A(1)-(3) (amended 11-18-2015)", "§ 267-7A(1)-(3)"),
+            ("§ 156-81C(1)", "§ 156-81C(1)"),
+        ] {
+            assert_eq!(plain_citation(raw), plain, "{raw}");
+        }
+    }
+
+    #[test]
     fn citations_come_from_the_profile_and_unknown_rules_are_flagged() {
         let p = Profile::builtin("carmel-ny").unwrap();
         let c = Citation::of(&p, "carmel.condition_one");
         assert!(c.citation.contains("156-81"), "{c:?}");
+        assert_eq!(
+            Citation::of(&p, "carmel.lda.applicability").citation,
+            "§ 156-80, *land development activity*"
+        );
         let missing = Citation::of(&p, "carmel.no_such_rule");
         assert!(missing.citation.contains("not listed"), "{missing:?}");
         let mut f = Finding::new(true);

@@ -21,6 +21,7 @@
 //! A fact the caller does not know is `None`; when the answer turns on it, the finding says
 //! so and the fact is listed in [`Determination::open_facts`].
 
+use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 
 use super::answer::{Citation, Finding};
@@ -37,12 +38,21 @@ mod windsor;
 /// What the planner knows about a proposed project. The disturbed area is the whole
 /// project's clearing, grading, excavating, filling or other soil disturbance, over all
 /// phases (AMB-10).
+///
+/// Every fact a rule reads is here, and every fact but the area is tri-state: `Some(true)`
+/// (given true), `Some(false)` (given false) or `None` (not given). A fact not given is
+/// never taken as false where it would decide an answer: the answer lists it as not
+/// evaluated, for want of facts, or turns on it (`depends`) and lists it in
+/// [`Determination::open_facts`]. The two Condition Three exclusions (`single_family`,
+/// `agricultural`) are switches the caller asserts: not given reads as "not that kind of
+/// project" (see [`ProjectFacts::single_family`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ProjectFacts {
     /// Total land disturbed by the project.
     pub disturbed: Area,
     /// Construction of a single-family residence (Carmel Condition Three exclusion; AMB-11
-    /// reads it as one residence on its own lot).
+    /// reads it as one residence on its own lot). A switch: the answer states it was not
+    /// claimed when false.
     #[serde(default)]
     pub single_family: bool,
     /// Construction activities at an agricultural property (Carmel Condition Three
@@ -55,13 +65,35 @@ pub struct ProjectFacts {
     pub larger_common_plan: bool,
     /// The activity is itself "agricultural activity" as Carmel and North Castle define it:
     /// the activity of an active farm (grazing, crops, timber for sale), not the
-    /// construction of new agricultural structures. Exempt in Carmel only.
+    /// construction of new agricultural structures. Exempt in Carmel only (§ 156-80).
     #[serde(default)]
-    pub agricultural_activity: bool,
+    pub agricultural_activity: Option<bool>,
+    /// Silvicultural activity (Carmel § 156-80: exempt "except landing areas and log haul
+    /// roads"). North Castle has no such exemption.
+    #[serde(default)]
+    pub silviculture: Option<bool>,
     /// Routine maintenance performed to maintain the original line and grade, hydraulic
-    /// capacity or original purpose of a facility.
+    /// capacity or original purpose of a facility (North Castle § 267-4B: not a land
+    /// development activity; Carmel § 156-80: exempt under five acres).
     #[serde(default)]
-    pub routine_maintenance: bool,
+    pub routine_maintenance: Option<bool>,
+    /// The date the plat of the subdivision the project is part of was approved (signed),
+    /// if it is part of one (Carmel: on or before December 17, 2008; North Castle: on or
+    /// before the chapter's effective date).
+    #[serde(default)]
+    pub plat_approved_on: Option<NaiveDate>,
+    /// The date a building permit for the project was approved, if one was.
+    #[serde(default)]
+    pub building_permit_approved_on: Option<NaiveDate>,
+    /// North Castle § 267-3C(5): the project was physically completed before the chapter's
+    /// effective date.
+    #[serde(default)]
+    pub completed_before_effective_date: Option<bool>,
+    /// North Castle § 267-3C(6): the project was approved before the chapter's effective
+    /// date (it may continue under the Town's present regulations unless expanded,
+    /// changed, enlarged, altered, discontinued for 12 months or destroyed).
+    #[serde(default)]
+    pub approved_before_effective_date: Option<bool>,
     /// North Castle: any part of the site lies in the New York City East of Hudson
     /// Watershed (the construction general permit's 5,000 sq ft trigger).
     #[serde(default)]
@@ -82,15 +114,21 @@ pub struct ProjectFacts {
 }
 
 impl ProjectFacts {
-    /// Facts for a project disturbing `disturbed`, with every other fact false or unknown.
+    /// Facts for a project disturbing `disturbed`, with every other fact not given (the
+    /// two Condition Three switches off).
     pub fn new(disturbed: Area) -> Self {
         ProjectFacts {
             disturbed,
             single_family: false,
             agricultural: false,
             larger_common_plan: false,
-            agricultural_activity: false,
-            routine_maintenance: false,
+            agricultural_activity: None,
+            silviculture: None,
+            routine_maintenance: None,
+            plat_approved_on: None,
+            building_permit_approved_on: None,
+            completed_before_effective_date: None,
+            approved_before_effective_date: None,
             in_nyc_east_of_hudson_watershed: None,
             requires_stormwater_management_facility: None,
             construction_permit: None,
@@ -124,6 +162,24 @@ pub struct WaterEvidence {
     /// TMDL areas the footprint overlaps.
     #[serde(default)]
     pub tmdl_areas: Vec<TmdlOverlap>,
+    /// Every receiving water the runoff was found to reach, listed or not, by either
+    /// method (watershed above the sliver setting, or a trace), and downstream of those.
+    /// Empty, with no listed water and no TMDL area, means the evidence found no receiving
+    /// water at all: Condition One is then undetermined, not "not met".
+    #[serde(default)]
+    pub waters_reached: Vec<String>,
+    /// Reaches that need a reviewer before they count either way (e.g. a watershed
+    /// overlapped only by a sliver below the profile's setting, AMB-07), one sentence each.
+    #[serde(default)]
+    pub review: Vec<String>,
+    /// The 303(d) list cycle the listings were read from (AMB-30), when the impairments
+    /// record one.
+    #[serde(default)]
+    pub list_cycle: Option<String>,
+    /// How the evidence was read, in words: how far downstream the waters were followed
+    /// (AMB-07), listings set aside (an explicit `listed_303d = false`, another cycle).
+    #[serde(default)]
+    pub notes: Vec<String>,
 }
 
 /// A 303(d)-listed water that receives the project's runoff, and how it was reached.
@@ -153,6 +209,9 @@ pub struct TmdlOverlap {
     pub stormwater_source: Option<bool>,
     /// Area of the footprint inside the TMDL area.
     pub overlap: Area,
+    /// How the TMDL is reached when not by overlap (it names a water the runoff reaches).
+    #[serde(default)]
+    pub reached_by: Option<String>,
 }
 
 /// The answer for one project in one jurisdiction.
@@ -209,21 +268,35 @@ impl Determination {
     }
 }
 
-/// Carmel § 156-81C: the three Conditions that call for post-construction controls.
+/// Carmel § 156-81C: the three Conditions that call for post-construction controls. Each
+/// result is `Some(true)` (met), `Some(false)` (not met) or `None` (undetermined: the
+/// evidence cannot decide it; the reasons say what would, and the open facts list it).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Conditions {
     /// Runoff discharges a pollutant of concern to a 303(d) water or a TMDL watershed.
-    pub condition_one: Finding<bool>,
+    pub condition_one: Finding<Option<bool>>,
     /// Five or more acres disturbed.
-    pub condition_two: Finding<bool>,
+    pub condition_two: Finding<Option<bool>>,
     /// One to five acres, except single-family residences and agricultural properties.
-    pub condition_three: Finding<bool>,
+    pub condition_three: Finding<Option<bool>>,
 }
 
 impl Conditions {
-    /// Whether any Condition is met.
-    pub fn any(&self) -> bool {
-        self.condition_one.result || self.condition_two.result || self.condition_three.result
+    /// Whether any Condition is met: `Some(true)` if one is, `None` if none is but one is
+    /// undetermined, `Some(false)` if none is.
+    pub fn any(&self) -> Option<bool> {
+        let all = [
+            self.condition_one.result,
+            self.condition_two.result,
+            self.condition_three.result,
+        ];
+        if all.contains(&Some(true)) {
+            Some(true)
+        } else if all.contains(&None) {
+            None
+        } else {
+            Some(false)
+        }
     }
 }
 
@@ -269,6 +342,44 @@ pub enum RequirementKind {
     /// Windsor: the Town Engineer's inspection and monitoring of premises with stormwater
     /// discharges associated with construction activity.
     PremisesInspection,
+    /// Carmel § 156-83C: the applicant or developer (or representative) on site whenever
+    /// construction or grading takes place, inspecting erosion and sediment controls.
+    ApplicantOnSite,
+    /// North Castle § 267-7A(4): at least one trained contractor on site daily while soil
+    /// is disturbed.
+    TrainedContractorOnSite,
+    /// Not more than five acres disturbed at any one time unless an approved SWPPP allows
+    /// more (Carmel § 156-81B(4), North Castle § 267-5D(1)(d)).
+    DisturbanceAtOneTime,
+    /// Every contractor and subcontractor signs the certification statement before any
+    /// land development activity (Carmel § 156-81F, North Castle § 267-5F).
+    ContractorCertification,
+    /// A copy of the SWPPP kept on site from the start of construction to final
+    /// stabilization (Carmel § 156-81G, North Castle § 267-5G).
+    SwpppOnSite,
+    /// All other applicable environmental permits acquired before approval of the final
+    /// stormwater design plan (Carmel § 156-81E, North Castle § 267-5E).
+    OtherPermits,
+    /// Notice at least 48 hours before each construction milestone, as the SMO requires.
+    MilestoneNotices,
+    /// After an inspection finds a violation, no further work except site stabilization
+    /// until it is corrected and approved.
+    StabilizationOnlyAfterViolation,
+    /// Sediment removed from sediment traps and ponds when their design capacity is
+    /// reduced by 50%.
+    SedimentRemoval,
+    /// As-built plans of the site's stormwater management practices, certified by a
+    /// professional engineer.
+    AsBuiltPlans,
+    /// North Castle § 267-7A(6): inspections of post-construction practices with
+    /// structural components by a New York State licensed professional engineer.
+    StructuralPracticeInspections,
+    /// Post-construction operation and maintenance: a preventive/corrective maintenance
+    /// program and written procedures (Carmel § 156-84, North Castle § 267-7C).
+    OperationAndMaintenance,
+    /// Fees for services: the Town may charge reasonable costs of SWPPP review,
+    /// inspections and SMP maintenance (Carmel § 156-89, North Castle's fee subsection).
+    Fees,
 }
 
 impl RequirementKind {
@@ -287,6 +398,54 @@ impl RequirementKind {
             RequirementKind::MaintenanceAgreement => "maintenance_agreement",
             RequirementKind::LandDevelopmentRules => "land_development_rules",
             RequirementKind::PremisesInspection => "premises_inspection",
+            RequirementKind::ApplicantOnSite => "applicant_on_site",
+            RequirementKind::TrainedContractorOnSite => "trained_contractor_on_site",
+            RequirementKind::DisturbanceAtOneTime => "disturbance_at_one_time",
+            RequirementKind::ContractorCertification => "contractor_certification",
+            RequirementKind::SwpppOnSite => "swppp_on_site",
+            RequirementKind::OtherPermits => "other_permits",
+            RequirementKind::MilestoneNotices => "milestone_notices",
+            RequirementKind::StabilizationOnlyAfterViolation => {
+                "stabilization_only_after_violation"
+            }
+            RequirementKind::SedimentRemoval => "sediment_removal",
+            RequirementKind::AsBuiltPlans => "as_built_plans",
+            RequirementKind::StructuralPracticeInspections => "structural_practice_inspections",
+            RequirementKind::OperationAndMaintenance => "operation_and_maintenance",
+            RequirementKind::Fees => "fees",
+        }
+    }
+
+    /// The name in words, for people: `Post-construction controls`.
+    pub fn title(self) -> &'static str {
+        match self {
+            RequirementKind::Swppp => "SWPPP",
+            RequirementKind::ConstructionGeneralPermit => "Construction general permit",
+            RequirementKind::PostConstructionControls => "Post-construction controls",
+            RequirementKind::ConditionOnePreparerCertification => {
+                "Condition One preparer certification"
+            }
+            RequirementKind::ConstructionInspections => "Construction inspections",
+            RequirementKind::EnhancedPhosphorus => "Enhanced phosphorus removal",
+            RequirementKind::MaintenanceEasement => "Maintenance easement",
+            RequirementKind::MaintenanceAgreement => "Maintenance agreement",
+            RequirementKind::LandDevelopmentRules => "Land development rules",
+            RequirementKind::PremisesInspection => "Premises inspection",
+            RequirementKind::ApplicantOnSite => "Applicant on site",
+            RequirementKind::TrainedContractorOnSite => "Trained contractor on site",
+            RequirementKind::DisturbanceAtOneTime => "Five acres at one time",
+            RequirementKind::ContractorCertification => "Contractor certification",
+            RequirementKind::SwpppOnSite => "SWPPP kept on site",
+            RequirementKind::OtherPermits => "Other permits",
+            RequirementKind::MilestoneNotices => "48-hour milestone notices",
+            RequirementKind::StabilizationOnlyAfterViolation => {
+                "Stabilization only after a violation"
+            }
+            RequirementKind::SedimentRemoval => "Sediment removal at 50%",
+            RequirementKind::AsBuiltPlans => "PE-certified as-built plans",
+            RequirementKind::StructuralPracticeInspections => "PE inspection of structural SMPs",
+            RequirementKind::OperationAndMaintenance => "Operation and maintenance",
+            RequirementKind::Fees => "Fees for services",
         }
     }
 }
@@ -302,10 +461,27 @@ pub enum RequirementStatus {
     Indicated,
     /// It turns on a fact the caller did not give; the reasons say which.
     Depends,
+    /// The law lets the Town require it ("may require"); whether it does is the Town's
+    /// decision, not a fact of the project.
+    MayBeRequired,
     /// It does not apply on these facts.
     DoesNotApply,
     /// The law has no such rule.
     NotCovered,
+}
+
+impl RequirementStatus {
+    /// The status in words: `applies`, `depends`, `may be required`.
+    pub fn words(self) -> &'static str {
+        match self {
+            RequirementStatus::Applies => "applies",
+            RequirementStatus::Indicated => "indicated",
+            RequirementStatus::Depends => "depends",
+            RequirementStatus::MayBeRequired => "may be required",
+            RequirementStatus::DoesNotApply => "does not apply",
+            RequirementStatus::NotCovered => "not covered",
+        }
+    }
 }
 
 /// Decides what `profile`'s law says about a project. The profile's `rule_prefix` picks
@@ -335,7 +511,7 @@ pub fn condition_one(
     profile: &Profile,
     facts: &ProjectFacts,
     water: &WaterEvidence,
-) -> Option<Finding<bool>> {
+) -> Option<Finding<Option<bool>>> {
     ConditionOneScreen::new(profile, facts).map(|s| s.finding(water))
 }
 
@@ -374,7 +550,7 @@ impl<'a> ConditionOneScreen<'a> {
     }
 
     /// Condition One with its citations and evidence, at a place with this water evidence.
-    pub fn finding(&self, water: &WaterEvidence) -> Finding<bool> {
+    pub fn finding(&self, water: &WaterEvidence) -> Finding<Option<bool>> {
         let mut cx = Ctx {
             profile: self.profile,
             facts: self.facts,

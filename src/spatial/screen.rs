@@ -7,7 +7,7 @@ use crate::rules::determine::{
 use crate::rules::{Finding, Profile};
 
 use super::snapshot::Snapshot;
-use super::waters::{as_multipolygon, receiving_waters, ReceivingWaters};
+use super::waters::{as_multipolygon, receiving_waters_with, ReceivingWaters, WaterOptions};
 
 /// The evidence Condition One is decided on, from a receiving-waters answer.
 pub fn water_evidence(rw: &ReceivingWaters) -> WaterEvidence {
@@ -30,8 +30,13 @@ pub fn water_evidence(rw: &ReceivingWaters) -> WaterEvidence {
                 pollutant: t.pollutant.clone().unwrap_or_default(),
                 stormwater_source: t.stormwater_source,
                 overlap: Area::new(t.overlap, rw.area_unit),
+                reached_by: t.reached_by.clone(),
             })
             .collect(),
+        waters_reached: rw.waters_reached.clone(),
+        review: rw.review.clone(),
+        list_cycle: rw.list_cycle.map(|c| c.to_string()),
+        notes: rw.notes.clone(),
     }
 }
 
@@ -44,14 +49,14 @@ pub fn condition_one_each(
     snap: &Snapshot,
     profile: &Profile,
     facts: &ProjectFacts,
-    water_tolerance: f64,
-    mut visit: impl FnMut(&crate::domain::Feature, Option<Finding<bool>>),
+    options: &WaterOptions,
+    mut visit: impl FnMut(&crate::domain::Feature, Option<Finding<Option<bool>>>),
 ) {
     let screen = ConditionOneScreen::new(profile, facts);
     for p in &snap.layer(Layer::Parcels).features {
         let finding = screen.as_ref().and_then(|screen| {
             let fp = as_multipolygon(p.geom.as_ref()?)?;
-            let rw = receiving_waters(snap, None, &fp, Some(&p.id), water_tolerance, 0.0);
+            let rw = receiving_waters_with(snap, None, &fp, Some(&p.id), options);
             Some(screen.finding(&water_evidence(&rw)))
         });
         visit(p, finding);

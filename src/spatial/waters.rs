@@ -29,6 +29,9 @@ pub struct WatershedShare {
     pub overlap: f64,
     /// That area as a share of the footprint (0 to 1).
     pub share: f64,
+    /// Whether the overlap counts as reaching the water it drains to: false for a sliver
+    /// below the profile's setting (AMB-07), which goes to review instead.
+    pub counted: bool,
 }
 
 /// Where one of the footprint's connections or inlets drains, through the network.
@@ -68,8 +71,53 @@ pub struct TmdlHit {
     pub pollutant: Option<String>,
     /// Whether pollutants in stormwater are a source, when recorded.
     pub stormwater_source: Option<bool>,
-    /// The area of the footprint inside it, in `area_unit`.
+    /// The area of the footprint inside it, in `area_unit` (0 when it is reached through a
+    /// water it covers rather than by overlap).
     pub overlap: f64,
+    /// How it is reached when not by overlap: the TMDL names a water the runoff reaches.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reached_by: Option<String>,
+}
+
+/// How receiving waters are found, from the profile: tolerances (CRS units), the sliver
+/// setting and the downstream bound (AMB-07), and the 303(d) list cycle (AMB-30).
+#[derive(Debug, Clone, PartialEq)]
+pub struct WaterOptions {
+    /// How far an outfall may lie from the nearest water when it names none.
+    pub water_tolerance: f64,
+    /// How far a connection's MS4 end may lie from the structure or pipe it joins.
+    pub snap_tolerance: f64,
+    /// A watershed or TMDL overlap counts only when its share of the footprint reaches
+    /// this (0 to 1) or its area reaches `min_overlap`; below both it is a sliver.
+    pub min_share: f64,
+    /// The area counterpart of `min_share`, in CRS area units.
+    pub min_overlap: f64,
+    /// How many `flows_to` steps to follow downstream from each water reached.
+    pub downstream_steps: usize,
+    /// The 303(d) list cycle to read: `None` for the latest in the impairments table.
+    pub list_cycle: Option<i64>,
+}
+
+impl WaterOptions {
+    /// Options with the given tolerances, no sliver setting, no downstream steps and the
+    /// latest list cycle.
+    pub fn new(water_tolerance: f64, snap_tolerance: f64) -> Self {
+        WaterOptions {
+            water_tolerance,
+            snap_tolerance,
+            min_share: 0.0,
+            min_overlap: 0.0,
+            downstream_steps: 0,
+            list_cycle: None,
+        }
+    }
+
+    /// Whether an overlap of `area` (a `share` of the footprint) is a sliver.
+    pub fn is_sliver(&self, area: f64, share: f64) -> bool {
+        (self.min_share > 0.0 || self.min_overlap > 0.0)
+            && share < self.min_share
+            && area < self.min_overlap
+    }
 }
 
 /// Both answers for one footprint.
@@ -87,8 +135,17 @@ pub struct ReceivingWaters {
     pub unresolved: Vec<String>,
     /// The 303(d)-listed waters reached either way.
     pub listed: Vec<Listing>,
-    /// TMDL areas overlapped by area.
+    /// TMDL areas overlapped by area, or covering a water the runoff reaches.
     pub tmdl_areas: Vec<TmdlHit>,
+    /// Every water reached, listed or not: by a counted watershed, a trace, or downstream
+    /// of those through `flows_to`.
+    pub waters_reached: Vec<String>,
+    /// Overlaps that go to review rather than count (slivers, AMB-07), one sentence each.
+    pub review: Vec<String>,
+    /// How the evidence was read: how far downstream it went, listings set aside.
+    pub notes: Vec<String>,
+    /// The 303(d) list cycle the listings were read from (AMB-30), when recorded.
+    pub list_cycle: Option<i64>,
 }
 
 /// A footprint as a MultiPolygon, or `None` when it is not areal.
@@ -146,7 +203,8 @@ fn overlaps<'a>(
 /// connections count (connections without one count when their upstream end lies on the
 /// footprint); `tolerance` (CRS units) is how far an outfall may lie from the nearest water
 /// when it names none, and how far a connection's MS4 end may lie from the structure or
-/// pipe it joins.
+/// pipe it joins. No sliver setting, no downstream steps, the latest list cycle: see
+/// [`receiving_waters_with`].
 pub fn receiving_waters(
     snap: &Snapshot,
     network: Option<&Network>,
@@ -155,31 +213,69 @@ pub fn receiving_waters(
     water_tolerance: f64,
     snap_tolerance: f64,
 ) -> ReceivingWaters {
+    receiving_waters_with(
+        snap,
+        network,
+        footprint,
+        parcel_id,
+        &WaterOptions::new(water_tolerance, snap_tolerance),
+    )
+}
+
+/// Finds the receiving waters of a footprint with the profile's options.
+pub fn receiving_waters_with(
+    snap: &Snapshot,
+    network: Option<&Network>,
+    footprint: &MultiPolygon<f64>,
+    parcel_id: Option<&str>,
+    opt: &WaterOptions,
+) -> ReceivingWaters {
     let area = footprint.unsigned_area();
+    let unit = snap.meta.linear_unit.squared();
+    let mut review = Vec::new();
+    let mut notes = Vec::new();
+    let share_of = |a: f64| if area > 0.0 { a / area } else { 0.0 };
+    let sliver_words = |id: &str, what: &str, a: f64, share: f64| {
+        format!(
+            "{what} {id} overlaps only {a:.1} {} ({:.2}% of the footprint), below both of the profile's sliver settings ({:.2}% of the footprint and {:.1} {}, AMB-07); whether the runoff reaches it needs review",
+            unit.symbol(),
+            share * 100.0,
+            opt.min_share * 100.0,
+            opt.min_overlap,
+            unit.symbol()
+        )
+    };
     let by_watershed: Vec<WatershedShare> = overlaps(snap, Layer::Watersheds, footprint)
         .into_iter()
-        .map(|(w, a)| WatershedShare {
-            watershed_id: w.id.clone(),
-            name: text(w, Layer::Watersheds, "name"),
-            drains_to: text(w, Layer::Watersheds, "drains_to"),
-            overlap: a,
-            share: if area > 0.0 { a / area } else { 0.0 },
+        .map(|(w, a)| {
+            let share = share_of(a);
+            let counted = !opt.is_sliver(a, share);
+            if !counted {
+                review.push(sliver_words(&w.id, "watershed", a, share));
+            }
+            WatershedShare {
+                watershed_id: w.id.clone(),
+                name: text(w, Layer::Watersheds, "name"),
+                drains_to: text(w, Layer::Watersheds, "drains_to"),
+                overlap: a,
+                share,
+                counted,
+            }
         })
         .collect();
-    let tmdl_areas = overlaps(snap, Layer::TmdlAreas, footprint)
-        .into_iter()
-        .map(|(t, a)| TmdlHit {
-            tmdl_id: t.id.clone(),
-            pollutant: text(t, Layer::TmdlAreas, "pollutant"),
-            stormwater_source: t.get(Layer::TmdlAreas, "stormwater_source").as_bool(),
-            overlap: a,
-        })
-        .collect();
+    let mut tmdl_areas: Vec<TmdlHit> = Vec::new();
+    for (t, a) in overlaps(snap, Layer::TmdlAreas, footprint) {
+        if opt.is_sliver(a, share_of(a)) {
+            review.push(sliver_words(&t.id, "TMDL area", a, share_of(a)));
+            continue;
+        }
+        tmdl_areas.push(tmdl_hit(t, a, None));
+    }
 
     let mut by_network = Vec::new();
     let mut unresolved = Vec::new();
     if let Some(net) = network {
-        for (from, start) in trace_starts(snap, footprint, parcel_id, snap_tolerance) {
+        for (from, start) in trace_starts(snap, footprint, parcel_id, opt.snap_tolerance) {
             let Some(start) = start else {
                 unresolved.push(from);
                 continue;
@@ -188,7 +284,7 @@ pub fn receiving_waters(
                 Some(t) if !t.outfalls.is_empty() => {
                     for o in t.outfalls {
                         let (water_id, water_found_by) =
-                            outfall_water(snap, &o.outfall, water_tolerance);
+                            outfall_water(snap, &o.outfall, opt.water_tolerance);
                         let mut path = vec![from.clone()];
                         path.extend(o.path.into_iter().filter(|p| *p != from));
                         by_network.push(NetworkReach {
@@ -205,33 +301,120 @@ pub fn receiving_waters(
         }
     }
 
-    // The listed waters, reached either way.
-    let mut listed: BTreeMap<String, Listing> = BTreeMap::new();
-    let unit = snap.meta.linear_unit.squared();
-    let mut reach = |water: &str, how: String| {
-        let Some(l) = listing(snap, water) else {
-            return;
-        };
-        let e = listed.entry(water.to_string()).or_insert(l);
-        if !e.reached_by.contains(&how) {
-            e.reached_by.push(how);
-        }
-    };
-    for w in &by_watershed {
+    // Every water reached directly, with how; then downstream of those.
+    let mut direct: Vec<(String, String)> = Vec::new();
+    for w in by_watershed.iter().filter(|w| w.counted) {
         if let Some(d) = &w.drains_to {
-            reach(
-                d,
+            direct.push((
+                d.clone(),
                 format!(
                     "watershed {} ({:.1}% of the footprint) drains to it",
                     w.watershed_id,
                     w.share * 100.0
                 ),
-            );
+            ));
         }
     }
     for r in &by_network {
         if let Some(w) = &r.water_id {
-            reach(w, format!("trace {}", r.path.join(" → ")));
+            direct.push((w.clone(), format!("trace {}", r.path.join(" → "))));
+        }
+    }
+    let mut reached: Vec<(String, String)> = direct.clone();
+    let mut seen: Vec<String> = direct.iter().map(|(w, _)| w.clone()).collect();
+    seen.dedup();
+    if opt.downstream_steps > 0 {
+        let starts: Vec<String> = {
+            let mut v: Vec<String> = direct.iter().map(|(w, _)| w.clone()).collect();
+            v.sort();
+            v.dedup();
+            v
+        };
+        for start in starts {
+            let mut chain = vec![start.clone()];
+            let mut here = start.clone();
+            let mut stopped_at_bound = false;
+            loop {
+                let next = snap
+                    .layer(Layer::ReceivingWaters)
+                    .get(&here)
+                    .and_then(|w| text(w, Layer::ReceivingWaters, "flows_to"));
+                let Some(next) = next.filter(|n| !chain.contains(n)) else {
+                    break;
+                };
+                if chain.len() > opt.downstream_steps {
+                    stopped_at_bound = true;
+                    break;
+                }
+                chain.push(next.clone());
+                if !seen.contains(&next) {
+                    seen.push(next.clone());
+                    reached.push((next.clone(), format!("downstream: {}", chain.join(" → "))));
+                }
+                here = next;
+            }
+            if chain.len() > 1 || stopped_at_bound {
+                notes.push(format!(
+                    "followed flows_to downstream from {start}: {} ({} of at most {} steps{}; AMB-07)",
+                    chain.join(" → "),
+                    chain.len() - 1,
+                    opt.downstream_steps,
+                    if stopped_at_bound {
+                        format!(", stopped at the profile's bound with {here} flowing on")
+                    } else {
+                        String::new()
+                    }
+                ));
+            }
+        }
+    }
+    let mut waters_reached: Vec<String> = reached.iter().map(|(w, _)| w.clone()).collect();
+    waters_reached.sort();
+    waters_reached.dedup();
+
+    // TMDLs that name a water the runoff reaches count as reached through it.
+    for t in &snap.layer(Layer::TmdlAreas).features {
+        if tmdl_areas.iter().any(|h| h.tmdl_id == t.id) {
+            continue;
+        }
+        let Some(covered) = text(t, Layer::TmdlAreas, "waters") else {
+            continue;
+        };
+        let hit = covered
+            .split([',', ';'])
+            .map(str::trim)
+            .find(|w| waters_reached.iter().any(|r| r == w));
+        if let Some(w) = hit {
+            tmdl_areas.push(tmdl_hit(
+                t,
+                0.0,
+                Some(format!("it covers water {w}, which the runoff reaches")),
+            ));
+        }
+    }
+
+    // The listed waters, reached either way, in the profile's list cycle.
+    let cycle = opt.list_cycle.or_else(|| latest_cycle(snap));
+    let mut listed: BTreeMap<String, Listing> = BTreeMap::new();
+    for (water, how) in reached {
+        if !listed.contains_key(&water) {
+            match listing(snap, &water, cycle) {
+                (Some(l), _) => {
+                    listed.insert(water.clone(), l);
+                }
+                (None, Some(note)) => {
+                    if !notes.contains(&note) {
+                        notes.push(note);
+                    }
+                    continue;
+                }
+                (None, None) => continue,
+            }
+        }
+        if let Some(e) = listed.get_mut(&water) {
+            if !e.reached_by.contains(&how) {
+                e.reached_by.push(how);
+            }
         }
     }
     ReceivingWaters {
@@ -242,7 +425,34 @@ pub fn receiving_waters(
         unresolved,
         listed: listed.into_values().collect(),
         tmdl_areas,
+        waters_reached,
+        review,
+        notes,
+        list_cycle: cycle,
     }
+}
+
+fn tmdl_hit(t: &Feature, overlap: f64, reached_by: Option<String>) -> TmdlHit {
+    TmdlHit {
+        tmdl_id: t.id.clone(),
+        pollutant: text(t, Layer::TmdlAreas, "pollutant"),
+        stormwater_source: t.get(Layer::TmdlAreas, "stormwater_source").as_bool(),
+        overlap,
+        reached_by,
+    }
+}
+
+/// The latest 303(d) list cycle in the impairments table, if any row records one.
+fn latest_cycle(snap: &Snapshot) -> Option<i64> {
+    snap.layer(Layer::Impairments)
+        .features
+        .iter()
+        .filter_map(|i| {
+            i.get(Layer::Impairments, "cycle")
+                .as_f64()
+                .map(|c| c as i64)
+        })
+        .max()
 }
 
 /// What to trace from: the footprint's connections (joined to the network at their MS4
@@ -333,22 +543,74 @@ pub fn outfall_water(snap: &Snapshot, outfall: &str, tol: f64) -> (Option<String
     }
 }
 
-/// A water's 303(d) listing: its impairments, or its `listed_303d` flag; `None` when it is
-/// not listed.
-fn listing(snap: &Snapshot, water_id: &str) -> Option<Listing> {
-    let pollutants = snap.pollutants(water_id).to_vec();
+/// A water's 303(d) listing in list cycle `cycle` (rows without a cycle count in any):
+/// its impairments, or its `listed_303d` flag. `None` when it is not listed, with a note
+/// when the data would have said otherwise: an explicit `listed_303d = false` is never
+/// overridden by an impairment row (nor a row of another cycle taken as a listing).
+fn listing(
+    snap: &Snapshot,
+    water_id: &str,
+    cycle: Option<i64>,
+) -> (Option<Listing>, Option<String>) {
     let water = snap.layer(Layer::ReceivingWaters).get(water_id);
-    let flagged =
-        water.and_then(|w| w.get(Layer::ReceivingWaters, "listed_303d").as_bool()) == Some(true);
-    if pollutants.is_empty() && !flagged {
-        return None;
+    let flag = water.and_then(|w| w.get(Layer::ReceivingWaters, "listed_303d").as_bool());
+    let mut pollutants: Vec<String> = Vec::new();
+    let mut other_cycles: Vec<i64> = Vec::new();
+    if !snap.pollutants(water_id).is_empty() {
+        for i in &snap.layer(Layer::Impairments).features {
+            if i.get(Layer::Impairments, "water_id").as_str() != Some(water_id) {
+                continue;
+            }
+            let Some(p) = i.get(Layer::Impairments, "pollutant").as_str() else {
+                continue;
+            };
+            let row_cycle = i
+                .get(Layer::Impairments, "cycle")
+                .as_f64()
+                .map(|c| c as i64);
+            match (cycle, row_cycle) {
+                (Some(c), Some(r)) if c != r => {
+                    if !other_cycles.contains(&r) {
+                        other_cycles.push(r);
+                    }
+                }
+                _ => {
+                    if !pollutants.iter().any(|x| x == p) {
+                        pollutants.push(p.to_string());
+                    }
+                }
+            }
+        }
     }
-    Some(Listing {
-        water_id: water_id.to_string(),
-        name: water.and_then(|w| text(w, Layer::ReceivingWaters, "name")),
-        pollutants,
-        reached_by: Vec::new(),
-    })
+    pollutants.sort();
+    other_cycles.sort();
+    if flag == Some(false) {
+        let note = (!pollutants.is_empty() || !other_cycles.is_empty()).then(|| {
+            format!(
+                "water {water_id} has impairment rows but its record says listed_303d = false; the explicit flag is taken: not 303(d)-listed"
+            )
+        });
+        return (None, note);
+    }
+    if pollutants.is_empty() && flag != Some(true) {
+        let note = (!other_cycles.is_empty()).then(|| {
+            format!(
+                "water {water_id} is listed only in cycle(s) {} of the 303(d) list, not in the cycle {} used (AMB-30)",
+                other_cycles.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(", "),
+                cycle.map_or("?".to_string(), |c| c.to_string())
+            )
+        });
+        return (None, note);
+    }
+    (
+        Some(Listing {
+            water_id: water_id.to_string(),
+            name: water.and_then(|w| text(w, Layer::ReceivingWaters, "name")),
+            pollutants,
+            reached_by: Vec::new(),
+        }),
+        None,
+    )
 }
 
 #[cfg(test)]
@@ -532,5 +794,54 @@ mod tests {
         assert_eq!(ids, ["WS-W"], "touching WS-E along x = 100 does not count");
         assert!(rw.tmdl_areas.is_empty());
         assert!(rw.listed.is_empty());
+    }
+
+    #[test]
+    fn item10_an_explicit_false_stands_and_item12_downstream_stops_at_the_bound() {
+        // S-1 (listed_303d = false) gets an impairment row: it stays unlisted.
+        let mut s = town();
+        let mut layers: HashMap<Layer, Vec<Feature>> = Layer::ALL
+            .iter()
+            .map(|l| (*l, s.layer(*l).features.clone()))
+            .collect();
+        layers.get_mut(&Layer::Impairments).unwrap().push(f(
+            Layer::Impairments,
+            "S-1:Sediment:2022",
+            None,
+            &[("water_id", t("S-1")), ("pollutant", t("Sediment"))],
+        ));
+        // S-1 flows to S-3, which flows to S-2 (listed).
+        let rw = layers.get_mut(&Layer::ReceivingWaters).unwrap();
+        rw[0].set(Layer::ReceivingWaters, "flows_to", t("S-3"));
+        rw.push(f(
+            Layer::ReceivingWaters,
+            "S-3",
+            Some(wkt!(LINESTRING(0. 300.,100. 300.)).into()),
+            &[("flows_to", t("S-2"))],
+        ));
+        s = Snapshot::from_features(s.meta.clone(), layers);
+        let west =
+            as_multipolygon(&wkt!(POLYGON((10. 10.,60. 10.,60. 60.,10. 60.,10. 10.))).into())
+                .unwrap();
+        let mut opt = WaterOptions::new(25.0, 1.0);
+        let rw = receiving_waters_with(&s, None, &west, None, &opt);
+        assert!(rw.listed.is_empty(), "{:?}", rw.listed);
+        assert!(rw.notes.iter().any(|n| n.contains("listed_303d = false")));
+        // One step reaches S-3 only, and says it stopped at the bound.
+        opt.downstream_steps = 1;
+        let rw = receiving_waters_with(&s, None, &west, None, &opt);
+        assert!(rw.listed.is_empty());
+        assert!(
+            rw.notes
+                .iter()
+                .any(|n| n.contains("stopped at the profile's bound")),
+            "{:?}",
+            rw.notes
+        );
+        // Two steps reach S-2, listed.
+        opt.downstream_steps = 2;
+        let rw = receiving_waters_with(&s, None, &west, None, &opt);
+        assert_eq!(rw.listed.len(), 1);
+        assert!(rw.listed[0].reached_by[0].contains("S-1 → S-3 → S-2"));
     }
 }

@@ -28,14 +28,37 @@ pub fn postgres_type(ty: FieldType) -> &'static str {
     }
 }
 
-/// `CREATE TABLE` for a layer in a GeoPackage.
+/// Columns that migrations after 0002 add to a layer table: (layer, field, migration file
+/// stem). 0002 creates every other field of `domain::layer`; each of these migrations
+/// holds `ALTER TABLE … ADD COLUMN …` for its fields (see the test below).
+pub const ADDED_LATER: &[(Layer, &str, &str)] = &[
+    (
+        Layer::ReceivingWaters,
+        "flows_to",
+        "0005_add_downstream_waters",
+    ),
+    (Layer::TmdlAreas, "waters", "0005_add_downstream_waters"),
+];
+
+fn added_later(layer: Layer, field: &str) -> bool {
+    ADDED_LATER
+        .iter()
+        .any(|(l, f, _)| *l == layer && *f == field)
+}
+
+/// `CREATE TABLE` for a layer in a GeoPackage, as migration 0002 creates it (without the
+/// columns of [`ADDED_LATER`]).
 pub fn sqlite_layer_table(layer: Layer) -> String {
     let mut cols = vec!["  fid INTEGER PRIMARY KEY AUTOINCREMENT NOT NULL".to_string()];
     if layer.geom_kind() != GeomKind::None {
         cols.push(format!("  geom {}", layer.geom_kind().ogc_name()));
     }
     cols.push(format!("  {} TEXT NOT NULL UNIQUE", layer.id_field()));
-    for f in layer.fields() {
+    for f in layer
+        .fields()
+        .iter()
+        .filter(|f| !added_later(layer, f.name))
+    {
         cols.push(format!("  {} {}", f.name, sqlite_type(f.ty)));
     }
     cols.push("  extra TEXT".into());
@@ -47,8 +70,9 @@ pub fn sqlite_layer_table(layer: Layer) -> String {
     )
 }
 
-/// `CREATE TABLE` and its indexes for a layer in PostGIS. The geometry column's SRID is
-/// fixed by `ms4 init`, which knows the registry's CRS.
+/// `CREATE TABLE` and its indexes for a layer in PostGIS, as migration 0002 creates it
+/// (without the columns of [`ADDED_LATER`]). The geometry column's SRID is fixed by
+/// `ms4 init`, which knows the registry's CRS.
 pub fn postgres_layer_table(layer: Layer) -> String {
     let mut cols = vec!["  fid BIGSERIAL PRIMARY KEY".to_string()];
     let kind = layer.geom_kind();
@@ -56,7 +80,11 @@ pub fn postgres_layer_table(layer: Layer) -> String {
         cols.push(format!("  geom geometry({})", postgis_type_name(kind)));
     }
     cols.push(format!("  {} TEXT NOT NULL UNIQUE", layer.id_field()));
-    for f in layer.fields() {
+    for f in layer
+        .fields()
+        .iter()
+        .filter(|f| !added_later(layer, f.name))
+    {
         cols.push(format!("  {} {}", f.name, postgres_type(f.ty)));
     }
     cols.push("  extra JSONB".into());
@@ -120,6 +148,24 @@ mod tests {
             }
             let have = std::fs::read_to_string(&path).unwrap();
             assert_eq!(have, want, "{} is out of date", path.display());
+            // Every column added later is in its migration, with the domain's type.
+            for (layer, field, stem) in ADDED_LATER {
+                let path = root.join(dir).join(format!("{stem}.sql"));
+                let sql = std::fs::read_to_string(&path)
+                    .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                let spec = layer
+                    .fields()
+                    .iter()
+                    .find(|f| f.name == *field)
+                    .unwrap_or_else(|| panic!("{layer}.{field} is not in domain::layer"));
+                let ty = if pg {
+                    postgres_type(spec.ty)
+                } else {
+                    sqlite_type(spec.ty)
+                };
+                let line = format!("ALTER TABLE {layer} ADD COLUMN {field} {ty};");
+                assert!(sql.contains(&line), "{} lacks {line:?}", path.display());
+            }
         }
     }
 }

@@ -7,10 +7,11 @@
 //! easement and agreement (§§ 156-85, 156-86).
 
 use super::context::{
-    and_list, describe_schedule, is_sediment_class, overlap_words, tmdl_evidence, water_evidence,
-    Ctx,
+    and_list, describe_schedule, is_sediment_class, met_words, overlap_words, practice_reason,
+    practice_status, tmdl_evidence, water_evidence, Ctx, DateTest,
 };
 use super::{Conditions, Determination, Finding, Requirement, RequirementKind, RequirementStatus};
+use crate::rules::answer::Evidence;
 
 const LDA: &str = "carmel.lda.applicability";
 const EXEMPTIONS: &str = "carmel.lda.exemptions";
@@ -25,13 +26,24 @@ const INSPECTIONS: &str = "carmel.construction.inspections_7day_and_storm";
 const LOGBOOK: &str = "carmel.records.site_logbook";
 const EASEMENT: &str = "carmel.maintenance_easement";
 const AGREEMENT: &str = "carmel.maintenance_agreement";
+const ON_SITE: &str = "carmel.construction.developer_on_site";
+const AT_ONE_TIME: &str = "carmel.swppp.max_disturbance_at_one_time";
+const CONTRACTORS: &str = "carmel.contractor_certification";
+const CONTRACTOR_RECORDS: &str = "carmel.records.contractor_certifications";
+const SWPPP_ON_SITE: &str = "carmel.records.swppp_on_site";
+const OTHER_PERMITS: &str = "carmel.other_permits";
+const NOTICE_48H: &str = "carmel.inspection.48h_notice";
+const VIOLATION_HALT: &str = "carmel.inspection.violation_halt";
+const OPERATE: &str = "carmel.construction.operate_maintain";
+const AS_BUILT: &str = "carmel.smp.as_built";
+const OM: &str = "carmel.post_construction.om_program";
+const FEES: &str = "carmel.fees";
+const ARTICLE: &str = "Article X";
 
-/// Exemptions of § 156-80 that no fact of [`super::ProjectFacts`] decides.
+/// Exemptions of § 156-80 that no fact of [`super::ProjectFacts`] decides (those that one
+/// does are listed as not evaluated only when their fact is not given).
 const NOT_EVALUATED: &[&str] = &[
-    "silvicultural activity (except landing areas and log haul roads)",
     "repairs to a stormwater management practice or facility deemed necessary by the SMO",
-    "a subdivision whose plat the Planning Board approved (signed) on or before December 17, 2008",
-    "a building permit approved on or before December 17, 2008",
     "cemetery graves",
     "installation of fences, signs, telephone and electric poles and other posts or poles",
     "emergency activity immediately necessary to protect life, property or natural resources",
@@ -129,58 +141,110 @@ fn land_development_activity(cx: &mut Ctx<'_>) -> Finding<bool> {
     f
 }
 
-/// § 156-80 EXEMPT ACTIVITIES, as far as the facts decide them.
+/// § 156-80 EXEMPT ACTIVITIES, as far as the facts decide them; every exemption whose
+/// fact was not given is listed as not evaluated.
 fn exemptions(cx: &mut Ctx<'_>) -> Finding<bool> {
     let facts = cx.facts;
     let mut f = cx.finding(false, &[EXEMPTIONS], &[]);
     let mut exempt = false;
-    if facts.agricultural_activity {
-        exempt = true;
-        f.because("agricultural activity is exempt from review (§ 156-80: 'agricultural activity as defined herein')");
-    } else if facts.agricultural {
+    let mut not_evaluated: Vec<&str> = Vec::new();
+    match facts.agricultural_activity {
+        Some(true) => {
+            exempt = true;
+            f.because("agricultural activity is exempt from review (§ 156-80: 'agricultural activity as defined herein')");
+        }
+        Some(false) => {
+            f.because("given: the activity is not agricultural activity");
+        }
+        None => not_evaluated.push("agricultural activity"),
+    }
+    if facts.agricultural && facts.agricultural_activity != Some(true) {
         f.assume(cx.profile, "AMB-11");
         f.because(
             "construction at an agricultural property is not by itself exempt: 'agricultural activity' does not include 'the construction of new structures associated with agricultural activities'; the property only takes the project out of Condition Three",
         );
     }
-    if facts.routine_maintenance {
-        let (under, reason) = cx.meets_or_not(
-            "routine_maintenance_exemption",
-            "routine maintenance exemption",
-        );
-        f.because(format!("routine maintenance; {reason}"));
-        if under {
+    match facts.silviculture {
+        Some(true) => {
             exempt = true;
-            f.because("routine maintenance that disturbs less than five acres and keeps a facility's original line and grade, hydraulic capacity or purpose is exempt");
-        } else {
-            f.because("routine maintenance disturbing five acres or more is not exempt");
+            f.because("silvicultural activity is exempt from review, 'except landing areas and log haul roads', which stay subject to Article X");
         }
+        Some(false) => {
+            f.because("given: the activity is not silvicultural activity");
+        }
+        None => {
+            not_evaluated.push("silvicultural activity (except landing areas and log haul roads)")
+        }
+    }
+    match facts.routine_maintenance {
+        Some(true) => {
+            let (under, reason) = cx.meets_or_not(
+                "routine_maintenance_exemption",
+                "routine maintenance exemption",
+            );
+            f.because(format!("routine maintenance; {reason}"));
+            if under {
+                exempt = true;
+                f.because("routine maintenance that disturbs less than five acres and keeps a facility's original line and grade, hydraulic capacity or purpose is exempt");
+            } else {
+                f.because("routine maintenance disturbing five acres or more is not exempt");
+            }
+        }
+        Some(false) => {
+            f.because("given: the activity is not routine maintenance to the original line and grade, hydraulic capacity or purpose of a facility");
+        }
+        None => not_evaluated.push(
+            "routine maintenance under five acres to the original line and grade, hydraulic capacity or purpose of a facility",
+        ),
+    }
+    match cx.date_exemption(
+        &mut f,
+        "the subdivision plat (signed by the Planning Board)",
+        facts.plat_approved_on,
+    ) {
+        DateTest::Exempt => exempt = true,
+        DateTest::NotGiven => not_evaluated.push(
+            "a subdivision whose plat the Planning Board approved (signed) on or before December 17, 2008",
+        ),
+        DateTest::After | DateTest::Unconfirmed => {}
+    }
+    match cx.date_exemption(
+        &mut f,
+        "the building permit",
+        facts.building_permit_approved_on,
+    ) {
+        DateTest::Exempt => exempt = true,
+        DateTest::NotGiven => {
+            not_evaluated.push("a building permit approved on or before December 17, 2008")
+        }
+        DateTest::After | DateTest::Unconfirmed => {}
     }
     if !exempt {
         f.because("no exemption that the facts decide applies");
     }
+    not_evaluated.extend_from_slice(NOT_EVALUATED);
     f.because(format!(
         "not evaluated, for want of facts: {}",
-        NOT_EVALUATED.join("; ")
+        not_evaluated.join("; ")
     ));
     f.result = exempt;
     f
 }
 
 /// Closes a Condition finding: outside Article X nothing is met, whatever the evidence.
-fn close(f: &mut Finding<bool>, met: bool, outside: Option<&str>, name: &str) {
+fn close(f: &mut Finding<Option<bool>>, met: Option<bool>, outside: Option<&str>, name: &str) {
     match outside {
-        Some(why) if met => {
+        Some(why) if met != Some(false) => {
             f.because(format!(
-                "the facts would meet {name}, but {name} covers only non-exempt land development activities, and {why}"
+                "whatever the evidence says of {name}, {name} covers only non-exempt land development activities, and {why}"
             ));
-            f.result = false;
+            f.result = Some(false);
         }
         Some(why) => {
             f.because(format!(
                 "{name} covers only non-exempt land development activities, and {why}"
             ));
-            f.result = false;
+            f.result = Some(false);
         }
         None => f.result = met,
     }
@@ -188,9 +252,9 @@ fn close(f: &mut Finding<bool>, met: bool, outside: Option<&str>, name: &str) {
 
 /// § 156-81C(1): runoff discharging a pollutant of concern to a 303(d)-listed water or a
 /// TMDL watershed whose TMDL names stormwater as a source.
-pub(super) fn condition_one(cx: &mut Ctx<'_>, outside: Option<&str>) -> Finding<bool> {
+pub(super) fn condition_one(cx: &mut Ctx<'_>, outside: Option<&str>) -> Finding<Option<bool>> {
     let water = cx.water;
-    let mut f = cx.finding(false, &[C1, POC], &["AMB-07", "AMB-08", "AMB-09", "AMB-30"]);
+    let mut f = cx.finding(None, &[C1, POC], &["AMB-07", "AMB-08", "AMB-09", "AMB-30"]);
     // AMB-08 "literal": sediment is always a pollutant of concern and always in
     // construction runoff, so any listing counts; "matched": only a listed pollutant the
     // project discharges, of which the facts know only the sediment class.
@@ -235,12 +299,16 @@ pub(super) fn condition_one(cx: &mut Ctx<'_>, outside: Option<&str>) -> Finding<
     for t in &water.tmdl_areas {
         f.evidence.extend(tmdl_evidence(t));
         let label = format!("TMDL area {} ({})", t.tmdl_id, t.pollutant);
-        if t.overlap.value <= 0.0 {
-            f.because(format!(
-                "{label} touches the footprint without overlapping it; not counted"
-            ));
-            continue;
-        }
+        let how = match &t.reached_by {
+            Some(how) => how.clone(),
+            None if t.overlap.value <= 0.0 => {
+                f.because(format!(
+                    "{label} touches the footprint without overlapping it; not counted"
+                ));
+                continue;
+            }
+            None => format!("overlapping {} of the footprint", overlap_words(t.overlap)),
+        };
         if !literal && !is_sediment_class(&t.pollutant) {
             f.because(format!(
                 "{label}: under the profile's matched reading (AMB-08) it counts only if the project's runoff carries {}, which was not given",
@@ -254,8 +322,7 @@ pub(super) fn condition_one(cx: &mut Ctx<'_>, outside: Option<&str>) -> Finding<
         }
         match t.stormwater_source {
             Some(true) => hits.push(format!(
-                "{label}, a TMDL watershed for which pollutants in stormwater are identified as a source, overlapping {} of the footprint",
-                overlap_words(t.overlap)
+                "{label}, a TMDL watershed for which pollutants in stormwater are identified as a source, {how}"
             )),
             Some(false) => {
                 f.because(format!(
@@ -274,18 +341,57 @@ pub(super) fn condition_one(cx: &mut Ctx<'_>, outside: Option<&str>) -> Finding<
         }
     }
 
-    let met = !hits.is_empty();
-    if met {
+    if !water.waters_303d.is_empty() {
+        match &water.list_cycle {
+            Some(cycle) => {
+                f.because(format!(
+                    "the 303(d) listings are those of the {cycle} list cycle (AMB-30)"
+                ));
+                f.evidence.push(Evidence::Fact {
+                    text: format!("303(d) list cycle used: {cycle}"),
+                });
+            }
+            None => {
+                f.because("the impairment records name no 303(d) list cycle; the listings used are shown (AMB-30)");
+            }
+        }
+    }
+    for d in &water.notes {
+        f.because(d.clone());
+    }
+    for r in &water.review {
+        f.because(format!("for review: {r}"));
+        pending.push(format!("review: {r}"));
+    }
+    let nothing_reached = water.waters_303d.is_empty()
+        && water.tmdl_areas.is_empty()
+        && water.waters_reached.is_empty()
+        && water.review.is_empty();
+    let met = if !hits.is_empty() {
         f.because(format!(
             "the runoff carries sediment, always a pollutant of concern, to {}",
             and_list(&hits)
         ));
-    } else if water.waters_303d.is_empty() && water.tmdl_areas.is_empty() {
-        f.because("no 303(d)-listed water receives the runoff and no TMDL area overlaps the footprint, on the evidence given");
+        Some(true)
+    } else if nothing_reached {
+        f.because("undetermined: the footprint overlaps no watershed that drains to a recorded water and no trace from it reaches a water, so the evidence cannot say where its runoff goes; missing evidence is not a 'no'. A watershed with its drains_to, or a trace to an outfall with its receiving water, would decide it");
+        pending.push("the receiving water of the project's runoff (no watershed overlapped and no trace reached a water)".to_string());
+        None
+    } else if !pending.is_empty() {
+        f.because("undetermined: nothing found meets Condition One yet, and the open facts could");
+        None
     } else {
-        f.because("none of the waters and TMDL areas found meets Condition One");
-    }
-    if !met && outside.is_none() {
+        f.because(format!(
+            "none of the waters and TMDL areas found meets Condition One (waters reached: {})",
+            if water.waters_reached.is_empty() {
+                "none besides those listed".to_string()
+            } else {
+                and_list(&water.waters_reached)
+            }
+        ));
+        Some(false)
+    };
+    if met != Some(true) && outside.is_none() {
         for fact in pending {
             cx.open(fact);
         }
@@ -295,8 +401,8 @@ pub(super) fn condition_one(cx: &mut Ctx<'_>, outside: Option<&str>) -> Finding<
 }
 
 /// § 156-81C(2): five or more acres, with no exclusions.
-fn condition_two(cx: &mut Ctx<'_>, outside: Option<&str>) -> Finding<bool> {
-    let mut f = cx.finding(false, &[C2], &["AMB-10"]);
+fn condition_two(cx: &mut Ctx<'_>, outside: Option<&str>) -> Finding<Option<bool>> {
+    let mut f = cx.finding(None, &[C2], &["AMB-10"]);
     f.evidence = cx.area_evidence();
     let (met, reason) = cx.meets_or_not("condition_two", "Condition Two");
     f.because(reason);
@@ -304,15 +410,15 @@ fn condition_two(cx: &mut Ctx<'_>, outside: Option<&str>) -> Finding<bool> {
         f.assume(cx.profile, "AMB-11");
         f.because("the single-family residence and agricultural property exclusions belong to Condition Three only; Condition Two has none");
     }
-    close(&mut f, met, outside, "Condition Two");
+    close(&mut f, Some(met), outside, "Condition Two");
     f
 }
 
 /// § 156-81C(3): one to five acres, except single-family residences and agricultural
 /// properties.
-fn condition_three(cx: &mut Ctx<'_>, outside: Option<&str>) -> Finding<bool> {
+fn condition_three(cx: &mut Ctx<'_>, outside: Option<&str>) -> Finding<Option<bool>> {
     let facts = cx.facts;
-    let mut f = cx.finding(false, &[C3], &["AMB-10", "AMB-11"]);
+    let mut f = cx.finding(None, &[C3], &["AMB-10", "AMB-11"]);
     f.evidence = cx.area_evidence();
     let (above, low) = cx.meets_or_not("condition_three_min", "Condition Three lower");
     let (below, high) = cx.meets_or_not("condition_three_max", "Condition Three upper");
@@ -328,7 +434,10 @@ fn condition_three(cx: &mut Ctx<'_>, outside: Option<&str>) -> Finding<bool> {
         met = false;
         f.because("excluded: construction activities at an agricultural property ('and construction activities at agricultural properties')");
     }
-    close(&mut f, met, outside, "Condition Three");
+    if in_range && !facts.single_family && !facts.agricultural {
+        f.because("neither exclusion was claimed: not a single-family residence, not an agricultural property");
+    }
+    close(&mut f, Some(met), outside, "Condition Three");
     f
 }
 
@@ -346,13 +455,29 @@ fn requirements(
         (c.condition_three.result, "Condition Three", C3),
     ]
     .into_iter()
-    .filter(|(m, _, _)| *m)
+    .filter(|(m, _, _)| *m == Some(true))
     .map(|(_, name, rule)| (name, rule))
+    .collect();
+    let undetermined: Vec<&str> = [
+        (c.condition_one.result, "Condition One"),
+        (c.condition_two.result, "Condition Two"),
+        (c.condition_three.result, "Condition Three"),
+    ]
+    .into_iter()
+    .filter(|(m, _)| m.is_none())
+    .map(|(_, name)| name)
     .collect();
     let names: Vec<&str> = met.iter().map(|(n, _)| *n).collect();
     let met_rules: Vec<&str> = met.iter().map(|(_, r)| *r).collect();
     let which = and_list(&names);
-    let none_met = "none of Conditions One, Two and Three is met";
+    let none_met = if undetermined.is_empty() {
+        "none of Conditions One, Two and Three is met".to_string()
+    } else {
+        format!(
+            "no Condition is met, and {} is undetermined: it depends on that",
+            and_list(&undetermined)
+        )
+    };
     let profile = cx.profile;
     let cite_met = |f: &mut Finding<Requirement>| {
         for rule in &met_rules {
@@ -373,33 +498,34 @@ fn requirements(
     });
 
     let any = c.any();
+    let by_conditions = |met: Option<bool>| match met {
+        Some(true) => S::Applies,
+        Some(false) => S::DoesNotApply,
+        None => S::Depends,
+    };
     let mut post = cx.requirement(
         K::PostConstructionControls,
-        if any { S::Applies } else { S::DoesNotApply },
+        by_conditions(any),
         "The SWPPP must also include water quantity and water quality controls (post-construction stormwater runoff controls), items (2)-(9) of § 156-81D, among them maintenance easements recorded on the plan and an inspection and maintenance agreement.",
         &[POST],
         &["AMB-25"],
     );
     cite_met(&mut post);
-    post.because(if any {
+    post.because(if any == Some(true) {
         format!("{which} met: such land development activities 'shall also include water quantity and water quality controls'")
     } else {
-        none_met.to_string()
+        none_met.clone()
     });
 
     let one = c.condition_one.result;
     let mut preparer = cx.requirement(
         K::ConditionOnePreparerCertification,
-        if one { S::Applies } else { S::DoesNotApply },
+        by_conditions(one),
         "For Condition One, the SWPPP must be prepared and signed by a landscape architect, certified professional or professional engineer, who certifies that the design of all stormwater management practices meets the Article (§ 156-81D(10)).",
         &[PREPARER, C1],
         &["AMB-16"],
     );
-    preparer.because(if one {
-        "Condition One met"
-    } else {
-        "Condition One not met"
-    });
+    preparer.because(format!("Condition One {}", met_words(one)));
 
     let schedule = cx.schedule(INSPECTIONS);
     let when = if schedule.is_empty() {
@@ -409,14 +535,14 @@ fn requirements(
     };
     let mut inspections = cx.requirement(
         K::ConstructionInspections,
-        if any { S::Applies } else { S::DoesNotApply },
+        by_conditions(any),
         &format!("A qualified professional inspects and documents the effectiveness of all erosion and sediment control practices {when}; reports are kept in a site logbook (§ 156-83B)."),
         &[INSPECTIONS, LOGBOOK],
         &["AMB-15", "AMB-16"],
     );
     cite_met(&mut inspections);
     inspections.result.schedule = schedule;
-    inspections.because(if any {
+    inspections.because(if any == Some(true) {
         format!("{which} met: § 156-83B applies to land development activities meeting Condition One, Two or Three")
     } else {
         format!("{none_met}; § 156-83B applies only to those")
@@ -430,6 +556,7 @@ fn requirements(
         "maintenance easements recorded on the plan (§ 156-81D(8))",
         outside,
         &which,
+        any,
     );
     let agreement = facility_duty(
         cx,
@@ -439,8 +566,149 @@ fn requirements(
         "an inspection and maintenance agreement binding on later landowners (§ 156-81D(9))",
         outside,
         &which,
+        any,
     );
-    vec![swppp, post, preparer, inspections, easement, agreement]
+    let post_status = post.result.status;
+    let mut all = vec![swppp, post, preparer, inspections, easement, agreement];
+    all.extend(every_project_duties(cx, outside, post_status));
+    all
+}
+
+/// The duties of Article X that bind every land development activity it reaches, not
+/// only those meeting a Condition, and those that follow the site's practices.
+fn every_project_duties(
+    cx: &mut Ctx<'_>,
+    outside: Option<&str>,
+    post: RequirementStatus,
+) -> Vec<Finding<Requirement>> {
+    use RequirementKind as K;
+    use RequirementStatus as S;
+    let every = "binds every non-exempt land development activity, whatever its size or Conditions";
+    let mut out = vec![
+        cx.every_project_duty(
+            K::ApplicantOnSite,
+            "The applicant or developer or their representative is on site at all times when construction or grading activity takes place, and inspects and documents the effectiveness of all erosion and sediment control practices (§ 156-83C).",
+            &[ON_SITE],
+            &[],
+            outside,
+            ARTICLE,
+            S::Applies,
+            every,
+        ),
+    ];
+    let mut at_once = cx.every_project_duty(
+        K::DisturbanceAtOneTime,
+        "Not more than five acres are disturbed at any one time unless pursuant to an approved SWPPP (§ 156-81B(4)).",
+        &[AT_ONE_TIME],
+        &["AMB-10"],
+        outside,
+        ARTICLE,
+        S::Applies,
+        every,
+    );
+    if outside.is_none() {
+        let (within, reason) =
+            cx.meets_or_not("max_disturbance_at_one_time", "disturbance at one time");
+        at_once.because(reason);
+        at_once.because(if within {
+            "the whole project is within the limit, so any phasing meets it"
+        } else {
+            "the project must be phased so that no more than five acres are disturbed at once, unless the approved SWPPP allows more"
+        });
+    }
+    out.push(at_once);
+    out.push(cx.every_project_duty(
+        K::ContractorCertification,
+        "Each contractor and subcontractor named in the SWPPP who installs soil or stormwater management practices signs and dates the certification statement before any land development activity; the statements become part of the SWPPP (§ 156-81F).",
+        &[CONTRACTORS, CONTRACTOR_RECORDS],
+        &[],
+        outside,
+        ARTICLE,
+        S::Applies,
+        every,
+    ));
+    out.push(cx.every_project_duty(
+        K::SwpppOnSite,
+        "A copy of the SWPPP is kept at the site from the start of construction to final stabilization (§ 156-81G).",
+        &[SWPPP_ON_SITE],
+        &[],
+        outside,
+        ARTICLE,
+        S::Applies,
+        every,
+    ));
+    out.push(cx.every_project_duty(
+        K::OtherPermits,
+        "All other applicable environmental permits have been or will be acquired before approval of the final stormwater design plan (§ 156-81E).",
+        &[OTHER_PERMITS],
+        &[],
+        outside,
+        ARTICLE,
+        S::Applies,
+        every,
+    ));
+    out.push(cx.every_project_duty(
+        K::MilestoneNotices,
+        "The applicant notifies the Town's enforcement official at least 48 hours before each milestone the SMO requires: start of construction, erosion controls installed, site clearing, rough and final grading, close of season, final landscaping, landscaping established in public areas (§ 156-83D).",
+        &[NOTICE_48H],
+        &[],
+        outside,
+        ARTICLE,
+        S::MayBeRequired,
+        "the SMO decides which milestone inspections it requires ('as required by the Stormwater Management Officer')",
+    ));
+    out.push(cx.every_project_duty(
+        K::StabilizationOnlyAfterViolation,
+        "If an inspection finds a violation, the applicant and developer are notified in writing, and no further work except site stabilization is done until it is corrected and the work approved (§ 156-83E).",
+        &[VIOLATION_HALT],
+        &[],
+        outside,
+        ARTICLE,
+        S::Applies,
+        every,
+    ));
+    out.push(cx.every_project_duty(
+        K::SedimentRemoval,
+        "During construction the applicant operates and maintains all controls, and removes sediment from sediment traps and ponds whenever their design capacity is reduced by 50% (§ 156-83A).",
+        &[OPERATE],
+        &["AMB-27"],
+        outside,
+        ARTICLE,
+        S::Applies,
+        every,
+    ));
+    let facility = cx.facts.requires_stormwater_management_facility;
+    let status = practice_status(outside, post, facility);
+    for (kind, summary, rule) in [
+        (
+            K::AsBuiltPlans,
+            "After final construction, as-built plans of every stormwater management practice on site, showing the final design specifications and certified by a professional engineer (§ 156-83F).",
+            AS_BUILT,
+        ),
+        (
+            K::OperationAndMaintenance,
+            "After construction the owner or operator of permanent practices keeps them operating: a preventive/corrective maintenance program and written operation and maintenance procedures, with training of new personnel (§ 156-84A-B).",
+            OM,
+        ),
+    ] {
+        let mut f = cx.requirement(kind, status, summary, &[rule], &[]);
+        f.because(practice_reason(status, outside, ARTICLE));
+        if status == S::Depends && facility.is_none() {
+            cx.open("requires_stormwater_management_facility");
+        }
+        out.push(f);
+    }
+    out.push(cx.every_project_duty(
+        K::Fees,
+        "The Town may require reasonable costs at prevailing rates for review of SWPPPs, inspections or SMP maintenance performed by or for the Town (§ 156-89).",
+        &[FEES],
+        &[],
+        outside,
+        ARTICLE,
+        S::MayBeRequired,
+        "'may require any person undertaking land development activities regulated by this article to pay reasonable costs'",
+    ));
+    out
 }
 
 /// The maintenance easement or agreement: due when the Conditions call for
@@ -454,12 +722,14 @@ fn facility_duty(
     item: &str,
     outside: Option<&str>,
     which: &str,
+    any: Option<bool>,
 ) -> Finding<Requirement> {
     use RequirementStatus as S;
     let smf = cx.facts.requires_stormwater_management_facility;
     let status = match (outside, which.is_empty(), smf) {
         (Some(_), _, _) => S::DoesNotApply,
         (None, false, _) | (None, true, Some(true)) => S::Applies,
+        (None, true, Some(false)) if any.is_none() => S::Depends,
         (None, true, Some(false)) => S::DoesNotApply,
         (None, true, None) => S::Depends,
     };
@@ -478,6 +748,9 @@ fn facility_duty(
             f.because(
                 "an approval for the project has a stormwater management facility as a requirement",
             );
+        }
+        (None, true, Some(false)) if any.is_none() => {
+            f.because("no approval for the project requires a stormwater management facility, but a Condition is undetermined, and if it is met the post-construction controls include this");
         }
         (None, true, Some(false)) => {
             f.because("no Condition is met and no approval for the project requires a stormwater management facility");

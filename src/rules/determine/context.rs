@@ -83,7 +83,7 @@ impl<'a> Ctx<'a> {
                 self.area(),
                 t.comparison,
                 threshold_value(t),
-                t.citation
+                crate::rules::answer::plain_citation(&t.citation)
             ),
         ))
     }
@@ -278,5 +278,145 @@ pub(super) fn water_evidence(w: &ListedWater) -> Evidence {
             and_list(&w.pollutants),
             w.reached_by
         ),
+    }
+}
+
+/// What a date-based exemption (a plat or building permit approved on or before a cut-off)
+/// comes to on the facts given.
+pub(super) enum DateTest {
+    /// The date was not given: the exemption is not evaluated.
+    NotGiven,
+    /// On or before a confirmed cut-off: exempt.
+    Exempt,
+    /// After the cut-off: not exempt.
+    After,
+    /// The cut-off is not confirmed (AMB-14) or not recorded: it needs confirmation.
+    Unconfirmed,
+}
+
+impl<'a> Ctx<'a> {
+    /// Tests an approval date against the profile's exemption cut-off (the AMB-14 setting
+    /// `effective_date`, with `confirmed`), writing the reason into `f`. `what` names the
+    /// approval: `the subdivision plat`.
+    pub(super) fn date_exemption<R>(
+        &mut self,
+        f: &mut Finding<R>,
+        what: &str,
+        date: Option<chrono::NaiveDate>,
+    ) -> DateTest {
+        let Some(date) = date else {
+            return DateTest::NotGiven;
+        };
+        let setting = self.profile.assumption("AMB-14").map(|a| &a.setting);
+        let cutoff = setting
+            .and_then(|s| s.get("effective_date"))
+            .and_then(|v| v.as_str())
+            .and_then(|s| chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d").ok());
+        let confirmed = setting
+            .and_then(|s| s.get("confirmed"))
+            .and_then(|v| v.as_bool())
+            .unwrap_or(false);
+        f.assume(self.profile, "AMB-14");
+        let Some(cutoff) = cutoff else {
+            f.because(format!(
+                "{what} was approved on {date}, but the {} profile records no exemption cut-off date (AMB-14); not evaluated",
+                self.profile.id
+            ));
+            self.open("the exemption cut-off date (AMB-14)");
+            return DateTest::Unconfirmed;
+        };
+        let on_or_before = date <= cutoff;
+        let side = if on_or_before {
+            "on or before"
+        } else {
+            "after"
+        };
+        if !confirmed {
+            f.because(format!(
+                "{what} was approved on {date}, {side} {cutoff}, the date the profile takes as the effective date until it is confirmed (AMB-14); the exemption needs that confirmation"
+            ));
+            self.open("confirmation of the chapter's effective date (AMB-14)");
+            return DateTest::Unconfirmed;
+        }
+        if on_or_before {
+            f.because(format!(
+                "{what} was approved on {date}, on or before {cutoff}: exempt"
+            ));
+            DateTest::Exempt
+        } else {
+            f.because(format!(
+                "{what} was approved on {date}, after {cutoff}: not exempt on that ground"
+            ));
+            DateTest::After
+        }
+    }
+
+    /// A duty that binds every project the law reaches: `applies` inside, `does not apply`
+    /// outside (with why), at `inside` status otherwise (`applies` or `may be required`).
+    pub(super) fn every_project_duty(
+        &self,
+        kind: RequirementKind,
+        summary: &str,
+        rules: &[&str],
+        ambs: &[&str],
+        outside: Option<&str>,
+        law: &str,
+        inside: RequirementStatus,
+        why_inside: &str,
+    ) -> Finding<Requirement> {
+        let status = if outside.is_none() {
+            inside
+        } else {
+            RequirementStatus::DoesNotApply
+        };
+        let mut f = self.requirement(kind, status, summary, rules, ambs);
+        match outside {
+            Some(why) => f.because(format!("{law} does not reach the project: {why}")),
+            None => f.because(why_inside.to_string()),
+        };
+        f
+    }
+}
+
+/// A duty that follows stormwater management practices on the site (as-built plans, O&M,
+/// PE inspections): it applies when post-construction practices or a stormwater management
+/// facility are required, depends when that is undecided.
+pub(super) fn practice_status(
+    outside: Option<&str>,
+    post: RequirementStatus,
+    facility: Option<bool>,
+) -> RequirementStatus {
+    use RequirementStatus as S;
+    match (outside, post, facility) {
+        (Some(_), _, _) => S::DoesNotApply,
+        (None, S::Applies, _) | (None, _, Some(true)) => S::Applies,
+        (None, S::Indicated, _) => S::Indicated,
+        (None, S::DoesNotApply | S::NotCovered, Some(false)) => S::DoesNotApply,
+        (None, _, _) => S::Depends,
+    }
+}
+
+/// Why a practice duty has its status, in words.
+pub(super) fn practice_reason(
+    status: RequirementStatus,
+    outside: Option<&str>,
+    law: &str,
+) -> String {
+    use RequirementStatus as S;
+    match (status, outside) {
+        (_, Some(why)) => format!("{law} does not reach the project: {why}"),
+        (S::Applies, _) => "the project will have stormwater management practices: post-construction controls or a stormwater management facility are required".to_string(),
+        (S::Indicated, _) => "post-construction practices are indicated; the construction general permit decides (AMB-13)".to_string(),
+        (S::DoesNotApply, _) => "no post-construction controls and no stormwater management facility are required".to_string(),
+        _ => "due if the project will have stormwater management practices, which turns on the post-construction controls or on whether an approval requires a stormwater management facility, not decided on the facts given".to_string(),
+    }
+}
+
+/// A tri-state result in words: `met`, `not met`, `undetermined`.
+pub(super) fn met_words(met: Option<bool>) -> &'static str {
+    match met {
+        Some(true) => "met",
+        Some(false) => "not met",
+        None => "undetermined",
     }
 }

@@ -9,7 +9,8 @@
 //! the permit's outcome from a reviewer's entry when there is one.
 
 use super::context::{
-    and_list, describe_schedule, is_phosphorus, overlap_words, tmdl_evidence, water_evidence, Ctx,
+    and_list, describe_schedule, is_phosphorus, overlap_words, practice_reason, practice_status,
+    tmdl_evidence, water_evidence, Ctx, DateTest,
 };
 use super::{Determination, Finding, Requirement, RequirementKind, RequirementStatus, TmdlOverlap};
 
@@ -26,18 +27,30 @@ const SPECIAL: &str = "northcastle.def.special_conditions";
 const INSPECTOR: &str = "northcastle.construction.qualified_inspector_7day";
 const EASEMENT: &str = "northcastle.maintenance_easement";
 const AGREEMENT: &str = "northcastle.maintenance_agreement";
+const GP_INSPECTIONS: &str = "northcastle.construction.operate_maintain";
+const TRAINED: &str = "northcastle.construction.trained_contractor_daily";
+const AT_ONE_TIME: &str = "northcastle.swppp.max_disturbance_at_one_time";
+const CONTRACTORS: &str = "northcastle.contractor_certification";
+const CONTRACTOR_RECORDS: &str = "northcastle.records.contractor_certifications";
+const SWPPP_ON_SITE: &str = "northcastle.records.swppp_on_site";
+const OTHER_PERMITS: &str = "northcastle.other_permits";
+const NOTICE_48H: &str = "northcastle.inspection.48h_notice";
+const VIOLATION_HALT: &str = "northcastle.inspection.violation_halt";
+const AS_BUILT: &str = "northcastle.smp.as_built";
+const PE_INSPECTION: &str = "northcastle.post_construction.structural_smp_pe_inspection";
+const OM: &str = "northcastle.post_construction.om_program";
+const FEES: &str = "northcastle.ld.fees";
+const CHAPTER: &str = "Chapter 267";
 
-/// Exemptions of § 267-3D and exclusions of § 267-3C that no fact decides.
+/// Exemptions of § 267-3D that no fact of [`super::ProjectFacts`] decides (those that one
+/// does are listed as not evaluated only when their fact is not given).
 const NOT_EVALUATED: &[&str] = &[
     "repairs to a stormwater management practice or facility deemed necessary by the SMO",
-    "a subdivision whose plat the Town approved on or before the chapter's effective date",
-    "a building permit approved on or before the chapter's effective date",
     "cemetery graves",
     "installation of fences, signs, telephone and electric poles and other posts or poles",
     "emergency activity immediately necessary to protect life, property or natural resources",
     "home gardening",
     "landscaping and horticultural activities in connection with an existing structure",
-    "a project physically completed before the chapter's effective date (§ 267-3C(5))",
 ];
 
 pub(super) fn determine(cx: &mut Ctx<'_>) -> Determination {
@@ -74,9 +87,20 @@ fn land_development_activity(cx: &mut Ctx<'_>) -> Finding<bool> {
         cx.meets_or_not("land_development_activity", "land development activity");
     f.because(reason);
     let mut result = by_area;
-    if facts.routine_maintenance {
-        result = false;
-        f.because("'land development activity does not include routine maintenance that is performed to maintain the original line and grade, hydraulic capacity or original purpose of a facility' (no size limit in North Castle)");
+    match facts.routine_maintenance {
+        Some(true) => {
+            result = false;
+            f.because("'land development activity does not include routine maintenance that is performed to maintain the original line and grade, hydraulic capacity or original purpose of a facility' (no size limit in North Castle)");
+        }
+        Some(false) => {
+            f.because(
+                "given: the activity is not routine maintenance to the original line and grade",
+            );
+        }
+        None if by_area => {
+            f.because("not evaluated, for want of facts: whether the activity is routine maintenance to the original line and grade, hydraulic capacity or original purpose of a facility, which the definition excludes");
+        }
+        None => {}
     }
     if facts.larger_common_plan {
         f.cite(cx.profile, PLAN);
@@ -87,22 +111,74 @@ fn land_development_activity(cx: &mut Ctx<'_>) -> Finding<bool> {
     f
 }
 
-/// § 267-3D, as far as the facts decide it (they decide none: the facts carry no
-/// exemption North Castle has).
+/// § 267-3D and § 267-3C(5)-(6), as far as the facts decide them; every one whose fact
+/// was not given is listed as not evaluated.
 fn exemptions(cx: &mut Ctx<'_>) -> Finding<bool> {
     let facts = cx.facts;
-    let mut f = cx.finding(false, &[EXEMPTIONS, GRANDFATHERING], &["AMB-14"]);
-    if facts.agricultural_activity {
-        f.because("agricultural activity is not exempt in North Castle: § 267-3D has no agricultural or silvicultural exemption");
+    let mut f = cx.finding(false, &[EXEMPTIONS, GRANDFATHERING], &[]);
+    let mut exempt = false;
+    let mut not_evaluated: Vec<&str> = Vec::new();
+    if facts.agricultural_activity == Some(true) || facts.silviculture == Some(true) {
+        f.because("agricultural and silvicultural activity are not exempt in North Castle: § 267-3D has no agricultural or silvicultural exemption");
     }
-    if facts.routine_maintenance {
+    if facts.routine_maintenance == Some(true) {
         f.because("routine maintenance is excluded from the definition of land development activity rather than exempted; see land_development_activity");
     }
-    f.because("no exemption that the facts decide applies");
+    match cx.date_exemption(
+        &mut f,
+        "the subdivision plat",
+        facts.plat_approved_on,
+    ) {
+        DateTest::Exempt => exempt = true,
+        DateTest::NotGiven => not_evaluated.push(
+            "a subdivision whose plat the Town approved on or before the chapter's effective date (§ 267-3D(2))",
+        ),
+        DateTest::After | DateTest::Unconfirmed => {}
+    }
+    match cx.date_exemption(
+        &mut f,
+        "the building permit",
+        facts.building_permit_approved_on,
+    ) {
+        DateTest::Exempt => exempt = true,
+        DateTest::NotGiven => not_evaluated.push(
+            "a building permit approved on or before the chapter's effective date (§ 267-3D(3))",
+        ),
+        DateTest::After | DateTest::Unconfirmed => {}
+    }
+    match facts.completed_before_effective_date {
+        Some(true) => {
+            exempt = true;
+            f.because("'the provisions of this chapter shall not apply to any project that has been physically completed prior to the effective date of this chapter' (§ 267-3C(5))");
+        }
+        Some(false) => {
+            f.because("given: the project was not physically completed before the chapter's effective date");
+        }
+        None => not_evaluated.push(
+            "a project physically completed before the chapter's effective date (§ 267-3C(5))",
+        ),
+    }
+    match facts.approved_before_effective_date {
+        Some(true) => {
+            f.because("approved before the chapter's effective date: it may be continued under the Town's present regulations, but not expanded, changed, enlarged or altered without complying with the chapter, nor resumed in nonconformity after 12 consecutive months' discontinuance or destruction (§ 267-3C(6)(a)-(d)); which of these holds was not given");
+            cx.open("whether the previously approved project is expanded, changed, enlarged or altered, discontinued for 12 consecutive months, or destroyed (§ 267-3C(6))");
+        }
+        Some(false) => {
+            f.because("given: the project was not approved before the chapter's effective date");
+        }
+        None => not_evaluated.push(
+            "a project approved before the chapter's effective date, which may continue under the present regulations (§ 267-3C(6))",
+        ),
+    }
+    if !exempt {
+        f.because("no exemption that the facts decide applies");
+    }
+    not_evaluated.extend_from_slice(NOT_EVALUATED);
     f.because(format!(
         "not evaluated, for want of facts: {}",
-        NOT_EVALUATED.join("; ")
+        not_evaluated.join("; ")
     ));
+    f.result = exempt;
     f
 }
 
@@ -156,9 +232,16 @@ fn requirements(cx: &mut Ctx<'_>, outside: Option<&str>) -> Vec<Finding<Requirem
     } else {
         describe_schedule(&schedule)
     };
+    let gp_coverage = cx.facts.gp.coverage;
+    let inspections_status = match (inside, one_acre, gp_coverage) {
+        (false, _, _) => S::DoesNotApply,
+        (true, true, _) | (true, false, Some(true)) => S::Applies,
+        (true, false, Some(false)) => S::DoesNotApply,
+        (true, false, None) => S::Depends,
+    };
     let mut inspections = cx.requirement(
         K::ConstructionInspections,
-        if inside && one_acre { S::Applies } else { S::DoesNotApply },
+        inspections_status,
         &format!("A qualified inspector conducts site inspections and documents the effectiveness of all erosion and sediment control practices {when}; reports are kept on site and furnished to the SMO on request (§ 267-7A(5)). The chapter states no storm-event trigger."),
         &[INSPECTOR],
         &["AMB-10", "AMB-13", "AMB-15"],
@@ -166,9 +249,24 @@ fn requirements(cx: &mut Ctx<'_>, outside: Option<&str>) -> Vec<Finding<Requirem
     inspections.result.schedule = schedule;
     inspections.evidence = cx.area_evidence();
     match outside {
-        Some(why) => inspections.because(not_reached(why)),
-        None => inspections.because(reason),
-    };
+        Some(why) => {
+            inspections.because(not_reached(why));
+        }
+        None => {
+            inspections.because(reason);
+            if !one_acre {
+                inspections.cite(cx.profile, GP_INSPECTIONS);
+                inspections.because(match gp_coverage {
+                    Some(true) => "under one acre the chapter's seven-day inspections do not apply, but 'inspection requirements shall be as specified within the SPDES General Permit' (§ 267-7A(1)), and the reviewer entered that the project needs permit coverage",
+                    Some(false) => "under one acre, and the reviewer entered that the project needs no construction general permit coverage, so neither § 267-7A(5) nor the permit's inspections (§ 267-7A(1)) apply",
+                    None => "under one acre the chapter's seven-day inspections do not apply, but the permit's inspections do if the project needs permit coverage (§ 267-7A(1)), which was not entered",
+                });
+                if gp_coverage.is_none() {
+                    cx.open("gp.coverage");
+                }
+            }
+        }
+    }
 
     let phosphorus = enhanced_phosphorus(cx, outside);
     let post = post_construction(cx, outside, phosphorus.result.status);
@@ -191,7 +289,7 @@ fn requirements(cx: &mut Ctx<'_>, outside: Option<&str>) -> Vec<Finding<Requirem
         outside,
         post_status,
     );
-    vec![
+    let mut all = vec![
         swppp,
         gp,
         inspections,
@@ -199,7 +297,140 @@ fn requirements(cx: &mut Ctx<'_>, outside: Option<&str>) -> Vec<Finding<Requirem
         phosphorus,
         easement,
         agreement,
-    ]
+    ];
+    all.extend(every_project_duties(cx, outside, post_status));
+    all
+}
+
+/// The duties of Chapter 267 that bind every land development activity it reaches, and
+/// those that follow the site's practices.
+fn every_project_duties(
+    cx: &mut Ctx<'_>,
+    outside: Option<&str>,
+    post: RequirementStatus,
+) -> Vec<Finding<Requirement>> {
+    use RequirementKind as K;
+    use RequirementStatus as S;
+    let every = "binds every non-exempt land development activity, whatever its size";
+    let mut out = vec![cx.every_project_duty(
+        K::TrainedContractorOnSite,
+        "Each contractor and subcontractor names a trained contractor responsible for the SWPPP, and at least one trained contractor is on site daily when soil disturbance is performed; the applicant inspects the erosion and sediment controls (§ 267-7A(4)).",
+        &[TRAINED],
+        &[],
+        outside,
+        CHAPTER,
+        S::Applies,
+        every,
+    )];
+    let mut at_once = cx.every_project_duty(
+        K::DisturbanceAtOneTime,
+        "Not more than five acres are disturbed at any one time unless a greater amount is determined necessary pursuant to an approved SWPPP (§ 267-5D(1)(d)).",
+        &[AT_ONE_TIME],
+        &["AMB-10"],
+        outside,
+        CHAPTER,
+        S::Applies,
+        every,
+    );
+    if outside.is_none() {
+        let (within, reason) =
+            cx.meets_or_not("max_disturbance_at_one_time", "disturbance at one time");
+        at_once.because(reason);
+        at_once.because(if within {
+            "the whole project is within the limit, so any phasing meets it"
+        } else {
+            "the construction phasing plan must keep the area disturbed at once to five acres, unless the approved SWPPP allows more"
+        });
+    }
+    out.push(at_once);
+    for (kind, summary, rules, status, why) in [
+        (
+            K::ContractorCertification,
+            "The construction general permit's certifications are incorporated into the SWPPP, and each contractor and subcontractor who installs, builds, repairs, inspects or maintains the SWPPP's practices signs and dates the certification statement before any land development activity (§ 267-5F).",
+            &[CONTRACTORS, CONTRACTOR_RECORDS][..],
+            S::Applies,
+            every,
+        ),
+        (
+            K::SwpppOnSite,
+            "A copy of the SWPPP is kept at the site from the start of construction to final stabilization (§ 267-5G).",
+            &[SWPPP_ON_SITE][..],
+            S::Applies,
+            every,
+        ),
+        (
+            K::OtherPermits,
+            "All other applicable environmental permits have been or will be acquired before approval of the final stormwater design plan (§ 267-5E).",
+            &[OTHER_PERMITS][..],
+            S::Applies,
+            every,
+        ),
+        (
+            K::MilestoneNotices,
+            "The applicant notifies the Building Department at least 48 hours before each milestone the SMO requires: start of construction, erosion controls installed, site clearing, rough and final grading, close of season, final landscaping, landscaping established in public areas.",
+            &[NOTICE_48H][..],
+            S::MayBeRequired,
+            "the SMO decides which milestone inspections it requires ('as required by the Stormwater Management Officer')",
+        ),
+        (
+            K::StabilizationOnlyAfterViolation,
+            "If an inspection finds a violation, the applicant and developer are notified in writing, and no further land development activity except site stabilization is done until it is corrected and the work approved.",
+            &[VIOLATION_HALT][..],
+            S::Applies,
+            every,
+        ),
+        (
+            K::SedimentRemoval,
+            "During construction the applicant operates and maintains all controls, and removes sediment from sediment traps and ponds whenever their design capacity is reduced by 50% (§ 267-7A(2)).",
+            &[GP_INSPECTIONS][..],
+            S::Applies,
+            every,
+        ),
+    ] {
+        let ambs: &[&str] = if kind == K::SedimentRemoval {
+            &["AMB-27"]
+        } else {
+            &[]
+        };
+        out.push(cx.every_project_duty(kind, summary, rules, ambs, outside, CHAPTER, status, why));
+    }
+    let facility = cx.facts.requires_stormwater_management_facility;
+    let status = practice_status(outside, post, facility);
+    for (kind, summary, rule) in [
+        (
+            K::AsBuiltPlans,
+            "After final construction, as-built plans of every stormwater management practice on site, showing the final design specifications and certified by a professional engineer.",
+            AS_BUILT,
+        ),
+        (
+            K::StructuralPracticeInspections,
+            "Inspections of any post-construction stormwater management practice with structural components are performed by a New York State licensed professional engineer (§ 267-7A(6)).",
+            PE_INSPECTION,
+        ),
+        (
+            K::OperationAndMaintenance,
+            "The owner or operator of permanent practices keeps them operating: a preventive/corrective maintenance program, written O&M procedures with training of new personnel, and discharges within design criteria (§ 267-7C(1)-(3)).",
+            OM,
+        ),
+    ] {
+        let mut f = cx.requirement(kind, status, summary, &[rule], &["AMB-13"]);
+        f.because(practice_reason(status, outside, CHAPTER));
+        if status == S::Depends && facility.is_none() {
+            cx.open("requires_stormwater_management_facility");
+        }
+        out.push(f);
+    }
+    out.push(cx.every_project_duty(
+        K::Fees,
+        "The Town may require reasonable costs at prevailing rates for review of SWPPPs, inspections or SMP maintenance performed by or for the Town, in the amounts of the Master Fee Schedule.",
+        &[FEES],
+        &[],
+        outside,
+        CHAPTER,
+        S::MayBeRequired,
+        "'may require any person undertaking land development activities regulated by Chapter 267 ... to pay reasonable costs'",
+    ));
+    out
 }
 
 /// § 267-5A and the GP definition: coverage is indicated at one acre, or at 5,000 sq ft
@@ -332,9 +563,14 @@ fn enhanced_phosphorus(cx: &mut Ctx<'_>, outside: Option<&str>) -> Finding<Requi
             cx.open("gp.enhanced_phosphorus");
             S::Indicated
         }
-        (None, None) => {
-            f.because("no phosphorus TMDL area overlaps the footprint, on the evidence given; the construction general permit still decides (AMB-13)");
+        (None, None) if facts.gp.coverage == Some(false) => {
+            f.because("the reviewer entered that the project needs no construction general permit coverage, and the standards apply only 'pursuant to the SPDES General Permit' (AMB-13)");
             S::DoesNotApply
+        }
+        (None, None) => {
+            f.because("no phosphorus TMDL area overlaps the footprint, on the evidence given, but the construction general permit decides whether the standards apply, and its outcome was not entered (AMB-13): missing evidence is not a 'no'");
+            cx.open("gp.enhanced_phosphorus");
+            S::Depends
         }
     };
     if outside.is_some() && !found.is_empty() {

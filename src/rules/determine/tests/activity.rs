@@ -100,15 +100,15 @@ fn land_development_activity_thresholds_are_inclusive_and_read_from_the_profile(
 fn exemptions_the_facts_decide() {
     // (jurisdiction, facts, land development activity, exempt)
     let ag_activity = ProjectFacts {
-        agricultural_activity: true,
+        agricultural_activity: Some(true),
         ..facts(acres(3.0))
     };
     let maintenance_small = ProjectFacts {
-        routine_maintenance: true,
+        routine_maintenance: Some(true),
         ..facts(acres(4.0))
     };
     let maintenance_large = ProjectFacts {
-        routine_maintenance: true,
+        routine_maintenance: Some(true),
         ..facts(acres(5.0))
     };
     let cases: &[(&str, &ProjectFacts, bool, bool)] = &[

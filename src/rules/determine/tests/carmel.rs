@@ -30,7 +30,7 @@ fn carmel_conditions_two_and_three_split_at_one_and_five_acres() {
             agricultural,
             ..facts(area)
         };
-        let d = run(CARMEL, &f, &no_water());
+        let d = run(CARMEL, &f, &unlisted_water());
         assert_eq!(
             conditions(&d),
             expected,

@@ -11,8 +11,8 @@ fn every_finding_cites_rules_listed_in_the_profile() {
         facts(acres(7.0)),
         ProjectFacts {
             larger_common_plan: true,
-            routine_maintenance: true,
-            agricultural_activity: true,
+            routine_maintenance: Some(true),
+            agricultural_activity: Some(true),
             single_family: true,
             agricultural: true,
             ..facts(sqft(3_000.0))

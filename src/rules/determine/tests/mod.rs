@@ -1,6 +1,7 @@
 //! Table-driven tests of the determination against the builtin profiles.
 
 mod activity;
+mod assumptions;
 mod carmel;
 mod condition_one;
 mod findings;
@@ -43,7 +44,13 @@ fn status(d: &Determination, kind: RequirementKind) -> Option<RequirementStatus>
     d.requirement(kind).map(|r| r.result.status)
 }
 
+/// Which Conditions are met (undetermined counts as not met here; see `conditions_tri`).
 fn conditions(d: &Determination) -> [bool; 3] {
+    conditions_tri(d).map(|c| c == Some(true))
+}
+
+/// The three Conditions: met, not met or undetermined (`None`).
+fn conditions_tri(d: &Determination) -> [Option<bool>; 3] {
     let c = d.conditions.as_ref().expect("Carmel has Conditions");
     [
         c.condition_one.result,
@@ -52,8 +59,17 @@ fn conditions(d: &Determination) -> [bool; 3] {
     ]
 }
 
+/// No evidence at all: no watershed overlapped, no trace reached a water.
 fn no_water() -> WaterEvidence {
     WaterEvidence::default()
+}
+
+/// The runoff reaches a water that is not listed and lies in no TMDL area.
+fn unlisted_water() -> WaterEvidence {
+    WaterEvidence {
+        waters_reached: vec!["NY-9".to_string()],
+        ..WaterEvidence::default()
+    }
 }
 
 fn listed(pollutant: &str) -> WaterEvidence {
@@ -64,7 +80,8 @@ fn listed(pollutant: &str) -> WaterEvidence {
             pollutants: vec![pollutant.to_string()],
             reached_by: "trace CB-12 → P-88 → OF-4".to_string(),
         }],
-        tmdl_areas: Vec::new(),
+        waters_reached: vec!["NY-1301-0021".to_string()],
+        ..WaterEvidence::default()
     }
 }
 
@@ -76,7 +93,9 @@ fn tmdl(pollutant: &str, stormwater_source: Option<bool>, overlap_sqft: f64) -> 
             pollutant: pollutant.to_string(),
             stormwater_source,
             overlap: sqft(overlap_sqft),
+            reached_by: None,
         }],
+        ..WaterEvidence::default()
     }
 }
 

@@ -23,34 +23,24 @@ fn north_castle_has_no_conditions_and_reads_the_general_permit_indicator() {
             S::DoesNotApply,
             S::DoesNotApply,
         ),
-        (
-            sqft(5_000.0),
-            Some(true),
-            false,
-            S::Indicated,
-            S::DoesNotApply,
-        ),
+        // Under one acre the chapter's own inspections do not apply, but the permit's do
+        // if the project needs coverage (§ 267-7A(1)), which is not entered: depends.
+        (sqft(5_000.0), Some(true), false, S::Indicated, S::Depends),
         (
             sqft(5_000.0),
             Some(false),
             false,
             S::DoesNotApply,
-            S::DoesNotApply,
-        ),
-        (sqft(5_000.0), None, false, S::Depends, S::DoesNotApply),
-        (
-            sqft(5_000.0),
-            Some(false),
-            true,
             S::Depends,
-            S::DoesNotApply,
         ),
+        (sqft(5_000.0), None, false, S::Depends, S::Depends),
+        (sqft(5_000.0), Some(false), true, S::Depends, S::Depends),
         (
             sqft(43_559.0),
             Some(false),
             false,
             S::DoesNotApply,
-            S::DoesNotApply,
+            S::Depends,
         ),
         (acres(1.0), None, false, S::Indicated, S::Applies),
         (acres(5.0), None, false, S::Indicated, S::Applies),
@@ -154,7 +144,7 @@ fn enhanced_phosphorus_only_in_north_castle_and_only_with_a_phosphorus_tmdl_over
             sqft(10_000.0),
             tmdl("pathogens", Some(true), 6_000.0),
             None,
-            Some(S::DoesNotApply),
+            Some(S::Depends),
             Some(S::Depends),
         ),
         (
@@ -162,7 +152,7 @@ fn enhanced_phosphorus_only_in_north_castle_and_only_with_a_phosphorus_tmdl_over
             sqft(10_000.0),
             tmdl("phosphorus", Some(true), 0.0),
             None,
-            Some(S::DoesNotApply),
+            Some(S::Depends),
             Some(S::Depends),
         ),
         (
@@ -170,7 +160,7 @@ fn enhanced_phosphorus_only_in_north_castle_and_only_with_a_phosphorus_tmdl_over
             sqft(10_000.0),
             listed("phosphorus"),
             None,
-            Some(S::DoesNotApply),
+            Some(S::Depends),
             Some(S::Depends),
         ),
         (
@@ -178,7 +168,7 @@ fn enhanced_phosphorus_only_in_north_castle_and_only_with_a_phosphorus_tmdl_over
             sqft(10_000.0),
             no_water(),
             None,
-            Some(S::DoesNotApply),
+            Some(S::Depends),
             Some(S::Depends),
         ),
         (
