@@ -28,14 +28,28 @@ pub fn postgres_type(ty: FieldType) -> &'static str {
     }
 }
 
+/// The fields of a layer that migration `upto` (or an earlier one) created.
+fn fields_upto(layer: Layer, upto: u32) -> impl Iterator<Item = &'static crate::domain::FieldSpec> {
+    layer.fields().iter().filter(move |f| {
+        layer
+            .added_by_migration(Some(f.name))
+            .is_none_or(|m| m <= upto)
+    })
+}
+
 /// `CREATE TABLE` for a layer in a GeoPackage.
 pub fn sqlite_layer_table(layer: Layer) -> String {
+    sqlite_layer_table_upto(layer, u32::MAX)
+}
+
+/// `CREATE TABLE` for a layer in a GeoPackage, with the fields migration `upto` had.
+fn sqlite_layer_table_upto(layer: Layer, upto: u32) -> String {
     let mut cols = vec!["  fid INTEGER PRIMARY KEY AUTOINCREMENT NOT NULL".to_string()];
     if layer.geom_kind() != GeomKind::None {
         cols.push(format!("  geom {}", layer.geom_kind().ogc_name()));
     }
     cols.push(format!("  {} TEXT NOT NULL UNIQUE", layer.id_field()));
-    for f in layer.fields() {
+    for f in fields_upto(layer, upto) {
         cols.push(format!("  {} {}", f.name, sqlite_type(f.ty)));
     }
     cols.push("  extra TEXT".into());
@@ -50,13 +64,19 @@ pub fn sqlite_layer_table(layer: Layer) -> String {
 /// `CREATE TABLE` and its indexes for a layer in PostGIS. The geometry column's SRID is
 /// fixed by `ms4 init`, which knows the registry's CRS.
 pub fn postgres_layer_table(layer: Layer) -> String {
+    postgres_layer_table_upto(layer, u32::MAX)
+}
+
+/// `CREATE TABLE` and its indexes for a layer in PostGIS, with the fields migration `upto`
+/// had.
+fn postgres_layer_table_upto(layer: Layer, upto: u32) -> String {
     let mut cols = vec!["  fid BIGSERIAL PRIMARY KEY".to_string()];
     let kind = layer.geom_kind();
     if kind != GeomKind::None {
         cols.push(format!("  geom geometry({})", postgis_type_name(kind)));
     }
     cols.push(format!("  {} TEXT NOT NULL UNIQUE", layer.id_field()));
-    for f in layer.fields() {
+    for f in fields_upto(layer, upto) {
         cols.push(format!("  {} {}", f.name, postgres_type(f.ty)));
     }
     cols.push("  extra JSONB".into());
@@ -85,19 +105,56 @@ pub fn postgis_type_name(kind: GeomKind) -> &'static str {
     }
 }
 
-/// Every layer table for a store, in creation order.
+/// Every layer table for a store as migration 0002 created them, in creation order.
 pub fn all_layer_tables(postgres: bool) -> String {
     Layer::ALL
         .iter()
+        .filter(|l| l.added_by_migration(None).is_none())
         .map(|l| {
             if postgres {
-                postgres_layer_table(*l)
+                postgres_layer_table_upto(*l, 2)
             } else {
-                sqlite_layer_table(*l)
+                sqlite_layer_table_upto(*l, 2)
             }
         })
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// What a later migration adds to the layer tables (see
+/// [`crate::domain::layer::ADDED_AFTER_0002`]): its new columns, then its new layers' tables
+/// with the fields they had then.
+pub fn layer_additions(migration: u32, postgres: bool) -> String {
+    let mut sql = String::new();
+    for (m, layer, field) in crate::domain::layer::ADDED_AFTER_0002 {
+        let (true, Some(name)) = (*m == migration, field) else {
+            continue;
+        };
+        if layer.added_by_migration(None).is_some() {
+            continue;
+        }
+        let spec = layer.fields()[layer.field_index(name).expect("listed fields exist")];
+        let ty = if postgres {
+            postgres_type(spec.ty)
+        } else {
+            sqlite_type(spec.ty)
+        };
+        sql.push_str(&format!(
+            "ALTER TABLE {} ADD COLUMN {name} {ty};\n",
+            layer.name()
+        ));
+    }
+    for layer in Layer::ALL {
+        if layer.added_by_migration(None) == Some(migration) {
+            sql.push('\n');
+            sql.push_str(&if postgres {
+                postgres_layer_table_upto(layer, migration)
+            } else {
+                sqlite_layer_table_upto(layer, migration)
+            });
+        }
+    }
+    sql
 }
 
 #[cfg(test)]
@@ -120,6 +177,53 @@ mod tests {
             }
             let have = std::fs::read_to_string(&path).unwrap();
             assert_eq!(have, want, "{} is out of date", path.display());
+        }
+    }
+
+    /// Migration 0004 adds the fields and layers `ADDED_AFTER_0002` lists for it; together
+    /// with 0002 they make every field of the domain.
+    #[test]
+    fn migration_0004_adds_what_the_domain_lists() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations");
+        for (dir, pg) in [("sqlite", false), ("postgres", true)] {
+            let path = root.join(dir).join("0004_discharge_facts.sql");
+            let want = format!(
+                "-- Generated from src/domain/layer.rs by src/store/ddl.rs; do not edit by hand.\n\n{}",
+                layer_additions(4, pg)
+            );
+            if std::env::var_os("MS4_BLESS").is_some() {
+                std::fs::write(&path, &want).unwrap();
+            }
+            let have = std::fs::read_to_string(&path).unwrap();
+            assert_eq!(have, want, "{} is out of date", path.display());
+            assert!(
+                have.contains("ALTER TABLE pipes ADD COLUMN owner TEXT;"),
+                "{have}"
+            );
+            assert!(
+                have.contains("CREATE TABLE discharge_determinations"),
+                "{have}"
+            );
+        }
+        // Every field and layer is made by 0002 or by a listed later migration.
+        for layer in Layer::ALL {
+            for f in layer.fields() {
+                let m = layer
+                    .added_by_migration(Some(f.name))
+                    .or(layer.added_by_migration(None))
+                    .unwrap_or(2);
+                let file = match m {
+                    2 => all_layer_tables(false),
+                    4 => layer_additions(4, false),
+                    other => panic!("{layer}.{}: no test covers migration {other}", f.name),
+                };
+                assert!(
+                    file.contains(&format!("  {} ", f.name))
+                        || file.contains(&format!("ADD COLUMN {} ", f.name)),
+                    "{layer}.{}",
+                    f.name
+                );
+            }
         }
     }
 }
