@@ -75,9 +75,9 @@ pub fn illicit(ask: &Ask<'_>, p: &IllicitParams) -> Result<IllicitAnswer, AskErr
     };
     let findings: Vec<(String, Finding<IllicitStatus>)> =
         connection_facts_traced(ask.snap, tol, Some(&trace))
-        .iter()
-        .map(|c| (c.connection_id.clone(), illicit::evaluate(ask.profile, c)))
-        .collect();
+            .iter()
+            .map(|c| (c.connection_id.clone(), illicit::evaluate(ask.profile, c)))
+            .collect();
     let summary = illicit::summarize(&findings);
     let connections = findings
         .into_iter()

@@ -401,7 +401,8 @@ pub fn evaluate(profile: &Profile, c: &ConnectionFacts) -> Finding<IllicitStatus
         (status::Existence::Proposed, _) => {
             let raw = c.status_raw.as_deref().unwrap_or_default();
             f.because(format!(
-                "the connection is recorded as {raw:?}: a plan to review, not a violation;                  if built as recorded it would be {}",
+                "the connection is recorded as {raw:?}: a plan to review, not a violation; \
+                 if built as recorded it would be {}",
                 match verdict {
                     Verdict::Illicit => "illicit",
                     Verdict::Review => "for review",
@@ -553,22 +554,44 @@ fn records_verdict(
              by {authority}"
         ));
         Verdict::Illicit
-    } else if let Some(r) = approved.first() {
-        let by = r
-            .approved_by
-            .as_deref()
-            .unwrap_or("an approver the record does not name");
+    } else if let Some(r) = approved
+        .iter()
+        .find(|r| approval_problem(profile, r).is_none())
+    {
+        let by = r.approved_by.as_deref().unwrap_or_default();
         let on = r
             .approved_on
             .as_deref()
             .map(|d| format!(" on {d}"))
             .unwrap_or_default();
+        let plan = r.plan_ref.as_deref().unwrap_or_default();
+        let named = profile
+            .ms4
+            .approver_named(by)
+            .map(|a| format!("{a}, an approver the profile lists for {authority}"))
+            .unwrap_or_else(|| {
+                format!("taken as approval by {authority}: the profile lists no approvers")
+            });
         f.because(format!(
-            "clause (2) is not met: the drain from the source {land} is documented and \
-             approved in record {} (approved by {by}{on}, taken as approval by {authority})",
+            "clause (2) is not met: the drain from the source {land} is documented in plan \
+             {plan} and approved in record {} (approved by {by}{on}; {named})",
             r.record_id
         ));
         Verdict::Clear
+    } else if !approved.is_empty() {
+        let problems: Vec<String> = approved
+            .iter()
+            .filter_map(|r| {
+                approval_problem(profile, r).map(|p| format!("record {}: {p}", r.record_id))
+            })
+            .collect();
+        f.because(format!(
+            "clause (2) cannot be decided: the drain from the source {land} is recorded as \
+             approved, but {}; it is illicit unless documented in plans, maps or equivalent \
+             records and approved by {authority}",
+            problems.join("; ")
+        ));
+        Verdict::Review
     } else if !unknown.is_empty() {
         // The law asks whether the drain "has not been ... approved"; a record that is silent
         // on approval proves neither, so the registry does not assert a violation on it.
@@ -587,6 +610,30 @@ fn records_verdict(
             list(&all)
         ));
         Verdict::Illicit
+    }
+}
+
+/// Why an approved record does not show documentation and approval by the approving
+/// authority (item 6), or `None` when it does.
+fn approval_problem(profile: &Profile, r: &RecordFacts) -> Option<String> {
+    let listed = &profile.ms4.approvers;
+    if r.plan_ref.as_deref().is_none_or(|p| p.trim().is_empty()) {
+        return Some(
+            "it names no plan, map or equivalent record (plan_ref), so documentation is not \
+             shown"
+                .into(),
+        );
+    }
+    match r.approved_by.as_deref() {
+        None => Some("it does not name who approved it (approved_by)".into()),
+        Some(by) if !listed.is_empty() && profile.ms4.approver_named(by).is_none() => {
+            Some(format!(
+                "it was approved by {by:?}, who is not among the approvers the profile lists \
+                 (program setting: {})",
+                listed.join(", ")
+            ))
+        }
+        Some(_) => None,
     }
 }
 

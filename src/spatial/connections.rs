@@ -114,8 +114,8 @@ pub fn connection_facts_traced(
                     let scope = text(d, Layer::DischargeDeterminations, "scope")
                         .unwrap_or_default()
                         .to_ascii_lowercase();
-                    let subject = text(d, Layer::DischargeDeterminations, "subject")
-                        .unwrap_or_default();
+                    let subject =
+                        text(d, Layer::DischargeDeterminations, "subject").unwrap_or_default();
                     match scope.trim() {
                         "connection" => subject == c.id,
                         "parcel" => source_parcel
@@ -367,24 +367,24 @@ fn trace_to_ms4(snap: &Snapshot, t: &Ms4Trace<'_>, c: &Feature) -> (Ms4Reach, Ve
 fn source_parcel(snap: &Snapshot, c: &Feature) -> Option<SourceParcel> {
     let parcels = snap.layer(Layer::Parcels);
     match text(c, Layer::Connections, "parcel_id") {
-                Some(pid) => Some(SourceParcel {
-                    land_use_raw: parcels
-                        .get(&pid)
-                        .and_then(|p| text(p, Layer::Parcels, "land_use")),
-                    found_by: if parcels.get(&pid).is_some() {
-                        "the connection's parcel_id".into()
-                    } else {
-                        "the connection's parcel_id (not in the parcels layer)".into()
-                    },
-                    parcel_id: pid,
-                }),
-                None => c.geom.as_ref().and_then(upstream_end).and_then(|p| {
-                    containing(parcels, &p).first().map(|parcel| SourceParcel {
-                        parcel_id: parcel.id.clone(),
-                        land_use_raw: text(parcel, Layer::Parcels, "land_use"),
-                        found_by: "the parcel holding the connection's upstream end".into(),
-                    })
-                }),
+        Some(pid) => Some(SourceParcel {
+            land_use_raw: parcels
+                .get(&pid)
+                .and_then(|p| text(p, Layer::Parcels, "land_use")),
+            found_by: if parcels.get(&pid).is_some() {
+                "the connection's parcel_id".into()
+            } else {
+                "the connection's parcel_id (not in the parcels layer)".into()
+            },
+            parcel_id: pid,
+        }),
+        None => c.geom.as_ref().and_then(upstream_end).and_then(|p| {
+            containing(parcels, &p).first().map(|parcel| SourceParcel {
+                parcel_id: parcel.id.clone(),
+                land_use_raw: text(parcel, Layer::Parcels, "land_use"),
+                found_by: "the parcel holding the connection's upstream end".into(),
+            })
+        }),
     }
 }
 

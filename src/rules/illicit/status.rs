@@ -173,4 +173,3 @@ pub(super) fn whose(
         }
     }
 }
-

@@ -53,6 +53,7 @@ fn record(id: &str, approved: Option<bool>) -> RecordFacts {
         approved_by: approved.map(|_| "Town Engineer".to_string()),
         approved_on: approved.map(|_| "2015-06-01".to_string()),
         plan_ref: Some("SP-2015-12".into()),
+        permit: None,
         matched_by: "connection_id".into(),
     }
 }
