@@ -528,9 +528,14 @@ fn exempt(
             "clause (1) is not met: {headline}; conditions taken as met: {}",
             assumed.join("; ")
         ),
-        Verdict::Review => format!(
+        Verdict::Review if assumed.is_empty() => format!(
             "clause (1) cannot be decided: {headline}, but {}",
             problems.join("; and ")
+        ),
+        Verdict::Review => format!(
+            "clause (1) cannot be decided: {headline}, but {}; conditions taken as met: {}",
+            problems.join("; and "),
+            assumed.join("; ")
         ),
         Verdict::Illicit => format!(
             "clause (1) is met: {headline}, but the exemption is lost: {}",

@@ -3,6 +3,7 @@
 mod clause_two;
 mod coverage;
 mod exempt_kinds;
+mod issue_items;
 mod prohibited_kinds;
 mod reporting;
 
