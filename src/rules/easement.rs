@@ -216,8 +216,7 @@ pub fn evaluate(
             return f;
         }
     }
-    f.assume(profile, "AMB-22");
-
+    // AMB-22 (the approval gate) is the planner's; this rule reads only the easement layer.
     let mut gives = Vec::new();
     let mut review = Vec::new();
     for e in easements {
@@ -265,7 +264,8 @@ pub fn evaluate(
     if !gives.is_empty() {
         f.result = EasementStatus::Covered;
         f.because(format!(
-            "a recorded maintenance or access easement ({}) covers the practice",
+            "a recorded maintenance or access easement ({}) covers the practice (recorded: it \
+             carries an instrument or a recording date)",
             gives.join(", ")
         ));
     } else if !review.is_empty() {

@@ -121,6 +121,8 @@ fn item_14_easements_at_the_laws_words_and_counter_cases() {
                     "{cites}"
                 );
             }
+            // The rule takes no reading of an ambiguity; what it reads it says in reasons.
+            assert!(f.assumptions.is_empty(), "{what}: {:?}", f.assumptions);
             for c in &f.citations {
                 // Subparagraphs ([10]) are the law's; a bracketed word is a catalogue note.
                 let note = c

@@ -376,3 +376,50 @@ fn item_7_screening_and_determinations_feed_the_exemptions() {
         reasons(&got)
     );
 }
+
+#[test]
+fn item_15_every_assumption_id_emitted_is_one_a_test_exercises() {
+    // The ids the tests above and beside assert on (clause_two, exempt_kinds,
+    // prohibited_kinds, issue_items).
+    let tested = [
+        "AMB-01", "AMB-02", "AMB-03", "AMB-04", "AMB-05", "AMB-06", "AMB-14", "AMB-19", "AMB-31",
+        "AMB-33",
+    ];
+    let reaches = [
+        Ms4Reach::NotTraced,
+        Ms4Reach::Unjoined,
+        Ms4Reach::Other {
+            joined: "CB".into(),
+            owners: vec!["NYSDOT".into()],
+        },
+        Ms4Reach::OwnerUnknown {
+            joined: "CB".into(),
+            assets: vec!["CB".into()],
+        },
+    ];
+    let mut emitted = std::collections::BTreeSet::new();
+    for p in both() {
+        for kind in K::ALL.iter().map(|k| Some(k.as_str())).chain([None]) {
+            for land in [residential(&p), industrial(&p)] {
+                for reach in &reaches {
+                    for records in [vec![], vec![permit_record(Some(true))]] {
+                        let mut c = facts(kind, Some(land), records);
+                        c.ms4 = reach.clone();
+                        let got = evaluate(&p, &c);
+                        for a in &got.assumptions {
+                            // The text shown is the profile's.
+                            assert_eq!(a.text, p.assumption(&a.id).unwrap().text);
+                            emitted.insert(a.id.clone());
+                        }
+                    }
+                }
+            }
+        }
+    }
+    for id in &emitted {
+        assert!(
+            tested.contains(&id.as_str()),
+            "{id} is emitted but no test checks it"
+        );
+    }
+}
