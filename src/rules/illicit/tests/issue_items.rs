@@ -423,3 +423,27 @@ fn item_15_every_assumption_id_emitted_is_one_a_test_exercises() {
         );
     }
 }
+
+#[test]
+fn item_4_ny_recreation_and_vacant_commercial_classes_need_review() {
+    let nc = profile("north-castle-ny");
+    // (class, expected): 5xx recreation and entertainment, 330/340 vacant commercial or
+    // industrial land; counter-cases: vacant residential land and a one-family home.
+    let table = [
+        ("552", NeedsReview),
+        ("570", NeedsReview),
+        ("330", NeedsReview),
+        ("340", NeedsReview),
+        ("311", Ok),
+        ("210", Ok),
+        ("Golf course", NeedsReview),
+    ];
+    for (code, want) in table {
+        let got = evaluate(&nc, &facts(Some("stormwater"), Some(code), vec![]));
+        assert_eq!(got.result, want, "{code}: {}", reasons(&got));
+        let amb03 = got.assumptions.iter().find(|a| a.id == "AMB-03").unwrap();
+        // The reading shown says what the profile does.
+        assert!(amb03.text.contains("recreation and entertainment (5xx)"));
+        assert!(amb03.text.contains("(330, 340)"));
+    }
+}
