@@ -142,15 +142,15 @@ fn build(dir: &Path, jurisdiction: &str) -> String {
             "connection_records",
             fc(&[
                 feature(
-                    r#""record_id":"R-2","connection_id":"C-2","approved":"yes","approved_by":"Town Engineer""#,
+                    r#""record_id":"R-2","connection_id":"C-2","approved":"yes","approved_by":"Town Engineer","plan_ref":"SP-2012-04""#,
                     &point(x0 + 449.0, y0 + 319.0),
                 ),
                 feature(
-                    r#""record_id":"R-5","parcel_id":"P-COM","approved":"yes""#,
+                    r#""record_id":"R-5","parcel_id":"P-COM","approved":"yes","approved_by":"Town Engineer","plan_ref":"SP-2014-09""#,
                     &point(x0 + 710.0, y0 + 310.0),
                 ),
                 feature(
-                    r#""record_id":"R-6","parcel_id":"P-COM","approved":"yes""#,
+                    r#""record_id":"R-6","parcel_id":"P-COM","approved":"yes","approved_by":"Town Engineer","plan_ref":"SP-2014-10""#,
                     &point(x0 + 900.0, y0 + 310.0),
                 ),
             ]),

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use super::{comma_list, Ask, AskError, Measure};
 use crate::rules::illicit::{self, IllicitStatus, IllicitSummary};
 use crate::rules::Finding;
-use crate::spatial::connections::connection_facts;
+use crate::spatial::connections::{connection_facts_traced, Ms4Trace};
 
 /// `ms4 illicit` and `GET /api/illicit`.
 #[derive(Debug, Clone, Default, Args, Deserialize)]
@@ -68,10 +68,16 @@ pub fn wanted_statuses(status: &[String]) -> Result<Vec<IllicitStatus>, AskError
 pub fn illicit(ask: &Ask<'_>, p: &IllicitParams) -> Result<IllicitAnswer, AskError> {
     let wanted = wanted_statuses(&p.status)?;
     let tol = ask.in_crs(&ask.profile.tolerances.record_tolerance);
-    let findings: Vec<(String, Finding<IllicitStatus>)> = connection_facts(ask.snap, tol)
-        .iter()
-        .map(|c| (c.connection_id.clone(), illicit::evaluate(ask.profile, c)))
-        .collect();
+    let trace = Ms4Trace {
+        network: ask.network()?,
+        join_tolerance: ask.in_crs(&ask.profile.tolerances.snap_tolerance),
+        settings: &ask.profile.ms4,
+    };
+    let findings: Vec<(String, Finding<IllicitStatus>)> =
+        connection_facts_traced(ask.snap, tol, Some(&trace))
+            .iter()
+            .map(|c| (c.connection_id.clone(), illicit::evaluate(ask.profile, c)))
+            .collect();
     let summary = illicit::summarize(&findings);
     let connections = findings
         .into_iter()

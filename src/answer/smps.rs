@@ -1,11 +1,11 @@
-//! Structural SMPs that no recorded maintenance easement covers.
+//! Stormwater management practices that no recorded maintenance or access easement covers.
 
 use clap::Args;
 use serde::{Deserialize, Serialize};
 
 use super::{flag, Ask, AskError};
 use crate::domain::{Layer, Value};
-use crate::rules::easement::{self, CoveringEasement, EasementStatus};
+use crate::rules::easement::{self, CoveringEasement, EasementStatus, SmpFacts};
 use crate::rules::Finding;
 use crate::spatial::query;
 
@@ -37,6 +37,25 @@ pub struct SmpsAnswer {
     pub smps: Vec<SmpFinding>,
 }
 
+/// An easement feature as the easement rule reads it.
+pub fn covering_easement(e: &crate::domain::Feature) -> CoveringEasement {
+    let text = |field: &str| {
+        e.get(Layer::Easements, field)
+            .as_str()
+            .map(str::to_string)
+            .filter(|s| !s.trim().is_empty())
+    };
+    CoveringEasement {
+        easement_id: e.id.clone(),
+        instrument: text("instrument"),
+        recorded_on: match e.get(Layer::Easements, "recorded_on") {
+            Value::Null => None,
+            v => Some(v.to_string()),
+        },
+        purpose: text("purpose"),
+    }
+}
+
 /// Judges every SMP's easement; lists those missing one or needing review (or all).
 pub fn smps_without_easement(ask: &Ask<'_>, p: &SmpsParams) -> Result<SmpsAnswer, AskError> {
     let snap = ask.snap;
@@ -48,20 +67,16 @@ pub fn smps_without_easement(ask: &Ask<'_>, p: &SmpsParams) -> Result<SmpsAnswer
             .map(|g| query::easements_meeting(snap, g))
             .unwrap_or_default()
             .into_iter()
-            .map(|e| CoveringEasement {
-                easement_id: e.id.clone(),
-                instrument: e
-                    .get(Layer::Easements, "instrument")
-                    .as_str()
-                    .map(str::to_string),
-                recorded_on: match e.get(Layer::Easements, "recorded_on") {
-                    Value::Null => None,
-                    v => Some(v.to_string()),
-                },
-            })
+            .map(covering_easement)
             .collect();
-        let structural = smp.get(Layer::Smps, "structural").as_bool();
-        let finding = easement::evaluate(ask.profile, &smp.id, structural, &covering);
+        let text = |field: &str| smp.get(Layer::Smps, field).as_str().map(str::to_string);
+        let facts = SmpFacts {
+            smp_id: smp.id.clone(),
+            structural: smp.get(Layer::Smps, "structural").as_bool(),
+            owner_kind: text("owner_kind"),
+            status: text("status"),
+        };
+        let finding = easement::evaluate(ask.profile, &facts, &covering);
         if p.all
             || matches!(
                 finding.result,

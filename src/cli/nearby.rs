@@ -58,6 +58,9 @@ pub(super) async fn run(store_url: &str, a: NearbyArgs) -> anyhow::Result<()> {
                             Some(i) => format!("easement {easement_id} ({i})"),
                             None => format!("easement {easement_id}"),
                         },
+                        Access::NeedsReview { easement_id, .. } => {
+                            format!("review easement {easement_id}")
+                        }
                         Access::NoRecordedEasement => "no recorded easement".into(),
                     },
                 ]

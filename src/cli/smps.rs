@@ -1,4 +1,4 @@
-//! `ms4 smps-without-easement`: structural SMPs no recorded maintenance easement covers.
+//! `ms4 smps-without-easement`: practices no recorded maintenance or access easement covers.
 
 use clap::Args;
 
@@ -39,10 +39,7 @@ pub(super) async fn run(store_url: &str, a: SmpsArgs) -> anyhow::Result<()> {
                         .get(&s.smp_id)
                         .map(|smp| smp.get(Layer::Smps, "practice_type").to_string())
                         .unwrap_or_default(),
-                    serde_json::to_value(f.result)
-                        .ok()
-                        .and_then(|v| v.as_str().map(str::to_string))
-                        .unwrap_or_default(),
+                    f.result.as_str().to_string(),
                     f.reasons.join("; "),
                     f.citation_line(),
                 ]
@@ -50,7 +47,27 @@ pub(super) async fn run(store_url: &str, a: SmpsArgs) -> anyhow::Result<()> {
             .collect()
     };
     match a.format {
-        QueryFormat::Table => print!("{}", output::table(&header, &rows())),
+        QueryFormat::Table => {
+            // Reasons and citations wrap in one column to fit 100 columns.
+            let rows: Vec<Vec<String>> = rows()
+                .into_iter()
+                .map(|r| {
+                    let mut r = r;
+                    let cited = r.pop().unwrap_or_default();
+                    let reason = r.pop().unwrap_or_default();
+                    r.push(format!("{reason} (cited: {cited})"));
+                    r
+                })
+                .collect();
+            print!(
+                "{}",
+                super::illicit::wrapped_table(
+                    &["smp", "practice_type", "status", "reason"],
+                    &rows,
+                    100
+                )
+            )
+        }
         QueryFormat::Csv => print!("{}", output::csv(&header, &rows())),
         QueryFormat::Geojson => {
             let items = answer

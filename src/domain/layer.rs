@@ -44,6 +44,10 @@ pub enum Layer {
     Inspections,
     /// The jurisdiction's boundary; imports warn about features outside it.
     Boundary,
+    /// Dated determinations about discharges (a substantial contributor of pollutants, or
+    /// not), scoped to a connection, a parcel or a discharge kind (a table without
+    /// geometry). Added by migration 0004.
+    DischargeDeterminations,
 }
 
 /// The geometry a layer holds.
@@ -146,12 +150,19 @@ const PIPES: &[FieldSpec] = &[
     f("from_invert", Elevation),
     f("to_invert", Elevation),
     f("status", Text),
+    // Migration 0004: whose conveyance it is (the MS4 is the Town's, AMB-19).
+    f("owner", Text),
 ];
 const CONNECTIONS: &[FieldSpec] = &[
     req("discharge_kind", Text),
     f("parcel_id", Text),
     f("status", Text),
     f("installed_on", Date),
+    // Migration 0004: when an abandoned or removed connection was removed, and the latest
+    // sampling of its discharge.
+    f("removed_on", Date),
+    f("sampled_on", Date),
+    f("pollutants_found", Bool),
 ];
 const CONNECTION_RECORDS: &[FieldSpec] = &[
     f("connection_id", Text),
@@ -160,6 +171,13 @@ const CONNECTION_RECORDS: &[FieldSpec] = &[
     f("approved", Bool),
     f("approved_by", Text),
     f("approved_on", Date),
+    // Migration 0004: a discharge permit (SPDES / NPDES permit, waiver or order) and the
+    // written approval of its discharge to the MS4.
+    f("permit_number", Text),
+    f("permit_kind", Text),
+    f("permit_holder", Text),
+    f("ms4_approval", Bool),
+    f("ms4_approved_on", Date),
 ];
 const SMPS: &[FieldSpec] = &[
     f("practice_type", Text),
@@ -200,12 +218,42 @@ const INSPECTIONS: &[FieldSpec] = &[
     f("result", Text),
     f("findings", Text),
     f("notes", Text),
+    // Migration 0004: a dry-weather screening that found sewage indicators (or none).
+    f("sewage_indicators", Bool),
+];
+// Migration 0004.
+const DISCHARGE_DETERMINATIONS: &[FieldSpec] = &[
+    req("scope", Text),
+    req("subject", Text),
+    req("determined_on", Date),
+    f("determined_by", Text),
+    f("finding", Text),
+    f("notes", Text),
 ];
 const BOUNDARY: &[FieldSpec] = &[f("name", Text)];
 
+/// Layers (field `None`) and fields added by migrations after 0002, which created the
+/// layer tables: (migration number, layer, field). Existing registries must keep opening,
+/// so migration 0002 is never edited; what a later migration adds is listed here.
+pub const ADDED_AFTER_0002: &[(u32, Layer, Option<&str>)] = &[
+    (4, Layer::Pipes, Some("owner")),
+    (4, Layer::Connections, Some("removed_on")),
+    (4, Layer::Connections, Some("sampled_on")),
+    (4, Layer::Connections, Some("pollutants_found")),
+    (4, Layer::ConnectionRecords, Some("permit_number")),
+    (4, Layer::ConnectionRecords, Some("permit_kind")),
+    (4, Layer::ConnectionRecords, Some("permit_holder")),
+    (4, Layer::ConnectionRecords, Some("ms4_approval")),
+    (4, Layer::ConnectionRecords, Some("ms4_approved_on")),
+    (4, Layer::Inspections, Some("sewage_indicators")),
+    (4, Layer::DischargeDeterminations, None),
+    (5, Layer::ReceivingWaters, Some("flows_to")),
+    (5, Layer::TmdlAreas, Some("waters")),
+];
+
 impl Layer {
     /// Every layer, in the order stores create them.
-    pub const ALL: [Layer; 15] = [
+    pub const ALL: [Layer; 16] = [
         Layer::Parcels,
         Layer::CatchBasins,
         Layer::Manholes,
@@ -221,6 +269,7 @@ impl Layer {
         Layer::TmdlAreas,
         Layer::Inspections,
         Layer::Boundary,
+        Layer::DischargeDeterminations,
     ];
 
     /// The layer's name: its table name and its name on the command line and the wire.
@@ -241,6 +290,7 @@ impl Layer {
             Layer::TmdlAreas => "tmdl_areas",
             Layer::Inspections => "inspections",
             Layer::Boundary => "boundary",
+            Layer::DischargeDeterminations => "discharge_determinations",
         }
     }
 
@@ -260,6 +310,7 @@ impl Layer {
             Layer::TmdlAreas => "tmdl_id",
             Layer::Inspections => "inspection_id",
             Layer::Boundary => "boundary_id",
+            Layer::DischargeDeterminations => "determination_id",
         }
     }
 
@@ -286,7 +337,9 @@ impl Layer {
             Layer::Connections | Layer::Smps | Layer::Easements | Layer::ReceivingWaters => {
                 GeomKind::Any
             }
-            Layer::Impairments | Layer::Inspections => GeomKind::None,
+            Layer::Impairments | Layer::Inspections | Layer::DischargeDeterminations => {
+                GeomKind::None
+            }
         }
     }
 
@@ -312,7 +365,17 @@ impl Layer {
             Layer::TmdlAreas => TMDL_AREAS,
             Layer::Inspections => INSPECTIONS,
             Layer::Boundary => BOUNDARY,
+            Layer::DischargeDeterminations => DISCHARGE_DETERMINATIONS,
         }
+    }
+
+    /// The migration that added a layer or one of its fields, when it came after the
+    /// layer tables of migration 0002; `field` `None` asks about the layer itself.
+    pub fn added_by_migration(self, field: Option<&str>) -> Option<u32> {
+        ADDED_AFTER_0002
+            .iter()
+            .find(|(_, l, f)| *l == self && *f == field)
+            .map(|(m, ..)| *m)
     }
 
     /// The position of a canonical field in [`Layer::fields`].

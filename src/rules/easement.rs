@@ -1,5 +1,18 @@
-//! Structural SMPs and the recorded maintenance easement that gives the town access
-//! (North Castle § 267-7B, Carmel § 156-86). Windsor's article has no such rule.
+//! Stormwater management practices and the recorded maintenance easement that gives the
+//! town access to them: "Maintenance easements to ensure access to all stormwater
+//! management practices at the site for the purpose of inspection and repair" (North
+//! Castle § 267-5D(2)(b)[10], Carmel § 156-81D(8); the easement before approval, § 267-7B,
+//! § 156-86). Windsor's article has no such rule.
+//!
+//! - A practice the Town owns, or whose dedication it accepted, is outside the rule: the
+//!   Town accepts dedication "in lieu of a maintenance agreement" (§ 267-7D, § 156-85).
+//! - A removed or abandoned practice is skipped.
+//! - The law asks for access to *all* practices; a nonstructural one without an access
+//!   easement is flagged for review, with the reading that would leave it out named.
+//! - Only a recorded easement whose purpose gives maintenance or access counts (a
+//!   sanitary-sewer easement does not); one without a recorded purpose needs review.
+//!
+//! `nearby` answers access with the same test ([`access_test`]).
 
 use serde::Serialize;
 
@@ -9,21 +22,37 @@ use super::{Evidence, Finding, Profile};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum EasementStatus {
-    /// A recorded easement covers it.
+    /// A recorded maintenance or access easement covers it.
     Covered,
-    /// No recorded easement covers it.
+    /// No recorded maintenance or access easement covers it.
     Missing,
-    /// Whether it is structural is not recorded, or an easement covers it but shows no
-    /// recording: someone has to look.
+    /// Someone has to look: a nonstructural practice without one, an easement with no
+    /// recording or no recorded purpose.
     NeedsReview,
-    /// Not a structural SMP: the rule does not reach it.
-    NotStructural,
+    /// Town-owned or dedicated to the Town: outside the rule.
+    TownOwned,
+    /// Recorded as removed or abandoned: skipped.
+    Removed,
     /// The jurisdiction's law has no such rule.
     NotCovered,
 }
 
+impl EasementStatus {
+    /// The snake_case name used in JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EasementStatus::Covered => "covered",
+            EasementStatus::Missing => "missing",
+            EasementStatus::NeedsReview => "needs_review",
+            EasementStatus::TownOwned => "town_owned",
+            EasementStatus::Removed => "removed",
+            EasementStatus::NotCovered => "not_covered",
+        }
+    }
+}
+
 /// An easement that meets an SMP.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct CoveringEasement {
     /// The easement's id.
     pub easement_id: String,
@@ -31,6 +60,8 @@ pub struct CoveringEasement {
     pub instrument: Option<String>,
     /// When it was recorded, if it was.
     pub recorded_on: Option<String>,
+    /// What it is for, as recorded.
+    pub purpose: Option<String>,
 }
 
 impl CoveringEasement {
@@ -40,17 +71,93 @@ impl CoveringEasement {
     }
 }
 
+/// The facts about one SMP.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct SmpFacts {
+    /// The SMP's id.
+    pub smp_id: String,
+    /// Whether it is structural; `None` when not recorded.
+    pub structural: Option<bool>,
+    /// `owner_kind` as recorded (private, municipal, town, dedicated...).
+    pub owner_kind: Option<String>,
+    /// `status` as recorded.
+    pub status: Option<String>,
+}
+
+/// What one easement does for access: the test `smps-without-easement` and `nearby` share.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AccessTest {
+    /// Recorded, and its purpose gives maintenance or access.
+    Gives,
+    /// Its purpose gives maintenance or access, but no recording is shown.
+    Unrecorded,
+    /// No purpose is recorded.
+    PurposeUnknown,
+    /// Its purpose is something else (a sanitary sewer, a utility).
+    OtherPurpose,
+}
+
+/// Words of a purpose that give the Town maintenance or access.
+const ACCESS_WORDS: &[&str] = &["maintenance", "access", "inspection", "repair"];
+
+fn words(s: &str) -> Vec<String> {
+    s.to_lowercase()
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// The shared access test for one easement.
+pub fn access_test(e: &CoveringEasement) -> AccessTest {
+    let Some(purpose) = e.purpose.as_deref().filter(|p| !p.trim().is_empty()) else {
+        return AccessTest::PurposeUnknown;
+    };
+    let w = words(purpose);
+    let sewer = w.iter().any(|x| x == "sanitary" || x == "sewage")
+        || (w.iter().any(|x| x == "sewer") && !w.iter().any(|x| x == "storm"));
+    // A sanitary-sewer easement gives access to the sewer, not to the practice.
+    let gives = w.iter().any(|x| ACCESS_WORDS.contains(&x.as_str()));
+    if sewer || !gives {
+        return AccessTest::OtherPurpose;
+    }
+    if e.recorded() {
+        AccessTest::Gives
+    } else {
+        AccessTest::Unrecorded
+    }
+}
+
 /// The rule id of a jurisdiction's maintenance-easement requirement, if it has one.
 pub fn rule_id(profile: &Profile) -> Option<String> {
     let id = format!("{}.maintenance_easement", profile.rule_prefix);
     profile.rule(&id).map(|_| id)
 }
 
-/// Judges one SMP from whether it is structural and the easements that meet it.
+/// The rule that asks for easements to all practices (the post-construction component).
+fn all_practices_rule(profile: &Profile) -> Option<String> {
+    [
+        format!("{}.swppp.post_construction", profile.rule_prefix),
+        format!("{}.post_construction_controls", profile.rule_prefix),
+    ]
+    .into_iter()
+    .find(|id| profile.rule(id).is_some())
+}
+
+/// The rule on dedication to the Town in lieu of a maintenance agreement.
+fn dedication_rule(profile: &Profile) -> Option<String> {
+    let id = format!("{}.maintenance_agreement", profile.rule_prefix);
+    profile.rule(&id).map(|_| id)
+}
+
+fn norm(s: &str) -> String {
+    words(s).join(" ")
+}
+
+/// Judges one SMP from its facts and the easements that meet it.
 pub fn evaluate(
     profile: &Profile,
-    smp_id: &str,
-    structural: Option<bool>,
+    smp: &SmpFacts,
     easements: &[CoveringEasement],
 ) -> Finding<EasementStatus> {
     let Some(rule) = rule_id(profile) else {
@@ -62,96 +169,127 @@ pub fn evaluate(
         return f;
     };
     let mut f = Finding::new(EasementStatus::Missing);
-    f.cite(profile, &rule).assume(profile, "AMB-22");
+    f.cite(profile, &rule);
+    let all = all_practices_rule(profile);
+    if let Some(all) = &all {
+        f.cite(profile, all);
+    }
     f.evidence.push(Evidence::Feature {
         layer: "smps".into(),
-        id: smp_id.into(),
+        id: smp.smp_id.clone(),
         note: String::new(),
     });
+
+    if let Some(status) = smp.status.as_deref() {
+        if ["removed", "abandoned", "decommissioned"].contains(&norm(status).as_str()) {
+            f.result = EasementStatus::Removed;
+            f.because(format!(
+                "skipped: the practice is recorded as {status:?}, so no easement is needed \
+                 for it"
+            ));
+            return f;
+        }
+    }
+    if let Some(owner) = smp.owner_kind.as_deref() {
+        let o = norm(owner);
+        if [
+            "town",
+            "municipal",
+            "dedicated",
+            "town owned",
+            "dedicated to the town",
+        ]
+        .contains(&o.as_str())
+        {
+            if let Some(d) = dedication_rule(profile) {
+                f.cite(profile, &d);
+            }
+            f.result = EasementStatus::TownOwned;
+            f.because(format!(
+                "outside the rule: the practice is recorded as {owner:?} (owned by or \
+                 dedicated to the Town), and the Town accepts dedication in lieu of a \
+                 maintenance agreement ({})",
+                dedication_rule(profile)
+                    .and_then(|d| profile.citation(&d).map(str::to_string))
+                    .unwrap_or_default()
+            ));
+            return f;
+        }
+    }
+    // AMB-22 (the approval gate) is the planner's; this rule reads only the easement layer.
+    let mut gives = Vec::new();
+    let mut review = Vec::new();
     for e in easements {
+        let test = access_test(e);
+        let recorded = match (&e.instrument, &e.recorded_on) {
+            (Some(i), _) => format!("recorded ({i})"),
+            (None, Some(d)) => format!("recorded on {d}"),
+            (None, None) => "no recording shown".into(),
+        };
+        let purpose = e
+            .purpose
+            .as_deref()
+            .map(|p| format!("purpose {p:?}"))
+            .unwrap_or_else(|| "no purpose recorded".into());
         f.evidence.push(Evidence::Feature {
             layer: "easements".into(),
             id: e.easement_id.clone(),
-            note: match (&e.instrument, &e.recorded_on) {
-                (Some(i), _) => format!("recorded ({i})"),
-                (None, Some(d)) => format!("recorded on {d}"),
-                (None, None) => "no recording shown".into(),
-            },
+            note: format!("{recorded}; {purpose}"),
         });
+        match test {
+            AccessTest::Gives => gives.push(e.easement_id.clone()),
+            AccessTest::Unrecorded => review.push(format!(
+                "easement {} gives access but shows no recording",
+                e.easement_id
+            )),
+            AccessTest::PurposeUnknown => review.push(format!(
+                "easement {} is {recorded} but records no purpose, so whether it gives \
+                 maintenance access is not shown",
+                e.easement_id
+            )),
+            AccessTest::OtherPurpose => {
+                f.because(format!(
+                    "easement {} does not count: its {purpose} gives no maintenance or access \
+                     to the practice",
+                    e.easement_id
+                ));
+            }
+        }
     }
-    match structural {
-        Some(false) => {
-            f.result = EasementStatus::NotStructural;
-            f.because("not a structural practice");
-        }
-        None => {
-            f.result = EasementStatus::NeedsReview;
-            f.because("whether the practice is structural is not recorded");
-        }
-        Some(true) if easements.iter().any(CoveringEasement::recorded) => {
-            f.result = EasementStatus::Covered;
-            f.because("a recorded easement covers the practice");
-        }
-        Some(true) if !easements.is_empty() => {
-            f.result = EasementStatus::NeedsReview;
-            f.because("an easement covers the practice but shows no recording");
-        }
-        Some(true) => {
-            f.because("no recorded maintenance easement covers this structural practice");
-        }
+    let law = all
+        .as_deref()
+        .and_then(|a| profile.citation(a))
+        .unwrap_or_default()
+        .to_string();
+    if !gives.is_empty() {
+        f.result = EasementStatus::Covered;
+        f.because(format!(
+            "a recorded maintenance or access easement ({}) covers the practice (recorded: it \
+             carries an instrument or a recording date)",
+            gives.join(", ")
+        ));
+    } else if !review.is_empty() {
+        f.result = EasementStatus::NeedsReview;
+        f.because(review.join("; "));
+    } else if smp.structural == Some(false) {
+        f.result = EasementStatus::NeedsReview;
+        f.because(format!(
+            "flagged: the practice is nonstructural and no recorded maintenance or access \
+             easement covers it; the law asks for easements to ensure access to all \
+             stormwater management practices ({law}); only the reading that an easement is \
+             needed for structural facilities alone would leave it out"
+        ));
+    } else {
+        let what = match smp.structural {
+            Some(true) => "structural practice",
+            _ => "practice (structural or not, the law asks for access to all practices)",
+        };
+        f.because(format!(
+            "no recorded maintenance or access easement covers this {what} ({law})"
+        ));
     }
     f
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn rec(id: &str) -> CoveringEasement {
-        CoveringEasement {
-            easement_id: id.into(),
-            instrument: Some("Liber 1 cp 2".into()),
-            recorded_on: None,
-        }
-    }
-
-    #[test]
-    fn structural_smp_without_recorded_easement_is_missing_in_ny_and_not_covered_in_windsor() {
-        for (id, cite) in [("north-castle-ny", "267-7"), ("carmel-ny", "156-86")] {
-            let p = Profile::builtin(id).unwrap();
-            let f = evaluate(&p, "SMP-1", Some(true), &[]);
-            assert_eq!(f.result, EasementStatus::Missing, "{id}");
-            assert!(
-                f.citations[0].citation.contains(cite),
-                "{id}: {:?}",
-                f.citations
-            );
-            assert_eq!(
-                evaluate(&p, "SMP-1", Some(true), &[rec("E-1")]).result,
-                EasementStatus::Covered
-            );
-            let unrecorded = CoveringEasement {
-                easement_id: "E-2".into(),
-                instrument: None,
-                recorded_on: None,
-            };
-            assert_eq!(
-                evaluate(&p, "SMP-1", Some(true), &[unrecorded]).result,
-                EasementStatus::NeedsReview
-            );
-            assert_eq!(
-                evaluate(&p, "SMP-1", Some(false), &[]).result,
-                EasementStatus::NotStructural
-            );
-            assert_eq!(
-                evaluate(&p, "SMP-1", None, &[]).result,
-                EasementStatus::NeedsReview
-            );
-        }
-        let w = Profile::builtin("windsor-ct").unwrap();
-        assert_eq!(
-            evaluate(&w, "SMP-1", Some(true), &[]).result,
-            EasementStatus::NotCovered
-        );
-    }
-}
+mod tests;

@@ -21,6 +21,7 @@
 //! illicit-connection rules, so a Carmel connection is `not_covered`.
 
 mod conveyance;
+mod status;
 #[cfg(test)]
 mod tests;
 
@@ -57,6 +58,113 @@ pub struct ConnectionFacts {
     /// exemption). No record of a determination is read as none made.
     #[serde(default)]
     pub substantial_contributor_determined: bool,
+    /// The `status` attribute as found; `None` when empty (taken as existing).
+    #[serde(default)]
+    pub status_raw: Option<String>,
+    /// When an abandoned or removed connection was removed (`removed_on`), as recorded.
+    #[serde(default)]
+    pub removed_on: Option<String>,
+    /// When the discharge was last sampled (`sampled_on`), as recorded.
+    #[serde(default)]
+    pub sampled_on: Option<String>,
+    /// Whose system the connection reaches, traced downstream.
+    #[serde(default)]
+    pub ms4: Ms4Reach,
+    /// Dated determinations (substantial contributor of pollutants, or not) whose scope is
+    /// this connection, its source parcel or its discharge kind.
+    #[serde(default)]
+    pub determinations: Vec<DeterminationFacts>,
+    /// Dry-weather screenings that found sewage indicators at an outfall downstream.
+    #[serde(default)]
+    pub screenings: Vec<ScreeningFacts>,
+}
+
+/// Whose system a connection reaches, traced downstream to the first MS4 asset (AMB-19:
+/// the MS4 is the conveyances the Town owns or operates; the profile's `[ms4] owners` say
+/// which recorded owners those are).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Ms4Reach {
+    /// Not traced (no drainage network was consulted).
+    #[default]
+    NotTraced,
+    /// The connection reaches an MS4 asset: the first one downstream, how it is owned,
+    /// and the path to it.
+    Ms4 {
+        /// The first MS4 asset.
+        asset: String,
+        /// Its recorded owner; `None` when none is recorded and the profile reads a missing
+        /// owner as the MS4's.
+        owner: Option<String>,
+        /// Ids from the asset the connection joins to `asset`, in flow order.
+        path: Vec<String>,
+    },
+    /// The connection's MS4 end joins no asset of the network; the missing-owner reading
+    /// decides whose system that is.
+    Unjoined,
+    /// Every asset downstream is someone else's: the owners to refer the connection to.
+    Other {
+        /// The asset the connection joins.
+        joined: String,
+        /// The distinct recorded owners met downstream.
+        owners: Vec<String>,
+    },
+    /// Assets with no recorded owner lie downstream and none is an MS4 asset; the profile
+    /// sends a missing owner to review.
+    OwnerUnknown {
+        /// The asset the connection joins.
+        joined: String,
+        /// The assets without an owner.
+        assets: Vec<String>,
+    },
+}
+
+/// A dated determination about a discharge (`discharge_determinations`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeterminationFacts {
+    /// Its id.
+    pub determination_id: String,
+    /// What it is scoped to: `connection`, `parcel` or `kind`, with the subject's id or
+    /// kind name.
+    pub scope: String,
+    /// The connection id, parcel id or discharge kind.
+    pub subject: String,
+    /// When it was made.
+    pub determined_on: Option<String>,
+    /// Who made it, as recorded.
+    pub determined_by: Option<String>,
+    /// `Some(true)`: a substantial contributor of pollutants; `Some(false)`: determined not
+    /// to be; `None`: the finding is not one of those.
+    pub substantial_contributor: Option<bool>,
+    /// The finding as recorded.
+    pub finding_raw: Option<String>,
+}
+
+/// A dry-weather screening of an outfall downstream that found sewage indicators.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ScreeningFacts {
+    /// The inspection's id.
+    pub inspection_id: String,
+    /// The outfall screened.
+    pub outfall: String,
+    /// When.
+    pub inspected_on: Option<String>,
+}
+
+/// A discharge permit recorded on a connection record.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PermitFacts {
+    /// The permit number (SPDES / NPDES permit, waiver or order).
+    pub number: String,
+    /// Its kind, as recorded.
+    pub kind: Option<String>,
+    /// Its holder, as recorded.
+    pub holder: Option<String>,
+    /// Whether written approval of the discharge to the MS4 was granted; `None` when the
+    /// record does not say.
+    pub ms4_approval: Option<bool>,
+    /// When it was granted.
+    pub ms4_approved_on: Option<String>,
 }
 
 /// The parcel a connection's drain originates on (AMB-04: the source parcel, current use).
@@ -85,6 +193,9 @@ pub struct RecordFacts {
     /// The plan, map or permit the record cites, when it names one.
     #[serde(default)]
     pub plan_ref: Option<String>,
+    /// The discharge permit the record holds, if it records one.
+    #[serde(default)]
+    pub permit: Option<PermitFacts>,
     /// How the record was matched: "connection_id" or "within 25 ftUS of the MS4 end on the
     /// same parcel".
     pub matched_by: String,
@@ -251,8 +362,19 @@ pub fn evaluate(profile: &Profile, c: &ConnectionFacts) -> Finding<IllicitStatus
     let ids = RuleIds::of(profile);
     let mut f = Finding::new(IllicitStatus::Ok);
     f.cite(profile, FLAG_RULE).cite(profile, &ids.prohibition);
-    f.assume(profile, "AMB-31");
     f.evidence.push(connection_evidence(c));
+
+    // Who and what the rules apply to: a connection that still exists, to the MS4.
+    let existence = status::existence(c, &mut f);
+    if let status::Existence::Removed = existence {
+        return status::removed(profile, &ids, c, f);
+    }
+    let whose = status::whose(profile, c, &mut f);
+    if let status::Whose::Other = whose {
+        f.result = IllicitStatus::NotCovered;
+        return f;
+    }
+    f.assume(profile, "AMB-31");
 
     let one = conveyance::clause_one(profile, &ids, c, &mut f);
     if one == Verdict::Illicit {
@@ -274,7 +396,29 @@ pub fn evaluate(profile: &Profile, c: &ConnectionFacts) -> Finding<IllicitStatus
     }
     let two = clause_two(profile, &ids, c, &mut f);
 
-    f.result = match one.max(two) {
+    let verdict = one.max(two);
+    let capped = match (&existence, &whose) {
+        (status::Existence::Proposed, _) => {
+            let raw = c.status_raw.as_deref().unwrap_or_default();
+            f.because(format!(
+                "the connection is recorded as {raw:?}: a plan to review, not a violation; \
+                 if built as recorded it would be {}",
+                match verdict {
+                    Verdict::Illicit => "illicit",
+                    Verdict::Review => "for review",
+                    Verdict::Clear => "not illicit",
+                }
+            ));
+            true
+        }
+        (_, status::Whose::Review) => true,
+        _ => false,
+    };
+    if capped {
+        f.result = IllicitStatus::NeedsReview;
+        return f;
+    }
+    f.result = match verdict {
         Verdict::Illicit => {
             // § 267-12B(2) / Sec. 3-169(b)(2): no grandfathering by age or prior legality.
             f.because(format!(
@@ -410,22 +554,44 @@ fn records_verdict(
              by {authority}"
         ));
         Verdict::Illicit
-    } else if let Some(r) = approved.first() {
-        let by = r
-            .approved_by
-            .as_deref()
-            .unwrap_or("an approver the record does not name");
+    } else if let Some(r) = approved
+        .iter()
+        .find(|r| approval_problem(profile, r).is_none())
+    {
+        let by = r.approved_by.as_deref().unwrap_or_default();
         let on = r
             .approved_on
             .as_deref()
             .map(|d| format!(" on {d}"))
             .unwrap_or_default();
+        let plan = r.plan_ref.as_deref().unwrap_or_default();
+        let named = profile
+            .ms4
+            .approver_named(by)
+            .map(|a| format!("{a}, an approver the profile lists for {authority}"))
+            .unwrap_or_else(|| {
+                format!("taken as approval by {authority}: the profile lists no approvers")
+            });
         f.because(format!(
-            "clause (2) is not met: the drain from the source {land} is documented and \
-             approved in record {} (approved by {by}{on}, taken as approval by {authority})",
+            "clause (2) is not met: the drain from the source {land} is documented in plan \
+             {plan} and approved in record {} (approved by {by}{on}; {named})",
             r.record_id
         ));
         Verdict::Clear
+    } else if !approved.is_empty() {
+        let problems: Vec<String> = approved
+            .iter()
+            .filter_map(|r| {
+                approval_problem(profile, r).map(|p| format!("record {}: {p}", r.record_id))
+            })
+            .collect();
+        f.because(format!(
+            "clause (2) cannot be decided: the drain from the source {land} is recorded as \
+             approved, but {}; it is illicit unless documented in plans, maps or equivalent \
+             records and approved by {authority}",
+            problems.join("; ")
+        ));
+        Verdict::Review
     } else if !unknown.is_empty() {
         // The law asks whether the drain "has not been ... approved"; a record that is silent
         // on approval proves neither, so the registry does not assert a violation on it.
@@ -444,6 +610,30 @@ fn records_verdict(
             list(&all)
         ));
         Verdict::Illicit
+    }
+}
+
+/// Why an approved record does not show documentation and approval by the approving
+/// authority (item 6), or `None` when it does.
+fn approval_problem(profile: &Profile, r: &RecordFacts) -> Option<String> {
+    let listed = &profile.ms4.approvers;
+    if r.plan_ref.as_deref().is_none_or(|p| p.trim().is_empty()) {
+        return Some(
+            "it names no plan, map or equivalent record (plan_ref), so documentation is not \
+             shown"
+                .into(),
+        );
+    }
+    match r.approved_by.as_deref() {
+        None => Some("it does not name who approved it (approved_by)".into()),
+        Some(by) if !listed.is_empty() && profile.ms4.approver_named(by).is_none() => {
+            Some(format!(
+                "it was approved by {by:?}, who is not among the approvers the profile lists \
+                 (program setting: {})",
+                listed.join(", ")
+            ))
+        }
+        Some(_) => None,
     }
 }
 

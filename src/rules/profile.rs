@@ -121,7 +121,9 @@ mod validate;
 
 pub use assumptions::{Assumption, AssumptionValue};
 pub use coverage::{Coverage, CoverageEntry};
-pub use discharges::{AllowedEntry, AllowedRoute, DischargeCondition, ExemptEntry};
+pub use discharges::{
+    AllowedEntry, AllowedRoute, DischargeCondition, ExemptEntry, MissingOwner, Ms4Settings,
+};
 pub use error::ProfileError;
 pub use land_use::{LandUseClass, LandUseConfig, LandUseList, LandUseMatch};
 pub use law::{CrsHint, Law, RuleRef};
@@ -170,6 +172,9 @@ pub struct Profile {
     pub allowed_discharges: Vec<AllowedEntry>,
     /// Which land uses count as commercial or industrial.
     pub land_use: LandUseConfig,
+    /// Whose conveyances are the MS4 and who approves connections (program settings).
+    #[serde(default)]
+    pub ms4: Ms4Settings,
     /// Distances the spatial code uses.
     pub tolerances: Tolerances,
     /// Inspection intervals by name.

@@ -5,11 +5,16 @@ use geo::{Distance, Euclidean};
 use geo_types::{Geometry, Point};
 use rustc_hash::FxHashMap;
 
-use super::query::containing;
+use super::network::{Direction, Network};
+use super::query::{containing, nearest_in};
 use super::snapshot::Snapshot;
 use super::waters::text;
 use crate::domain::{Feature, Layer, Value};
-use crate::rules::illicit::{ConnectionFacts, RecordFacts, SourceParcel};
+use crate::rules::illicit::{
+    ConnectionFacts, DeterminationFacts, Ms4Reach, PermitFacts, RecordFacts, ScreeningFacts,
+    SourceParcel,
+};
+use crate::rules::{MissingOwner, Ms4Settings};
 
 /// The parcel end of a connection (its first vertex, or the point itself).
 pub fn upstream_end(g: &Geometry<f64>) -> Option<Point<f64>> {
@@ -31,9 +36,33 @@ pub fn ms4_end(g: &Geometry<f64>) -> Option<Point<f64>> {
     }
 }
 
-/// Gathers the facts for every connection. `record_tolerance` (CRS units) is how near a
-/// record that names no connection must lie to a connection's MS4 end to document it.
+/// Gathers the facts for every connection without tracing whose system it reaches.
+/// `record_tolerance` (CRS units) is how near a record that names no connection must lie
+/// to a connection's MS4 end to document it.
 pub fn connection_facts(snap: &Snapshot, record_tolerance: f64) -> Vec<ConnectionFacts> {
+    connection_facts_traced(snap, record_tolerance, None)
+}
+
+/// How to trace connections to the MS4: the network, the distance within which a
+/// connection's MS4 end joins a structure or pipe (CRS units), and the profile's settings.
+pub struct Ms4Trace<'a> {
+    /// The drainage network.
+    pub network: &'a Network,
+    /// Join distance, CRS units.
+    pub join_tolerance: f64,
+    /// Which owners are the MS4's.
+    pub settings: &'a Ms4Settings,
+}
+
+/// Gathers the facts for every connection, tracing each down to the first MS4 asset when
+/// `trace` is given. A record that names no connection documents one connection: the one
+/// whose MS4 end is nearest, within the tolerance (and on the record's parcel, when it
+/// names one).
+pub fn connection_facts_traced(
+    snap: &Snapshot,
+    record_tolerance: f64,
+    trace: Option<&Ms4Trace<'_>>,
+) -> Vec<ConnectionFacts> {
     let records = snap.layer(Layer::ConnectionRecords);
     let mut by_connection: FxHashMap<&str, Vec<&Feature>> = FxHashMap::default();
     for r in &records.features {
@@ -41,78 +70,322 @@ pub fn connection_facts(snap: &Snapshot, record_tolerance: f64) -> Vec<Connectio
             by_connection.entry(c).or_default().push(r);
         }
     }
-    let parcels = snap.layer(Layer::Parcels);
     let unit = snap.meta.linear_unit.symbol();
+    let sources: Vec<Option<SourceParcel>> = snap
+        .layer(Layer::Connections)
+        .features
+        .iter()
+        .map(|c| source_parcel(snap, c))
+        .collect();
+    let nearest = nearest_connection_of_records(snap, record_tolerance, &sources);
+    let determinations = snap.layer(Layer::DischargeDeterminations);
+    let screenings = sewage_screenings(snap);
     snap.layer(Layer::Connections)
         .features
         .iter()
-        .map(|c| {
-            let source_parcel = match text(c, Layer::Connections, "parcel_id") {
-                Some(pid) => Some(SourceParcel {
-                    land_use_raw: parcels
-                        .get(&pid)
-                        .and_then(|p| text(p, Layer::Parcels, "land_use")),
-                    found_by: if parcels.get(&pid).is_some() {
-                        "the connection's parcel_id".into()
-                    } else {
-                        "the connection's parcel_id (not in the parcels layer)".into()
-                    },
-                    parcel_id: pid,
-                }),
-                None => c.geom.as_ref().and_then(upstream_end).and_then(|p| {
-                    containing(parcels, &p).first().map(|parcel| SourceParcel {
-                        parcel_id: parcel.id.clone(),
-                        land_use_raw: text(parcel, Layer::Parcels, "land_use"),
-                        found_by: "the parcel holding the connection's upstream end".into(),
-                    })
-                }),
-            };
+        .zip(sources)
+        .enumerate()
+        .map(|(ci, (c, source_parcel))| {
             let mut docs: Vec<RecordFacts> = by_connection
                 .get(c.id.as_str())
                 .into_iter()
                 .flatten()
                 .map(|r| record_facts(r, "names the connection".into()))
                 .collect();
-            // Records that name no connection document those whose MS4 end is near and,
-            // when they name a parcel, whose source parcel it is.
-            if let Some(end) = c.geom.as_ref().and_then(ms4_end) {
-                let t = record_tolerance;
-                for r in records.in_envelope([end.x() - t, end.y() - t, end.x() + t, end.y() + t]) {
-                    if !r.get(Layer::ConnectionRecords, "connection_id").is_null() {
-                        continue;
-                    }
-                    let Some(Geometry::Point(rp)) = &r.geom else {
-                        continue;
-                    };
-                    let d = Euclidean.distance(&end, rp);
-                    if d > t {
-                        continue;
-                    }
-                    let same_parcel = match (
-                        text(r, Layer::ConnectionRecords, "parcel_id"),
-                        &source_parcel,
-                    ) {
-                        (None, _) => true,
-                        (Some(rp), Some(sp)) => rp == sp.parcel_id,
-                        (Some(_), None) => false,
-                    };
-                    if same_parcel {
-                        docs.push(record_facts(
-                            r,
-                            format!("within {d:.1} {unit} of the connection's MS4 end"),
-                        ));
-                    }
+            for (ri, (nc, d)) in nearest.iter().enumerate() {
+                if *nc == ci {
+                    docs.push(record_facts(
+                        &records.features[ri],
+                        format!(
+                            "within {d:.1} {unit} of the connection's MS4 end, the nearest \
+                             connection to the record"
+                        ),
+                    ));
                 }
             }
+            let kind = text(c, Layer::Connections, "discharge_kind");
+            let parsed_kind = kind
+                .as_deref()
+                .and_then(|k| crate::domain::discharge::DischargeKind::parse(k).ok());
+            let dets = determinations
+                .features
+                .iter()
+                .filter(|d| {
+                    let scope = text(d, Layer::DischargeDeterminations, "scope")
+                        .unwrap_or_default()
+                        .to_ascii_lowercase();
+                    let subject =
+                        text(d, Layer::DischargeDeterminations, "subject").unwrap_or_default();
+                    match scope.trim() {
+                        "connection" => subject == c.id,
+                        "parcel" => source_parcel
+                            .as_ref()
+                            .is_some_and(|p| p.parcel_id == subject),
+                        "kind" => parsed_kind.is_some_and(|k| {
+                            crate::domain::discharge::DischargeKind::parse(&subject)
+                                .is_ok_and(|s| s == k)
+                        }),
+                        _ => false,
+                    }
+                })
+                .map(determination_facts)
+                .collect();
+            let (ms4, downstream_outfalls) = match trace {
+                Some(t) => trace_to_ms4(snap, t, c),
+                None => (Ms4Reach::NotTraced, Vec::new()),
+            };
+            let screened = screenings
+                .iter()
+                .filter(|s| downstream_outfalls.contains(&s.outfall))
+                .cloned()
+                .collect();
             ConnectionFacts {
                 connection_id: c.id.clone(),
-                discharge_kind_raw: text(c, Layer::Connections, "discharge_kind"),
+                discharge_kind_raw: kind,
                 source_parcel,
                 records: docs,
+                pollutants_found: c.get(Layer::Connections, "pollutants_found").as_bool(),
+                status_raw: text(c, Layer::Connections, "status"),
+                removed_on: date(c, Layer::Connections, "removed_on"),
+                sampled_on: date(c, Layer::Connections, "sampled_on"),
+                ms4,
+                determinations: dets,
+                screenings: screened,
                 ..Default::default()
             }
         })
         .collect()
+}
+
+fn date(f: &Feature, layer: Layer, field: &str) -> Option<String> {
+    match f.get(layer, field) {
+        Value::Null => None,
+        v => Some(v.to_string()),
+    }
+}
+
+fn determination_facts(d: &Feature) -> DeterminationFacts {
+    let l = Layer::DischargeDeterminations;
+    let finding = text(d, l, "finding");
+    let norm = finding
+        .as_deref()
+        .unwrap_or_default()
+        .to_ascii_lowercase()
+        .replace(['_', '-'], " ");
+    let substantial = if norm.contains("not") && norm.contains("substantial") {
+        Some(false)
+    } else if norm.contains("substantial") {
+        Some(true)
+    } else {
+        None
+    };
+    DeterminationFacts {
+        determination_id: d.id.clone(),
+        scope: text(d, l, "scope").unwrap_or_default(),
+        subject: text(d, l, "subject").unwrap_or_default(),
+        determined_on: date(d, l, "determined_on"),
+        determined_by: text(d, l, "determined_by"),
+        substantial_contributor: substantial,
+        finding_raw: finding,
+    }
+}
+
+/// Outfall inspections that found sewage indicators.
+fn sewage_screenings(snap: &Snapshot) -> Vec<ScreeningFacts> {
+    let l = Layer::Inspections;
+    let outfalls = snap.layer(Layer::Outfalls);
+    snap.layer(l)
+        .features
+        .iter()
+        .filter(|i| i.get(l, "sewage_indicators").as_bool() == Some(true))
+        .filter_map(|i| {
+            let asset = text(i, l, "asset_id")?;
+            outfalls.get(&asset)?;
+            Some(ScreeningFacts {
+                inspection_id: i.id.clone(),
+                outfall: asset,
+                inspected_on: date(i, l, "inspected_on"),
+            })
+        })
+        .collect()
+}
+
+/// For each record that names no connection, the connection (index) whose MS4 end lies
+/// nearest within the tolerance, on the record's parcel when it names one.
+fn nearest_connection_of_records(
+    snap: &Snapshot,
+    t: f64,
+    sources: &[Option<SourceParcel>],
+) -> Vec<(usize, f64)> {
+    let conns = &snap.layer(Layer::Connections).features;
+    let ends: Vec<Option<Point<f64>>> = conns
+        .iter()
+        .map(|c| c.geom.as_ref().and_then(ms4_end))
+        .collect();
+    snap.layer(Layer::ConnectionRecords)
+        .features
+        .iter()
+        .map(|r| {
+            if !r.get(Layer::ConnectionRecords, "connection_id").is_null() {
+                return (usize::MAX, 0.0);
+            }
+            let Some(Geometry::Point(rp)) = &r.geom else {
+                return (usize::MAX, 0.0);
+            };
+            let parcel = text(r, Layer::ConnectionRecords, "parcel_id");
+            let mut best = (usize::MAX, f64::INFINITY);
+            for (i, end) in ends.iter().enumerate() {
+                let Some(end) = end else { continue };
+                let d = Euclidean.distance(end, rp);
+                let same_parcel = match (&parcel, &sources[i]) {
+                    (None, _) => true,
+                    (Some(rp), Some(sp)) => *rp == sp.parcel_id,
+                    (Some(_), None) => false,
+                };
+                if d <= t && same_parcel && d < best.1 {
+                    best = (i, d);
+                }
+            }
+            best
+        })
+        .collect()
+}
+
+/// The asset (structure, else pipe) a connection's MS4 end joins, within `tol`.
+fn joined_asset(snap: &Snapshot, p: &Point<f64>, tol: f64) -> Option<String> {
+    let mut best: Option<(f64, String)> = None;
+    for layer in [Layer::CatchBasins, Layer::Manholes, Layer::Outfalls] {
+        if let Some(&(i, d)) = nearest_in(snap.layer(layer), p, Some(tol), Some(1)).first() {
+            if best.as_ref().is_none_or(|(bd, _)| d < *bd) {
+                best = Some((d, snap.layer(layer).features[i].id.clone()));
+            }
+        }
+    }
+    best.map(|(_, id)| id).or_else(|| {
+        nearest_in(snap.layer(Layer::Pipes), p, Some(tol), Some(1))
+            .first()
+            .map(|(i, _)| snap.layer(Layer::Pipes).features[*i].id.clone())
+    })
+}
+
+/// The recorded owner of an asset of the network: `Some(None)` when it has none.
+fn owner_of(snap: &Snapshot, id: &str) -> Option<Option<String>> {
+    for layer in [
+        Layer::CatchBasins,
+        Layer::Manholes,
+        Layer::Outfalls,
+        Layer::Pipes,
+    ] {
+        if let Some(f) = snap.layer(layer).get(id) {
+            return Some(text(f, layer, "owner").filter(|o| !o.trim().is_empty()));
+        }
+    }
+    None
+}
+
+/// Traces a connection down to the first MS4 asset; also returns the outfalls downstream.
+fn trace_to_ms4(snap: &Snapshot, t: &Ms4Trace<'_>, c: &Feature) -> (Ms4Reach, Vec<String>) {
+    let Some(joined) = c
+        .geom
+        .as_ref()
+        .and_then(ms4_end)
+        .and_then(|p| joined_asset(snap, &p, t.join_tolerance))
+    else {
+        return (Ms4Reach::Unjoined, Vec::new());
+    };
+    let trace = t.network.trace(&joined, Direction::Downstream);
+    let outfalls: Vec<String> = trace
+        .as_ref()
+        .map(|tr| tr.outfalls.iter().map(|o| o.outfall.clone()).collect())
+        .unwrap_or_default();
+    let is_ms4 = |id: &str| match owner_of(snap, id) {
+        Some(Some(o)) => t.settings.is_ms4_owner(&o).then_some(Some(o)),
+        Some(None) if t.settings.missing_owner() == MissingOwner::Ms4 => Some(None),
+        _ => None,
+    };
+    // The joined asset itself, then the nearest MS4 asset along each outfall path.
+    if let Some(owner) = is_ms4(&joined) {
+        let reach = Ms4Reach::Ms4 {
+            asset: joined.clone(),
+            owner,
+            path: vec![joined],
+        };
+        return (reach, outfalls);
+    }
+    let mut best: Option<(usize, String, Option<String>, Vec<String>)> = None;
+    let mut visited: Vec<String> = vec![joined.clone()];
+    if let Some(tr) = &trace {
+        for o in &tr.outfalls {
+            if let Some(i) = o.path.iter().position(|id| is_ms4(id).is_some()) {
+                if best.as_ref().is_none_or(|(bi, ..)| i < *bi) {
+                    let id = o.path[i].clone();
+                    best = Some((i, id.clone(), is_ms4(&id).flatten(), o.path[..=i].to_vec()));
+                }
+            }
+        }
+        visited.extend(tr.structures.iter().cloned());
+        visited.extend(tr.pipes.iter().cloned());
+    }
+    if let Some((_, asset, owner, path)) = best {
+        return (Ms4Reach::Ms4 { asset, owner, path }, outfalls);
+    }
+    // No path to an outfall reaches one: any MS4 asset the trace visited still counts.
+    if let Some(id) = visited.iter().find(|id| is_ms4(id).is_some()) {
+        let reach = Ms4Reach::Ms4 {
+            asset: id.clone(),
+            owner: is_ms4(id).flatten(),
+            path: Vec::new(),
+        };
+        return (reach, outfalls);
+    }
+    let mut owners: Vec<String> = Vec::new();
+    let mut unknown: Vec<String> = Vec::new();
+    for id in &visited {
+        match owner_of(snap, id) {
+            Some(Some(o)) => {
+                if !owners.contains(&o) {
+                    owners.push(o)
+                }
+            }
+            Some(None) => unknown.push(id.clone()),
+            None => {}
+        }
+    }
+    let reach = if unknown.is_empty() {
+        Ms4Reach::Other { joined, owners }
+    } else {
+        Ms4Reach::OwnerUnknown {
+            joined,
+            assets: unknown,
+        }
+    };
+    (reach, outfalls)
+}
+
+/// The source parcel of a connection: its `parcel_id`, else the parcel holding its
+/// upstream end.
+fn source_parcel(snap: &Snapshot, c: &Feature) -> Option<SourceParcel> {
+    let parcels = snap.layer(Layer::Parcels);
+    match text(c, Layer::Connections, "parcel_id") {
+        Some(pid) => Some(SourceParcel {
+            land_use_raw: parcels
+                .get(&pid)
+                .and_then(|p| text(p, Layer::Parcels, "land_use")),
+            found_by: if parcels.get(&pid).is_some() {
+                "the connection's parcel_id".into()
+            } else {
+                "the connection's parcel_id (not in the parcels layer)".into()
+            },
+            parcel_id: pid,
+        }),
+        None => c.geom.as_ref().and_then(upstream_end).and_then(|p| {
+            containing(parcels, &p).first().map(|parcel| SourceParcel {
+                parcel_id: parcel.id.clone(),
+                land_use_raw: text(parcel, Layer::Parcels, "land_use"),
+                found_by: "the parcel holding the connection's upstream end".into(),
+            })
+        }),
+    }
 }
 
 fn record_facts(r: &Feature, matched_by: String) -> RecordFacts {
@@ -125,6 +398,13 @@ fn record_facts(r: &Feature, matched_by: String) -> RecordFacts {
             v => Some(v.to_string()),
         },
         plan_ref: text(r, Layer::ConnectionRecords, "plan_ref"),
+        permit: text(r, Layer::ConnectionRecords, "permit_number").map(|number| PermitFacts {
+            number,
+            kind: text(r, Layer::ConnectionRecords, "permit_kind"),
+            holder: text(r, Layer::ConnectionRecords, "permit_holder"),
+            ms4_approval: r.get(Layer::ConnectionRecords, "ms4_approval").as_bool(),
+            ms4_approved_on: date(r, Layer::ConnectionRecords, "ms4_approved_on"),
+        }),
         matched_by,
     }
 }

@@ -52,11 +52,12 @@ pub struct NearbyFacility {
     pub access: Access,
 }
 
-/// Whether a recorded easement gives the town access to a facility.
+/// Whether a recorded easement gives the town access to a facility (the test
+/// `smps-without-easement` uses: [`crate::rules::easement::access_test`]).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Access {
-    /// Covered by a recorded easement.
+    /// Covered by a recorded easement whose purpose gives maintenance or access.
     Easement {
         /// The easement's id.
         easement_id: String,
@@ -65,7 +66,14 @@ pub enum Access {
         /// Its purpose.
         purpose: Option<String>,
     },
-    /// No recorded easement covers it.
+    /// An easement meets it, but shows no recording or records no purpose.
+    NeedsReview {
+        /// The easement's id.
+        easement_id: String,
+        /// Why it needs review.
+        reason: String,
+    },
+    /// No recorded maintenance or access easement covers it.
     NoRecordedEasement,
 }
 
@@ -199,32 +207,36 @@ pub fn nearby(snap: &Snapshot, q: &NearbyQuery) -> Vec<NearbyFacility> {
 }
 
 /// The recorded easement covering a facility's geometry: an easement polygon that meets
-/// it (the first by id when several do).
+/// it and passes the easement rule's access test (the first by id when several do).
 pub fn covering_easement(snap: &Snapshot, g: &Geometry<f64>) -> Access {
-    // The first by id of the easements meeting it; no list is built, as this runs for
-    // every facility of every nearby answer.
-    let Some(r) = crate::domain::wkb::bounding_rect(g) else {
-        return Access::NoRecordedEasement;
-    };
-    let first = snap
-        .layer(Layer::Easements)
-        .in_envelope([r.min().x, r.min().y, r.max().x, r.max().y])
-        .filter(|e| e.geom.as_ref().is_some_and(|eg| eg.intersects(g)))
-        .min_by(|a, b| a.id.cmp(&b.id));
-    match first {
-        Some(e) => Access::Easement {
-            easement_id: e.id.clone(),
-            instrument: e
-                .get(Layer::Easements, "instrument")
-                .as_str()
-                .map(str::to_string),
-            purpose: e
-                .get(Layer::Easements, "purpose")
-                .as_str()
-                .map(str::to_string),
-        },
-        None => Access::NoRecordedEasement,
+    use crate::rules::easement::{access_test, AccessTest};
+    let mut review = None;
+    for e in easements_meeting(snap, g) {
+        let ce = crate::answer::smps::covering_easement(e);
+        match access_test(&ce) {
+            AccessTest::Gives => {
+                return Access::Easement {
+                    easement_id: ce.easement_id,
+                    instrument: ce.instrument,
+                    purpose: ce.purpose,
+                }
+            }
+            AccessTest::Unrecorded if review.is_none() => {
+                review = Some(Access::NeedsReview {
+                    easement_id: ce.easement_id,
+                    reason: "gives access but shows no recording".into(),
+                })
+            }
+            AccessTest::PurposeUnknown if review.is_none() => {
+                review = Some(Access::NeedsReview {
+                    easement_id: ce.easement_id,
+                    reason: "records no purpose".into(),
+                })
+            }
+            _ => {}
+        }
     }
+    review.unwrap_or(Access::NoRecordedEasement)
 }
 
 /// The easements meeting a geometry, by id.
@@ -304,6 +316,11 @@ mod tests {
             "instrument",
             crate::domain::Value::Text("Liber 12 cp 3".into()),
         );
+        e.set(
+            Layer::Easements,
+            "purpose",
+            crate::domain::Value::Text("maintenance and access".into()),
+        );
         layers.insert(Layer::Easements, vec![e]);
         let mut insp = Feature::new(Layer::Inspections, "i1");
         insp.set(
@@ -342,7 +359,7 @@ mod tests {
             Access::Easement {
                 easement_id: "E-1".into(),
                 instrument: Some("Liber 12 cp 3".into()),
-                purpose: None
+                purpose: Some("maintenance and access".into())
             }
         );
         assert_eq!(got[2].unit, LengthUnit::UsSurveyFoot);

@@ -107,7 +107,6 @@ fn forgiving_parse_accepts_real_world_spellings() {
             "dechlorinated swimming pool discharges",
             DechlorinatedSwimmingPoolDischarge,
         ),
-        ("street wash water", ResidentialStreetWashWater),
         ("residential street wash water", ResidentialStreetWashWater),
         ("fire fighting", FirefightingWater),
         ("Fire fighting activities", FirefightingWater),
@@ -133,6 +132,14 @@ fn unrecognised_values_are_errors_with_a_reason() {
         ("pool water", "ambiguous"),
         ("groundwater", "ambiguous"),
         ("widget runoff", "not recognised"),
+        // Unqualified words never widen an exemption (issue item 5).
+        ("street wash", "ambiguous"),
+        ("Street wash water", "ambiguous"),
+        ("condensate", "ambiguous"),
+        ("Flushing", "ambiguous"),
+        ("infiltration", "ambiguous"),
+        ("irrigation", "ambiguous"),
+        ("lawn sprinkler", "ambiguous"),
         ("42", "not recognised"),
     ];
     for (raw, needle) in cases {

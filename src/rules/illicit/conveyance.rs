@@ -11,12 +11,100 @@ use crate::rules::{AllowedRoute, DischargeCondition, Evidence, ExemptEntry, Find
 use super::{citation_of, ConnectionFacts, IllicitStatus, RuleIds, Verdict};
 
 /// Clause (1) for one connection; adds citations, reasons, evidence and assumptions to `f`.
+/// A permit on record takes a non-stormwater discharge to review at most.
 pub(super) fn clause_one(
     profile: &Profile,
     ids: &RuleIds,
     c: &ConnectionFacts,
     f: &mut Finding<IllicitStatus>,
 ) -> Verdict {
+    let (kind, verdict) = by_kind(profile, ids, c, f);
+    if matches!(kind, K::Stormwater | K::Unknown) || verdict == Verdict::Clear {
+        return verdict;
+    }
+    permitted(profile, ids, c, verdict, f)
+}
+
+/// The permit route (NC § 267-12A(4), Windsor Sec. 3-169(a)(4)): a discharge permitted
+/// under a state or federal permit, with written approval of its discharge to the MS4, is
+/// not an illegal discharge; clause (1) then cannot be read either way with certainty.
+fn permitted(
+    profile: &Profile,
+    ids: &RuleIds,
+    c: &ConnectionFacts,
+    verdict: Verdict,
+    f: &mut Finding<IllicitStatus>,
+) -> Verdict {
+    let Some(route) = profile.allowed(AllowedRoute::Permitted) else {
+        return verdict;
+    };
+    let clause = citation_of(profile, &ids.conveyance);
+    let mut out = verdict;
+    for r in &c.records {
+        let Some(p) = &r.permit else { continue };
+        f.cite(profile, &route.rule);
+        let kind = p
+            .kind
+            .as_deref()
+            .map(|k| format!("{k}, "))
+            .unwrap_or_default();
+        let holder = p
+            .holder
+            .as_deref()
+            .map(|h| format!("held by {h}"))
+            .unwrap_or_else(|| "holder not recorded".into());
+        let desc = format!(
+            "permit {} ({kind}{holder}) in record {}",
+            p.number, r.record_id
+        );
+        match p.ms4_approval {
+            Some(true) => {
+                let on = p
+                    .ms4_approved_on
+                    .as_deref()
+                    .map(|d| format!(" on {d}"))
+                    .unwrap_or_default();
+                f.because(format!(
+                    "clause (1) cannot be decided: {desc} is on record with written approval \
+                     of the discharge to the MS4{on}; on one reading the prohibition does not \
+                     apply to a discharge so permitted ({}), so it is not an illegal discharge \
+                     and clause (1) is not met; on the other, clause (1) reaches a conveyance \
+                     that lets a non-stormwater discharge in whether or not it was previously \
+                     allowed, permitted or approved ({clause}); whether the discharger is in \
+                     full compliance with the permit is not recorded; review",
+                    route.citation
+                ));
+                out = out.min(Verdict::Review);
+            }
+            None => {
+                f.because(format!(
+                    "clause (1) cannot be decided: {desc} is on record, but the record does not \
+                     say whether written approval of the discharge to the MS4 was granted, \
+                     which the permit route requires ({}); review",
+                    route.citation
+                ));
+                out = out.min(Verdict::Review);
+            }
+            Some(false) => {
+                f.because(format!(
+                "{desc} is on record, but the record says written approval of the discharge to \
+                 the MS4 was not granted, which the permit route requires ({}), so the permit \
+                 does not take the discharge out of the prohibition",
+                route.citation
+            ));
+            }
+        }
+    }
+    out
+}
+
+/// Clause (1) by the discharge kind alone.
+fn by_kind(
+    profile: &Profile,
+    ids: &RuleIds,
+    c: &ConnectionFacts,
+    f: &mut Finding<IllicitStatus>,
+) -> (K, Verdict) {
     let (kind, problem) = match c.discharge_kind_raw.as_deref() {
         None => (
             K::Unknown,
@@ -33,7 +121,7 @@ pub(super) fn clause_one(
     f.cite(profile, &ids.conveyance);
     let clause = citation_of(profile, &ids.conveyance);
 
-    match kind {
+    let verdict = match kind {
         K::Stormwater => {
             f.because("clause (1) is not met: the connection carries stormwater only");
             Verdict::Clear
@@ -61,8 +149,9 @@ pub(super) fn clause_one(
             cite_prohibition(profile, ids, f);
             f.because(format!(
                 "clause (1) is met: the connection carries {}, a non-stormwater discharge \
-                 the definition names ({clause}) and no exemption covers",
-                words(kind)
+                 the definition names ({clause}) and the exempt list does not include{}",
+                words(kind),
+                other_routes(profile, c)
             ));
             Verdict::Illicit
         }
@@ -77,7 +166,8 @@ pub(super) fn clause_one(
             Verdict::Illicit
         }
         _ => non_stormwater(profile, ids, c, kind, f),
-    }
+    };
+    (kind, verdict)
 }
 
 /// A kind's name for a sentence: "air conditioning condensate".
@@ -159,12 +249,25 @@ fn non_stormwater(
             .find(|e| e.has_condition(DischargeCondition::NotActiveGroundwaterDewatering))
         {
             f.cite(profile, &carve_out.rule);
+            f.assume(profile, "AMB-33");
+            if c.pollutants_found == Some(true) {
+                f.because(format!(
+                    "clause (1) is met: {town}'s footing-drain exemption excludes active \
+                     groundwater dewatering systems ({:?}, {}), and sampling found pollutants, \
+                     so the water is not uncontaminated pumped groundwater either",
+                    carve_out.text, carve_out.citation
+                ));
+                return Verdict::Illicit;
+            }
             f.because(format!(
-                "clause (1) is met: {town}'s exemption expressly excludes active groundwater \
-                 dewatering systems ({:?}, {})",
+                "clause (1) cannot be decided: {town}'s item {:?} ({}) excludes active \
+                 groundwater dewatering systems from the footing-drain exemption; whether the \
+                 exclusion also reaches \"uncontaminated pumped groundwater\" in the same item \
+                 is open (AMB-33): on one reading the discharge is never exempt, on the other \
+                 it is exempt when the water is uncontaminated; review",
                 carve_out.text, carve_out.citation
             ));
-            return Verdict::Illicit;
+            return Verdict::Review;
         }
         if let Some(pumped) = profile.is_exempt(K::UncontaminatedPumpedGroundwater) {
             f.cite(profile, &pumped.rule);
@@ -185,14 +288,15 @@ fn non_stormwater(
          exempt list ({}){}",
         words(kind),
         citation_of(profile, &ids.exempt_kinds),
-        other_routes(profile)
+        other_routes(profile, c)
     ));
     Verdict::Illicit
 }
 
 /// "; it is allowed only ..." for the routes other than the exempt list, which need
-/// documents the registry does not hold.
-fn other_routes(profile: &Profile) -> String {
+/// documents the registry does not hold (a permit on record is judged apart).
+fn other_routes(profile: &Profile, c: &ConnectionFacts) -> String {
+    let permit_on_record = c.records.iter().any(|r| r.permit.is_some());
     let routes: Vec<String> = profile
         .allowed_discharges
         .iter()
@@ -209,6 +313,8 @@ fn other_routes(profile: &Profile) -> String {
         .collect();
     if routes.is_empty() {
         String::new()
+    } else if permit_on_record {
+        format!("; it would be allowed only under {}", routes.join(" or "))
     } else {
         format!(
             "; it would be allowed only under {}, and none is on record",
@@ -248,18 +354,38 @@ fn exempt(
     for condition in &entry.conditions {
         match condition {
             D::NotSubstantialContributor => {
-                if c.substantial_contributor_determined {
+                let det = |want: bool| {
+                    c.determinations
+                        .iter()
+                        .filter(|d| d.substantial_contributor == Some(want))
+                        .map(determination_words)
+                        .collect::<Vec<_>>()
+                };
+                let (yes, no) = (det(true), det(false));
+                if c.substantial_contributor_determined || !yes.is_empty() {
+                    let which = if yes.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" ({})", yes.join("; "))
+                    };
                     fail(
                         Verdict::Illicit,
-                        "NYSDEC or the Town has determined it a substantial contributor of \
-                         pollutants"
-                            .into(),
+                        format!(
+                            "NYSDEC or the Town has determined it a substantial contributor of \
+                             pollutants{which}"
+                        ),
                         &mut verdict,
                     );
+                } else if !no.is_empty() {
+                    assumed.push(format!(
+                        "determined not a substantial contributor of pollutants ({})",
+                        no.join("; ")
+                    ));
                 } else {
                     assumed.push(
                         "not determined a substantial contributor of pollutants (no \
-                         determination by NYSDEC or the Town is on record)"
+                         determination by NYSDEC or the Town is on record in the \
+                         discharge determinations)"
                             .into(),
                     );
                 }
@@ -289,8 +415,15 @@ fn exempt(
                     "sampling found pollutants, so the water is not uncontaminated".into(),
                     &mut verdict,
                 ),
-                Some(false) => assumed.push("uncontaminated (sampling found no pollutants)".into()),
-                None => assumed.push("uncontaminated (no sampling result shows pollutants)".into()),
+                Some(false) => assumed.push(format!(
+                    "uncontaminated (sampling{} found no pollutants)",
+                    sampled_on(c)
+                )),
+                None => assumed.push(
+                    "uncontaminated (no sampling result is recorded on the connection, so the \
+                     condition is taken as met until one shows pollutants)"
+                        .into(),
+                ),
             },
             D::NoPollutantsBySampling => {
                 let needs_sampling = amb06("catch_all_requires_sampling")
@@ -346,6 +479,40 @@ fn exempt(
         }
     }
 
+    for sc in &c.screenings {
+        f.evidence.push(Evidence::Feature {
+            layer: "inspections".into(),
+            id: sc.inspection_id.clone(),
+            note: format!(
+                "dry-weather screening of outfall {} downstream found sewage indicators",
+                sc.outfall
+            ),
+        });
+        let on = sc
+            .inspected_on
+            .as_deref()
+            .map(|d| format!(" on {d}"))
+            .unwrap_or_default();
+        fail(
+            Verdict::Review,
+            format!(
+                "dry-weather screening {} of outfall {}{on}, downstream of the connection, \
+                 found sewage indicators, so whether this discharge is still the exempt kind \
+                 recorded (uncontaminated, not a substantial contributor of pollutants) needs \
+                 review",
+                sc.inspection_id, sc.outfall
+            ),
+            &mut verdict,
+        );
+    }
+    for d in &c.determinations {
+        f.evidence.push(Evidence::Feature {
+            layer: "discharge_determinations".into(),
+            id: d.determination_id.clone(),
+            note: determination_words(d),
+        });
+    }
+
     let headline = format!(
         "{} is on {}'s exempt list ({:?}, {})",
         words(kind),
@@ -361,9 +528,14 @@ fn exempt(
             "clause (1) is not met: {headline}; conditions taken as met: {}",
             assumed.join("; ")
         ),
-        Verdict::Review => format!(
+        Verdict::Review if assumed.is_empty() => format!(
             "clause (1) cannot be decided: {headline}, but {}",
             problems.join("; and ")
+        ),
+        Verdict::Review => format!(
+            "clause (1) cannot be decided: {headline}, but {}; conditions taken as met: {}",
+            problems.join("; and "),
+            assumed.join("; ")
         ),
         Verdict::Illicit => format!(
             "clause (1) is met: {headline}, but the exemption is lost: {}",
@@ -375,4 +547,30 @@ fn exempt(
         f.because(note);
     }
     verdict
+}
+
+/// "determination D-1 by NYSDEC on 2024-05-01, scoped to parcel P-1".
+fn determination_words(d: &super::DeterminationFacts) -> String {
+    let by = d
+        .determined_by
+        .as_deref()
+        .map(|b| format!(" by {b}"))
+        .unwrap_or_default();
+    let on = d
+        .determined_on
+        .as_deref()
+        .map(|o| format!(" on {o}"))
+        .unwrap_or_default();
+    format!(
+        "determination {}{by}{on}, scoped to {} {}",
+        d.determination_id, d.scope, d.subject
+    )
+}
+
+/// " on 2024-05-01" when the sampling date is recorded.
+fn sampled_on(c: &ConnectionFacts) -> String {
+    c.sampled_on
+        .as_deref()
+        .map(|d| format!(" on {d}"))
+        .unwrap_or_default()
 }

@@ -97,3 +97,63 @@ pub struct AllowedEntry {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub conditions: Vec<DischargeCondition>,
 }
+
+str_enum! {
+    /// How an asset with no owner recorded is read when tracing a connection to the MS4.
+    pub enum MissingOwner("missing-owner reading") {
+        /// Taken as an MS4 asset: the registry is the Town's inventory of its system, and
+        /// the answer says the reading was taken.
+        Ms4 = "ms4",
+        /// Whose asset it is needs review: the answer is `needs_review`.
+        Review = "review",
+    }
+}
+
+/// Program settings for the illicit-connection answers: whose conveyances are the MS4, and
+/// who may approve a connection. Settings of the registry's program, not words of the law.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Ms4Settings {
+    /// Recorded `owner` values (whole values, case and punctuation ignored) of assets that
+    /// are the MS4 (AMB-19): the Town's own names, and for a law whose system is every
+    /// publicly owned facility, the other public owners.
+    #[serde(default)]
+    pub owners: Vec<String>,
+    /// How an asset with no owner recorded is read; `review` when omitted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub missing_owner: Option<MissingOwner>,
+    /// Recorded `approved_by` values that are the approving authority of clause (2) (whole
+    /// words of the value, case and punctuation ignored: "Town Engineer" matches "Town
+    /// Engineer J. Smith").
+    #[serde(default)]
+    pub approvers: Vec<String>,
+}
+
+impl Ms4Settings {
+    /// The reading for a missing owner.
+    pub fn missing_owner(&self) -> MissingOwner {
+        self.missing_owner.unwrap_or(MissingOwner::Review)
+    }
+
+    /// Whether a recorded owner is one of the MS4's owners.
+    pub fn is_ms4_owner(&self, owner: &str) -> bool {
+        let o = super::land_use::normalise_words(owner);
+        !o.is_empty()
+            && self
+                .owners
+                .iter()
+                .any(|t| super::land_use::normalise_words(t) == o)
+    }
+
+    /// The listed approver a recorded `approved_by` names, if any.
+    pub fn approver_named(&self, approved_by: &str) -> Option<&str> {
+        let text = format!(" {} ", super::land_use::normalise_words(approved_by));
+        self.approvers
+            .iter()
+            .find(|a| {
+                let w = super::land_use::normalise_words(a);
+                !w.is_empty() && text.contains(&format!(" {w} "))
+            })
+            .map(String::as_str)
+    }
+}

@@ -18,7 +18,7 @@ fn clause_two_needs_documentation_and_approval() {
             "400",
             vec![record("R-1", Some(true))],
             Ok,
-            "documented and approved",
+            "and approved in record R-1",
         ),
         (
             "710",
@@ -48,7 +48,7 @@ fn clause_two_needs_documentation_and_approval() {
             "340",
             vec![record("R-1", Some(true))],
             Ok,
-            "taken as approval by",
+            "an approver the profile lists",
         ),
         // Commercial-looking codes the town has to classify, codes in no list, no value.
         (

@@ -3,6 +3,7 @@
 mod clause_two;
 mod coverage;
 mod exempt_kinds;
+mod issue_items;
 mod prohibited_kinds;
 mod reporting;
 
@@ -53,6 +54,7 @@ fn record(id: &str, approved: Option<bool>) -> RecordFacts {
         approved_by: approved.map(|_| "Town Engineer".to_string()),
         approved_on: approved.map(|_| "2015-06-01".to_string()),
         plan_ref: Some("SP-2015-12".into()),
+        permit: None,
         matched_by: "connection_id".into(),
     }
 }

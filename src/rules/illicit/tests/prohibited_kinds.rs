@@ -38,12 +38,13 @@ fn named_non_stormwater_kinds_are_illicit_in_both_towns() {
             Illicit,
             "enum.exempt_discharge_kinds",
         ),
-        // Windsor expressly excludes dewatering systems; North Castle does not name them, and
-        // they may be its exempt "uncontaminated pumped groundwater".
+        // Windsor's footing-drain item excludes dewatering systems, but whether the exclusion
+        // reaches its "uncontaminated pumped groundwater" is open (AMB-33); North Castle does
+        // not name them, and they may be its exempt "uncontaminated pumped groundwater".
         (
             "active groundwater dewatering system",
             NeedsReview,
-            Illicit,
+            NeedsReview,
             "illicit_connection.nonstormwater_conveyance",
         ),
         // Dye testing is allowed with verbal notice, which the registry does not hold.
