@@ -68,7 +68,8 @@ where
 {
     let json = |i: usize| -> super::Result<Option<serde_json::Value>> {
         Ok(r.try_get::<Option<String>, _>(i)?
-            .and_then(|s| serde_json::from_str(&s).ok()))
+            .and_then(|s| serde_json::from_str(&s).ok())
+            .map(outside_geometry))
     };
     Ok(AuditEntry {
         audit_id: r.try_get(0)?,
@@ -81,6 +82,43 @@ where
         before: json(7)?,
         after: json(8)?,
     })
+}
+
+/// An outside edit's row as the SQLite triggers record it holds its geometry as the
+/// GeoPackage blob in hex (`geometry_gpkg`); reads turn it into the GeoJSON geometry
+/// ms4's own audit rows carry, or `null` with the reason when the blob is unreadable.
+fn outside_geometry(mut v: serde_json::Value) -> serde_json::Value {
+    let Some(obj) = v.as_object_mut() else {
+        return v;
+    };
+    let Some(hex) = obj.remove("geometry_gpkg") else {
+        return v;
+    };
+    let bytes = hex.as_str().and_then(|h| {
+        (0..h.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(h.get(i..i + 2)?, 16).ok())
+            .collect::<Option<Vec<u8>>>()
+    });
+    let geometry = match bytes {
+        Some(b) if b.is_empty() => serde_json::Value::Null,
+        Some(b) => match crate::domain::wkb::read_gpkg(&b) {
+            Ok((g, _)) => serde_json::to_value(geojson::Geometry::new(
+                geojson::GeometryValue::from(&g),
+            ))
+            .unwrap_or_default(),
+            Err(e) => {
+                obj.insert(
+                    "geometry_error".into(),
+                    format!("unreadable geometry: {e}").into(),
+                );
+                serde_json::Value::Null
+            }
+        },
+        None => serde_json::Value::Null,
+    };
+    obj.insert("geometry".into(), geometry);
+    v
 }
 
 /// A token row selected as (token_id, hash, role, subject, created_at, expires_at,

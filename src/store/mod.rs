@@ -7,6 +7,7 @@
 //! [`WriteMsg::Abort`], a dropped sender, a killed process — leaves the registry as it was.
 
 mod audit;
+pub mod outside;
 pub mod ddl;
 mod error;
 pub mod postgis;
@@ -122,9 +123,13 @@ pub trait Store: Send + Sync {
     async fn features(&self, layer: Layer) -> Result<Vec<Feature>>;
     /// Applies a stream of features as one transaction (see the module docs).
     async fn write(&self, req: WriteRequest, rx: mpsc::Receiver<WriteMsg>) -> Result<WriteSummary>;
-    /// The newest committed import's id (0 when none): it changes whenever any process
-    /// commits a write, so a server can tell when its snapshot is stale.
+    /// The newest change number of any layer (0 when none): it rises whenever any
+    /// process commits a write to a layer, ms4 or another program (whose writes the
+    /// triggers of [`outside`] count), so a server can tell when its snapshot is stale.
     async fn generation(&self) -> Result<i64>;
+    /// Each layer's change number (layers never written are absent): a server reloads
+    /// just the layers whose number moved.
+    async fn changes(&self) -> Result<HashMap<Layer, i64>>;
     /// The newest audit entries, optionally of one layer.
     async fn audit(&self, layer: Option<Layer>, limit: i64) -> Result<Vec<AuditEntry>>;
     /// Stores a new token (its hash) and audits it as `actor`'s; returns its id.
@@ -202,6 +207,14 @@ pub async fn load_all(store: &dyn Store) -> Result<HashMap<Layer, Vec<Feature>>>
         out.insert(layer, store.features(layer).await?);
     }
     Ok(out)
+}
+
+/// Change numbers by layer from `ms4_changes` rows; rows naming no known layer (a table
+/// dropped from the domain) are ignored.
+fn changes_from_rows(rows: Vec<(String, i64)>) -> HashMap<Layer, i64> {
+    rows.into_iter()
+        .filter_map(|(l, seq)| Some((l.parse::<Layer>().ok()?, seq)))
+        .collect()
 }
 
 /// The meta table's rows for a registry.

@@ -48,10 +48,12 @@ impl PostgisStore {
             srid: 0,
         };
         store.srid = store.meta().await?.srid;
-        // Registries made by an older ms4 get the tables added since (tokens, ...).
+        // Registries made by an older ms4 get the tables added since (tokens, ...), and
+        // the outside-edit triggers of layers added since.
         sqlx::migrate!("migrations/postgres")
             .run(&store.pool)
             .await?;
+        install_outside(&store.pool).await?;
         Ok(store)
     }
 
@@ -102,12 +104,45 @@ impl PostgisStore {
                 .await?;
         }
         tx.commit().await?;
+        install_outside(&pool).await?;
         Ok(PostgisStore {
             pool,
             url: url.to_string(),
             srid: meta.srid,
         })
     }
+}
+
+/// Installs the outside-edit triggers (see `store::outside`) unless the fingerprint in
+/// `ms4_meta` shows the current ones are in place: opening costs one read.
+async fn install_outside(pool: &PgPool) -> Result<()> {
+    use super::outside::{self, META_KEY};
+    let want = outside::pg_all();
+    let version = outside::version(&want);
+    let have: Option<(String,)> = sqlx::query_as("SELECT value FROM ms4_meta WHERE key = $1")
+        .bind(META_KEY)
+        .fetch_optional(pool)
+        .await?;
+    if have.map(|(v,)| v).as_deref() == Some(version.as_str()) {
+        return Ok(());
+    }
+    let mut tx = pool.begin().await?;
+    // Two processes opening an old registry at once install one after the other.
+    sqlx::query("SELECT pg_advisory_xact_lock(hashtext('ms4_outside_triggers'))")
+        .execute(&mut *tx)
+        .await?;
+    for s in want {
+        sqlx::query(super::trusted(s)).execute(&mut *tx).await?;
+    }
+    sqlx::query(
+        "INSERT INTO ms4_meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+    )
+    .bind(META_KEY)
+    .bind(&version)
+    .execute(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    Ok(())
 }
 
 /// A URL with its password removed, for messages.
@@ -208,7 +243,13 @@ impl Store for PostgisStore {
 
     #[instrument(skip(self, rx), fields(layer = %req.layer, source = %req.source), err)]
     async fn write(&self, req: WriteRequest, rx: mpsc::Receiver<WriteMsg>) -> Result<WriteSummary> {
-        let tx = self.pool.begin().await?;
+        let mut tx = self.pool.begin().await?;
+        // Marks the transaction as ms4's (until it ends), so the outside-edit triggers
+        // stay quiet: the engine audits this write itself.
+        sqlx::query("SELECT set_config('ms4.writer', $1, true)")
+            .bind(&req.actor)
+            .execute(&mut *tx)
+            .await?;
         write::run(
             Box::new(PgTx {
                 tx: Some(tx),
@@ -225,11 +266,17 @@ impl Store for PostgisStore {
     }
 
     async fn generation(&self) -> Result<i64> {
-        let (g,): (i64,) =
-            sqlx::query_as("SELECT coalesce(max(import_id), 0)::bigint FROM ms4_imports")
-                .fetch_one(&self.pool)
-                .await?;
+        let (g,): (i64,) = sqlx::query_as("SELECT coalesce(max(seq), 0)::bigint FROM ms4_changes")
+            .fetch_one(&self.pool)
+            .await?;
         Ok(g)
+    }
+
+    async fn changes(&self) -> Result<std::collections::HashMap<Layer, i64>> {
+        let rows: Vec<(String, i64)> = sqlx::query_as("SELECT layer, seq FROM ms4_changes")
+            .fetch_all(&self.pool)
+            .await?;
+        Ok(super::changes_from_rows(rows))
     }
 
     async fn audit(&self, layer: Option<Layer>, limit: i64) -> Result<Vec<AuditEntry>> {
@@ -575,6 +622,11 @@ impl WriteTx for PgTx {
         .bind(import_id)
         .execute(&mut **self.tx())
         .await?;
+        // Tells running servers (this process's and others') that the layer changed.
+        sqlx::query("SELECT ms4_bump($1)")
+            .bind(req.layer.name())
+            .execute(&mut **self.tx())
+            .await?;
         if self.index_dropped {
             sqlx::query(super::trusted(format!(
                 "CREATE INDEX {0}_geom_gist ON {0} USING GIST (geom)",
