@@ -205,8 +205,8 @@ fn select_sql(layer: Layer) -> String {
     )
 }
 
-fn decode_row(layer: Layer, row: &PgRow) -> Result<Feature> {
-    crate::store::row::decode_feature(layer, row, |b| wkb::read_wkb(b).map(|(g, _)| g))
+fn decode_rows(layer: Layer, rows: &[PgRow]) -> super::LayerRows {
+    crate::store::row::decode_rows(layer, rows, |b| wkb::read_wkb(b).map(|(g, _)| g))
 }
 
 #[async_trait]
@@ -234,11 +234,11 @@ impl Store for PostgisStore {
     }
 
     #[instrument(skip(self), err)]
-    async fn features(&self, layer: Layer) -> Result<Vec<Feature>> {
+    async fn read_layer(&self, layer: Layer) -> Result<super::LayerRows> {
         let rows = sqlx::query(super::trusted(select_sql(layer)))
             .fetch_all(&self.pool)
             .await?;
-        rows.iter().map(|r| decode_row(layer, r)).collect()
+        Ok(decode_rows(layer, &rows))
     }
 
     #[instrument(skip(self, rx), fields(layer = %req.layer, source = %req.source), err)]
@@ -432,12 +432,12 @@ impl PgTx {
 
 #[async_trait]
 impl WriteTx for PgTx {
-    async fn existing(&mut self, layer: Layer) -> Result<Vec<Feature>> {
+    async fn existing(&mut self, layer: Layer) -> Result<super::LayerRows> {
         let rows = sqlx::query(super::trusted(select_sql(layer)))
             .fetch_all(&mut **self.tx())
             .await?;
         self.was_empty = rows.is_empty();
-        rows.iter().map(|r| decode_row(layer, r)).collect()
+        Ok(decode_rows(layer, &rows))
     }
 
     async fn begin_import(&mut self, req: &WriteRequest, at: &str) -> Result<i64> {

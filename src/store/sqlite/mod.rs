@@ -189,8 +189,8 @@ fn select_sql(layer: Layer) -> String {
     )
 }
 
-fn decode_row(layer: Layer, row: &SqliteRow) -> Result<Feature> {
-    crate::store::row::decode_feature(layer, row, |b| wkb::read_gpkg(b).map(|(g, _)| g))
+fn decode_rows(layer: Layer, rows: &[SqliteRow]) -> super::LayerRows {
+    crate::store::row::decode_rows(layer, rows, |b| wkb::read_gpkg(b).map(|(g, _)| g))
 }
 
 fn bind_value<'q>(
@@ -236,11 +236,11 @@ impl Store for SqliteStore {
     }
 
     #[instrument(skip(self), err)]
-    async fn features(&self, layer: Layer) -> Result<Vec<Feature>> {
+    async fn read_layer(&self, layer: Layer) -> Result<super::LayerRows> {
         let rows = sqlx::query(super::trusted(select_sql(layer)))
             .fetch_all(&self.pool)
             .await?;
-        rows.iter().map(|r| decode_row(layer, r)).collect()
+        Ok(decode_rows(layer, &rows))
     }
 
     #[instrument(skip(self, rx), fields(layer = %req.layer, source = %req.source), err)]

@@ -5,10 +5,10 @@ use async_trait::async_trait;
 use geo_types::Rect;
 use sqlx::{Sqlite, Transaction};
 
-use super::{bind_value, decode_row, extra_text, select_sql, MAX_PARAMS};
+use super::{bind_value, decode_rows, extra_text, select_sql, MAX_PARAMS};
 use crate::domain::{wkb, Feature, GeomKind, Layer};
 use crate::store::write::{AuditRow, WriteTx};
-use crate::store::{Result, WriteRequest, WriteSummary};
+use crate::store::{LayerRows, Result, WriteRequest, WriteSummary};
 
 pub(super) struct SqliteTx {
     pub(super) tx: Transaction<'static, Sqlite>,
@@ -28,11 +28,11 @@ fn columns(layer: Layer) -> Vec<&'static str> {
 
 #[async_trait]
 impl WriteTx for SqliteTx {
-    async fn existing(&mut self, layer: Layer) -> Result<Vec<Feature>> {
+    async fn existing(&mut self, layer: Layer) -> Result<LayerRows> {
         let rows = sqlx::query(crate::store::trusted(select_sql(layer)))
             .fetch_all(&mut *self.tx)
             .await?;
-        rows.iter().map(|r| decode_row(layer, r)).collect()
+        Ok(decode_rows(layer, &rows))
     }
 
     async fn begin_import(&mut self, req: &WriteRequest, at: &str) -> Result<i64> {
