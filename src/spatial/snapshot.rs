@@ -349,7 +349,9 @@ impl SnapshotHandle {
                 for layer in stale {
                     match handle.reload_layer(store.as_ref(), layer, 0).await {
                         Ok(()) => tracing::info!(%layer, "layer changed in the store; reloaded"),
-                        Err(e) => tracing::warn!(%layer, error = %e, "reloading a layer failed; keeping the old one"),
+                        Err(e) => {
+                            tracing::warn!(%layer, error = %e, "reloading a layer failed; keeping the old one")
+                        }
                     }
                 }
             }

@@ -103,10 +103,10 @@ fn outside_geometry(mut v: serde_json::Value) -> serde_json::Value {
     let geometry = match bytes {
         Some(b) if b.is_empty() => serde_json::Value::Null,
         Some(b) => match crate::domain::wkb::read_gpkg(&b) {
-            Ok((g, _)) => serde_json::to_value(geojson::Geometry::new(
-                geojson::GeometryValue::from(&g),
-            ))
-            .unwrap_or_default(),
+            Ok((g, _)) => {
+                serde_json::to_value(geojson::Geometry::new(geojson::GeometryValue::from(&g)))
+                    .unwrap_or_default()
+            }
             Err(e) => {
                 obj.insert(
                     "geometry_error".into(),

@@ -7,9 +7,9 @@
 //! [`WriteMsg::Abort`], a dropped sender, a killed process — leaves the registry as it was.
 
 mod audit;
-pub mod outside;
 pub mod ddl;
 mod error;
+pub mod outside;
 pub mod postgis;
 mod row;
 pub mod sqlite;

@@ -91,7 +91,12 @@ pub(crate) fn sqlite_triggers(layer: Layer) -> Vec<String> {
     vec![
         format!(
             "CREATE TRIGGER {PREFIX}{t}_insert AFTER INSERT ON {t} {when} BEGIN {}; {bump}; END",
-            audit("insert", &format!("NEW.{id}"), "NULL", &sqlite_row_json(layer, "NEW"))
+            audit(
+                "insert",
+                &format!("NEW.{id}"),
+                "NULL",
+                &sqlite_row_json(layer, "NEW")
+            )
         ),
         format!(
             "CREATE TRIGGER {PREFIX}{t}_update AFTER UPDATE ON {t} {when} BEGIN {}; {bump}; END",
@@ -104,7 +109,12 @@ pub(crate) fn sqlite_triggers(layer: Layer) -> Vec<String> {
         ),
         format!(
             "CREATE TRIGGER {PREFIX}{t}_delete AFTER DELETE ON {t} {when} BEGIN {}; {bump}; END",
-            audit("delete", &format!("OLD.{id}"), &sqlite_row_json(layer, "OLD"), "NULL")
+            audit(
+                "delete",
+                &format!("OLD.{id}"),
+                &sqlite_row_json(layer, "OLD"),
+                "NULL"
+            )
         ),
     ]
 }
@@ -157,7 +167,7 @@ fn pg_row_json(layer: Layer, row: &str) -> String {
     let geom = if layer.geom_kind() == GeomKind::None {
         "NULL::jsonb".to_string()
     } else {
-        format!("ST_AsGeoJSON({row}.geom)::jsonb")
+        format!("{PREFIX}geojson({row}.geom)")
     };
     format!(
         "jsonb_build_object('type', 'Feature', 'id', {row}.{id}, 'properties', jsonb_build_object({props}), 'geometry', {geom})",
@@ -172,7 +182,8 @@ fn pg_row_json(layer: Layer, row: &str) -> String {
 pub(crate) fn pg_triggers(layer: Layer) -> Vec<String> {
     let t = layer.name();
     let id = layer.id_field();
-    let skip = "IF coalesce(current_setting('ms4.writer', true), '') <> '' THEN RETURN NULL; END IF;";
+    let skip =
+        "IF coalesce(current_setting('ms4.writer', true), '') <> '' THEN RETURN NULL; END IF;";
     let insert = |action: &str, fid: String, before: String, after: String| {
         format!(
             "INSERT INTO ms4_audit (at, actor, action, layer, feature_id, before, after) VALUES (clock_timestamp(), session_user, '{action}', '{t}', {fid}, {before}, {after});"
@@ -197,11 +208,20 @@ pub(crate) fn pg_triggers(layer: Layer) -> Vec<String> {
 
 /// Every statement that installs PostgreSQL's outside-edit auditing.
 pub(crate) fn pg_all() -> Vec<String> {
-    let mut v = vec![format!(
+    let mut v = vec![
+        // Never let the audit fail another program's write: a geometry GeoJSON cannot
+        // hold (a curve, say) is recorded as EWKT instead.
+        format!(
+            "CREATE OR REPLACE FUNCTION {PREFIX}geojson(g geometry) RETURNS jsonb LANGUAGE plpgsql AS $f$ BEGIN \
+             RETURN ST_AsGeoJSON(g)::jsonb; \
+             EXCEPTION WHEN OTHERS THEN RETURN jsonb_build_object('ewkt', ST_AsEWKT(g)); END $f$"
+        ),
+        format!(
         "CREATE OR REPLACE FUNCTION {PREFIX}changed() RETURNS trigger LANGUAGE plpgsql AS $f$ BEGIN \
          IF coalesce(current_setting('ms4.writer', true), '') <> '' THEN RETURN NULL; END IF; \
          PERFORM ms4_bump(TG_TABLE_NAME); RETURN NULL; END $f$"
-    )];
+        ),
+    ];
     v.extend(Layer::ALL.into_iter().flat_map(pg_triggers));
     v
 }
@@ -216,9 +236,15 @@ mod tests {
             let t = sqlite_triggers(layer);
             assert_eq!(t.len(), 3, "{layer}");
             for f in layer.fields() {
-                assert!(t[1].contains(&format!("OLD.{}", f.name)), "{layer} {}", f.name);
+                assert!(
+                    t[1].contains(&format!("OLD.{}", f.name)),
+                    "{layer} {}",
+                    f.name
+                );
             }
-            assert!(t.iter().all(|s| s.contains("NOT EXISTS (SELECT 1 FROM ms4_writer)")));
+            assert!(t
+                .iter()
+                .all(|s| s.contains("NOT EXISTS (SELECT 1 FROM ms4_writer)")));
         }
         assert_ne!(version(&sqlite_all()), version(&pg_all()));
     }

@@ -107,9 +107,12 @@ unsafe extern "C" fn call(
         Answer::Null => ffi::sqlite3_result_null(ctx),
         Answer::Int(i) => ffi::sqlite3_result_int64(ctx, i),
         Answer::Real(r) => ffi::sqlite3_result_double(ctx, r),
-        Answer::Text(t) => {
-            ffi::sqlite3_result_text(ctx, t.as_ptr().cast(), t.len() as c_int, ffi::SQLITE_STATIC())
-        }
+        Answer::Text(t) => ffi::sqlite3_result_text(
+            ctx,
+            t.as_ptr().cast(),
+            t.len() as c_int,
+            ffi::SQLITE_STATIC(),
+        ),
     }
 }
 
@@ -136,11 +139,19 @@ fn header(b: &[u8]) -> Option<Header> {
     let le = flags & 1 == 1;
     let i32_at = |s: &[u8]| {
         let a: [u8; 4] = s.try_into().ok()?;
-        Some(if le { i32::from_le_bytes(a) } else { i32::from_be_bytes(a) })
+        Some(if le {
+            i32::from_le_bytes(a)
+        } else {
+            i32::from_be_bytes(a)
+        })
     };
     let f64_at = |s: &[u8]| {
         let a: [u8; 8] = s.try_into().ok()?;
-        Some(if le { f64::from_le_bytes(a) } else { f64::from_be_bytes(a) })
+        Some(if le {
+            f64::from_le_bytes(a)
+        } else {
+            f64::from_be_bytes(a)
+        })
     };
     let envelope = match (flags >> 1) & 0b111 {
         0 => None,
@@ -239,10 +250,16 @@ mod tests {
         assert_eq!(evaluate(Op::MaxX, &poly), Answer::Real(10.0));
         assert_eq!(evaluate(Op::MinY, &poly), Answer::Real(0.0));
         assert_eq!(evaluate(Op::MaxY, &poly), Answer::Real(5.0));
-        let empty = wkb::to_gpkg(&Geometry::from(geo_types::MultiPolygon::<f64>(vec![])), 2260);
+        let empty = wkb::to_gpkg(
+            &Geometry::from(geo_types::MultiPolygon::<f64>(vec![])),
+            2260,
+        );
         assert_eq!(evaluate(Op::IsEmpty, &empty), Answer::Int(1));
         assert_eq!(evaluate(Op::MinX, &empty), Answer::Null);
         assert_eq!(evaluate(Op::MinX, b"not a geometry"), Answer::Null);
-        assert_eq!(evaluate(Op::IsEmpty, b"GP\0\x01\0\0\0\0\x01\x01"), Answer::Null);
+        assert_eq!(
+            evaluate(Op::IsEmpty, b"GP\0\x01\0\0\0\0\x01\x01"),
+            Answer::Null
+        );
     }
 }

@@ -15,10 +15,7 @@ use crate::store::outside::{self, META_KEY, PREFIX};
 use crate::store::{trusted, Result};
 
 /// What is missing: whether the triggers are stale, and the layers without an R-tree.
-async fn missing(
-    db: &mut sqlx::SqliteConnection,
-    version: &str,
-) -> Result<(bool, Vec<Layer>)> {
+async fn missing(db: &mut sqlx::SqliteConnection, version: &str) -> Result<(bool, Vec<Layer>)> {
     let names: HashSet<String> = sqlx::query_as::<_, (String,)>(
         "SELECT name FROM sqlite_master WHERE type IN ('table', 'trigger')",
     )

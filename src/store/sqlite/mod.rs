@@ -163,6 +163,11 @@ impl SqliteStore {
         }
         tx.commit().await?;
         install::run(&pool).await?;
+        // GDAL checks the GeoPackage application_id by reading the file's first bytes,
+        // not through SQLite: move the new header out of the WAL into the file now.
+        sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
+            .execute(&pool)
+            .await?;
         Ok(SqliteStore {
             pool,
             url: url.to_string(),

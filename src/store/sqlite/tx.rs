@@ -200,9 +200,11 @@ impl WriteTx for SqliteTx {
             .execute(&mut *self.tx)
             .await?;
         // Tells running servers (this process's and others') that the layer changed.
-        sqlx::query(crate::store::trusted(crate::store::outside::sqlite_bump(req.layer)))
-            .execute(&mut *self.tx)
-            .await?;
+        sqlx::query(crate::store::trusted(crate::store::outside::sqlite_bump(
+            req.layer,
+        )))
+        .execute(&mut *self.tx)
+        .await?;
         Ok(())
     }
 
