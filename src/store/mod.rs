@@ -26,7 +26,7 @@ use tokio::sync::mpsc;
 
 use crate::domain::{Feature, Layer, LengthUnit};
 
-pub use audit::{feature_json, AuditEntry};
+pub use audit::{feature_change, feature_json, AuditEntry};
 pub use error::{Result, StoreError};
 pub use postgis::PostgisStore;
 pub use sqlite::SqliteStore;

@@ -4,7 +4,7 @@
 use async_trait::async_trait;
 use tokio::sync::mpsc;
 
-use super::audit::{feature_json, same_feature};
+use super::audit::{feature_change, feature_json, same_feature};
 use super::{Result, StoreError, WriteMode, WriteMsg, WriteRequest, WriteSummary};
 use crate::domain::{wkb, Feature, Layer};
 use geo_types::Rect;
@@ -120,11 +120,12 @@ pub(crate) async fn run(
                 }
                 Some(old) if same_feature(&old, &f) => summary.unchanged += 1,
                 Some(old) => {
+                    let (before, after) = feature_change(layer, &old, &f);
                     audit.push(AuditRow {
                         action: "update",
                         feature_id: Some(f.id.clone()),
-                        before: Some(feature_json(layer, &old)),
-                        after: Some(feature_json(layer, &f)),
+                        before: Some(before),
+                        after: Some(after),
                     });
                     updates.push(f);
                 }
