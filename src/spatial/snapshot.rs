@@ -378,17 +378,6 @@ impl SnapshotHandle {
         Ok(())
     }
 
-    /// Applies a change this process made and knows in full (one layer's new features)
-    /// without reading the store, and swaps the new snapshot in.
-    pub async fn replace_layer(&self, layer: Layer, features: Vec<Feature>) {
-        let _one_at_a_time = self.reloading.lock().await;
-        let current = self.current();
-        let next = tokio::task::spawn_blocking(move || current.with_layer(layer, features))
-            .await
-            .expect("indexing does not panic");
-        self.swap(next);
-    }
-
     /// Rebuilds from the store and swaps the new snapshot in.
     pub async fn reload(&self, store: &dyn Store) -> Result<()> {
         let _one_at_a_time = self.reloading.lock().await;
