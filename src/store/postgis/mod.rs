@@ -5,16 +5,17 @@
 //! arrive through `COPY ... FROM STDIN` (hex EWKB), which is what makes a million-row
 //! import take seconds rather than minutes.
 
-use std::str::FromStr;
-
 use async_trait::async_trait;
 use geo_types::Rect;
-use sqlx::postgres::{PgConnectOptions, PgPoolOptions, PgRow};
-use sqlx::{ConnectOptions, Connection, PgPool, Postgres, Transaction};
+use sqlx::postgres::{PgPoolOptions, PgRow};
+use sqlx::{PgPool, Postgres, Transaction};
 use tokio::sync::mpsc;
 use tracing::instrument;
 
 mod copy;
+mod setup;
+
+use setup::{ensure_database, install_outside};
 
 use copy::{copy_text, encode_copy, CopyStream, Tx};
 
@@ -113,38 +114,6 @@ impl PostgisStore {
     }
 }
 
-/// Installs the outside-edit triggers (see `store::outside`) unless the fingerprint in
-/// `ms4_meta` shows the current ones are in place: opening costs one read.
-async fn install_outside(pool: &PgPool) -> Result<()> {
-    use super::outside::{self, META_KEY};
-    let want = outside::pg_all();
-    let version = outside::version(&want);
-    let have: Option<(String,)> = sqlx::query_as("SELECT value FROM ms4_meta WHERE key = $1")
-        .bind(META_KEY)
-        .fetch_optional(pool)
-        .await?;
-    if have.map(|(v,)| v).as_deref() == Some(version.as_str()) {
-        return Ok(());
-    }
-    let mut tx = pool.begin().await?;
-    // Two processes opening an old registry at once install one after the other.
-    sqlx::query("SELECT pg_advisory_xact_lock(hashtext('ms4_outside_triggers'))")
-        .execute(&mut *tx)
-        .await?;
-    for s in want {
-        sqlx::query(super::trusted(s)).execute(&mut *tx).await?;
-    }
-    sqlx::query(
-        "INSERT INTO ms4_meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-    )
-    .bind(META_KEY)
-    .bind(&version)
-    .execute(&mut *tx)
-    .await?;
-    tx.commit().await?;
-    Ok(())
-}
-
 /// A URL with its password removed, for messages.
 fn redact(url: &str) -> String {
     match url::Url::parse(url) {
@@ -153,30 +122,6 @@ fn redact(url: &str) -> String {
             u.to_string()
         }
         Err(_) => "<postgres URL>".into(),
-    }
-}
-
-/// Creates the database a URL names when it is missing, through the `postgres` database.
-async fn ensure_database(url: &str) -> Result<()> {
-    let opts = PgConnectOptions::from_str(url)?;
-    match opts.connect().await {
-        Ok(c) => {
-            c.close().await?;
-            Ok(())
-        }
-        Err(sqlx::Error::Database(e)) if e.code().as_deref() == Some("3D000") => {
-            let name = opts.get_database().unwrap_or("ms4").to_string();
-            let mut admin = opts.clone().database("postgres").connect().await?;
-            sqlx::query(super::trusted(format!(
-                "CREATE DATABASE \"{}\"",
-                name.replace('"', "\"\"")
-            )))
-            .execute(&mut admin)
-            .await?;
-            admin.close().await?;
-            Ok(())
-        }
-        Err(e) => Err(e.into()),
     }
 }
 
