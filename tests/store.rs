@@ -174,6 +174,16 @@ async fn upsert_audits_before_and_after_and_replace_deletes() {
             "210"
         );
         assert_eq!(upd.after.as_ref().unwrap()["properties"]["land_use"], "710");
+        // Only what changed is kept: the one attribute, not the polygon.
+        assert_eq!(
+            upd.after.as_ref().unwrap()["properties"],
+            serde_json::json!({"land_use": "710"}),
+            "{kind}"
+        );
+        assert!(
+            upd.after.as_ref().unwrap().get("geometry").is_none(),
+            "{kind}"
+        );
         assert_eq!(audit.iter().filter(|e| e.action == "insert").count(), 2);
         assert_eq!(audit.iter().filter(|e| e.action == "import").count(), 2);
 

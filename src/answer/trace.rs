@@ -177,5 +177,7 @@ pub struct NetworkCheckParams {}
 
 /// Dangling ends, disconnected parts, cycles, reversed pipes and orphan structures.
 pub fn network_check(ask: &Ask<'_>, _p: &NetworkCheckParams) -> Result<NetworkReport, AskError> {
-    Ok(ask.network()?.check())
+    let mut report = ask.network()?.check();
+    report.unreadable_rows = ask.snap.unreadable().into_iter().cloned().collect();
+    Ok(report)
 }

@@ -5,7 +5,7 @@ use std::net::SocketAddr;
 use clap::Args;
 
 use crate::http::{self, AppState, ServeConfig};
-use crate::spatial::{Snapshot, SnapshotHandle};
+use crate::spatial::SnapshotHandle;
 
 /// Arguments of `ms4 serve`.
 #[derive(Debug, Args)]
@@ -99,9 +99,19 @@ pub async fn serve_store(
     listen: SocketAddr,
     mut config: ServeConfig,
 ) -> anyhow::Result<()> {
-    let snapshot = SnapshotHandle::new(Snapshot::load(store.as_ref()).await?);
+    let snapshot = SnapshotHandle::load(store.as_ref()).await?;
+    for u in snapshot.current().unreadable() {
+        eprintln!(
+            "warning: {} row {}: {}; it is left out until an import overwrites it",
+            u.layer,
+            u.id.as_deref().unwrap_or("with an unreadable id"),
+            u.reason
+        );
+    }
     let profile = super::init::load_profile(&snapshot.current().meta.jurisdiction, None)?;
-    snapshot.watch(store.clone(), std::time::Duration::from_secs(2));
+    // Polling the change numbers is one small read; twice a second keeps an outside
+    // edit's delay well under 2 s.
+    snapshot.watch(store.clone(), std::time::Duration::from_millis(500));
     let listener = tokio::net::TcpListener::bind(listen).await?;
     let addr = listener.local_addr()?;
     config.listen_addr = Some(addr);

@@ -105,6 +105,7 @@ pub(super) async fn run_check(store_url: &str, a: NetworkCheckArgs) -> anyhow::R
                 "cycles",
                 "reversed_pipes",
                 "orphan_structures",
+                "unreadable_rows",
             ] {
                 if let Some(items) = v.get(key).and_then(|x| x.as_array()) {
                     println!("{key}: {}", items.len());

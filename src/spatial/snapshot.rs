@@ -12,7 +12,7 @@ use rstar::primitives::{GeomWithData, Rectangle};
 use rstar::RTree;
 
 use crate::domain::{wkb, Feature, Layer};
-use crate::store::{RegistryMeta, Result, Store};
+use crate::store::{LayerRows, RegistryMeta, Result, Store, UnreadableRow};
 
 /// The snapshot's R-tree node sizes: wider nodes than rstar's default (6), because the
 /// trees are bulk-loaded once and only read, and a nearby query over half a million
@@ -104,9 +104,26 @@ pub struct Snapshot {
     /// The pollutants each water is listed for, derived once: receiving-water answers ask
     /// for every water of every parcel.
     pollutants: rustc_hash::FxHashMap<String, Vec<String>>,
+    /// Stored rows left out because they cannot be read, by layer (reported, not served).
+    unreadable: HashMap<Layer, Arc<Vec<UnreadableRow>>>,
 }
 
 impl Snapshot {
+    /// Builds a snapshot from layers as read from a store, unreadable rows included.
+    pub fn from_rows(meta: RegistryMeta, layers: HashMap<Layer, LayerRows>) -> Self {
+        let mut features = HashMap::new();
+        let mut unreadable = HashMap::new();
+        for (l, rows) in layers {
+            features.insert(l, rows.features);
+            if !rows.unreadable.is_empty() {
+                unreadable.insert(l, Arc::new(rows.unreadable));
+            }
+        }
+        let mut s = Self::from_features(meta, features);
+        s.unreadable = unreadable;
+        s
+    }
+
     /// Builds a snapshot from features already loaded.
     pub fn from_features(meta: RegistryMeta, mut layers: HashMap<Layer, Vec<Feature>>) -> Self {
         let layers: HashMap<Layer, Arc<LayerIndex>> = Layer::ALL
@@ -118,10 +135,14 @@ impl Snapshot {
                 )
             })
             .collect();
-        Self::from_indexes(meta, layers)
+        Self::from_indexes(meta, layers, HashMap::new())
     }
 
-    fn from_indexes(meta: RegistryMeta, layers: HashMap<Layer, Arc<LayerIndex>>) -> Self {
+    fn from_indexes(
+        meta: RegistryMeta,
+        layers: HashMap<Layer, Arc<LayerIndex>>,
+        unreadable: HashMap<Layer, Arc<Vec<UnreadableRow>>>,
+    ) -> Self {
         let mut last_inspection: rustc_hash::FxHashMap<String, chrono::NaiveDate> =
             Default::default();
         for i in &layers[&Layer::Inspections].features {
@@ -156,25 +177,58 @@ impl Snapshot {
             layers,
             last_inspection,
             pollutants,
+            unreadable,
         }
     }
 
     /// This snapshot with one layer's features replaced; every other layer is shared.
     pub fn with_layer(&self, layer: Layer, features: Vec<Feature>) -> Self {
-        let mut layers = self.layers.clone();
-        layers.insert(layer, Arc::new(LayerIndex::new(features)));
-        Self::from_indexes(self.meta.clone(), layers)
+        self.with_layer_rows(
+            layer,
+            LayerRows {
+                features,
+                unreadable: Vec::new(),
+            },
+        )
     }
 
-    /// Loads and indexes every layer of a store.
+    /// This snapshot with one layer replaced as read from a store, unreadable rows
+    /// included; every other layer is shared.
+    pub fn with_layer_rows(&self, layer: Layer, rows: LayerRows) -> Self {
+        let mut layers = self.layers.clone();
+        layers.insert(layer, Arc::new(LayerIndex::new(rows.features)));
+        let mut unreadable = self.unreadable.clone();
+        if rows.unreadable.is_empty() {
+            unreadable.remove(&layer);
+        } else {
+            unreadable.insert(layer, Arc::new(rows.unreadable));
+        }
+        Self::from_indexes(self.meta.clone(), layers, unreadable)
+    }
+
+    /// Loads and indexes every layer of a store. Rows that cannot be read are left out,
+    /// logged and kept for data-quality reports ([`Snapshot::unreadable`]).
     pub async fn load(store: &dyn Store) -> Result<Self> {
         let meta = store.meta().await?;
         let layers = crate::store::load_all(store).await?;
+        for rows in layers.values() {
+            log_unreadable(&rows.unreadable);
+        }
         Ok(
-            tokio::task::spawn_blocking(move || Snapshot::from_features(meta, layers))
+            tokio::task::spawn_blocking(move || Snapshot::from_rows(meta, layers))
                 .await
                 .expect("indexing does not panic"),
         )
+    }
+
+    /// The stored rows left out of this snapshot because they cannot be read, by layer.
+    pub fn unreadable(&self) -> Vec<&UnreadableRow> {
+        let mut layers: Vec<_> = self.unreadable.keys().copied().collect();
+        layers.sort();
+        layers
+            .into_iter()
+            .flat_map(|l| self.unreadable[&l].iter())
+            .collect()
     }
 
     /// One layer.
@@ -198,13 +252,28 @@ impl Snapshot {
     }
 }
 
+fn log_unreadable(rows: &[UnreadableRow]) {
+    for u in rows {
+        tracing::warn!(
+            layer = %u.layer,
+            id = u.id.as_deref().unwrap_or("?"),
+            reason = %u.reason,
+            "stored row cannot be read; it is left out of the snapshot"
+        );
+    }
+}
+
 /// The current snapshot, shared by all readers.
 #[derive(Debug, Clone)]
 pub struct SnapshotHandle {
     // A std RwLock held only to clone or replace the Arc: never across an await.
     inner: Arc<RwLock<Arc<Snapshot>>>,
-    // The store generation the snapshot reflects, as far as the watcher knows.
-    seen: Arc<std::sync::atomic::AtomicI64>,
+    // Each layer's change number the snapshot reflects, as far as this process knows.
+    seen: Arc<std::sync::Mutex<HashMap<Layer, i64>>>,
+    // Held (across awaits, hence tokio's) from reading a layer to swapping the snapshot,
+    // so two reloads of different layers cannot each start from the same snapshot and
+    // the second swap lose the first one's layer.
+    reloading: Arc<tokio::sync::Mutex<()>>,
 }
 
 impl SnapshotHandle {
@@ -213,7 +282,17 @@ impl SnapshotHandle {
         SnapshotHandle {
             inner: Arc::new(RwLock::new(Arc::new(s))),
             seen: Arc::default(),
+            reloading: Arc::default(),
         }
+    }
+
+    /// Loads a first snapshot from a store, remembering the change numbers read before
+    /// it, so a watcher started later misses no write committed meanwhile.
+    pub async fn load(store: &dyn Store) -> Result<Self> {
+        let changes = store.changes().await?;
+        let h = Self::new(Snapshot::load(store).await?);
+        *h.seen() = changes;
+        Ok(h)
     }
 
     /// The current snapshot.
@@ -221,9 +300,18 @@ impl SnapshotHandle {
         self.inner.read().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
-    /// Keeps the snapshot in step with writes committed by other processes (an analyst's
-    /// `ms4 import` while the server runs): checks the store's generation every
-    /// `interval` and reloads when it moved. Runs until the runtime stops.
+    fn swap(&self, next: Snapshot) {
+        *self.inner.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(next);
+    }
+
+    fn seen(&self) -> std::sync::MutexGuard<'_, HashMap<Layer, i64>> {
+        self.seen.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Keeps the snapshot in step with writes committed by anyone else — an analyst's
+    /// `ms4 import` while the server runs, or an edit in QGIS or psql, which the store's
+    /// triggers count: reads every layer's change number every `interval` and reloads
+    /// just the layers whose number moved. Runs until the runtime stops.
     pub fn watch(
         &self,
         store: std::sync::Arc<dyn Store>,
@@ -231,53 +319,72 @@ impl SnapshotHandle {
     ) -> tokio::task::JoinHandle<()> {
         let handle = self.clone();
         tokio::spawn(async move {
-            use std::sync::atomic::Ordering;
-            handle
-                .seen
-                .store(store.generation().await.unwrap_or(0), Ordering::SeqCst);
+            // The snapshot was loaded before this: anything counted since is reloaded
+            // at the first turn, which at worst reloads a layer once for nothing.
+            if let Ok(c) = store.changes().await {
+                let mut seen = handle.seen();
+                for (l, n) in c {
+                    seen.entry(l).or_insert(n);
+                }
+            }
             loop {
                 tokio::time::sleep(interval).await;
-                match store.generation().await {
-                    Ok(g) if g != handle.seen.load(Ordering::SeqCst) => match handle
-                        .reload(store.as_ref())
-                        .await
-                    {
-                        Ok(()) => {
-                            tracing::info!(generation = g, "registry changed; snapshot reloaded");
-                            handle.seen.store(g, Ordering::SeqCst);
-                        }
+                let changes = match store.changes().await {
+                    Ok(c) => c,
+                    Err(e) => {
+                        tracing::warn!(error = %e, "cannot read the registry's change numbers");
+                        continue;
+                    }
+                };
+                let stale: Vec<Layer> = {
+                    let seen = handle.seen();
+                    let mut v: Vec<Layer> = changes
+                        .iter()
+                        .filter(|(l, n)| seen.get(l) != Some(n))
+                        .map(|(l, _)| *l)
+                        .collect();
+                    v.sort();
+                    v
+                };
+                for layer in stale {
+                    match handle.reload_layer(store.as_ref(), layer, 0).await {
+                        Ok(()) => tracing::info!(%layer, "layer changed in the store; reloaded"),
                         Err(e) => {
-                            tracing::warn!(error = %e, "reloading the snapshot failed; keeping the old one")
+                            tracing::warn!(%layer, error = %e, "reloading a layer failed; keeping the old one")
                         }
-                    },
-                    Ok(_) => {}
-                    Err(e) => tracing::warn!(error = %e, "cannot read the registry's generation"),
+                    }
                 }
             }
         })
     }
 
-    /// Reloads one layer from the store (after a write to it by this process) and swaps
-    /// the new snapshot in; `seen` is the store's generation before that write, so that
-    /// when no other process wrote meanwhile the watcher need not reload everything.
-    pub async fn reload_layer(&self, store: &dyn Store, layer: Layer, seen: i64) -> Result<()> {
-        let features = store.features(layer).await?;
-        let now = store.generation().await?;
+    /// Reloads one layer from the store (after a write to it) and swaps the new snapshot
+    /// in. The layer's change number is read before the layer, so a write committed in
+    /// between raises it again and the watcher reloads once more: nothing is missed.
+    /// (`_seen`, the generation before the write, is no longer needed.)
+    pub async fn reload_layer(&self, store: &dyn Store, layer: Layer, _seen: i64) -> Result<()> {
+        let _one_at_a_time = self.reloading.lock().await;
+        let number = store.changes().await?.get(&layer).copied();
+        let rows = store.read_layer(layer).await?;
+        log_unreadable(&rows.unreadable);
         let current = self.current();
-        let next = tokio::task::spawn_blocking(move || current.with_layer(layer, features))
+        let next = tokio::task::spawn_blocking(move || current.with_layer_rows(layer, rows))
             .await
             .expect("indexing does not panic");
-        *self.inner.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(next);
-        if now == seen + 1 {
-            self.seen.store(now, std::sync::atomic::Ordering::SeqCst);
+        self.swap(next);
+        if let Some(n) = number {
+            self.seen().insert(layer, n);
         }
         Ok(())
     }
 
     /// Rebuilds from the store and swaps the new snapshot in.
     pub async fn reload(&self, store: &dyn Store) -> Result<()> {
-        let next = Arc::new(Snapshot::load(store).await?);
-        *self.inner.write().unwrap_or_else(|p| p.into_inner()) = next;
+        let _one_at_a_time = self.reloading.lock().await;
+        let changes = store.changes().await?;
+        let next = Snapshot::load(store).await?;
+        self.swap(next);
+        *self.seen() = changes;
         Ok(())
     }
 }

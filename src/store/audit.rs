@@ -45,6 +45,35 @@ pub fn feature_json(layer: Layer, f: &Feature) -> serde_json::Value {
     })
 }
 
+/// An update as the audit log keeps it: the two Features hold only the properties that
+/// changed (a property gone is `null` after) and the geometry only when it moved, so
+/// re-importing 200,000 parcels with one attribute changed does not store every polygon
+/// twice per import.
+pub fn feature_change(
+    layer: Layer,
+    old: &Feature,
+    new: &Feature,
+) -> (serde_json::Value, serde_json::Value) {
+    let (po, pn) = (old.properties(layer), new.properties(layer));
+    let mut before = serde_json::Map::new();
+    let mut after = serde_json::Map::new();
+    for k in po.keys().chain(pn.keys().filter(|k| !po.contains_key(*k))) {
+        let (a, b) = (po.get(k), pn.get(k));
+        if a != b {
+            before.insert(k.clone(), a.cloned().unwrap_or_default());
+            after.insert(k.clone(), b.cloned().unwrap_or_default());
+        }
+    }
+    let frame = |props| serde_json::json!({"type": "Feature", "id": new.id, "properties": props});
+    let (mut b, mut a) = (frame(before), frame(after));
+    let wkb = |f: &Feature| f.geom.as_ref().map(crate::domain::wkb::to_wkb);
+    if wkb(old) != wkb(new) {
+        b["geometry"] = feature_json(layer, old)["geometry"].take();
+        a["geometry"] = feature_json(layer, new)["geometry"].take();
+    }
+    (b, a)
+}
+
 /// Whether writing `new` over `old` changes anything a user can see. Geometries compare
 /// by their stored encoding, so a re-import of the same file is recognised as unchanged.
 pub(crate) fn same_feature(old: &Feature, new: &Feature) -> bool {
@@ -68,7 +97,8 @@ where
 {
     let json = |i: usize| -> super::Result<Option<serde_json::Value>> {
         Ok(r.try_get::<Option<String>, _>(i)?
-            .and_then(|s| serde_json::from_str(&s).ok()))
+            .and_then(|s| serde_json::from_str(&s).ok())
+            .map(outside_geometry))
     };
     Ok(AuditEntry {
         audit_id: r.try_get(0)?,
@@ -81,6 +111,43 @@ where
         before: json(7)?,
         after: json(8)?,
     })
+}
+
+/// An outside edit's row as the SQLite triggers record it holds its geometry as the
+/// GeoPackage blob in hex (`geometry_gpkg`); reads turn it into the GeoJSON geometry
+/// ms4's own audit rows carry, or `null` with the reason when the blob is unreadable.
+fn outside_geometry(mut v: serde_json::Value) -> serde_json::Value {
+    let Some(obj) = v.as_object_mut() else {
+        return v;
+    };
+    let Some(hex) = obj.remove("geometry_gpkg") else {
+        return v;
+    };
+    let bytes = hex.as_str().and_then(|h| {
+        (0..h.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(h.get(i..i + 2)?, 16).ok())
+            .collect::<Option<Vec<u8>>>()
+    });
+    let geometry = match bytes {
+        Some(b) if b.is_empty() => serde_json::Value::Null,
+        Some(b) => match crate::domain::wkb::read_gpkg(&b) {
+            Ok((g, _)) => {
+                serde_json::to_value(geojson::Geometry::new(geojson::GeometryValue::from(&g)))
+                    .unwrap_or_default()
+            }
+            Err(e) => {
+                obj.insert(
+                    "geometry_error".into(),
+                    format!("unreadable geometry: {e}").into(),
+                );
+                serde_json::Value::Null
+            }
+        },
+        None => serde_json::Value::Null,
+    };
+    obj.insert("geometry".into(), geometry);
+    v
 }
 
 /// A token row selected as (token_id, hash, role, subject, created_at, expires_at,
@@ -116,4 +183,38 @@ pub(crate) fn token_record(row: TokenRow) -> super::Result<crate::auth::TokenRec
         expires_at: expires.as_deref().map(time).transpose()?,
         revoked_at: revoked.as_deref().map(time).transpose()?,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::Value;
+    use geo_types::{wkt, Geometry};
+
+    #[test]
+    fn an_update_records_only_what_changed() {
+        let mut old = Feature::new(Layer::CatchBasins, "CB-1");
+        old.geom = Some(Geometry::from(wkt!(POINT(1. 2.))));
+        old.set(Layer::CatchBasins, "status", Value::Text("active".into()));
+        old.set(Layer::CatchBasins, "owner", Value::Text("Town".into()));
+        let mut new = old.clone();
+        new.set(
+            Layer::CatchBasins,
+            "status",
+            Value::Text("abandoned".into()),
+        );
+        let (b, a) = feature_change(Layer::CatchBasins, &old, &new);
+        assert_eq!(b["properties"], serde_json::json!({"status": "active"}));
+        assert_eq!(a["properties"], serde_json::json!({"status": "abandoned"}));
+        assert!(
+            a.get("geometry").is_none(),
+            "the geometry did not move: {a}"
+        );
+
+        new.geom = Some(Geometry::from(wkt!(POINT(5. 2.))));
+        let (b, a) = feature_change(Layer::CatchBasins, &old, &new);
+        assert_eq!(b["geometry"]["coordinates"], serde_json::json!([1.0, 2.0]));
+        assert_eq!(a["geometry"]["coordinates"], serde_json::json!([5.0, 2.0]));
+        assert_eq!(a["id"], "CB-1");
+    }
 }

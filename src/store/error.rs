@@ -32,6 +32,9 @@ pub enum StoreError {
         /// Why.
         source: crate::domain::wkb::WkbError,
     },
+    /// A stored row cannot be read (see [`crate::store::Store::read_layer`]).
+    #[error("layer {}, feature {}: {}", .0.layer, .0.id.as_deref().unwrap_or("with an unreadable id"), .0.reason)]
+    Unreadable(crate::store::UnreadableRow),
     /// A stored value does not match its column's type.
     #[error("layer {layer}, feature {id:?}, field {field}: {message}")]
     Value {

@@ -9,6 +9,7 @@
 mod audit;
 pub mod ddl;
 mod error;
+pub mod outside;
 pub mod postgis;
 mod row;
 pub mod sqlite;
@@ -25,7 +26,7 @@ use tokio::sync::mpsc;
 
 use crate::domain::{Feature, Layer, LengthUnit};
 
-pub use audit::{feature_json, AuditEntry};
+pub use audit::{feature_change, feature_json, AuditEntry};
 pub use error::{Result, StoreError};
 pub use postgis::PostgisStore;
 pub use sqlite::SqliteStore;
@@ -109,6 +110,27 @@ pub struct WriteSummary {
     pub unchanged: u64,
 }
 
+/// A stored row that cannot be read as a feature: a geometry blob or a value another
+/// program wrote that ms4 cannot decode.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UnreadableRow {
+    /// The layer.
+    pub layer: Layer,
+    /// The row's id, when even that cannot be read `None`.
+    pub id: Option<String>,
+    /// Why it cannot be read.
+    pub reason: String,
+}
+
+/// A layer as read: its readable features and the rows set aside.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LayerRows {
+    /// The readable features, ordered by id.
+    pub features: Vec<Feature>,
+    /// The rows that cannot be read.
+    pub unreadable: Vec<UnreadableRow>,
+}
+
 /// A registry's storage. Object-safe so the service holds an `Arc<dyn Store>`.
 #[async_trait]
 pub trait Store: Send + Sync {
@@ -118,13 +140,27 @@ pub trait Store: Send + Sync {
     async fn meta(&self) -> Result<RegistryMeta>;
     /// How many features a layer holds.
     async fn count(&self, layer: Layer) -> Result<u64>;
-    /// Every feature of a layer, ordered by id.
-    async fn features(&self, layer: Layer) -> Result<Vec<Feature>>;
+    /// Every feature of a layer, ordered by id; fails, naming the row, when a stored row
+    /// cannot be read (use [`Store::read_layer`] to read around such rows).
+    async fn features(&self, layer: Layer) -> Result<Vec<Feature>> {
+        let rows = self.read_layer(layer).await?;
+        match rows.unreadable.into_iter().next() {
+            Some(u) => Err(StoreError::Unreadable(u)),
+            None => Ok(rows.features),
+        }
+    }
+    /// Every readable feature of a layer, ordered by id, and the rows that are not
+    /// readable (written so by another program), so one bad row cannot stop a server.
+    async fn read_layer(&self, layer: Layer) -> Result<LayerRows>;
     /// Applies a stream of features as one transaction (see the module docs).
     async fn write(&self, req: WriteRequest, rx: mpsc::Receiver<WriteMsg>) -> Result<WriteSummary>;
-    /// The newest committed import's id (0 when none): it changes whenever any process
-    /// commits a write, so a server can tell when its snapshot is stale.
+    /// The newest change number of any layer (0 when none): it rises whenever any
+    /// process commits a write to a layer, ms4 or another program (whose writes the
+    /// triggers of [`outside`] count), so a server can tell when its snapshot is stale.
     async fn generation(&self) -> Result<i64>;
+    /// Each layer's change number (layers never written are absent): a server reloads
+    /// just the layers whose number moved.
+    async fn changes(&self) -> Result<HashMap<Layer, i64>>;
     /// The newest audit entries, optionally of one layer.
     async fn audit(&self, layer: Option<Layer>, limit: i64) -> Result<Vec<AuditEntry>>;
     /// Stores a new token (its hash) and audits it as `actor`'s; returns its id.
@@ -195,13 +231,22 @@ fn is_postgres(url: &str) -> bool {
     url.starts_with("postgres://") || url.starts_with("postgresql://")
 }
 
-/// Loads every layer of a store, for building a snapshot.
-pub async fn load_all(store: &dyn Store) -> Result<HashMap<Layer, Vec<Feature>>> {
+/// Loads every layer of a store, for building a snapshot; unreadable rows are set aside
+/// (see [`Store::read_layer`]).
+pub async fn load_all(store: &dyn Store) -> Result<HashMap<Layer, LayerRows>> {
     let mut out = HashMap::new();
     for layer in Layer::ALL {
-        out.insert(layer, store.features(layer).await?);
+        out.insert(layer, store.read_layer(layer).await?);
     }
     Ok(out)
+}
+
+/// Change numbers by layer from `ms4_changes` rows; rows naming no known layer (a table
+/// dropped from the domain) are ignored.
+fn changes_from_rows(rows: Vec<(String, i64)>) -> HashMap<Layer, i64> {
+    rows.into_iter()
+        .filter_map(|(l, seq)| Some((l.parse::<Layer>().ok()?, seq)))
+        .collect()
 }
 
 /// The meta table's rows for a registry.

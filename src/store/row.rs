@@ -3,9 +3,42 @@
 
 use geo_types::Geometry;
 
-use super::{Result, StoreError};
+use super::{LayerRows, Result, StoreError, UnreadableRow};
 use crate::domain::wkb::WkbError;
 use crate::domain::{Feature, FieldType, Layer, Value};
+
+/// Reads every row; a row that cannot be read (a geometry or value another program
+/// wrote) is set aside with its reason instead of failing the layer.
+pub(crate) fn decode_rows<'r, R>(
+    layer: Layer,
+    rows: &'r [R],
+    read_geom: fn(&[u8]) -> std::result::Result<Geometry<f64>, WkbError>,
+) -> LayerRows
+where
+    R: sqlx::Row,
+    usize: sqlx::ColumnIndex<R>,
+    String: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+    i64: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+    f64: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+    bool: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+    Vec<u8>: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+{
+    let mut out = LayerRows {
+        features: Vec::with_capacity(rows.len()),
+        unreadable: Vec::new(),
+    };
+    for row in rows {
+        match decode_feature(layer, row, read_geom) {
+            Ok(f) => out.features.push(f),
+            Err(e) => out.unreadable.push(UnreadableRow {
+                layer,
+                id: row.try_get::<String, _>(1).ok(),
+                reason: e.to_string(),
+            }),
+        }
+    }
+    out
+}
 
 /// Reads a row selected as (geometry blob, id, canonical fields..., extra as text).
 pub(crate) fn decode_feature<'r, R>(

@@ -4,7 +4,7 @@
 use async_trait::async_trait;
 use tokio::sync::mpsc;
 
-use super::audit::{feature_json, same_feature};
+use super::audit::{feature_change, feature_json, same_feature};
 use super::{Result, StoreError, WriteMode, WriteMsg, WriteRequest, WriteSummary};
 use crate::domain::{wkb, Feature, Layer};
 use geo_types::Rect;
@@ -20,8 +20,9 @@ pub(crate) struct AuditRow {
 /// The primitive operations of one open transaction of a store.
 #[async_trait]
 pub(crate) trait WriteTx: Send {
-    /// Every feature of the layer as it stands inside the transaction.
-    async fn existing(&mut self, layer: Layer) -> Result<Vec<Feature>>;
+    /// Every feature of the layer as it stands inside the transaction, and the rows
+    /// that cannot be read (which the write overwrites or deletes like any other).
+    async fn existing(&mut self, layer: Layer) -> Result<super::LayerRows>;
     /// Starts the import record; returns its id.
     async fn begin_import(&mut self, req: &WriteRequest, at: &str) -> Result<i64>;
     /// Inserts new features.
@@ -61,11 +62,19 @@ pub(crate) async fn run(
 ) -> Result<WriteSummary> {
     let layer = req.layer;
     let at = super::now().to_rfc3339();
-    let mut existing: rustc_hash::FxHashMap<String, Feature> = tx
-        .existing(layer)
-        .await?
+    let read = tx.existing(layer).await?;
+    let mut existing: rustc_hash::FxHashMap<String, Feature> = read
+        .features
         .into_iter()
         .map(|f| (f.id.clone(), f))
+        .collect();
+    // Rows another program wrote that cannot be read: a write of the same id overwrites
+    // them (an update whose "before" is the reason), a replace deletes the rest. A row
+    // whose very id is unreadable cannot be matched and stays until someone fixes it.
+    let mut unreadable: rustc_hash::FxHashMap<String, String> = read
+        .unreadable
+        .into_iter()
+        .filter_map(|u| Some((u.id?, u.reason)))
         .collect();
     let import_id = tx.begin_import(&req, &at).await?;
     let mut summary = WriteSummary {
@@ -89,6 +98,16 @@ pub(crate) async fn run(
         let mut audit = Vec::with_capacity(chunk.len());
         for f in chunk {
             extent = merge(extent, f.geom.as_ref().and_then(wkb::bounding_rect));
+            if let Some(reason) = unreadable.remove(&f.id) {
+                audit.push(AuditRow {
+                    action: "update",
+                    feature_id: Some(f.id.clone()),
+                    before: Some(serde_json::json!({ "unreadable": reason })),
+                    after: Some(feature_json(layer, &f)),
+                });
+                updates.push(f);
+                continue;
+            }
             match existing.remove(&f.id) {
                 None => {
                     audit.push(AuditRow {
@@ -101,11 +120,12 @@ pub(crate) async fn run(
                 }
                 Some(old) if same_feature(&old, &f) => summary.unchanged += 1,
                 Some(old) => {
+                    let (before, after) = feature_change(layer, &old, &f);
                     audit.push(AuditRow {
                         action: "update",
                         feature_id: Some(f.id.clone()),
-                        before: Some(feature_json(layer, &old)),
-                        after: Some(feature_json(layer, &f)),
+                        before: Some(before),
+                        after: Some(after),
                     });
                     updates.push(f);
                 }
@@ -123,15 +143,18 @@ pub(crate) async fn run(
     };
 
     // What is left in `existing` was not in this write.
-    if req.mode == WriteMode::Replace && !existing.is_empty() {
-        let mut ids: Vec<String> = existing.keys().cloned().collect();
+    if req.mode == WriteMode::Replace && !(existing.is_empty() && unreadable.is_empty()) {
+        let mut ids: Vec<String> = existing.keys().chain(unreadable.keys()).cloned().collect();
         ids.sort();
         let rows = ids
             .iter()
             .map(|id| AuditRow {
                 action: "delete",
                 feature_id: Some(id.clone()),
-                before: Some(feature_json(layer, &existing[id])),
+                before: Some(match existing.get(id) {
+                    Some(f) => feature_json(layer, f),
+                    None => serde_json::json!({ "unreadable": unreadable[id] }),
+                }),
                 after: None,
             })
             .collect();

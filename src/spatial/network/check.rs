@@ -150,6 +150,9 @@ pub struct NetworkReport {
     pub unknown_ids: Vec<UnknownId>,
     /// Ids used twice.
     pub duplicate_ids: Vec<DuplicateId>,
+    /// Stored rows of any layer left out of the registry's snapshot because they cannot
+    /// be read (filled by the caller from the snapshot; the network never sees them).
+    pub unreadable_rows: Vec<crate::store::UnreadableRow>,
 }
 
 impl Network {
@@ -228,6 +231,7 @@ impl Network {
             orphan_structures,
             unknown_ids: self.unknown_ids.clone(),
             duplicate_ids: self.duplicate_ids.clone(),
+            unreadable_rows: Vec::new(),
         }
     }
 

@@ -5,16 +5,17 @@
 //! arrive through `COPY ... FROM STDIN` (hex EWKB), which is what makes a million-row
 //! import take seconds rather than minutes.
 
-use std::str::FromStr;
-
 use async_trait::async_trait;
 use geo_types::Rect;
-use sqlx::postgres::{PgConnectOptions, PgPoolOptions, PgRow};
-use sqlx::{ConnectOptions, Connection, PgPool, Postgres, Transaction};
+use sqlx::postgres::{PgPoolOptions, PgRow};
+use sqlx::{PgPool, Postgres, Transaction};
 use tokio::sync::mpsc;
 use tracing::instrument;
 
 mod copy;
+mod setup;
+
+use setup::{ensure_database, install_outside};
 
 use copy::{copy_text, encode_copy, CopyStream, Tx};
 
@@ -48,10 +49,12 @@ impl PostgisStore {
             srid: 0,
         };
         store.srid = store.meta().await?.srid;
-        // Registries made by an older ms4 get the tables added since (tokens, ...).
+        // Registries made by an older ms4 get the tables added since (tokens, ...), and
+        // the outside-edit triggers of layers added since.
         sqlx::migrate!("migrations/postgres")
             .run(&store.pool)
             .await?;
+        install_outside(&store.pool).await?;
         Ok(store)
     }
 
@@ -102,6 +105,7 @@ impl PostgisStore {
                 .await?;
         }
         tx.commit().await?;
+        install_outside(&pool).await?;
         Ok(PostgisStore {
             pool,
             url: url.to_string(),
@@ -118,30 +122,6 @@ fn redact(url: &str) -> String {
             u.to_string()
         }
         Err(_) => "<postgres URL>".into(),
-    }
-}
-
-/// Creates the database a URL names when it is missing, through the `postgres` database.
-async fn ensure_database(url: &str) -> Result<()> {
-    let opts = PgConnectOptions::from_str(url)?;
-    match opts.connect().await {
-        Ok(c) => {
-            c.close().await?;
-            Ok(())
-        }
-        Err(sqlx::Error::Database(e)) if e.code().as_deref() == Some("3D000") => {
-            let name = opts.get_database().unwrap_or("ms4").to_string();
-            let mut admin = opts.clone().database("postgres").connect().await?;
-            sqlx::query(super::trusted(format!(
-                "CREATE DATABASE \"{}\"",
-                name.replace('"', "\"\"")
-            )))
-            .execute(&mut admin)
-            .await?;
-            admin.close().await?;
-            Ok(())
-        }
-        Err(e) => Err(e.into()),
     }
 }
 
@@ -170,8 +150,8 @@ fn select_sql(layer: Layer) -> String {
     )
 }
 
-fn decode_row(layer: Layer, row: &PgRow) -> Result<Feature> {
-    crate::store::row::decode_feature(layer, row, |b| wkb::read_wkb(b).map(|(g, _)| g))
+fn decode_rows(layer: Layer, rows: &[PgRow]) -> super::LayerRows {
+    crate::store::row::decode_rows(layer, rows, |b| wkb::read_wkb(b).map(|(g, _)| g))
 }
 
 #[async_trait]
@@ -199,16 +179,22 @@ impl Store for PostgisStore {
     }
 
     #[instrument(skip(self), err)]
-    async fn features(&self, layer: Layer) -> Result<Vec<Feature>> {
+    async fn read_layer(&self, layer: Layer) -> Result<super::LayerRows> {
         let rows = sqlx::query(super::trusted(select_sql(layer)))
             .fetch_all(&self.pool)
             .await?;
-        rows.iter().map(|r| decode_row(layer, r)).collect()
+        Ok(decode_rows(layer, &rows))
     }
 
     #[instrument(skip(self, rx), fields(layer = %req.layer, source = %req.source), err)]
     async fn write(&self, req: WriteRequest, rx: mpsc::Receiver<WriteMsg>) -> Result<WriteSummary> {
-        let tx = self.pool.begin().await?;
+        let mut tx = self.pool.begin().await?;
+        // Marks the transaction as ms4's (until it ends), so the outside-edit triggers
+        // stay quiet: the engine audits this write itself.
+        sqlx::query("SELECT set_config('ms4.writer', $1, true)")
+            .bind(&req.actor)
+            .execute(&mut *tx)
+            .await?;
         write::run(
             Box::new(PgTx {
                 tx: Some(tx),
@@ -225,11 +211,17 @@ impl Store for PostgisStore {
     }
 
     async fn generation(&self) -> Result<i64> {
-        let (g,): (i64,) =
-            sqlx::query_as("SELECT coalesce(max(import_id), 0)::bigint FROM ms4_imports")
-                .fetch_one(&self.pool)
-                .await?;
+        let (g,): (i64,) = sqlx::query_as("SELECT coalesce(max(seq), 0)::bigint FROM ms4_changes")
+            .fetch_one(&self.pool)
+            .await?;
         Ok(g)
+    }
+
+    async fn changes(&self) -> Result<std::collections::HashMap<Layer, i64>> {
+        let rows: Vec<(String, i64)> = sqlx::query_as("SELECT layer, seq FROM ms4_changes")
+            .fetch_all(&self.pool)
+            .await?;
+        Ok(super::changes_from_rows(rows))
     }
 
     async fn audit(&self, layer: Option<Layer>, limit: i64) -> Result<Vec<AuditEntry>> {
@@ -385,12 +377,12 @@ impl PgTx {
 
 #[async_trait]
 impl WriteTx for PgTx {
-    async fn existing(&mut self, layer: Layer) -> Result<Vec<Feature>> {
+    async fn existing(&mut self, layer: Layer) -> Result<super::LayerRows> {
         let rows = sqlx::query(super::trusted(select_sql(layer)))
             .fetch_all(&mut **self.tx())
             .await?;
         self.was_empty = rows.is_empty();
-        rows.iter().map(|r| decode_row(layer, r)).collect()
+        Ok(decode_rows(layer, &rows))
     }
 
     async fn begin_import(&mut self, req: &WriteRequest, at: &str) -> Result<i64> {
@@ -575,6 +567,11 @@ impl WriteTx for PgTx {
         .bind(import_id)
         .execute(&mut **self.tx())
         .await?;
+        // Tells running servers (this process's and others') that the layer changed.
+        sqlx::query("SELECT ms4_bump($1)")
+            .bind(req.layer.name())
+            .execute(&mut **self.tx())
+            .await?;
         if self.index_dropped {
             sqlx::query(super::trusted(format!(
                 "CREATE INDEX {0}_geom_gist ON {0} USING GIST (geom)",

@@ -5,24 +5,29 @@
 //! geometries in GeoPackage binary, so `ogrinfo registry.gpkg` and QGIS read the file
 //! directly. The registry's own tables (`ms4_meta`, `ms4_imports`, `ms4_audit`) ride along.
 
+use std::collections::HashMap;
 use std::str::FromStr;
 
 use async_trait::async_trait;
-use geo_types::Rect;
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteRow, SqliteSynchronous,
 };
-use sqlx::{Sqlite, SqlitePool, Transaction};
+use sqlx::{Sqlite, SqlitePool};
 use tokio::sync::mpsc;
 use tracing::instrument;
 
-use super::write::{self, AuditRow, WriteTx};
+mod functions;
+mod install;
+mod tx;
+
+use super::write;
 use super::{
     meta_from_rows, meta_rows, AuditEntry, RegistryMeta, Result, Store, StoreError, WriteMsg,
     WriteRequest, WriteSummary,
 };
 use crate::auth::{NewToken, TokenRecord};
 use crate::domain::{wkb, Feature, GeomKind, Layer, Value};
+use tx::SqliteTx;
 
 /// The GeoPackage `application_id` ("GPKG").
 const GPKG_APPLICATION_ID: i64 = 0x4750_4B47;
@@ -42,9 +47,12 @@ impl SqliteStore {
         Ok(SqliteConnectOptions::from_str(url)
             .map_err(|_| StoreError::Url(url.to_string()))?
             .create_if_missing(create)
-            // A rollback journal, not WAL: the file stays a single self-contained
-            // GeoPackage that can be copied or mailed the moment a write commits.
-            .journal_mode(SqliteJournalMode::Delete)
+            // WAL, not a rollback journal: a process killed mid-write leaves a WAL whose
+            // uncommitted frames every reader ignores, where a hot rollback journal makes
+            // read-only readers (`ogrinfo -ro`, QGIS) fail until a writer rolls it back.
+            // The price: a copy of the registry taken while a program has it open must
+            // take the `-wal` and `-shm` files with it (see the README).
+            .journal_mode(SqliteJournalMode::Wal)
             .synchronous(SqliteSynchronous::Normal)
             .busy_timeout(std::time::Duration::from_secs(30))
             .foreign_keys(true))
@@ -53,6 +61,14 @@ impl SqliteStore {
     async fn pool(url: &str, create: bool) -> Result<SqlitePool> {
         Ok(SqlitePoolOptions::new()
             .max_connections(4)
+            .after_connect(|conn, _| {
+                Box::pin(async move {
+                    let mut handle = conn.lock_handle().await?;
+                    // SAFETY: the locked handle is an open connection this task alone uses.
+                    unsafe { functions::register(handle.as_raw_handle().as_ptr()) }
+                        .map_err(|e| sqlx::Error::Configuration(e.into()))
+                })
+            })
             .connect_with(Self::options(url, create)?)
             .await?)
     }
@@ -69,8 +85,10 @@ impl SqliteStore {
             url: url.to_string(),
         };
         store.meta().await?;
-        // Registries made by an older ms4 get the tables added since (tokens, ...).
+        // Registries made by an older ms4 get the tables added since (tokens, ...), and
+        // the triggers and spatial indexes of layers added since.
         sqlx::migrate!("migrations/sqlite").run(&store.pool).await?;
+        install::run(&store.pool).await?;
         Ok(store)
     }
 
@@ -144,6 +162,12 @@ impl SqliteStore {
                 .await?;
         }
         tx.commit().await?;
+        install::run(&pool).await?;
+        // GDAL checks the GeoPackage application_id by reading the file's first bytes,
+        // not through SQLite: move the new header out of the WAL into the file now.
+        sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
+            .execute(&pool)
+            .await?;
         Ok(SqliteStore {
             pool,
             url: url.to_string(),
@@ -170,8 +194,8 @@ fn select_sql(layer: Layer) -> String {
     )
 }
 
-fn decode_row(layer: Layer, row: &SqliteRow) -> Result<Feature> {
-    crate::store::row::decode_feature(layer, row, |b| wkb::read_gpkg(b).map(|(g, _)| g))
+fn decode_rows(layer: Layer, rows: &[SqliteRow]) -> super::LayerRows {
+    crate::store::row::decode_rows(layer, rows, |b| wkb::read_gpkg(b).map(|(g, _)| g))
 }
 
 fn bind_value<'q>(
@@ -217,26 +241,39 @@ impl Store for SqliteStore {
     }
 
     #[instrument(skip(self), err)]
-    async fn features(&self, layer: Layer) -> Result<Vec<Feature>> {
+    async fn read_layer(&self, layer: Layer) -> Result<super::LayerRows> {
         let rows = sqlx::query(super::trusted(select_sql(layer)))
             .fetch_all(&self.pool)
             .await?;
-        rows.iter().map(|r| decode_row(layer, r)).collect()
+        Ok(decode_rows(layer, &rows))
     }
 
     #[instrument(skip(self, rx), fields(layer = %req.layer, source = %req.source), err)]
     async fn write(&self, req: WriteRequest, rx: mpsc::Receiver<WriteMsg>) -> Result<WriteSummary> {
         // IMMEDIATE takes the write lock now, so a second writer waits (busy_timeout)
         // instead of failing when its read would have to become a write.
-        let tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        // Marks the transaction as ms4's, so the outside-edit triggers stay quiet (the
+        // engine audits this write itself); `SqliteTx::commit` removes it again.
+        sqlx::query("INSERT INTO ms4_writer (actor) VALUES (?)")
+            .bind(&req.actor)
+            .execute(&mut *tx)
+            .await?;
         write::run(Box::new(SqliteTx { tx }), req, rx).await
     }
 
     async fn generation(&self) -> Result<i64> {
-        let (g,): (i64,) = sqlx::query_as("SELECT coalesce(max(import_id), 0) FROM ms4_imports")
+        let (g,): (i64,) = sqlx::query_as("SELECT coalesce(max(seq), 0) FROM ms4_changes")
             .fetch_one(&self.pool)
             .await?;
         Ok(g)
+    }
+
+    async fn changes(&self) -> Result<HashMap<Layer, i64>> {
+        let rows: Vec<(String, i64)> = sqlx::query_as("SELECT layer, seq FROM ms4_changes")
+            .fetch_all(&self.pool)
+            .await?;
+        Ok(super::changes_from_rows(rows))
     }
 
     async fn audit(&self, layer: Option<Layer>, limit: i64) -> Result<Vec<AuditEntry>> {
@@ -317,214 +354,4 @@ impl Store for SqliteStore {
         tx.commit().await?;
         Ok(done)
     }
-}
-
-struct SqliteTx {
-    tx: Transaction<'static, Sqlite>,
-}
-
-fn columns(layer: Layer) -> Vec<&'static str> {
-    let mut cols = Vec::new();
-    if layer.geom_kind() != GeomKind::None {
-        cols.push("geom");
-    }
-    cols.push(layer.id_field());
-    cols.extend(layer.fields().iter().map(|f| f.name));
-    cols.push("extra");
-    cols.push("import_id");
-    cols
-}
-
-#[async_trait]
-impl WriteTx for SqliteTx {
-    async fn existing(&mut self, layer: Layer) -> Result<Vec<Feature>> {
-        let rows = sqlx::query(super::trusted(select_sql(layer)))
-            .fetch_all(&mut *self.tx)
-            .await?;
-        rows.iter().map(|r| decode_row(layer, r)).collect()
-    }
-
-    async fn begin_import(&mut self, req: &WriteRequest, at: &str) -> Result<i64> {
-        let (id,): (i64,) = sqlx::query_as(
-            "INSERT INTO ms4_imports (layer, source, actor, mode, started_at) VALUES (?, ?, ?, ?, ?) RETURNING import_id",
-        )
-        .bind(req.layer.name())
-        .bind(&req.source)
-        .bind(&req.actor)
-        .bind(req.mode.as_str())
-        .bind(at)
-        .fetch_one(&mut *self.tx)
-        .await?;
-        Ok(id)
-    }
-
-    async fn insert(&mut self, layer: Layer, features: Vec<Feature>, import_id: i64) -> Result<()> {
-        let cols = columns(layer);
-        let srid = srid_of(&mut self.tx, layer).await?;
-        let per_row = cols.len();
-        let rows_per_stmt = (MAX_PARAMS / per_row).clamp(1, 500);
-        let row_sql = format!("({})", vec!["?"; per_row].join(","));
-        for chunk in features.chunks(rows_per_stmt) {
-            let sql = format!(
-                "INSERT INTO {} ({}) VALUES {}",
-                layer.name(),
-                cols.join(","),
-                vec![row_sql.as_str(); chunk.len()].join(",")
-            );
-            let mut q = sqlx::query(super::trusted(sql.clone()));
-            for f in chunk {
-                if layer.geom_kind() != GeomKind::None {
-                    q = q.bind(f.geom.as_ref().map(|g| wkb::to_gpkg(g, srid)));
-                }
-                q = q.bind(f.id.clone());
-                for v in &f.values {
-                    q = bind_value(q, v);
-                }
-                q = q.bind(extra_text(f)).bind(import_id);
-            }
-            q.execute(&mut *self.tx).await?;
-        }
-        Ok(())
-    }
-
-    async fn update(&mut self, layer: Layer, features: &[Feature], import_id: i64) -> Result<()> {
-        let cols = columns(layer);
-        let srid = srid_of(&mut self.tx, layer).await?;
-        let sets: Vec<String> = cols
-            .iter()
-            .filter(|c| **c != layer.id_field())
-            .map(|c| format!("{c} = ?"))
-            .collect();
-        let sql = format!(
-            "UPDATE {} SET {} WHERE {} = ?",
-            layer.name(),
-            sets.join(", "),
-            layer.id_field()
-        );
-        for f in features {
-            let mut q = sqlx::query(super::trusted(sql.clone()));
-            if layer.geom_kind() != GeomKind::None {
-                q = q.bind(f.geom.as_ref().map(|g| wkb::to_gpkg(g, srid)));
-            }
-            for v in &f.values {
-                q = bind_value(q, v);
-            }
-            q = q.bind(extra_text(f)).bind(import_id).bind(f.id.clone());
-            q.execute(&mut *self.tx).await?;
-        }
-        Ok(())
-    }
-
-    async fn delete(&mut self, layer: Layer, ids: &[String]) -> Result<()> {
-        for chunk in ids.chunks(500) {
-            let sql = format!(
-                "DELETE FROM {} WHERE {} IN ({})",
-                layer.name(),
-                layer.id_field(),
-                vec!["?"; chunk.len()].join(",")
-            );
-            let mut q = sqlx::query(super::trusted(sql.clone()));
-            for id in chunk {
-                q = q.bind(id.clone());
-            }
-            q.execute(&mut *self.tx).await?;
-        }
-        Ok(())
-    }
-
-    async fn audit(
-        &mut self,
-        req: &WriteRequest,
-        import_id: i64,
-        at: &str,
-        rows: Vec<AuditRow>,
-    ) -> Result<()> {
-        const COLS: usize = 8;
-        for chunk in rows.chunks(MAX_PARAMS / COLS) {
-            if chunk.is_empty() {
-                continue;
-            }
-            let sql = format!(
-                "INSERT INTO ms4_audit (at, actor, action, layer, feature_id, import_id, before, after) VALUES {}",
-                vec!["(?,?,?,?,?,?,?,?)"; chunk.len()].join(",")
-            );
-            let mut q = sqlx::query(super::trusted(sql.clone()));
-            for r in chunk {
-                q = q
-                    .bind(at.to_string())
-                    .bind(req.actor.clone())
-                    .bind(r.action)
-                    .bind(req.layer.name())
-                    .bind(r.feature_id.clone())
-                    .bind(import_id)
-                    .bind(r.before.as_ref().map(|v| v.to_string()))
-                    .bind(r.after.as_ref().map(|v| v.to_string()));
-            }
-            q.execute(&mut *self.tx).await?;
-        }
-        Ok(())
-    }
-
-    async fn finish_import(
-        &mut self,
-        req: &WriteRequest,
-        import_id: i64,
-        s: &WriteSummary,
-        report: &serde_json::Value,
-        extent: Option<Rect<f64>>,
-        at: &str,
-    ) -> Result<()> {
-        sqlx::query(
-            "UPDATE ms4_imports SET finished_at = ?, inserted = ?, updated = ?, deleted = ?, unchanged = ?, report = ? WHERE import_id = ?",
-        )
-        .bind(super::now().to_rfc3339())
-        .bind(s.inserted as i64)
-        .bind(s.updated as i64)
-        .bind(s.deleted as i64)
-        .bind(s.unchanged as i64)
-        .bind(report.to_string())
-        .bind(import_id)
-        .execute(&mut *self.tx)
-        .await?;
-        let (minx, miny, maxx, maxy) = match extent {
-            Some(r) => (
-                Some(r.min().x),
-                Some(r.min().y),
-                Some(r.max().x),
-                Some(r.max().y),
-            ),
-            None => (None, None, None, None),
-        };
-        // GeoPackage wants last_change as an ISO 8601 timestamp with milliseconds and Z.
-        let stamp = chrono::DateTime::parse_from_rfc3339(at)
-            .map(|t| t.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string())
-            .unwrap_or_else(|_| at.to_string());
-        sqlx::query("UPDATE gpkg_contents SET last_change = ?, min_x = ?, min_y = ?, max_x = ?, max_y = ? WHERE table_name = ?")
-            .bind(stamp)
-            .bind(minx)
-            .bind(miny)
-            .bind(maxx)
-            .bind(maxy)
-            .bind(req.layer.name())
-            .execute(&mut *self.tx)
-            .await?;
-        Ok(())
-    }
-
-    async fn commit(self: Box<Self>) -> Result<()> {
-        self.tx.commit().await?;
-        Ok(())
-    }
-}
-
-async fn srid_of(tx: &mut Transaction<'static, Sqlite>, layer: Layer) -> Result<i32> {
-    if layer.geom_kind() == GeomKind::None {
-        return Ok(0);
-    }
-    let (srid,): (i32,) =
-        sqlx::query_as("SELECT srs_id FROM gpkg_geometry_columns WHERE table_name = ?")
-            .bind(layer.name())
-            .fetch_one(&mut **tx)
-            .await?;
-    Ok(srid)
 }

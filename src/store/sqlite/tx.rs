@@ -1,0 +1,231 @@
+//! The open transaction of one write to a GeoPackage: the primitive operations the shared
+//! write engine (`store::write`) drives.
+
+use async_trait::async_trait;
+use geo_types::Rect;
+use sqlx::{Sqlite, Transaction};
+
+use super::{bind_value, decode_rows, extra_text, select_sql, MAX_PARAMS};
+use crate::domain::{wkb, Feature, GeomKind, Layer};
+use crate::store::write::{AuditRow, WriteTx};
+use crate::store::{LayerRows, Result, WriteRequest, WriteSummary};
+
+pub(super) struct SqliteTx {
+    pub(super) tx: Transaction<'static, Sqlite>,
+}
+
+fn columns(layer: Layer) -> Vec<&'static str> {
+    let mut cols = Vec::new();
+    if layer.geom_kind() != GeomKind::None {
+        cols.push("geom");
+    }
+    cols.push(layer.id_field());
+    cols.extend(layer.fields().iter().map(|f| f.name));
+    cols.push("extra");
+    cols.push("import_id");
+    cols
+}
+
+#[async_trait]
+impl WriteTx for SqliteTx {
+    async fn existing(&mut self, layer: Layer) -> Result<LayerRows> {
+        let rows = sqlx::query(crate::store::trusted(select_sql(layer)))
+            .fetch_all(&mut *self.tx)
+            .await?;
+        Ok(decode_rows(layer, &rows))
+    }
+
+    async fn begin_import(&mut self, req: &WriteRequest, at: &str) -> Result<i64> {
+        let (id,): (i64,) = sqlx::query_as(
+            "INSERT INTO ms4_imports (layer, source, actor, mode, started_at) VALUES (?, ?, ?, ?, ?) RETURNING import_id",
+        )
+        .bind(req.layer.name())
+        .bind(&req.source)
+        .bind(&req.actor)
+        .bind(req.mode.as_str())
+        .bind(at)
+        .fetch_one(&mut *self.tx)
+        .await?;
+        Ok(id)
+    }
+
+    async fn insert(&mut self, layer: Layer, features: Vec<Feature>, import_id: i64) -> Result<()> {
+        let cols = columns(layer);
+        let srid = srid_of(&mut self.tx, layer).await?;
+        let per_row = cols.len();
+        let rows_per_stmt = (MAX_PARAMS / per_row).clamp(1, 500);
+        let row_sql = format!("({})", vec!["?"; per_row].join(","));
+        for chunk in features.chunks(rows_per_stmt) {
+            let sql = format!(
+                "INSERT INTO {} ({}) VALUES {}",
+                layer.name(),
+                cols.join(","),
+                vec![row_sql.as_str(); chunk.len()].join(",")
+            );
+            let mut q = sqlx::query(crate::store::trusted(sql.clone()));
+            for f in chunk {
+                if layer.geom_kind() != GeomKind::None {
+                    q = q.bind(f.geom.as_ref().map(|g| wkb::to_gpkg(g, srid)));
+                }
+                q = q.bind(f.id.clone());
+                for v in &f.values {
+                    q = bind_value(q, v);
+                }
+                q = q.bind(extra_text(f)).bind(import_id);
+            }
+            q.execute(&mut *self.tx).await?;
+        }
+        Ok(())
+    }
+
+    async fn update(&mut self, layer: Layer, features: &[Feature], import_id: i64) -> Result<()> {
+        let cols = columns(layer);
+        let srid = srid_of(&mut self.tx, layer).await?;
+        let sets: Vec<String> = cols
+            .iter()
+            .filter(|c| **c != layer.id_field())
+            .map(|c| format!("{c} = ?"))
+            .collect();
+        let sql = format!(
+            "UPDATE {} SET {} WHERE {} = ?",
+            layer.name(),
+            sets.join(", "),
+            layer.id_field()
+        );
+        for f in features {
+            let mut q = sqlx::query(crate::store::trusted(sql.clone()));
+            if layer.geom_kind() != GeomKind::None {
+                q = q.bind(f.geom.as_ref().map(|g| wkb::to_gpkg(g, srid)));
+            }
+            for v in &f.values {
+                q = bind_value(q, v);
+            }
+            q = q.bind(extra_text(f)).bind(import_id).bind(f.id.clone());
+            q.execute(&mut *self.tx).await?;
+        }
+        Ok(())
+    }
+
+    async fn delete(&mut self, layer: Layer, ids: &[String]) -> Result<()> {
+        for chunk in ids.chunks(500) {
+            let sql = format!(
+                "DELETE FROM {} WHERE {} IN ({})",
+                layer.name(),
+                layer.id_field(),
+                vec!["?"; chunk.len()].join(",")
+            );
+            let mut q = sqlx::query(crate::store::trusted(sql.clone()));
+            for id in chunk {
+                q = q.bind(id.clone());
+            }
+            q.execute(&mut *self.tx).await?;
+        }
+        Ok(())
+    }
+
+    async fn audit(
+        &mut self,
+        req: &WriteRequest,
+        import_id: i64,
+        at: &str,
+        rows: Vec<AuditRow>,
+    ) -> Result<()> {
+        const COLS: usize = 8;
+        for chunk in rows.chunks(MAX_PARAMS / COLS) {
+            if chunk.is_empty() {
+                continue;
+            }
+            let sql = format!(
+                "INSERT INTO ms4_audit (at, actor, action, layer, feature_id, import_id, before, after) VALUES {}",
+                vec!["(?,?,?,?,?,?,?,?)"; chunk.len()].join(",")
+            );
+            let mut q = sqlx::query(crate::store::trusted(sql.clone()));
+            for r in chunk {
+                q = q
+                    .bind(at.to_string())
+                    .bind(req.actor.clone())
+                    .bind(r.action)
+                    .bind(req.layer.name())
+                    .bind(r.feature_id.clone())
+                    .bind(import_id)
+                    .bind(r.before.as_ref().map(|v| v.to_string()))
+                    .bind(r.after.as_ref().map(|v| v.to_string()));
+            }
+            q.execute(&mut *self.tx).await?;
+        }
+        Ok(())
+    }
+
+    async fn finish_import(
+        &mut self,
+        req: &WriteRequest,
+        import_id: i64,
+        s: &WriteSummary,
+        report: &serde_json::Value,
+        extent: Option<Rect<f64>>,
+        at: &str,
+    ) -> Result<()> {
+        sqlx::query(
+            "UPDATE ms4_imports SET finished_at = ?, inserted = ?, updated = ?, deleted = ?, unchanged = ?, report = ? WHERE import_id = ?",
+        )
+        .bind(crate::store::now().to_rfc3339())
+        .bind(s.inserted as i64)
+        .bind(s.updated as i64)
+        .bind(s.deleted as i64)
+        .bind(s.unchanged as i64)
+        .bind(report.to_string())
+        .bind(import_id)
+        .execute(&mut *self.tx)
+        .await?;
+        let (minx, miny, maxx, maxy) = match extent {
+            Some(r) => (
+                Some(r.min().x),
+                Some(r.min().y),
+                Some(r.max().x),
+                Some(r.max().y),
+            ),
+            None => (None, None, None, None),
+        };
+        // GeoPackage wants last_change as an ISO 8601 timestamp with milliseconds and Z.
+        let stamp = chrono::DateTime::parse_from_rfc3339(at)
+            .map(|t| t.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string())
+            .unwrap_or_else(|_| at.to_string());
+        sqlx::query("UPDATE gpkg_contents SET last_change = ?, min_x = ?, min_y = ?, max_x = ?, max_y = ? WHERE table_name = ?")
+            .bind(stamp)
+            .bind(minx)
+            .bind(miny)
+            .bind(maxx)
+            .bind(maxy)
+            .bind(req.layer.name())
+            .execute(&mut *self.tx)
+            .await?;
+        // Tells running servers (this process's and others') that the layer changed.
+        sqlx::query(crate::store::trusted(crate::store::outside::sqlite_bump(
+            req.layer,
+        )))
+        .execute(&mut *self.tx)
+        .await?;
+        Ok(())
+    }
+
+    async fn commit(mut self: Box<Self>) -> Result<()> {
+        // The marker must never be committed: other programs' writes would go unaudited.
+        sqlx::query("DELETE FROM ms4_writer")
+            .execute(&mut *self.tx)
+            .await?;
+        self.tx.commit().await?;
+        Ok(())
+    }
+}
+
+async fn srid_of(tx: &mut Transaction<'static, Sqlite>, layer: Layer) -> Result<i32> {
+    if layer.geom_kind() == GeomKind::None {
+        return Ok(0);
+    }
+    let (srid,): (i32,) =
+        sqlx::query_as("SELECT srs_id FROM gpkg_geometry_columns WHERE table_name = ?")
+            .bind(layer.name())
+            .fetch_one(&mut **tx)
+            .await?;
+    Ok(srid)
+}
