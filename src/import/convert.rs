@@ -30,6 +30,10 @@ pub enum InvalidPolicy {
     Reject,
 }
 
+/// The longest value (in bytes of UTF-8) a field may hold: a page of notes is a few KiB,
+/// and one 150 MB value would be copied into every answer, audit row and export.
+pub const MAX_VALUE_BYTES: usize = 64 * 1024;
+
 /// A problem that keeps a feature out.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Problem {
@@ -49,6 +53,15 @@ pub enum Problem {
     MissingRequired(&'static str),
     /// A value its field cannot hold.
     BadValue(&'static str, String),
+    /// A value longer than any field may hold.
+    TooLong {
+        /// The field (canonical or kept as an extra).
+        field: String,
+        /// Its length in bytes.
+        bytes: usize,
+    },
+    /// Coordinates that cannot belong to the registry's place (why, in words).
+    OutsideArea(String),
 }
 
 impl Problem {
@@ -56,6 +69,8 @@ impl Problem {
     pub fn field(&self) -> Option<&str> {
         match self {
             Problem::MissingRequired(f) | Problem::BadValue(f, _) => Some(f),
+            Problem::TooLong { field, .. } => Some(field),
+            Problem::OutsideArea(_) => Some("geometry"),
             _ => None,
         }
     }
@@ -71,6 +86,10 @@ impl Problem {
             Problem::MissingId => "no id".into(),
             Problem::MissingRequired(f) => format!("required field {f} has no value"),
             Problem::BadValue(_, r) => r.clone(),
+            Problem::TooLong { field, bytes } => format!(
+                "field {field}: the value is {bytes} bytes long, more than the {MAX_VALUE_BYTES} bytes a value may hold"
+            ),
+            Problem::OutsideArea(why) => format!("geometry {why}"),
         }
     }
 }
@@ -99,6 +118,34 @@ pub fn convert_attributes(
     plan: &FieldPlan,
     raw: &mut [Value],
 ) -> Result<(Feature, Vec<&'static str>), Problem> {
+    for (spec, src) in layer.fields().iter().zip(&plan.fields) {
+        if let Some(Value::Text(t)) = src.map(|i| &raw[i]) {
+            if t.len() > MAX_VALUE_BYTES {
+                return Err(Problem::TooLong {
+                    field: spec.name.to_string(),
+                    bytes: t.len(),
+                });
+            }
+        }
+    }
+    for (i, name) in &plan.extra {
+        if let Value::Text(t) = &raw[*i] {
+            if t.len() > MAX_VALUE_BYTES {
+                return Err(Problem::TooLong {
+                    field: name.clone(),
+                    bytes: t.len(),
+                });
+            }
+        }
+    }
+    if let Some(Value::Text(t)) = plan.id.map(|i| &raw[i]) {
+        if t.len() > MAX_VALUE_BYTES {
+            return Err(Problem::TooLong {
+                field: layer.id_field().to_string(),
+                bytes: t.len(),
+            });
+        }
+    }
     let mut converted = Vec::new();
     let mut values = Vec::with_capacity(layer.fields().len());
     for (spec, src) in layer.fields().iter().zip(&plan.fields) {
