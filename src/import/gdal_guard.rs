@@ -160,20 +160,45 @@ pub fn looks_like_vrt(head: &[u8]) -> bool {
 /// them. GDAL keeps its error handlers per thread, so the capture must be dropped on the
 /// thread that made it (it is neither `Send` nor `Sync`).
 pub struct ErrorCapture {
-    sink: Box<Mutex<Vec<String>>>,
+    sink: Box<Sink>,
     _not_send: std::marker::PhantomData<*const ()>,
 }
 
+/// What a capture has caught.
+#[derive(Default)]
+struct Sink {
+    keep_warnings: bool,
+    caught: Mutex<Caught>,
+}
+
+#[derive(Default)]
+struct Caught {
+    errors: Vec<String>,
+    warnings: Vec<String>,
+}
+
 impl ErrorCapture {
-    /// Starts capturing on this thread.
+    /// Starts capturing errors on this thread (warnings are dropped).
     pub fn start() -> Self {
-        let sink: Box<Mutex<Vec<String>>> = Box::default();
+        Self::with(false)
+    }
+
+    /// Starts capturing errors and warnings on this thread.
+    pub fn start_with_warnings() -> Self {
+        Self::with(true)
+    }
+
+    fn with(keep_warnings: bool) -> Self {
+        let sink = Box::new(Sink {
+            keep_warnings,
+            ..Default::default()
+        });
         // SAFETY: the user data points into the box, which lives until drop pops the
         // handler again.
         unsafe {
             gdal_sys::CPLPushErrorHandlerEx(
                 Some(capture_handler),
-                &*sink as *const Mutex<Vec<String>> as *mut c_void,
+                &*sink as *const Sink as *mut c_void,
             )
         };
         ErrorCapture {
@@ -182,9 +207,18 @@ impl ErrorCapture {
         }
     }
 
+    fn caught(&self) -> std::sync::MutexGuard<'_, Caught> {
+        self.sink.caught.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     /// The errors (not warnings) so far, taken out.
     pub fn take(&self) -> Vec<String> {
-        std::mem::take(&mut *self.sink.lock().unwrap_or_else(|e| e.into_inner()))
+        std::mem::take(&mut self.caught().errors)
+    }
+
+    /// The warnings so far, taken out (always empty unless started with warnings).
+    pub fn take_warnings(&self) -> Vec<String> {
+        std::mem::take(&mut self.caught().warnings)
     }
 }
 
@@ -200,16 +234,21 @@ unsafe extern "C" fn capture_handler(
     _no: gdal_sys::CPLErrorNum,
     msg: *const c_char,
 ) {
-    if class < gdal_sys::CPLErr::CE_Failure {
-        return; // warnings and debug output are not failures of the read
+    let ud = gdal_sys::CPLGetErrorHandlerUserData() as *const Sink;
+    if ud.is_null() || msg.is_null() || class < gdal_sys::CPLErr::CE_Warning {
+        return; // debug output is no one's concern
     }
-    let ud = gdal_sys::CPLGetErrorHandlerUserData() as *const Mutex<Vec<String>>;
-    if ud.is_null() || msg.is_null() {
+    let sink = &*ud;
+    if class == gdal_sys::CPLErr::CE_Warning && !sink.keep_warnings {
         return;
     }
     let text = CStr::from_ptr(msg).to_string_lossy().into_owned();
-    if let Ok(mut v) = (*ud).lock() {
-        v.push(text);
+    if let Ok(mut c) = sink.caught.lock() {
+        if class == gdal_sys::CPLErr::CE_Warning {
+            c.warnings.push(text);
+        } else {
+            c.errors.push(text);
+        }
     }
 }
 
