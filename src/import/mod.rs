@@ -344,7 +344,14 @@ fn read_source(
     };
 
     let source_fields: Vec<String> = src.defn().fields().map(|f| f.name()).collect();
-    let plan = source::plan_fields(layer, &source_fields, &opts.maps, &path_str, &src_name)?;
+    let plan = match source::plan_fields(layer, &source_fields, &opts.maps, &path_str, &src_name) {
+        // A file with no features often has no fields either (an empty GeoJSON): what
+        // is wrong with it is that it is empty, which the report and --replace's guard say.
+        Err(ImportError::MissingField { .. }) if declared == Some(0) => {
+            source::FieldPlan::empty(layer)
+        }
+        other => other?,
+    };
     report.field_map = plan.described.iter().cloned().collect();
     report.extra_fields = plan.extra.iter().map(|(_, n)| n.clone()).collect();
 

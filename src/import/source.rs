@@ -275,15 +275,17 @@ pub fn geojson_crs_name(path: &Path) -> Option<String> {
         .ok()?;
     let text = String::from_utf8_lossy(&head);
     let at = text.find("\"crs\"")?;
-    let rest = &text[at..];
-    let name_at = rest.find("\"name\"")?;
-    let after = rest[name_at + 6..]
-        .trim_start()
-        .strip_prefix(':')?
-        .trim_start();
-    let value = after.strip_prefix('"')?;
-    let end = value.find('"')?;
-    Some(value[..end].chars().take(200).collect())
+    let mut rest = &text[at..];
+    // The key "name" (the first "name" may be the value of "type").
+    loop {
+        let name_at = rest.find("\"name\"")?;
+        rest = &rest[name_at + 6..];
+        if let Some(after) = rest.trim_start().strip_prefix(':') {
+            let value = after.trim_start().strip_prefix('"')?;
+            let end = value.find('"')?;
+            return Some(value[..end].chars().take(200).collect());
+        }
+    }
 }
 
 /// Picks the source layer: the one named, the only one, or the one named like the target.
@@ -339,6 +341,18 @@ pub struct FieldPlan {
     pub extra: Vec<(usize, String)>,
     /// canonical → source name, for the report.
     pub described: Vec<(String, String)>,
+}
+
+impl FieldPlan {
+    /// A plan that fills nothing, for a source without features.
+    pub fn empty(layer: Layer) -> Self {
+        FieldPlan {
+            id: None,
+            fields: vec![None; layer.fields().len()],
+            extra: Vec::new(),
+            described: Vec::new(),
+        }
+    }
 }
 
 /// Parses one `--map canonical=source` argument.
