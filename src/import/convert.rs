@@ -233,12 +233,16 @@ pub fn convert_geometry(
         Some(ct) => {
             transformed = ogr
                 .transform(ct)
-                .map_err(|e| Problem::Transform(e.to_string()))?;
+                .map_err(|_| {
+                    Problem::Transform(
+                        "PROJ found no position for it (coordinates outside what the source CRS can describe?)".into(),
+                    )
+                })?;
             &transformed
         }
         None => ogr,
     };
-    let bytes = ogr.wkb().map_err(|e| Problem::Invalid(e.to_string()))?;
+    let bytes = ogr.wkb().map_err(|_| malformed())?;
     let geom = match wkb::read_wkb(&bytes) {
         Ok((g, _)) => g,
         // Curves and other types the WKB reader does not take: let GDAL linearise them.
@@ -276,8 +280,8 @@ pub fn convert_geometry(
             }
             let fixed = ogr
                 .make_valid(&CslStringList::new())
-                .map_err(|e| Problem::Invalid(format!("{why}; repair failed: {e}")))?;
-            let bytes = fixed.wkb().map_err(|e| Problem::Invalid(e.to_string()))?;
+                .map_err(|_| Problem::Invalid(format!("{why}; GEOS could not repair it")))?;
+            let bytes = fixed.wkb().map_err(|_| malformed())?;
             let g = wkb::read_wkb(&bytes)
                 .map_err(|e| Problem::Invalid(e.to_string()))?
                 .0;
@@ -295,6 +299,14 @@ pub fn convert_geometry(
             }
         }
     }
+}
+
+/// A geometry GDAL cannot write as WKB: an empty ring or part, a ring of too few points.
+fn malformed() -> Problem {
+    Problem::Invalid(
+        "the geometry is malformed (an empty ring or part, or a ring of fewer than 4 points)"
+            .into(),
+    )
 }
 
 fn linearise(g: &OgrGeometry) -> Result<Vec<u8>, Problem> {
