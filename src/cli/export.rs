@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use crate::domain::Layer;
+use crate::import::export::ExportOptions;
 
 /// Arguments of `ms4 export`.
 #[derive(Debug, Args)]
@@ -13,6 +14,10 @@ pub struct ExportArgs {
     pub layer: Layer,
     /// The output: .gpkg, .shp, .geojson (RFC 7946, WGS 84) or .csv (WKT geometry).
     pub path: PathBuf,
+    /// Write even when the format cannot hold every value (a shapefile cuts text to 254
+    /// bytes); the losses are listed.
+    #[arg(long)]
+    pub allow_lossy: bool,
 }
 
 pub(super) async fn run(store_url: &str, a: ExportArgs) -> anyhow::Result<()> {
@@ -21,10 +26,29 @@ pub(super) async fn run(store_url: &str, a: ExportArgs) -> anyhow::Result<()> {
     let features = store.features(a.layer).await?;
     let path = a.path.clone();
     let layer = a.layer;
-    let n = tokio::task::spawn_blocking(move || {
-        crate::import::export::export(layer, &features, &meta, &path)
+    let opts = ExportOptions {
+        allow_lossy: a.allow_lossy,
+    };
+    let done = tokio::task::spawn_blocking(move || {
+        crate::import::export::export_with(layer, &features, &meta, &path, opts)
     })
     .await??;
-    println!("exported {n} {} features to {}", a.layer, a.path.display());
+    for loss in &done.losses {
+        eprintln!("warning: lost in the export: {loss}");
+    }
+    println!(
+        "exported {} {} features to {}{}",
+        done.written,
+        a.layer,
+        a.path.display(),
+        if done.losses.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " ({} values cut, as --allow-lossy allowed)",
+                done.losses.len()
+            )
+        }
+    );
     Ok(())
 }

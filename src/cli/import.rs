@@ -33,6 +33,16 @@ pub struct ImportArgs {
     /// Replace the layer: delete features the file does not carry.
     #[arg(long)]
     pub replace: bool,
+    /// With --replace, let a file with no features empty the layer.
+    #[arg(long, requires = "replace")]
+    pub allow_empty: bool,
+    /// With --replace, let the import delete more than half of the layer.
+    #[arg(long, requires = "replace")]
+    pub allow_mass_delete: bool,
+    /// Let GDAL open the file with any driver (VRTs, /vsicurl/ URLs...). Only for files
+    /// you trust: a VRT can read any data this machine can.
+    #[arg(long)]
+    pub allow_any_driver: bool,
     /// What to do with invalid polygons.
     #[arg(long, value_enum, default_value_t = InvalidPolicy::Repair)]
     pub invalid: InvalidPolicy,
@@ -60,6 +70,9 @@ pub(super) async fn run(store_url: &str, a: ImportArgs) -> anyhow::Result<()> {
         WriteMode::Upsert
     };
     opts.invalid = a.invalid;
+    opts.allow_empty = a.allow_empty;
+    opts.allow_mass_delete = a.allow_mass_delete;
+    opts.any_driver = a.allow_any_driver;
     opts.progress = a.format == Format::Table;
     let report = import::import(store, opts).await?;
     match a.format {

@@ -4,8 +4,11 @@
 //!
 //! `POST /api/layers/{layer}/import`, `multipart/form-data` with parts `file` (the data,
 //! with its file name), and optionally `map` (repeatable, `canonical=SOURCE`),
-//! `src_layer`, `s_srs` (`EPSG:n`), `dry_run`, `replace` (true/false) and `invalid`
-//! (`repair` or `reject`).
+//! `src_layer`, `s_srs` (`EPSG:n`), `dry_run`, `replace`, `allow_empty`,
+//! `allow_mass_delete` (true/false) and `invalid` (`repair` or `reject`).
+//!
+//! An upload is opened only by the drivers of [`gdal_guard::ALLOWED_DRIVERS`], never
+//! as a VRT or a network path, with GDAL's network access off in the server.
 
 use axum::extract::{Multipart, Path, State};
 use axum::http::StatusCode;
@@ -14,7 +17,7 @@ use axum::{Extension, Json, Router};
 
 use super::{AppState, Caller, HttpError};
 use crate::domain::Layer;
-use crate::import::{self, crs, source, ImportError, ImportOptions, InvalidPolicy};
+use crate::import::{self, crs, gdal_guard, source, ImportError, ImportOptions, InvalidPolicy};
 use crate::store::WriteMode;
 
 pub(super) fn router() -> Router<AppState> {
@@ -22,7 +25,13 @@ pub(super) fn router() -> Router<AppState> {
 }
 
 /// Extensions GDAL is given the file under; the rest are refused before anything is read.
-const ACCEPTED: [&str; 5] = ["zip", "gpkg", "geojson", "json", "csv"];
+const ACCEPTED: [&str; 7] = ["zip", "gpkg", "geojson", "json", "csv", "kml", "fgb"];
+
+/// The longest file name an upload may carry (most file systems' limit for one name).
+const MAX_FILE_NAME_BYTES: usize = 255;
+/// The longest stem kept for the temporary copy: the name only helps GDAL and the
+/// messages, and the server's temporary folder adds its own length.
+const MAX_STEM_CHARS: usize = 100;
 
 fn flag(part: &str, v: &str) -> Result<bool, HttpError> {
     crate::domain::feature::parse_bool(v)
@@ -52,6 +61,8 @@ async fn upload(
         .map_err(|e: crate::domain::layer::UnknownLayer| {
             HttpError::NotFound(format!("layer: {e}"))
         })?;
+    // Before the first byte of an upload reaches GDAL, GDAL may not reach the network.
+    gdal_guard::lock_down();
     let dir = tempfile::tempdir().map_err(|e| HttpError::Internal(e.to_string()))?;
     let mut file: Option<std::path::PathBuf> = None;
     let mut opts = ImportOptions::new(layer, "");
@@ -69,6 +80,12 @@ async fn upload(
         match name.as_str() {
             "file" => {
                 let fname = field.file_name().unwrap_or("").to_string();
+                if fname.len() > MAX_FILE_NAME_BYTES {
+                    return Err(HttpError::BadRequest(format!(
+                        "file: the file name is {} bytes long; at most {MAX_FILE_NAME_BYTES} are accepted",
+                        fname.len()
+                    )));
+                }
                 uploaded_as = fname.clone();
                 // Only the base name, and only its extension matters to GDAL: nothing the
                 // client sends decides where the file lands.
@@ -79,7 +96,7 @@ async fn upload(
                     .unwrap_or_default();
                 if !ACCEPTED.contains(&ext.as_str()) {
                     return Err(HttpError::BadRequest(format!(
-                        "file: {fname:?}: send a zipped shapefile (.zip), a GeoPackage (.gpkg), GeoJSON (.geojson/.json) or CSV (.csv), with its file name"
+                        "file: {fname:?}: send a zipped shapefile (.zip), a GeoPackage (.gpkg), GeoJSON (.geojson/.json), CSV (.csv), KML (.kml) or FlatGeobuf (.fgb), with its file name"
                     )));
                 }
                 let stem: String = std::path::Path::new(&fname)
@@ -87,6 +104,7 @@ async fn upload(
                     .and_then(|s| s.to_str())
                     .unwrap_or("upload")
                     .chars()
+                    .take(MAX_STEM_CHARS)
                     .map(|c| {
                         if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
                             c
@@ -135,6 +153,10 @@ async fn upload(
                     }
                     "dry_run" => opts.dry_run = flag("dry_run", &v)?,
                     "replace" => replace = flag("replace", &v)?,
+                    "allow_empty" => opts.allow_empty = flag("allow_empty", &v)?,
+                    "allow_mass_delete" => {
+                        opts.allow_mass_delete = flag("allow_mass_delete", &v)?
+                    }
                     "invalid" => {
                         opts.invalid = match v.as_str() {
                             "repair" => InvalidPolicy::Repair,
@@ -148,7 +170,7 @@ async fn upload(
                     }
                     _ => {
                         return Err(HttpError::BadRequest(format!(
-                            "{other}: not a part of an upload (file, map, src_layer, s_srs, dry_run, replace, invalid)"
+                            "{other}: not a part of an upload (file, map, src_layer, s_srs, dry_run, replace, allow_empty, allow_mass_delete, invalid)"
                         )))
                     }
                 }

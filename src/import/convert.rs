@@ -30,6 +30,10 @@ pub enum InvalidPolicy {
     Reject,
 }
 
+/// The longest value (in bytes of UTF-8) a field may hold: a page of notes is a few KiB,
+/// and one 150 MB value would be copied into every answer, audit row and export.
+pub const MAX_VALUE_BYTES: usize = 64 * 1024;
+
 /// A problem that keeps a feature out.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Problem {
@@ -49,6 +53,15 @@ pub enum Problem {
     MissingRequired(&'static str),
     /// A value its field cannot hold.
     BadValue(&'static str, String),
+    /// A value longer than any field may hold.
+    TooLong {
+        /// The field (canonical or kept as an extra).
+        field: String,
+        /// Its length in bytes.
+        bytes: usize,
+    },
+    /// Coordinates that cannot belong to the registry's place (why, in words).
+    OutsideArea(String),
 }
 
 impl Problem {
@@ -56,6 +69,8 @@ impl Problem {
     pub fn field(&self) -> Option<&str> {
         match self {
             Problem::MissingRequired(f) | Problem::BadValue(f, _) => Some(f),
+            Problem::TooLong { field, .. } => Some(field),
+            Problem::OutsideArea(_) => Some("geometry"),
             _ => None,
         }
     }
@@ -71,6 +86,10 @@ impl Problem {
             Problem::MissingId => "no id".into(),
             Problem::MissingRequired(f) => format!("required field {f} has no value"),
             Problem::BadValue(_, r) => r.clone(),
+            Problem::TooLong { field, bytes } => format!(
+                "field {field}: the value is {bytes} bytes long, more than the {MAX_VALUE_BYTES} bytes a value may hold"
+            ),
+            Problem::OutsideArea(why) => format!("geometry {why}"),
         }
     }
 }
@@ -99,6 +118,34 @@ pub fn convert_attributes(
     plan: &FieldPlan,
     raw: &mut [Value],
 ) -> Result<(Feature, Vec<&'static str>), Problem> {
+    for (spec, src) in layer.fields().iter().zip(&plan.fields) {
+        if let Some(Value::Text(t)) = src.map(|i| &raw[i]) {
+            if t.len() > MAX_VALUE_BYTES {
+                return Err(Problem::TooLong {
+                    field: spec.name.to_string(),
+                    bytes: t.len(),
+                });
+            }
+        }
+    }
+    for (i, name) in &plan.extra {
+        if let Value::Text(t) = &raw[*i] {
+            if t.len() > MAX_VALUE_BYTES {
+                return Err(Problem::TooLong {
+                    field: name.clone(),
+                    bytes: t.len(),
+                });
+            }
+        }
+    }
+    if let Some(Value::Text(t)) = plan.id.map(|i| &raw[i]) {
+        if t.len() > MAX_VALUE_BYTES {
+            return Err(Problem::TooLong {
+                field: layer.id_field().to_string(),
+                bytes: t.len(),
+            });
+        }
+    }
     let mut converted = Vec::new();
     let mut values = Vec::with_capacity(layer.fields().len());
     for (spec, src) in layer.fields().iter().zip(&plan.fields) {
@@ -186,12 +233,16 @@ pub fn convert_geometry(
         Some(ct) => {
             transformed = ogr
                 .transform(ct)
-                .map_err(|e| Problem::Transform(e.to_string()))?;
+                .map_err(|_| {
+                    Problem::Transform(
+                        "PROJ found no position for it (coordinates outside what the source CRS can describe?)".into(),
+                    )
+                })?;
             &transformed
         }
         None => ogr,
     };
-    let bytes = ogr.wkb().map_err(|e| Problem::Invalid(e.to_string()))?;
+    let bytes = ogr.wkb().map_err(|_| malformed())?;
     let geom = match wkb::read_wkb(&bytes) {
         Ok((g, _)) => g,
         // Curves and other types the WKB reader does not take: let GDAL linearise them.
@@ -218,10 +269,19 @@ pub fn convert_geometry(
         None => Ok((Some(geom), None)),
         Some(why) if invalid == InvalidPolicy::Reject => Err(Problem::Invalid(why)),
         Some(why) => {
+            // GEOS's MakeValid grows much faster than linearly with overlapping parts
+            // (5,000 overlapping squares: 110 s and 1.4 GB): past these sizes, say so
+            // and leave the repair to a GIS, where someone can see what it does.
+            let (parts, vertices) = size_of(&geom);
+            if parts > MAX_REPAIR_PARTS || vertices > MAX_REPAIR_VERTICES {
+                return Err(Problem::Invalid(format!(
+                    "{why}; too large to repair automatically ({parts} parts, {vertices} vertices; the limits are {MAX_REPAIR_PARTS} parts and {MAX_REPAIR_VERTICES} vertices): repair it in a GIS first"
+                )));
+            }
             let fixed = ogr
                 .make_valid(&CslStringList::new())
-                .map_err(|e| Problem::Invalid(format!("{why}; repair failed: {e}")))?;
-            let bytes = fixed.wkb().map_err(|e| Problem::Invalid(e.to_string()))?;
+                .map_err(|_| Problem::Invalid(format!("{why}; GEOS could not repair it")))?;
+            let bytes = fixed.wkb().map_err(|_| malformed())?;
             let g = wkb::read_wkb(&bytes)
                 .map_err(|e| Problem::Invalid(e.to_string()))?
                 .0;
@@ -239,6 +299,14 @@ pub fn convert_geometry(
             }
         }
     }
+}
+
+/// A geometry GDAL cannot write as WKB: an empty ring or part, a ring of too few points.
+fn malformed() -> Problem {
+    Problem::Invalid(
+        "the geometry is malformed (an empty ring or part, or a ring of fewer than 4 points)"
+            .into(),
+    )
 }
 
 fn linearise(g: &OgrGeometry) -> Result<Vec<u8>, Problem> {
@@ -262,6 +330,22 @@ fn linearise(g: &OgrGeometry) -> Result<Vec<u8>, Problem> {
         }
         Ok(buf)
     }
+}
+
+/// Parts an invalid polygon may have for MakeValid to be tried on it.
+pub const MAX_REPAIR_PARTS: usize = 500;
+/// Vertices an invalid polygon may have for MakeValid to be tried on it.
+pub const MAX_REPAIR_VERTICES: usize = 100_000;
+
+/// Polygons and vertices of a geometry.
+fn size_of(g: &Geometry<f64>) -> (usize, usize) {
+    use geo::CoordsIter;
+    let parts = match g {
+        Geometry::MultiPolygon(m) => m.0.len(),
+        Geometry::GeometryCollection(c) => c.0.len(),
+        _ => 1,
+    };
+    (parts, g.coords_count())
 }
 
 fn coords_finite(g: &Geometry<f64>) -> bool {

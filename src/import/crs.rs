@@ -69,6 +69,58 @@ pub fn transform(from: &SpatialRef, to: &SpatialRef) -> Result<CoordTransform> {
         .map_err(|e| ImportError::Crs(format!("no transformation between the CRSs: {e}")))
 }
 
+/// The share of its area of use a CRS's box is grown by on each side: positions just
+/// across a zone's edge are still real (a town on a state line); tens of millions of
+/// feet off are not.
+const AREA_OF_USE_MARGIN: f64 = 0.1;
+
+/// The area of use of a CRS (as PROJ's database records it, in degrees), as a box in the
+/// CRS's own coordinates grown by [`AREA_OF_USE_MARGIN`]; `None` when PROJ knows none.
+/// The edges are densified before projecting because a projected box's extremes often
+/// lie between the corners.
+pub fn area_of_use_rect(srs: &SpatialRef) -> Option<geo_types::Rect<f64>> {
+    let a = srs.area_of_use()?;
+    let (w, s, e, n) = (
+        a.west_lon_degree,
+        a.south_lat_degree,
+        a.east_lon_degree,
+        a.north_lat_degree,
+    );
+    // An area across the antimeridian (west > east) would need two boxes; skip the check.
+    if !(w.is_finite() && s.is_finite() && e.is_finite() && n.is_finite()) || w > e || s > n {
+        return None;
+    }
+    let wgs84 = srs_from_epsg(4326).ok()?;
+    let ct = CoordTransform::new(&wgs84, srs).ok()?;
+    const STEPS: usize = 32;
+    let (mut min_x, mut min_y, mut max_x, mut max_y) = (f64::MAX, f64::MAX, f64::MIN, f64::MIN);
+    for i in 0..=STEPS {
+        for j in 0..=STEPS {
+            // The edges and a grid inside: a polar or conic projection bulges.
+            let lon = w + (e - w) * i as f64 / STEPS as f64;
+            let lat = s + (n - s) * j as f64 / STEPS as f64;
+            let (mut xs, mut ys, mut zs) = ([lon], [lat], [0.0]);
+            if ct.transform_coords(&mut xs, &mut ys, &mut zs).is_ok()
+                && xs[0].is_finite()
+                && ys[0].is_finite()
+            {
+                min_x = min_x.min(xs[0]);
+                min_y = min_y.min(ys[0]);
+                max_x = max_x.max(xs[0]);
+                max_y = max_y.max(ys[0]);
+            }
+        }
+    }
+    if min_x > max_x || min_y > max_y {
+        return None;
+    }
+    let m = (max_x - min_x).max(max_y - min_y) * AREA_OF_USE_MARGIN;
+    Some(geo_types::Rect::new(
+        geo_types::coord! { x: min_x - m, y: min_y - m },
+        geo_types::coord! { x: max_x + m, y: max_y + m },
+    ))
+}
+
 /// A short human name for an SRS: `EPSG:2927 (NAD83(HARN) / Washington South (ftUS))`.
 pub fn describe(srs: &SpatialRef) -> String {
     let name = srs.name().unwrap_or_else(|| "unnamed CRS".into());
@@ -120,6 +172,22 @@ impl Reprojector {
             .transform_coords(&mut xs, &mut ys, &mut zs)
             .map_err(|e| ImportError::Crs(format!("cannot transform ({x}, {y}): {e}")))?;
         Ok((xs[0], ys[0]))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn state_plane_area_of_use_holds_the_town_and_not_a_point_far_away() {
+        // NAD83 / New York East (ftUS): North Castle is at about (690000, 850000).
+        let r = area_of_use_rect(&srs_from_epsg(2260).unwrap()).unwrap();
+        let inside =
+            |x: f64, y: f64| x >= r.min().x && x <= r.max().x && y >= r.min().y && y <= r.max().y;
+        assert!(inside(690_000.0, 850_000.0), "{r:?}");
+        assert!(!inside(690_000.0, 40_000_000.0), "{r:?}");
+        assert!(!inside(1e308, 1e308));
     }
 }
 

@@ -71,6 +71,16 @@ pub enum ImportError {
         /// GDAL's message.
         message: String,
     },
+    /// The source holds less than it says, or could not be read to its end.
+    #[error("{path} (layer {src_layer}): {message}")]
+    ShortRead {
+        /// The file.
+        path: String,
+        /// The source layer.
+        src_layer: String,
+        /// What is missing, in words.
+        message: String,
+    },
     /// Writing an export failed.
     #[error("{path}: {message}")]
     Write {

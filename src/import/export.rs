@@ -103,32 +103,176 @@ fn wkb_type(kind: GeomKind, features: &[Feature], path: &str) -> Result<OGRwkbGe
     })
 }
 
+/// How an export treats what its format cannot hold.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ExportOptions {
+    /// Write even when the format loses data (a shapefile cuts text to 254 bytes), and
+    /// report the losses instead of failing.
+    pub allow_lossy: bool,
+}
+
+/// What an export wrote.
+#[derive(Debug, Clone, Default)]
+pub struct Exported {
+    /// Features written.
+    pub written: u64,
+    /// What the format could not hold (only with [`ExportOptions::allow_lossy`]).
+    pub losses: Vec<String>,
+}
+
+/// The longest text a shapefile's DBF holds in one field, in bytes.
+const DBF_MAX_TEXT_BYTES: usize = 254;
+/// Losses named one by one in a message; the rest are counted.
+const SHOW_LOSSES: usize = 10;
+
 /// Writes features of a layer to a file; returns how many were written. An existing file
-/// is replaced.
+/// is replaced only once the new one is complete; an export that would lose data fails.
 pub fn export(layer: Layer, features: &[Feature], meta: &RegistryMeta, path: &Path) -> Result<u64> {
+    export_with(layer, features, meta, path, ExportOptions::default()).map(|e| e.written)
+}
+
+/// Writes features of a layer to a file. The file (and, for a shapefile, each of its
+/// sidecars) is written in a temporary folder beside the destination and renamed into
+/// place only when complete, so a failed export leaves the old file as it was and no
+/// partial one. Unless `opts.allow_lossy`, an export the format cannot hold whole (text
+/// over 254 bytes in a shapefile) fails and names what would be lost.
+pub fn export_with(
+    layer: Layer,
+    features: &[Feature],
+    meta: &RegistryMeta,
+    path: &Path,
+    opts: ExportOptions,
+) -> Result<Exported> {
     let format = ExportFormat::from_path(path)?;
+    let path_str = path.display().to_string();
+    let fail = |message: String| ImportError::Write {
+        path: path_str.clone(),
+        message,
+    };
+    let mut losses = if format == ExportFormat::Shapefile {
+        shapefile_losses(layer, features)
+    } else {
+        Vec::new()
+    };
+    if !losses.is_empty() && !opts.allow_lossy {
+        return Err(fail(lossy_message(&losses)));
+    }
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
+    };
+    let file_name = path
+        .file_name()
+        .ok_or_else(|| fail("not a file name".into()))?;
+    let tmp = tempfile::Builder::new()
+        .prefix(".ms4-export-")
+        .tempdir_in(&parent)
+        .map_err(|e| fail(format!("cannot write in {}: {e}", parent.display())))?;
+    let tmp_path = tmp.path().join(file_name);
+    let (written, warnings) =
+        write_file(layer, features, meta, &tmp_path, format).map_err(|e| match e {
+            ImportError::Write { message, .. } => fail(message),
+            other => other,
+        })?;
+    // GDAL's own warnings (a value cut, a number that did not fit) are losses too.
+    losses.extend(warnings);
+    if !losses.is_empty() && !opts.allow_lossy {
+        return Err(fail(lossy_message(&losses)));
+    }
+    let produced: Vec<std::path::PathBuf> = std::fs::read_dir(tmp.path())
+        .map_err(|e| fail(e.to_string()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
+    if format == ExportFormat::Shapefile {
+        // An old sidecar the new export does not write (a .cpg, say) would describe the
+        // new file wrongly.
+        for ext in ["shp", "shx", "dbf", "prj", "cpg"] {
+            let old = path.with_extension(ext);
+            let replaced = produced.iter().any(|p| p.file_name() == old.file_name());
+            if !replaced {
+                match std::fs::remove_file(&old) {
+                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                        return Err(fail(e.to_string()))
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    for p in &produced {
+        let dest = parent.join(p.file_name().expect("a listed file has a name"));
+        std::fs::rename(p, &dest)
+            .map_err(|e| fail(format!("cannot move the finished file into place: {e}")))?;
+    }
+    Ok(Exported { written, losses })
+}
+
+fn lossy_message(losses: &[String]) -> String {
+    let shown: Vec<&str> = losses
+        .iter()
+        .take(SHOW_LOSSES)
+        .map(String::as_str)
+        .collect();
+    let more = if losses.len() > SHOW_LOSSES {
+        format!(" and {} more", losses.len() - SHOW_LOSSES)
+    } else {
+        String::new()
+    };
+    format!(
+        "the format cannot hold every value, and the export would lose data: {}{more}; export to .gpkg or .geojson instead, or accept the loss with --allow-lossy",
+        shown.join("; ")
+    )
+}
+
+/// Text a shapefile would cut: every value longer than a DBF field holds.
+fn shapefile_losses(layer: Layer, features: &[Feature]) -> Vec<String> {
+    let mut out = Vec::new();
+    let long = |s: &str| s.len() > DBF_MAX_TEXT_BYTES;
+    for f in features {
+        let mut note = |field: &str, n: usize| {
+            out.push(format!(
+                "feature {} field {field}: {n} bytes, a shapefile holds {DBF_MAX_TEXT_BYTES}",
+                f.id
+            ))
+        };
+        if long(&f.id) {
+            note(layer.id_field(), f.id.len());
+        }
+        for (spec, v) in layer.fields().iter().zip(&f.values) {
+            if let Value::Text(t) = v {
+                if long(t) {
+                    note(spec.name, t.len());
+                }
+            }
+        }
+        for (k, v) in &f.extra {
+            let n = match v {
+                serde_json::Value::String(s) => s.len(),
+                serde_json::Value::Null => 0,
+                other => other.to_string().len(),
+            };
+            if n > DBF_MAX_TEXT_BYTES {
+                note(k, n);
+            }
+        }
+    }
+    out
+}
+
+/// Writes the file; returns the features written and GDAL's warnings about lost data.
+fn write_file(
+    layer: Layer,
+    features: &[Feature],
+    meta: &RegistryMeta,
+    path: &Path,
+    format: ExportFormat,
+) -> Result<(u64, Vec<String>)> {
     let path_str = path.display().to_string();
     let werr = |e: gdal::errors::GdalError| ImportError::Write {
         path: path_str.clone(),
         message: e.to_string(),
     };
-    if path.exists() {
-        let removed = match format {
-            ExportFormat::Shapefile => {
-                ["shp", "shx", "dbf", "prj", "cpg"]
-                    .iter()
-                    .try_for_each(|ext| match std::fs::remove_file(path.with_extension(ext)) {
-                        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
-                        _ => Ok(()),
-                    })
-            }
-            _ => std::fs::remove_file(path),
-        };
-        removed.map_err(|e| ImportError::Write {
-            path: path_str.clone(),
-            message: e.to_string(),
-        })?;
-    }
+    let capture = super::gdal_guard::ErrorCapture::start_with_warnings();
     let driver = DriverManager::get_driver_by_name(format.driver()).map_err(werr)?;
     let mut ds = driver.create_vector_only(path).map_err(werr)?;
 
@@ -193,7 +337,24 @@ pub fn export(layer: Layer, features: &[Feature], meta: &RegistryMeta, path: &Pa
         )
         .map_err(werr)?
     };
-    Ok(written)
+    // Closing flushes the last records (and may warn about them).
+    ds.close().map_err(werr)?;
+    let warnings = capture
+        .take_warnings()
+        .into_iter()
+        // The DBF's 10-character field names: the import maps them back by their cut.
+        .filter(|w| !w.contains("aundered") && !w.contains("ormalized"))
+        .map(|w| format!("GDAL: {w}"))
+        .collect();
+    let errors = capture.take();
+    drop(capture);
+    if let Some(e) = errors.first() {
+        return Err(ImportError::Write {
+            path: path_str,
+            message: e.clone(),
+        });
+    }
+    Ok((written, warnings))
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -6,38 +6,49 @@
 //! over a channel. Reading and writing overlap, on two cores, and the writer commits only
 //! when the reader says the whole file was read.
 
+mod collect;
 mod convert;
 pub mod crs;
+mod declared;
 mod error;
 pub mod export;
+pub mod gdal_guard;
 mod pipeline;
+mod progress;
 mod report;
 pub mod source;
 
-use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use gdal::vector::LayerAccess;
-use geo::{BoundingRect, Intersects};
+use geo::BoundingRect;
 use geo_types::{Geometry, MultiPolygon};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use tokio::sync::mpsc;
 
-pub use convert::{geometry_name, InvalidPolicy};
+pub use convert::{geometry_name, InvalidPolicy, MAX_VALUE_BYTES};
 pub use error::{ImportError, Result};
 pub use report::{FeatureNote, ImportReport, ProblemCounts};
 
-use crate::domain::{Feature, Layer};
+use crate::domain::Layer;
 use crate::store::{Store, WriteMode, WriteMsg, WriteRequest};
-use convert::Problem;
+use collect::{Bounds, Collector};
+use progress::Progress;
 use source::CsvGeometry;
 
 /// Features per chunk handed to the writer.
 const CHUNK: usize = 4096;
 /// Chunks that may wait between the reader and the writer.
 const CHANNEL_CHUNKS: usize = 64;
+/// The share of a layer `--replace` may delete without `--allow-mass-delete`: a file
+/// that carries less than half the layer is far more often a subset or the wrong file
+/// than the town's real loss of half its assets.
+pub const DEFAULT_MAX_DELETE_SHARE: f64 = 0.5;
+/// The least distance beyond the boundary's box at which a feature is refused rather
+/// than noted: a town's outfalls and easements may lie in the next town, but not 25 km
+/// (about 16 miles) away.
+const BOUNDARY_MARGIN_M: f64 = 25_000.0;
 
 /// What to import and how.
 #[derive(Debug, Clone)]
@@ -62,6 +73,15 @@ pub struct ImportOptions {
     pub actor: String,
     /// Show a progress bar on a terminal.
     pub progress: bool,
+    /// Let GDAL open the file with any driver, VRTs and `/vsi*` paths included (only for
+    /// a user's own files on the command line; never for uploads).
+    pub any_driver: bool,
+    /// Let `--replace` empty a layer with a file that has no features.
+    pub allow_empty: bool,
+    /// Let `--replace` delete more than `max_delete_share` of a layer.
+    pub allow_mass_delete: bool,
+    /// The share of a layer `--replace` may delete without `allow_mass_delete`.
+    pub max_delete_share: f64,
 }
 
 impl ImportOptions {
@@ -78,6 +98,10 @@ impl ImportOptions {
             invalid: InvalidPolicy::Repair,
             actor: default_actor(),
             progress: false,
+            any_driver: false,
+            allow_empty: false,
+            allow_mass_delete: false,
+            max_delete_share: DEFAULT_MAX_DELETE_SHARE,
         }
     }
 }
@@ -90,7 +114,8 @@ pub fn default_actor() -> String {
 }
 
 /// Imports a file into a layer of a registry and returns the quality report. Either every
-/// accepted feature is committed, or (on any error) nothing is.
+/// accepted feature is committed, or (on any error) nothing is. A dry run writes no
+/// feature but is recorded in the import log with its report.
 pub async fn import(store: Arc<dyn Store>, opts: ImportOptions) -> Result<ImportReport> {
     let started = Instant::now();
     let meta = store.meta().await?;
@@ -107,24 +132,50 @@ pub async fn import(store: Arc<dyn Store>, opts: ImportOptions) -> Result<Import
             })
             .collect()
     };
+    // What a replace would delete is decided against the layer as it stands now.
+    let existing: Option<rustc_hash::FxHashSet<String>> = if opts.mode == WriteMode::Replace {
+        Some(
+            store
+                .features(opts.layer)
+                .await?
+                .into_iter()
+                .map(|f| f.id)
+                .collect(),
+        )
+    } else {
+        None
+    };
 
     // Room for a few hundred thousand features between reader and writer: the reader
     // keeps going while the database digests a chunk, instead of the two taking turns.
     let (tx, rx) = mpsc::channel::<WriteMsg>(CHANNEL_CHUNKS);
+    let source_name = opts
+        .path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let req = WriteRequest {
         layer: opts.layer,
         mode: opts.mode,
         actor: opts.actor.clone(),
-        source: opts
-            .path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default(),
+        source: source_name.clone(),
     };
     let dry_run = opts.dry_run;
+    let actor = opts.actor.clone();
+    let unit = meta.linear_unit.symbol();
+    let unit_metres = meta.linear_unit.metres();
+    let srid = meta.srid;
     let reader = tokio::task::spawn_blocking(move || {
         let sink = (!opts.dry_run).then_some(&tx);
-        let result = read_source(&opts, meta.srid, &boundary, sink);
+        let result = read_source(
+            &opts,
+            srid,
+            unit,
+            unit_metres,
+            &boundary,
+            existing.as_ref(),
+            sink,
+        );
         match &result {
             Ok(report) => {
                 if let Some(tx) = sink {
@@ -160,13 +211,42 @@ pub async fn import(store: Arc<dyn Store>, opts: ImportOptions) -> Result<Import
     }
     report.dry_run = dry_run;
     report.seconds = started.elapsed().as_secs_f64();
+    if dry_run {
+        record_dry_run(store.as_ref(), &report, actor, source_name).await?;
+    }
     Ok(report)
+}
+
+/// Records a dry run in the import log: a write of no features, in upsert mode so it
+/// changes nothing, whose source says "(dry run)" and whose stored report is the dry
+/// run's. Who looked at what, and what they were told, is then on record like an import.
+async fn record_dry_run(
+    store: &dyn Store,
+    report: &ImportReport,
+    actor: String,
+    source: String,
+) -> Result<()> {
+    let req = WriteRequest {
+        layer: report
+            .layer
+            .parse()
+            .map_err(|_| ImportError::Refused(format!("{}: not a registry layer", report.layer)))?,
+        mode: WriteMode::Upsert,
+        actor,
+        source: format!("{source} (dry run)"),
+    };
+    let json = serde_json::to_value(report).unwrap_or_default();
+    crate::store::write_all(store, req, Vec::new(), json).await?;
+    Ok(())
 }
 
 fn read_source(
     opts: &ImportOptions,
     target_srid: i32,
+    unit: &'static str,
+    unit_metres: f64,
     boundary: &[MultiPolygon<f64>],
+    existing: Option<&rustc_hash::FxHashSet<String>>,
     sink: Option<&mpsc::Sender<WriteMsg>>,
 ) -> Result<ImportReport> {
     let path_str = opts.path.display().to_string();
@@ -177,6 +257,8 @@ fn read_source(
         ..Default::default()
     };
 
+    // Before any byte is read: no FIFO, device, VRT or network path.
+    source::check_source(&opts.path, opts.any_driver)?;
     let source_srs_override = opts.s_srs.map(crs::srs_from_epsg).transpose()?;
     let csv = if source::is_csv(&opts.path) {
         let planar = source_srs_override
@@ -186,22 +268,57 @@ fn read_source(
     } else {
         CsvGeometry::None
     };
-    let ds = source::open(&opts.path, &csv)?;
-    let mut src = source::pick_layer(&ds, &path_str, opts.src_layer.as_deref(), layer)?;
+    let opened = source::open(&opts.path, &csv, opts.any_driver)?;
+    let ds = &opened.ds;
+    let mut src = source::pick_layer(ds, &path_str, opts.src_layer.as_deref(), layer)?;
     let src_name = src.name();
     report.source_layer = src_name.clone();
+    let short = |message: String| ImportError::ShortRead {
+        path: path_str.clone(),
+        src_layer: src_name.clone(),
+        message,
+    };
+
+    // What the source says it holds, to hold the read against.
+    let mut declared = src.try_feature_count();
+    if opened.driver == "ESRI Shapefile" {
+        if let Some(n) =
+            declared::shapefile_records(&gdal_guard::file_list(ds), &src_name).map_err(short)?
+        {
+            declared = Some(n);
+        }
+    }
+    report.declared = declared;
 
     // The source CRS: --s-srs, else the file's, else (CSV lon/lat only) WGS 84.
     let target = crs::srs_from_epsg(target_srid)?;
     report.target_crs = crs::describe(&target);
     let has_geometry =
         src.defn().geom_fields().count() > 0 && layer.geom_kind() != crate::domain::GeomKind::None;
+    // GDAL reads a GeoJSON whose "crs" it does not know as WGS 84, and only says so on
+    // stderr: that guess must not pass for the file's CRS.
+    let unknown_crs = (opened.driver == "GeoJSON" && !opened.open_errors.is_empty())
+        .then(|| source::geojson_crs_name(&opts.path).unwrap_or_else(|| "a CRS".into()));
     let source_srs = match (source_srs_override, src.spatial_ref()) {
         (Some(s), file) => {
-            if let Some(f) = file {
-                report.warnings.push(format!("the file's CRS {} was overridden by --s-srs", crs::describe(&f)));
+            match (&unknown_crs, file) {
+                (Some(name), _) => report.warnings.push(format!(
+                    "the file's crs {name} is unknown to PROJ; read as {} from --s-srs",
+                    crs::describe(&s)
+                )),
+                (None, Some(f)) => report.warnings.push(format!(
+                    "the file's CRS {} was overridden by --s-srs",
+                    crs::describe(&f)
+                )),
+                (None, None) => {}
             }
             Some(s)
+        }
+        (None, _) if has_geometry && unknown_crs.is_some() => {
+            return Err(ImportError::Crs(format!(
+                "{path_str} (layer {src_name}): its \"crs\" member names {}, which PROJ does not know; give the CRS with --s-srs EPSG:<code>",
+                unknown_crs.unwrap_or_default()
+            )))
         }
         (None, Some(mut s)) => {
             s.set_axis_mapping_strategy(gdal::spatial_ref::AxisMappingStrategy::TraditionalGisOrder);
@@ -227,13 +344,24 @@ fn read_source(
     };
 
     let source_fields: Vec<String> = src.defn().fields().map(|f| f.name()).collect();
-    let plan = source::plan_fields(layer, &source_fields, &opts.maps, &path_str, &src_name)?;
+    let plan = match source::plan_fields(layer, &source_fields, &opts.maps, &path_str, &src_name) {
+        // A file with no features often has no fields either (an empty GeoJSON): what
+        // is wrong with it is that it is empty, which the report and --replace's guard say.
+        Err(ImportError::MissingField { .. }) if declared == Some(0) => {
+            source::FieldPlan::empty(layer)
+        }
+        other => other?,
+    };
     report.field_map = plan.described.iter().cloned().collect();
     report.extra_fields = plan.extra.iter().map(|(_, n)| n.clone()).collect();
 
-    let total = src.try_feature_count();
+    let total = declared;
     let progress = Progress::new(opts.progress, total, &src_name);
     let boundary_boxes: Vec<_> = boundary.iter().filter_map(|b| b.bounding_rect()).collect();
+    let bounds = Bounds {
+        area_of_use: crs::area_of_use_rect(&target),
+        near_boundary: grown_union(&boundary_boxes, BOUNDARY_MARGIN_M / unit_metres),
+    };
 
     let setup = pipeline::Setup {
         layer,
@@ -253,12 +381,18 @@ fn read_source(
         layer,
         boundary,
         boundary_boxes: &boundary_boxes,
+        bounds,
+        csv_columns: match &csv {
+            CsvGeometry::LonLat(x, y) | CsvGeometry::Xy(x, y) => Some((x.clone(), y.clone())),
+            CsvGeometry::None => None,
+        },
+        unit,
         seen: Default::default(),
         chunk: Vec::with_capacity(CHUNK),
         sink,
         progress,
     };
-    pipeline::run(
+    let read = pipeline::run(
         &mut src,
         &setup,
         &source_fields,
@@ -267,14 +401,27 @@ fn read_source(
         |outcome| collector.take(outcome),
     )?;
     let Collector {
-        chunk, progress, ..
+        chunk,
+        progress,
+        seen,
+        ..
     } = collector;
+    progress.finish(report.read);
+    if let Some(n) = declared {
+        if read != n {
+            return Err(short(format!(
+                "GDAL read {read} of the {n} features the file declares; it is damaged or cut short, and nothing was imported"
+            )));
+        }
+    }
     if let Some(tx) = sink {
         if !chunk.is_empty() {
             let _ = tx.blocking_send(WriteMsg::Features(chunk));
         }
     }
-    progress.finish(report.read);
+    if read == 0 {
+        report.warnings.push("the file has no features".into());
+    }
     if opts.mode == WriteMode::Replace && report.rejected > 0 && sink.is_some() {
         // A rejected feature's current version would be deleted by the replace: refuse
         // rather than lose it. The writer rolls back when it sees the error.
@@ -282,6 +429,23 @@ fn read_source(
             "{path_str}: {} features were rejected, and --replace would delete their current versions from {}; fix them (see the report with --dry-run) or import without --replace",
             report.rejected, layer
         )));
+    }
+    if let Some(existing) = existing {
+        let mut deletes: Vec<String> = existing
+            .iter()
+            .filter(|id| !seen.contains_key(*id))
+            .cloned()
+            .collect();
+        deletes.sort();
+        report.deletes = deletes;
+        if let Some(why) = replace_refusal(opts, &report, existing.len(), &path_str) {
+            if sink.is_some() {
+                return Err(ImportError::Refused(why));
+            }
+            report
+                .warnings
+                .push(format!("the import itself would be refused: {why}"));
+        }
     }
     if report.problems.invalid_geometry == 0 && !report.repaired.is_empty() {
         report.warnings.push(format!(
@@ -292,168 +456,94 @@ fn read_source(
     Ok(report)
 }
 
-/// Takes converted features in source order: finds duplicate ids, fills the report and
-/// hands chunks to the writer.
-struct Collector<'a> {
-    report: &'a mut ImportReport,
-    layer: Layer,
-    boundary: &'a [MultiPolygon<f64>],
-    boundary_boxes: &'a [geo_types::Rect<f64>],
-    // Ids seen so far, for duplicates; Fx hashing, as ids come from the user's own file
-    // and a million of them are hashed on the hot path.
-    seen: rustc_hash::FxHashMap<String, u64>,
-    chunk: Vec<Feature>,
-    sink: Option<&'a mpsc::Sender<WriteMsg>>,
-    progress: Progress,
-}
-
-impl Collector<'_> {
-    /// Returns false once the writer has gone (its error is the one to report).
-    fn take(&mut self, outcome: pipeline::Outcome) -> bool {
-        let report = &mut *self.report;
-        report.read += 1;
-        self.progress.tick(report.read);
-        let (fid, f, conv, repaired) = match outcome {
-            pipeline::Outcome::Rejected { fid, id, problem } => {
-                count_problem(&mut report.problems, &problem);
-                report.reject(fid, id.as_deref(), problem.field(), problem.reason());
-                return true;
-            }
-            pipeline::Outcome::Accepted {
-                fid,
-                feature,
-                converted,
-                repaired,
-            } => (fid, feature, converted, repaired),
-        };
-        if let Some(first) = self.seen.get(&f.id) {
-            report.problems.duplicate_id += 1;
-            let why = format!(
-                "duplicate id {} (first at feature {first}); the first is kept",
-                f.id
-            );
-            report.reject(fid, Some(&f.id), Some(self.layer.id_field()), why);
-            return true;
-        }
-        self.seen.insert(f.id.clone(), fid);
-        for c in conv {
-            *report.converted.entry(c.to_string()).or_default() += 1;
-        }
-        if let Some(why) = repaired {
-            report.repaired.push(FeatureNote {
-                feature: fid,
-                id: Some(f.id.clone()),
-                field: None,
-                reason: why,
-            });
-        }
-        if !self.boundary.is_empty() {
-            if let Some(g) = &f.geom {
-                if !inside_any(g, self.boundary, self.boundary_boxes) {
-                    report.outside_boundary.push(f.id.clone());
-                }
-            }
-        }
-        report.imported += 1;
-        if let Some(tx) = self.sink {
-            self.chunk.push(f);
-            if self.chunk.len() == CHUNK {
-                let full = std::mem::replace(&mut self.chunk, Vec::with_capacity(CHUNK));
-                if tx.blocking_send(WriteMsg::Features(full)).is_err() {
-                    return false;
-                }
-            }
-        }
-        true
+/// Why a replace must not go ahead without an explicit yes: it would empty the layer, or
+/// delete more of it than the allowed share.
+fn replace_refusal(
+    opts: &ImportOptions,
+    report: &ImportReport,
+    existing: usize,
+    path: &str,
+) -> Option<String> {
+    let layer = opts.layer;
+    let deleting = report.deletes.len();
+    if existing == 0 || deleting == 0 {
+        return None;
     }
-}
-
-fn count_problem(c: &mut ProblemCounts, p: &Problem) {
-    match p {
-        Problem::MissingGeometry => c.missing_geometry += 1,
-        Problem::EmptyGeometry => c.empty_geometry += 1,
-        Problem::WrongType(_) => c.wrong_geometry_type += 1,
-        Problem::Invalid(_) => c.invalid_geometry += 1,
-        Problem::Transform(_) => c.transform_failed += 1,
-        Problem::MissingId => c.missing_id += 1,
-        Problem::MissingRequired(_) => c.missing_required += 1,
-        Problem::BadValue(..) => c.bad_value += 1,
+    if report.imported == 0 && !opts.allow_empty {
+        return Some(format!(
+            "{path}: the file has no features to import, and --replace would delete all {existing} features of {layer}; if the layer is to be emptied, say so with --allow-empty (allow_empty=true in an upload)"
+        ));
     }
+    let share = deleting as f64 / existing as f64;
+    if report.imported > 0 && share > opts.max_delete_share && !opts.allow_mass_delete {
+        return Some(format!(
+            "{path}: --replace would delete {deleting} of the {existing} features of {layer} ({:.0}%), more than the {:.0}% allowed at once; check that the file is the whole layer (--dry-run lists what would go), or say so with --allow-mass-delete (allow_mass_delete=true in an upload)",
+            share * 100.0,
+            opts.max_delete_share * 100.0
+        ));
+    }
+    None
 }
 
-fn inside_any(
-    g: &Geometry<f64>,
-    boundary: &[MultiPolygon<f64>],
-    boxes: &[geo_types::Rect<f64>],
-) -> bool {
-    let Some(r) = g.bounding_rect() else {
-        return true;
-    };
-    boundary
-        .iter()
-        .zip(boxes)
-        .any(|(b, bb)| bb.intersects(&r) && b.intersects(g))
+/// The union of the boundary's boxes grown on every side by its larger dimension, or by
+/// `floor` (in the registry's unit) when that is more.
+fn grown_union(boxes: &[geo_types::Rect<f64>], floor: f64) -> Option<geo_types::Rect<f64>> {
+    let mut it = boxes.iter();
+    let first = *it.next()?;
+    let u = it.fold(first, |a, b| {
+        geo_types::Rect::new(
+            geo_types::coord! { x: a.min().x.min(b.min().x), y: a.min().y.min(b.min().y) },
+            geo_types::coord! { x: a.max().x.max(b.max().x), y: a.max().y.max(b.max().y) },
+        )
+    });
+    let m = u.width().max(u.height()).max(floor);
+    Some(geo_types::Rect::new(
+        geo_types::coord! { x: u.min().x - m, y: u.min().y - m },
+        geo_types::coord! { x: u.max().x + m, y: u.max().y + m },
+    ))
 }
 
-/// A progress bar that appears only on a terminal and only once an import has run for a
-/// second; elsewhere (CI, logs) a plain line every few seconds.
-struct Progress {
-    bar: Option<ProgressBar>,
-    started: Instant,
-    last_log: std::cell::Cell<Instant>,
-    shown: std::cell::Cell<bool>,
-    label: String,
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-impl Progress {
-    fn new(enabled: bool, total: Option<u64>, label: &str) -> Self {
-        let tty = enabled && std::io::stderr().is_terminal();
-        let bar = tty.then(|| {
-            let b = ProgressBar::with_draw_target(total, ProgressDrawTarget::hidden());
-            b.set_style(
-                ProgressStyle::with_template(
-                    "{msg} [{bar:40}] {pos}/{len} features ({per_sec}, eta {eta})",
-                )
-                .unwrap_or_else(|_| ProgressStyle::default_bar())
-                .progress_chars("=> "),
-            );
-            b.set_message(label.to_string());
-            b
-        });
-        Progress {
-            bar,
-            started: Instant::now(),
-            last_log: std::cell::Cell::new(Instant::now()),
-            shown: std::cell::Cell::new(false),
-            label: label.to_string(),
+    fn report(imported: u64, deletes: usize) -> ImportReport {
+        ImportReport {
+            imported,
+            deletes: (0..deletes).map(|i| format!("F-{i}")).collect(),
+            ..Default::default()
         }
     }
 
-    fn tick(&self, n: u64) {
-        if n % 1024 != 0 {
-            return;
-        }
-        match &self.bar {
-            Some(b) => {
-                if !self.shown.get() && self.started.elapsed() > Duration::from_secs(1) {
-                    b.set_draw_target(ProgressDrawTarget::stderr());
-                    self.shown.set(true);
-                }
-                b.set_position(n);
-            }
-            None => {
-                if self.last_log.get().elapsed() > Duration::from_secs(5) {
-                    tracing::info!(source = %self.label, features = n, "importing");
-                    self.last_log.set(Instant::now());
-                }
-            }
-        }
+    #[test]
+    fn replace_is_refused_when_it_empties_the_layer_or_deletes_more_than_half() {
+        let mut opts = ImportOptions::new(Layer::Outfalls, "f.geojson");
+        opts.mode = WriteMode::Replace;
+        let empty = replace_refusal(&opts, &report(0, 10), 10, "f.geojson").unwrap();
+        assert!(empty.contains("all 10 features") && empty.contains("--allow-empty"));
+        let most = replace_refusal(&opts, &report(4, 6), 10, "f.geojson").unwrap();
+        assert!(
+            most.contains("6 of the 10") && most.contains("60%"),
+            "{most}"
+        );
+        assert_eq!(replace_refusal(&opts, &report(5, 5), 10, "f.geojson"), None);
+        assert_eq!(replace_refusal(&opts, &report(0, 0), 0, "f.geojson"), None);
+        opts.allow_empty = true;
+        opts.allow_mass_delete = true;
+        assert_eq!(
+            replace_refusal(&opts, &report(0, 10), 10, "f.geojson"),
+            None
+        );
+        assert_eq!(replace_refusal(&opts, &report(4, 6), 10, "f.geojson"), None);
     }
 
-    fn finish(&self, n: u64) {
-        if let Some(b) = &self.bar {
-            b.set_position(n);
-            b.finish_and_clear();
-        }
+    #[test]
+    fn the_boundary_is_grown_by_its_size_or_the_floor() {
+        let r = geo_types::Rect::new((0.0, 0.0), (10.0, 4.0));
+        let g = grown_union(&[r], 3.0).unwrap();
+        assert_eq!((g.min().x, g.max().y), (-10.0, 14.0));
+        let g = grown_union(&[r], 50.0).unwrap();
+        assert_eq!((g.min().x, g.max().x), (-50.0, 60.0));
+        assert!(grown_union(&[], 1.0).is_none());
     }
 }

@@ -15,6 +15,7 @@ use gdal::vector::{Geometry as OgrGeometry, LayerAccess};
 use super::convert::{self, InvalidPolicy, Problem};
 use super::crs;
 use super::error::{ImportError, Result};
+use super::gdal_guard;
 use super::source::FieldPlan;
 use crate::domain::{Feature, Layer, Value};
 
@@ -78,7 +79,9 @@ pub(super) fn default_workers() -> usize {
 }
 
 /// Reads every feature of `src`, converts them on worker threads and passes each outcome,
-/// in source order, to `take` (which returns false to stop early).
+/// in source order, to `take` (which returns false to stop early). Returns how many
+/// features GDAL gave. Any error GDAL reports while reading fails the whole read: GDAL
+/// stops at a truncated record and carries on as if the file ended there.
 pub(super) fn run(
     src: &mut gdal::vector::Layer<'_>,
     setup: &Setup<'_>,
@@ -86,7 +89,7 @@ pub(super) fn run(
     path: &str,
     src_name: &str,
     mut take: impl FnMut(Outcome) -> bool + Send,
-) -> Result<()> {
+) -> Result<u64> {
     let n = setup.workers.max(1);
     std::thread::scope(|scope| {
         let mut work: Vec<SyncSender<Vec<RawFeature>>> = Vec::with_capacity(n);
@@ -131,8 +134,8 @@ pub(super) fn run(
                 }
             }
         }
-        read?;
-        worker_error.map_or(Ok(()), Err)
+        let read = read?;
+        worker_error.map_or(Ok(read), Err)
     })
 }
 
@@ -142,10 +145,23 @@ fn read_batches(
     path: &str,
     src_name: &str,
     work: &[SyncSender<Vec<RawFeature>>],
-) -> Result<()> {
+) -> Result<u64> {
     let mut batch = Vec::with_capacity(BATCH);
     let mut k = 0usize;
     let mut position = 0u64;
+    // GDAL keeps error handlers per thread: this one sees exactly the reads below.
+    let capture = gdal_guard::ErrorCapture::start();
+    let failed = |fid: u64, errors: Vec<String>| {
+        ImportError::Read {
+        path: path.into(),
+        src_layer: src_name.into(),
+        feature: fid,
+        message: format!(
+            "the file could not be read past this point ({}); it is damaged or cut short, and nothing was imported",
+            errors.join("; ")
+        ),
+    }
+    };
     for feature in src.features() {
         position += 1;
         let fid = feature.fid().unwrap_or(position);
@@ -169,23 +185,45 @@ fn read_batches(
             };
             values.push(v);
         }
+        let errors = capture.take();
+        if !errors.is_empty() {
+            return Err(failed(fid, errors));
+        }
+        // GDAL hands a null geometry (GeoJSON `"geometry": null`) back as a geometry
+        // with a null handle: that is a missing geometry, not a malformed one.
         let wkb = match feature.geometry() {
+            // SAFETY: only the handle is looked at, not used.
+            Some(g) if unsafe { g.c_geometry() }.is_null() => Ok(None),
             None => Ok(None),
-            Some(g) => g.wkb().map(Some).map_err(|e| e.to_string()),
+            Some(g) => g.wkb().map(Some).map_err(|_| {
+                "the geometry is malformed (GDAL cannot encode it; an empty ring or part?)"
+                    .to_string()
+            }),
         };
+        // A geometry GDAL cannot encode is that feature's problem, not a failed read.
+        let errors = capture.take();
+        if !errors.is_empty() && wkb.is_ok() {
+            return Err(failed(fid, errors));
+        }
         batch.push(RawFeature { fid, values, wkb });
         if batch.len() == BATCH {
             let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
             if work[k % work.len()].send(full).is_err() {
-                return Ok(()); // the collector stopped: the writer's error will tell why
+                return Ok(position); // the collector stopped: the writer's error will tell why
             }
             k += 1;
         }
     }
+    // The end of the iteration may itself be a failed read (a record GDAL could not
+    // fetch ends the loop early).
+    let errors = capture.take();
+    if !errors.is_empty() {
+        return Err(failed(position + 1, errors));
+    }
     if !batch.is_empty() {
         let _ = work[k % work.len()].send(batch);
     }
-    Ok(())
+    Ok(position)
 }
 
 fn worker(
@@ -231,9 +269,13 @@ fn convert_one(setup: &Setup<'_>, ct: Option<&CoordTransform>, mut raw: RawFeatu
         Ok(None) => None,
         Ok(Some(bytes)) => match OgrGeometry::from_wkb(bytes) {
             Ok(g) => Some(g),
-            Err(e) => return rejected(Problem::Invalid(format!("unreadable geometry: {e}"))),
+            Err(_) => {
+                return rejected(Problem::Invalid(
+                    "unreadable geometry (its binary form is damaged)".into(),
+                ))
+            }
         },
-        Err(e) => return rejected(Problem::Invalid(format!("unreadable geometry: {e}"))),
+        Err(e) => return rejected(Problem::Invalid(e.clone())),
     };
     let (feature, converted) =
         match convert::convert_attributes(setup.layer, setup.plan, &mut raw.values) {

@@ -42,6 +42,8 @@ pub struct ProblemCounts {
     pub bad_value: u64,
     /// Features whose coordinates could not be transformed into the registry's CRS.
     pub transform_failed: u64,
+    /// Features lying outside the registry CRS's area of use, or far beyond the boundary.
+    pub misplaced: u64,
 }
 
 /// The quality report of one import (also printed for `--dry-run`).
@@ -53,6 +55,7 @@ pub struct ImportReport {
     pub source_layer: String,
     /// The registry layer written.
     pub layer: String,
+
     /// The source's CRS, as found or as given with `--s-srs`.
     pub source_crs: Option<String>,
     /// The registry's CRS.
@@ -61,6 +64,9 @@ pub struct ImportReport {
     pub field_map: BTreeMap<String, String>,
     /// Source fields kept as extra attributes.
     pub extra_fields: Vec<String>,
+    /// Features the source declares it holds (a shapefile's index, a layer's count),
+    /// when it declares one.
+    pub declared: Option<u64>,
     /// Features read from the source.
     pub read: u64,
     /// Features accepted (written unless this is a dry run).
@@ -77,6 +83,9 @@ pub struct ImportReport {
     pub converted: BTreeMap<String, u64>,
     /// Features lying outside the jurisdiction's boundary (imported, but worth a look).
     pub outside_boundary: Vec<String>,
+    /// With `--replace`: the ids of the layer's features the file does not carry, which
+    /// the import deletes (or, in a dry run, would delete).
+    pub deletes: Vec<String>,
     /// Things the analyst should know (assumptions taken, fields ignored).
     pub warnings: Vec<String>,
     /// True when nothing was written.
@@ -161,6 +170,7 @@ impl fmt::Display for ImportReport {
             ("missing required field", p.missing_required),
             ("unreadable value", p.bad_value),
             ("CRS transform failed", p.transform_failed),
+            ("outside area of use", p.misplaced),
         ] {
             if n > 0 {
                 writeln!(f, "    {name:<24} {n}")?;
@@ -175,6 +185,31 @@ impl fmt::Display for ImportReport {
                 f,
                 "  outside the jurisdiction's boundary: {}",
                 self.outside_boundary.len()
+            )?;
+        }
+        if !self.deletes.is_empty() {
+            const SHOW_IDS: usize = 20;
+            let shown: Vec<&str> = self
+                .deletes
+                .iter()
+                .take(SHOW_IDS)
+                .map(String::as_str)
+                .collect();
+            writeln!(
+                f,
+                "  {} {}: {}{}",
+                if self.dry_run {
+                    "would delete"
+                } else {
+                    "deletes   "
+                },
+                self.deletes.len(),
+                shown.join(", "),
+                if self.deletes.len() > SHOW_IDS {
+                    ", ..."
+                } else {
+                    ""
+                }
             )?;
         }
         if let Some(w) = &self.written {

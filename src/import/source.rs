@@ -6,6 +6,7 @@ use gdal::vector::LayerAccess;
 use gdal::{Dataset, DatasetOptions, GdalOpenFlags};
 
 use super::error::{ImportError, Result};
+use super::gdal_guard;
 use crate::domain::Layer;
 
 /// Column names read as longitude / latitude in a CSV.
@@ -33,20 +34,36 @@ pub enum CsvGeometry {
     None,
 }
 
+/// The longest CSV header line read when looking for coordinate columns: a header is a
+/// few hundred bytes, and a file without line breaks must not be read whole into memory.
+pub const MAX_CSV_HEADER_BYTES: u64 = 64 * 1024;
+
 /// Finds coordinate columns in a CSV header (a UTF-8 byte-order mark is skipped).
 pub fn csv_geometry(path: &Path, prefer_planar: bool) -> Result<CsvGeometry> {
-    use std::io::BufRead;
+    use std::io::{BufRead, Read};
+    let display = path.display().to_string();
     let file = std::fs::File::open(path).map_err(|e| ImportError::Open {
-        path: path.display().to_string(),
-        message: e.to_string(),
+        path: display.clone(),
+        message: io_reason(&e),
     })?;
-    let mut line = String::new();
+    let mut raw = Vec::new();
     std::io::BufReader::new(file)
-        .read_line(&mut line)
+        .take(MAX_CSV_HEADER_BYTES)
+        .read_until(b'\n', &mut raw)
         .map_err(|e| ImportError::Open {
-            path: path.display().to_string(),
-            message: e.to_string(),
+            path: display.clone(),
+            message: io_reason(&e),
         })?;
+    if !raw.ends_with(b"\n") && raw.len() as u64 == MAX_CSV_HEADER_BYTES {
+        return Err(ImportError::Open {
+            path: display,
+            message: format!(
+                "its first line (the CSV header) is longer than {} KiB; a CSV needs a header line of column names",
+                MAX_CSV_HEADER_BYTES / 1024
+            ),
+        });
+    }
+    let line = String::from_utf8_lossy(&raw);
     let header = line.trim_start_matches('\u{feff}');
     let cols: Vec<String> = header
         .trim_end()
@@ -68,28 +85,109 @@ pub fn csv_geometry(path: &Path, prefer_planar: bool) -> Result<CsvGeometry> {
     })
 }
 
+/// An I/O error in words, without Rust's `(os error N)` suffix.
+fn io_reason(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file".into(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
+        _ => {
+            let s = e.to_string();
+            match s.find(" (os error") {
+                Some(i) => s[..i].to_string(),
+                None => s,
+            }
+        }
+    }
+}
+
 /// Whether a path names a CSV file.
 pub fn is_csv(path: &Path) -> bool {
+    has_extension(path, "csv")
+}
+
+fn has_extension(path: &Path, ext: &str) -> bool {
     path.extension()
         .and_then(|e| e.to_str())
-        .is_some_and(|e| e.eq_ignore_ascii_case("csv"))
+        .is_some_and(|e| e.eq_ignore_ascii_case(ext))
+}
+
+/// Refuses a source that is not a local regular file (or a directory, as a File
+/// Geodatabase is), or that is a GDAL VRT under any name, before GDAL or the CSV sniffer
+/// reads a byte of it. A FIFO or device would block the import for ever; a VRT or a
+/// `/vsicurl/` path would read data the user was never meant to see. With `any_driver`
+/// (the CLI's `--allow-any-driver`) only the existence check remains.
+pub fn check_source(path: &Path, any_driver: bool) -> Result<()> {
+    let display = path.display().to_string();
+    let refuse = |message: String| ImportError::Open {
+        path: display.clone(),
+        message,
+    };
+    if gdal_guard::is_virtual_path(&display) {
+        if any_driver {
+            return Ok(());
+        }
+        return Err(refuse(
+            "GDAL virtual paths (/vsicurl/, /vsizip/, ...) are not read; give a local file (a .zip is opened for you), or --allow-any-driver to let GDAL open it".into(),
+        ));
+    }
+    let meta = std::fs::metadata(path).map_err(|e| refuse(io_reason(&e)))?;
+    if meta.is_dir() {
+        return Ok(());
+    }
+    if !meta.is_file() {
+        return Err(refuse(
+            "not a regular file (a FIFO, socket or device); ms4 reads only regular files".into(),
+        ));
+    }
+    if any_driver {
+        return Ok(());
+    }
+    let vrt = |inner: Option<&str>| {
+        refuse(format!(
+            "{}is a GDAL VRT (an XML file that points GDAL at other data), which ms4 does not read; send the data itself as {}",
+            inner.map(|n| format!("{n} inside it ")).unwrap_or_default(),
+            gdal_guard::ALLOWED_FORMATS
+        ))
+    };
+    if gdal_guard::vsi_head(&display, 4096).is_some_and(|h| gdal_guard::looks_like_vrt(&h)) {
+        return Err(vrt(None));
+    }
+    if has_extension(path, "zip") {
+        let root = format!("/vsizip/{display}");
+        for entry in gdal_guard::vsi_list(&root) {
+            let inner = format!("{root}/{entry}");
+            let is_vrt = entry.to_ascii_lowercase().ends_with(".vrt")
+                || gdal_guard::vsi_head(&inner, 4096)
+                    .is_some_and(|h| gdal_guard::looks_like_vrt(&h));
+            if is_vrt {
+                return Err(vrt(Some(&entry)));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// An opened source: the dataset, its driver and what GDAL complained of while opening
+/// it (an unreadable `.prj` or GeoJSON `crs`, say).
+pub struct Opened {
+    /// The dataset.
+    pub ds: Dataset,
+    /// The GDAL driver's short name (`ESRI Shapefile`, `GeoJSON`...).
+    pub driver: String,
+    /// GDAL's errors during the open.
+    pub open_errors: Vec<String>,
 }
 
 /// Opens a vector source. Zip files are read through GDAL's `/vsizip/`; CSVs get their
-/// coordinate columns named explicitly so GDAL builds point geometries from them.
-pub fn open(path: &Path, csv: &CsvGeometry) -> Result<Dataset> {
+/// coordinate columns named explicitly so GDAL builds point geometries from them. Unless
+/// `any_driver`, only [`gdal_guard::ALLOWED_DRIVERS`] may open it, GDAL choosing by
+/// content, and GDAL's network access is off for the process.
+pub fn open(path: &Path, csv: &CsvGeometry, any_driver: bool) -> Result<Opened> {
     let display = path.display().to_string();
-    if !path.exists() {
-        return Err(ImportError::Open {
-            path: display,
-            message: "no such file".into(),
-        });
+    if !any_driver {
+        gdal_guard::lock_down();
     }
-    let is_zip = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| e.eq_ignore_ascii_case("zip"));
-    let gdal_path = if is_zip {
+    let gdal_path = if has_extension(path, "zip") {
         format!("/vsizip/{}", path.display())
     } else {
         display.clone()
@@ -107,18 +205,87 @@ pub fn open(path: &Path, csv: &CsvGeometry) -> Result<Dataset> {
         }
     }
     let opt_refs: Vec<&str> = opts.iter().map(String::as_str).collect();
-    Dataset::open_ex(
+    let capture = gdal_guard::ErrorCapture::start();
+    let opened = Dataset::open_ex(
         &gdal_path,
         DatasetOptions {
             open_flags: GdalOpenFlags::GDAL_OF_VECTOR | GdalOpenFlags::GDAL_OF_READONLY,
             open_options: (!opt_refs.is_empty()).then_some(opt_refs.as_slice()),
+            allowed_drivers: (!any_driver).then_some(gdal_guard::ALLOWED_DRIVERS),
             ..Default::default()
         },
-    )
-    .map_err(|e| ImportError::Open {
-        path: display,
-        message: e.to_string(),
-    })
+    );
+    let open_errors = capture.take();
+    drop(capture);
+    match opened {
+        Ok(ds) => {
+            let driver = ds.driver().short_name();
+            Ok(Opened {
+                ds,
+                driver,
+                open_errors,
+            })
+        }
+        Err(_) => Err(ImportError::Open {
+            path: display,
+            message: explain_open_failure(path, &open_errors, any_driver),
+        }),
+    }
+}
+
+/// Why GDAL could not open a file, in the analyst's terms rather than GDAL's.
+fn explain_open_failure(path: &Path, errors: &[String], any_driver: bool) -> String {
+    let all = errors.join(" ").to_ascii_lowercase();
+    if has_extension(path, "shp") || all.contains(".shx") || all.contains(".dbf") {
+        for (ext, what) in [("shx", "index"), ("dbf", "attribute table")] {
+            let upper = path.with_extension(ext.to_ascii_uppercase());
+            if (!path.with_extension(ext).exists() && !upper.exists())
+                || all.contains(&format!(".{ext}"))
+            {
+                return format!(
+                    "the .{ext} (the shapefile's {what}) is missing or unreadable; a shapefile needs its .shp, .shx and .dbf side by side (zip them together for an upload)"
+                );
+            }
+        }
+    }
+    if has_extension(path, "zip") {
+        return format!(
+            "the zip holds no file ms4 reads ({}); a zipped shapefile needs its .shp, .shx and .dbf",
+            gdal_guard::ALLOWED_FORMATS
+        );
+    }
+    if !any_driver {
+        return format!(
+            "not a file ms4 reads, or a damaged one: expected {}",
+            gdal_guard::ALLOWED_FORMATS
+        );
+    }
+    "GDAL recognised no format in it".into()
+}
+
+/// The CRS name a GeoJSON's legacy `crs` member gives, read from the start of the file
+/// (where the member sits in every file GDAL, QGIS or ArcGIS writes).
+pub fn geojson_crs_name(path: &Path) -> Option<String> {
+    use std::io::Read;
+    let mut head = Vec::new();
+    std::fs::File::open(path)
+        .ok()?
+        .take(64 * 1024)
+        .read_to_end(&mut head)
+        .ok()?;
+    let text = String::from_utf8_lossy(&head);
+    let at = text.find("\"crs\"")?;
+    let mut rest = &text[at..];
+    // The key "name" (the first "name" may be the value of "type").
+    loop {
+        let name_at = rest.find("\"name\"")?;
+        rest = &rest[name_at + 6..];
+        if let Some(after) = rest.trim_start().strip_prefix(':') {
+            let value = after.trim_start().strip_prefix('"')?;
+            let end = value.find('"')?;
+            return Some(value[..end].chars().take(200).collect());
+        }
+    }
 }
 
 /// Picks the source layer: the one named, the only one, or the one named like the target.
@@ -174,6 +341,18 @@ pub struct FieldPlan {
     pub extra: Vec<(usize, String)>,
     /// canonical → source name, for the report.
     pub described: Vec<(String, String)>,
+}
+
+impl FieldPlan {
+    /// A plan that fills nothing, for a source without features.
+    pub fn empty(layer: Layer) -> Self {
+        FieldPlan {
+            id: None,
+            fields: vec![None; layer.fields().len()],
+            extra: Vec::new(),
+            described: Vec::new(),
+        }
+    }
 }
 
 /// Parses one `--map canonical=source` argument.
@@ -265,7 +444,11 @@ pub fn plan_fields(
         src_layer: src_layer.into(),
         layer: layer.name().into(),
         field: field.into(),
-        available: source_fields.join(", "),
+        available: if source_fields.is_empty() {
+            "none (it has no attribute fields)".into()
+        } else {
+            source_fields.join(", ")
+        },
     };
     if plan.id.is_none() && layer.derived_id_from().is_none() {
         return Err(missing(layer.id_field()));

@@ -201,3 +201,43 @@ pub fn token(store: &str, role: &str, subject: &str, extra: &[&str]) -> String {
     args.extend_from_slice(extra);
     run_ok(store, &args).trim().to_string()
 }
+
+/// Writes a zip holding `(name, bytes)` entries (with Python's standard zipfile, as
+/// analysts' tools make them).
+pub fn zip_files(zip: &Path, entries: &[(&str, &[u8])]) {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, bytes) in entries {
+        std::fs::write(dir.path().join(name), bytes).unwrap();
+    }
+    let st = Command::new("python3")
+        .args(["-c", "import sys, zipfile, os\nz = zipfile.ZipFile(sys.argv[1], 'w')\nfor f in sorted(os.listdir(sys.argv[2])): z.write(os.path.join(sys.argv[2], f), f)\nz.close()"])
+        .arg(zip)
+        .arg(dir.path())
+        .status()
+        .unwrap();
+    assert!(st.success(), "python3 zipfile");
+}
+
+/// A TCP listener on 127.0.0.1 that records whether anything connected to it, to prove
+/// that no request left the process under test.
+pub struct Tripwire {
+    listener: std::net::TcpListener,
+    /// The port it listens on.
+    pub port: u16,
+}
+
+impl Tripwire {
+    /// Starts listening.
+    pub fn new() -> Self {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let port = listener.local_addr().unwrap().port();
+        Tripwire { listener, port }
+    }
+
+    /// True when a connection is waiting (something tried to reach the port).
+    pub fn tripped(&self) -> bool {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        self.listener.accept().is_ok()
+    }
+}

@@ -1,8 +1,14 @@
-//! Importing real files through GDAL into both stores.
+//! Importing real files through GDAL into both stores, and refusing hostile, damaged and
+//! careless ones (through the library, the CLI and the real HTTP server).
 
+mod bad_places;
 #[path = "../common/mod.rs"]
 mod common;
+mod hostile;
+mod limits;
 mod real_files;
+mod replace_guard;
+mod short_reads;
 mod writes;
 
 use std::collections::HashMap;
@@ -84,4 +90,75 @@ fn ogr2ogr_to(src: &std::path::Path, driver: &str, dst: &std::path::Path, extra:
         "ogr2ogr -f {driver}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// Uploads a file to a running server's import route; returns the status and JSON body.
+async fn upload(
+    server: &Server,
+    token: &str,
+    layer: &str,
+    name: &str,
+    bytes: Vec<u8>,
+    extra: &[(&str, &str)],
+) -> (u16, serde_json::Value) {
+    let mut form = reqwest::multipart::Form::new().part(
+        "file",
+        reqwest::multipart::Part::bytes(bytes).file_name(name.to_string()),
+    );
+    for (k, v) in extra {
+        form = form.text(k.to_string(), v.to_string());
+    }
+    let r = reqwest::Client::new()
+        .post(format!("{}/api/layers/{layer}/import", server.base))
+        .bearer_auth(token)
+        .multipart(form)
+        .send()
+        .await
+        .unwrap();
+    let status = r.status().as_u16();
+    let text = r.text().await.unwrap();
+    let v = serde_json::from_str(&text).unwrap_or_else(|_| panic!("{status}: not JSON: {text}"));
+    (status, v)
+}
+
+/// A fresh SQLite registry made with `ms4 init` (North Castle, EPSG:2260): its folder
+/// and store URL.
+fn cli_registry() -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = format!("sqlite://{}", dir.path().join("r.gpkg").display());
+    run_ok(
+        &store,
+        &[
+            "init",
+            "--jurisdiction",
+            "north-castle-ny",
+            "--crs",
+            "EPSG:2260",
+        ],
+    );
+    (dir, store)
+}
+
+/// Runs the CLI and asserts it failed; returns stderr.
+fn run_err(store: &str, args: &[&str]) -> String {
+    let out = run(store, args);
+    assert!(
+        !out.status.success(),
+        "ms4 {args:?} should have failed:\n{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// GeoJSON points in WGS 84 inside North Castle, with the given asset ids.
+fn north_castle_points(ids: &[&str]) -> String {
+    let features: Vec<serde_json::Value> = ids
+        .iter()
+        .enumerate()
+        .map(|(i, id)| {
+            serde_json::json!({"type": "Feature", "properties": {"asset_id": id},
+                "geometry": {"type": "Point", "coordinates": [-73.853 + i as f64 * 1e-4, 41.22]}})
+        })
+        .collect();
+    serde_json::json!({"type": "FeatureCollection", "features": features}).to_string()
 }

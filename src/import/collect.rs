@@ -1,0 +1,219 @@
+//! Taking converted features in source order: duplicate ids, the area-of-use and
+//! boundary checks, the report, and chunks for the writer.
+
+use geo::{BoundingRect, Intersects};
+use geo_types::{Geometry, MultiPolygon};
+use tokio::sync::mpsc;
+
+use super::convert::Problem;
+use super::pipeline;
+use super::progress::Progress;
+use super::report::{FeatureNote, ImportReport, ProblemCounts};
+use super::CHUNK;
+use crate::domain::{Feature, Layer};
+use crate::store::WriteMsg;
+
+/// Where a layer's features may lie, in the registry's CRS.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Bounds {
+    /// The registry CRS's area of use, with a margin: beyond it the coordinates are not
+    /// of this place at all (a wrong CRS, swapped axes, a sentinel such as 1e308).
+    pub area_of_use: Option<geo_types::Rect<f64>>,
+    /// The boundary's box grown by the boundary's own size: farther than that from the
+    /// town is no asset of its MS4 but a coordinate error.
+    pub near_boundary: Option<geo_types::Rect<f64>>,
+}
+
+/// Takes converted features in source order: finds duplicate ids, fills the report and
+/// hands chunks to the writer.
+pub(super) struct Collector<'a> {
+    pub report: &'a mut ImportReport,
+    pub layer: Layer,
+    pub boundary: &'a [MultiPolygon<f64>],
+    pub boundary_boxes: &'a [geo_types::Rect<f64>],
+    pub bounds: Bounds,
+    /// The CSV's coordinate columns, to say which a row lacks.
+    pub csv_columns: Option<(String, String)>,
+    /// The registry CRS's linear unit, for distances in messages.
+    pub unit: &'static str,
+    // Ids seen so far, for duplicates; Fx hashing, as ids come from the user's own file
+    // and a million of them are hashed on the hot path.
+    pub seen: rustc_hash::FxHashMap<String, u64>,
+    pub chunk: Vec<Feature>,
+    pub sink: Option<&'a mpsc::Sender<WriteMsg>>,
+    pub progress: Progress,
+}
+
+impl Collector<'_> {
+    /// Returns false once the writer has gone (its error is the one to report).
+    pub fn take(&mut self, outcome: pipeline::Outcome) -> bool {
+        let misplaced = match &outcome {
+            pipeline::Outcome::Accepted { feature, .. } => {
+                feature.geom.as_ref().and_then(|g| self.misplaced(g))
+            }
+            pipeline::Outcome::Rejected { .. } => None,
+        };
+        let report = &mut *self.report;
+        report.read += 1;
+        self.progress.tick(report.read);
+        let (fid, f, conv, repaired) = match outcome {
+            pipeline::Outcome::Rejected { fid, id, problem } => {
+                count_problem(&mut report.problems, &problem);
+                let reason = match (&problem, &self.csv_columns) {
+                    // A CSV row without coordinates: say which row and which column.
+                    (Problem::MissingGeometry, Some((x, y))) => {
+                        format!("row {fid} has no position (its {x} or {y} column is empty)")
+                    }
+                    _ => problem.reason(),
+                };
+                report.reject(fid, id.as_deref(), problem.field(), reason);
+                return true;
+            }
+            pipeline::Outcome::Accepted {
+                fid,
+                feature,
+                converted,
+                repaired,
+            } => (fid, feature, converted, repaired),
+        };
+        if let Some(why) = misplaced {
+            let p = Problem::OutsideArea(why);
+            count_problem(&mut report.problems, &p);
+            report.reject(fid, Some(&f.id), p.field(), p.reason());
+            return true;
+        }
+        if let Some(first) = self.seen.get(&f.id) {
+            report.problems.duplicate_id += 1;
+            let why = format!(
+                "duplicate id {} (first at feature {first}); the first is kept",
+                f.id
+            );
+            report.reject(fid, Some(&f.id), Some(self.layer.id_field()), why);
+            return true;
+        }
+        self.seen.insert(f.id.clone(), fid);
+        for c in conv {
+            *report.converted.entry(c.to_string()).or_default() += 1;
+        }
+        if let Some(why) = repaired {
+            report.repaired.push(FeatureNote {
+                feature: fid,
+                id: Some(f.id.clone()),
+                field: None,
+                reason: why,
+            });
+        }
+        if !self.boundary.is_empty() {
+            if let Some(g) = &f.geom {
+                if !inside_any(g, self.boundary, self.boundary_boxes) {
+                    report.outside_boundary.push(f.id.clone());
+                }
+            }
+        }
+        report.imported += 1;
+        if let Some(tx) = self.sink {
+            self.chunk.push(f);
+            if self.chunk.len() == CHUNK {
+                let full = std::mem::replace(&mut self.chunk, Vec::with_capacity(CHUNK));
+                if tx.blocking_send(WriteMsg::Features(full)).is_err() {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    /// Why a geometry cannot be where it says it is, if it cannot.
+    fn misplaced(&self, g: &Geometry<f64>) -> Option<String> {
+        let r = g.bounding_rect()?;
+        let unit = self.unit;
+        if let Some(area) = self.bounds.area_of_use {
+            if !contains(&area, &r) {
+                return Some(format!(
+                    "lies outside the area the registry's CRS is meant for (its box reaches {}; that area spans x {:.0}..{:.0}, y {:.0}..{:.0} {unit}): check the coordinates and the file's CRS",
+                    describe_rect(&r),
+                    area.min().x,
+                    area.max().x,
+                    area.min().y,
+                    area.max().y
+                ));
+            }
+        }
+        if let Some(near) = self.bounds.near_boundary {
+            if !contains(&near, &r) {
+                let d = rect_distance(&near, &r);
+                return Some(format!(
+                    "lies about {d:.0} {unit} beyond the jurisdiction's boundary (farther than the town is wide, and at least 25 km): check the coordinates and the file's CRS"
+                ));
+            }
+        }
+        None
+    }
+}
+
+fn contains(outer: &geo_types::Rect<f64>, inner: &geo_types::Rect<f64>) -> bool {
+    inner.min().x >= outer.min().x
+        && inner.min().y >= outer.min().y
+        && inner.max().x <= outer.max().x
+        && inner.max().y <= outer.max().y
+}
+
+fn describe_rect(r: &geo_types::Rect<f64>) -> String {
+    let fmt = |v: f64| {
+        if v.abs() >= 1e9 {
+            format!("{v:.3e}")
+        } else {
+            format!("{v:.0}")
+        }
+    };
+    if r.min() == r.max() {
+        format!("({}, {})", fmt(r.min().x), fmt(r.min().y))
+    } else {
+        format!(
+            "({}, {})..({}, {})",
+            fmt(r.min().x),
+            fmt(r.min().y),
+            fmt(r.max().x),
+            fmt(r.max().y)
+        )
+    }
+}
+
+/// The distance from a box to the farthest part of another lying (partly) outside it.
+fn rect_distance(outer: &geo_types::Rect<f64>, r: &geo_types::Rect<f64>) -> f64 {
+    let dx = (outer.min().x - r.min().x)
+        .max(r.max().x - outer.max().x)
+        .max(0.0);
+    let dy = (outer.min().y - r.min().y)
+        .max(r.max().y - outer.max().y)
+        .max(0.0);
+    dx.hypot(dy)
+}
+
+fn count_problem(c: &mut ProblemCounts, p: &Problem) {
+    match p {
+        Problem::MissingGeometry => c.missing_geometry += 1,
+        Problem::EmptyGeometry => c.empty_geometry += 1,
+        Problem::WrongType(_) => c.wrong_geometry_type += 1,
+        Problem::Invalid(_) => c.invalid_geometry += 1,
+        Problem::Transform(_) => c.transform_failed += 1,
+        Problem::OutsideArea(_) => c.misplaced += 1,
+        Problem::MissingId => c.missing_id += 1,
+        Problem::MissingRequired(_) => c.missing_required += 1,
+        Problem::BadValue(..) | Problem::TooLong { .. } => c.bad_value += 1,
+    }
+}
+
+fn inside_any(
+    g: &Geometry<f64>,
+    boundary: &[MultiPolygon<f64>],
+    boxes: &[geo_types::Rect<f64>],
+) -> bool {
+    let Some(r) = g.bounding_rect() else {
+        return true;
+    };
+    boundary
+        .iter()
+        .zip(boxes)
+        .any(|(b, bb)| bb.intersects(&r) && b.intersects(g))
+}
