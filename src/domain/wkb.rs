@@ -29,6 +29,9 @@ pub enum WkbError {
     /// A GeoPackage blob with a reserved envelope indicator.
     #[error("GeoPackage envelope indicator {0} is not valid")]
     GpkgEnvelope(u8),
+    /// A line or ring vertex that is NaN or infinite (an empty point's NaN, NaN is fine).
+    #[error("a line or ring has a vertex that is not a finite number (byte {0})")]
+    NonFinite(usize),
 }
 
 type Result<T> = std::result::Result<T, WkbError>;
@@ -356,7 +359,14 @@ impl Reader<'_> {
         }
         let mut cs = Vec::with_capacity(n);
         for _ in 0..n {
-            cs.push(self.coord(le, extra)?);
+            let at = self.pos;
+            let c = self.coord(le, extra)?;
+            // A ring whose first vertex is NaN never equals its last, so geo's Polygon
+            // would "close" it again on every read: refuse such vertices outright.
+            if !(c.x.is_finite() && c.y.is_finite()) {
+                return Err(WkbError::NonFinite(at));
+            }
+            cs.push(c);
         }
         Ok(LineString(cs))
     }
@@ -385,6 +395,23 @@ mod tests {
         let (back, srid) = read_wkb(&to_ewkb(&g, 2927)).unwrap();
         assert_eq!((back, srid), (g.clone(), Some(2927)));
         assert_eq!(read_gpkg(&to_gpkg(&g, 32610)).unwrap(), (g, 32610));
+    }
+
+    /// Found by the wkb fuzz target: a ring with a NaN vertex grew by one vertex on each
+    /// read and write.
+    #[test]
+    fn a_ring_with_a_nan_vertex_is_refused() {
+        let mut b = vec![1u8, 3, 0, 0, 0, 1, 0, 0, 0, 4, 0, 0, 0];
+        for (x, y) in [(f64::NAN, 0.0f64), (10.0, 0.0), (10.0, 10.0), (0.0, 0.0)] {
+            b.extend(x.to_le_bytes());
+            b.extend(y.to_le_bytes());
+        }
+        assert!(matches!(read_wkb(&b), Err(WkbError::NonFinite(13))));
+        // An empty point (NaN, NaN) still reads.
+        let mut p = vec![1u8, 1, 0, 0, 0];
+        p.extend(f64::NAN.to_le_bytes());
+        p.extend(f64::NAN.to_le_bytes());
+        assert!(read_wkb(&p).is_ok());
     }
 
     #[test]
