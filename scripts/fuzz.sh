@@ -20,6 +20,7 @@ for t in "${targets[@]}"; do
   # New inputs go to corpus/ (not committed); the seeds are read, never written.
   mkdir -p "corpus/$t"
   log="target/fuzz-$t.log"
+  start=$SECONDS
   if cargo +nightly fuzz run "$t" "corpus/$t" "seeds/$t" -- \
     -max_total_time="$seconds" -rss_limit_mb=4096 -timeout=10 -print_final_stats=1 >"$log" 2>&1; then
     result=ok
@@ -28,5 +29,5 @@ for t in "${targets[@]}"; do
   fi
   runs=$(grep -Eo 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -Eo '[0-9]+$' | tail -1)
   cov=$(grep -Eo 'cov: [0-9]+' "$log" | tail -1 | grep -Eo '[0-9]+')
-  echo "$t: ${seconds}s, ${runs:-?} runs, coverage ${cov:-?} edges, $result"
+  echo "$t: $((SECONDS - start)) s of ${seconds} s, ${runs:-?} runs, coverage ${cov:-?} edges, $result"
 done
