@@ -8,7 +8,7 @@ set -euo pipefail
 # ogrinfo and ogr2ogr (gdal-bin), python3 (zips a fixture; the venv of scripts/python.sh
 # with python3-venv), psql and su (postgresql-client, util-linux) for --postgres.
 # The tests signal processes from Rust, so procps (kill, ps) is not needed.
-need_pkgs=(libgdal-dev gdal-bin libsqlite3-dev libclang-dev pkg-config python3 python3-venv ca-certificates)
+need_pkgs=(libgdal-dev gdal-bin libsqlite3-dev sqlite3 libclang-dev pkg-config python3 python3-venv ca-certificates)
 if [[ "${1:-}" == "--postgres" ]]; then
   need_pkgs+=(postgresql postgresql-client postgis postgresql-15-postgis-3 util-linux)
 fi
