@@ -96,10 +96,10 @@ fn conn_to_pipe(id: &str, props: &str, x: f64, dy: f64) -> String {
 
 /// Writes the town into `dir` and imports it into a new registry at `url`.
 fn build(dir: &Path, url: &str, jurisdiction: &str) {
-    let (res, ind) = if jurisdiction == "windsor-ct" {
-        ("101", "400")
+    let (res, ind, vac) = if jurisdiction == "windsor-ct" {
+        ("101", "400", "101")
     } else {
-        ("210", "710")
+        ("210", "710", "330")
     };
     let (cbs, ofs, pipes) = structures();
     let files: Vec<(&str, String)> = vec![
@@ -113,6 +113,12 @@ fn build(dir: &Path, url: &str, jurisdiction: &str) {
                 feature(
                     &format!(r#""parcel_id":"P-IND","land_use":"{ind}""#),
                     &square(X0 + 600.0, Y0, 300.0),
+                ),
+                // Item 4: vacant commercial land (NY class 330); Windsor's is residential,
+                // the counter-case.
+                feature(
+                    &format!(r#""parcel_id":"P-VAC","land_use":"{vac}""#),
+                    &square(X0 + 900.0, Y0, 300.0),
                 ),
             ]),
         ),
@@ -179,6 +185,13 @@ fn build(dir: &Path, url: &str, jurisdiction: &str) {
                     50.0,
                 ),
                 conn_to_pipe("C-IND-FAR", r#""discharge_kind":"stormwater""#, 860.0, 70.0),
+                // Item 4: an undocumented drain from vacant commercial land.
+                conn(
+                    "C-VAC",
+                    r#""discharge_kind":"stormwater","parcel_id":"P-VAC""#,
+                    1000.0,
+                    400.0,
+                ),
             ]),
         ),
         (
@@ -333,6 +346,24 @@ fn check_illicit(v: &Value, jurisdiction: &str, via: &str) {
         assert!(
             reasons.contains(phrase),
             "{via} {jurisdiction} {id}: {reasons}"
+        );
+    }
+    // Item 4: NY class 330 (vacant commercial land) is neither "other" nor commercial:
+    // review. A residential parcel's stormwater drain is not clause (2)'s business.
+    let vac = by_id
+        .get("C-VAC")
+        .unwrap_or_else(|| panic!("{via} {jurisdiction}: C-VAC missing"));
+    let reasons = vac["reasons"].to_string();
+    let want = if jurisdiction == "windsor-ct" {
+        "ok"
+    } else {
+        "needs_review"
+    };
+    assert_eq!(vac["result"], want, "{via} {jurisdiction} C-VAC: {reasons}");
+    if jurisdiction != "windsor-ct" {
+        assert!(
+            reasons.contains("330"),
+            "{via} {jurisdiction} C-VAC: {reasons}"
         );
     }
     // C-DET's determination is on record as evidence; C-SPR-1's screening too.
