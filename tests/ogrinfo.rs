@@ -152,3 +152,26 @@ fn geopackage_passes_gdal_s_validation_of_the_header_and_catalogue() {
     let bytes = std::fs::read(&file).unwrap();
     assert_eq!(&bytes[68..72], b"GPKG", "application_id");
 }
+
+/// A GeoPackage made before a migration added a layer (here: `discharge_determinations`,
+/// migration 0004) gets the layer registered in `gpkg_contents` the next time ms4 opens
+/// it, so GDAL and QGIS list it like the others.
+#[tokio::test]
+async fn a_layer_added_by_a_later_migration_is_registered_when_an_older_registry_opens() {
+    let reg = registry("sqlite", 2260).await;
+    let path = reg.url.trim_start_matches("sqlite://").to_string();
+    let forget = Command::new("sqlite3")
+        .arg(&path)
+        .arg("DELETE FROM gpkg_contents WHERE table_name = 'discharge_determinations'")
+        .status()
+        .expect("sqlite3 runs (scripts/setup.sh installs it)");
+    assert!(forget.success());
+    let before = ogrinfo(&["-ro", "-so", &path]);
+    assert!(!before.contains("discharge_determinations"), "{before}");
+    run_ok(&reg.url, &["network-check"]);
+    let after = ogrinfo(&["-ro", "-so", &path]);
+    assert!(
+        after.contains("discharge_determinations"),
+        "ogrinfo lists the layer after ms4 opened the registry: {after}"
+    );
+}

@@ -84,10 +84,23 @@ impl SqliteStore {
             pool,
             url: url.to_string(),
         };
-        store.meta().await?;
         // Registries made by an older ms4 get the tables added since (tokens, ...), and
         // the triggers and spatial indexes of layers added since.
+        let meta = store.meta().await?;
         sqlx::migrate!("migrations/sqlite").run(&store.pool).await?;
+        // A layer a later migration added (discharge_determinations, ...) is a table
+        // QGIS and GDAL see only once it is in gpkg_contents.
+        let registered: Vec<(String,)> = sqlx::query_as("SELECT table_name FROM gpkg_contents")
+            .fetch_all(&store.pool)
+            .await?;
+        if Layer::ALL
+            .iter()
+            .any(|l| !registered.iter().any(|(t,)| t == l.name()))
+        {
+            let mut tx = store.pool.begin().await?;
+            register_layers(&mut *tx, meta.srid).await?;
+            tx.commit().await?;
+        }
         install::run(&store.pool).await?;
         Ok(store)
     }
@@ -135,25 +148,7 @@ impl SqliteStore {
             .execute(&mut *tx)
             .await?;
         }
-        for layer in Layer::ALL {
-            let spatial = layer.geom_kind() != GeomKind::None;
-            sqlx::query("INSERT INTO gpkg_contents (table_name, data_type, identifier, description, srs_id) VALUES (?, ?, ?, ?, ?)")
-                .bind(layer.name())
-                .bind(if spatial { "features" } else { "attributes" })
-                .bind(layer.name())
-                .bind(format!("MS4 registry layer {}", layer.name()))
-                .bind(spatial.then_some(meta.srid))
-                .execute(&mut *tx)
-                .await?;
-            if spatial {
-                sqlx::query("INSERT INTO gpkg_geometry_columns VALUES (?, 'geom', ?, ?, 0, 0)")
-                    .bind(layer.name())
-                    .bind(layer.geom_kind().ogc_name())
-                    .bind(meta.srid)
-                    .execute(&mut *tx)
-                    .await?;
-            }
-        }
+        register_layers(&mut *tx, meta.srid).await?;
         for (k, v) in meta_rows(meta) {
             sqlx::query("INSERT INTO ms4_meta (key, value) VALUES (?, ?)")
                 .bind(k)
@@ -354,4 +349,31 @@ impl Store for SqliteStore {
         tx.commit().await?;
         Ok(done)
     }
+}
+
+/// Registers every layer in `gpkg_contents` (and the spatial ones in
+/// `gpkg_geometry_columns`), leaving those already registered as they are.
+async fn register_layers(tx: &mut sqlx::SqliteConnection, srid: i32) -> Result<()> {
+    for layer in Layer::ALL {
+        let spatial = layer.geom_kind() != GeomKind::None;
+        sqlx::query("INSERT OR IGNORE INTO gpkg_contents (table_name, data_type, identifier, description, srs_id) VALUES (?, ?, ?, ?, ?)")
+                .bind(layer.name())
+                .bind(if spatial { "features" } else { "attributes" })
+                .bind(layer.name())
+                .bind(format!("MS4 registry layer {}", layer.name()))
+                .bind(spatial.then_some(srid))
+                .execute(&mut *tx)
+                .await?;
+        if spatial {
+            sqlx::query(
+                "INSERT OR IGNORE INTO gpkg_geometry_columns VALUES (?, 'geom', ?, ?, 0, 0)",
+            )
+            .bind(layer.name())
+            .bind(layer.geom_kind().ogc_name())
+            .bind(srid)
+            .execute(&mut *tx)
+            .await?;
+        }
+    }
+    Ok(())
 }
