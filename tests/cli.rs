@@ -164,6 +164,8 @@ async fn distances_are_echoed_without_conversion_noise_and_units_have_one_name()
         // In the registry's unit, as every distance in an answer, rounded honestly.
         serde_json::json!({"value": 299.9994, "unit": "ftUS"})
     );
+    // And as it was typed: 300 ft reads back as 300 ft.
+    assert_eq!(v["query"]["radius_given"], "300 ft");
     let f = v["facilities"].as_array().unwrap();
     assert!(!f.is_empty(), "{v}");
     assert!(f.iter().all(|f| f["unit"] == "ftUS"), "{v}");

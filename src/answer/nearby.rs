@@ -53,6 +53,9 @@ pub struct NearbyEcho {
     pub crs: Epsg,
     /// The radius, in the CRS's unit.
     pub radius: Option<Measure>,
+    /// The radius as it was asked, in its own unit (`300 ft`), so a person reads back
+    /// what they typed beside the converted value.
+    pub radius_given: Option<String>,
     /// The count asked for.
     pub k: Option<usize>,
 }
@@ -204,6 +207,7 @@ pub fn nearby(ask: &Ask<'_>, p: &NearbyParams) -> Result<NearbyAnswer, AskError>
                 value: crate::domain::units::for_display(l.to(unit).value),
                 unit: unit.symbol(),
             }),
+            radius_given: given.map(|l| l.to_string()),
             k,
         },
         facilities,
