@@ -515,12 +515,31 @@ fn item13_duties_of_every_project_carmel_156_81_83_89_and_north_castle_267_5_7()
         &["--requires-stormwater-management-facility", "false"],
     );
     assert_eq!(status(&d, "as_built_plans"), "does_not_apply");
-    let d = det(&c, "P-FALSE", "2acres", &[]);
+    let d = det(
+        &c,
+        "P-FALSE",
+        "2acres",
+        &["--single-family", "false", "--agricultural", "false"],
+    );
     assert_eq!(
         status(&d, "as_built_plans"),
         "applies",
         "Condition Three met"
     );
+    // Item 8: without the Condition Three exclusions, Condition Three is undetermined and
+    // what follows from it depends on them.
+    let d = det(&c, "P-FALSE", "2acres", &[]);
+    assert_eq!(
+        d["conditions"]["condition_three"]["result"],
+        serde_json::Value::Null
+    );
+    assert_eq!(
+        status(&d, "as_built_plans"),
+        "depends",
+        "Condition Three open"
+    );
+    let open = d["open_facts"].to_string();
+    assert!(open.contains("single-family residence"), "{open}");
 
     let dir2 = tempfile::tempdir().unwrap();
     let nc = build(dir2.path(), "north-castle-ny", None);

@@ -285,12 +285,19 @@ fn determinations_at_the_thresholds_with_condition_one_evidence() {
     assert_ne!(ep["result"]["status"], "does_not_apply", "{ep}");
 
     let carmel = build(dir.path(), "carmel-ny");
-    let d = det(&carmel, "2.5acres", &[]);
+    let d = det(
+        &carmel,
+        "2.5acres",
+        &["--single-family", "false", "--agricultural", "false"],
+    );
     let c = &d["determination"]["conditions"];
     assert_eq!(c["condition_one"]["result"], true);
     assert!(c["condition_one"]["evidence"].to_string().contains("W-1"));
     assert_eq!(c["condition_two"]["result"], false);
     assert_eq!(c["condition_three"]["result"], true);
+    // Not given, the exclusions leave Condition Three undetermined (issue 8 item 8).
+    let d = det(&carmel, "2.5acres", &[]);
+    assert!(d["determination"]["conditions"]["condition_three"]["result"].is_null());
     let d = det(&carmel, "2.5acres", &["--single-family"]);
     assert_eq!(
         d["determination"]["conditions"]["condition_three"]["result"],

@@ -108,13 +108,16 @@ pub struct DetermineParams {
     /// The area disturbed, with its unit: 2.5acres, 8000sqft, 0.4ha.
     #[arg(long)]
     pub disturbed: String,
-    /// The project is a single-family residence (Carmel Condition Three exclusion).
-    #[arg(long)]
-    pub single_family: bool,
+    /// The project is a single-family residence (Carmel Condition Three exclusion);
+    /// `--single-family false` to say it is not. Not given, Condition Three is undetermined
+    /// between one and five acres.
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_parser = tri_arg)]
+    pub single_family: Option<bool>,
     /// The project is construction at an agricultural property (Carmel Condition Three
-    /// exclusion); not the same as --agricultural-activity.
-    #[arg(long)]
-    pub agricultural: bool,
+    /// exclusion; not the same as --agricultural-activity); `--agricultural false` to say it
+    /// is not.
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_parser = tri_arg)]
+    pub agricultural: Option<bool>,
     /// The project is part of a larger common plan of development or sale.
     #[arg(long)]
     pub larger_common_plan: bool,
@@ -201,10 +204,10 @@ struct DetermineWire {
     parcel: Option<String>,
     footprint: Option<serde_json::Value>,
     disturbed: String,
-    #[serde(default, deserialize_with = "flag")]
-    single_family: bool,
-    #[serde(default, deserialize_with = "flag")]
-    agricultural: bool,
+    #[serde(default, deserialize_with = "tri")]
+    single_family: Option<bool>,
+    #[serde(default, deserialize_with = "tri")]
+    agricultural: Option<bool>,
     #[serde(default, deserialize_with = "flag")]
     larger_common_plan: bool,
     #[serde(default, deserialize_with = "tri")]

@@ -43,23 +43,23 @@ mod windsor;
 /// (given true), `Some(false)` (given false) or `None` (not given). A fact not given is
 /// never taken as false where it would decide an answer: the answer lists it as not
 /// evaluated, for want of facts, or turns on it (`depends`) and lists it in
-/// [`Determination::open_facts`]. The two Condition Three exclusions (`single_family`,
-/// `agricultural`) are switches the caller asserts: not given reads as "not that kind of
-/// project" (see [`ProjectFacts::single_family`]).
+/// [`Determination::open_facts`]; so do the two Condition Three exclusions
+/// (`single_family`, `agricultural`): not given, Condition Three is undetermined.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ProjectFacts {
     /// Total land disturbed by the project.
     pub disturbed: Area,
     /// Construction of a single-family residence (Carmel Condition Three exclusion; AMB-11
-    /// reads it as one residence on its own lot). A switch: the answer states it was not
-    /// claimed when false.
+    /// reads it as one residence on its own lot). Not given, Condition Three is
+    /// undetermined between one and five acres.
     #[serde(default)]
-    pub single_family: bool,
+    pub single_family: Option<bool>,
     /// Construction activities at an agricultural property (Carmel Condition Three
     /// exclusion). This is not the "agricultural activity" exemption: see
-    /// [`ProjectFacts::agricultural_activity`].
+    /// [`ProjectFacts::agricultural_activity`]. Not given, Condition Three is undetermined
+    /// between one and five acres.
     #[serde(default)]
-    pub agricultural: bool,
+    pub agricultural: Option<bool>,
     /// Part of a larger common plan of development or sale.
     #[serde(default)]
     pub larger_common_plan: bool,
@@ -119,8 +119,8 @@ impl ProjectFacts {
     pub fn new(disturbed: Area) -> Self {
         ProjectFacts {
             disturbed,
-            single_family: false,
-            agricultural: false,
+            single_family: None,
+            agricultural: None,
             larger_common_plan: false,
             agricultural_activity: None,
             silviculture: None,

@@ -158,7 +158,7 @@ fn exemptions(cx: &mut Ctx<'_>) -> Finding<bool> {
         }
         None => not_evaluated.push("agricultural activity"),
     }
-    if facts.agricultural && facts.agricultural_activity != Some(true) {
+    if facts.agricultural == Some(true) && facts.agricultural_activity != Some(true) {
         f.assume(cx.profile, "AMB-11");
         f.because(
             "construction at an agricultural property is not by itself exempt: 'agricultural activity' does not include 'the construction of new structures associated with agricultural activities'; the property only takes the project out of Condition Three",
@@ -406,7 +406,7 @@ fn condition_two(cx: &mut Ctx<'_>, outside: Option<&str>) -> Finding<Option<bool
     f.evidence = cx.area_evidence();
     let (met, reason) = cx.meets_or_not("condition_two", "Condition Two");
     f.because(reason);
-    if met && (cx.facts.single_family || cx.facts.agricultural) {
+    if met && (cx.facts.single_family == Some(true) || cx.facts.agricultural == Some(true)) {
         f.assume(cx.profile, "AMB-11");
         f.because("the single-family residence and agricultural property exclusions belong to Condition Three only; Condition Two has none");
     }
@@ -425,19 +425,45 @@ fn condition_three(cx: &mut Ctx<'_>, outside: Option<&str>) -> Finding<Option<bo
     f.because(low);
     f.because(high);
     let in_range = above && below;
-    let mut met = in_range;
-    if in_range && facts.single_family {
-        met = false;
+    let mut met = Some(in_range);
+    if in_range && facts.single_family == Some(true) {
+        met = Some(false);
         f.because("excluded: construction of a single-family residence ('exclusive of the construction of single-family residences')");
     }
-    if in_range && facts.agricultural {
-        met = false;
+    if in_range && facts.agricultural == Some(true) {
+        met = Some(false);
         f.because("excluded: construction activities at an agricultural property ('and construction activities at agricultural properties')");
     }
-    if in_range && !facts.single_family && !facts.agricultural {
-        f.because("neither exclusion was claimed: not a single-family residence, not an agricultural property");
+    if in_range && met == Some(true) {
+        // Neither exclusion was given as true: met only when both were given as false.
+        let unknown: Vec<&str> = [
+            (
+                facts.single_family,
+                "whether it is the construction of a single-family residence",
+            ),
+            (
+                facts.agricultural,
+                "whether it is construction at an agricultural property",
+            ),
+        ]
+        .into_iter()
+        .filter(|(given, _)| given.is_none())
+        .map(|(_, what)| what)
+        .collect();
+        if unknown.is_empty() {
+            f.because("neither exclusion applies: given as not a single-family residence and not an agricultural property");
+        } else {
+            met = None;
+            for what in &unknown {
+                cx.open(format!("Condition Three exclusion: {what}"));
+            }
+            f.because(format!(
+                "undetermined: in the one-to-five-acre range, but {} was not given (--single-family / --agricultural, true or false)",
+                unknown.join(" nor ")
+            ));
+        }
     }
-    close(&mut f, Some(met), outside, "Condition Three");
+    close(&mut f, met, outside, "Condition Three");
     f
 }
 

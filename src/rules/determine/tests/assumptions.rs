@@ -53,8 +53,8 @@ fn check(id: &str, amb: &str) {
         // Condition Three exclusions never reach Conditions One or Two.
         "AMB-11" => {
             let f = ProjectFacts {
-                single_family: true,
-                agricultural: true,
+                single_family: Some(true),
+                agricultural: Some(true),
                 ..facts(acres(6.0))
             };
             let d = run(CARMEL, &f, &listed("sediment"));
@@ -199,8 +199,8 @@ fn every_assumption_id_the_determinations_emit_is_exercised() {
                     for flag in [None, Some(true), Some(false)] {
                         let f = ProjectFacts {
                             larger_common_plan: plan,
-                            single_family: flag == Some(true),
-                            agricultural: flag == Some(true),
+                            single_family: flag,
+                            agricultural: flag,
                             routine_maintenance: flag,
                             plat_approved_on: flag
                                 .map(|_| chrono::NaiveDate::from_ymd_opt(2008, 1, 1).unwrap()),

@@ -26,8 +26,8 @@ fn carmel_conditions_two_and_three_split_at_one_and_five_acres() {
     ];
     for &(area, single_family, agricultural, expected) in cases {
         let f = ProjectFacts {
-            single_family,
-            agricultural,
+            single_family: Some(single_family),
+            agricultural: Some(agricultural),
             ..facts(area)
         };
         let d = run(CARMEL, &f, &unlisted_water());
@@ -56,7 +56,7 @@ fn carmel_conditions_two_and_three_split_at_one_and_five_acres() {
     let excluded = run(
         CARMEL,
         &ProjectFacts {
-            single_family: true,
+            single_family: Some(true),
             ..facts(acres(2.0))
         },
         &no_water(),
@@ -92,4 +92,42 @@ fn carmel_inspections_carry_the_seven_day_and_storm_schedule() {
         r.result.summary
     );
     assert!(r.assumptions.iter().any(|a| a.id == "AMB-15"));
+}
+
+/// Issue 8 item 8: the Condition Three exclusions are facts like the others. Not given,
+/// a project of one to five acres is neither in nor out of Condition Three: undetermined,
+/// with each missing fact open; given false, Condition Three is met; outside the range
+/// they do not matter.
+#[test]
+fn carmel_156_81c3_exclusions_not_given_leave_condition_three_undetermined() {
+    for (sf, ag, want) in [
+        (None, None, None),
+        (Some(false), None, None),
+        (None, Some(false), None),
+        (Some(false), Some(false), Some(true)),
+        (None, Some(true), Some(false)),
+        (Some(true), None, Some(false)),
+    ] {
+        let f = ProjectFacts {
+            single_family: sf,
+            agricultural: ag,
+            ..facts(acres(2.5))
+        };
+        let d = run(CARMEL, &f, &unlisted_water());
+        assert_eq!(conditions_tri(&d)[2], want, "sf={sf:?} ag={ag:?}");
+        let open = d.open_facts.join("; ");
+        assert_eq!(
+            open.contains("single-family residence"),
+            want.is_none() && sf.is_none(),
+            "sf={sf:?} ag={ag:?}: {open}"
+        );
+        assert_eq!(
+            open.contains("agricultural property"),
+            want.is_none() && ag.is_none(),
+            "sf={sf:?} ag={ag:?}: {open}"
+        );
+    }
+    // Above five acres Condition Two decides, and the exclusions are not asked for.
+    let d = run(CARMEL, &facts(acres(8.0)), &unlisted_water());
+    assert_eq!(conditions_tri(&d)[1..], [Some(true), Some(false)]);
 }

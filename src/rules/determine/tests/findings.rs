@@ -13,8 +13,8 @@ fn every_finding_cites_rules_listed_in_the_profile() {
             larger_common_plan: true,
             routine_maintenance: Some(true),
             agricultural_activity: Some(true),
-            single_family: true,
-            agricultural: true,
+            single_family: Some(true),
+            agricultural: Some(true),
             ..facts(sqft(3_000.0))
         },
         ProjectFacts {
@@ -72,7 +72,12 @@ fn every_finding_cites_rules_listed_in_the_profile() {
 
 #[test]
 fn determination_serialises_for_the_planner() {
-    let d = run(CARMEL, &facts(acres(2.0)), &listed("phosphorus"));
+    let f = ProjectFacts {
+        single_family: Some(false),
+        agricultural: Some(false),
+        ..facts(acres(2.0))
+    };
+    let d = run(CARMEL, &f, &listed("phosphorus"));
     let json = serde_json::to_value(&d).unwrap();
     assert_eq!(json["jurisdiction"], CARMEL);
     assert_eq!(json["conditions"]["condition_one"]["result"], true);

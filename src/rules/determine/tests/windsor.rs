@@ -17,7 +17,7 @@ fn windsor_has_no_land_development_rules() {
     for &(area, permit, premises) in cases {
         let f = ProjectFacts {
             construction_permit: permit,
-            single_family: true,
+            single_family: Some(true),
             ..facts(area)
         };
         let d = run(WINDSOR, &f, &listed("sediment"));
