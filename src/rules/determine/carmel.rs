@@ -13,6 +13,8 @@ use super::context::{
 use super::{Conditions, Determination, Finding, Requirement, RequirementKind, RequirementStatus};
 use crate::rules::answer::Evidence;
 
+mod duties;
+
 const LDA: &str = "carmel.lda.applicability";
 const EXEMPTIONS: &str = "carmel.lda.exemptions";
 const SWPPP: &str = "carmel.swppp.required";
@@ -596,145 +598,8 @@ fn requirements(
     );
     let post_status = post.result.status;
     let mut all = vec![swppp, post, preparer, inspections, easement, agreement];
-    all.extend(every_project_duties(cx, outside, post_status));
+    all.extend(duties::every_project_duties(cx, outside, post_status));
     all
-}
-
-/// The duties of Article X that bind every land development activity it reaches, not
-/// only those meeting a Condition, and those that follow the site's practices.
-fn every_project_duties(
-    cx: &mut Ctx<'_>,
-    outside: Option<&str>,
-    post: RequirementStatus,
-) -> Vec<Finding<Requirement>> {
-    use RequirementKind as K;
-    use RequirementStatus as S;
-    let every = "binds every non-exempt land development activity, whatever its size or Conditions";
-    let mut out = vec![
-        cx.every_project_duty(
-            K::ApplicantOnSite,
-            "The applicant or developer or their representative is on site at all times when construction or grading activity takes place, and inspects and documents the effectiveness of all erosion and sediment control practices (§ 156-83C).",
-            &[ON_SITE],
-            &[],
-            outside,
-            ARTICLE,
-            S::Applies,
-            every,
-        ),
-    ];
-    let mut at_once = cx.every_project_duty(
-        K::DisturbanceAtOneTime,
-        "Not more than five acres are disturbed at any one time unless pursuant to an approved SWPPP (§ 156-81B(4)).",
-        &[AT_ONE_TIME],
-        &["AMB-10"],
-        outside,
-        ARTICLE,
-        S::Applies,
-        every,
-    );
-    if outside.is_none() {
-        let (within, reason) =
-            cx.meets_or_not("max_disturbance_at_one_time", "disturbance at one time");
-        at_once.because(reason);
-        at_once.because(if within {
-            "the whole project is within the limit, so any phasing meets it"
-        } else {
-            "the project must be phased so that no more than five acres are disturbed at once, unless the approved SWPPP allows more"
-        });
-    }
-    out.push(at_once);
-    out.push(cx.every_project_duty(
-        K::ContractorCertification,
-        "Each contractor and subcontractor named in the SWPPP who installs soil or stormwater management practices signs and dates the certification statement before any land development activity; the statements become part of the SWPPP (§ 156-81F).",
-        &[CONTRACTORS, CONTRACTOR_RECORDS],
-        &[],
-        outside,
-        ARTICLE,
-        S::Applies,
-        every,
-    ));
-    out.push(cx.every_project_duty(
-        K::SwpppOnSite,
-        "A copy of the SWPPP is kept at the site from the start of construction to final stabilization (§ 156-81G).",
-        &[SWPPP_ON_SITE],
-        &[],
-        outside,
-        ARTICLE,
-        S::Applies,
-        every,
-    ));
-    out.push(cx.every_project_duty(
-        K::OtherPermits,
-        "All other applicable environmental permits have been or will be acquired before approval of the final stormwater design plan (§ 156-81E).",
-        &[OTHER_PERMITS],
-        &[],
-        outside,
-        ARTICLE,
-        S::Applies,
-        every,
-    ));
-    out.push(cx.every_project_duty(
-        K::MilestoneNotices,
-        "The applicant notifies the Town's enforcement official at least 48 hours before each milestone the SMO requires: start of construction, erosion controls installed, site clearing, rough and final grading, close of season, final landscaping, landscaping established in public areas (§ 156-83D).",
-        &[NOTICE_48H],
-        &[],
-        outside,
-        ARTICLE,
-        S::MayBeRequired,
-        "the SMO decides which milestone inspections it requires ('as required by the Stormwater Management Officer')",
-    ));
-    out.push(cx.every_project_duty(
-        K::StabilizationOnlyAfterViolation,
-        "If an inspection finds a violation, the applicant and developer are notified in writing, and no further work except site stabilization is done until it is corrected and the work approved (§ 156-83E).",
-        &[VIOLATION_HALT],
-        &[],
-        outside,
-        ARTICLE,
-        S::Applies,
-        every,
-    ));
-    out.push(cx.every_project_duty(
-        K::SedimentRemoval,
-        "During construction the applicant operates and maintains all controls, and removes sediment from sediment traps and ponds whenever their design capacity is reduced by 50% (§ 156-83A).",
-        &[OPERATE],
-        &["AMB-27"],
-        outside,
-        ARTICLE,
-        S::Applies,
-        every,
-    ));
-    let facility = cx.facts.requires_stormwater_management_facility;
-    let status = practice_status(outside, post, facility);
-    for (kind, summary, rule) in [
-        (
-            K::AsBuiltPlans,
-            "After final construction, as-built plans of every stormwater management practice on site, showing the final design specifications and certified by a professional engineer (§ 156-83F).",
-            AS_BUILT,
-        ),
-        (
-            K::OperationAndMaintenance,
-            "After construction the owner or operator of permanent practices keeps them operating: a preventive/corrective maintenance program and written operation and maintenance procedures, with training of new personnel (§ 156-84A-B).",
-            OM,
-        ),
-    ] {
-        let mut f = cx.requirement(kind, status, summary, &[rule], &[]);
-        f.because(practice_reason(status, outside, ARTICLE));
-        if status == S::Depends && facility.is_none() {
-            cx.open("requires_stormwater_management_facility");
-        }
-        out.push(f);
-    }
-    out.push(cx.every_project_duty(
-        K::Fees,
-        "The Town may require reasonable costs at prevailing rates for review of SWPPPs, inspections or SMP maintenance performed by or for the Town (§ 156-89).",
-        &[FEES],
-        &[],
-        outside,
-        ARTICLE,
-        S::MayBeRequired,
-        "'may require any person undertaking land development activities regulated by this article to pay reasonable costs'",
-    ));
-    out
 }
 
 /// The maintenance easement or agreement: due when the Conditions call for
