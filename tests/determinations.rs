@@ -9,35 +9,8 @@ use std::path::Path;
 use common::*;
 use serde_json::Value;
 
-const CRS: &str = r#""crs":{"type":"name","properties":{"name":"urn:ogc:def:crs:EPSG::2260"}}"#;
 const X0: f64 = 670_000.0;
 const Y0: f64 = 870_000.0;
-
-fn fc(features: &[String]) -> String {
-    format!(
-        r#"{{"type":"FeatureCollection",{CRS},"features":[{}]}}"#,
-        features.join(",")
-    )
-}
-
-fn feature(props: &str, geom: &str) -> String {
-    format!(r#"{{"type":"Feature","properties":{{{props}}},"geometry":{geom}}}"#)
-}
-
-fn rect(x: f64, y: f64, w: f64, h: f64) -> String {
-    format!(
-        r#"{{"type":"Polygon","coordinates":[[[{x},{y}],[{},{y}],[{},{}],[{x},{}],[{x},{y}]]]}}"#,
-        x + w,
-        x + w,
-        y + h,
-        y + h
-    )
-}
-
-fn line(pts: &[(f64, f64)]) -> String {
-    let c: Vec<String> = pts.iter().map(|(x, y)| format!("[{x},{y}]")).collect();
-    format!(r#"{{"type":"LineString","coordinates":[{}]}}"#, c.join(","))
-}
 
 fn parcel(id: &str, x: f64, y: f64) -> String {
     feature(

@@ -11,39 +11,8 @@ use std::path::Path;
 use common::*;
 use serde_json::Value;
 
-const CRS: &str = r#""crs":{"type":"name","properties":{"name":"urn:ogc:def:crs:EPSG::2260"}}"#;
 const X0: f64 = 670_000.0;
 const Y0: f64 = 870_000.0;
-
-fn fc(features: &[String]) -> String {
-    format!(
-        r#"{{"type":"FeatureCollection",{CRS},"features":[{}]}}"#,
-        features.join(",")
-    )
-}
-
-fn feature(props: &str, geom: &str) -> String {
-    format!(r#"{{"type":"Feature","properties":{{{props}}},"geometry":{geom}}}"#)
-}
-
-fn square(x: f64, y: f64, s: f64) -> String {
-    format!(
-        r#"{{"type":"Polygon","coordinates":[[[{x},{y}],[{},{y}],[{},{}],[{x},{}],[{x},{y}]]]}}"#,
-        x + s,
-        x + s,
-        y + s,
-        y + s
-    )
-}
-
-fn point(x: f64, y: f64) -> String {
-    format!(r#"{{"type":"Point","coordinates":[{x},{y}]}}"#)
-}
-
-fn line(pts: &[(f64, f64)]) -> String {
-    let c: Vec<String> = pts.iter().map(|(x, y)| format!("[{x},{y}]")).collect();
-    format!(r#"{{"type":"LineString","coordinates":[{}]}}"#, c.join(","))
-}
 
 /// Three small systems: CB-1 → OF-1 (the Town's; its dry-weather screening found sewage
 /// indicators), CB-2 → OF-2 (the Town's, clean), CB-DOT → OF-DOT (NYSDOT's).

@@ -8,38 +8,6 @@ use std::path::Path;
 
 use common::*;
 
-const CRS: &str = r#""crs":{"type":"name","properties":{"name":"urn:ogc:def:crs:EPSG::2260"}}"#;
-
-fn fc(features: &[String]) -> String {
-    format!(
-        r#"{{"type":"FeatureCollection",{CRS},"features":[{}]}}"#,
-        features.join(",")
-    )
-}
-
-fn feature(props: &str, geom: &str) -> String {
-    format!(r#"{{"type":"Feature","properties":{{{props}}},"geometry":{geom}}}"#)
-}
-
-fn square(x: f64, y: f64, s: f64) -> String {
-    format!(
-        r#"{{"type":"Polygon","coordinates":[[[{x},{y}],[{},{y}],[{},{}],[{x},{}],[{x},{y}]]]}}"#,
-        x + s,
-        x + s,
-        y + s,
-        y + s
-    )
-}
-
-fn point(x: f64, y: f64) -> String {
-    format!(r#"{{"type":"Point","coordinates":[{x},{y}]}}"#)
-}
-
-fn line(pts: &[(f64, f64)]) -> String {
-    let c: Vec<String> = pts.iter().map(|(x, y)| format!("[{x},{y}]")).collect();
-    format!(r#"{{"type":"LineString","coordinates":[{}]}}"#, c.join(","))
-}
-
 /// Writes the town's files into `dir` and builds a registry for `jurisdiction` from them.
 fn build(dir: &Path, jurisdiction: &str) -> String {
     let (x0, y0) = (670_000.0, 870_000.0);

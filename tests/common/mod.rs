@@ -241,3 +241,49 @@ impl Tripwire {
         self.listener.accept().is_ok()
     }
 }
+
+// ---------------------------------------------------------------- hand-made towns
+
+/// A legacy GeoJSON `crs` member naming NY East (EPSG:2260), for hand-made towns.
+pub const CRS_2260: &str =
+    r#""crs":{"type":"name","properties":{"name":"urn:ogc:def:crs:EPSG::2260"}}"#;
+
+/// A FeatureCollection in EPSG:2260 of `features`.
+pub fn fc(features: &[String]) -> String {
+    format!(
+        r#"{{"type":"FeatureCollection",{CRS_2260},"features":[{}]}}"#,
+        features.join(",")
+    )
+}
+
+/// A feature with `props` (the inside of the properties object) and a geometry.
+pub fn feature(props: &str, geom: &str) -> String {
+    format!(r#"{{"type":"Feature","properties":{{{props}}},"geometry":{geom}}}"#)
+}
+
+/// A `w` by `h` rectangle from `(x, y)`.
+pub fn rect(x: f64, y: f64, w: f64, h: f64) -> String {
+    format!(
+        r#"{{"type":"Polygon","coordinates":[[[{x},{y}],[{},{y}],[{},{}],[{x},{}],[{x},{y}]]]}}"#,
+        x + w,
+        x + w,
+        y + h,
+        y + h
+    )
+}
+
+/// An `s` by `s` square from `(x, y)`.
+pub fn square(x: f64, y: f64, s: f64) -> String {
+    rect(x, y, s, s)
+}
+
+/// A point.
+pub fn point(x: f64, y: f64) -> String {
+    format!(r#"{{"type":"Point","coordinates":[{x},{y}]}}"#)
+}
+
+/// A line through `pts`.
+pub fn line(pts: &[(f64, f64)]) -> String {
+    let c: Vec<String> = pts.iter().map(|(x, y)| format!("[{x},{y}]")).collect();
+    format!(r#"{{"type":"LineString","coordinates":[{}]}}"#, c.join(","))
+}
