@@ -6,7 +6,6 @@
 //! import take seconds rather than minutes.
 
 use async_trait::async_trait;
-use geo_types::Rect;
 use sqlx::postgres::{PgPoolOptions, PgRow};
 use sqlx::{PgPool, Postgres, Transaction};
 use tokio::sync::mpsc;
@@ -126,6 +125,16 @@ fn redact(url: &str) -> String {
 }
 
 fn select_sql(layer: Layer) -> String {
+    format!(
+        "SELECT {} FROM {} ORDER BY {}",
+        select_columns(layer),
+        layer.name(),
+        layer.id_field()
+    )
+}
+
+/// The columns a row is read as (see `store::row::decode_feature`).
+fn select_columns(layer: Layer) -> String {
     let mut cols = vec![
         if layer.geom_kind() == GeomKind::None {
             "NULL::bytea".to_string()
@@ -142,12 +151,7 @@ fn select_sql(layer: Layer) -> String {
         });
     }
     cols.push("extra::text".into());
-    format!(
-        "SELECT {} FROM {} ORDER BY {}",
-        cols.join(", "),
-        layer.name(),
-        layer.id_field()
-    )
+    cols.join(", ")
 }
 
 fn decode_rows(layer: Layer, rows: &[PgRow]) -> super::LayerRows {
@@ -200,8 +204,10 @@ impl Store for PostgisStore {
                 tx: Some(tx),
                 copy: None,
                 audit_buf: String::new(),
+                insert_buf: String::new(),
                 srid: self.srid,
                 was_empty: false,
+                gathered_layer: None,
                 index_dropped: false,
             }),
             req,
@@ -313,12 +319,22 @@ struct PgTx {
     copy: Option<CopyStream>,
     /// Audit rows in COPY text format, written at the end.
     audit_buf: String,
+    /// New rows in COPY text format, gathered while the layer is not empty: each chunk's
+    /// stored rows are read between chunks, which a streaming COPY holding the
+    /// transaction would not allow, so they go in a few large COPYs instead.
+    insert_buf: String,
     srid: i32,
     /// The layer held nothing when the write began.
     was_empty: bool,
+    /// The layer whose new rows wait in `insert_buf`, when some do.
+    gathered_layer: Option<Layer>,
     /// The GiST index was dropped for a bulk load and must be rebuilt before commit.
     index_dropped: bool,
 }
+
+/// How many bytes of new rows a write to a layer that is not empty gathers per COPY:
+/// large enough that few COPYs pay their closing round trip, small enough to bound memory.
+const GATHER_BYTES: usize = 32 << 20;
 
 fn columns(layer: Layer) -> Vec<&'static str> {
     let mut cols = Vec::new();
@@ -361,7 +377,8 @@ impl PgTx {
             .expect("the transaction is back once the COPY has ended")
     }
 
-    /// Ends the COPY under way, if any, and takes the transaction back.
+    /// Ends the COPY under way, if any, and takes the transaction back; writes the new
+    /// rows gathered.
     async fn flush(&mut self) -> Result<()> {
         if let Some(CopyStream { chunks, task }) = self.copy.take() {
             drop(chunks);
@@ -371,18 +388,84 @@ impl PgTx {
             self.tx = Some(tx);
             result?;
         }
+        self.copy_gathered().await
+    }
+
+    /// Writes the new rows gathered in `insert_buf` with one COPY.
+    async fn copy_gathered(&mut self) -> Result<()> {
+        let Some(layer) = self.gathered_layer.take() else {
+            return Ok(());
+        };
+        let buf = std::mem::take(&mut self.insert_buf);
+        let stmt = format!(
+            "COPY {} ({}) FROM STDIN",
+            layer.name(),
+            columns(layer).join(",")
+        );
+        let mut copy = self.tx().copy_in_raw(&stmt).await?;
+        copy.send(buf.into_bytes()).await?;
+        copy.finish().await?;
         Ok(())
     }
 }
 
 #[async_trait]
 impl WriteTx for PgTx {
-    async fn existing(&mut self, layer: Layer) -> Result<super::LayerRows> {
-        let rows = sqlx::query(super::trusted(select_sql(layer)))
-            .fetch_all(&mut **self.tx())
-            .await?;
-        self.was_empty = rows.is_empty();
+    async fn layer_is_empty(&mut self, layer: Layer) -> Result<bool> {
+        let (any,): (bool,) = sqlx::query_as(super::trusted(format!(
+            "SELECT EXISTS (SELECT 1 FROM {})",
+            layer.name()
+        )))
+        .fetch_one(&mut **self.tx())
+        .await?;
+        self.was_empty = !any;
+        Ok(!any)
+    }
+
+    async fn existing(&mut self, layer: Layer, ids: &[String]) -> Result<super::LayerRows> {
+        self.flush().await?;
+        let rows = sqlx::query(super::trusted(format!(
+            "SELECT {} FROM {} WHERE {} = ANY($1)",
+            select_columns(layer),
+            layer.name(),
+            layer.id_field()
+        )))
+        .bind(ids)
+        .fetch_all(&mut **self.tx())
+        .await?;
         Ok(decode_rows(layer, &rows))
+    }
+
+    async fn ids(&mut self, layer: Layer) -> Result<Vec<String>> {
+        let ids: Vec<String> = sqlx::query_scalar(super::trusted(format!(
+            "SELECT {} FROM {}",
+            layer.id_field(),
+            layer.name()
+        )))
+        .fetch_all(&mut **self.tx())
+        .await?;
+        Ok(ids)
+    }
+
+    async fn bump(&mut self, layer: Layer) -> Result<super::LayerChange> {
+        self.flush().await?;
+        // The row lock makes a concurrent write to the layer wait for this one to end,
+        // so `before` is the number no other write has moved since.
+        let before: Option<i64> =
+            sqlx::query_scalar("SELECT seq FROM ms4_changes WHERE layer = $1 FOR UPDATE")
+                .bind(layer.name())
+                .fetch_optional(&mut **self.tx())
+                .await?;
+        // Tells running servers (this process's and others') that the layer changed.
+        sqlx::query("SELECT ms4_bump($1)")
+            .bind(layer.name())
+            .execute(&mut **self.tx())
+            .await?;
+        let after: i64 = sqlx::query_scalar("SELECT seq FROM ms4_changes WHERE layer = $1")
+            .bind(layer.name())
+            .fetch_one(&mut **self.tx())
+            .await?;
+        Ok(super::LayerChange { before, after })
     }
 
     async fn begin_import(&mut self, req: &WriteRequest, at: &str) -> Result<i64> {
@@ -412,9 +495,22 @@ impl WriteTx for PgTx {
             .await?;
             self.index_dropped = true;
         }
+        let srid = self.srid;
+        if !self.was_empty {
+            let buf = tokio::task::spawn_blocking(move || {
+                encode_copy(layer, &features, srid, import_id)
+            })
+            .await
+            .map_err(|e| StoreError::Aborted(format!("encoding rows failed: {e}")))?;
+            self.insert_buf.push_str(&buf);
+            self.gathered_layer = Some(layer);
+            if self.insert_buf.len() > GATHER_BYTES {
+                self.copy_gathered().await?;
+            }
+            return Ok(());
+        }
         // Encode this chunk on another thread while the database takes the previous one:
         // the two overlap instead of taking turns.
-        let srid = self.srid;
         let next =
             tokio::task::spawn_blocking(move || encode_copy(layer, &features, srid, import_id));
         if self.copy.is_none() {
@@ -543,7 +639,6 @@ impl WriteTx for PgTx {
         import_id: i64,
         s: &WriteSummary,
         report: &serde_json::Value,
-        _extent: Option<Rect<f64>>,
         _at: &str,
     ) -> Result<()> {
         self.flush().await?;
@@ -567,11 +662,6 @@ impl WriteTx for PgTx {
         .bind(import_id)
         .execute(&mut **self.tx())
         .await?;
-        // Tells running servers (this process's and others') that the layer changed.
-        sqlx::query("SELECT ms4_bump($1)")
-            .bind(req.layer.name())
-            .execute(&mut **self.tx())
-            .await?;
         if self.index_dropped {
             sqlx::query(super::trusted(format!(
                 "CREATE INDEX {0}_geom_gist ON {0} USING GIST (geom)",
