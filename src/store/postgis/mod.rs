@@ -497,11 +497,10 @@ impl WriteTx for PgTx {
         }
         let srid = self.srid;
         if !self.was_empty {
-            let buf = tokio::task::spawn_blocking(move || {
-                encode_copy(layer, &features, srid, import_id)
-            })
-            .await
-            .map_err(|e| StoreError::Aborted(format!("encoding rows failed: {e}")))?;
+            let buf =
+                tokio::task::spawn_blocking(move || encode_copy(layer, &features, srid, import_id))
+                    .await
+                    .map_err(|e| StoreError::Aborted(format!("encoding rows failed: {e}")))?;
             self.insert_buf.push_str(&buf);
             self.gathered_layer = Some(layer);
             if self.insert_buf.len() > GATHER_BYTES {
