@@ -209,6 +209,7 @@ impl Store for PostgisStore {
                 was_empty: false,
                 gathered_layer: None,
                 index_dropped: false,
+                keys_dropped: None,
             }),
             req,
             rx,
@@ -330,7 +331,23 @@ struct PgTx {
     gathered_layer: Option<Layer>,
     /// The GiST index was dropped for a bulk load and must be rebuilt before commit.
     index_dropped: bool,
+    /// The key constraints (name, definition) dropped for a bulk load, to add again
+    /// before commit; `None` until the first insert decided.
+    keys_dropped: Option<Vec<(String, String)>>,
 }
+
+/// Up to this many rows a write sends as plain statements rather than a COPY.
+const FEW: usize = 16;
+
+/// A name from the catalogue as an SQL identifier.
+fn quoted(name: &str) -> String {
+    format!("\"{}\"", name.replace('"', "\"\""))
+}
+
+/// From how many features in a first chunk a load into an empty layer drops the key
+/// constraints to build their indexes once at the end: below it, the DDL costs more
+/// than it saves.
+const BULK_KEYS: usize = 1000;
 
 /// How many bytes of new rows a write to a layer that is not empty gathers per COPY:
 /// large enough that few COPYs pay their closing round trip, small enough to bound memory.
@@ -380,6 +397,14 @@ impl PgTx {
     /// Ends the COPY under way, if any, and takes the transaction back; writes the new
     /// rows gathered.
     async fn flush(&mut self) -> Result<()> {
+        self.end_stream().await?;
+        self.copy_gathered().await
+    }
+
+    /// Ends the COPY under way, if any, and takes the transaction back. The rows gathered
+    /// may wait: the statements run between chunks (reading, updating or deleting other
+    /// ids; the stream's ids are unique) never touch them.
+    async fn end_stream(&mut self) -> Result<()> {
         if let Some(CopyStream { chunks, task }) = self.copy.take() {
             drop(chunks);
             let (tx, result) = task
@@ -388,7 +413,88 @@ impl PgTx {
             self.tx = Some(tx);
             result?;
         }
-        self.copy_gathered().await
+        Ok(())
+    }
+
+    /// Inserts a few rows with plain statements (see `audit`).
+    async fn insert_few(
+        &mut self,
+        layer: Layer,
+        features: &[Feature],
+        import_id: i64,
+    ) -> Result<()> {
+        self.end_stream().await?;
+        self.write_rows(layer, features, import_id, true).await
+    }
+
+    /// Writes rows one statement each, every value bound as text and cast by the
+    /// statement: an UPDATE by id, or (`insert`) an INSERT of the same values.
+    async fn write_rows(
+        &mut self,
+        layer: Layer,
+        features: &[Feature],
+        import_id: i64,
+        insert: bool,
+    ) -> Result<()> {
+        let mut cols = Vec::new();
+        let mut exprs = Vec::new();
+        let mut n = 0;
+        let mut next = || {
+            n += 1;
+            n
+        };
+        if layer.geom_kind() != GeomKind::None {
+            cols.push("geom".to_string());
+            exprs.push(format!("ST_GeomFromEWKB(${})", next()));
+        }
+        for f in layer.fields() {
+            cols.push(f.name.to_string());
+            exprs.push(format!("${}::{}", next(), cast(f.ty)));
+        }
+        cols.push("extra".into());
+        exprs.push(format!("${}::jsonb", next()));
+        cols.push("import_id".into());
+        exprs.push(format!("${}", next()));
+        let id_param = next();
+        let sql = if insert {
+            format!(
+                "INSERT INTO {} ({}, {}) VALUES ({}, ${id_param})",
+                layer.name(),
+                cols.join(", "),
+                layer.id_field(),
+                exprs.join(", ")
+            )
+        } else {
+            let sets: Vec<String> = cols
+                .iter()
+                .zip(&exprs)
+                .map(|(c, e)| format!("{c} = {e}"))
+                .collect();
+            format!(
+                "UPDATE {} SET {} WHERE {} = ${id_param}",
+                layer.name(),
+                sets.join(", "),
+                layer.id_field()
+            )
+        };
+        for f in features {
+            let mut q = sqlx::query(super::trusted(sql.clone()));
+            if layer.geom_kind() != GeomKind::None {
+                q = q.bind(f.geom.as_ref().map(|g| wkb::to_ewkb(g, self.srid)));
+            }
+            for v in &f.values {
+                q = bind_value(q, v);
+            }
+            q = q
+                .bind(
+                    (!f.extra.is_empty())
+                        .then(|| serde_json::Value::Object(f.extra.clone()).to_string()),
+                )
+                .bind(import_id)
+                .bind(f.id.clone());
+            q.execute(&mut **self.tx()).await?;
+        }
+        Ok(())
     }
 
     /// Writes the new rows gathered in `insert_buf` with one COPY.
@@ -423,7 +529,7 @@ impl WriteTx for PgTx {
     }
 
     async fn existing(&mut self, layer: Layer, ids: &[String]) -> Result<super::LayerRows> {
-        self.flush().await?;
+        self.end_stream().await?;
         let rows = sqlx::query(super::trusted(format!(
             "SELECT {} FROM {} WHERE {} = ANY($1)",
             select_columns(layer),
@@ -495,7 +601,37 @@ impl WriteTx for PgTx {
             .await?;
             self.index_dropped = true;
         }
+        if self.keys_dropped.is_none() {
+            let mut dropped = Vec::new();
+            if self.was_empty && features.len() >= BULK_KEYS {
+                // Likewise the unique indexes behind the keys (the fid and the town's
+                // id): one sorted build at the end instead of a million insertions. The
+                // importer has made the ids unique; were they not, adding the key back
+                // fails the write, which rolls back whole.
+                let keys: Vec<(String, String)> = sqlx::query_as(
+                    "SELECT conname::text, pg_get_constraintdef(oid) FROM pg_constraint                      WHERE conrelid = $1::regclass AND contype IN ('p', 'u') ORDER BY conname",
+                )
+                .bind(layer.name())
+                .fetch_all(&mut **self.tx())
+                .await?;
+                for (name, _) in &keys {
+                    sqlx::query(super::trusted(format!(
+                        "ALTER TABLE {} DROP CONSTRAINT {}",
+                        layer.name(),
+                        quoted(name)
+                    )))
+                    .execute(&mut **self.tx())
+                    .await?;
+                }
+                dropped = keys;
+            }
+            self.keys_dropped = Some(dropped);
+        }
         let srid = self.srid;
+        if !self.was_empty && features.len() <= FEW {
+            // An inspection: a plain INSERT per row (see `audit`).
+            return self.insert_few(layer, &features, import_id).await;
+        }
         if !self.was_empty {
             let buf =
                 tokio::task::spawn_blocking(move || encode_copy(layer, &features, srid, import_id))
@@ -532,50 +668,12 @@ impl WriteTx for PgTx {
     }
 
     async fn update(&mut self, layer: Layer, features: &[Feature], import_id: i64) -> Result<()> {
-        self.flush().await?;
-        let mut sets = Vec::new();
-        let mut n = 0;
-        let mut next = || {
-            n += 1;
-            n
-        };
-        if layer.geom_kind() != GeomKind::None {
-            sets.push(format!("geom = ST_GeomFromEWKB(${})", next()));
-        }
-        for f in layer.fields() {
-            sets.push(format!("{} = ${}::{}", f.name, next(), cast(f.ty)));
-        }
-        sets.push(format!("extra = ${}::jsonb", next()));
-        sets.push(format!("import_id = ${}", next()));
-        let sql = format!(
-            "UPDATE {} SET {} WHERE {} = ${}",
-            layer.name(),
-            sets.join(", "),
-            layer.id_field(),
-            next()
-        );
-        for f in features {
-            let mut q = sqlx::query(super::trusted(sql.clone()));
-            if layer.geom_kind() != GeomKind::None {
-                q = q.bind(f.geom.as_ref().map(|g| wkb::to_ewkb(g, self.srid)));
-            }
-            for v in &f.values {
-                q = bind_value(q, v);
-            }
-            q = q
-                .bind(
-                    (!f.extra.is_empty())
-                        .then(|| serde_json::Value::Object(f.extra.clone()).to_string()),
-                )
-                .bind(import_id)
-                .bind(f.id.clone());
-            q.execute(&mut **self.tx()).await?;
-        }
-        Ok(())
+        self.end_stream().await?;
+        self.write_rows(layer, features, import_id, false).await
     }
 
     async fn delete(&mut self, layer: Layer, ids: &[String]) -> Result<()> {
-        self.flush().await?;
+        self.end_stream().await?;
         sqlx::query(super::trusted(format!(
             "DELETE FROM {} WHERE {} = ANY($1)",
             layer.name(),
@@ -595,6 +693,28 @@ impl WriteTx for PgTx {
         rows: Vec<AuditRow>,
     ) -> Result<()> {
         if rows.is_empty() {
+            return Ok(());
+        }
+        if rows.len() <= FEW {
+            // A few rows (an inspection's, the summary row): plain INSERTs, which go in
+            // one message each and so wait for no Nagle timer, as a COPY's end would.
+            self.end_stream().await?;
+            for r in rows {
+                sqlx::query(
+                    "INSERT INTO ms4_audit (at, actor, action, layer, feature_id, import_id, before, after) \
+                     VALUES ($1::timestamptz, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb)",
+                )
+                .bind(at)
+                .bind(&req.actor)
+                .bind(r.action)
+                .bind(req.layer.name())
+                .bind(r.feature_id)
+                .bind(import_id)
+                .bind(r.before.map(|v| v.to_string()))
+                .bind(r.after.map(|v| v.to_string()))
+                .execute(&mut **self.tx())
+                .await?;
+            }
             return Ok(());
         }
         // Gathered and copied once at the end (see `PgTx`): a million-row load writes a
@@ -669,6 +789,19 @@ impl WriteTx for PgTx {
             .execute(&mut **self.tx())
             .await?;
             self.index_dropped = false;
+        }
+        if let Some(keys) = self.keys_dropped.take().filter(|k| !k.is_empty()) {
+            let adds: Vec<String> = keys
+                .iter()
+                .map(|(name, def)| format!("ADD CONSTRAINT {} {def}", quoted(name)))
+                .collect();
+            sqlx::query(super::trusted(format!(
+                "ALTER TABLE {} {}",
+                req.layer.name(),
+                adds.join(", ")
+            )))
+            .execute(&mut **self.tx())
+            .await?;
         }
         Ok(())
     }
