@@ -5,9 +5,15 @@
 //! MS4_BENCH_PARCELS=100000 cargo bench --bench import
 //!
 //! PostGIS runs when MS4_TEST_PG names a server (scripts/test.sh's role works).
-//! Prints a Markdown table; BENCHMARKS.md records a run.
+//! Then, on the same stores: re-importing the full parcels layer (unchanged, and with one
+//! attribute changed), time and peak memory; and one inspection POST at a time with a
+//! million inspections stored (`MS4_BENCH_INSPECTIONS`). `MS4_BENCH_PARTS` picks some of
+//! `throughput,reimport,posts` (all by default).
+//! Prints Markdown tables; BENCHMARKS.md records a run.
 
 mod common;
+#[path = "import/history.rs"]
+mod history;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -271,6 +277,20 @@ fn main() {
         eprintln!("MS4_TEST_PG is not set: PostGIS is skipped");
     }
 
+    let parts =
+        std::env::var("MS4_BENCH_PARTS").unwrap_or_else(|_| "throughput,reimport,posts".into());
+    let part = |p: &str| parts.split(',').any(|x| x.trim() == p);
+    if part("reimport") && parcels > 0 {
+        let c = cases.last().expect("the parcels case");
+        history::reimport(&kinds, &c.path, c.features, work.path());
+    }
+    if part("posts") {
+        history::inspection_posts(&kinds, work.path());
+    }
+    if !part("throughput") {
+        return;
+    }
+    println!();
     println!("| source | features | target | ms4 import (s) | ms4 features/s | ogr2ogr (s) | ogr2ogr features/s | ms4 ÷ ogr2ogr speed |");
     println!("|---|---:|---|---:|---:|---:|---:|---:|");
     for c in &cases {

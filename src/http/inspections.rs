@@ -1,6 +1,6 @@
 //! Inspections: an inspector records one (`POST /api/inspections`); anyone who may read
 //! lists them per asset or per watershed. They feed "last inspection" and "overdue" in
-//! every answer, because a write here reloads the inspections layer of the snapshot.
+//! every answer, because a write here is applied to the snapshot as it commits.
 
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -196,22 +196,21 @@ async fn create(
     let snap = state.snapshot.current();
     let f = to_feature(&snap, n, &caller, chrono::Utc::now().date_naive())?;
     let json = inspection_json(&f);
-    let seen = state.store.generation().await?;
-    let summary = crate::store::write_all(
-        state.store.as_ref(),
-        WriteRequest {
-            layer: Layer::Inspections,
-            mode: WriteMode::Upsert,
-            actor: caller.subject.clone(),
-            source: "api".into(),
-        },
-        vec![f],
-        serde_json::json!({"source": "POST /api/inspections"}),
-    )
-    .await?;
-    state
+    // Written and applied to the snapshot in one step: one row compared, one feature
+    // added to the snapshot, however many inspections the registry holds.
+    let summary = state
         .snapshot
-        .reload_layer(state.store.as_ref(), Layer::Inspections, seen)
+        .write(
+            state.store.as_ref(),
+            WriteRequest {
+                layer: Layer::Inspections,
+                mode: WriteMode::Upsert,
+                actor: caller.subject.clone(),
+                source: "api".into(),
+            },
+            vec![f],
+            serde_json::json!({"source": "POST /api/inspections"}),
+        )
         .await?;
     let status = if summary.inserted == 1 {
         StatusCode::CREATED

@@ -306,7 +306,11 @@ impl Network {
                 .iter()
                 .map(move |f| (f, k))
         });
-        Network::build(structures, &snapshot.layer(Layer::Pipes).features, opts)
+        Network::build(
+            structures,
+            &snapshot.layer(Layer::Pipes).features.contiguous(),
+            opts,
+        )
     }
 
     /// The options the network was built with.

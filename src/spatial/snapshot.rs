@@ -1,11 +1,21 @@
 //! The snapshot: all layers in memory, one `rstar` R-tree per layer.
 //!
 //! Readers take an `Arc<Snapshot>` and keep it as long as they like; a committed write
-//! builds a whole new snapshot and swaps the pointer, so a reader never sees half of a
-//! write and never waits for one.
+//! builds a new snapshot and swaps the pointer, so a reader never sees half of a write
+//! and never waits for one. The new snapshot shares what the write did not touch: every
+//! other layer, and for a small write through [`SnapshotHandle::write`] (an inspection)
+//! every feature, id and derived entry of its own layer but the ones it changed, so its
+//! cost does not grow with the layer's history.
+
+mod features;
+mod sharded;
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
+
+pub use features::Features;
+use sharded::ShardedMap;
 
 use geo_types::Geometry;
 use rstar::primitives::{GeomWithData, Rectangle};
@@ -17,6 +27,7 @@ use crate::store::{LayerRows, RegistryMeta, Result, Store, UnreadableRow};
 /// The snapshot's R-tree node sizes: wider nodes than rstar's default (6), because the
 /// trees are bulk-loaded once and only read, and a nearby query over half a million
 /// structures is bound by how many nodes it visits, each one a cache miss.
+#[derive(Debug, Clone, Copy)]
 pub struct Nodes;
 
 impl rstar::RTreeParams for Nodes {
@@ -30,14 +41,23 @@ impl rstar::RTreeParams for Nodes {
 pub type Entry = GeomWithData<Rectangle<[f64; 2]>, usize>;
 
 /// One layer in memory.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct LayerIndex {
-    /// The features, ordered by id.
-    pub features: Vec<Feature>,
+    /// The features: as loaded, in id order, then those written through this server's
+    /// handle since, in the order written.
+    pub features: Features,
     /// Envelopes of the features that have a geometry.
-    pub tree: RTree<Entry, Nodes>,
+    pub tree: Arc<RTree<Entry, Nodes>>,
     /// Feature position by id.
-    pub by_id: HashMap<String, usize>,
+    by_id: ShardedMap<usize>,
+}
+
+fn entry(f: &Feature, i: usize) -> Option<Entry> {
+    let r = wkb::bounding_rect(f.geom.as_ref()?)?;
+    Some(GeomWithData::new(
+        Rectangle::from_corners([r.min().x, r.min().y], [r.max().x, r.max().y]),
+        i,
+    ))
 }
 
 impl LayerIndex {
@@ -46,13 +66,7 @@ impl LayerIndex {
         let entries: Vec<Entry> = features
             .iter()
             .enumerate()
-            .filter_map(|(i, f)| {
-                let r = wkb::bounding_rect(f.geom.as_ref()?)?;
-                Some(GeomWithData::new(
-                    Rectangle::from_corners([r.min().x, r.min().y], [r.max().x, r.max().y]),
-                    i,
-                ))
-            })
+            .filter_map(|(i, f)| entry(f, i))
             .collect();
         let by_id = features
             .iter()
@@ -60,8 +74,8 @@ impl LayerIndex {
             .map(|(i, f)| (f.id.clone(), i))
             .collect();
         LayerIndex {
-            features,
-            tree: RTree::bulk_load_with_params(entries),
+            features: Features::new(features),
+            tree: Arc::new(RTree::bulk_load_with_params(entries)),
             by_id,
         }
     }
@@ -69,6 +83,61 @@ impl LayerIndex {
     /// A feature by id.
     pub fn get(&self, id: &str) -> Option<&Feature> {
         self.by_id.get(id).map(|i| &self.features[*i])
+    }
+
+    /// This layer with features inserted or overwritten by id. New features are appended
+    /// and features added so are overwritten in place, copying one chunk of features and
+    /// one shard of ids; overwriting a feature as loaded rebuilds the layer from memory
+    /// (in id order again), which only a write that is not an addition pays.
+    pub fn with_upserts(&self, upserts: Vec<Feature>) -> LayerIndex {
+        let patches_loaded = upserts.iter().any(|f| {
+            self.by_id
+                .get(&f.id)
+                .is_some_and(|&i| self.features.in_base(i))
+        });
+        if patches_loaded {
+            let mut all = self.features.to_vec();
+            let mut added = Vec::new();
+            for f in upserts {
+                match self.by_id.get(&f.id) {
+                    Some(&i) => all[i] = f,
+                    None => added.push(f),
+                }
+            }
+            all.extend(added);
+            all.sort_by(|a, b| a.id.cmp(&b.id));
+            all.dedup_by(|b, a| a.id == b.id);
+            return LayerIndex::new(all);
+        }
+        let mut next = self.clone();
+        for f in upserts {
+            match next.by_id.get(&f.id).copied() {
+                Some(i) => {
+                    let new_entry = entry(&f, i);
+                    let old = next.features.replace_in_tail(i, f);
+                    let old_entry = old.as_ref().and_then(|o| entry(o, i));
+                    if old_entry != new_entry {
+                        let tree = Arc::make_mut(&mut next.tree);
+                        if let Some(e) = old_entry {
+                            tree.remove(&e);
+                        }
+                        if let Some(e) = new_entry {
+                            tree.insert(e);
+                        }
+                    }
+                }
+                None => {
+                    let id = f.id.clone();
+                    let e = entry(&f, next.features.len());
+                    let i = next.features.push(f);
+                    next.by_id.insert(id, i);
+                    if let Some(e) = e {
+                        Arc::make_mut(&mut next.tree).insert(e);
+                    }
+                }
+            }
+        }
+        next
     }
 
     /// Features whose envelope meets a rectangle `[minx, miny, maxx, maxy]`.
@@ -99,11 +168,11 @@ pub struct Snapshot {
     // snapshot that shares every other layer instead of reloading the registry.
     layers: HashMap<Layer, Arc<LayerIndex>>,
     /// The latest inspection date of each asset, derived once per snapshot because every
-    /// nearby answer and inspection list asks for it.
-    last_inspection: rustc_hash::FxHashMap<String, chrono::NaiveDate>,
+    /// nearby answer and inspection list asks for it (and kept up by each inspection).
+    last_inspection: ShardedMap<chrono::NaiveDate>,
     /// The pollutants each water is listed for, derived once: receiving-water answers ask
     /// for every water of every parcel.
-    pollutants: rustc_hash::FxHashMap<String, Vec<String>>,
+    pollutants: Arc<rustc_hash::FxHashMap<String, Vec<String>>>,
     /// Stored rows left out because they cannot be read, by layer (reported, not served).
     unreadable: HashMap<Layer, Arc<Vec<UnreadableRow>>>,
 }
@@ -143,37 +212,71 @@ impl Snapshot {
         layers: HashMap<Layer, Arc<LayerIndex>>,
         unreadable: HashMap<Layer, Arc<Vec<UnreadableRow>>>,
     ) -> Self {
-        let mut last_inspection: rustc_hash::FxHashMap<String, chrono::NaiveDate> =
-            Default::default();
-        for i in &layers[&Layer::Inspections].features {
-            let (Some(asset), crate::domain::Value::Date(d)) = (
-                i.get(Layer::Inspections, "asset_id").as_str(),
-                i.get(Layer::Inspections, "inspected_on"),
-            ) else {
-                continue;
-            };
-            let e = last_inspection.entry(asset.to_string()).or_insert(*d);
-            if *d > *e {
-                *e = *d;
-            }
+        Snapshot {
+            last_inspection: last_inspections(&layers[&Layer::Inspections]),
+            pollutants: Arc::new(pollutants_of(&layers[&Layer::Impairments])),
+            meta,
+            layers,
+            unreadable,
         }
-        let mut pollutants: rustc_hash::FxHashMap<String, Vec<String>> = Default::default();
-        for i in &layers[&Layer::Impairments].features {
-            if let (Some(w), Some(p)) = (
-                i.get(Layer::Impairments, "water_id").as_str(),
-                i.get(Layer::Impairments, "pollutant").as_str(),
-            ) {
-                let list = pollutants.entry(w.to_string()).or_default();
-                if !list.iter().any(|x| x == p) {
-                    list.push(p.to_string());
+    }
+
+    /// This snapshot with features of one layer inserted or overwritten by id (as a
+    /// committed upsert wrote them); everything else is shared (see
+    /// [`LayerIndex::with_upserts`]). What is derived from the layer follows: the last
+    /// inspection of each asset an inspection names, the pollutants of each water.
+    pub fn with_upserts(&self, layer: Layer, upserts: Vec<Feature>) -> Self {
+        let old = &self.layers[&layer];
+        let mut last_inspection = self.last_inspection.clone();
+        let mut recount = false;
+        if layer == Layer::Inspections {
+            for f in &upserts {
+                // An inspection moved to another asset or an earlier day may have been
+                // its asset's latest: count again (a POST never does this; its id is
+                // the asset, day and kind).
+                if old
+                    .get(&f.id)
+                    .is_some_and(|o| inspection_key(o) != inspection_key(f))
+                {
+                    recount = true;
+                }
+                if let Some((asset, day)) = inspection_key(f) {
+                    let e = last_inspection.entry_or_insert(asset, day);
+                    if day > *e {
+                        *e = day;
+                    }
                 }
             }
         }
-        for list in pollutants.values_mut() {
-            list.sort();
+        let mut unreadable = self.unreadable.clone();
+        if let Some(rows) = self.unreadable.get(&layer) {
+            // A row written again is readable now.
+            let written: std::collections::HashSet<&str> =
+                upserts.iter().map(|f| f.id.as_str()).collect();
+            let left: Vec<UnreadableRow> = rows
+                .iter()
+                .filter(|u| !u.id.as_deref().is_some_and(|id| written.contains(id)))
+                .cloned()
+                .collect();
+            if left.is_empty() {
+                unreadable.remove(&layer);
+            } else {
+                unreadable.insert(layer, Arc::new(left));
+            }
         }
+        let next = Arc::new(old.with_upserts(upserts));
+        if recount {
+            last_inspection = last_inspections(&next);
+        }
+        let pollutants = if layer == Layer::Impairments {
+            Arc::new(pollutants_of(&next))
+        } else {
+            self.pollutants.clone()
+        };
+        let mut layers = self.layers.clone();
+        layers.insert(layer, next);
         Snapshot {
-            meta,
+            meta: self.meta.clone(),
             layers,
             last_inspection,
             pollutants,
@@ -196,14 +299,30 @@ impl Snapshot {
     /// included; every other layer is shared.
     pub fn with_layer_rows(&self, layer: Layer, rows: LayerRows) -> Self {
         let mut layers = self.layers.clone();
-        layers.insert(layer, Arc::new(LayerIndex::new(rows.features)));
+        let index = Arc::new(LayerIndex::new(rows.features));
         let mut unreadable = self.unreadable.clone();
         if rows.unreadable.is_empty() {
             unreadable.remove(&layer);
         } else {
             unreadable.insert(layer, Arc::new(rows.unreadable));
         }
-        Self::from_indexes(self.meta.clone(), layers, unreadable)
+        // Only what is derived from this layer is derived again.
+        let last_inspection = match layer {
+            Layer::Inspections => last_inspections(&index),
+            _ => self.last_inspection.clone(),
+        };
+        let pollutants = match layer {
+            Layer::Impairments => Arc::new(pollutants_of(&index)),
+            _ => self.pollutants.clone(),
+        };
+        layers.insert(layer, index);
+        Snapshot {
+            meta: self.meta.clone(),
+            layers,
+            last_inspection,
+            pollutants,
+            unreadable,
+        }
     }
 
     /// Loads and indexes every layer of a store. Rows that cannot be read are left out,
@@ -252,6 +371,53 @@ impl Snapshot {
     }
 }
 
+/// The asset and day an inspection is of.
+fn inspection_key(i: &Feature) -> Option<(&str, chrono::NaiveDate)> {
+    match (
+        i.get(Layer::Inspections, "asset_id").as_str(),
+        i.get(Layer::Inspections, "inspected_on"),
+    ) {
+        (Some(asset), crate::domain::Value::Date(d)) => Some((asset, *d)),
+        _ => None,
+    }
+}
+
+fn last_inspections(inspections: &LayerIndex) -> ShardedMap<chrono::NaiveDate> {
+    let mut latest: rustc_hash::FxHashMap<&str, chrono::NaiveDate> = Default::default();
+    for i in &inspections.features {
+        let Some((asset, d)) = inspection_key(i) else {
+            continue;
+        };
+        let e = latest.entry(asset).or_insert(d);
+        if d > *e {
+            *e = d;
+        }
+    }
+    latest
+        .into_iter()
+        .map(|(a, d)| (a.to_string(), d))
+        .collect()
+}
+
+fn pollutants_of(impairments: &LayerIndex) -> rustc_hash::FxHashMap<String, Vec<String>> {
+    let mut pollutants: rustc_hash::FxHashMap<String, Vec<String>> = Default::default();
+    for i in &impairments.features {
+        if let (Some(w), Some(p)) = (
+            i.get(Layer::Impairments, "water_id").as_str(),
+            i.get(Layer::Impairments, "pollutant").as_str(),
+        ) {
+            let list = pollutants.entry(w.to_string()).or_default();
+            if !list.iter().any(|x| x == p) {
+                list.push(p.to_string());
+            }
+        }
+    }
+    for list in pollutants.values_mut() {
+        list.sort();
+    }
+    pollutants
+}
+
 fn log_unreadable(rows: &[UnreadableRow]) {
     for u in rows {
         tracing::warn!(
@@ -263,6 +429,10 @@ fn log_unreadable(rows: &[UnreadableRow]) {
     }
 }
 
+/// Up to this many features a write applies to the snapshot on the request's own
+/// thread; more go to a blocking thread.
+const INLINE_UPSERTS: usize = 2000;
+
 /// The current snapshot, shared by all readers.
 #[derive(Debug, Clone)]
 pub struct SnapshotHandle {
@@ -272,8 +442,11 @@ pub struct SnapshotHandle {
     seen: Arc<std::sync::Mutex<HashMap<Layer, i64>>>,
     // Held (across awaits, hence tokio's) from reading a layer to swapping the snapshot,
     // so two reloads of different layers cannot each start from the same snapshot and
-    // the second swap lose the first one's layer.
+    // the second swap lose the first one's layer; also held by a write through the
+    // handle from its commit's start to its swap, so writes apply in commit order.
     reloading: Arc<tokio::sync::Mutex<()>>,
+    // How many times a layer (or everything) was read whole from the store.
+    layer_reads: Arc<AtomicU64>,
 }
 
 impl SnapshotHandle {
@@ -283,7 +456,56 @@ impl SnapshotHandle {
             inner: Arc::new(RwLock::new(Arc::new(s))),
             seen: Arc::default(),
             reloading: Arc::default(),
+            layer_reads: Arc::default(),
         }
+    }
+
+    /// How many times this handle has read a layer whole from the store (a reload after
+    /// an import or an outside edit; a full reload counts once per layer). A write
+    /// through [`SnapshotHandle::write`] that was the only one since the snapshot adds
+    /// none: that is what keeps an inspection's cost from growing with the layer.
+    pub fn layer_reads(&self) -> u64 {
+        self.layer_reads.load(Ordering::Relaxed)
+    }
+
+    /// Writes features in one transaction and brings the snapshot up to it. When the
+    /// layer's change number shows the write was the only one since the snapshot's, an
+    /// upsert is applied to the snapshot from the features written (no read of the
+    /// layer); otherwise (a replace, or someone else wrote the layer meanwhile) the layer
+    /// is reloaded. A write that fails leaves the snapshot as it was.
+    pub async fn write(
+        &self,
+        store: &dyn Store,
+        req: crate::store::WriteRequest,
+        features: Vec<Feature>,
+        report: serde_json::Value,
+    ) -> Result<crate::store::WriteSummary> {
+        let _in_commit_order = self.reloading.lock().await;
+        let layer = req.layer;
+        let upsert = req.mode == crate::store::WriteMode::Upsert;
+        // Kept to apply after the commit; a copy, because the store takes its own.
+        let written = upsert.then(|| features.clone());
+        let summary = crate::store::write_all(store, req, features, report).await?;
+        let change = summary
+            .change
+            .expect("a committed write reports its change number");
+        let in_step = change.before == self.seen().get(&layer).copied();
+        match written {
+            Some(written) if in_step => {
+                let current = self.current();
+                let next = if written.len() <= INLINE_UPSERTS {
+                    current.with_upserts(layer, written)
+                } else {
+                    tokio::task::spawn_blocking(move || current.with_upserts(layer, written))
+                        .await
+                        .expect("indexing does not panic")
+                };
+                self.swap(next);
+                self.seen().insert(layer, change.after);
+            }
+            _ => self.reload_layer_locked(store, layer).await?,
+        }
+        Ok(summary)
     }
 
     /// Loads a first snapshot from a store, remembering the change numbers read before
@@ -347,8 +569,12 @@ impl SnapshotHandle {
                     v
                 };
                 for layer in stale {
-                    match handle.reload_layer(store.as_ref(), layer, 0).await {
-                        Ok(()) => tracing::info!(%layer, "layer changed in the store; reloaded"),
+                    match handle
+                        .reload_if_stale(store.as_ref(), layer, changes[&layer])
+                        .await
+                    {
+                        Ok(false) => {}
+                        Ok(true) => tracing::info!(%layer, "layer changed in the store; reloaded"),
                         Err(e) => {
                             tracing::warn!(%layer, error = %e, "reloading a layer failed; keeping the old one")
                         }
@@ -364,6 +590,24 @@ impl SnapshotHandle {
     /// (`_seen`, the generation before the write, is no longer needed.)
     pub async fn reload_layer(&self, store: &dyn Store, layer: Layer, _seen: i64) -> Result<()> {
         let _one_at_a_time = self.reloading.lock().await;
+        self.reload_layer_locked(store, layer).await
+    }
+
+    /// Reloads a layer the watcher saw at change number `number`, unless the snapshot
+    /// has reached that number meanwhile (a write through this handle, which the
+    /// watcher saw committed before the handle had applied it); returns whether it
+    /// reloaded.
+    async fn reload_if_stale(&self, store: &dyn Store, layer: Layer, number: i64) -> Result<bool> {
+        let _one_at_a_time = self.reloading.lock().await;
+        if self.seen().get(&layer) == Some(&number) {
+            return Ok(false);
+        }
+        self.reload_layer_locked(store, layer).await?;
+        Ok(true)
+    }
+
+    async fn reload_layer_locked(&self, store: &dyn Store, layer: Layer) -> Result<()> {
+        self.layer_reads.fetch_add(1, Ordering::Relaxed);
         let number = store.changes().await?.get(&layer).copied();
         let rows = store.read_layer(layer).await?;
         log_unreadable(&rows.unreadable);
@@ -381,6 +625,8 @@ impl SnapshotHandle {
     /// Rebuilds from the store and swaps the new snapshot in.
     pub async fn reload(&self, store: &dyn Store) -> Result<()> {
         let _one_at_a_time = self.reloading.lock().await;
+        self.layer_reads
+            .fetch_add(Layer::ALL.len() as u64, Ordering::Relaxed);
         let changes = store.changes().await?;
         let next = Snapshot::load(store).await?;
         self.swap(next);

@@ -802,7 +802,7 @@ mod tests {
         let mut s = town();
         let mut layers: HashMap<Layer, Vec<Feature>> = Layer::ALL
             .iter()
-            .map(|l| (*l, s.layer(*l).features.clone()))
+            .map(|l| (*l, s.layer(*l).features.to_vec()))
             .collect();
         layers.get_mut(&Layer::Impairments).unwrap().push(f(
             Layer::Impairments,

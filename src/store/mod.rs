@@ -108,6 +108,23 @@ pub struct WriteSummary {
     pub deleted: u64,
     /// Features written again with nothing changed.
     pub unchanged: u64,
+    /// Stored rows the write read to compare with what it carried: the rows of the ids
+    /// it wrote, not the layer (not part of the report: it tells how much work a write
+    /// did).
+    #[serde(skip)]
+    pub rows_compared: u64,
+    /// The layer's change number before and after the write, when it committed.
+    #[serde(skip)]
+    pub change: Option<LayerChange>,
+}
+
+/// A layer's change number around one write (see [`Store::changes`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LayerChange {
+    /// The number before the write, `None` when the layer had never been written.
+    pub before: Option<i64>,
+    /// The number the write gave it.
+    pub after: i64,
 }
 
 /// A stored row that cannot be read as a feature: a geometry blob or a value another

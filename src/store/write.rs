@@ -5,9 +5,10 @@ use async_trait::async_trait;
 use tokio::sync::mpsc;
 
 use super::audit::{feature_change, feature_json, same_feature};
+use rustc_hash::{FxHashMap, FxHashSet};
+
 use super::{Result, StoreError, WriteMode, WriteMsg, WriteRequest, WriteSummary};
-use crate::domain::{wkb, Feature, Layer};
-use geo_types::Rect;
+use crate::domain::{Feature, Layer};
 
 /// A pending audit row.
 pub(crate) struct AuditRow {
@@ -20,9 +21,16 @@ pub(crate) struct AuditRow {
 /// The primitive operations of one open transaction of a store.
 #[async_trait]
 pub(crate) trait WriteTx: Send {
-    /// Every feature of the layer as it stands inside the transaction, and the rows
-    /// that cannot be read (which the write overwrites or deletes like any other).
-    async fn existing(&mut self, layer: Layer) -> Result<super::LayerRows>;
+    /// Whether the layer holds no row at all inside the transaction (a first load: nothing
+    /// to compare, and a store may load it faster).
+    async fn layer_is_empty(&mut self, layer: Layer) -> Result<bool>;
+    /// The stored rows with these ids, as they stand inside the transaction, and those of
+    /// them that cannot be read (which the write overwrites like any other). Only the ids
+    /// a chunk carries are read, so a write costs what it carries, not what the layer holds.
+    async fn existing(&mut self, layer: Layer, ids: &[String]) -> Result<super::LayerRows>;
+    /// The id of every row of the layer (readable or not), for a replace to know what the
+    /// write did not carry.
+    async fn ids(&mut self, layer: Layer) -> Result<Vec<String>>;
     /// Starts the import record; returns its id.
     async fn begin_import(&mut self, req: &WriteRequest, at: &str) -> Result<i64>;
     /// Inserts new features.
@@ -39,14 +47,18 @@ pub(crate) trait WriteTx: Send {
         at: &str,
         rows: Vec<AuditRow>,
     ) -> Result<()>;
-    /// Completes the import record and the layer's catalogue entry (extent, last change).
+    /// Raises the layer's change number; returns it before (when the layer had one) and
+    /// after, read under the transaction's lock on it, so a server can tell whether this
+    /// write was the only one since its snapshot.
+    async fn bump(&mut self, layer: Layer) -> Result<super::LayerChange>;
+    /// Completes the import record and the layer's catalogue entry (extent, last change):
+    /// the extent is the stored layer's, read by the store.
     async fn finish_import(
         &mut self,
         req: &WriteRequest,
         import_id: i64,
         summary: &WriteSummary,
         report: &serde_json::Value,
-        extent: Option<Rect<f64>>,
         at: &str,
     ) -> Result<()>;
     /// Commits.
@@ -55,6 +67,11 @@ pub(crate) trait WriteTx: Send {
 
 /// Runs a write stream against an open transaction. Returning early (an error, an abort,
 /// a dropped sender) drops the transaction, which rolls it back.
+///
+/// Each chunk is compared with the stored rows of its own ids only, so re-importing a
+/// million features holds one chunk's rows at a time, and posting one inspection reads
+/// one row however long the layer's history. A replace also reads the layer's ids (not
+/// its rows), then the rows it deletes, for their audit.
 pub(crate) async fn run(
     mut tx: Box<dyn WriteTx>,
     req: WriteRequest,
@@ -62,26 +79,17 @@ pub(crate) async fn run(
 ) -> Result<WriteSummary> {
     let layer = req.layer;
     let at = super::now().to_rfc3339();
-    let read = tx.existing(layer).await?;
-    let mut existing: rustc_hash::FxHashMap<String, Feature> = read
-        .features
-        .into_iter()
-        .map(|f| (f.id.clone(), f))
-        .collect();
-    // Rows another program wrote that cannot be read: a write of the same id overwrites
-    // them (an update whose "before" is the reason), a replace deletes the rest. A row
-    // whose very id is unreadable cannot be matched and stays until someone fixes it.
-    let mut unreadable: rustc_hash::FxHashMap<String, String> = read
-        .unreadable
-        .into_iter()
-        .filter_map(|u| Some((u.id?, u.reason)))
-        .collect();
+    let empty = tx.layer_is_empty(layer).await?;
+    // The ids stored and not (yet) carried by the write: what a replace deletes.
+    let mut not_carried: Option<FxHashSet<String>> = match (req.mode, empty) {
+        (WriteMode::Replace, false) => Some(tx.ids(layer).await?.into_iter().collect()),
+        _ => None,
+    };
     let import_id = tx.begin_import(&req, &at).await?;
     let mut summary = WriteSummary {
         import_id,
         ..Default::default()
     };
-    let mut extent: Option<Rect<f64>> = None;
 
     let report = loop {
         let msg = rx
@@ -93,11 +101,33 @@ pub(crate) async fn run(
             WriteMsg::Commit { report } => break report,
             WriteMsg::Abort(why) => return Err(StoreError::Aborted(why)),
         };
+        let read = if empty || chunk.is_empty() {
+            super::LayerRows::default()
+        } else {
+            let ids: Vec<String> = chunk.iter().map(|f| f.id.clone()).collect();
+            tx.existing(layer, &ids).await?
+        };
+        summary.rows_compared += (read.features.len() + read.unreadable.len()) as u64;
+        let mut existing: FxHashMap<String, Feature> = read
+            .features
+            .into_iter()
+            .map(|f| (f.id.clone(), f))
+            .collect();
+        // Rows another program wrote that cannot be read: a write of the same id
+        // overwrites them (an update whose "before" is the reason). A row whose very id
+        // is unreadable cannot be matched and stays until someone fixes it.
+        let mut unreadable: FxHashMap<String, String> = read
+            .unreadable
+            .into_iter()
+            .filter_map(|u| Some((u.id?, u.reason)))
+            .collect();
         let mut inserts = Vec::with_capacity(chunk.len());
         let mut updates = Vec::new();
         let mut audit = Vec::with_capacity(chunk.len());
         for f in chunk {
-            extent = merge(extent, f.geom.as_ref().and_then(wkb::bounding_rect));
+            if let Some(left) = not_carried.as_mut() {
+                left.remove(&f.id);
+            }
             if let Some(reason) = unreadable.remove(&f.id) {
                 audit.push(AuditRow {
                     action: "update",
@@ -142,29 +172,35 @@ pub(crate) async fn run(
         tx.audit(&req, import_id, &at, audit).await?;
     };
 
-    // What is left in `existing` was not in this write.
-    if req.mode == WriteMode::Replace && !(existing.is_empty() && unreadable.is_empty()) {
-        let mut ids: Vec<String> = existing.keys().chain(unreadable.keys()).cloned().collect();
+    // What a replace did not carry is deleted, each row audited as it was.
+    if let Some(left) = not_carried.filter(|l| !l.is_empty()) {
+        let mut ids: Vec<String> = left.into_iter().collect();
         ids.sort();
-        let rows = ids
-            .iter()
-            .map(|id| AuditRow {
-                action: "delete",
-                feature_id: Some(id.clone()),
-                before: Some(match existing.get(id) {
-                    Some(f) => feature_json(layer, f),
-                    None => serde_json::json!({ "unreadable": unreadable[id] }),
-                }),
-                after: None,
-            })
-            .collect();
-        tx.delete(layer, &ids).await?;
-        tx.audit(&req, import_id, &at, rows).await?;
-        summary.deleted = ids.len() as u64;
-    } else {
-        for f in existing.values() {
-            extent = merge(extent, f.geom.as_ref().and_then(wkb::bounding_rect));
+        for chunk in ids.chunks(DELETE_CHUNK) {
+            let read = tx.existing(layer, chunk).await?;
+            let mut before: FxHashMap<String, serde_json::Value> = read
+                .features
+                .iter()
+                .map(|f| (f.id.clone(), feature_json(layer, f)))
+                .collect();
+            for u in read.unreadable {
+                if let Some(id) = u.id {
+                    before.insert(id, serde_json::json!({ "unreadable": u.reason }));
+                }
+            }
+            let rows = chunk
+                .iter()
+                .map(|id| AuditRow {
+                    action: "delete",
+                    feature_id: Some(id.clone()),
+                    before: before.remove(id),
+                    after: None,
+                })
+                .collect();
+            tx.delete(layer, chunk).await?;
+            tx.audit(&req, import_id, &at, rows).await?;
         }
+        summary.deleted = ids.len() as u64;
     }
     tx.audit(
         &req,
@@ -182,19 +218,12 @@ pub(crate) async fn run(
         }],
     )
     .await?;
-    tx.finish_import(&req, import_id, &summary, &report, extent, &at)
+    summary.change = Some(tx.bump(layer).await?);
+    tx.finish_import(&req, import_id, &summary, &report, &at)
         .await?;
     tx.commit().await?;
     Ok(summary)
 }
 
-fn merge(a: Option<Rect<f64>>, b: Option<Rect<f64>>) -> Option<Rect<f64>> {
-    match (a, b) {
-        (Some(a), Some(b)) => Some(Rect::new(
-            geo_types::coord! { x: a.min().x.min(b.min().x), y: a.min().y.min(b.min().y) },
-            geo_types::coord! { x: a.max().x.max(b.max().x), y: a.max().y.max(b.max().y) },
-        )),
-        (a, None) => a,
-        (None, b) => b,
-    }
-}
+/// How many deleted rows a replace reads back (for their audit) and deletes at a time.
+const DELETE_CHUNK: usize = 2000;

@@ -171,6 +171,16 @@ impl SqliteStore {
 }
 
 fn select_sql(layer: Layer) -> String {
+    format!(
+        "SELECT {} FROM {} ORDER BY {}",
+        select_columns(layer),
+        layer.name(),
+        layer.id_field()
+    )
+}
+
+/// The columns a row is read as (see `store::row::decode_feature`).
+fn select_columns(layer: Layer) -> String {
     let mut cols = vec![
         if layer.geom_kind() == GeomKind::None {
             "NULL".to_string()
@@ -181,12 +191,7 @@ fn select_sql(layer: Layer) -> String {
     ];
     cols.extend(layer.fields().iter().map(|f| f.name.to_string()));
     cols.push("extra".into());
-    format!(
-        "SELECT {} FROM {} ORDER BY {}",
-        cols.join(", "),
-        layer.name(),
-        layer.id_field()
-    )
+    cols.join(", ")
 }
 
 fn decode_rows(layer: Layer, rows: &[SqliteRow]) -> super::LayerRows {

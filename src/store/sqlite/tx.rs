@@ -2,13 +2,16 @@
 //! write engine (`store::write`) drives.
 
 use async_trait::async_trait;
-use geo_types::Rect;
-use sqlx::{Sqlite, Transaction};
+use sqlx::{Row, Sqlite, Transaction};
 
-use super::{bind_value, decode_rows, extra_text, select_sql, MAX_PARAMS};
+use super::{bind_value, decode_rows, extra_text, select_columns, MAX_PARAMS};
 use crate::domain::{wkb, Feature, GeomKind, Layer};
 use crate::store::write::{AuditRow, WriteTx};
-use crate::store::{LayerRows, Result, WriteRequest, WriteSummary};
+use crate::store::{LayerChange, LayerRows, Result, WriteRequest, WriteSummary};
+
+fn layer_is_spatial(layer: Layer) -> bool {
+    layer.geom_kind() != GeomKind::None
+}
 
 pub(super) struct SqliteTx {
     pub(super) tx: Transaction<'static, Sqlite>,
@@ -28,11 +31,71 @@ fn columns(layer: Layer) -> Vec<&'static str> {
 
 #[async_trait]
 impl WriteTx for SqliteTx {
-    async fn existing(&mut self, layer: Layer) -> Result<LayerRows> {
-        let rows = sqlx::query(crate::store::trusted(select_sql(layer)))
-            .fetch_all(&mut *self.tx)
+    async fn layer_is_empty(&mut self, layer: Layer) -> Result<bool> {
+        let (any,): (bool,) = sqlx::query_as(crate::store::trusted(format!(
+            "SELECT EXISTS (SELECT 1 FROM {})",
+            layer.name()
+        )))
+        .fetch_one(&mut *self.tx)
+        .await?;
+        Ok(!any)
+    }
+
+    async fn existing(&mut self, layer: Layer, ids: &[String]) -> Result<LayerRows> {
+        let mut out = LayerRows::default();
+        for chunk in ids.chunks(MAX_PARAMS) {
+            let sql = format!(
+                "SELECT {} FROM {} WHERE {} IN ({})",
+                select_columns(layer),
+                layer.name(),
+                layer.id_field(),
+                vec!["?"; chunk.len()].join(",")
+            );
+            let mut q = sqlx::query(crate::store::trusted(sql));
+            for id in chunk {
+                q = q.bind(id.as_str());
+            }
+            let rows = q.fetch_all(&mut *self.tx).await?;
+            let read = decode_rows(layer, &rows);
+            out.features.extend(read.features);
+            out.unreadable.extend(read.unreadable);
+        }
+        Ok(out)
+    }
+
+    async fn ids(&mut self, layer: Layer) -> Result<Vec<String>> {
+        let rows = sqlx::query(crate::store::trusted(format!(
+            "SELECT {} FROM {}",
+            layer.id_field(),
+            layer.name()
+        )))
+        .fetch_all(&mut *self.tx)
+        .await?;
+        // A row whose very id cannot be read cannot be named, so it stays (as before).
+        Ok(rows
+            .iter()
+            .filter_map(|r| r.try_get::<String, _>(0).ok())
+            .collect())
+    }
+
+    async fn bump(&mut self, layer: Layer) -> Result<LayerChange> {
+        // The transaction began IMMEDIATE: it holds the write lock, so no other writer
+        // can come between the two reads and the bump.
+        const SEQ: &str = "SELECT seq FROM ms4_changes WHERE layer = ?";
+        let before: Option<i64> = sqlx::query_scalar(SEQ)
+            .bind(layer.name())
+            .fetch_optional(&mut *self.tx)
             .await?;
-        Ok(decode_rows(layer, &rows))
+        sqlx::query(crate::store::trusted(crate::store::outside::sqlite_bump(
+            layer,
+        )))
+        .execute(&mut *self.tx)
+        .await?;
+        let after: i64 = sqlx::query_scalar(SEQ)
+            .bind(layer.name())
+            .fetch_one(&mut *self.tx)
+            .await?;
+        Ok(LayerChange { before, after })
     }
 
     async fn begin_import(&mut self, req: &WriteRequest, at: &str) -> Result<i64> {
@@ -162,7 +225,6 @@ impl WriteTx for SqliteTx {
         import_id: i64,
         s: &WriteSummary,
         report: &serde_json::Value,
-        extent: Option<Rect<f64>>,
         at: &str,
     ) -> Result<()> {
         sqlx::query(
@@ -177,15 +239,19 @@ impl WriteTx for SqliteTx {
         .bind(import_id)
         .execute(&mut *self.tx)
         .await?;
-        let (minx, miny, maxx, maxy) = match extent {
-            Some(r) => (
-                Some(r.min().x),
-                Some(r.min().y),
-                Some(r.max().x),
-                Some(r.max().y),
-            ),
-            None => (None, None, None, None),
-        };
+        // The layer's extent as it now stands, from its R-tree (kept by the GeoPackage
+        // triggers inside this transaction): no need to read the features.
+        let (minx, miny, maxx, maxy): (Option<f64>, Option<f64>, Option<f64>, Option<f64>) =
+            if layer_is_spatial(req.layer) {
+                sqlx::query_as(crate::store::trusted(format!(
+                    "SELECT min(minx), min(miny), max(maxx), max(maxy) FROM rtree_{}_geom",
+                    req.layer.name()
+                )))
+                .fetch_one(&mut *self.tx)
+                .await?
+            } else {
+                (None, None, None, None)
+            };
         // GeoPackage wants last_change as an ISO 8601 timestamp with milliseconds and Z.
         let stamp = chrono::DateTime::parse_from_rfc3339(at)
             .map(|t| t.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string())
@@ -199,12 +265,6 @@ impl WriteTx for SqliteTx {
             .bind(req.layer.name())
             .execute(&mut *self.tx)
             .await?;
-        // Tells running servers (this process's and others') that the layer changed.
-        sqlx::query(crate::store::trusted(crate::store::outside::sqlite_bump(
-            req.layer,
-        )))
-        .execute(&mut *self.tx)
-        .await?;
         Ok(())
     }
 
