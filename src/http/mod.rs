@@ -207,12 +207,26 @@ async fn not_found(uri: axum::http::Uri) -> HttpError {
     ))
 }
 
+/// How long `/health` waits for the database before calling it unreachable.
+const HEALTH_DB_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// Liveness and readiness. The process answers 200 whenever it serves at all, since
+/// reads go on from the snapshot while the database is away; `ready` and `database` say
+/// whether writes can be taken now, so a balancer can route writes (or page someone)
+/// without restarting a server that is still answering reads.
 async fn health(
     axum::extract::State(state): axum::extract::State<AppState>,
 ) -> Json<serde_json::Value> {
     let snap = state.snapshot.current();
+    let reachable = matches!(
+        tokio::time::timeout(HEALTH_DB_TIMEOUT, state.store.generation()).await,
+        Ok(Ok(_))
+    );
     Json(serde_json::json!({
         "status": "ok",
+        "ready": reachable,
+        "database": if reachable { "reachable" } else { "unreachable" },
+        "reads": "served from the in-memory snapshot",
         "store": state.store.kind(),
         "jurisdiction": snap.meta.jurisdiction,
         "crs": format!("EPSG:{}", snap.meta.srid),
