@@ -51,13 +51,20 @@ async fn soak_registry(data: &Path) -> String {
     let dir = data.join("soak");
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    for suffix in ["", "-wal", "-shm"] {
-        let from = data.join(format!("registry.gpkg{suffix}"));
-        if from.exists() {
-            std::fs::copy(&from, dir.join(format!("registry.gpkg{suffix}"))).unwrap();
-        }
-    }
-    format!("sqlite://{}", dir.join("registry.gpkg").display())
+    // SQLite's online backup: a consistent copy even while the pool just dropped is
+    // still closing its connections (copying the file and its -wal then can tear).
+    let to = dir.join("registry.gpkg");
+    let out = std::process::Command::new("sqlite3")
+        .arg(&gpkg)
+        .arg(format!(".backup '{}'", to.display()))
+        .output()
+        .expect("sqlite3 runs (scripts/setup.sh installs it)");
+    assert!(
+        out.status.success(),
+        "sqlite3 .backup: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    format!("sqlite://{}", to.display())
 }
 
 async fn ids(c: &reqwest::Client, url: &str, token: &str) -> Vec<String> {
