@@ -21,6 +21,10 @@ use crate::auth::{hash, Role, TokenRecord};
 /// How long a read trusts a token it checked.
 pub const READ_CACHE: Duration = Duration::from_secs(2);
 
+/// How long a read waits for the store to recheck a token it has seen before trusting it
+/// again (see `check`).
+pub const READ_RECHECK: Duration = Duration::from_millis(250);
+
 /// The caller of a request, put in the request's extensions by the access layers.
 #[derive(Debug, Clone)]
 pub struct Caller {
@@ -78,19 +82,42 @@ fn bearer(headers: &axum::http::HeaderMap) -> Result<Option<String>, HttpError> 
 
 async fn check(state: &AppState, token: &str, fresh: bool) -> Result<TokenRecord, HttpError> {
     let h = hash(token);
-    if !fresh {
+    let cached = if fresh {
+        None
+    } else {
         let seen = state.auth.seen.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some((t, at)) = seen.get(&h) {
-            if at.elapsed() < READ_CACHE && t.unusable(chrono::Utc::now()).is_none() {
-                return Ok(t.clone());
+        match seen.get(&h) {
+            Some((t, at)) if t.unusable(chrono::Utc::now()).is_none() => {
+                if at.elapsed() < READ_CACHE {
+                    return Ok(t.clone());
+                }
+                Some(t.clone())
             }
+            _ => None,
         }
-    }
-    let t = state
-        .store
-        .token_by_hash(&h)
-        .await?
-        .ok_or_else(|| HttpError::Unauthorized("Authorization: unknown token".into()))?;
+    };
+    let lookup = state.store.token_by_hash(&h);
+    let found = match cached {
+        None => lookup.await?,
+        // A read whose token was checked before goes on while the database is away or
+        // slow (the answer comes from the snapshot anyway): the store is asked for at
+        // most READ_RECHECK, and the token is trusted for another READ_CACHE if it does
+        // not answer. Writes always wait for the store, and get 503 without it.
+        Some(t) => match tokio::time::timeout(READ_RECHECK, lookup).await {
+            Ok(Ok(found)) => found,
+            Ok(Err(e)) if !super::error::unreachable(&e) => return Err(e.into()),
+            Ok(Err(_)) | Err(_) => {
+                state
+                    .auth
+                    .seen
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .insert(h, (t.clone(), Instant::now()));
+                return Ok(t);
+            }
+        },
+    };
+    let t = found.ok_or_else(|| HttpError::Unauthorized("Authorization: unknown token".into()))?;
     if let Some(why) = t.unusable(chrono::Utc::now()) {
         state
             .auth

@@ -60,7 +60,7 @@ impl From<crate::store::StoreError> for HttpError {
     fn from(e: crate::store::StoreError) -> Self {
         match busy(&e) {
             Some(message) => {
-                tracing::warn!(cause = %e, "store busy");
+                tracing::warn!(cause = %e, "store busy or unreachable");
                 HttpError::Unavailable {
                     message: message.into(),
                     retry_after: 5,
@@ -76,29 +76,49 @@ impl From<crate::store::StoreError> for HttpError {
 /// SQLite answers `SQLITE_BUSY` (5) or `SQLITE_LOCKED` (6) once its busy timeout has
 /// passed while another connection (QGIS, `sqlite3`, a second `ms4`) holds the write lock;
 /// PostgreSQL answers `55P03` (lock not available), `57014` (statement or lock timeout),
-/// `40001`/`40P01` (serialization failure, deadlock: retrying is the remedy), and a
-/// pool that cannot get a connection in time, or a server gone, is as transient.
+/// `40001`/`40P01` (serialization failure, deadlock: retrying is the remedy). A server
+/// gone or going away is as transient, and is said as such (see [`unreachable`]).
 pub fn busy(e: &crate::store::StoreError) -> Option<&'static str> {
     use crate::store::StoreError;
-    let StoreError::Db(db) = e else {
+    if unreachable(e) {
+        return Some(UNREACHABLE);
+    }
+    let StoreError::Db(sqlx::Error::Database(d)) = e else {
         return None;
     };
+    let code = d.code();
+    let code = code.as_deref().unwrap_or("");
+    // SQLite's extended codes keep the primary code in the low byte.
+    let sqlite_busy = code.parse::<i32>().is_ok_and(|c| matches!(c & 0xff, 5 | 6));
+    let pg_busy = matches!(code, "55P03" | "57014" | "40001" | "40P01");
+    let said = d.message().contains("database is locked");
+    (sqlite_busy || pg_busy || said).then_some(
+        "the registry is busy: another program holds its write lock; nothing was changed, retry shortly",
+    )
+}
+
+/// What a client is told when the database cannot be reached.
+pub const UNREACHABLE: &str =
+    "the registry's database is unreachable (or too slow to hand out a connection); nothing was changed, retry shortly";
+
+/// True when a store error means the database server cannot be reached: the pool found
+/// no connection in its acquire timeout (it retries a refused connection until then), a
+/// socket failed, or PostgreSQL said it is shutting down or refusing connections
+/// (`57P01`-`57P03`, class `08`). Reads go on from the snapshot; writes are refused with
+/// this, so a client knows to retry rather than to report a bug.
+pub fn unreachable(e: &crate::store::StoreError) -> bool {
+    use crate::store::StoreError;
+    let StoreError::Db(db) = e else {
+        return false;
+    };
     match db {
+        sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::Io(_) => true,
         sqlx::Error::Database(d) => {
             let code = d.code();
             let code = code.as_deref().unwrap_or("");
-            // SQLite's extended codes keep the primary code in the low byte.
-            let sqlite_busy = code.parse::<i32>().is_ok_and(|c| matches!(c & 0xff, 5 | 6));
-            let pg_busy = matches!(code, "55P03" | "57014" | "40001" | "40P01");
-            let said = d.message().contains("database is locked");
-            (sqlite_busy || pg_busy || said).then_some(
-                "the registry is busy: another program holds its write lock; nothing was changed, retry shortly",
-            )
+            matches!(code, "57P01" | "57P02" | "57P03") || code.starts_with("08")
         }
-        sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::Io(_) => Some(
-            "the registry's database is busy or unreachable; nothing was changed, retry shortly",
-        ),
-        _ => None,
+        _ => false,
     }
 }
 

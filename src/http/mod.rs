@@ -112,34 +112,54 @@ impl AppState {
     }
 }
 
-/// The drainage network of one snapshot, kept until the snapshot is replaced: building it
-/// for a county takes seconds, answering from it microseconds.
+/// The drainage network, kept until a layer it is built from changes: building it for a
+/// county takes seconds, answering from it microseconds. An inspection or a parcel edit
+/// makes a new snapshot that shares the structure and pipe layers with the old one, so
+/// the network is kept; rebuilding it on every inspection POST stalled every answer that
+/// needs it under steady writes.
 #[derive(Clone, Default)]
 pub struct NetworkCache {
-    // The snapshot it was built from (held weakly, so a replaced snapshot is freed) and
-    // the network. The lock is held while building, so two first requests build once.
+    // The snapshot it was built from (held, so its layers' addresses cannot be reused by
+    // newer layers while they are compared) and the network. The lock is held while
+    // building, so two first requests build once.
     inner: Arc<Mutex<Option<Built>>>,
 }
 
 /// A network and the snapshot it was built from.
-type Built = (std::sync::Weak<Snapshot>, Arc<Network>);
+type Built = (Arc<Snapshot>, Arc<Network>);
+
+/// The layers [`Network::from_snapshot`] reads.
+const NETWORK_LAYERS: [crate::domain::Layer; 4] = [
+    crate::domain::Layer::CatchBasins,
+    crate::domain::Layer::Manholes,
+    crate::domain::Layer::Outfalls,
+    crate::domain::Layer::Pipes,
+];
+
+/// Whether two snapshots hold the very same network layers (not equal copies: the same
+/// indexes, shared between them).
+fn same_network_layers(a: &Snapshot, b: &Snapshot) -> bool {
+    NETWORK_LAYERS
+        .iter()
+        .all(|l| std::ptr::eq(a.layer(*l), b.layer(*l)))
+}
 
 impl NetworkCache {
-    /// The network of `snap`, built with `build` unless the cache holds it already.
-    /// Blocking: call it from `spawn_blocking`.
+    /// The network of `snap`, built with `build` unless the cache holds one built from
+    /// the same network layers. Blocking: call it from `spawn_blocking`.
     pub fn get_or_build(
         &self,
         snap: &Arc<Snapshot>,
         build: impl FnOnce(&Snapshot) -> anyhow::Result<Network>,
     ) -> anyhow::Result<Arc<Network>> {
         let mut guard = self.inner.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some((weak, net)) = guard.as_ref() {
-            if weak.upgrade().is_some_and(|s| Arc::ptr_eq(&s, snap)) {
+        if let Some((built_from, net)) = guard.as_ref() {
+            if Arc::ptr_eq(built_from, snap) || same_network_layers(built_from, snap) {
                 return Ok(net.clone());
             }
         }
         let net = Arc::new(build(snap)?);
-        *guard = Some((Arc::downgrade(snap), net.clone()));
+        *guard = Some((snap.clone(), net.clone()));
         Ok(net)
     }
 }
@@ -207,12 +227,26 @@ async fn not_found(uri: axum::http::Uri) -> HttpError {
     ))
 }
 
+/// How long `/health` waits for the database before calling it unreachable.
+const HEALTH_DB_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// Liveness and readiness. The process answers 200 whenever it serves at all, since
+/// reads go on from the snapshot while the database is away; `ready` and `database` say
+/// whether writes can be taken now, so a balancer can route writes (or page someone)
+/// without restarting a server that is still answering reads.
 async fn health(
     axum::extract::State(state): axum::extract::State<AppState>,
 ) -> Json<serde_json::Value> {
     let snap = state.snapshot.current();
+    let reachable = matches!(
+        tokio::time::timeout(HEALTH_DB_TIMEOUT, state.store.generation()).await,
+        Ok(Ok(_))
+    );
     Json(serde_json::json!({
         "status": "ok",
+        "ready": reachable,
+        "database": if reachable { "reachable" } else { "unreachable" },
+        "reads": "served from the in-memory snapshot",
         "store": state.store.kind(),
         "jurisdiction": snap.meta.jurisdiction,
         "crs": format!("EPSG:{}", snap.meta.srid),

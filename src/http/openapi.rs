@@ -70,7 +70,7 @@ const PLACE: &[(&str, &str)] = &[("parcel", "a parcel id")];
 pub const ROUTES: &[Route] = &[
     r("get", "/", "Landing page (OGC API – Features)", &[], None, Access::Open),
     r("get", "/conformance", "Conformance classes", &[], None, Access::Open),
-    r("get", "/health", "Liveness, store kind, jurisdiction and CRS", &[], None, Access::Open),
+    r("get", "/health", "Liveness (200 while serving), readiness (`ready`, `database`: reachable or unreachable), store kind, jurisdiction and CRS", &[], None, Access::Open),
     r("get", "/api/openapi.json", "This document", &[], None, Access::Open),
     r("get", "/collections", "The registry's layers with extent and CRS list", &[], None, Access::Read),
     r("get", "/collections/{layer}", "One layer", &[], None, Access::Read),

@@ -193,7 +193,7 @@ async fn upload(
     let mut report = import::import(state.store.clone(), opts)
         .await
         .map_err(|e| match e {
-            ImportError::Store(s) => HttpError::Internal(s.to_string()),
+            ImportError::Store(s) => HttpError::from(s),
             // Everything else is about the file or the request: say so, by name, without the
             // server's temporary path.
             other => HttpError::Unprocessable(

@@ -27,6 +27,10 @@ use super::{
 use crate::auth::{NewToken, TokenRecord};
 use crate::domain::{wkb, FieldType, GeomKind, Layer};
 
+/// How long a request waits for a database connection before it is told the database
+/// is unreachable.
+pub const ACQUIRE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(3);
+
 /// A registry in a PostGIS database.
 pub struct PostgisStore {
     pool: PgPool,
@@ -37,7 +41,16 @@ pub struct PostgisStore {
 
 impl PostgisStore {
     async fn pool(url: &str) -> Result<PgPool> {
-        Ok(PgPoolOptions::new().max_connections(8).connect(url).await?)
+        // A request waits at most ACQUIRE_TIMEOUT for a connection: with the server gone
+        // the pool retries the refused connection until then, and the request gets a 503
+        // in seconds instead of sqlx's default 30. Idle connections are checked before
+        // use (sqlx's default), so after a restart the dead ones are replaced.
+        Ok(PgPoolOptions::new()
+            .max_connections(8)
+            .acquire_timeout(ACQUIRE_TIMEOUT)
+            .test_before_acquire(true)
+            .connect(url)
+            .await?)
     }
 
     /// Opens an existing registry database.
