@@ -455,3 +455,64 @@ async fn ogc_tiles_metadata_is_listed_and_matches_the_tiles() {
         assert!(doc["paths"][p]["get"].is_object(), "{p} in the OpenAPI document");
     }
 }
+
+#[tokio::test]
+async fn answers_with_places_come_as_geojson_in_crs84() {
+    let reg = demo_registry("sqlite", "north-castle-ny").await;
+    let server = serve(&reg.url, &["--public-read"]);
+    let c = reqwest::Client::new();
+    let base = &server.base;
+    let (id, _, _, lon, lat) = first_outfall(&c, base).await;
+    let q = format!("lon={lon}&lat={lat}&radius=2000ft");
+    let json = get_json(&c, &format!("{base}/api/nearby?{q}")).await;
+    let r = c.get(format!("{base}/api/nearby?{q}&f=geojson")).send().await.unwrap();
+    assert_eq!(r.status(), 200);
+    assert_eq!(r.headers()["content-type"], "application/geo+json");
+    let fc: serde_json::Value = r.json().await.unwrap();
+    let by_accept: serde_json::Value = c
+        .get(format!("{base}/api/nearby?{q}"))
+        .header("accept", "application/geo+json")
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(fc, by_accept);
+    assert_eq!(fc["type"], "FeatureCollection");
+    let feats = fc["features"].as_array().unwrap();
+    let facilities = json["facilities"].as_array().unwrap();
+    assert_eq!(feats.len(), facilities.len());
+    assert!(!feats.is_empty());
+    // The nearest is the outfall asked about, at the position the OGC API gives it, with
+    // the answer's distance as a property.
+    assert_eq!(feats[0]["properties"]["id"], id.as_str());
+    assert_eq!(feats[0]["properties"]["distance"], facilities[0]["distance"]);
+    let co = &feats[0]["geometry"]["coordinates"];
+    assert!((co[0].as_f64().unwrap() - lon).abs() < 1e-7 && (co[1].as_f64().unwrap() - lat).abs() < 1e-7, "{co}");
+    for (f, a) in feats.iter().zip(facilities) {
+        assert_eq!(f["properties"]["id"], a["id"]);
+        let mut first = &f["geometry"]["coordinates"];
+        while first[0].is_array() {
+            first = &first[0];
+        }
+        let (x, y) = (first[0].as_f64().unwrap(), first[1].as_f64().unwrap());
+        assert!((-73.9..-73.5).contains(&x) && (41.0..41.3).contains(&y), "CRS84: {x} {y}");
+    }
+
+    // Every connection judged: a feature per connection, with its finding.
+    let ill: serde_json::Value = get_json(&c, &format!("{base}/api/illicit?status=illicit,needs_review,ok,not_covered&f=geojson")).await;
+    let plain = get_json(&c, &format!("{base}/api/illicit?status=illicit,needs_review,ok,not_covered")).await;
+    let n = plain["connections"].as_array().unwrap().len();
+    assert!(n > 0);
+    assert_eq!(ill["features"].as_array().unwrap().len(), n);
+    assert!(ill["features"][0]["properties"]["finding"]["result"].is_string());
+    assert_eq!(ill["answer"]["jurisdiction"], "north-castle-ny");
+    let smps = get_json(&c, &format!("{base}/api/smps-without-easement?all=true&f=geojson")).await;
+    assert_eq!(smps["features"][0]["properties"]["layer"], "smps");
+    // A format that is not one is a 400 naming f.
+    let r = c.get(format!("{base}/api/nearby?{q}&f=kml")).send().await.unwrap();
+    assert_eq!(r.status(), 400);
+    let e: serde_json::Value = r.json().await.unwrap();
+    assert!(e["error"].as_str().unwrap().starts_with("f:"), "{e}");
+}

@@ -6,6 +6,7 @@ pub mod auth;
 mod error;
 mod extent;
 mod extract;
+mod geo_answers;
 mod geojson;
 mod inspections;
 mod limits;
@@ -164,7 +165,12 @@ impl NetworkCache {
 pub fn app(state: AppState) -> Router {
     let reads = ogc::router()
         .merge(tiles::router())
-        .nest("/api", api::router().merge(inspections::read_router()))
+        .nest(
+            "/api",
+            api::router()
+                .layer(from_fn_with_state(state.clone(), geo_answers::convert))
+                .merge(inspections::read_router()),
+        )
         .route_layer(from_fn_with_state(state.clone(), auth::read));
     let analyst = Router::new()
         .nest("/api", upload::router())
