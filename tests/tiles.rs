@@ -516,3 +516,46 @@ async fn answers_with_places_come_as_geojson_in_crs84() {
     let e: serde_json::Value = r.json().await.unwrap();
     assert!(e["error"].as_str().unwrap().starts_with("f:"), "{e}");
 }
+
+/// The tile-size bound on a synthetic town of 30,000 parcels (the county's density: the
+/// generator's lots and streets do not change with its size), rendered in process: every
+/// tile over it from zoom 0 to 17. The county itself is measured by `cargo bench --bench
+/// tiles`, which reports its largest tile.
+#[test]
+fn no_tile_of_a_synthetic_town_is_over_500_kb() {
+    use ms4::tiles::{self, TileId, TileLayer, TILE_LAYERS};
+    let opts = ms4::synth::SynthOptions::new(30_000, 7);
+    let layers = ms4::synth::generate(&opts).into_iter().collect();
+    let meta = ms4::import::crs::registry_meta("north-castle-ny", 2260).unwrap();
+    let snap = std::sync::Arc::new(ms4::spatial::Snapshot::from_features(meta, layers));
+    let profile = ms4::rules::Profile::builtin("north-castle-ny").unwrap();
+    let net = std::sync::Arc::new(ms4::answer::build_network(&snap, &profile));
+    let source = || Ok(net.clone());
+    let state = tiles::Tiles::default();
+    let all: Vec<&'static TileLayer> = TILE_LAYERS.iter().collect();
+    let e = snap.layer(ms4::domain::Layer::Parcels).extent().unwrap();
+    let rp = ms4::import::crs::Reprojector::new(2260, 3857).unwrap();
+    let (x0, y0) = rp.point(e[0], e[1]).unwrap();
+    let (x1, y1) = rp.point(e[2], e[3]).unwrap();
+    let today = chrono::Local::now().date_naive();
+    let (mut largest, mut at, mut count, mut with_parcels) = (0usize, None, 0, 0);
+    for z in 0..=17u8 {
+        let (tx0, ty0, tx1, ty1) = TileId::range(z, [x0, y0, x1, y1]);
+        for x in tx0..=tx1 {
+            for y in ty0..=ty1 {
+                let t = TileId { z, x, y };
+                let b = tiles::render(&state, &snap, &profile, &source, &all, t, today).unwrap();
+                count += 1;
+                if z >= 14 && b.windows(7).any(|w| w == b"parcels") {
+                    with_parcels += 1;
+                }
+                if b.len() > largest {
+                    (largest, at) = (b.len(), Some(t));
+                }
+            }
+        }
+    }
+    eprintln!("{count} tiles; largest {} KB at {at:?}", largest / 1024);
+    assert!(with_parcels > 10, "parcels drawn from zoom 14");
+    assert!(largest <= 500 * 1024, "tile {at:?} is {} KB", largest / 1024);
+}

@@ -270,3 +270,53 @@ pub fn layer(
         extent: Some(EXTENT),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use geo::Area;
+    use geo_types::wkt;
+
+    fn frame() -> Frame {
+        Frame { minx: 0.0, maxy: 4096.0, k: 1.0 }
+    }
+
+    #[test]
+    fn polygons_are_clipped_to_the_buffer_and_wound_as_mvt_wants() {
+        // A square from the tile's middle to well past its right edge, in metres = units.
+        let g: Geometry<f64> = wkt!(POLYGON((2000. 1000.,9000. 1000.,9000. 3000.,2000. 3000.,2000. 1000.))).into();
+        let mut out = Vec::new();
+        in_tile(&g, &frame(), &mut out);
+        let Geometry::Polygon(p) = &out[0] else { panic!("{out:?}") };
+        assert!(p.is_valid());
+        let xs: Vec<f64> = p.exterior().0.iter().map(|c| c.x).collect();
+        assert_eq!(xs.iter().cloned().fold(f64::MIN, f64::max), EXTENT as f64 + BUFFER);
+        // Positive area in tile coordinates (y down): MVT's exterior ring.
+        assert!(p.signed_area() > 0.0);
+    }
+
+    #[test]
+    fn a_polygon_under_a_unit_disappears_instead_of_turning_invalid() {
+        let g: Geometry<f64> = wkt!(POLYGON((10. 10.,10.3 10.,10.3 10.2,10. 10.2,10. 10.))).into();
+        let mut out = Vec::new();
+        in_tile(&g, &frame(), &mut out);
+        assert!(out.is_empty(), "{out:?}");
+        // A sliver: snapping squashes it to a line, which is dropped, never sent invalid.
+        let g: Geometry<f64> = wkt!(POLYGON((10. 10.,500. 10.,500. 10.4,10. 10.4,10. 10.))).into();
+        let mut out = Vec::new();
+        in_tile(&g, &frame(), &mut out);
+        for o in &out {
+            assert!(o.is_valid(), "{o:?}");
+        }
+    }
+
+    #[test]
+    fn lines_crossing_the_edge_are_cut_at_the_buffer() {
+        let g: Geometry<f64> = wkt!(LINESTRING(100. 100.,8000. 100.)).into();
+        let mut out = Vec::new();
+        in_tile(&g, &frame(), &mut out);
+        let Geometry::LineString(l) = &out[0] else { panic!("{out:?}") };
+        assert_eq!(l.0.last().unwrap().x, EXTENT as f64 + BUFFER);
+        assert_eq!(l.0[0].y, 4096.0 - 100.0);
+    }
+}
