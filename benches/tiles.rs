@@ -105,7 +105,10 @@ async fn run() {
     let snap = Arc::new(Snapshot::load(sqlite.as_ref()).await.unwrap());
     let profile = ms4::rules::Profile::builtin(&snap.meta.jurisdiction).unwrap();
     let list = tile_list(&snap);
-    eprintln!("{} tiles z12-z16 over a {SAMPLE_M} m square at the county's centre", list.len());
+    eprintln!(
+        "{} tiles z12-z16 over a {SAMPLE_M} m square at the county's centre",
+        list.len()
+    );
 
     // ms4 in process: every tile of the list, all the style's layers.
     let state = tiles::Tiles::default();
@@ -164,13 +167,14 @@ async fn run() {
         for round in 0..2 {
             for tile in &list {
                 let t = Instant::now();
-                let (b,): (Vec<u8>,) = sqlx::query_as(sqlx::AssertSqlSafe(sql[tile.z as usize].clone()))
-                    .bind(tile.z as i32)
-                    .bind(tile.x as i32)
-                    .bind(tile.y as i32)
-                    .fetch_one(&pool)
-                    .await
-                    .unwrap();
+                let (b,): (Vec<u8>,) =
+                    sqlx::query_as(sqlx::AssertSqlSafe(sql[tile.z as usize].clone()))
+                        .bind(tile.z as i32)
+                        .bind(tile.x as i32)
+                        .bind(tile.y as i32)
+                        .fetch_one(&pool)
+                        .await
+                        .unwrap();
                 // The first round warms PostgreSQL's cache and plans; the second is timed.
                 if round == 1 {
                     theirs.push(t.elapsed().as_secs_f64() * 1000.0);
@@ -228,8 +232,15 @@ async fn run() {
     let outfalls = &snap.layer(Layer::Outfalls).features;
     let rp = ms4::import::crs::Reprojector::new(snap.meta.srid, 3857).unwrap();
     let mut seen_ms = Vec::new();
-    for (k, of) in outfalls.iter().step_by(outfalls.len().max(5) / 5).take(5).enumerate() {
-        let geo_types::Geometry::Point(p) = of.geom.clone().unwrap() else { continue };
+    for (k, of) in outfalls
+        .iter()
+        .step_by(outfalls.len().max(5) / 5)
+        .take(5)
+        .enumerate()
+    {
+        let geo_types::Geometry::Point(p) = of.geom.clone().unwrap() else {
+            continue;
+        };
         let (mx, my) = rp.point(p.x(), p.y()).unwrap();
         let (x, y, _, _) = TileId::range(16, [mx, my, mx, my]);
         let day = today - chrono::Duration::days(k as i64);
@@ -265,16 +276,23 @@ async fn run() {
         seen_ms.iter().cloned().fold(0.0, f64::max),
         seen_ms.len()
     );
-    println!("{parcels} parcels; {} tiles; the machine: see BENCHMARKS.md", list.len());
+    println!(
+        "{parcels} parcels; {} tiles; the machine: see BENCHMARKS.md",
+        list.len()
+    );
 }
 
 /// Whether an outfalls tile has the feature `id` with `last_screening` = `result`.
 fn shows(bytes: &[u8], id: &str, result: &str) -> bool {
     use geozero::mvt::{Message, Tile};
-    let Ok(tile) = Tile::decode(bytes) else { return false };
+    let Ok(tile) = Tile::decode(bytes) else {
+        return false;
+    };
     tile.layers.iter().any(|l| {
         let key = |k: &str| l.keys.iter().position(|x| x == k);
-        let (Some(ki), Some(ks)) = (key("id"), key("last_screening")) else { return false };
+        let (Some(ki), Some(ks)) = (key("id"), key("last_screening")) else {
+            return false;
+        };
         l.features.iter().any(|f| {
             let tag = |k: usize| {
                 f.tags

@@ -89,8 +89,12 @@ fn cors_origin(s: &str) -> anyhow::Result<String> {
 fn basemap_url(s: &str) -> anyhow::Result<String> {
     let u = url::Url::parse(&s.replace(['{', '}'], ""))
         .map_err(|e| anyhow::anyhow!("--basemap-url: {s:?} is not a URL ({e})"))?;
-    if !matches!(u.scheme(), "http" | "https") || !["{z}", "{x}", "{y}"].iter().all(|p| s.contains(p)) {
-        anyhow::bail!("--basemap-url: {s:?} must be an http(s) URL template with {{z}}, {{x}} and {{y}}");
+    if !matches!(u.scheme(), "http" | "https")
+        || !["{z}", "{x}", "{y}"].iter().all(|p| s.contains(p))
+    {
+        anyhow::bail!(
+            "--basemap-url: {s:?} must be an http(s) URL template with {{z}}, {{x}} and {{y}}"
+        );
     }
     Ok(s.to_string())
 }
@@ -181,8 +185,14 @@ mod tests {
 
     #[test]
     fn cors_origins_are_origins_and_basemaps_templates() {
-        assert_eq!(cors_origin("https://maps.town.example").unwrap(), "https://maps.town.example");
-        assert_eq!(cors_origin("http://localhost:5173/").unwrap(), "http://localhost:5173");
+        assert_eq!(
+            cors_origin("https://maps.town.example").unwrap(),
+            "https://maps.town.example"
+        );
+        assert_eq!(
+            cors_origin("http://localhost:5173/").unwrap(),
+            "http://localhost:5173"
+        );
         assert!(cors_origin("https://maps.town.example/page").is_err());
         assert!(cors_origin("maps.town.example").is_err());
         assert!(basemap_url("https://gis.town.example/b/{z}/{x}/{y}.png").is_ok());

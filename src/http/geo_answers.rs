@@ -50,15 +50,27 @@ fn wants_geojson(req: &mut Request) -> Result<bool, HttpError> {
         }
     };
     let path = req.uri().path().to_string();
-    let pq = if kept.is_empty() { path } else { format!("{path}?{}", kept.join("&")) };
+    let pq = if kept.is_empty() {
+        path
+    } else {
+        format!("{path}?{}", kept.join("&"))
+    };
     let mut parts = req.uri().clone().into_parts();
-    parts.path_and_query = Some(pq.parse().map_err(|_| HttpError::BadRequest("bad query".into()))?);
-    *req.uri_mut() = Uri::from_parts(parts).map_err(|_| HttpError::BadRequest("bad query".into()))?;
+    parts.path_and_query = Some(
+        pq.parse()
+            .map_err(|_| HttpError::BadRequest("bad query".into()))?,
+    );
+    *req.uri_mut() =
+        Uri::from_parts(parts).map_err(|_| HttpError::BadRequest("bad query".into()))?;
     Ok(geo)
 }
 
 /// Middleware on the `/api` answers: turns a JSON answer into GeoJSON when asked.
-pub(super) async fn convert(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
+pub(super) async fn convert(
+    State(state): State<AppState>,
+    mut req: Request,
+    next: Next,
+) -> Response {
     let geo = match wants_geojson(&mut req) {
         Ok(g) => g,
         Err(e) => return e.into_response(),
@@ -78,7 +90,10 @@ pub(super) async fn convert(State(state): State<AppState>, mut req: Request, nex
     let fc = tokio::task::spawn_blocking(move || collection(&snap, answer)).await;
     match fc {
         Ok(Ok(v)) => (
-            [(header::CONTENT_TYPE, HeaderValue::from_static("application/geo+json"))],
+            [(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/geo+json"),
+            )],
             v.to_string(),
         )
             .into_response(),
@@ -93,7 +108,16 @@ const KEYS: &[(&str, &[Layer])] = &[
     ("smp_id", &[Layer::Smps]),
     ("record_id", &[Layer::ConnectionRecords]),
     ("easement_id", &[Layer::Easements]),
-    ("asset_id", &[Layer::Outfalls, Layer::CatchBasins, Layer::Manholes, Layer::Pipes, Layer::Smps]),
+    (
+        "asset_id",
+        &[
+            Layer::Outfalls,
+            Layer::CatchBasins,
+            Layer::Manholes,
+            Layer::Pipes,
+            Layer::Smps,
+        ],
+    ),
     ("outfall", &[Layer::Outfalls]),
     ("parcel_id", &[Layer::Parcels]),
     ("watershed_id", &[Layer::Watersheds]),
@@ -102,8 +126,14 @@ const KEYS: &[(&str, &[Layer])] = &[
 ];
 
 /// The place an answer object is about: its layer and id, if it has a geometry.
-fn place<'a>(snap: &'a Snapshot, o: &Map<String, Value>) -> Option<(Layer, &'a geo_types::Geometry<f64>)> {
-    if let (Some(l), Some(id)) = (o.get("layer").and_then(Value::as_str), o.get("id").and_then(Value::as_str)) {
+fn place<'a>(
+    snap: &'a Snapshot,
+    o: &Map<String, Value>,
+) -> Option<(Layer, &'a geo_types::Geometry<f64>)> {
+    if let (Some(l), Some(id)) = (
+        o.get("layer").and_then(Value::as_str),
+        o.get("id").and_then(Value::as_str),
+    ) {
         if let Ok(l) = l.parse::<Layer>() {
             if let Some(g) = snap.geometry(l, id) {
                 return Some((l, g));
@@ -111,7 +141,9 @@ fn place<'a>(snap: &'a Snapshot, o: &Map<String, Value>) -> Option<(Layer, &'a g
         }
     }
     for (key, layers) in KEYS {
-        let Some(id) = o.get(*key).and_then(Value::as_str) else { continue };
+        let Some(id) = o.get(*key).and_then(Value::as_str) else {
+            continue;
+        };
         for l in *layers {
             if let Some(g) = snap.geometry(*l, id) {
                 return Some((*l, g));
@@ -121,7 +153,11 @@ fn place<'a>(snap: &'a Snapshot, o: &Map<String, Value>) -> Option<(Layer, &'a g
     None
 }
 
-fn walk(snap: &Snapshot, v: &Value, out: &mut Vec<(Layer, geo_types::Geometry<f64>, Map<String, Value>)>) {
+fn walk(
+    snap: &Snapshot,
+    v: &Value,
+    out: &mut Vec<(Layer, geo_types::Geometry<f64>, Map<String, Value>)>,
+) {
     match v {
         Value::Object(o) => {
             if let Some((l, g)) = place(snap, o) {
@@ -147,7 +183,10 @@ pub fn collection(snap: &Snapshot, answer: Value) -> anyhow::Result<Value> {
     for (layer, g, mut props) in found {
         let g84 = rp.apply(&g)?;
         props.insert("layer".into(), layer.name().into());
-        let id = props.get("id").cloned().or_else(|| props.get(layer.id_field()).cloned());
+        let id = props
+            .get("id")
+            .cloned()
+            .or_else(|| props.get(layer.id_field()).cloned());
         let mut f = serde_json::json!({
             "type": "Feature",
             "geometry": serde_json::to_value(geojson::Geometry::from(&g84))?,

@@ -32,7 +32,14 @@ fn points() -> Value {
     json!(["==", ["geometry-type"], "Point"])
 }
 
-fn layer(id: &str, ty: &str, source_layer: &str, minzoom: u8, paint: Value, filter: Option<Value>) -> Value {
+fn layer(
+    id: &str,
+    ty: &str,
+    source_layer: &str,
+    minzoom: u8,
+    paint: Value,
+    filter: Option<Value>,
+) -> Value {
     let mut l = json!({
         "id": id, "type": ty, "source": "ms4", "source-layer": source_layer,
         "minzoom": minzoom, "paint": paint,
@@ -53,16 +60,43 @@ pub fn document(base: &str, basemap: Option<&str>) -> Value {
     let mut sources = json!({
         "ms4": {"type": "vector", "url": format!("{base}/tiles.json")},
     });
-    let mut layers = vec![json!({"id": "background", "type": "background", "paint": {"background-color": "#f4f1ea"}})];
+    let mut layers = vec![
+        json!({"id": "background", "type": "background", "paint": {"background-color": "#f4f1ea"}}),
+    ];
     if let Some(url) = basemap {
         sources["basemap"] = json!({"type": "raster", "tiles": [url], "tileSize": 256});
         layers.push(json!({"id": "basemap", "type": "raster", "source": "basemap"}));
     }
-    let finding = json!(["match", ["get", "finding"],
-        "illicit", "#d7191c", "needs_review", "#fdae61", "ok", "#1a9641", "#888888"]);
-    let easement = json!(["match", ["get", "easement"],
-        "missing", "#d7191c", "needs_review", "#fdae61", "covered", "#1a9641", "town_owned", "#2b83ba", "#888888"]);
-    let overdue = json!(["case", ["==", ["get", "overdue"], true], "#d7191c", "#2b83ba"]);
+    let finding = json!([
+        "match",
+        ["get", "finding"],
+        "illicit",
+        "#d7191c",
+        "needs_review",
+        "#fdae61",
+        "ok",
+        "#1a9641",
+        "#888888"
+    ]);
+    let easement = json!([
+        "match",
+        ["get", "easement"],
+        "missing",
+        "#d7191c",
+        "needs_review",
+        "#fdae61",
+        "covered",
+        "#1a9641",
+        "town_owned",
+        "#2b83ba",
+        "#888888"
+    ]);
+    let overdue = json!([
+        "case",
+        ["==", ["get", "overdue"], true],
+        "#d7191c",
+        "#2b83ba"
+    ]);
     layers.extend([
         layer("watersheds-fill", "fill", "watersheds", m("watersheds"), json!({"fill-color": "#9ecae1", "fill-opacity": 0.12}), None),
         layer("watersheds-line", "line", "watersheds", m("watersheds"), json!({"line-color": "#3182bd", "line-width": 1.5, "line-dasharray": [4, 2]}), None),

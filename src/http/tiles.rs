@@ -58,7 +58,11 @@ fn layer_named(name: &str) -> Result<&'static TileLayer, HttpError> {
     TileLayer::by_name(name).ok_or_else(|| {
         HttpError::NotFound(format!(
             "layer {name:?} has no tiles; tiled layers: {}",
-            TILE_LAYERS.iter().map(|t| t.name()).collect::<Vec<_>>().join(", ")
+            TILE_LAYERS
+                .iter()
+                .map(|t| t.name())
+                .collect::<Vec<_>>()
+                .join(", ")
         ))
     })
 }
@@ -120,7 +124,11 @@ async fn tile(
     // "overdue" turns with the day: the day is part of the tile's identity.
     let etag = format!("\"{generation}.{today}.{set}.{}.{}.{}\"", t.z, t.x, t.y);
     let cache = if asked == Some(&generation) {
-        let who = if state.config.public_read { "public" } else { "private" };
+        let who = if state.config.public_read {
+            "public"
+        } else {
+            "private"
+        };
         format!("{who}, max-age=31536000, immutable")
     } else {
         "no-cache".to_string()
@@ -128,8 +136,14 @@ async fn tile(
     let head = |r: &mut Response| {
         let h = r.headers_mut();
         h.insert(header::ETAG, HeaderValue::from_str(&etag).expect("ascii"));
-        h.insert(header::CACHE_CONTROL, HeaderValue::from_str(&cache).expect("ascii"));
-        h.insert("x-ms4-generation", HeaderValue::from_str(&generation).expect("ascii"));
+        h.insert(
+            header::CACHE_CONTROL,
+            HeaderValue::from_str(&cache).expect("ascii"),
+        );
+        h.insert(
+            "x-ms4-generation",
+            HeaderValue::from_str(&generation).expect("ascii"),
+        );
     };
     let matches = headers
         .get(header::IF_NONE_MATCH)
@@ -150,7 +164,11 @@ async fn tile(
     .await
     .map_err(|e| HttpError::Internal(format!("a tile failed: {e}")))?
     .map_err(|e| HttpError::Internal(format!("a tile failed: {e:#}")))?;
-    let mut r = ([(header::CONTENT_TYPE, HeaderValue::from_static(MVT))], bytes).into_response();
+    let mut r = (
+        [(header::CONTENT_TYPE, HeaderValue::from_static(MVT))],
+        bytes,
+    )
+        .into_response();
     head(&mut r);
     Ok(r)
 }
@@ -160,7 +178,12 @@ fn lon_lat_bounds(snap: &crate::spatial::Snapshot, layers: &[&TileLayer]) -> [f6
     let mut b = [f64::MAX, f64::MAX, f64::MIN, f64::MIN];
     for l in layers {
         if let Some(e) = snap.layer(l.layer).extent() {
-            b = [b[0].min(e[0]), b[1].min(e[1]), b[2].max(e[2]), b[3].max(e[3])];
+            b = [
+                b[0].min(e[0]),
+                b[1].min(e[1]),
+                b[2].max(e[2]),
+                b[3].max(e[3]),
+            ];
         }
     }
     if b[0] > b[2] {
@@ -176,7 +199,12 @@ fn lon_lat_bounds(snap: &crate::spatial::Snapshot, layers: &[&TileLayer]) -> [f6
             let x = b[0] + (b[2] - b[0]) * i as f64 / 8.0;
             let y = b[1] + (b[3] - b[1]) * j as f64 / 8.0;
             if let Ok((lon, lat)) = rp.point(x, y) {
-                out = [out[0].min(lon), out[1].min(lat), out[2].max(lon), out[3].max(lat)];
+                out = [
+                    out[0].min(lon),
+                    out[1].min(lat),
+                    out[2].max(lon),
+                    out[3].max(lat),
+                ];
             }
         }
     }
@@ -187,7 +215,12 @@ fn lon_lat_bounds(snap: &crate::spatial::Snapshot, layers: &[&TileLayer]) -> [f6
 }
 
 /// TileJSON 3.0 for some layers; `path` is the tile URL's path before `/{z}/{x}/{y}.mvt`.
-fn tilejson(state: &AppState, headers: &HeaderMap, path: &str, layers: &[&TileLayer]) -> serde_json::Value {
+fn tilejson(
+    state: &AppState,
+    headers: &HeaderMap,
+    path: &str,
+    layers: &[&TileLayer],
+) -> serde_json::Value {
     let snap = state.snapshot.current();
     let generation = state.tiles.generations.of(&snap);
     let base = links::base(&state.config, headers);
@@ -217,7 +250,11 @@ fn tilejson(state: &AppState, headers: &HeaderMap, path: &str, layers: &[&TileLa
 
 /// The answer's generation is fresh at every request: never cached.
 fn no_store(v: serde_json::Value) -> Response {
-    ([(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"))], Json(v)).into_response()
+    (
+        [(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"))],
+        Json(v),
+    )
+        .into_response()
 }
 
 async fn tilejson_all(State(state): State<AppState>, headers: HeaderMap) -> Response {
@@ -231,7 +268,12 @@ async fn tilejson_one(
     headers: HeaderMap,
 ) -> Result<Response, HttpError> {
     let spec = layer_named(strip(&file, ".json", "{layer}")?)?;
-    Ok(no_store(tilejson(&state, &headers, &format!("/tiles/{}", spec.name()), &[spec])))
+    Ok(no_store(tilejson(
+        &state,
+        &headers,
+        &format!("/tiles/{}", spec.name()),
+        &[spec],
+    )))
 }
 
 async fn ogc_tilesets(
@@ -326,15 +368,17 @@ pub(super) fn openapi_paths(paths: &mut serde_json::Map<String, serde_json::Valu
     let text = json!({"type": "string"});
     let param = |n: &str, d: &str| json!({"name": n, "in": "path", "required": true, "description": d, "schema": text});
     let g = json!({"name": "g", "in": "query", "required": false, "description": "the generation named by the TileJSON (makes the tile cacheable until it changes)", "schema": text});
-    let tile_op = |summary: &str, params: Vec<serde_json::Value>| json!({"get": {
-        "summary": summary,
-        "parameters": params,
-        "responses": {
-            "200": {"description": "the tile (empty when nothing is in it)", "content": {MVT: {}}},
-            "304": {"description": "the tile has not changed since the ETag given"},
-            "400": error, "401": error, "404": error, "405": error, "408": error, "414": error, "431": error, "503": error,
-        },
-    }});
+    let tile_op = |summary: &str, params: Vec<serde_json::Value>| {
+        json!({"get": {
+            "summary": summary,
+            "parameters": params,
+            "responses": {
+                "200": {"description": "the tile (empty when nothing is in it)", "content": {MVT: {}}},
+                "304": {"description": "the tile has not changed since the ETag given"},
+                "400": error, "401": error, "404": error, "405": error, "408": error, "414": error, "431": error, "503": error,
+            },
+        }})
+    };
     let json_op = |summary: &str, params: Vec<serde_json::Value>, open: bool| {
         let mut op = json!({"get": {
             "summary": summary,
@@ -357,17 +401,71 @@ pub(super) fn openapi_paths(paths: &mut serde_json::Map<String, serde_json::Valu
         param("y", "row from the north, 0 to 2^z - 1"),
     );
     let layer = param("layer", "a tiled layer (parcels, pipes, outfalls...)");
-    paths.insert("/tiles.json".into(), json_op("TileJSON 3.0 for every tiled layer", vec![], false));
-    paths.insert("/tiles/{layer}.json".into(), json_op("TileJSON 3.0 for one layer", vec![layer.clone()], false));
-    paths.insert("/tiles/{z}/{x}/{y}.mvt".into(), tile_op("A vector tile (MVT) of every layer", vec![z.clone(), x.clone(), y.clone(), g.clone()]));
-    paths.insert("/tiles/{layer}/{z}/{x}/{y}.mvt".into(), tile_op("A vector tile (MVT) of one layer", vec![layer.clone(), z.clone(), x.clone(), y.clone(), g.clone()]));
-    paths.insert("/collections/{layer}/tiles".into(), json_op("The layer's tilesets (OGC API – Tiles)", vec![layer.clone()], false));
-    paths.insert("/collections/{layer}/tiles/WebMercatorQuad".into(), json_op("The layer's WebMercatorQuad tileset", vec![layer.clone()], false));
+    paths.insert(
+        "/tiles.json".into(),
+        json_op("TileJSON 3.0 for every tiled layer", vec![], false),
+    );
+    paths.insert(
+        "/tiles/{layer}.json".into(),
+        json_op("TileJSON 3.0 for one layer", vec![layer.clone()], false),
+    );
+    paths.insert(
+        "/tiles/{z}/{x}/{y}.mvt".into(),
+        tile_op(
+            "A vector tile (MVT) of every layer",
+            vec![z.clone(), x.clone(), y.clone(), g.clone()],
+        ),
+    );
+    paths.insert(
+        "/tiles/{layer}/{z}/{x}/{y}.mvt".into(),
+        tile_op(
+            "A vector tile (MVT) of one layer",
+            vec![layer.clone(), z.clone(), x.clone(), y.clone(), g.clone()],
+        ),
+    );
+    paths.insert(
+        "/collections/{layer}/tiles".into(),
+        json_op(
+            "The layer's tilesets (OGC API – Tiles)",
+            vec![layer.clone()],
+            false,
+        ),
+    );
+    paths.insert(
+        "/collections/{layer}/tiles/WebMercatorQuad".into(),
+        json_op(
+            "The layer's WebMercatorQuad tileset",
+            vec![layer.clone()],
+            false,
+        ),
+    );
     paths.insert(
         "/collections/{layer}/tiles/WebMercatorQuad/{tileMatrix}/{tileRow}/{tileCol}".into(),
-        tile_op("A vector tile (OGC API – Tiles)", vec![layer, param("tileMatrix", "zoom, 0 to 22"), param("tileRow", "row from the north"), param("tileCol", "column"), g]),
+        tile_op(
+            "A vector tile (OGC API – Tiles)",
+            vec![
+                layer,
+                param("tileMatrix", "zoom, 0 to 22"),
+                param("tileRow", "row from the north"),
+                param("tileCol", "column"),
+                g,
+            ],
+        ),
     );
-    paths.insert("/tileMatrixSets".into(), json_op("The tile matrix sets served", vec![], true));
-    paths.insert("/tileMatrixSets/WebMercatorQuad".into(), json_op("The WebMercatorQuad tile matrix set", vec![], true));
-    paths.insert("/styles/ms4.json".into(), json_op("A MapLibre style drawing every layer from the tiles", vec![], true));
+    paths.insert(
+        "/tileMatrixSets".into(),
+        json_op("The tile matrix sets served", vec![], true),
+    );
+    paths.insert(
+        "/tileMatrixSets/WebMercatorQuad".into(),
+        json_op("The WebMercatorQuad tile matrix set", vec![], true),
+    );
+    paths.insert(
+        "/styles/ms4.json".into(),
+        json_op(
+            "A MapLibre style drawing every layer from the tiles",
+            vec![],
+            true,
+        ),
+    );
 }

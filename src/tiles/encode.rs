@@ -64,7 +64,10 @@ impl Frame {
 /// The clip rectangle in tile units.
 fn clip_rect() -> Rect<f64> {
     Rect::new(
-        Coord { x: -BUFFER, y: -BUFFER },
+        Coord {
+            x: -BUFFER,
+            y: -BUFFER,
+        },
         Coord {
             x: EXTENT as f64 + BUFFER,
             y: EXTENT as f64 + BUFFER,
@@ -278,19 +281,29 @@ mod tests {
     use geo_types::wkt;
 
     fn frame() -> Frame {
-        Frame { minx: 0.0, maxy: 4096.0, k: 1.0 }
+        Frame {
+            minx: 0.0,
+            maxy: 4096.0,
+            k: 1.0,
+        }
     }
 
     #[test]
     fn polygons_are_clipped_to_the_buffer_and_wound_as_mvt_wants() {
         // A square from the tile's middle to well past its right edge, in metres = units.
-        let g: Geometry<f64> = wkt!(POLYGON((2000. 1000.,9000. 1000.,9000. 3000.,2000. 3000.,2000. 1000.))).into();
+        let g: Geometry<f64> =
+            wkt!(POLYGON((2000. 1000.,9000. 1000.,9000. 3000.,2000. 3000.,2000. 1000.))).into();
         let mut out = Vec::new();
         in_tile(&g, &frame(), &mut out);
-        let Geometry::Polygon(p) = &out[0] else { panic!("{out:?}") };
+        let Geometry::Polygon(p) = &out[0] else {
+            panic!("{out:?}")
+        };
         assert!(p.is_valid());
         let xs: Vec<f64> = p.exterior().0.iter().map(|c| c.x).collect();
-        assert_eq!(xs.iter().cloned().fold(f64::MIN, f64::max), EXTENT as f64 + BUFFER);
+        assert_eq!(
+            xs.iter().cloned().fold(f64::MIN, f64::max),
+            EXTENT as f64 + BUFFER
+        );
         // Positive area in tile coordinates (y down): MVT's exterior ring.
         assert!(p.signed_area() > 0.0);
     }
@@ -315,7 +328,9 @@ mod tests {
         let g: Geometry<f64> = wkt!(LINESTRING(100. 100.,8000. 100.)).into();
         let mut out = Vec::new();
         in_tile(&g, &frame(), &mut out);
-        let Geometry::LineString(l) = &out[0] else { panic!("{out:?}") };
+        let Geometry::LineString(l) = &out[0] else {
+            panic!("{out:?}")
+        };
         assert_eq!(l.0.last().unwrap().x, EXTENT as f64 + BUFFER);
         assert_eq!(l.0[0].y, 4096.0 - 100.0);
     }

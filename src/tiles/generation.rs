@@ -46,7 +46,11 @@ impl Generations {
         let mut s = self.inner.lock().unwrap_or_else(|p| p.into_inner());
         s.named.retain(|(w, _)| w.strong_count() > 0);
         // A live Weak keeps its allocation, so an equal pointer is the same snapshot.
-        if let Some((_, name)) = s.named.iter().find(|(w, _)| std::ptr::eq(w.as_ptr(), Arc::as_ptr(snap))) {
+        if let Some((_, name)) = s
+            .named
+            .iter()
+            .find(|(w, _)| std::ptr::eq(w.as_ptr(), Arc::as_ptr(snap)))
+        {
             return name.clone();
         }
         s.counter += 1;

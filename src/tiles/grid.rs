@@ -134,7 +134,11 @@ mod tests {
 
     #[test]
     fn bounds_and_ranges_agree() {
-        let t = TileId { z: 12, x: 1205, y: 1540 };
+        let t = TileId {
+            z: 12,
+            x: 1205,
+            y: 1540,
+        };
         let b = t.bounds();
         let inner = [b[0] + 1.0, b[1] + 1.0, b[2] - 1.0, b[3] - 1.0];
         assert_eq!(TileId::range(12, inner), (1205, 1540, 1205, 1540));

@@ -78,7 +78,12 @@ impl MercatorLayer {
             return None;
         }
         let env = self.tree.root().envelope();
-        Some([env.lower()[0], env.lower()[1], env.upper()[0], env.upper()[1]])
+        Some([
+            env.lower()[0],
+            env.lower()[1],
+            env.upper()[0],
+            env.upper()[1],
+        ])
     }
 }
 

@@ -72,7 +72,11 @@ pub fn render(
             continue;
         }
         let derived = if spec.needs_derived() {
-            Some(tiles.derived.get(snap, || props::Derived::of(snap, profile, network))?)
+            Some(
+                tiles
+                    .derived
+                    .get(snap, || props::Derived::of(snap, profile, network))?,
+            )
         } else {
             None
         };

@@ -41,8 +41,9 @@ impl Derived {
                 .to_vec(),
         };
         let ill = answer::illicit::illicit(&ask, &all).map_err(|e| anyhow::anyhow!("{e}"))?;
-        let smps = answer::smps::smps_without_easement(&ask, &answer::smps::SmpsParams { all: true })
-            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        let smps =
+            answer::smps::smps_without_easement(&ask, &answer::smps::SmpsParams { all: true })
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
         Ok(Derived {
             findings: ill
                 .connections

@@ -41,13 +41,25 @@ pub struct Field {
 }
 
 const fn s(name: &'static str, doc: &'static str) -> Field {
-    Field { name, kind: Kind::Str, doc }
+    Field {
+        name,
+        kind: Kind::Str,
+        doc,
+    }
 }
 const fn b(name: &'static str, doc: &'static str) -> Field {
-    Field { name, kind: Kind::Bool, doc }
+    Field {
+        name,
+        kind: Kind::Bool,
+        doc,
+    }
 }
 const fn n(name: &'static str, doc: &'static str) -> Field {
-    Field { name, kind: Kind::Num, doc }
+    Field {
+        name,
+        kind: Kind::Num,
+        doc,
+    }
 }
 
 /// One layer of the tiles.
@@ -69,7 +81,9 @@ impl TileLayer {
 
     /// Whether a property needs the facts derived from the whole snapshot.
     pub fn needs_derived(&self) -> bool {
-        self.fields.iter().any(|f| matches!(f.name, "finding" | "easement"))
+        self.fields
+            .iter()
+            .any(|f| matches!(f.name, "finding" | "easement"))
     }
 
     /// The tile layer named `name`.
@@ -79,9 +93,15 @@ impl TileLayer {
 }
 
 const ID: Field = s("id", "the feature's id in the registry");
-const STATUS: Field = s("status", "status as recorded (active, abandoned, proposed...)");
+const STATUS: Field = s(
+    "status",
+    "status as recorded (active, abandoned, proposed...)",
+);
 const OWNER: Field = s("owner", "owner as recorded");
-const LAST: Field = s("last_inspection", "date of the latest inspection (YYYY-MM-DD)");
+const LAST: Field = s(
+    "last_inspection",
+    "date of the latest inspection (YYYY-MM-DD)",
+);
 const OVERDUE: Field = b(
     "overdue",
     "never inspected, or the latest inspection is more than 365 days old",
@@ -97,7 +117,11 @@ pub static TILE_LAYERS: [TileLayer; 13] = [
     TileLayer {
         layer: Layer::Watersheds,
         minzoom: 0,
-        fields: &[ID, s("name", "name"), s("drains_to", "the water it drains to")],
+        fields: &[
+            ID,
+            s("name", "name"),
+            s("drains_to", "the water it drains to"),
+        ],
     },
     TileLayer {
         layer: Layer::TmdlAreas,
@@ -114,7 +138,10 @@ pub static TILE_LAYERS: [TileLayer; 13] = [
         fields: &[
             ID,
             s("name", "name"),
-            b("listed_303d", "on the 303(d) list (the record's flag, else any impairment row)"),
+            b(
+                "listed_303d",
+                "on the 303(d) list (the record's flag, else any impairment row)",
+            ),
         ],
     },
     TileLayer {
@@ -123,7 +150,10 @@ pub static TILE_LAYERS: [TileLayer; 13] = [
         fields: &[
             ID,
             s("land_use", "land use as recorded"),
-            s("land_use_class", "commercial, industrial, other or unknown (the profile's classes)"),
+            s(
+                "land_use_class",
+                "commercial, industrial, other or unknown (the profile's classes)",
+            ),
             OWNER,
         ],
     },
@@ -201,8 +231,14 @@ pub static TILE_LAYERS: [TileLayer; 13] = [
             s("receiving_water_id", "the water it discharges to"),
             LAST,
             OVERDUE,
-            s("last_screening", "result of the latest dry-weather screening"),
-            b("sewage_indicators", "the latest dry-weather screening found sewage indicators"),
+            s(
+                "last_screening",
+                "result of the latest dry-weather screening",
+            ),
+            b(
+                "sewage_indicators",
+                "the latest dry-weather screening found sewage indicators",
+            ),
         ],
     },
 ];
