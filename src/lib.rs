@@ -13,6 +13,7 @@
 //! - [`store`]: the [`store::Store`] trait; a GeoPackage file and PostGIS behind it.
 //! - [`import`]: GDAL import (read, reproject, validate, report) and export.
 //! - [`synth`]: deterministic synthetic towns and counties for demos and benchmarks.
+//! - [`tiles`]: vector tiles (MVT, Web Mercator) rendered from the snapshot.
 //! - [`http`]: the axum service.
 //! - [`cli`]: the command-line verbs.
 
@@ -28,3 +29,4 @@ pub mod rules;
 pub mod spatial;
 pub mod store;
 pub mod synth;
+pub mod tiles;

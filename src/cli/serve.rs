@@ -38,6 +38,15 @@ pub struct ServeArgs {
     /// see in links; repeat for several. Other `Host` headers never reach a link.
     #[arg(long = "allowed-host")]
     pub allowed_hosts: Vec<String>,
+    /// An origin (https://maps.town.example) whose web pages may read the service from a
+    /// browser (CORS); repeat for several. None by default.
+    #[arg(long = "cors-origin")]
+    pub cors_origins: Vec<String>,
+    /// A raster basemap of the town's own, as a tile URL template
+    /// (https://gis.town.example/basemap/{z}/{x}/{y}.png), drawn under the layers by the
+    /// map style at /styles/ms4.json. None by default.
+    #[arg(long, env = "MS4_BASEMAP_URL")]
+    pub basemap_url: Option<String>,
 }
 
 /// Reads a size with its unit: `200MB`, `512KB`, `1GB`, or bytes.
@@ -62,6 +71,34 @@ fn parse_size(s: &str) -> anyhow::Result<usize> {
     Ok((n * mult as f64) as usize)
 }
 
+/// Checks a `--cors-origin`: scheme, host and port only, as browsers send `Origin`.
+fn cors_origin(s: &str) -> anyhow::Result<String> {
+    let u = url::Url::parse(s)
+        .map_err(|e| anyhow::anyhow!("--cors-origin: {s:?} is not an origin ({e})"))?;
+    if !matches!(u.scheme(), "http" | "https")
+        || u.host_str().is_none()
+        || u.path() != "/"
+        || u.query().is_some()
+    {
+        anyhow::bail!("--cors-origin: {s:?} must be http(s)://HOST[:PORT], without a path");
+    }
+    Ok(u.origin().ascii_serialization())
+}
+
+/// Checks `--basemap-url`: an http(s) URL with `{z}`, `{x}` and `{y}`.
+fn basemap_url(s: &str) -> anyhow::Result<String> {
+    let u = url::Url::parse(&s.replace(['{', '}'], ""))
+        .map_err(|e| anyhow::anyhow!("--basemap-url: {s:?} is not a URL ({e})"))?;
+    if !matches!(u.scheme(), "http" | "https")
+        || !["{z}", "{x}", "{y}"].iter().all(|p| s.contains(p))
+    {
+        anyhow::bail!(
+            "--basemap-url: {s:?} must be an http(s) URL template with {{z}}, {{x}} and {{y}}"
+        );
+    }
+    Ok(s.to_string())
+}
+
 /// Checks `--public-url`: an http(s) URL with a host and no query.
 fn public_url(s: &str) -> anyhow::Result<String> {
     let u = url::Url::parse(s)
@@ -83,6 +120,12 @@ impl ServeArgs {
             public_url: self.public_url.as_deref().map(public_url).transpose()?,
             allowed_hosts: self.allowed_hosts.clone(),
             listen_addr: None,
+            cors_origins: self
+                .cors_origins
+                .iter()
+                .map(|o| cors_origin(o))
+                .collect::<anyhow::Result<_>>()?,
+            basemap_url: self.basemap_url.as_deref().map(basemap_url).transpose()?,
         })
     }
 }
@@ -138,5 +181,21 @@ mod tests {
         assert_eq!(parse_size("1gb").unwrap(), 1 << 30);
         assert_eq!(parse_size("4096").unwrap(), 4096);
         assert!(parse_size("lots").is_err());
+    }
+
+    #[test]
+    fn cors_origins_are_origins_and_basemaps_templates() {
+        assert_eq!(
+            cors_origin("https://maps.town.example").unwrap(),
+            "https://maps.town.example"
+        );
+        assert_eq!(
+            cors_origin("http://localhost:5173/").unwrap(),
+            "http://localhost:5173"
+        );
+        assert!(cors_origin("https://maps.town.example/page").is_err());
+        assert!(cors_origin("maps.town.example").is_err());
+        assert!(basemap_url("https://gis.town.example/b/{z}/{x}/{y}.png").is_ok());
+        assert!(basemap_url("https://gis.town.example/b.png").is_err());
     }
 }

@@ -1,11 +1,12 @@
 //! The HTTP service (axum): OGC API – Features over every layer, the registry's answers
-//! under `/api`, uploads, inspections and tokens.
+//! under `/api`, uploads, inspections and tokens, vector tiles and their map style.
 
 mod api;
 pub mod auth;
 mod error;
 mod extent;
 mod extract;
+mod geo_answers;
 mod geojson;
 mod inspections;
 mod limits;
@@ -13,6 +14,8 @@ mod links;
 mod ogc;
 mod openapi;
 pub mod server;
+mod style;
+mod tiles;
 mod tokens;
 mod upload;
 
@@ -47,6 +50,8 @@ pub struct AppState {
     pub auth: Auth,
     /// Limits.
     pub config: Arc<ServeConfig>,
+    /// What vector tiles are rendered with (Web Mercator copies, generations).
+    pub tiles: crate::tiles::Tiles,
 }
 
 /// The service's limits and access policy.
@@ -71,6 +76,11 @@ pub struct ServeConfig {
     pub allowed_hosts: Vec<String>,
     /// The address the server listens on, once bound: the fallback for links.
     pub listen_addr: Option<std::net::SocketAddr>,
+    /// Origins whose pages may read the service from a browser (CORS); none by default.
+    pub cors_origins: Vec<String>,
+    /// A raster basemap tile URL template the map style draws under the layers; none by
+    /// default (the style then needs nothing from outside the service).
+    pub basemap_url: Option<String>,
 }
 
 impl Default for ServeConfig {
@@ -84,6 +94,8 @@ impl Default for ServeConfig {
             public_url: None,
             allowed_hosts: Vec::new(),
             listen_addr: None,
+            cors_origins: Vec::new(),
+            basemap_url: None,
         }
     }
 }
@@ -108,6 +120,7 @@ impl AppState {
             networks: NetworkCache::default(),
             auth: Auth::new(config.public_read),
             config: Arc::new(config),
+            tiles: crate::tiles::Tiles::default(),
         }
     }
 }
@@ -171,7 +184,13 @@ impl NetworkCache {
 /// public-read server) and writes, each behind the role it needs.
 pub fn app(state: AppState) -> Router {
     let reads = ogc::router()
-        .nest("/api", api::router().merge(inspections::read_router()))
+        .merge(tiles::router())
+        .nest(
+            "/api",
+            api::router()
+                .layer(from_fn_with_state(state.clone(), geo_answers::convert))
+                .merge(inspections::read_router()),
+        )
         .route_layer(from_fn_with_state(state.clone(), auth::read));
     let analyst = Router::new()
         .nest("/api", upload::router())
@@ -185,9 +204,12 @@ pub fn app(state: AppState) -> Router {
     let open = Router::new()
         .route("/health", get(health))
         .merge(ogc::open_router())
+        .merge(tiles::open_router())
+        .merge(style::open_router())
         .route("/api/openapi.json", get(openapi::document));
     let timeout = state.config.request_timeout;
     let limit = state.config.body_limit;
+    let cors = cors_layer(&state.config.cors_origins);
     open.merge(reads)
         .merge(analyst)
         .merge(inspector)
@@ -202,7 +224,34 @@ pub fn app(state: AppState) -> Router {
         ))
         .layer(axum::middleware::from_fn(error::json_bodies))
         .layer(tower_http::trace::TraceLayer::new_for_http())
+        .layer(cors)
         .with_state(state)
+}
+
+/// CORS for the origins given (`--cors-origin`), none by default: without them a browser
+/// keeps pages of other sites from reading the service. Preflights are answered before the
+/// token check, as browsers send them without credentials.
+fn cors_layer(origins: &[String]) -> tower_http::cors::CorsLayer {
+    use axum::http::{header, HeaderValue, Method};
+    use tower_http::cors::{AllowOrigin, CorsLayer};
+    let list: Vec<HeaderValue> = origins
+        .iter()
+        .filter_map(|o| HeaderValue::from_str(o.trim_end_matches('/')).ok())
+        .collect();
+    if list.is_empty() {
+        return CorsLayer::new().allow_origin(AllowOrigin::list(Vec::<HeaderValue>::new()));
+    }
+    CorsLayer::new()
+        .allow_origin(AllowOrigin::list(list))
+        .allow_methods([Method::GET, Method::POST, Method::DELETE, Method::OPTIONS])
+        .allow_headers([
+            header::AUTHORIZATION,
+            header::CONTENT_TYPE,
+            header::IF_NONE_MATCH,
+            header::ACCEPT,
+        ])
+        .expose_headers([header::ETAG, header::HeaderName::from_static("x-ms4-generation")])
+        .max_age(Duration::from_secs(3600))
 }
 
 async fn wrong_method(

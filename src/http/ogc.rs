@@ -102,7 +102,12 @@ async fn landing(headers: HeaderMap, State(state): State<AppState>) -> Json<serd
 }
 
 async fn conformance() -> Json<serde_json::Value> {
-    Json(serde_json::json!({ "conformsTo": CONFORMS_TO }))
+    let all: Vec<&str> = CONFORMS_TO
+        .iter()
+        .chain(super::tiles::CONFORMS_TO.iter())
+        .copied()
+        .collect();
+    Json(serde_json::json!({ "conformsTo": all }))
 }
 
 fn collection_json(b: &str, snap: &Snapshot, layer: Layer) -> serde_json::Value {

@@ -201,6 +201,7 @@ pub fn spec() -> serde_json::Value {
             .or_insert_with(|| serde_json::json!({}));
         entry[route.method] = op;
     }
+    super::tiles::openapi_paths(&mut paths);
     serde_json::json!({
         "openapi": "3.0.3",
         "info": {

@@ -355,6 +355,12 @@ impl Snapshot {
         &self.layers[&layer]
     }
 
+    /// One layer, shared: a cache derived from a layer (the tiles' Web Mercator copy) keys
+    /// itself on this `Arc`, which outlives snapshots that share the layer unchanged.
+    pub fn layer_shared(&self, layer: Layer) -> Arc<LayerIndex> {
+        self.layers[&layer].clone()
+    }
+
     /// The date of an asset's latest inspection, if it has one.
     pub fn last_inspection(&self, asset_id: &str) -> Option<chrono::NaiveDate> {
         self.last_inspection.get(asset_id).copied()

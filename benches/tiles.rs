@@ -1,0 +1,306 @@
+//! Vector tile speed on the synthetic county: ms4's tiles from the snapshot beside
+//! PostGIS's `ST_AsMVT` + `ST_AsMVTGeom` over GiST-indexed tables (the SQL martin's table
+//! sources issue), the same tile list, the same data, the same run; then the tiles over
+//! HTTP with wrk, and how soon an inspection shows in the tiles.
+//!
+//! MS4_TEST_PG=postgres://ms4:ms4@127.0.0.1:5432/postgres cargo bench --bench tiles
+//! MS4_BENCH_PARCELS=100000 ... for a smaller county; MS4_BENCH_SECONDS for wrk's run.
+
+mod common;
+#[allow(dead_code)]
+#[path = "http/serve.rs"]
+mod serve;
+#[allow(dead_code)]
+#[path = "http/wrk.rs"]
+mod wrk;
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use ms4::domain::Layer;
+use ms4::spatial::Snapshot;
+use ms4::tiles::{self, TileId, TileLayer, TILE_LAYERS};
+
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+/// wrk's threads and connections (two cores: two threads).
+pub(crate) const THREADS: usize = 2;
+pub(crate) const CONNECTIONS: usize = 32;
+/// The sample of the county tiled: a square this many metres across at its centre.
+const SAMPLE_M: f64 = 3000.0;
+
+fn main() {
+    common::block_on("tiles", run());
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn pct(v: &mut [f64], p: f64) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[((v.len() as f64 - 1.0) * p).round() as usize]
+}
+
+/// Every tile z12 to z16 over the sample square.
+fn tile_list(snap: &Snapshot) -> Vec<TileId> {
+    let e = snap.layer(Layer::Parcels).extent().expect("parcels");
+    let rp = ms4::import::crs::Reprojector::new(snap.meta.srid, 3857).unwrap();
+    let (cx, cy) = rp.point((e[0] + e[2]) / 2.0, (e[1] + e[3]) / 2.0).unwrap();
+    let h = SAMPLE_M / 2.0;
+    let b = [cx - h, cy - h, cx + h, cy + h];
+    let mut out = Vec::new();
+    for z in 12..=16u8 {
+        let (x0, y0, x1, y1) = TileId::range(z, b);
+        for x in x0..=x1 {
+            for y in y0..=y1 {
+                out.push(TileId { z, x, y });
+            }
+        }
+    }
+    out
+}
+
+/// The SQL of one tile for PostGIS: one `ST_AsMVT` per layer at or above its minimum
+/// zoom, concatenated (as martin joins a composite source's layers), with the layer's
+/// recorded properties (those PostGIS holds as columns; derived ones are left out, which
+/// only spares PostGIS work).
+fn pg_sql(z: u8, srid: i32) -> String {
+    let parts: Vec<String> = TILE_LAYERS
+        .iter()
+        .filter(|l| z >= l.minzoom)
+        .map(|l| {
+            let cols: Vec<String> = l
+                .fields
+                .iter()
+                .filter_map(|f| {
+                    if f.name == "id" {
+                        Some(format!("{} AS id", l.layer.id_field()))
+                    } else {
+                        l.layer.field_index(f.name).map(|_| f.name.to_string())
+                    }
+                })
+                .collect();
+            format!(
+                "(SELECT COALESCE(ST_AsMVT(t, '{name}', 4096, 'geom'), ''::bytea) FROM (
+                   SELECT ST_AsMVTGeom(ST_Transform(geom, 3857), ST_TileEnvelope($1, $2, $3), 4096, 64, true) AS geom, {cols}
+                   FROM {name}
+                   WHERE geom && ST_Transform(ST_TileEnvelope($1, $2, $3, margin => (64.0 / 4096)), {srid})
+                 ) t WHERE geom IS NOT NULL)",
+                name = l.name(),
+                cols = cols.join(", ")
+            )
+        })
+        .collect();
+    format!("SELECT {}", parts.join(" || "))
+}
+
+async fn run() {
+    let parcels = common::parcels();
+    let data = common::synthetic_county(parcels);
+    let gpkg = format!("sqlite://{}", data.join("registry.gpkg").display());
+    let sqlite = common::county_registry(&gpkg, &data).await;
+    let snap = Arc::new(Snapshot::load(sqlite.as_ref()).await.unwrap());
+    let profile = ms4::rules::Profile::builtin(&snap.meta.jurisdiction).unwrap();
+    let list = tile_list(&snap);
+    eprintln!(
+        "{} tiles z12-z16 over a {SAMPLE_M} m square at the county's centre",
+        list.len()
+    );
+
+    // ms4 in process: every tile of the list, all the style's layers.
+    let state = tiles::Tiles::default();
+    let net = std::sync::OnceLock::new();
+    let source = || -> anyhow::Result<Arc<ms4::spatial::network::Network>> {
+        Ok(net
+            .get_or_init(|| Arc::new(ms4::answer::build_network(&snap, &profile)))
+            .clone())
+    };
+    let layers: Vec<&'static TileLayer> = TILE_LAYERS.iter().collect();
+    let today = chrono::Local::now().date_naive();
+    let t = Instant::now();
+    let mut sizes = Vec::new();
+    for tile in &list {
+        let b = tiles::render(&state, &snap, &profile, &source, &layers, *tile, today).unwrap();
+        sizes.push((b.len(), *tile));
+    }
+    eprintln!(
+        "first pass (Web Mercator copies, findings, network built): {:.1} s",
+        t.elapsed().as_secs_f64()
+    );
+    let mut ours = Vec::new();
+    for _ in 0..3 {
+        for tile in &list {
+            let t = Instant::now();
+            std::hint::black_box(
+                tiles::render(&state, &snap, &profile, &source, &layers, *tile, today).unwrap(),
+            );
+            ours.push(t.elapsed().as_secs_f64() * 1000.0);
+        }
+    }
+    let ours_med = median(&mut ours);
+    let ours_p99 = pct(&mut ours, 0.99);
+    sizes.sort_by_key(|s| s.0);
+    let (max_size, max_tile) = *sizes.last().unwrap();
+    let bytes: usize = sizes.iter().map(|s| s.0).sum();
+    println!(
+        "ms4 (in process): median {ours_med:.3} ms per tile, p99 {ours_p99:.3} ms; largest tile {:.1} KB (z{} {}/{}), mean {:.1} KB",
+        max_size as f64 / 1024.0,
+        max_tile.z,
+        max_tile.x,
+        max_tile.y,
+        bytes as f64 / list.len() as f64 / 1024.0
+    );
+
+    // PostGIS: the same tiles, the same layers, over GiST indexes.
+    if let Ok(base) = std::env::var("MS4_TEST_PG") {
+        let mut u = url::Url::parse(&base).unwrap();
+        u.set_path(&format!("ms4_bench_county_{parcels}"));
+        let _pg = common::county_registry(u.as_str(), &data).await;
+        let pool = sqlx::PgPool::connect(u.as_str()).await.unwrap();
+        sqlx::query("ANALYZE").execute(&pool).await.unwrap();
+        let sql: Vec<String> = (0..=22).map(|z| pg_sql(z, snap.meta.srid)).collect();
+        let mut theirs = Vec::new();
+        let mut pg_bytes = 0usize;
+        for round in 0..2 {
+            for tile in &list {
+                let t = Instant::now();
+                let (b,): (Vec<u8>,) =
+                    sqlx::query_as(sqlx::AssertSqlSafe(sql[tile.z as usize].clone()))
+                        .bind(tile.z as i32)
+                        .bind(tile.x as i32)
+                        .bind(tile.y as i32)
+                        .fetch_one(&pool)
+                        .await
+                        .unwrap();
+                // The first round warms PostgreSQL's cache and plans; the second is timed.
+                if round == 1 {
+                    theirs.push(t.elapsed().as_secs_f64() * 1000.0);
+                    pg_bytes += b.len();
+                }
+            }
+        }
+        let pg_med = median(&mut theirs);
+        println!(
+            "PostGIS (ST_AsMVT): median {pg_med:.3} ms per tile, p99 {:.3} ms, mean {:.1} KB; ms4 is {:.1}x faster at the median",
+            pct(&mut theirs, 0.99),
+            pg_bytes as f64 / list.len() as f64 / 1024.0,
+            pg_med / ours_med
+        );
+    } else {
+        eprintln!("MS4_TEST_PG is not set: no PostGIS side to compare with");
+    }
+
+    // Over HTTP: wrk cycling through the same tile list, with a token.
+    let token = serve::read_token(&gpkg);
+    let (_server, base) = serve::start_ms4(&gpkg);
+    let c = reqwest::Client::new();
+    let tj: serde_json::Value = c
+        .get(format!("{base}/tiles.json"))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let g = tj["generation"].as_str().unwrap().to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("tiles.lua");
+    let paths: Vec<String> = list
+        .iter()
+        .map(|t| format!("\"/tiles/{}/{}/{}.mvt?g={g}\"", t.z, t.x, t.y))
+        .collect();
+    wrk::lua(
+        &script,
+        Some(&token),
+        &format!("local paths = {{{}}}\nlocal n = 0", paths.join(",")),
+        "  n = n + 1\n  return wrk.format(\"GET\", paths[((n + id * 7919) % #paths) + 1])",
+    );
+    wrk::warm(&base, &script);
+    let load = wrk::wrk(&base, &script);
+    println!(
+        "ms4 over HTTP (wrk, {THREADS} threads, {CONNECTIONS} connections): {:.0} tiles/s, p50 {:.2} ms, p99 {:.2} ms, {} requests, {} non-2xx {}",
+        load.rps, load.p50_ms, load.p99_ms, load.requests, load.bad, load.errors
+    );
+
+    // A generation change: an inspection POSTed, then the tile holding the asset asked
+    // for until it shows the inspection.
+    let inspector = serve::read_token(&gpkg);
+    let outfalls = &snap.layer(Layer::Outfalls).features;
+    let rp = ms4::import::crs::Reprojector::new(snap.meta.srid, 3857).unwrap();
+    let mut seen_ms = Vec::new();
+    for (k, of) in outfalls
+        .iter()
+        .step_by(outfalls.len().max(5) / 5)
+        .take(5)
+        .enumerate()
+    {
+        let geo_types::Geometry::Point(p) = of.geom.clone().unwrap() else {
+            continue;
+        };
+        let (mx, my) = rp.point(p.x(), p.y()).unwrap();
+        let (x, y, _, _) = TileId::range(16, [mx, my, mx, my]);
+        let day = today - chrono::Duration::days(k as i64);
+        let t = Instant::now();
+        let r = c
+            .post(format!("{base}/api/inspections"))
+            .bearer_auth(&inspector)
+            .json(&serde_json::json!({"asset_id": of.id, "inspected_on": today.to_string(), "kind": "dry_weather_screening", "result": format!("bench-{k}-{day}")}))
+            .send()
+            .await
+            .unwrap();
+        assert!(r.status().is_success(), "{}", r.text().await.unwrap());
+        loop {
+            let b = c
+                .get(format!("{base}/tiles/outfalls/16/{x}/{y}.mvt"))
+                .bearer_auth(&token)
+                .send()
+                .await
+                .unwrap()
+                .bytes()
+                .await
+                .unwrap();
+            if shows(&b, &of.id, &format!("bench-{k}-{day}")) {
+                break;
+            }
+            assert!(t.elapsed().as_secs() < 10, "the inspection never showed");
+        }
+        seen_ms.push(t.elapsed().as_secs_f64() * 1000.0);
+    }
+    println!(
+        "an inspection POSTed shows in its tile after (POST included): median {:.1} ms, max {:.1} ms over {} inspections",
+        median(&mut seen_ms),
+        seen_ms.iter().cloned().fold(0.0, f64::max),
+        seen_ms.len()
+    );
+    println!(
+        "{parcels} parcels; {} tiles; the machine: see BENCHMARKS.md",
+        list.len()
+    );
+}
+
+/// Whether an outfalls tile has the feature `id` with `last_screening` = `result`.
+fn shows(bytes: &[u8], id: &str, result: &str) -> bool {
+    use geozero::mvt::{Message, Tile};
+    let Ok(tile) = Tile::decode(bytes) else {
+        return false;
+    };
+    tile.layers.iter().any(|l| {
+        let key = |k: &str| l.keys.iter().position(|x| x == k);
+        let (Some(ki), Some(ks)) = (key("id"), key("last_screening")) else {
+            return false;
+        };
+        l.features.iter().any(|f| {
+            let tag = |k: usize| {
+                f.tags
+                    .chunks(2)
+                    .find(|c| c[0] as usize == k)
+                    .and_then(|c| l.values[c[1] as usize].string_value.clone())
+            };
+            tag(ki).as_deref() == Some(id) && tag(ks).as_deref() == Some(result)
+        })
+    })
+}

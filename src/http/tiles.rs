@@ -1,0 +1,471 @@
+//! Vector tiles over HTTP: `/tiles/...` (MVT), TileJSON 3.0, and OGC API – Tiles core for
+//! the WebMercatorQuad grid.
+//!
+//! Tile URLs handed out carry the generation of the snapshot the metadata was made from
+//! (`?g=...`). A tile is always rendered from the current snapshot, so it is never older
+//! than the generation its URL names; when the URL names the current generation the tile
+//! is cacheable for a year (the next write changes the URL), otherwise the browser must
+//! revalidate, which the ETag (generation and tile) makes a 304 while nothing changed.
+
+use std::collections::HashMap;
+
+use axum::extract::{Path, Query, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+
+use super::{links, AppState, HttpError};
+use crate::tiles::{self, TileId, TileLayer, TILE_LAYERS};
+
+/// The media type of a tile.
+pub const MVT: &str = "application/vnd.mapbox-vector-tile";
+
+/// The tile routes that hold registry data (behind the read gate).
+pub(super) fn router() -> Router<AppState> {
+    Router::new()
+        .route("/tiles.json", get(tilejson_all))
+        .route("/tiles/{file}", get(tilejson_one))
+        .route("/tiles/{z}/{x}/{file}", get(tile_all))
+        .route("/tiles/{layer}/{z}/{x}/{file}", get(tile_one))
+        .route("/collections/{layer}/tiles", get(ogc_tilesets))
+        .route(
+            "/collections/{layer}/tiles/WebMercatorQuad",
+            get(ogc_tileset),
+        )
+        .route(
+            "/collections/{layer}/tiles/WebMercatorQuad/{tileMatrix}/{tileRow}/{tileCol}",
+            get(ogc_tile),
+        )
+}
+
+/// The tile routes that hold no registry data (open to everyone).
+pub(super) fn open_router() -> Router<AppState> {
+    Router::new()
+        .route("/tileMatrixSets", get(matrix_sets))
+        .route("/tileMatrixSets/WebMercatorQuad", get(web_mercator_quad))
+}
+
+/// The conformance classes of OGC API – Tiles implemented.
+pub const CONFORMS_TO: [&str; 4] = [
+    "http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/core",
+    "http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/tileset",
+    "http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/geodata-tilesets",
+    "http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/mvt",
+];
+
+fn layer_named(name: &str) -> Result<&'static TileLayer, HttpError> {
+    TileLayer::by_name(name).ok_or_else(|| {
+        HttpError::NotFound(format!(
+            "layer {name:?} has no tiles; tiled layers: {}",
+            TILE_LAYERS
+                .iter()
+                .map(|t| t.name())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))
+    })
+}
+
+fn strip<'a>(file: &'a str, ext: &str, what: &str) -> Result<&'a str, HttpError> {
+    file.strip_suffix(ext)
+        .ok_or_else(|| HttpError::NotFound(format!("{file:?}: expected {what}{ext}")))
+}
+
+fn tile_id(z: &str, x: &str, y: &str) -> Result<TileId, HttpError> {
+    TileId::parse(z, x, y).map_err(|e| HttpError::BadRequest(e.to_string()))
+}
+
+async fn tile_all(
+    State(state): State<AppState>,
+    Path((z, x, file)): Path<(String, String, String)>,
+    Query(q): Query<HashMap<String, String>>,
+    headers: HeaderMap,
+) -> Result<Response, HttpError> {
+    let t = tile_id(&z, &x, strip(&file, ".mvt", "{y}")?)?;
+    let layers: Vec<&'static TileLayer> = TILE_LAYERS.iter().collect();
+    tile(state, "all", layers, t, q.get("g"), &headers).await
+}
+
+async fn tile_one(
+    State(state): State<AppState>,
+    Path((layer, z, x, file)): Path<(String, String, String, String)>,
+    Query(q): Query<HashMap<String, String>>,
+    headers: HeaderMap,
+) -> Result<Response, HttpError> {
+    let spec = layer_named(&layer)?;
+    let t = tile_id(&z, &x, strip(&file, ".mvt", "{y}")?)?;
+    tile(state, spec.name(), vec![spec], t, q.get("g"), &headers).await
+}
+
+async fn ogc_tile(
+    State(state): State<AppState>,
+    Path((layer, z, y, x)): Path<(String, String, String, String)>,
+    Query(q): Query<HashMap<String, String>>,
+    headers: HeaderMap,
+) -> Result<Response, HttpError> {
+    let spec = layer_named(&layer)?;
+    let t = tile_id(&z, &x, &y)?;
+    tile(state, spec.name(), vec![spec], t, q.get("g"), &headers).await
+}
+
+/// Renders (or answers 304 for) one tile of the current snapshot.
+async fn tile(
+    state: AppState,
+    set: &str,
+    layers: Vec<&'static TileLayer>,
+    t: TileId,
+    asked: Option<&String>,
+    headers: &HeaderMap,
+) -> Result<Response, HttpError> {
+    let snap = state.snapshot.current();
+    let generation = state.tiles.generations.of(&snap);
+    let today = chrono::Local::now().date_naive();
+    // "overdue" turns with the day: the day is part of the tile's identity.
+    let etag = format!("\"{generation}.{today}.{set}.{}.{}.{}\"", t.z, t.x, t.y);
+    let cache = if asked == Some(&generation) {
+        let who = if state.config.public_read {
+            "public"
+        } else {
+            "private"
+        };
+        format!("{who}, max-age=31536000, immutable")
+    } else {
+        "no-cache".to_string()
+    };
+    let head = |r: &mut Response| {
+        let h = r.headers_mut();
+        h.insert(header::ETAG, HeaderValue::from_str(&etag).expect("ascii"));
+        h.insert(
+            header::CACHE_CONTROL,
+            HeaderValue::from_str(&cache).expect("ascii"),
+        );
+        h.insert(
+            "x-ms4-generation",
+            HeaderValue::from_str(&generation).expect("ascii"),
+        );
+    };
+    let matches = headers
+        .get(header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.split(',').any(|e| e.trim() == etag || e.trim() == "*"));
+    if matches {
+        let mut r = StatusCode::NOT_MODIFIED.into_response();
+        head(&mut r);
+        return Ok(r);
+    }
+    let bytes = tokio::task::spawn_blocking(move || {
+        let profile = &*state.profile;
+        let networks = &state.networks;
+        let source =
+            || networks.get_or_build(&snap, |s| Ok(crate::answer::build_network(s, profile)));
+        tiles::render(&state.tiles, &snap, profile, &source, &layers, t, today)
+    })
+    .await
+    .map_err(|e| HttpError::Internal(format!("a tile failed: {e}")))?
+    .map_err(|e| HttpError::Internal(format!("a tile failed: {e:#}")))?;
+    let mut r = (
+        [(header::CONTENT_TYPE, HeaderValue::from_static(MVT))],
+        bytes,
+    )
+        .into_response();
+    head(&mut r);
+    Ok(r)
+}
+
+/// The registry's extent in longitude/latitude, over the tiled layers.
+fn lon_lat_bounds(snap: &crate::spatial::Snapshot, layers: &[&TileLayer]) -> [f64; 4] {
+    let mut b = [f64::MAX, f64::MAX, f64::MIN, f64::MIN];
+    for l in layers {
+        if let Some(e) = snap.layer(l.layer).extent() {
+            b = [
+                b[0].min(e[0]),
+                b[1].min(e[1]),
+                b[2].max(e[2]),
+                b[3].max(e[3]),
+            ];
+        }
+    }
+    if b[0] > b[2] {
+        return [-180.0, -85.051_128_78, 180.0, 85.051_128_78];
+    }
+    let Ok(rp) = crate::import::crs::Reprojector::new(snap.meta.srid, 4326) else {
+        return [-180.0, -85.051_128_78, 180.0, 85.051_128_78];
+    };
+    // The edges, not only the corners: a conic projection bends them.
+    let mut out = [f64::MAX, f64::MAX, f64::MIN, f64::MIN];
+    for i in 0..=8 {
+        for j in 0..=8 {
+            let x = b[0] + (b[2] - b[0]) * i as f64 / 8.0;
+            let y = b[1] + (b[3] - b[1]) * j as f64 / 8.0;
+            if let Ok((lon, lat)) = rp.point(x, y) {
+                out = [
+                    out[0].min(lon),
+                    out[1].min(lat),
+                    out[2].max(lon),
+                    out[3].max(lat),
+                ];
+            }
+        }
+    }
+    if out[0] > out[2] {
+        return [-180.0, -85.051_128_78, 180.0, 85.051_128_78];
+    }
+    out
+}
+
+/// TileJSON 3.0 for some layers; `path` is the tile URL's path before `/{z}/{x}/{y}.mvt`.
+fn tilejson(
+    state: &AppState,
+    headers: &HeaderMap,
+    path: &str,
+    layers: &[&TileLayer],
+) -> serde_json::Value {
+    let snap = state.snapshot.current();
+    let generation = state.tiles.generations.of(&snap);
+    let base = links::base(&state.config, headers);
+    let bounds = lon_lat_bounds(&snap, layers);
+    let minzoom = layers.iter().map(|l| l.minzoom).min().unwrap_or(0);
+    let centre_zoom = 14.max(minzoom);
+    serde_json::json!({
+        "tilejson": "3.0.0",
+        "name": format!("ms4 {}", snap.meta.jurisdiction),
+        "description": "The registry's layers as vector tiles, rendered from its current snapshot.",
+        "version": "1.0.0",
+        "scheme": "xyz",
+        "tiles": [format!("{base}{path}/{{z}}/{{x}}/{{y}}.mvt?g={generation}")],
+        "minzoom": minzoom,
+        "maxzoom": tiles::grid::MAX_ZOOM,
+        "bounds": bounds,
+        "center": [(bounds[0] + bounds[2]) / 2.0, (bounds[1] + bounds[3]) / 2.0, centre_zoom],
+        "generation": generation,
+        "vector_layers": layers.iter().map(|l| serde_json::json!({
+            "id": l.name(),
+            "minzoom": l.minzoom,
+            "maxzoom": tiles::grid::MAX_ZOOM,
+            "fields": l.fields.iter().map(|f| (f.name.to_string(), serde_json::Value::from(format!("{} ({})", f.doc, f.kind.as_str())))).collect::<serde_json::Map<_, _>>(),
+        })).collect::<Vec<_>>(),
+    })
+}
+
+/// The answer's generation is fresh at every request: never cached.
+fn no_store(v: serde_json::Value) -> Response {
+    (
+        [(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"))],
+        Json(v),
+    )
+        .into_response()
+}
+
+async fn tilejson_all(State(state): State<AppState>, headers: HeaderMap) -> Response {
+    let layers: Vec<&TileLayer> = TILE_LAYERS.iter().collect();
+    no_store(tilejson(&state, &headers, "/tiles", &layers))
+}
+
+async fn tilejson_one(
+    State(state): State<AppState>,
+    Path(file): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, HttpError> {
+    let spec = layer_named(strip(&file, ".json", "{layer}")?)?;
+    Ok(no_store(tilejson(
+        &state,
+        &headers,
+        &format!("/tiles/{}", spec.name()),
+        &[spec],
+    )))
+}
+
+async fn ogc_tilesets(
+    State(state): State<AppState>,
+    Path(layer): Path<String>,
+    headers: HeaderMap,
+) -> Result<Json<serde_json::Value>, HttpError> {
+    let spec = layer_named(&layer)?;
+    let b = links::base(&state.config, &headers);
+    Ok(Json(serde_json::json!({
+        "tilesets": [{
+            "title": format!("{} (WebMercatorQuad)", spec.name()),
+            "dataType": "vector",
+            "crs": "http://www.opengis.net/def/crs/EPSG/0/3857",
+            "tileMatrixSetURI": "http://www.opengis.net/def/tilematrixset/OGC/1.0/WebMercatorQuad",
+            "links": [
+                {"rel": "self", "type": "application/json", "href": format!("{b}/collections/{}/tiles/WebMercatorQuad", spec.name())},
+                {"rel": "http://www.opengis.net/def/rel/ogc/1.0/tiling-scheme", "type": "application/json", "href": format!("{b}/tileMatrixSets/WebMercatorQuad")},
+            ],
+        }],
+        "links": [{"rel": "self", "type": "application/json", "href": format!("{b}/collections/{}/tiles", spec.name())}],
+    })))
+}
+
+async fn ogc_tileset(
+    State(state): State<AppState>,
+    Path(layer): Path<String>,
+    headers: HeaderMap,
+) -> Result<Json<serde_json::Value>, HttpError> {
+    let spec = layer_named(&layer)?;
+    let b = links::base(&state.config, &headers);
+    let generation = state.tiles.generations.of(&state.snapshot.current());
+    Ok(Json(serde_json::json!({
+        "title": format!("{} (WebMercatorQuad)", spec.name()),
+        "dataType": "vector",
+        "crs": "http://www.opengis.net/def/crs/EPSG/0/3857",
+        "tileMatrixSetURI": "http://www.opengis.net/def/tilematrixset/OGC/1.0/WebMercatorQuad",
+        "tileMatrixSetLimits": (spec.minzoom..=tiles::grid::MAX_ZOOM).map(|z| serde_json::json!({
+            "tileMatrix": z.to_string(), "minTileRow": 0, "maxTileRow": (1u64 << z) - 1,
+            "minTileCol": 0, "maxTileCol": (1u64 << z) - 1,
+        })).collect::<Vec<_>>(),
+        "layers": [{"id": spec.name(), "dataType": "vector", "minTileMatrix": spec.minzoom.to_string(), "maxTileMatrix": tiles::grid::MAX_ZOOM.to_string()}],
+        "links": [
+            {"rel": "self", "type": "application/json", "href": format!("{b}/collections/{}/tiles/WebMercatorQuad", spec.name())},
+            {"rel": "http://www.opengis.net/def/rel/ogc/1.0/tiling-scheme", "type": "application/json", "href": format!("{b}/tileMatrixSets/WebMercatorQuad")},
+            {"rel": "item", "type": MVT, "templated": true, "href": format!("{b}/collections/{}/tiles/WebMercatorQuad/{{tileMatrix}}/{{tileRow}}/{{tileCol}}?g={generation}", spec.name())},
+        ],
+    })))
+}
+
+async fn matrix_sets(State(state): State<AppState>, headers: HeaderMap) -> Json<serde_json::Value> {
+    let b = links::base(&state.config, &headers);
+    Json(serde_json::json!({
+        "tileMatrixSets": [{
+            "id": "WebMercatorQuad",
+            "title": "Google Maps Compatible for the World",
+            "uri": "http://www.opengis.net/def/tilematrixset/OGC/1.0/WebMercatorQuad",
+            "links": [{"rel": "self", "type": "application/json", "href": format!("{b}/tileMatrixSets/WebMercatorQuad")}],
+        }],
+    }))
+}
+
+async fn web_mercator_quad() -> Json<serde_json::Value> {
+    let w = tiles::grid::WORLD;
+    Json(serde_json::json!({
+        "id": "WebMercatorQuad",
+        "title": "Google Maps Compatible for the World",
+        "uri": "http://www.opengis.net/def/tilematrixset/OGC/1.0/WebMercatorQuad",
+        "crs": "http://www.opengis.net/def/crs/EPSG/0/3857",
+        "orderedAxes": ["X", "Y"],
+        "wellKnownScaleSet": "http://www.opengis.net/def/wkss/OGC/1.0/GoogleMapsCompatible",
+        "tileMatrices": (0..=tiles::grid::MAX_ZOOM).map(|z| {
+            let n = 1u64 << z;
+            let cell = 2.0 * w / (256.0 * n as f64);
+            serde_json::json!({
+                "id": z.to_string(),
+                "scaleDenominator": cell / 0.00028,
+                "cellSize": cell,
+                "cornerOfOrigin": "topLeft",
+                "pointOfOrigin": [-w, w],
+                "tileWidth": 256, "tileHeight": 256,
+                "matrixWidth": n, "matrixHeight": n,
+            })
+        }).collect::<Vec<_>>(),
+    }))
+}
+
+/// The tile routes for the OpenAPI document (added by [`super::openapi::spec`]).
+pub(super) fn openapi_paths(paths: &mut serde_json::Map<String, serde_json::Value>) {
+    use serde_json::json;
+    let error = json!({"description": "an error; the message names the parameter at fault", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}});
+    let text = json!({"type": "string"});
+    let param = |n: &str, d: &str| json!({"name": n, "in": "path", "required": true, "description": d, "schema": text});
+    let g = json!({"name": "g", "in": "query", "required": false, "description": "the generation named by the TileJSON (makes the tile cacheable until it changes)", "schema": text});
+    let tile_op = |summary: &str, params: Vec<serde_json::Value>| {
+        json!({"get": {
+            "summary": summary,
+            "parameters": params,
+            "responses": {
+                "200": {"description": "the tile (empty when nothing is in it)", "content": {MVT: {}}},
+                "304": {"description": "the tile has not changed since the ETag given"},
+                "400": error, "401": error, "404": error, "405": error, "408": error, "414": error, "431": error, "503": error,
+            },
+        }})
+    };
+    let json_op = |summary: &str, params: Vec<serde_json::Value>, open: bool| {
+        let mut op = json!({"get": {
+            "summary": summary,
+            "parameters": params,
+            "responses": {
+                "200": {"description": "the answer", "content": {"application/json": {}}},
+                "400": error, "404": error, "405": error, "408": error, "414": error, "431": error, "503": error,
+            },
+        }});
+        if open {
+            op["get"]["security"] = json!([]);
+        } else {
+            op["get"]["responses"]["401"] = error.clone();
+        }
+        op
+    };
+    let (z, x, y) = (
+        param("z", "zoom, 0 to 22"),
+        param("x", "column, 0 to 2^z - 1"),
+        param("y", "row from the north, 0 to 2^z - 1"),
+    );
+    let layer = param("layer", "a tiled layer (parcels, pipes, outfalls...)");
+    paths.insert(
+        "/tiles.json".into(),
+        json_op("TileJSON 3.0 for every tiled layer", vec![], false),
+    );
+    paths.insert(
+        "/tiles/{layer}.json".into(),
+        json_op("TileJSON 3.0 for one layer", vec![layer.clone()], false),
+    );
+    paths.insert(
+        "/tiles/{z}/{x}/{y}.mvt".into(),
+        tile_op(
+            "A vector tile (MVT) of every layer",
+            vec![z.clone(), x.clone(), y.clone(), g.clone()],
+        ),
+    );
+    paths.insert(
+        "/tiles/{layer}/{z}/{x}/{y}.mvt".into(),
+        tile_op(
+            "A vector tile (MVT) of one layer",
+            vec![layer.clone(), z.clone(), x.clone(), y.clone(), g.clone()],
+        ),
+    );
+    paths.insert(
+        "/collections/{layer}/tiles".into(),
+        json_op(
+            "The layer's tilesets (OGC API – Tiles)",
+            vec![layer.clone()],
+            false,
+        ),
+    );
+    paths.insert(
+        "/collections/{layer}/tiles/WebMercatorQuad".into(),
+        json_op(
+            "The layer's WebMercatorQuad tileset",
+            vec![layer.clone()],
+            false,
+        ),
+    );
+    paths.insert(
+        "/collections/{layer}/tiles/WebMercatorQuad/{tileMatrix}/{tileRow}/{tileCol}".into(),
+        tile_op(
+            "A vector tile (OGC API – Tiles)",
+            vec![
+                layer,
+                param("tileMatrix", "zoom, 0 to 22"),
+                param("tileRow", "row from the north"),
+                param("tileCol", "column"),
+                g,
+            ],
+        ),
+    );
+    paths.insert(
+        "/tileMatrixSets".into(),
+        json_op("The tile matrix sets served", vec![], true),
+    );
+    paths.insert(
+        "/tileMatrixSets/WebMercatorQuad".into(),
+        json_op("The WebMercatorQuad tile matrix set", vec![], true),
+    );
+    paths.insert(
+        "/styles/ms4.json".into(),
+        json_op(
+            "A MapLibre style drawing every layer from the tiles",
+            vec![],
+            true,
+        ),
+    );
+}

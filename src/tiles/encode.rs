@@ -1,0 +1,337 @@
+//! One layer of one tile: geometries moved into tile coordinates, clipped to the tile and
+//! its buffer, simplified for the zoom, snapped to the tile's integer grid and written as
+//! MVT features with their properties.
+
+use geo::{BooleanOps, BoundingRect, MapCoords, Orient, Simplify, SimplifyVwPreserve, Validation};
+use geo_types::{
+    Coord, Geometry, LineString, MultiLineString, MultiPoint, MultiPolygon, Point, Polygon, Rect,
+};
+use geozero::mvt::{tile, TagsBuilder};
+use geozero::ToMvt;
+
+use super::grid::TileId;
+use super::mercator::MercatorLayer;
+use super::props::{self, Context};
+use super::spec::TileLayer;
+
+/// Tile coordinates run from 0 to this across a tile (MVT's usual extent).
+pub const EXTENT: u32 = 4096;
+
+/// How far past the tile's edge geometry is kept, in tile units, so lines and outlines
+/// that cross the edge join up and point symbols near it are not cut.
+pub const BUFFER: f64 = 64.0;
+
+/// A tile's place in Web Mercator and the scale to its coordinates.
+#[derive(Debug, Clone, Copy)]
+pub struct Frame {
+    minx: f64,
+    maxy: f64,
+    /// Tile units per metre.
+    k: f64,
+}
+
+impl Frame {
+    /// The frame of a tile.
+    pub fn of(t: TileId) -> Frame {
+        let b = t.bounds();
+        Frame {
+            minx: b[0],
+            maxy: b[3],
+            k: EXTENT as f64 / t.size(),
+        }
+    }
+
+    /// The tile and its buffer in Web Mercator, `[minx, miny, maxx, maxy]`.
+    pub fn query_box(&self) -> [f64; 4] {
+        let m = BUFFER / self.k;
+        let size = EXTENT as f64 / self.k;
+        [
+            self.minx - m,
+            self.maxy - size - m,
+            self.minx + size + m,
+            self.maxy + m,
+        ]
+    }
+
+    fn to_tile(&self, c: Coord<f64>) -> Coord<f64> {
+        Coord {
+            x: (c.x - self.minx) * self.k,
+            y: (self.maxy - c.y) * self.k,
+        }
+    }
+}
+
+/// The clip rectangle in tile units.
+fn clip_rect() -> Rect<f64> {
+    Rect::new(
+        Coord {
+            x: -BUFFER,
+            y: -BUFFER,
+        },
+        Coord {
+            x: EXTENT as f64 + BUFFER,
+            y: EXTENT as f64 + BUFFER,
+        },
+    )
+}
+
+fn inside(r: &Rect<f64>, inner: &Rect<f64>) -> bool {
+    inner.min().x >= r.min().x
+        && inner.min().y >= r.min().y
+        && inner.max().x <= r.max().x
+        && inner.max().y <= r.max().y
+}
+
+/// Snaps a line to the integer grid, dropping repeated positions.
+fn snap_line(l: &LineString<f64>) -> LineString<f64> {
+    let mut out: Vec<Coord<f64>> = Vec::with_capacity(l.0.len());
+    for c in &l.0 {
+        let s = Coord {
+            x: c.x.round(),
+            y: c.y.round(),
+        };
+        if out.last() != Some(&s) {
+            out.push(s);
+        }
+    }
+    LineString(out)
+}
+
+fn lines(mls: MultiLineString<f64>) -> Option<Geometry<f64>> {
+    let rect = clip_rect();
+    let clipped = match mls.bounding_rect() {
+        Some(b) if inside(&rect, &b) => mls,
+        Some(_) => rect.to_polygon().clip(&mls, false),
+        None => return None,
+    };
+    let parts: Vec<LineString<f64>> = clipped
+        .0
+        .iter()
+        .map(|l| snap_line(&l.simplify(0.5)))
+        .filter(|l| l.0.len() >= 2)
+        .collect();
+    match parts.len() {
+        0 => None,
+        1 => parts.into_iter().next().map(Geometry::LineString),
+        _ => Some(Geometry::MultiLineString(MultiLineString(parts))),
+    }
+}
+
+/// A ring snapped to the grid, or none when it collapses to under a unit of area.
+fn snap_ring(r: &LineString<f64>) -> Option<LineString<f64>> {
+    let mut s = snap_line(r);
+    if s.0.first() != s.0.last() {
+        let first = s.0[0];
+        s.0.push(first);
+    }
+    if s.0.len() < 4 {
+        return None;
+    }
+    let p = Polygon::new(s.clone(), vec![]);
+    (geo::Area::unsigned_area(&p) >= 1.0).then_some(s)
+}
+
+fn snap_polygons(mp: &MultiPolygon<f64>) -> MultiPolygon<f64> {
+    MultiPolygon(
+        mp.0.iter()
+            .filter_map(|p| {
+                let ext = snap_ring(p.exterior())?;
+                let holes = p.interiors().iter().filter_map(snap_ring).collect();
+                Some(Polygon::new(ext, holes))
+            })
+            .collect(),
+    )
+}
+
+fn polygons(mp: MultiPolygon<f64>) -> Option<Geometry<f64>> {
+    let rect = clip_rect();
+    let b = mp.bounding_rect()?;
+    // Simplify only outlines with more vertices than a lot's corners, and never so far
+    // that two rings cross (the topology-preserving Visvalingam-Whyatt).
+    let vertices: usize = mp.0.iter().map(|p| p.exterior().0.len()).sum();
+    let mp = if vertices > 8 {
+        mp.simplify_vw_preserve(0.5)
+    } else {
+        mp
+    };
+    let clipped = if inside(&rect, &b) {
+        mp
+    } else {
+        mp.intersection(&rect.to_polygon())
+    };
+    let mut snapped = snap_polygons(&clipped);
+    if !snapped.is_valid() {
+        // Snapping moved a vertex across an edge a fraction of a unit away: rebuild the
+        // outline by union (which resolves crossings), and snap again.
+        snapped = snap_polygons(&snapped.union(&MultiPolygon::<f64>(vec![])));
+        if !snapped.is_valid() {
+            return None;
+        }
+    }
+    if snapped.0.is_empty() {
+        return None;
+    }
+    // MVT: exterior rings have positive area in tile coordinates (y down), which is
+    // geo's counter-clockwise.
+    let snapped = snapped.orient(geo::orient::Direction::Default);
+    Some(if snapped.0.len() == 1 {
+        Geometry::Polygon(snapped.0.into_iter().next().expect("one polygon"))
+    } else {
+        Geometry::MultiPolygon(snapped)
+    })
+}
+
+fn points(pts: Vec<Point<f64>>) -> Option<Geometry<f64>> {
+    let r = clip_rect();
+    let kept: Vec<Point<f64>> = pts
+        .into_iter()
+        .filter(|p| {
+            p.x() >= r.min().x && p.x() <= r.max().x && p.y() >= r.min().y && p.y() <= r.max().y
+        })
+        .map(|p| Point::new(p.x().round(), p.y().round()))
+        .collect();
+    match kept.len() {
+        0 => None,
+        1 => Some(Geometry::Point(kept[0])),
+        _ => Some(Geometry::MultiPoint(MultiPoint(kept))),
+    }
+}
+
+/// A Web Mercator geometry as one or more tile geometries (a collection's members become
+/// features of their own: an MVT feature has one type).
+fn in_tile(g: &Geometry<f64>, frame: &Frame, out: &mut Vec<Geometry<f64>>) {
+    let t = |c: Coord<f64>| frame.to_tile(c);
+    let one = match g {
+        Geometry::Point(p) => points(vec![p.map_coords(t)]),
+        Geometry::MultiPoint(m) => points(m.map_coords(t).0),
+        Geometry::LineString(l) => lines(MultiLineString(vec![l.map_coords(t)])),
+        Geometry::MultiLineString(m) => lines(m.map_coords(t)),
+        Geometry::Line(l) => lines(MultiLineString(vec![LineString::from(*l).map_coords(t)])),
+        Geometry::Polygon(p) => polygons(MultiPolygon(vec![p.map_coords(t)])),
+        Geometry::MultiPolygon(m) => polygons(m.map_coords(t)),
+        Geometry::Rect(r) => polygons(MultiPolygon(vec![r.to_polygon().map_coords(t)])),
+        Geometry::Triangle(r) => polygons(MultiPolygon(vec![r.to_polygon().map_coords(t)])),
+        Geometry::GeometryCollection(c) => {
+            for m in c.iter() {
+                in_tile(m, frame, out);
+            }
+            None
+        }
+    };
+    out.extend(one);
+}
+
+/// Writes the features `hits` (positions in `merc`) of one layer, or none when no feature
+/// has anything left in the tile.
+pub fn layer(
+    spec: &TileLayer,
+    frame: &Frame,
+    merc: &MercatorLayer,
+    hits: &[usize],
+    ctx: &Context<'_>,
+) -> Option<tile::Layer> {
+    let index = ctx.snap.layer(spec.layer);
+    let mut tags = TagsBuilder::new();
+    let mut features = Vec::new();
+    let mut parts = Vec::new();
+    for &h in hits {
+        let (pos, g) = &merc.geoms[h];
+        parts.clear();
+        in_tile(g, frame, &mut parts);
+        if parts.is_empty() {
+            continue;
+        }
+        let f = &index.features[*pos];
+        let mut feature_tags = Vec::with_capacity(spec.fields.len() * 2);
+        for field in spec.fields {
+            if let Some(v) = props::value(spec.layer, field.name, f, ctx) {
+                let (k, v) = tags.insert_ref(field.name, v);
+                feature_tags.push(k);
+                feature_tags.push(v);
+            }
+        }
+        for part in &parts {
+            // Unscaled: the coordinates are already whole tile units.
+            let Ok(mut mf) = part.to_mvt_unscaled() else {
+                continue;
+            };
+            mf.id = Some(*pos as u64 + 1);
+            mf.tags = feature_tags.clone();
+            features.push(mf);
+        }
+    }
+    if features.is_empty() {
+        return None;
+    }
+    let (keys, values) = tags.into_tags();
+    Some(tile::Layer {
+        version: 2,
+        name: spec.name().to_string(),
+        features,
+        keys,
+        values: values.into_iter().map(Into::into).collect(),
+        extent: Some(EXTENT),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use geo::Area;
+    use geo_types::wkt;
+
+    fn frame() -> Frame {
+        Frame {
+            minx: 0.0,
+            maxy: 4096.0,
+            k: 1.0,
+        }
+    }
+
+    #[test]
+    fn polygons_are_clipped_to_the_buffer_and_wound_as_mvt_wants() {
+        // A square from the tile's middle to well past its right edge, in metres = units.
+        let g: Geometry<f64> =
+            wkt!(POLYGON((2000. 1000.,9000. 1000.,9000. 3000.,2000. 3000.,2000. 1000.))).into();
+        let mut out = Vec::new();
+        in_tile(&g, &frame(), &mut out);
+        let Geometry::Polygon(p) = &out[0] else {
+            panic!("{out:?}")
+        };
+        assert!(p.is_valid());
+        let xs: Vec<f64> = p.exterior().0.iter().map(|c| c.x).collect();
+        assert_eq!(
+            xs.iter().cloned().fold(f64::MIN, f64::max),
+            EXTENT as f64 + BUFFER
+        );
+        // Positive area in tile coordinates (y down): MVT's exterior ring.
+        assert!(p.signed_area() > 0.0);
+    }
+
+    #[test]
+    fn a_polygon_under_a_unit_disappears_instead_of_turning_invalid() {
+        let g: Geometry<f64> = wkt!(POLYGON((10. 10.,10.3 10.,10.3 10.2,10. 10.2,10. 10.))).into();
+        let mut out = Vec::new();
+        in_tile(&g, &frame(), &mut out);
+        assert!(out.is_empty(), "{out:?}");
+        // A sliver: snapping squashes it to a line, which is dropped, never sent invalid.
+        let g: Geometry<f64> = wkt!(POLYGON((10. 10.,500. 10.,500. 10.4,10. 10.4,10. 10.))).into();
+        let mut out = Vec::new();
+        in_tile(&g, &frame(), &mut out);
+        for o in &out {
+            assert!(o.is_valid(), "{o:?}");
+        }
+    }
+
+    #[test]
+    fn lines_crossing_the_edge_are_cut_at_the_buffer() {
+        let g: Geometry<f64> = wkt!(LINESTRING(100. 100.,8000. 100.)).into();
+        let mut out = Vec::new();
+        in_tile(&g, &frame(), &mut out);
+        let Geometry::LineString(l) = &out[0] else {
+            panic!("{out:?}")
+        };
+        assert_eq!(l.0.last().unwrap().x, EXTENT as f64 + BUFFER);
+        assert_eq!(l.0[0].y, 4096.0 - 100.0);
+    }
+}

@@ -1,0 +1,121 @@
+//! Per-layer Web Mercator copies of the snapshot's layers, each with its own R-tree.
+//!
+//! Reprojecting every geometry of a tile on each request would cost more than the rest of
+//! the tile; a layer is reprojected once, on the first tile that needs it, and kept while
+//! the snapshot's layer (the same `Arc`) is current. A write to one layer (an inspection)
+//! leaves every other layer's copy in place.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, Weak};
+
+use geo::BoundingRect;
+use geo_types::Geometry;
+use rstar::primitives::{GeomWithData, Rectangle};
+use rstar::{RTree, AABB};
+
+use crate::domain::Layer;
+use crate::spatial::snapshot::{LayerIndex, Nodes};
+use crate::spatial::Snapshot;
+
+/// A layer in Web Mercator.
+pub struct MercatorLayer {
+    /// The geometries in EPSG:3857 with the position of their feature in the snapshot's
+    /// layer (features without a geometry, or that cannot be reprojected, are left out).
+    pub geoms: Vec<(usize, Geometry<f64>)>,
+    tree: RTree<GeomWithData<Rectangle<[f64; 2]>, usize>, Nodes>,
+    /// Features whose geometry could not be reprojected (outside Web Mercator's range).
+    pub dropped: usize,
+}
+
+impl MercatorLayer {
+    /// Reprojects a layer from the registry's CRS.
+    pub fn build(index: &LayerIndex, srid: i32) -> anyhow::Result<Self> {
+        let rp = crate::import::crs::Reprojector::new(srid, 3857)
+            .map_err(|e| anyhow::anyhow!("cannot reproject EPSG:{srid} to Web Mercator: {e}"))?;
+        let mut geoms = Vec::new();
+        let mut dropped = 0;
+        for (i, f) in index.features.iter().enumerate() {
+            let Some(g) = &f.geom else { continue };
+            match rp.apply(g) {
+                Ok(m) if finite(&m) => geoms.push((i, m)),
+                _ => dropped += 1,
+            }
+        }
+        let entries = geoms
+            .iter()
+            .enumerate()
+            .filter_map(|(k, (_, g))| {
+                let r = g.bounding_rect()?;
+                Some(GeomWithData::new(
+                    Rectangle::from_corners([r.min().x, r.min().y], [r.max().x, r.max().y]),
+                    k,
+                ))
+            })
+            .collect();
+        Ok(MercatorLayer {
+            geoms,
+            tree: RTree::bulk_load_with_params(entries),
+            dropped,
+        })
+    }
+
+    /// Positions in [`MercatorLayer::geoms`] of the geometries whose box meets `b`, in
+    /// the layer's order (so a tile's features come out the same on every request).
+    pub fn in_envelope(&self, b: [f64; 4]) -> Vec<usize> {
+        let env = AABB::from_corners([b[0], b[1]], [b[2], b[3]]);
+        let mut v: Vec<usize> = self
+            .tree
+            .locate_in_envelope_intersecting(&env)
+            .map(|e| e.data)
+            .collect();
+        v.sort_unstable();
+        v
+    }
+
+    /// The layer's extent in EPSG:3857, if it has any geometry.
+    pub fn extent(&self) -> Option<[f64; 4]> {
+        if self.tree.size() == 0 {
+            return None;
+        }
+        let env = self.tree.root().envelope();
+        Some([
+            env.lower()[0],
+            env.lower()[1],
+            env.upper()[0],
+            env.upper()[1],
+        ])
+    }
+}
+
+fn finite(g: &Geometry<f64>) -> bool {
+    use geo::CoordsIter;
+    g.coords_iter().all(|c| c.x.is_finite() && c.y.is_finite())
+}
+
+/// The Mercator copy of each layer, keyed on the snapshot layer it was made from.
+#[derive(Clone, Default)]
+pub struct MercatorCache {
+    // Per layer: the source layer (weakly: a replaced layer is freed) and its copy. The
+    // lock is held while building, so two first tiles reproject a layer once.
+    inner: Arc<Mutex<HashMap<Layer, (Weak<LayerIndex>, Arc<MercatorLayer>)>>>,
+}
+
+impl MercatorCache {
+    /// The Mercator copy of `layer` in `snap`, built unless the cache holds it. Blocking.
+    pub fn get(&self, snap: &Snapshot, layer: Layer) -> anyhow::Result<Arc<MercatorLayer>> {
+        let source = snap.layer_shared(layer);
+        let mut map = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((weak, m)) = map.get(&layer) {
+            // A live Weak keeps its allocation, so an equal pointer is the same layer.
+            if weak.strong_count() > 0 && std::ptr::eq(weak.as_ptr(), Arc::as_ptr(&source)) {
+                return Ok(m.clone());
+            }
+        }
+        let m = Arc::new(MercatorLayer::build(&source, snap.meta.srid)?);
+        if m.dropped > 0 {
+            tracing::warn!(%layer, dropped = m.dropped, "features outside Web Mercator's range are left out of tiles");
+        }
+        map.insert(layer, (Arc::downgrade(&source), m.clone()));
+        Ok(m)
+    }
+}

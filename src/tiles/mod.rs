@@ -1,0 +1,100 @@
+//! Vector tiles (Mapbox Vector Tile 2.1, Web Mercator) straight from the snapshot.
+//!
+//! A tile is an envelope query on a per-layer Web Mercator copy of the snapshot's layer
+//! ([`mercator`]), a clip to the tile plus a buffer, a simplification for the zoom, and an
+//! encode ([`encode`]). Nothing is cached between snapshots but the Mercator copies, which
+//! are keyed on the layer they were made from, so a tile can never show older data than
+//! the snapshot it is rendered from; [`generation`] names snapshots for URLs and ETags.
+//!
+//! # Layout
+//! - [`grid`]: tile ids, their bounds in Web Mercator, parsing with errors that name z/x/y.
+//! - [`spec`]: the tile layers, their minimum zooms and the properties each carries.
+//! - [`mercator`]: the per-layer Web Mercator copies with their own R-trees.
+//! - [`props`]: property values, with the facts derived per snapshot (findings, easements).
+//! - [`encode`]: clipping, simplifying and writing a layer of a tile.
+//! - [`generation`]: snapshot generations.
+
+pub mod encode;
+pub mod generation;
+pub mod grid;
+pub mod mercator;
+pub mod props;
+pub mod spec;
+
+use std::sync::Arc;
+
+pub use generation::Generations;
+pub use grid::{TileError, TileId};
+pub use spec::{TileLayer, TILE_LAYERS};
+
+use crate::rules::Profile;
+use crate::spatial::network::Network;
+use crate::spatial::Snapshot;
+
+/// What tiles are rendered with, shared by every request: the Mercator copies, the facts
+/// derived per snapshot, and the generation counter.
+#[derive(Clone, Default)]
+pub struct Tiles {
+    /// Web Mercator copies of the layers, kept while their layer is current.
+    pub mercator: mercator::MercatorCache,
+    /// Findings and easement states of the current snapshot, derived on first need.
+    pub derived: props::PerSnapshot<props::Derived>,
+    /// The latest screenings of the current snapshot, read on first need.
+    pub screenings: props::PerSnapshot<props::Screenings>,
+    /// Names of snapshots.
+    pub generations: Generations,
+}
+
+/// A tile's layers as MVT bytes (uncompressed protobuf). Layers below their minimum
+/// zoom, and layers with no feature in the tile, are left out: an empty tile is valid.
+///
+/// `network` gives the drainage network when a layer needs it (connections' findings);
+/// blocking: call from a blocking thread.
+pub fn render(
+    tiles: &Tiles,
+    snap: &Arc<Snapshot>,
+    profile: &Profile,
+    network: &dyn Fn() -> anyhow::Result<Arc<Network>>,
+    layers: &[&'static TileLayer],
+    tile: TileId,
+    today: chrono::NaiveDate,
+) -> anyhow::Result<Vec<u8>> {
+    use geozero::mvt::Message;
+    let frame = encode::Frame::of(tile);
+    let mut out = geozero::mvt::Tile::default();
+    for spec in layers {
+        if tile.z < spec.minzoom {
+            continue;
+        }
+        let merc = tiles.mercator.get(snap, spec.layer)?;
+        let hits = merc.in_envelope(frame.query_box());
+        if hits.is_empty() {
+            continue;
+        }
+        let derived = if spec.needs_derived() {
+            Some(
+                tiles
+                    .derived
+                    .get(snap, || props::Derived::of(snap, profile, network))?,
+            )
+        } else {
+            None
+        };
+        let screenings = if spec.layer == crate::domain::Layer::Outfalls {
+            Some(tiles.screenings.get(snap, || Ok(props::screenings(snap)))?)
+        } else {
+            None
+        };
+        let ctx = props::Context {
+            snap,
+            profile,
+            derived: derived.as_deref(),
+            screenings: screenings.as_deref(),
+            today,
+        };
+        if let Some(layer) = encode::layer(spec, &frame, &merc, &hits, &ctx) {
+            out.layers.push(layer);
+        }
+    }
+    Ok(out.encode_to_vec())
+}
