@@ -202,6 +202,15 @@ impl Profile {
 
     /// Load `<dir>/<id>.toml`; its `id` must be `id`.
     pub fn load(id: &str, dir: impl AsRef<Path>) -> Result<Profile, ProfileError> {
+        Self::load_with_text(id, dir).map(|(profile, _)| profile)
+    }
+
+    /// Load `<dir>/<id>.toml` as [`Profile::load`] does, and return its text too (what a
+    /// registry stores).
+    pub fn load_with_text(
+        id: &str,
+        dir: impl AsRef<Path>,
+    ) -> Result<(Profile, String), ProfileError> {
         if !validate::is_profile_id(id) {
             return Err(ProfileError::BadId { id: id.to_string() });
         }
@@ -209,10 +218,12 @@ impl Profile {
         let path = dir.as_ref().join(&file_name);
         let text =
             std::fs::read_to_string(&path).map_err(|source| ProfileError::Read { path, source })?;
-        Self::with_id(id, &text, &file_name)
+        let profile = Self::with_id(id, &text, &file_name)?;
+        Ok((profile, text))
     }
 
-    fn with_id(id: &str, text: &str, source_name: &str) -> Result<Profile, ProfileError> {
+    /// Parse and check a profile whose `id` must be `id` (a registry's stored copy).
+    pub fn with_id(id: &str, text: &str, source_name: &str) -> Result<Profile, ProfileError> {
         let profile = Self::from_toml_str(text, source_name)?;
         if profile.id != id {
             return Err(ProfileError::invalid(
