@@ -4,7 +4,7 @@
 //! The registry stores its profile whole (`init` puts it there), so a town's own profile
 //! works on every later command without the folder it came from. A registry made by an
 //! older ms4 keeps only the profile's id: on its first open the built-in profile of that
-//! id is stored (and audited), as a migration would, and used from then on; a registry
+//! id is stored (and audited) quietly, as a migration is, and used from then on; a registry
 //! whose id is not built in is refused with the command that fixes it. A built-in profile
 //! in this ms4 that differs from a built-in copy stored earlier is reported on every
 //! command, never applied: `ms4 profile update --builtin` applies it.
@@ -95,14 +95,14 @@ pub async fn load_stored(store: &dyn Store, notices: bool) -> anyhow::Result<Loa
                 BUILTIN_SOURCE,
                 &format!("{} (first open)", default_actor()),
             );
+            // Like a migration, quietly: a log line, and the audit row the store writes.
             match store.store_profile(&first, true).await {
-                Ok(true) if notices => eprintln!(
-                    "note: the registry kept only its profile id; stored the built-in profile \
-                     {} (sha256 {}), which it uses from now on",
-                    meta.jurisdiction,
-                    short(&first.sha256)
+                Ok(true) => tracing::info!(
+                    profile = %meta.jurisdiction,
+                    sha256 = %first.sha256,
+                    "the registry kept only its profile id; stored the built-in profile"
                 ),
-                Ok(_) => {}
+                Ok(false) => {}
                 // A registry this user may only read still answers, from the built-in text.
                 Err(e) if notices => eprintln!(
                     "warning: could not store the built-in profile {} in the registry ({e}); \

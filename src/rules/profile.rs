@@ -37,6 +37,11 @@
 //! snap_tolerance = { value = 1.0, unit = "ft" }
 //! [inspections.construction_routine]  # every | within (+ after), unit, rule, citation, ...
 //! [assumptions.AMB-02]              # setting (any TOML value), text (one line)
+//! [family]                          # land_development = "ny-conditions" | "ny-general-permit"
+//!                                   #   | "illicit-discharge-only"; illicit_discharge =
+//!                                   #   "model-ordinance" | "none"
+//! [roles]                           # role = rule id, one for every role the family decides
+//! condition_one = "carmel.condition_one"   # (`ms4 profile rules` lists them)
 //! [rules."northcastle.lda.applicability"]  # title, citation
 //! ```
 
@@ -113,6 +118,7 @@ mod builtin;
 mod coverage;
 mod discharges;
 mod error;
+mod family;
 mod land_use;
 mod law;
 mod locate;
@@ -125,6 +131,7 @@ pub use discharges::{
     AllowedEntry, AllowedRoute, DischargeCondition, ExemptEntry, MissingOwner, Ms4Settings,
 };
 pub use error::ProfileError;
+pub use family::{Family, IllicitDischargeFamily, LandDevelopmentFamily, Role};
 pub use land_use::{LandUseClass, LandUseConfig, LandUseList, LandUseMatch};
 pub use law::{CrsHint, Law, RuleRef};
 pub use measures::{
@@ -157,6 +164,10 @@ pub struct Profile {
     pub catalogue_version: String,
     /// The law the profile encodes.
     pub law: Law,
+    /// The law families its text follows: which code decides it.
+    pub family: Family,
+    /// Which of this town's rule ids plays each role the family's code decides.
+    pub roles: BTreeMap<Role, String>,
     /// Suggested working CRS.
     pub crs_hint: CrsHint,
     /// Which parts of the rule set the law contains.
@@ -196,7 +207,12 @@ impl Profile {
         }
         let profile: Profile =
             toml::from_str(text).map_err(|e| ProfileError::schema(source_name, text, &e))?;
-        profile.validate(source_name)?;
+        validate::profile(&profile).map_err(|issue| ProfileError::Invalid {
+            source_name: source_name.to_string(),
+            line: locate::line_of_key(text, &issue.key),
+            key: issue.key,
+            message: issue.message,
+        })?;
         Ok(profile)
     }
 
@@ -274,6 +290,12 @@ impl Profile {
     /// The citation of a rule of this profile.
     pub fn citation(&self, id: &str) -> Option<&str> {
         self.rules.get(id).map(|r| r.citation.as_str())
+    }
+
+    /// The town's rule id that plays `role` in its family's code, if it names one (load
+    /// checks that it names every role its family decides).
+    pub fn role_id(&self, role: Role) -> Option<&str> {
+        self.roles.get(&role).map(String::as_str)
     }
 
     /// The reading chosen for an ambiguity, by AMB id (`AMB-02`).

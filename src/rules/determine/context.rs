@@ -8,7 +8,7 @@ use super::{
 use crate::domain::Area;
 use crate::rules::answer::{Evidence, Finding};
 use crate::rules::profile::{
-    InspectionInterval, Profile, Threshold, ThresholdUnit, TimeUnit, SQFT_PER_ACRE,
+    InspectionInterval, Profile, Role, Threshold, ThresholdUnit, TimeUnit, SQFT_PER_ACRE,
 };
 use crate::rules::quantity::square_feet;
 
@@ -24,6 +24,13 @@ pub(super) struct Ctx<'a> {
 }
 
 impl<'a> Ctx<'a> {
+    /// The town's rule id that plays `role` in the family's code. Loading a profile checks
+    /// that it maps every role its family decides; the role's own name stands in should a
+    /// profile built in code lack one, so the answer still names what was decided.
+    pub(super) fn id(&self, role: Role) -> &'a str {
+        self.profile.role_id(role).unwrap_or(role.as_str())
+    }
+
     /// A finding citing `rules` and taking the profile's readings for `ambs`.
     pub(super) fn finding<R>(&self, result: R, rules: &[&str], ambs: &[&str]) -> Finding<R> {
         let mut f = Finding::new(result);

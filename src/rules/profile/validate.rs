@@ -82,7 +82,42 @@ pub(super) fn profile(p: &Profile) -> Check {
         positive(&format!("tolerances.{name}.value"), t.value)?;
     }
     inspections(p)?;
-    assumptions(p)
+    assumptions(p)?;
+    family(p)
+}
+
+/// The family's roles: each one the family's code decides is mapped, to a listed rule.
+fn family(p: &Profile) -> Check {
+    use super::IllicitDischargeFamily;
+    let has_illicit = p.family.illicit_discharge != IllicitDischargeFamily::None;
+    if has_illicit != p.coverage.illicit_connections.present {
+        fail(
+            "family.illicit_discharge",
+            format!(
+                "{:?} disagrees with coverage.illicit_connections.present = {}",
+                p.family.illicit_discharge.as_str(),
+                p.coverage.illicit_connections.present
+            ),
+        )?;
+    }
+    for (role, id) in &p.roles {
+        rule_ref(p, &format!("roles.{role}"), id)?;
+    }
+    for role in p.family.required_roles() {
+        if !p.roles.contains_key(&role) {
+            fail(
+                format!("roles.{role}"),
+                format!(
+                    "the {} family decides this role: name the rule of this town that plays it",
+                    match role.decided_in().first() {
+                        Some(m) if m.contains("illicit") => p.family.illicit_discharge.as_str(),
+                        _ => p.family.land_development.as_str(),
+                    }
+                ),
+            )?;
+        }
+    }
+    Ok(())
 }
 
 /// Lower-case letters, digits and inner hyphens: a profile id that is also a file stem.

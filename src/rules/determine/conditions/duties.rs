@@ -18,7 +18,7 @@ pub(super) fn every_project_duties(
         cx.every_project_duty(
             K::ApplicantOnSite,
             "The applicant or developer or their representative is on site at all times when construction or grading activity takes place, and inspects and documents the effectiveness of all erosion and sediment control practices (§ 156-83C).",
-            &[ON_SITE],
+            &[cx.id(ON_SITE)],
             &[],
             outside,
             ARTICLE,
@@ -28,8 +28,8 @@ pub(super) fn every_project_duties(
     ];
     let mut at_once = cx.every_project_duty(
         K::DisturbanceAtOneTime,
-        "Not more than five acres are disturbed at any one time unless pursuant to an approved SWPPP (§ 156-81B(4)).",
-        &[AT_ONE_TIME],
+        "Not more than five acres are disturbed at any one time unless pursuant to an approved cx.id(SWPPP) (§ 156-81B(4)).",
+        &[cx.id(AT_ONE_TIME)],
         &["AMB-10"],
         outside,
         ARTICLE,
@@ -43,14 +43,14 @@ pub(super) fn every_project_duties(
         at_once.because(if within {
             "the whole project is within the limit, so any phasing meets it"
         } else {
-            "the project must be phased so that no more than five acres are disturbed at once, unless the approved SWPPP allows more"
+            "the project must be phased so that no more than five acres are disturbed at once, unless the approved cx.id(SWPPP) allows more"
         });
     }
     out.push(at_once);
     out.push(cx.every_project_duty(
         K::ContractorCertification,
-        "Each contractor and subcontractor named in the SWPPP who installs soil or stormwater management practices signs and dates the certification statement before any land development activity; the statements become part of the SWPPP (§ 156-81F).",
-        &[CONTRACTORS, CONTRACTOR_RECORDS],
+        "Each contractor and subcontractor named in the cx.id(SWPPP) who installs soil or stormwater management practices signs and dates the certification statement before any land development activity; the statements become part of the cx.id(SWPPP) (§ 156-81F).",
+        &[cx.id(CONTRACTORS), cx.id(CONTRACTOR_RECORDS)],
         &[],
         outside,
         ARTICLE,
@@ -59,8 +59,8 @@ pub(super) fn every_project_duties(
     ));
     out.push(cx.every_project_duty(
         K::SwpppOnSite,
-        "A copy of the SWPPP is kept at the site from the start of construction to final stabilization (§ 156-81G).",
-        &[SWPPP_ON_SITE],
+        "A copy of the cx.id(SWPPP) is kept at the site from the start of construction to final stabilization (§ 156-81G).",
+        &[cx.id(SWPPP_ON_SITE)],
         &[],
         outside,
         ARTICLE,
@@ -70,7 +70,7 @@ pub(super) fn every_project_duties(
     out.push(cx.every_project_duty(
         K::OtherPermits,
         "All other applicable environmental permits have been or will be acquired before approval of the final stormwater design plan (§ 156-81E).",
-        &[OTHER_PERMITS],
+        &[cx.id(OTHER_PERMITS)],
         &[],
         outside,
         ARTICLE,
@@ -80,7 +80,7 @@ pub(super) fn every_project_duties(
     out.push(cx.every_project_duty(
         K::MilestoneNotices,
         "The applicant notifies the Town's enforcement official at least 48 hours before each milestone the SMO requires: start of construction, erosion controls installed, site clearing, rough and final grading, close of season, final landscaping, landscaping established in public areas (§ 156-83D).",
-        &[NOTICE_48H],
+        &[cx.id(NOTICE_48H)],
         &[],
         outside,
         ARTICLE,
@@ -90,7 +90,7 @@ pub(super) fn every_project_duties(
     out.push(cx.every_project_duty(
         K::StabilizationOnlyAfterViolation,
         "If an inspection finds a violation, the applicant and developer are notified in writing, and no further work except site stabilization is done until it is corrected and the work approved (§ 156-83E).",
-        &[VIOLATION_HALT],
+        &[cx.id(VIOLATION_HALT)],
         &[],
         outside,
         ARTICLE,
@@ -100,7 +100,7 @@ pub(super) fn every_project_duties(
     out.push(cx.every_project_duty(
         K::SedimentRemoval,
         "During construction the applicant operates and maintains all controls, and removes sediment from sediment traps and ponds whenever their design capacity is reduced by 50% (§ 156-83A).",
-        &[OPERATE],
+        &[cx.id(OPERATE)],
         &["AMB-27"],
         outside,
         ARTICLE,
@@ -113,12 +113,12 @@ pub(super) fn every_project_duties(
         (
             K::AsBuiltPlans,
             "After final construction, as-built plans of every stormwater management practice on site, showing the final design specifications and certified by a professional engineer (§ 156-83F).",
-            AS_BUILT,
+            cx.id(AS_BUILT),
         ),
         (
             K::OperationAndMaintenance,
             "After construction the owner or operator of permanent practices keeps them operating: a preventive/corrective maintenance program and written operation and maintenance procedures, with training of new personnel (§ 156-84A-B).",
-            OM,
+            cx.id(OM),
         ),
     ] {
         let mut f = cx.requirement(kind, status, summary, &[rule], &[]);
@@ -131,7 +131,7 @@ pub(super) fn every_project_duties(
     out.push(cx.every_project_duty(
         K::Fees,
         "The Town may require reasonable costs at prevailing rates for review of SWPPPs, inspections or SMP maintenance performed by or for the Town (§ 156-89).",
-        &[FEES],
+        &[cx.id(FEES)],
         &[],
         outside,
         ARTICLE,
