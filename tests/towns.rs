@@ -82,11 +82,13 @@ async fn a_towns_own_profile_travels_with_its_registry() {
         let rules = run_ok(&url, &["profile", "rules", "--format", "json"]);
         let rules: serde_json::Value = serde_json::from_str(&rules).unwrap();
         assert!(
-            rules
+            rules["rules"]
                 .as_array()
                 .unwrap()
                 .iter()
-                .any(|r| r["rule"] == "northcastle.lda.applicability"),
+                .any(|r| r["rule"] == "northcastle.lda.applicability"
+                    && r["roles"][0] == "land_development_activity"
+                    && r["decided_in"][0] == "ms4::rules::determine::general_permit"),
             "{kind}"
         );
 

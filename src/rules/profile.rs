@@ -131,7 +131,10 @@ pub use discharges::{
     AllowedEntry, AllowedRoute, DischargeCondition, ExemptEntry, MissingOwner, Ms4Settings,
 };
 pub use error::ProfileError;
-pub use family::{Family, IllicitDischargeFamily, LandDevelopmentFamily, Role};
+pub use family::{
+    Family, IllicitDischargeFamily, LandDevelopmentFamily, LargerCommonPlan, PollutantOfConcern,
+    Reading, Role, StormwaterSourceScope,
+};
 pub use land_use::{LandUseClass, LandUseConfig, LandUseList, LandUseMatch};
 pub use law::{CrsHint, Law, RuleRef};
 pub use measures::{
@@ -296,6 +299,14 @@ impl Profile {
     /// checks that it names every role its family decides).
     pub fn role_id(&self, role: Role) -> Option<&str> {
         self.roles.get(&role).map(String::as_str)
+    }
+
+    /// The typed reading the profile takes of an ambiguity (see [`Reading`]).
+    pub fn reading<R: Reading>(&self) -> R {
+        self.assumption(R::AMB)
+            .and_then(|a| a.setting.as_str())
+            .and_then(R::parse)
+            .unwrap_or(R::DEFAULT)
     }
 
     /// The reading chosen for an ambiguity, by AMB id (`AMB-02`).

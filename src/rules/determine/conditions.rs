@@ -6,7 +6,7 @@
 //! seven days and within 24 hours of a 0.5-inch storm (§ 156-83B), and a maintenance
 //! easement and agreement (§§ 156-85, 156-86).
 
-use crate::rules::profile::Role;
+use crate::rules::profile::{LargerCommonPlan, PollutantOfConcern, Role, StormwaterSourceScope};
 use super::context::{
     and_list, describe_schedule, is_sediment_class, met_words, overlap_words, practice_reason,
     practice_status, tmdl_evidence, water_evidence, Ctx, DateTest,
@@ -113,8 +113,8 @@ fn land_development_activity(cx: &mut Ctx<'_>) -> Finding<bool> {
             "part of a larger common plan of development or sale; {reason}"
         ));
         if under {
-            match cx.setting("AMB-12").unwrap_or("literal") {
-                "literal" => {
+            match cx.profile.reading::<LargerCommonPlan>() {
+                LargerCommonPlan::Literal => {
                     result = true;
                     f.because(
                         "an activity disturbing less than one acre that is part of a larger common plan is a land development activity; the definition states no minimum size (AMB-12, literal reading)",
@@ -129,7 +129,8 @@ fn land_development_activity(cx: &mut Ctx<'_>) -> Finding<bool> {
                     // Any other reading tests the plan's total disturbance, which the
                     // facts do not carry.
                     f.because(format!(
-                        "the profile reads the larger-common-plan clause as {other:?} (AMB-12), which turns on the plan's total disturbance; that was not given"
+                        "the profile reads the larger-common-plan clause as {:?} (AMB-12), which turns on the plan's total disturbance; that was not given",
+                        other.as_str()
                     ));
                     if !by_area {
                         cx.open("larger common plan: total disturbance of the plan");
@@ -261,9 +262,9 @@ pub(super) fn condition_one(cx: &mut Ctx<'_>, outside: Option<&str>) -> Finding<
     // AMB-08 "literal": sediment is always a pollutant of concern and always in
     // construction runoff, so any listing counts; "matched": only a listed pollutant the
     // project discharges, of which the facts know only the sediment class.
-    let literal = cx.setting("AMB-08").unwrap_or("literal") == "literal";
+    let literal = cx.profile.reading::<PollutantOfConcern>() == PollutantOfConcern::Literal;
     // AMB-09 "tmdl_only": the stormwater-source qualifier attaches to TMDL watersheds only.
-    let tmdl_only = cx.setting("AMB-09").unwrap_or("tmdl_only") == "tmdl_only";
+    let tmdl_only = cx.profile.reading::<StormwaterSourceScope>() == StormwaterSourceScope::TmdlOnly;
     let mut hits: Vec<String> = Vec::new();
     // Unknowns that would decide Condition One if nothing else meets it.
     let mut pending: Vec<String> = Vec::new();
@@ -517,13 +518,13 @@ fn requirements(
     let mut swppp = cx.requirement(
         K::Swppp,
         if outside.is_none() { S::Applies } else { S::DoesNotApply },
-        "No application for approval may be reviewed until the appropriate board has received a cx.id(SWPPP) prepared to the Article's specifications (§ 156-81A-B).",
+        "No application for approval may be reviewed until the appropriate board has received a SWPPP prepared to the Article's specifications (§ 156-81A-B).",
         &[cx.id(SWPPP), cx.id(LDA)],
         &[],
     );
     swppp.because(match outside {
-        None => "a non-exempt land development activity needs a cx.id(SWPPP)".to_string(),
-        Some(why) => format!("no cx.id(SWPPP) is required under Article X: {why}"),
+        None => "a non-exempt land development activity needs a SWPPP".to_string(),
+        Some(why) => format!("no SWPPP is required under Article X: {why}"),
     });
 
     let any = c.any();
@@ -535,7 +536,7 @@ fn requirements(
     let mut post = cx.requirement(
         K::PostConstructionControls,
         by_conditions(any),
-        "The cx.id(SWPPP) must also include water quantity and water quality controls (post-construction stormwater runoff controls), items (2)-(9) of § 156-81D, among them maintenance easements recorded on the plan and an inspection and maintenance agreement.",
+        "The SWPPP must also include water quantity and water quality controls (post-construction stormwater runoff controls), items (2)-(9) of § 156-81D, among them maintenance easements recorded on the plan and an inspection and maintenance agreement.",
         &[cx.id(POST)],
         &["AMB-25"],
     );
@@ -550,7 +551,7 @@ fn requirements(
     let mut preparer = cx.requirement(
         K::ConditionOnePreparerCertification,
         by_conditions(one),
-        "For Condition One, the cx.id(SWPPP) must be prepared and signed by a landscape architect, certified professional or professional engineer, who certifies that the design of all stormwater management practices meets the Article (§ 156-81D(10)).",
+        "For Condition One, the SWPPP must be prepared and signed by a landscape architect, certified professional or professional engineer, who certifies that the design of all stormwater management practices meets the Article (§ 156-81D(10)).",
         &[cx.id(PREPARER), cx.id(C1)],
         &["AMB-16"],
     );

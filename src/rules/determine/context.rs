@@ -144,13 +144,6 @@ impl<'a> Ctx<'a> {
             .cloned()
             .collect()
     }
-
-    /// The profile's setting for an ambiguity, when it is a word.
-    pub(super) fn setting(&self, amb: &str) -> Option<&'a str> {
-        self.profile
-            .assumption(amb)
-            .and_then(|a| a.setting.as_str())
-    }
 }
 
 /// A threshold's value with its unit: `5,000 sq ft`, `1 acre`, `0.5 acre`, `5 acres`.

@@ -197,7 +197,7 @@ fn conditions_absent(cx: &mut Ctx<'_>) -> Finding<bool> {
     );
     if !water.waters_303d.is_empty() || !water.tmdl_areas.is_empty() {
         f.cite(cx.profile, cx.id(SPECIAL));
-        f.because("in North Castle 303(d) and TMDL language appears only in the MS4-level cx.id(SPECIAL) CONDITION definitions, which bind the Town's program, not a project; the TMDL areas bear on the enhanced phosphorus indicator");
+        f.because("in North Castle 303(d) and TMDL language appears only in the MS4-level SPECIAL CONDITION definitions, which bind the Town's program, not a project; the TMDL areas bear on the enhanced phosphorus indicator");
         f.evidence
             .extend(water.waters_303d.iter().map(water_evidence));
         f.evidence
@@ -215,12 +215,12 @@ fn requirements(cx: &mut Ctx<'_>, outside: Option<&str>) -> Vec<Finding<Requirem
     let mut swppp = cx.requirement(
         K::Swppp,
         if inside { S::Applies } else { S::DoesNotApply },
-        "No application for approval may be reviewed until the SMO or the appropriate board has received a cx.id(SWPPP) prepared by a qualified professional to the chapter's specifications (§ 267-5A-D).",
+        "No application for approval may be reviewed until the SMO or the appropriate board has received a SWPPP prepared by a qualified professional to the chapter's specifications (§ 267-5A-D).",
         &[cx.id(SWPPP), cx.id(LDA)],
         &[],
     );
     swppp.because(match outside {
-        None => "a non-exempt land development activity needs a cx.id(SWPPP)".to_string(),
+        None => "a non-exempt land development activity needs a SWPPP".to_string(),
         Some(why) => not_reached(why),
     });
 
@@ -315,7 +315,7 @@ fn every_project_duties(
     let every = "binds every non-exempt land development activity, whatever its size";
     let mut out = vec![cx.every_project_duty(
         K::TrainedContractorOnSite,
-        "Each contractor and subcontractor names a trained contractor responsible for the cx.id(SWPPP), and at least one trained contractor is on site daily when soil disturbance is performed; the applicant inspects the erosion and sediment controls (§ 267-7A(4)).",
+        "Each contractor and subcontractor names a trained contractor responsible for the SWPPP, and at least one trained contractor is on site daily when soil disturbance is performed; the applicant inspects the erosion and sediment controls (§ 267-7A(4)).",
         &[cx.id(TRAINED)],
         &[],
         outside,
@@ -325,7 +325,7 @@ fn every_project_duties(
     )];
     let mut at_once = cx.every_project_duty(
         K::DisturbanceAtOneTime,
-        "Not more than five acres are disturbed at any one time unless a greater amount is determined necessary pursuant to an approved cx.id(SWPPP) (§ 267-5D(1)(d)).",
+        "Not more than five acres are disturbed at any one time unless a greater amount is determined necessary pursuant to an approved SWPPP (§ 267-5D(1)(d)).",
         &[cx.id(AT_ONE_TIME)],
         &["AMB-10"],
         outside,
@@ -340,21 +340,21 @@ fn every_project_duties(
         at_once.because(if within {
             "the whole project is within the limit, so any phasing meets it"
         } else {
-            "the construction phasing plan must keep the area disturbed at once to five acres, unless the approved cx.id(SWPPP) allows more"
+            "the construction phasing plan must keep the area disturbed at once to five acres, unless the approved SWPPP allows more"
         });
     }
     out.push(at_once);
     for (kind, summary, rules, status, why) in [
         (
             K::ContractorCertification,
-            "The construction general permit's certifications are incorporated into the cx.id(SWPPP), and each contractor and subcontractor who installs, builds, repairs, inspects or maintains the cx.id(SWPPP)'s practices signs and dates the certification statement before any land development activity (§ 267-5F).",
+            "The construction general permit's certifications are incorporated into the SWPPP, and each contractor and subcontractor who installs, builds, repairs, inspects or maintains the SWPPP's practices signs and dates the certification statement before any land development activity (§ 267-5F).",
             &[cx.id(CONTRACTORS), cx.id(CONTRACTOR_RECORDS)][..],
             S::Applies,
             every,
         ),
         (
             K::SwpppOnSite,
-            "A copy of the cx.id(SWPPP) is kept at the site from the start of construction to final stabilization (§ 267-5G).",
+            "A copy of the SWPPP is kept at the site from the start of construction to final stabilization (§ 267-5G).",
             &[cx.id(SWPPP_ON_SITE)][..],
             S::Applies,
             every,
@@ -442,7 +442,7 @@ fn general_permit(cx: &mut Ctx<'_>, outside: Option<&str>) -> Finding<Requiremen
     let mut f = cx.requirement(
         RequirementKind::ConstructionGeneralPermit,
         S::DoesNotApply,
-        "For projects also requiring coverage under the SPDES General Permit for Construction Activities, the application must include all related NYSDEC forms and certifications (§ 267-5A), and the permit's certifications become part of the cx.id(SWPPP) (§ 267-5F(1)).",
+        "For projects also requiring coverage under the SPDES General Permit for Construction Activities, the application must include all related NYSDEC forms and certifications (§ 267-5A), and the permit's certifications become part of the SWPPP (§ 267-5F(1)).",
         &[cx.id(GP)],
         &["AMB-10", "AMB-13"],
     );
@@ -523,7 +523,7 @@ fn enhanced_phosphorus(cx: &mut Ctx<'_>, outside: Option<&str>) -> Finding<Requi
     let mut f = cx.requirement(
         RequirementKind::EnhancedPhosphorus,
         S::DoesNotApply,
-        "Post-construction stormwater management practices designed to the Enhanced Phosphorus Removal Standards of the Design Manual, with at least cx.id(SWPPP) items D(2)(b)[1]-[11] (§ 267-5D(3)).",
+        "Post-construction stormwater management practices designed to the Enhanced Phosphorus Removal Standards of the Design Manual, with at least SWPPP items D(2)(b)[1]-[11] (§ 267-5D(3)).",
         &[cx.id(PHOSPHORUS)],
         &["AMB-13"],
     );

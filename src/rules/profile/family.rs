@@ -280,3 +280,103 @@ impl Family {
         roles
     }
 }
+
+/// A typed reading of one ambiguity of the catalogue (`[assumptions.AMB-xx] setting`): the
+/// family's code matches on the variant, and loading refuses a word that is not one.
+pub trait Reading: Sized + Copy + 'static {
+    /// The ambiguity's id.
+    const AMB: &'static str;
+    /// The catalogue's recommended reading, taken only for a profile built in code that
+    /// lacks the setting (a loaded profile of a family that reads it must give it).
+    const DEFAULT: Self;
+    /// The reading written as `name`.
+    fn parse(name: &str) -> Option<Self>;
+    /// Every reading's name.
+    fn names() -> Vec<&'static str>;
+}
+
+macro_rules! reading {
+    ($name:ident, $amb:literal, $default:ident) => {
+        impl Reading for $name {
+            const AMB: &'static str = $amb;
+            const DEFAULT: Self = $name::$default;
+            fn parse(name: &str) -> Option<Self> {
+                $name::from_name(name)
+            }
+            fn names() -> Vec<&'static str> {
+                $name::ALL.iter().map(|v| v.as_str()).collect()
+            }
+        }
+    };
+}
+
+str_enum! {
+    /// AMB-08: is sediment always a pollutant of concern?
+    pub enum PollutantOfConcern("AMB-08 reading") {
+        /// Any 303(d)-listed water (or TMDL watershed) receiving the runoff counts.
+        Literal = "literal",
+        /// Only a listed pollutant the project's runoff is known to carry counts.
+        Matched = "matched",
+    }
+}
+reading!(PollutantOfConcern, "AMB-08", Literal);
+
+str_enum! {
+    /// AMB-09: what the "pollutants in stormwater identified as a source" qualifier binds.
+    pub enum StormwaterSourceScope("AMB-09 reading") {
+        /// The TMDL watershed only (the closest antecedent).
+        TmdlOnly = "tmdl_only",
+        /// Both the TMDL watershed and the 303(d)-listed water.
+        Both = "both",
+    }
+}
+reading!(StormwaterSourceScope, "AMB-09", TmdlOnly);
+
+str_enum! {
+    /// AMB-12: the larger-common-plan clause of the land development activity definition.
+    pub enum LargerCommonPlan("AMB-12 reading") {
+        /// Any activity of a larger common plan is a land development activity, any size.
+        Literal = "literal",
+        /// Only when the plan's total disturbance is one acre or more (the permit's reading).
+        PlanTotalOneAcre = "plan_total_one_acre",
+        /// Only when the plan's total disturbance is 5,000 sq ft or more.
+        PlanTotal5000Sqft = "plan_total_5000_sqft",
+        /// Plan membership is recorded; the activity test stays the area threshold.
+        PlanMembershipOnly = "plan_membership_only",
+    }
+}
+reading!(LargerCommonPlan, "AMB-12", Literal);
+
+/// A reading's check: its AMB id, its names, whether `name` is one.
+pub(super) struct ReadingCheck {
+    pub amb: &'static str,
+    pub names: fn() -> Vec<&'static str>,
+    pub known: fn(&str) -> bool,
+}
+
+fn check<R: Reading>() -> ReadingCheck {
+    ReadingCheck {
+        amb: R::AMB,
+        names: R::names,
+        known: |name| R::parse(name).is_some(),
+    }
+}
+
+/// Every typed reading, checked wherever a profile sets it.
+pub(super) fn reading_checks() -> Vec<ReadingCheck> {
+    vec![
+        check::<PollutantOfConcern>(),
+        check::<StormwaterSourceScope>(),
+        check::<LargerCommonPlan>(),
+    ]
+}
+
+impl Family {
+    /// The ambiguities this family's code reads, which its profiles must set.
+    pub fn required_readings(self) -> &'static [&'static str] {
+        match self.land_development {
+            LandDevelopmentFamily::NyConditions => &["AMB-08", "AMB-09", "AMB-12"],
+            LandDevelopmentFamily::NyGeneralPermit | LandDevelopmentFamily::IllicitDischargeOnly => &[],
+        }
+    }
+}

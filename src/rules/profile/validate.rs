@@ -100,6 +100,34 @@ fn family(p: &Profile) -> Check {
             ),
         )?;
     }
+    for amb in p.family.required_readings() {
+        if !p.assumptions.contains_key(*amb) {
+            fail(
+                format!("assumptions.{amb}"),
+                format!(
+                    "the {} family reads this ambiguity: give its setting",
+                    p.family.land_development.as_str()
+                ),
+            )?;
+        }
+    }
+    for check in super::family::reading_checks() {
+        let Some(a) = p.assumptions.get(check.amb) else {
+            continue;
+        };
+        let names = (check.names)();
+        match a.setting.as_str() {
+            Some(word) if (check.known)(word) => {}
+            Some(word) => fail(
+                format!("assumptions.{}.setting", check.amb),
+                format!("unknown reading {word:?}, expected {}", super::one_of(&names)),
+            )?,
+            None => fail(
+                format!("assumptions.{}.setting", check.amb),
+                format!("the reading must be one of {}", super::one_of(&names)),
+            )?,
+        }
+    }
     for (role, id) in &p.roles {
         rule_ref(p, &format!("roles.{role}"), id)?;
     }

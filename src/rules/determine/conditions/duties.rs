@@ -28,7 +28,7 @@ pub(super) fn every_project_duties(
     ];
     let mut at_once = cx.every_project_duty(
         K::DisturbanceAtOneTime,
-        "Not more than five acres are disturbed at any one time unless pursuant to an approved cx.id(SWPPP) (§ 156-81B(4)).",
+        "Not more than five acres are disturbed at any one time unless pursuant to an approved SWPPP (§ 156-81B(4)).",
         &[cx.id(AT_ONE_TIME)],
         &["AMB-10"],
         outside,
@@ -43,13 +43,13 @@ pub(super) fn every_project_duties(
         at_once.because(if within {
             "the whole project is within the limit, so any phasing meets it"
         } else {
-            "the project must be phased so that no more than five acres are disturbed at once, unless the approved cx.id(SWPPP) allows more"
+            "the project must be phased so that no more than five acres are disturbed at once, unless the approved SWPPP allows more"
         });
     }
     out.push(at_once);
     out.push(cx.every_project_duty(
         K::ContractorCertification,
-        "Each contractor and subcontractor named in the cx.id(SWPPP) who installs soil or stormwater management practices signs and dates the certification statement before any land development activity; the statements become part of the cx.id(SWPPP) (§ 156-81F).",
+        "Each contractor and subcontractor named in the SWPPP who installs soil or stormwater management practices signs and dates the certification statement before any land development activity; the statements become part of the SWPPP (§ 156-81F).",
         &[cx.id(CONTRACTORS), cx.id(CONTRACTOR_RECORDS)],
         &[],
         outside,
@@ -59,7 +59,7 @@ pub(super) fn every_project_duties(
     ));
     out.push(cx.every_project_duty(
         K::SwpppOnSite,
-        "A copy of the cx.id(SWPPP) is kept at the site from the start of construction to final stabilization (§ 156-81G).",
+        "A copy of the SWPPP is kept at the site from the start of construction to final stabilization (§ 156-81G).",
         &[cx.id(SWPPP_ON_SITE)],
         &[],
         outside,
