@@ -125,7 +125,9 @@ fn check_illicit(v: &Value, via: &str) {
 
 /// The determination: 4,500 sq ft is a land development activity at this town's
 /// 4,000 sq ft (not at the model law's 5,000), citing § 41-1.
-fn check_determination(d: &Value, via: &str) {
+fn check_determination(answer: &Value, via: &str) {
+    let d = &answer["determination"];
+    assert_eq!(d["jurisdiction"], ID, "{via}: {answer}");
     let lda = &d["land_development_activity"];
     assert_eq!(lda["result"], true, "{via}: {lda}");
     assert!(citations(lda).contains("quarryhollow.lda.applicability"), "{via}: {lda}");

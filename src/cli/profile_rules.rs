@@ -46,7 +46,7 @@ pub(super) fn print(profile: &Profile, format: Format) -> anyhow::Result<()> {
                         "roles": l.roles.iter().map(|r| r.as_str()).collect::<Vec<_>>(),
                         "citation": l.citation,
                         "title": l.title,
-                        "decided_in": decided_in(&l.roles),
+                        "decided_in": decided_in(profile, &l.roles),
                     })
                 })
                 .collect();
@@ -70,7 +70,7 @@ pub(super) fn print(profile: &Profile, format: Format) -> anyhow::Result<()> {
                         l.rule.to_string(),
                         if roles.is_empty() { "-".into() } else { roles.join(", ") },
                         l.citation.to_string(),
-                        decided_in(&l.roles).join(", "),
+                        decided_in(profile, &l.roles).join(", "),
                     ]
                 })
                 .collect();
@@ -83,11 +83,15 @@ pub(super) fn print(profile: &Profile, format: Format) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn decided_in(roles: &[Role]) -> Vec<&'static str> {
+/// The code that decides these roles for this profile: of the determination modules,
+/// only its family's.
+fn decided_in(profile: &Profile, roles: &[Role]) -> Vec<&'static str> {
+    let own = profile.family.land_development.module();
     let mut out: Vec<&'static str> = Vec::new();
     for r in roles {
         for m in r.decided_in() {
-            if !out.contains(m) {
+            let other_family = m.starts_with("ms4::rules::determine::") && *m != own;
+            if !other_family && !out.contains(m) {
                 out.push(m);
             }
         }

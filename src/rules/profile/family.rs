@@ -265,6 +265,17 @@ impl Role {
     }
 }
 
+impl LandDevelopmentFamily {
+    /// The module path of this family's determination code.
+    pub fn module(self) -> &'static str {
+        match self {
+            LandDevelopmentFamily::NyConditions => "ms4::rules::determine::conditions",
+            LandDevelopmentFamily::NyGeneralPermit => "ms4::rules::determine::general_permit",
+            LandDevelopmentFamily::IllicitDischargeOnly => "ms4::rules::determine::discharge_only",
+        }
+    }
+}
+
 impl Family {
     /// The roles this family's code decides, each of which the profile must map to one of
     /// its rules.
