@@ -1,7 +1,7 @@
 //! A registry keeps its jurisdiction profile: `init` stores it whole, every command and
 //! the server read it from the registry, `ms4 profile show` / `update` show and replace
 //! it (audited), older registries that keep only the id get the built-in profile on
-//! first open, and a newer built-in profile is reported, never applied. On both stores.
+//! first open (as a migration, unaudited), and a newer built-in profile is reported, never applied. On both stores.
 
 mod common;
 
@@ -168,7 +168,14 @@ async fn a_registry_that_keeps_only_its_id_stores_the_builtin_profile_on_first_o
         // Once: the next command reads the stored copy and stores nothing more.
         let out = run(&url, &["illicit", "--format", "json"]);
         assert!(out.status.success(), "{kind}");
+        // Filled in as a migration is: the row says so, the audit of changes does not.
+        assert!(stored.stored_by.ends_with("(first open)"), "{kind}: {}", stored.stored_by);
         let audit = registry.audit(None, 10).await.unwrap();
+        assert_eq!(
+            audit.iter().filter(|a| a.action == "profile_update").count(),
+            0,
+            "{kind}"
+        );
         assert_eq!(
             audit.iter().filter(|a| a.action == "profile_update").count(),
             1,

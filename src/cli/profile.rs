@@ -4,7 +4,7 @@
 //! The registry stores its profile whole (`init` puts it there), so a town's own profile
 //! works on every later command without the folder it came from. A registry made by an
 //! older ms4 keeps only the profile's id: on its first open the built-in profile of that
-//! id is stored (and audited) quietly, as a migration is, and used from then on; a registry
+//! id is stored quietly and unaudited, as a migration is (the row records it), and used from then on; a registry
 //! whose id is not built in is refused with the command that fixes it. A built-in profile
 //! in this ms4 that differs from a built-in copy stored earlier is reported on every
 //! command, never applied: `ms4 profile update --builtin` applies it.
@@ -95,7 +95,7 @@ pub async fn load_stored(store: &dyn Store, notices: bool) -> anyhow::Result<Loa
                 BUILTIN_SOURCE,
                 &format!("{} (first open)", default_actor()),
             );
-            // Like a migration, quietly: a log line, and the audit row the store writes.
+            // Like a migration, quietly: a log line; the stored row says who and when.
             match store.store_profile(&first, true).await {
                 Ok(true) => tracing::info!(
                     profile = %meta.jurisdiction,
@@ -124,7 +124,10 @@ pub async fn load_stored(store: &dyn Store, notices: bool) -> anyhow::Result<Loa
             meta.jurisdiction
         );
     }
-    let source_name = format!("the registry's profile {} ({})", stored.profile_id, stored.source);
+    let source_name = format!(
+        "the registry's profile {} ({})",
+        stored.profile_id, stored.source
+    );
     let profile = Profile::with_id(&stored.profile_id, &stored.toml, &source_name)
         .with_context(|| "the registry's stored profile no longer loads: replace it with `ms4 profile update FILE`")?;
     let newer_builtin = newer_builtin(&stored);
@@ -178,7 +181,11 @@ async fn show(store: &dyn Store, format: Format) -> anyhow::Result<()> {
         Format::Table => {
             println!(
                 "# profile {} as the registry stores it: sha256 {}, from {}, stored {} by {}",
-                l.stored.profile_id, l.stored.sha256, l.stored.source, l.stored.stored_at, l.stored.stored_by
+                l.stored.profile_id,
+                l.stored.sha256,
+                l.stored.source,
+                l.stored.stored_at,
+                l.stored.stored_by
             );
             print!("{}", l.stored.toml);
             if !l.stored.toml.ends_with('\n') {
@@ -232,8 +239,15 @@ async fn update(store: &dyn Store, file: Option<PathBuf>, builtin: bool) -> anyh
     }
     let old = store.stored_profile().await?;
     let new = StoredProfile::new(&profile.id, &text, &source, &default_actor());
-    if old.as_ref().is_some_and(|o| o.sha256 == new.sha256 && o.source == new.source) {
-        println!("profile {} unchanged (sha256 {})", profile.id, short(&new.sha256));
+    if old
+        .as_ref()
+        .is_some_and(|o| o.sha256 == new.sha256 && o.source == new.source)
+    {
+        println!(
+            "profile {} unchanged (sha256 {})",
+            profile.id,
+            short(&new.sha256)
+        );
         return Ok(());
     }
     store.store_profile(&new, false).await?;

@@ -68,7 +68,11 @@ pub(super) fn print(profile: &Profile, format: Format) -> anyhow::Result<()> {
                     let roles: Vec<&str> = l.roles.iter().map(|r| r.as_str()).collect();
                     vec![
                         l.rule.to_string(),
-                        if roles.is_empty() { "-".into() } else { roles.join(", ") },
+                        if roles.is_empty() {
+                            "-".into()
+                        } else {
+                            roles.join(", ")
+                        },
                         l.citation.to_string(),
                         decided_in(profile, &l.roles).join(", "),
                     ]

@@ -179,7 +179,8 @@ pub trait Store: Send + Sync {
     async fn stored_profile(&self) -> Result<Option<StoredProfile>>;
     /// Stores the registry's profile, replacing any, and audits it as its `stored_by`'s
     /// (`profile_update`, the old and new text), in one transaction. With `only_if_absent`
-    /// an already stored profile is kept and `false` returned.
+    /// it fills in the profile of a registry that keeps only its id, as a migration does:
+    /// not audited, and an already stored profile is kept (`false` returned).
     async fn store_profile(&self, profile: &StoredProfile, only_if_absent: bool) -> Result<bool>;
 }
 

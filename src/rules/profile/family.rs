@@ -217,31 +217,82 @@ impl Role {
     /// The module paths of the code that decides this role.
     pub fn decided_in(self) -> &'static [&'static str] {
         match self {
-            Role::LandDevelopmentActivity => &["ms4::rules::determine::conditions", "ms4::rules::determine::general_permit"],
-            Role::Exemptions => &["ms4::rules::determine::conditions", "ms4::rules::determine::general_permit"],
-            Role::Swppp => &["ms4::rules::determine::conditions", "ms4::rules::determine::general_permit"],
+            Role::LandDevelopmentActivity => &[
+                "ms4::rules::determine::conditions",
+                "ms4::rules::determine::general_permit",
+            ],
+            Role::Exemptions => &[
+                "ms4::rules::determine::conditions",
+                "ms4::rules::determine::general_permit",
+            ],
+            Role::Swppp => &[
+                "ms4::rules::determine::conditions",
+                "ms4::rules::determine::general_permit",
+            ],
             Role::ConditionOne => &["ms4::rules::determine::conditions"],
             Role::ConditionTwo => &["ms4::rules::determine::conditions"],
             Role::ConditionThree => &["ms4::rules::determine::conditions"],
             Role::PollutantOfConcern => &["ms4::rules::determine::conditions"],
-            Role::PostConstruction => &["ms4::rules::determine::conditions", "ms4::rules::determine::general_permit", "ms4::rules::easement"],
+            Role::PostConstruction => &[
+                "ms4::rules::determine::conditions",
+                "ms4::rules::determine::general_permit",
+                "ms4::rules::easement",
+            ],
             Role::PreparerCertification => &["ms4::rules::determine::conditions"],
             Role::ConstructionInspections => &["ms4::rules::determine::conditions"],
             Role::SiteLogbook => &["ms4::rules::determine::conditions"],
-            Role::MaintenanceEasement => &["ms4::rules::determine::conditions", "ms4::rules::determine::general_permit", "ms4::rules::easement"],
-            Role::MaintenanceAgreement => &["ms4::rules::determine::conditions", "ms4::rules::determine::general_permit", "ms4::rules::easement"],
+            Role::MaintenanceEasement => &[
+                "ms4::rules::determine::conditions",
+                "ms4::rules::determine::general_permit",
+                "ms4::rules::easement",
+            ],
+            Role::MaintenanceAgreement => &[
+                "ms4::rules::determine::conditions",
+                "ms4::rules::determine::general_permit",
+                "ms4::rules::easement",
+            ],
             Role::DeveloperOnSite => &["ms4::rules::determine::conditions"],
-            Role::AtOneTime => &["ms4::rules::determine::conditions", "ms4::rules::determine::general_permit"],
-            Role::Contractors => &["ms4::rules::determine::conditions", "ms4::rules::determine::general_permit"],
-            Role::ContractorRecords => &["ms4::rules::determine::conditions", "ms4::rules::determine::general_permit"],
-            Role::SwpppOnSite => &["ms4::rules::determine::conditions", "ms4::rules::determine::general_permit"],
-            Role::OtherPermits => &["ms4::rules::determine::conditions", "ms4::rules::determine::general_permit"],
-            Role::Notice48h => &["ms4::rules::determine::conditions", "ms4::rules::determine::general_permit"],
-            Role::ViolationHalt => &["ms4::rules::determine::conditions", "ms4::rules::determine::general_permit"],
+            Role::AtOneTime => &[
+                "ms4::rules::determine::conditions",
+                "ms4::rules::determine::general_permit",
+            ],
+            Role::Contractors => &[
+                "ms4::rules::determine::conditions",
+                "ms4::rules::determine::general_permit",
+            ],
+            Role::ContractorRecords => &[
+                "ms4::rules::determine::conditions",
+                "ms4::rules::determine::general_permit",
+            ],
+            Role::SwpppOnSite => &[
+                "ms4::rules::determine::conditions",
+                "ms4::rules::determine::general_permit",
+            ],
+            Role::OtherPermits => &[
+                "ms4::rules::determine::conditions",
+                "ms4::rules::determine::general_permit",
+            ],
+            Role::Notice48h => &[
+                "ms4::rules::determine::conditions",
+                "ms4::rules::determine::general_permit",
+            ],
+            Role::ViolationHalt => &[
+                "ms4::rules::determine::conditions",
+                "ms4::rules::determine::general_permit",
+            ],
             Role::OperateMaintain => &["ms4::rules::determine::conditions"],
-            Role::AsBuilt => &["ms4::rules::determine::conditions", "ms4::rules::determine::general_permit"],
-            Role::OmProgram => &["ms4::rules::determine::conditions", "ms4::rules::determine::general_permit"],
-            Role::Fees => &["ms4::rules::determine::conditions", "ms4::rules::determine::general_permit"],
+            Role::AsBuilt => &[
+                "ms4::rules::determine::conditions",
+                "ms4::rules::determine::general_permit",
+            ],
+            Role::OmProgram => &[
+                "ms4::rules::determine::conditions",
+                "ms4::rules::determine::general_permit",
+            ],
+            Role::Fees => &[
+                "ms4::rules::determine::conditions",
+                "ms4::rules::determine::general_permit",
+            ],
             Role::Grandfathering => &["ms4::rules::determine::general_permit"],
             Role::LargerCommonPlan => &["ms4::rules::determine::general_permit"],
             Role::GpCoverageIndicator => &["ms4::rules::determine::general_permit"],
@@ -387,7 +438,8 @@ impl Family {
     pub fn required_readings(self) -> &'static [&'static str] {
         match self.land_development {
             LandDevelopmentFamily::NyConditions => &["AMB-08", "AMB-09", "AMB-12"],
-            LandDevelopmentFamily::NyGeneralPermit | LandDevelopmentFamily::IllicitDischargeOnly => &[],
+            LandDevelopmentFamily::NyGeneralPermit
+            | LandDevelopmentFamily::IllicitDischargeOnly => &[],
         }
     }
 }

@@ -29,8 +29,9 @@ pub(super) async fn read(pool: &SqlitePool) -> Result<Option<StoredProfile>> {
 }
 
 /// Stores (or replaces) the profile and audits the change, in one transaction. With
-/// `only_if_absent`, a profile already stored (by a concurrent process) is left as it is
-/// and `false` is returned.
+/// `only_if_absent` it fills in the profile of a registry that keeps only its id, as a
+/// migration does: only when none is stored (else `false`, nothing written) and not
+/// audited, since it records what the registry already said rather than a change.
 pub(super) async fn write(
     pool: &SqlitePool,
     profile: &StoredProfile,
@@ -62,16 +63,18 @@ pub(super) async fn write(
     .bind(&profile.stored_by)
     .execute(&mut *tx)
     .await?;
-    sqlx::query(
-        "INSERT INTO ms4_audit (at, actor, action, feature_id, before, after) VALUES (?, ?, 'profile_update', ?, ?, ?)",
-    )
-    .bind(&now)
-    .bind(&profile.stored_by)
-    .bind(&profile.profile_id)
-    .bind(before.map(|b| audit_json(&from_row(b)).to_string()))
-    .bind(audit_json(profile).to_string())
-    .execute(&mut *tx)
-    .await?;
+    if !only_if_absent {
+        sqlx::query(
+            "INSERT INTO ms4_audit (at, actor, action, feature_id, before, after) VALUES (?, ?, 'profile_update', ?, ?, ?)",
+        )
+        .bind(&now)
+        .bind(&profile.stored_by)
+        .bind(&profile.profile_id)
+        .bind(before.map(|b| audit_json(&from_row(b)).to_string()))
+        .bind(audit_json(profile).to_string())
+        .execute(&mut *tx)
+        .await?;
+    }
     tx.commit().await?;
     Ok(true)
 }
