@@ -139,6 +139,27 @@ fn check_determination(answer: &Value, via: &str) {
     assert!(c1["assumptions"].to_string().contains("AMB-08"), "{via}: {c1}");
     assert!(citations(c1).contains("quarryhollow.condition_one"), "{via}: {c1}");
     assert!(!d.to_string().contains("carmel."), "{via}: another town's rule: {d}");
+    // Reasons and duty summaries quote this town's law, offices and sections, from its
+    // profile's [wording], never a model town's.
+    let text = d.to_string();
+    for other in ["156-", "267", "Putnam", "Carmel", "North Castle", "Article X"] {
+        assert!(!text.contains(other), "{via}: another town's wording {other:?}: {d}");
+    }
+    let summary = |kind: &str| {
+        d["requirements"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["result"]["kind"] == kind)
+            .unwrap_or_else(|| panic!("{via}: no {kind} requirement: {d}"))["result"]["summary"]
+            .to_string()
+    };
+    assert!(summary("swppp").contains("(§ 41-2A-B)"), "{via}: {d}");
+    assert!(summary("swppp").contains("the chapter's specifications"), "{via}: {d}");
+    let easement = summary("maintenance_easement");
+    assert!(easement.contains("Granite County Clerk") && easement.contains("the Town Attorney") && easement.contains("(§ 41-7)"), "{via}: {easement}");
+    assert!(summary("maintenance_agreement").contains("(§ 41-6)"), "{via}: {d}");
+    assert!(summary("fees").contains("(§ 41-10)"), "{via}: {d}");
 }
 
 #[tokio::test]
@@ -274,6 +295,10 @@ fn a_profile_with_a_misspelt_reading_a_role_without_a_rule_or_an_unnamed_family_
     let err = refused(|t| t.replacen("land_development = \"ny-conditions\"", "land_development = \"ny-condition\"", 1));
     let want = format!("line {}", line_of("land_development = "));
     assert!(err.contains("family.land_development") && err.contains("ny-condition") && err.contains(&want), "{err}");
+    // A section the family cites in its answers, not given.
+    let err = refused(|t| t.replacen("fees = \"§ 41-10\"\n", "", 1));
+    let want = format!("line {}", line_of("[wording.sections]"));
+    assert!(err.contains(&file) && err.contains("wording.sections.fees") && err.contains(&want), "{err}");
     // An unknown role.
     let err = refused(|t| t.replacen("[roles]\n", "[roles]\ncondition_four = \"quarryhollow.condition_two\"\n", 1));
     assert!(err.contains("roles") && err.contains("condition_four"), "{err}");

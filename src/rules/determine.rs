@@ -521,7 +521,7 @@ pub struct ConditionOneScreen<'a> {
     profile: &'a Profile,
     facts: &'a ProjectFacts,
     sqft: f64,
-    outside: Option<&'static str>,
+    outside: Option<String>,
 }
 
 impl<'a> ConditionOneScreen<'a> {
@@ -557,7 +557,7 @@ impl<'a> ConditionOneScreen<'a> {
             sqft: self.sqft,
             open_facts: Vec::new(),
         };
-        conditions::condition_one(&mut cx, self.outside)
+        conditions::condition_one(&mut cx, self.outside.as_deref())
     }
 }
 

@@ -37,6 +37,8 @@
 //! snap_tolerance = { value = 1.0, unit = "ft" }
 //! [inspections.construction_routine]  # every | within (+ after), unit, rule, citation, ...
 //! [assumptions.AMB-02]              # setting (any TOML value), text (one line)
+//! [wording]                         # law, law_short, definitions, county_clerk, town_counsel,
+//!                                   #   easement_plan_item, agreement_plan_item, sections.<role>
 //! [family]                          # land_development = "ny-conditions" | "ny-general-permit"
 //!                                   #   | "illicit-discharge-only"; illicit_discharge =
 //!                                   #   "model-ordinance" | "none"
@@ -124,6 +126,7 @@ mod law;
 mod locate;
 mod measures;
 mod validate;
+mod wording;
 
 pub use assumptions::{Assumption, AssumptionValue};
 pub use coverage::{Coverage, CoverageEntry};
@@ -137,6 +140,7 @@ pub use family::{
 };
 pub use land_use::{LandUseClass, LandUseConfig, LandUseList, LandUseMatch};
 pub use law::{CrsHint, Law, RuleRef};
+pub use wording::{Wording, NY_CONDITIONS_SECTIONS};
 pub use measures::{
     Comparison, DistanceUnit, InspectionInterval, Threshold, ThresholdUnit, Thresholds, TimeUnit,
     Tolerance, Tolerances, SQFT_PER_ACRE,
@@ -171,6 +175,9 @@ pub struct Profile {
     pub family: Family,
     /// Which of this town's rule ids plays each role the family's code decides.
     pub roles: BTreeMap<Role, String>,
+    /// The law's name, offices, clerks and sections that the family's answers quote.
+    #[serde(default)]
+    pub wording: Wording,
     /// Suggested working CRS.
     pub crs_hint: CrsHint,
     /// Which parts of the rule set the law contains.

@@ -41,7 +41,6 @@ const OPERATE: Role = Role::OperateMaintain;
 const AS_BUILT: Role = Role::AsBuilt;
 const OM: Role = Role::OmProgram;
 const FEES: Role = Role::Fees;
-const ARTICLE: &str = "Article X";
 
 /// Exemptions of § 156-80 that no fact of [`super::ProjectFacts`] decides (those that one
 /// does are listed as not evaluated only when their fact is not given).
@@ -57,11 +56,14 @@ const NOT_EVALUATED: &[&str] = &[
 /// Why Article X does not reach the project, if it does not: it reaches only non-exempt
 /// land development activities (§ 156-81A: "except exempt activities"), and outside it no
 /// Condition can be met.
-fn outside_reason(lda: &Finding<bool>, exempt: &Finding<bool>) -> Option<&'static str> {
+fn outside_reason(cx: &Ctx<'_>, lda: &Finding<bool>, exempt: &Finding<bool>) -> Option<String> {
     if !lda.result {
-        Some("it is not a land development activity")
+        Some("it is not a land development activity".to_string())
     } else if exempt.result {
-        Some("it is an exempt activity (§ 156-81A reviews land development activities 'except exempt activities')")
+        Some(format!(
+            "it is an exempt activity ({} reviews land development activities 'except exempt activities')",
+            cx.profile.wording.section(EXEMPTIONS)
+        ))
     } else {
         None
     }
@@ -69,16 +71,17 @@ fn outside_reason(lda: &Finding<bool>, exempt: &Finding<bool>) -> Option<&'stati
 
 /// Why Article X does not reach a project of these facts, if it does not; decided once
 /// for screening many parcels, since it turns on the project's facts and not on the place.
-pub(super) fn outside(cx: &mut Ctx<'_>) -> Option<&'static str> {
+pub(super) fn outside(cx: &mut Ctx<'_>) -> Option<String> {
     let lda = land_development_activity(cx);
     let exempt = exemptions(cx);
-    outside_reason(&lda, &exempt)
+    outside_reason(cx, &lda, &exempt)
 }
 
 pub(super) fn determine(cx: &mut Ctx<'_>) -> Determination {
     let lda = land_development_activity(cx);
     let exempt = exemptions(cx);
-    let outside = outside_reason(&lda, &exempt);
+    let outside = outside_reason(cx, &lda, &exempt);
+    let outside = outside.as_deref();
     let conditions = Conditions {
         condition_one: condition_one(cx, outside),
         condition_two: condition_two(cx, outside),
@@ -155,7 +158,7 @@ fn exemptions(cx: &mut Ctx<'_>) -> Finding<bool> {
     match facts.agricultural_activity {
         Some(true) => {
             exempt = true;
-            f.because("agricultural activity is exempt from review (§ 156-80: 'agricultural activity as defined herein')");
+            f.because(format!("agricultural activity is exempt from review ({}: 'agricultural activity as defined herein')", cx.profile.wording.definitions));
         }
         Some(false) => {
             f.because("given: the activity is not agricultural activity");
@@ -171,7 +174,7 @@ fn exemptions(cx: &mut Ctx<'_>) -> Finding<bool> {
     match facts.silviculture {
         Some(true) => {
             exempt = true;
-            f.because("silvicultural activity is exempt from review, 'except landing areas and log haul roads', which stay subject to Article X");
+            f.because(format!("silvicultural activity is exempt from review, 'except landing areas and log haul roads', which stay subject to {}", cx.profile.wording.law));
         }
         Some(false) => {
             f.because("given: the activity is not silvicultural activity");
@@ -515,16 +518,17 @@ fn requirements(
         }
     };
 
+    let w = &profile.wording;
     let mut swppp = cx.requirement(
         K::Swppp,
         if outside.is_none() { S::Applies } else { S::DoesNotApply },
-        "No application for approval may be reviewed until the appropriate board has received a SWPPP prepared to the Article's specifications (§ 156-81A-B).",
+        &format!("No application for approval may be reviewed until the appropriate board has received a SWPPP prepared to the {}'s specifications ({}).", w.law_short, w.section(SWPPP)),
         &[cx.id(SWPPP), cx.id(LDA)],
         &[],
     );
     swppp.because(match outside {
         None => "a non-exempt land development activity needs a SWPPP".to_string(),
-        Some(why) => format!("no SWPPP is required under Article X: {why}"),
+        Some(why) => format!("no SWPPP is required under {}: {why}", w.law),
     });
 
     let any = c.any();
@@ -536,7 +540,7 @@ fn requirements(
     let mut post = cx.requirement(
         K::PostConstructionControls,
         by_conditions(any),
-        "The SWPPP must also include water quantity and water quality controls (post-construction stormwater runoff controls), items (2)-(9) of § 156-81D, among them maintenance easements recorded on the plan and an inspection and maintenance agreement.",
+        &format!("The SWPPP must also include water quantity and water quality controls (post-construction stormwater runoff controls), items (2)-(9) of {}, among them maintenance easements recorded on the plan and an inspection and maintenance agreement.", w.section(POST)),
         &[cx.id(POST)],
         &["AMB-25"],
     );
@@ -551,7 +555,7 @@ fn requirements(
     let mut preparer = cx.requirement(
         K::ConditionOnePreparerCertification,
         by_conditions(one),
-        "For Condition One, the SWPPP must be prepared and signed by a landscape architect, certified professional or professional engineer, who certifies that the design of all stormwater management practices meets the Article (§ 156-81D(10)).",
+        &format!("For Condition One, the SWPPP must be prepared and signed by a landscape architect, certified professional or professional engineer, who certifies that the design of all stormwater management practices meets the {} ({}).", w.law_short, w.section(PREPARER)),
         &[cx.id(PREPARER), cx.id(C1)],
         &["AMB-16"],
     );
@@ -559,31 +563,31 @@ fn requirements(
 
     let schedule = cx.schedule(cx.id(INSPECTIONS));
     let when = if schedule.is_empty() {
-        "as § 156-83B requires".to_string()
+        format!("as {} requires", w.section(INSPECTIONS))
     } else {
         describe_schedule(&schedule)
     };
     let mut inspections = cx.requirement(
         K::ConstructionInspections,
         by_conditions(any),
-        &format!("A qualified professional inspects and documents the effectiveness of all erosion and sediment control practices {when}; reports are kept in a site logbook (§ 156-83B)."),
+        &format!("A qualified professional inspects and documents the effectiveness of all erosion and sediment control practices {when}; reports are kept in a site logbook ({}).", w.section(INSPECTIONS)),
         &[cx.id(INSPECTIONS), cx.id(LOGBOOK)],
         &["AMB-15", "AMB-16"],
     );
     cite_met(&mut inspections);
     inspections.result.schedule = schedule;
     inspections.because(if any == Some(true) {
-        format!("{which} met: § 156-83B applies to land development activities meeting Condition One, Two or Three")
+        format!("{which} met: {} applies to land development activities meeting Condition One, Two or Three", w.section(INSPECTIONS))
     } else {
-        format!("{none_met}; § 156-83B applies only to those")
+        format!("{none_met}; {} applies only to those", w.section(INSPECTIONS))
     });
 
     let easement = facility_duty(
         cx,
         K::MaintenanceEasement,
-        "Before any approval that has a stormwater management facility as a requirement, the applicant executes a maintenance easement binding on later landowners, recorded by the grantor with the Putnam County Clerk after approval by counsel for the Town (§ 156-86).",
+        &format!("Before any approval that has a stormwater management facility as a requirement, the applicant executes a maintenance easement binding on later landowners, recorded by the grantor with the {} after approval by {} ({}).", w.county_clerk, w.town_counsel, w.section(EASEMENT)),
         cx.id(EASEMENT),
-        "maintenance easements recorded on the plan (§ 156-81D(8))",
+        &format!("maintenance easements recorded on the plan ({})", w.easement_plan_item),
         outside,
         &which,
         any,
@@ -591,9 +595,9 @@ fn requirements(
     let agreement = facility_duty(
         cx,
         K::MaintenanceAgreement,
-        "Before final plan approval, the Town approves a formal maintenance agreement for the stormwater management facilities, binding on later landowners and recorded with the Putnam County Clerk as a deed restriction; the Town may accept dedication instead (§ 156-85).",
+        &format!("Before final plan approval, the Town approves a formal maintenance agreement for the stormwater management facilities, binding on later landowners and recorded with the {} as a deed restriction; the Town may accept dedication instead ({}).", w.county_clerk, w.section(AGREEMENT)),
         cx.id(AGREEMENT),
-        "an inspection and maintenance agreement binding on later landowners (§ 156-81D(9))",
+        &format!("an inspection and maintenance agreement binding on later landowners ({})", w.agreement_plan_item),
         outside,
         &which,
         any,
@@ -629,7 +633,7 @@ fn facility_duty(
     let mut f = cx.requirement(kind, status, summary, &[rule], &["AMB-22"]);
     match (outside, which.is_empty(), smf) {
         (Some(why), _, _) => {
-            f.because(format!("Article X does not reach the project: {why}"));
+            f.because(format!("{} does not reach the project: {why}", cx.profile.wording.law));
         }
         (None, false, _) => {
             f.cite(cx.profile, cx.id(POST));

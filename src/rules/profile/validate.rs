@@ -145,6 +145,41 @@ fn family(p: &Profile) -> Check {
             )?;
         }
     }
+    wording(p)
+}
+
+/// The words the family's text quotes: each one its code uses is given, as plain text.
+fn wording(p: &Profile) -> Check {
+    use super::LandDevelopmentFamily;
+    if p.family.land_development != LandDevelopmentFamily::NyConditions {
+        return Ok(());
+    }
+    let w = &p.wording;
+    for (key, value) in [
+        ("law", &w.law),
+        ("law_short", &w.law_short),
+        ("definitions", &w.definitions),
+        ("county_clerk", &w.county_clerk),
+        ("town_counsel", &w.town_counsel),
+        ("easement_plan_item", &w.easement_plan_item),
+        ("agreement_plan_item", &w.agreement_plan_item),
+    ] {
+        if value.trim().is_empty() {
+            fail(
+                format!("wording.{key}"),
+                "the ny-conditions family quotes this in its answers: give the town's own text",
+            )?;
+        }
+    }
+    for role in super::NY_CONDITIONS_SECTIONS {
+        match w.sections.get(role) {
+            Some(s) if !s.trim().is_empty() => {}
+            _ => fail(
+                format!("wording.sections.{role}"),
+                "the ny-conditions family cites this section in its answers: give the town's own",
+            )?,
+        }
+    }
     Ok(())
 }
 
