@@ -295,6 +295,15 @@ fn a_profile_with_a_misspelt_reading_a_role_without_a_rule_or_an_unnamed_family_
     let err = refused(|t| t.replacen("land_development = \"ny-conditions\"", "land_development = \"ny-condition\"", 1));
     let want = format!("line {}", line_of("land_development = "));
     assert!(err.contains("family.land_development") && err.contains("ny-condition") && err.contains(&want), "{err}");
+    // The AMB-14 reading: a key misspelt, a date that is not one, a key left out.
+    let line = "setting = { effective_date = \"2008-12-17\", confirmed = true }";
+    let want = format!("line {}", line_of(line));
+    let err = refused(|t| t.replacen(line, "setting = { effective_date = \"2008-12-17\", confirmd = true }", 1));
+    assert!(err.contains(&file) && err.contains("assumptions.AMB-14.setting") && err.contains("confirmd") && err.contains(&want), "{err}");
+    let err = refused(|t| t.replacen(line, "setting = { effective_date = \"2008-13-17\", confirmed = true }", 1));
+    assert!(err.contains("assumptions.AMB-14.setting") && err.contains("2008-13-17") && err.contains(&want), "{err}");
+    let err = refused(|t| t.replacen(line, "setting = { effective_date = \"2008-12-17\" }", 1));
+    assert!(err.contains("assumptions.AMB-14.setting") && err.contains("confirmed is missing") && err.contains(&want), "{err}");
     // A section the family cites in its answers, not given.
     let err = refused(|t| t.replacen("fees = \"§ 41-10\"\n", "", 1));
     let want = format!("line {}", line_of("[wording.sections]"));

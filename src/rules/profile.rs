@@ -135,6 +135,7 @@ pub use discharges::{
 };
 pub use error::ProfileError;
 pub use family::{
+    ExemptionCutoff,
     Family, IllicitDischargeFamily, LandDevelopmentFamily, LargerCommonPlan, PollutantOfConcern,
     Reading, Role, StormwaterSourceScope,
 };
@@ -209,6 +210,13 @@ pub struct Profile {
 }
 
 impl Profile {
+    /// The AMB-14 reading: the exemption cut-off date and whether it is confirmed, or `None`
+    /// when the profile sets none (loading refuses a setting that is not one).
+    pub fn exemption_cutoff(&self) -> Option<ExemptionCutoff> {
+        self.assumption(ExemptionCutoff::AMB)
+            .and_then(|a| ExemptionCutoff::from_setting(&a.setting).ok())
+    }
+
     /// Parse and check a profile. `source_name` labels errors (usually the file name).
     pub fn from_toml_str(text: &str, source_name: &str) -> Result<Profile, ProfileError> {
         // Parse once without the schema so that a syntax error is not blamed on a key.

@@ -307,15 +307,10 @@ impl<'a> Ctx<'a> {
         let Some(date) = date else {
             return DateTest::NotGiven;
         };
-        let setting = self.profile.assumption("AMB-14").map(|a| &a.setting);
-        let cutoff = setting
-            .and_then(|s| s.get("effective_date"))
-            .and_then(|v| v.as_str())
-            .and_then(|s| chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d").ok());
-        let confirmed = setting
-            .and_then(|s| s.get("confirmed"))
-            .and_then(|v| v.as_bool())
-            .unwrap_or(false);
+        // Loading checks the setting, so only a profile built in code can lack it.
+        let reading = self.profile.exemption_cutoff();
+        let cutoff = reading.map(|r| r.effective_date);
+        let confirmed = reading.is_some_and(|r| r.confirmed);
         f.assume(self.profile, "AMB-14");
         let Some(cutoff) = cutoff else {
             f.because(format!(

@@ -409,6 +409,42 @@ str_enum! {
 }
 reading!(LargerCommonPlan, "AMB-12", Literal);
 
+/// AMB-14: the date a model law's exemptions for earlier approvals are measured from, and
+/// whether the town has confirmed it (an unconfirmed date leaves the exemption open).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ExemptionCutoff {
+    /// The law's effective date as the profile takes it (`effective_date = "2008-12-17"`).
+    pub effective_date: chrono::NaiveDate,
+    /// Whether that date is confirmed (`confirmed = true`).
+    pub confirmed: bool,
+}
+
+impl ExemptionCutoff {
+    /// The AMB id whose setting this is.
+    pub const AMB: &'static str = "AMB-14";
+
+    /// Reads the setting `{ effective_date = "YYYY-MM-DD", confirmed = BOOL }`; the error
+    /// says which key is missing, misspelt or of the wrong type.
+    pub fn from_setting(setting: &super::AssumptionValue) -> Result<Self, String> {
+        let super::AssumptionValue::Table(table) = setting else {
+            return Err("expected { effective_date = \"YYYY-MM-DD\", confirmed = true | false }".into());
+        };
+        if let Some(other) = table.keys().find(|k| !matches!(k.as_str(), "effective_date" | "confirmed")) {
+            return Err(format!("unknown key {other:?}, expected effective_date and confirmed"));
+        }
+        let effective_date = match table.get("effective_date").and_then(|v| v.as_str()) {
+            Some(text) => chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d")
+                .map_err(|_| format!("effective_date {text:?} is not a date written YYYY-MM-DD"))?,
+            None => return Err("effective_date is missing: give it as \"YYYY-MM-DD\"".into()),
+        };
+        let confirmed = table
+            .get("confirmed")
+            .and_then(|v| v.as_bool())
+            .ok_or_else(|| "confirmed is missing: give true or false".to_string())?;
+        Ok(ExemptionCutoff { effective_date, confirmed })
+    }
+}
+
 /// A reading's check: its AMB id, its names, whether `name` is one.
 pub(super) struct ReadingCheck {
     pub amb: &'static str,
@@ -437,9 +473,9 @@ impl Family {
     /// The ambiguities this family's code reads, which its profiles must set.
     pub fn required_readings(self) -> &'static [&'static str] {
         match self.land_development {
-            LandDevelopmentFamily::NyConditions => &["AMB-08", "AMB-09", "AMB-12"],
-            LandDevelopmentFamily::NyGeneralPermit
-            | LandDevelopmentFamily::IllicitDischargeOnly => &[],
+            LandDevelopmentFamily::NyConditions => &["AMB-08", "AMB-09", "AMB-12", "AMB-14"],
+            LandDevelopmentFamily::NyGeneralPermit => &["AMB-14"],
+            LandDevelopmentFamily::IllicitDischargeOnly => &[],
         }
     }
 }

@@ -128,6 +128,11 @@ fn family(p: &Profile) -> Check {
             )?,
         }
     }
+    if let Some(a) = p.assumptions.get(super::ExemptionCutoff::AMB) {
+        if let Err(why) = super::ExemptionCutoff::from_setting(&a.setting) {
+            fail(format!("assumptions.{}.setting", super::ExemptionCutoff::AMB), why)?;
+        }
+    }
     for (role, id) in &p.roles {
         rule_ref(p, &format!("roles.{role}"), id)?;
     }
