@@ -304,6 +304,11 @@ fn a_profile_with_a_misspelt_reading_a_role_without_a_rule_or_an_unnamed_family_
     assert!(err.contains("assumptions.AMB-14.setting") && err.contains("2008-13-17") && err.contains(&want), "{err}");
     let err = refused(|t| t.replacen(line, "setting = { effective_date = \"2008-12-17\" }", 1));
     assert!(err.contains("assumptions.AMB-14.setting") && err.contains("confirmed is missing") && err.contains(&want), "{err}");
+    // The AMB-30 reading: a misspelt cycle word.
+    let line = "setting = { list_cycle = \"latest\" }";
+    let want = format!("line {}", line_of(line));
+    let err = refused(|t| t.replacen(line, "setting = { list_cycle = \"lastest\" }", 1));
+    assert!(err.contains(&file) && err.contains("assumptions.AMB-30.setting") && err.contains("lastest") && err.contains(&want), "{err}");
     // A section the family cites in its answers, not given.
     let err = refused(|t| t.replacen("fees = \"§ 41-10\"\n", "", 1));
     let want = format!("line {}", line_of("[wording.sections]"));

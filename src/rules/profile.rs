@@ -135,7 +135,7 @@ pub use discharges::{
 };
 pub use error::ProfileError;
 pub use family::{
-    ExemptionCutoff,
+    ExemptionCutoff, ListCycle,
     Family, IllicitDischargeFamily, LandDevelopmentFamily, LargerCommonPlan, PollutantOfConcern,
     Reading, Role, StormwaterSourceScope,
 };
@@ -210,6 +210,13 @@ pub struct Profile {
 }
 
 impl Profile {
+    /// The AMB-30 reading: which 303(d) list cycle the listings come from, or `None` when
+    /// the profile sets none (loading refuses a setting that is not one).
+    pub fn list_cycle(&self) -> Option<ListCycle> {
+        self.assumption(ListCycle::AMB)
+            .and_then(|a| ListCycle::from_setting(&a.setting).ok())
+    }
+
     /// The AMB-14 reading: the exemption cut-off date and whether it is confirmed, or `None`
     /// when the profile sets none (loading refuses a setting that is not one).
     pub fn exemption_cutoff(&self) -> Option<ExemptionCutoff> {

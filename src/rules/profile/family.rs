@@ -445,6 +445,38 @@ impl ExemptionCutoff {
     }
 }
 
+/// AMB-30: which 303(d) list cycle the listings are read from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ListCycle {
+    /// The latest cycle in the impairments table (`list_cycle = "latest"`).
+    Latest,
+    /// A named cycle year (`list_cycle = 2022`).
+    Year(i64),
+}
+
+impl ListCycle {
+    /// The AMB id whose setting this is.
+    pub const AMB: &'static str = "AMB-30";
+
+    /// Reads the setting `{ list_cycle = "latest" | YEAR }`; the error says what is wrong.
+    pub fn from_setting(setting: &super::AssumptionValue) -> Result<Self, String> {
+        use super::AssumptionValue as V;
+        let V::Table(table) = setting else {
+            return Err("expected { list_cycle = \"latest\" } or { list_cycle = YEAR }".into());
+        };
+        if let Some(other) = table.keys().find(|k| k.as_str() != "list_cycle") {
+            return Err(format!("unknown key {other:?}, expected list_cycle"));
+        }
+        match table.get("list_cycle") {
+            Some(V::Text(word)) if word == "latest" => Ok(ListCycle::Latest),
+            Some(V::Integer(year)) if (1970..=2100).contains(year) => Ok(ListCycle::Year(*year)),
+            Some(V::Text(word)) => Err(format!("unknown list_cycle {word:?}, expected \"latest\" or a cycle year")),
+            Some(other) => Err(format!("list_cycle {other:?} is neither \"latest\" nor a cycle year")),
+            None => Err("list_cycle is missing: give \"latest\" or a cycle year".into()),
+        }
+    }
+}
+
 /// A reading's check: its AMB id, its names, whether `name` is one.
 pub(super) struct ReadingCheck {
     pub amb: &'static str,

@@ -133,6 +133,11 @@ fn family(p: &Profile) -> Check {
             fail(format!("assumptions.{}.setting", super::ExemptionCutoff::AMB), why)?;
         }
     }
+    if let Some(a) = p.assumptions.get(super::ListCycle::AMB) {
+        if let Err(why) = super::ListCycle::from_setting(&a.setting) {
+            fail(format!("assumptions.{}.setting", super::ListCycle::AMB), why)?;
+        }
+    }
     for (role, id) in &p.roles {
         rule_ref(p, &format!("roles.{role}"), id)?;
     }
