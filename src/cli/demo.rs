@@ -73,9 +73,10 @@ pub async fn build(data: &Path, registry: &Path) -> anyhow::Result<String> {
         }
     }
     let url = format!("sqlite://{}", registry.display());
-    let profile = super::init::load_profile(&manifest.jurisdiction, None)?;
+    let (profile, stored) = super::init::load_profile_text(&manifest.jurisdiction, None)?;
     let meta = crs::registry_meta(&profile.id, crs::parse_epsg(&manifest.crs)?)?;
     let store = crate::store::create(&url, &meta).await?;
+    store.store_profile(&stored, false).await?;
     println!(
         "building the demo registry {} ({}, EPSG:{})",
         registry.display(),

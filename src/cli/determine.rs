@@ -29,7 +29,7 @@ pub struct DetermineArgs {
 async fn load(store_url: &str) -> anyhow::Result<(Snapshot, Profile)> {
     let store = crate::store::open(store_url).await?;
     let snap = Snapshot::load(store.as_ref()).await?;
-    let profile = super::init::load_profile(&snap.meta.jurisdiction, None)?;
+    let profile = super::profile::load(store.as_ref()).await?;
     Ok((snap, profile))
 }
 

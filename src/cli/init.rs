@@ -7,6 +7,7 @@ use clap::Args;
 
 use crate::import::crs;
 use crate::rules::Profile;
+use crate::store::profile::{StoredProfile, BUILTIN_SOURCE};
 
 /// Arguments of `ms4 init`.
 #[derive(Debug, Args)]
@@ -23,12 +24,17 @@ pub struct InitArgs {
 }
 
 pub(super) async fn run(store: &str, a: InitArgs) -> anyhow::Result<()> {
-    let profile = load_profile(&a.jurisdiction, a.profiles.as_deref())?;
+    let (profile, stored) = load_profile_text(&a.jurisdiction, a.profiles.as_deref())?;
     let code = crs::parse_epsg(&a.crs)?;
     let meta = crs::registry_meta(&profile.id, code)?;
-    crate::store::create(store, &meta)
+    let registry = crate::store::create(store, &meta)
         .await
         .with_context(|| format!("creating the registry at {store}"))?;
+    // The whole profile goes into the registry, so no later command needs the folder.
+    registry
+        .store_profile(&stored, false)
+        .await
+        .with_context(|| format!("storing the profile {} in the registry", profile.id))?;
     println!(
         "created registry for {} ({}) in EPSG:{} ({}, {}) at {store}",
         profile.name,
@@ -40,10 +46,22 @@ pub(super) async fn run(store: &str, a: InitArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Loads a built-in profile, or one from a folder.
-pub fn load_profile(id: &str, dir: Option<&std::path::Path>) -> anyhow::Result<Profile> {
+/// Loads a built-in profile, or one from a folder, with the text the registry stores.
+pub fn load_profile_text(
+    id: &str,
+    dir: Option<&std::path::Path>,
+) -> anyhow::Result<(Profile, StoredProfile)> {
+    let actor = crate::import::default_actor();
     Ok(match dir {
-        Some(d) => Profile::load(id, d)?,
-        None => Profile::builtin(id)?,
+        Some(d) => {
+            let (profile, text) = Profile::load_with_text(id, d)?;
+            let stored = StoredProfile::new(&profile.id, &text, &format!("{id}.toml"), &actor);
+            (profile, stored)
+        }
+        None => {
+            let profile = Profile::builtin(id)?;
+            let text = Profile::builtin_text(id).unwrap_or_default();
+            (profile.clone(), StoredProfile::new(id, text, BUILTIN_SOURCE, &actor))
+        }
     })
 }

@@ -9,6 +9,8 @@ mod import;
 mod init;
 mod nearby;
 pub mod output;
+pub mod profile;
+mod profile_rules;
 mod serve;
 mod smps;
 mod synth;
@@ -79,6 +81,8 @@ pub enum Command {
     /// Structural SMPs that no recorded maintenance easement covers.
     #[command(name = "smps-without-easement")]
     SmpsWithoutEasement(smps::SmpsArgs),
+    /// Show or update the registry's jurisdiction profile, or list its rules.
+    Profile(profile::ProfileArgs),
     /// Create, list and revoke API tokens (roles: analyst, inspector, planner, admin).
     Token(token::TokenArgs),
 }
@@ -110,6 +114,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Screen(a) => determine::run_screen(&store, a).await,
         Command::SmpsWithoutEasement(a) => smps::run(&store, a).await,
         Command::Token(a) => token::run(&store, a).await,
+        Command::Profile(a) => profile::run(&store, a).await,
     }
 }
 

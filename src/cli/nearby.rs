@@ -22,7 +22,7 @@ pub struct NearbyArgs {
 pub(super) async fn run(store_url: &str, a: NearbyArgs) -> anyhow::Result<()> {
     let store = crate::store::open(store_url).await?;
     let snap = Snapshot::load(store.as_ref()).await?;
-    let profile = super::init::load_profile(&snap.meta.jurisdiction, None)?;
+    let profile = super::profile::load(store.as_ref()).await?;
     let answer = nearby(&Ask::new(&snap, &profile), &a.ask).map_err(|e| e.into_cli())?;
     let found = &answer.facilities;
     let header = [

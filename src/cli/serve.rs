@@ -151,7 +151,7 @@ pub async fn serve_store(
             u.reason
         );
     }
-    let profile = super::init::load_profile(&snapshot.current().meta.jurisdiction, None)?;
+    let profile = super::profile::load(store.as_ref()).await?;
     // Polling the change numbers is one small read; twice a second keeps an outside
     // edit's delay well under 2 s.
     snapshot.watch(store.clone(), std::time::Duration::from_millis(500));

@@ -21,7 +21,7 @@ pub struct WatershedArgs {
 pub(super) async fn run(store_url: &str, a: WatershedArgs) -> anyhow::Result<()> {
     let store = crate::store::open(store_url).await?;
     let snap = Snapshot::load(store.as_ref()).await?;
-    let profile = super::init::load_profile(&snap.meta.jurisdiction, None)?;
+    let profile = super::profile::load(store.as_ref()).await?;
     let answer =
         watershed_facilities(&Ask::new(&snap, &profile), &a.ask, None).map_err(|e| e.into_cli())?;
     let list = &answer.list;

@@ -25,15 +25,15 @@ use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 
 use super::answer::{Citation, Finding};
-use super::profile::{InspectionInterval, Profile};
+use super::profile::{InspectionInterval, LandDevelopmentFamily, Profile};
 use super::quantity::square_feet;
 use crate::domain::Area;
 use context::Ctx;
 
-mod carmel;
+mod conditions;
 mod context;
-mod north_castle;
-mod windsor;
+mod general_permit;
+mod discharge_only;
 
 /// What the planner knows about a proposed project. The disturbed area is the whole
 /// project's clearing, grading, excavating, filling or other soil disturbance, over all
@@ -484,9 +484,9 @@ impl RequirementStatus {
     }
 }
 
-/// Decides what `profile`'s law says about a project. The profile's `rule_prefix` picks
-/// the law's logic (`carmel`, `northcastle`, `windsor`); a profile of another law gets an
-/// answer that says no determination logic exists for it, rather than a guess.
+/// Decides what `profile`'s law says about a project: its land development family
+/// (`[family] land_development`) picks the code, and its data (thresholds, roles, readings,
+/// citations) everything that differs between towns of that family.
 pub fn determine(profile: &Profile, facts: &ProjectFacts, water: &WaterEvidence) -> Determination {
     let mut cx = Ctx {
         profile,
@@ -495,11 +495,10 @@ pub fn determine(profile: &Profile, facts: &ProjectFacts, water: &WaterEvidence)
         sqft: square_feet(facts.disturbed),
         open_facts: Vec::new(),
     };
-    match profile.rule_prefix.as_str() {
-        "carmel" => carmel::determine(&mut cx),
-        "northcastle" => north_castle::determine(&mut cx),
-        "windsor" => windsor::determine(&mut cx),
-        _ => unsupported(&mut cx),
+    match profile.family.land_development {
+        LandDevelopmentFamily::NyConditions => conditions::determine(&mut cx),
+        LandDevelopmentFamily::NyGeneralPermit => general_permit::determine(&mut cx),
+        LandDevelopmentFamily::IllicitDischargeOnly => discharge_only::determine(&mut cx),
     }
 }
 
@@ -522,13 +521,13 @@ pub struct ConditionOneScreen<'a> {
     profile: &'a Profile,
     facts: &'a ProjectFacts,
     sqft: f64,
-    outside: Option<&'static str>,
+    outside: Option<String>,
 }
 
 impl<'a> ConditionOneScreen<'a> {
     /// The screen for a project of `facts`; `None` where the jurisdiction has no Conditions.
     pub fn new(profile: &'a Profile, facts: &'a ProjectFacts) -> Option<Self> {
-        if profile.rule_prefix != "carmel" {
+        if profile.family.land_development != LandDevelopmentFamily::NyConditions {
             return None;
         }
         let sqft = square_feet(facts.disturbed);
@@ -540,7 +539,7 @@ impl<'a> ConditionOneScreen<'a> {
             sqft,
             open_facts: Vec::new(),
         };
-        let outside = carmel::outside(&mut cx);
+        let outside = conditions::outside(&mut cx);
         Some(Self {
             profile,
             facts,
@@ -558,35 +557,7 @@ impl<'a> ConditionOneScreen<'a> {
             sqft: self.sqft,
             open_facts: Vec::new(),
         };
-        carmel::condition_one(&mut cx, self.outside)
-    }
-}
-
-/// A profile whose law has no determination logic here: every finding says so, citing the
-/// profile's own coverage rule where it names one.
-fn unsupported(cx: &mut Ctx<'_>) -> Determination {
-    let cov = &cx.profile.coverage.land_development;
-    let rules: Vec<&str> = cov.rule.as_deref().into_iter().collect();
-    let why = format!(
-        "no land development determination logic exists for the {} profile (rule prefix {:?})",
-        cx.profile.id, cx.profile.rule_prefix
-    );
-    let mut lda = cx.finding(false, &rules, &[]);
-    lda.because(why.clone());
-    lda.evidence = cx.area_evidence();
-    let mut exempt = cx.finding(false, &rules, &[]);
-    exempt.because(why.clone());
-    let mut absent = cx.finding(true, &rules, &[]);
-    absent.because(why);
-    Determination {
-        jurisdiction: cx.profile.id.clone(),
-        land_development_activity: lda,
-        exempt,
-        conditions: None,
-        conditions_absent: Some(absent),
-        requirements: Vec::new(),
-        not_covered: !cov.present,
-        open_facts: Vec::new(),
+        conditions::condition_one(&mut cx, self.outside.as_deref())
     }
 }
 

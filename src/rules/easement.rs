@@ -16,7 +16,7 @@
 
 use serde::Serialize;
 
-use super::{Evidence, Finding, Profile};
+use super::{Evidence, Finding, Profile, Role};
 
 /// Whether an SMP has the recorded easement the law requires.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -130,24 +130,17 @@ pub fn access_test(e: &CoveringEasement) -> AccessTest {
 
 /// The rule id of a jurisdiction's maintenance-easement requirement, if it has one.
 pub fn rule_id(profile: &Profile) -> Option<String> {
-    let id = format!("{}.maintenance_easement", profile.rule_prefix);
-    profile.rule(&id).map(|_| id)
+    profile.role_id(Role::MaintenanceEasement).map(str::to_string)
 }
 
 /// The rule that asks for easements to all practices (the post-construction component).
 fn all_practices_rule(profile: &Profile) -> Option<String> {
-    [
-        format!("{}.swppp.post_construction", profile.rule_prefix),
-        format!("{}.post_construction_controls", profile.rule_prefix),
-    ]
-    .into_iter()
-    .find(|id| profile.rule(id).is_some())
+    profile.role_id(Role::PostConstruction).map(str::to_string)
 }
 
 /// The rule on dedication to the Town in lieu of a maintenance agreement.
 fn dedication_rule(profile: &Profile) -> Option<String> {
-    let id = format!("{}.maintenance_agreement", profile.rule_prefix);
-    profile.rule(&id).map(|_| id)
+    profile.role_id(Role::MaintenanceAgreement).map(str::to_string)
 }
 
 fn norm(s: &str) -> String {

@@ -27,7 +27,7 @@ mod tests;
 
 use serde::{Deserialize, Serialize};
 
-use super::{Evidence, Finding, LandUseClass, Profile};
+use super::{Evidence, Finding, LandUseClass, Profile, Role};
 use crate::domain::layer::Layer;
 
 /// The catalogue recipe every covered finding follows.
@@ -327,18 +327,20 @@ struct RuleIds {
 
 impl RuleIds {
     fn of(profile: &Profile) -> RuleIds {
-        let p = &profile.rule_prefix;
+        // Loading checks that a profile of the model-ordinance family maps every role; a
+        // law without one never gets this far (`not_covered`), so the role's name only
+        // stands in for a profile built in code.
+        let id = |role: Role| profile.role_id(role).unwrap_or(role.as_str()).to_string();
         RuleIds {
-            conveyance: format!("{p}.illicit_connection.nonstormwater_conveyance"),
-            undocumented: format!("{p}.illicit_connection.undocumented_commercial_industrial"),
+            conveyance: id(Role::NonstormwaterConveyance),
+            undocumented: id(Role::UndocumentedCommercialIndustrial),
             prohibition: profile
-                .coverage
-                .illicit_connections
-                .rule
-                .clone()
-                .unwrap_or_else(|| format!("{p}.illicit_connection.prohibition")),
-            sewage_line: format!("{p}.illicit_connection.sewage_line"),
-            exempt_kinds: format!("{p}.enum.exempt_discharge_kinds"),
+                .role_id(Role::IllicitConnectionProhibition)
+                .map(str::to_string)
+                .or_else(|| profile.coverage.illicit_connections.rule.clone())
+                .unwrap_or_else(|| id(Role::IllicitConnectionProhibition)),
+            sewage_line: id(Role::SewageLine),
+            exempt_kinds: id(Role::ExemptDischargeKinds),
             discharge_prohibition: profile.coverage.illicit_discharges.rule.clone(),
         }
     }

@@ -37,6 +37,13 @@
 //! snap_tolerance = { value = 1.0, unit = "ft" }
 //! [inspections.construction_routine]  # every | within (+ after), unit, rule, citation, ...
 //! [assumptions.AMB-02]              # setting (any TOML value), text (one line)
+//! [wording]                         # law, law_short, definitions, county_clerk, town_counsel,
+//!                                   #   easement_plan_item, agreement_plan_item, sections.<role>
+//! [family]                          # land_development = "ny-conditions" | "ny-general-permit"
+//!                                   #   | "illicit-discharge-only"; illicit_discharge =
+//!                                   #   "model-ordinance" | "none"
+//! [roles]                           # role = rule id, one for every role the family decides
+//! condition_one = "carmel.condition_one"   # (`ms4 profile rules` lists them)
 //! [rules."northcastle.lda.applicability"]  # title, citation
 //! ```
 
@@ -113,11 +120,13 @@ mod builtin;
 mod coverage;
 mod discharges;
 mod error;
+mod family;
 mod land_use;
 mod law;
 mod locate;
 mod measures;
 mod validate;
+mod wording;
 
 pub use assumptions::{Assumption, AssumptionValue};
 pub use coverage::{Coverage, CoverageEntry};
@@ -125,8 +134,14 @@ pub use discharges::{
     AllowedEntry, AllowedRoute, DischargeCondition, ExemptEntry, MissingOwner, Ms4Settings,
 };
 pub use error::ProfileError;
+pub use family::{
+    ExemptionCutoff, ListCycle,
+    Family, IllicitDischargeFamily, LandDevelopmentFamily, LargerCommonPlan, PollutantOfConcern,
+    Reading, Role, StormwaterSourceScope,
+};
 pub use land_use::{LandUseClass, LandUseConfig, LandUseList, LandUseMatch};
 pub use law::{CrsHint, Law, RuleRef};
+pub use wording::{Wording, NY_CONDITIONS_SECTIONS};
 pub use measures::{
     Comparison, DistanceUnit, InspectionInterval, Threshold, ThresholdUnit, Thresholds, TimeUnit,
     Tolerance, Tolerances, SQFT_PER_ACRE,
@@ -157,6 +172,13 @@ pub struct Profile {
     pub catalogue_version: String,
     /// The law the profile encodes.
     pub law: Law,
+    /// The law families its text follows: which code decides it.
+    pub family: Family,
+    /// Which of this town's rule ids plays each role the family's code decides.
+    pub roles: BTreeMap<Role, String>,
+    /// The law's name, offices, clerks and sections that the family's answers quote.
+    #[serde(default)]
+    pub wording: Wording,
     /// Suggested working CRS.
     pub crs_hint: CrsHint,
     /// Which parts of the rule set the law contains.
@@ -188,6 +210,20 @@ pub struct Profile {
 }
 
 impl Profile {
+    /// The AMB-30 reading: which 303(d) list cycle the listings come from, or `None` when
+    /// the profile sets none (loading refuses a setting that is not one).
+    pub fn list_cycle(&self) -> Option<ListCycle> {
+        self.assumption(ListCycle::AMB)
+            .and_then(|a| ListCycle::from_setting(&a.setting).ok())
+    }
+
+    /// The AMB-14 reading: the exemption cut-off date and whether it is confirmed, or `None`
+    /// when the profile sets none (loading refuses a setting that is not one).
+    pub fn exemption_cutoff(&self) -> Option<ExemptionCutoff> {
+        self.assumption(ExemptionCutoff::AMB)
+            .and_then(|a| ExemptionCutoff::from_setting(&a.setting).ok())
+    }
+
     /// Parse and check a profile. `source_name` labels errors (usually the file name).
     pub fn from_toml_str(text: &str, source_name: &str) -> Result<Profile, ProfileError> {
         // Parse once without the schema so that a syntax error is not blamed on a key.
@@ -196,12 +232,26 @@ impl Profile {
         }
         let profile: Profile =
             toml::from_str(text).map_err(|e| ProfileError::schema(source_name, text, &e))?;
-        profile.validate(source_name)?;
+        validate::profile(&profile).map_err(|issue| ProfileError::Invalid {
+            source_name: source_name.to_string(),
+            line: locate::line_of_key(text, &issue.key),
+            key: issue.key,
+            message: issue.message,
+        })?;
         Ok(profile)
     }
 
     /// Load `<dir>/<id>.toml`; its `id` must be `id`.
     pub fn load(id: &str, dir: impl AsRef<Path>) -> Result<Profile, ProfileError> {
+        Self::load_with_text(id, dir).map(|(profile, _)| profile)
+    }
+
+    /// Load `<dir>/<id>.toml` as [`Profile::load`] does, and return its text too (what a
+    /// registry stores).
+    pub fn load_with_text(
+        id: &str,
+        dir: impl AsRef<Path>,
+    ) -> Result<(Profile, String), ProfileError> {
         if !validate::is_profile_id(id) {
             return Err(ProfileError::BadId { id: id.to_string() });
         }
@@ -209,10 +259,12 @@ impl Profile {
         let path = dir.as_ref().join(&file_name);
         let text =
             std::fs::read_to_string(&path).map_err(|source| ProfileError::Read { path, source })?;
-        Self::with_id(id, &text, &file_name)
+        let profile = Self::with_id(id, &text, &file_name)?;
+        Ok((profile, text))
     }
 
-    fn with_id(id: &str, text: &str, source_name: &str) -> Result<Profile, ProfileError> {
+    /// Parse and check a profile whose `id` must be `id` (a registry's stored copy).
+    pub fn with_id(id: &str, text: &str, source_name: &str) -> Result<Profile, ProfileError> {
         let profile = Self::from_toml_str(text, source_name)?;
         if profile.id != id {
             return Err(ProfileError::invalid(
@@ -263,6 +315,20 @@ impl Profile {
     /// The citation of a rule of this profile.
     pub fn citation(&self, id: &str) -> Option<&str> {
         self.rules.get(id).map(|r| r.citation.as_str())
+    }
+
+    /// The town's rule id that plays `role` in its family's code, if it names one (load
+    /// checks that it names every role its family decides).
+    pub fn role_id(&self, role: Role) -> Option<&str> {
+        self.roles.get(&role).map(String::as_str)
+    }
+
+    /// The typed reading the profile takes of an ambiguity (see [`Reading`]).
+    pub fn reading<R: Reading>(&self) -> R {
+        self.assumption(R::AMB)
+            .and_then(|a| a.setting.as_str())
+            .and_then(R::parse)
+            .unwrap_or(R::DEFAULT)
     }
 
     /// The reading chosen for an ambiguity, by AMB id (`AMB-02`).

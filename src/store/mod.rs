@@ -11,6 +11,7 @@ pub mod ddl;
 mod error;
 pub mod outside;
 pub mod postgis;
+pub mod profile;
 mod row;
 pub mod sqlite;
 mod write;
@@ -29,6 +30,7 @@ use crate::domain::{Feature, Layer, LengthUnit};
 pub use audit::{feature_change, feature_json, AuditEntry};
 pub use error::{Result, StoreError};
 pub use postgis::PostgisStore;
+pub use profile::StoredProfile;
 pub use sqlite::SqliteStore;
 
 /// The store used when neither `--store` nor `MS4_STORE` names one.
@@ -189,6 +191,14 @@ pub trait Store: Send + Sync {
     /// Revokes a token and audits it as `actor`'s; `false` when no such token exists or it
     /// was revoked already.
     async fn revoke_token(&self, token_id: i64, actor: &str) -> Result<bool>;
+    /// The jurisdiction profile the registry keeps, if it has one yet (registries made by
+    /// an older ms4 keep only its id, in [`RegistryMeta::jurisdiction`]).
+    async fn stored_profile(&self) -> Result<Option<StoredProfile>>;
+    /// Stores the registry's profile, replacing any, and audits it as its `stored_by`'s
+    /// (`profile_update`, the old and new text), in one transaction. With `only_if_absent`
+    /// it fills in the profile of a registry that keeps only its id, as a migration does:
+    /// not audited, and an already stored profile is kept (`false` returned).
+    async fn store_profile(&self, profile: &StoredProfile, only_if_absent: bool) -> Result<bool>;
 }
 
 /// Writes a list of features in one transaction.

@@ -8,7 +8,7 @@ use super::{
 use crate::domain::Area;
 use crate::rules::answer::{Evidence, Finding};
 use crate::rules::profile::{
-    InspectionInterval, Profile, Threshold, ThresholdUnit, TimeUnit, SQFT_PER_ACRE,
+    InspectionInterval, Profile, Role, Threshold, ThresholdUnit, TimeUnit, SQFT_PER_ACRE,
 };
 use crate::rules::quantity::square_feet;
 
@@ -24,6 +24,13 @@ pub(super) struct Ctx<'a> {
 }
 
 impl<'a> Ctx<'a> {
+    /// The town's rule id that plays `role` in the family's code. Loading a profile checks
+    /// that it maps every role its family decides; the role's own name stands in should a
+    /// profile built in code lack one, so the answer still names what was decided.
+    pub(super) fn id(&self, role: Role) -> &'a str {
+        self.profile.role_id(role).unwrap_or(role.as_str())
+    }
+
     /// A finding citing `rules` and taking the profile's readings for `ambs`.
     pub(super) fn finding<R>(&self, result: R, rules: &[&str], ambs: &[&str]) -> Finding<R> {
         let mut f = Finding::new(result);
@@ -136,13 +143,6 @@ impl<'a> Ctx<'a> {
             .filter(|i| i.rule == rule)
             .cloned()
             .collect()
-    }
-
-    /// The profile's setting for an ambiguity, when it is a word.
-    pub(super) fn setting(&self, amb: &str) -> Option<&'a str> {
-        self.profile
-            .assumption(amb)
-            .and_then(|a| a.setting.as_str())
     }
 }
 
@@ -307,15 +307,10 @@ impl<'a> Ctx<'a> {
         let Some(date) = date else {
             return DateTest::NotGiven;
         };
-        let setting = self.profile.assumption("AMB-14").map(|a| &a.setting);
-        let cutoff = setting
-            .and_then(|s| s.get("effective_date"))
-            .and_then(|v| v.as_str())
-            .and_then(|s| chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d").ok());
-        let confirmed = setting
-            .and_then(|s| s.get("confirmed"))
-            .and_then(|v| v.as_bool())
-            .unwrap_or(false);
+        // Loading checks the setting, so only a profile built in code can lack it.
+        let reading = self.profile.exemption_cutoff();
+        let cutoff = reading.map(|r| r.effective_date);
+        let confirmed = reading.is_some_and(|r| r.confirmed);
         f.assume(self.profile, "AMB-14");
         let Some(cutoff) = cutoff else {
             f.because(format!(

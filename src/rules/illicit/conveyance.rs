@@ -449,10 +449,8 @@ fn exempt(
             D::ExistingDiversion => {
                 f.assume(profile, "AMB-14");
                 let baseline = profile
-                    .assumption("AMB-14")
-                    .and_then(|a| a.setting.get("effective_date"))
-                    .and_then(|v| v.as_str())
-                    .map(|d| format!("the chapter's effective date, taken as {d}"))
+                    .exemption_cutoff()
+                    .map(|r| format!("the chapter's effective date, taken as {}", r.effective_date))
                     .unwrap_or_else(|| "the chapter's effective date".into());
                 fail(
                     Verdict::Review,

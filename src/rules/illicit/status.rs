@@ -1,7 +1,7 @@
 //! Who and what the rules apply to: whether the connection still exists (its recorded
 //! status) and whether it reaches the MS4 (the Town's conveyances, AMB-19).
 
-use crate::rules::{Evidence, Finding, MissingOwner, Profile};
+use crate::rules::{Evidence, Finding, MissingOwner, Profile, Role};
 
 use super::{citation_of, ConnectionFacts, IllicitStatus, Ms4Reach, RuleIds};
 
@@ -96,12 +96,10 @@ pub(super) fn whose(
     c: &ConnectionFacts,
     f: &mut Finding<IllicitStatus>,
 ) -> Whose {
-    let def = format!("{}.def.ms4", profile.rule_prefix);
-    let def = if profile.rule(&def).is_some() {
-        def
-    } else {
-        format!("{}.def.storm_drainage_system", profile.rule_prefix)
-    };
+    let def = profile
+        .role_id(Role::Ms4Definition)
+        .unwrap_or(Role::Ms4Definition.as_str())
+        .to_string();
     let cite_def = |f: &mut Finding<IllicitStatus>| {
         f.cite(profile, &def).assume(profile, "AMB-19");
     };

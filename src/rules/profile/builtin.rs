@@ -33,6 +33,14 @@ impl Profile {
         Self::with_id(id, text, &format!("{id}.toml"))
     }
 
+    /// The TOML text of a profile compiled into the binary, as the file holds it.
+    pub fn builtin_text(id: &str) -> Option<&'static str> {
+        BUILTIN
+            .iter()
+            .find(|(builtin_id, _)| *builtin_id == id)
+            .map(|(_, text)| *text)
+    }
+
     /// Ids of the profiles compiled into the binary.
     pub fn builtin_ids() -> &'static [&'static str] {
         BUILTIN_IDS

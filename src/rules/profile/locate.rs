@@ -42,6 +42,51 @@ pub(super) fn key_segment(key: &str) -> String {
     }
 }
 
+/// The 1-based line of the key a key path names (`roles.condition_one`), or of the table
+/// that should hold it when the key itself is absent; `None` when neither is found.
+/// Handles the plain and quoted keys of a profile's tables, not array indexes.
+pub(super) fn line_of_key(text: &str, key: &str) -> Option<usize> {
+    let segs = split_key(key)?;
+    let (tables, last) = segs.split_at(segs.len().checked_sub(1)?);
+    let mut header_line = None;
+    let mut in_table = tables.is_empty();
+    for (n, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        if let Some(h) = line.strip_prefix('[').filter(|h| !h.starts_with('[')) {
+            let name = h.split(']').next().unwrap_or("");
+            in_table = split_key(name).as_deref() == Some(tables);
+            if in_table {
+                header_line = Some(n + 1);
+            }
+            continue;
+        }
+        if in_table {
+            let k = line.split('=').next().unwrap_or("").trim();
+            if !k.is_empty() && split_key(k).as_deref() == Some(&last[..]) {
+                return Some(n + 1);
+            }
+        }
+    }
+    header_line
+}
+
+/// A dotted key split into its keys, quotes removed; `None` for an index (`[3]`).
+fn split_key(key: &str) -> Option<Vec<String>> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut quoted = false;
+    for c in key.trim().chars() {
+        match c {
+            '"' => quoted = !quoted,
+            '.' if !quoted => out.push(std::mem::take(&mut cur).trim().to_string()),
+            '[' | ']' if !quoted => return None,
+            c => cur.push(c),
+        }
+    }
+    out.push(cur.trim().to_string());
+    Some(out)
+}
+
 /// The key path of the item at byte `offset` of `text` ("" for the top level).
 pub(super) fn key_path_at(text: &str, offset: usize) -> String {
     let mut scanner = Scanner {

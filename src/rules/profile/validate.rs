@@ -82,7 +82,115 @@ pub(super) fn profile(p: &Profile) -> Check {
         positive(&format!("tolerances.{name}.value"), t.value)?;
     }
     inspections(p)?;
-    assumptions(p)
+    assumptions(p)?;
+    family(p)
+}
+
+/// The family's roles: each one the family's code decides is mapped, to a listed rule.
+fn family(p: &Profile) -> Check {
+    use super::IllicitDischargeFamily;
+    let has_illicit = p.family.illicit_discharge != IllicitDischargeFamily::None;
+    if has_illicit != p.coverage.illicit_connections.present {
+        fail(
+            "family.illicit_discharge",
+            format!(
+                "{:?} disagrees with coverage.illicit_connections.present = {}",
+                p.family.illicit_discharge.as_str(),
+                p.coverage.illicit_connections.present
+            ),
+        )?;
+    }
+    for amb in p.family.required_readings() {
+        if !p.assumptions.contains_key(*amb) {
+            fail(
+                format!("assumptions.{amb}"),
+                format!(
+                    "the {} family reads this ambiguity: give its setting",
+                    p.family.land_development.as_str()
+                ),
+            )?;
+        }
+    }
+    for check in super::family::reading_checks() {
+        let Some(a) = p.assumptions.get(check.amb) else {
+            continue;
+        };
+        let names = (check.names)();
+        match a.setting.as_str() {
+            Some(word) if (check.known)(word) => {}
+            Some(word) => fail(
+                format!("assumptions.{}.setting", check.amb),
+                format!("unknown reading {word:?}, expected {}", super::one_of(&names)),
+            )?,
+            None => fail(
+                format!("assumptions.{}.setting", check.amb),
+                format!("the reading must be one of {}", super::one_of(&names)),
+            )?,
+        }
+    }
+    if let Some(a) = p.assumptions.get(super::ExemptionCutoff::AMB) {
+        if let Err(why) = super::ExemptionCutoff::from_setting(&a.setting) {
+            fail(format!("assumptions.{}.setting", super::ExemptionCutoff::AMB), why)?;
+        }
+    }
+    if let Some(a) = p.assumptions.get(super::ListCycle::AMB) {
+        if let Err(why) = super::ListCycle::from_setting(&a.setting) {
+            fail(format!("assumptions.{}.setting", super::ListCycle::AMB), why)?;
+        }
+    }
+    for (role, id) in &p.roles {
+        rule_ref(p, &format!("roles.{role}"), id)?;
+    }
+    for role in p.family.required_roles() {
+        if !p.roles.contains_key(&role) {
+            fail(
+                format!("roles.{role}"),
+                format!(
+                    "the {} family decides this role: name the rule of this town that plays it",
+                    match role.decided_in().first() {
+                        Some(m) if m.contains("illicit") => p.family.illicit_discharge.as_str(),
+                        _ => p.family.land_development.as_str(),
+                    }
+                ),
+            )?;
+        }
+    }
+    wording(p)
+}
+
+/// The words the family's text quotes: each one its code uses is given, as plain text.
+fn wording(p: &Profile) -> Check {
+    use super::LandDevelopmentFamily;
+    if p.family.land_development != LandDevelopmentFamily::NyConditions {
+        return Ok(());
+    }
+    let w = &p.wording;
+    for (key, value) in [
+        ("law", &w.law),
+        ("law_short", &w.law_short),
+        ("definitions", &w.definitions),
+        ("county_clerk", &w.county_clerk),
+        ("town_counsel", &w.town_counsel),
+        ("easement_plan_item", &w.easement_plan_item),
+        ("agreement_plan_item", &w.agreement_plan_item),
+    ] {
+        if value.trim().is_empty() {
+            fail(
+                format!("wording.{key}"),
+                "the ny-conditions family quotes this in its answers: give the town's own text",
+            )?;
+        }
+    }
+    for role in super::NY_CONDITIONS_SECTIONS {
+        match w.sections.get(role) {
+            Some(s) if !s.trim().is_empty() => {}
+            _ => fail(
+                format!("wording.sections.{role}"),
+                "the ny-conditions family cites this section in its answers: give the town's own",
+            )?,
+        }
+    }
+    Ok(())
 }
 
 /// Lower-case letters, digits and inner hyphens: a profile id that is also a file stem.

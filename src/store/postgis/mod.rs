@@ -12,6 +12,7 @@ use tokio::sync::mpsc;
 use tracing::instrument;
 
 mod copy;
+mod profile;
 mod setup;
 mod tx;
 
@@ -302,5 +303,17 @@ impl Store for PostgisStore {
         }
         tx.commit().await?;
         Ok(done)
+    }
+
+    async fn stored_profile(&self) -> Result<Option<crate::store::StoredProfile>> {
+        profile::read(&self.pool).await
+    }
+
+    async fn store_profile(
+        &self,
+        stored: &crate::store::StoredProfile,
+        only_if_absent: bool,
+    ) -> Result<bool> {
+        profile::write(&self.pool, stored, only_if_absent).await
     }
 }

@@ -18,6 +18,7 @@ use tracing::instrument;
 
 mod functions;
 mod install;
+mod profile;
 mod tx;
 
 use super::write;
@@ -353,6 +354,18 @@ impl Store for SqliteStore {
         }
         tx.commit().await?;
         Ok(done)
+    }
+
+    async fn stored_profile(&self) -> Result<Option<crate::store::StoredProfile>> {
+        profile::read(&self.pool).await
+    }
+
+    async fn store_profile(
+        &self,
+        stored: &crate::store::StoredProfile,
+        only_if_absent: bool,
+    ) -> Result<bool> {
+        profile::write(&self.pool, stored, only_if_absent).await
     }
 }
 

@@ -5,12 +5,13 @@
 //! premises with stormwater discharges associated with construction activity are subject
 //! to the Town Engineer's inspection and monitoring: that much the registry can say.
 
+use crate::rules::profile::Role;
 use super::context::Ctx;
 use super::{Determination, Finding, Requirement, RequirementKind, RequirementStatus};
 
-const APPLICABILITY: &str = "windsor.applicability";
-const CONSTRUCTION: &str = "windsor.construction_activity_threshold";
-const PREMISES: &str = "windsor.premises_access_monitoring";
+const APPLICABILITY: Role = Role::Applicability;
+const CONSTRUCTION: Role = Role::ConstructionThreshold;
+const PREMISES: Role = Role::PremisesAccess;
 
 pub(super) fn determine(cx: &mut Ctx<'_>) -> Determination {
     let coverage = &cx.profile.coverage;
@@ -19,15 +20,15 @@ pub(super) fn determine(cx: &mut Ctx<'_>) -> Determination {
             .to_string()
     });
 
-    let mut lda = cx.finding(false, &[APPLICABILITY], &[]);
+    let mut lda = cx.finding(false, &[cx.id(APPLICABILITY)], &[]);
     lda.evidence = cx.area_evidence();
     lda.because(no_rules.clone());
     lda.because("the article applies to water entering the storm drainage system, not to land development as such");
 
-    let mut exempt = cx.finding(false, &[APPLICABILITY], &[]);
+    let mut exempt = cx.finding(false, &[cx.id(APPLICABILITY)], &[]);
     exempt.because("the article has no land development exemptions, as it has no land development rules to be exempt from (the Town Engineer's power to exempt water entering the storm drainage system is a different matter)");
 
-    let mut absent = cx.finding(true, &[APPLICABILITY], &[]);
+    let mut absent = cx.finding(true, &[cx.id(APPLICABILITY)], &[]);
     absent.because(
         coverage.conditions.note.clone().unwrap_or_else(|| {
             "no Conditions One, Two or Three in the supplied article".to_string()
@@ -38,7 +39,7 @@ pub(super) fn determine(cx: &mut Ctx<'_>) -> Determination {
         RequirementKind::LandDevelopmentRules,
         RequirementStatus::NotCovered,
         "No land development activity, SWPPP or post-construction rules in the supplied article.",
-        &[APPLICABILITY],
+        &[cx.id(APPLICABILITY)],
         &[],
     );
     rules.because(no_rules);
@@ -64,7 +65,7 @@ fn premises_inspection(cx: &mut Ctx<'_>) -> Finding<Requirement> {
         RequirementKind::PremisesInspection,
         S::DoesNotApply,
         "Premises with stormwater discharges associated with construction activity are subject to the Town Engineer's inspection, sampling and monitoring powers (Windsor [Monitoring of discharges section]).",
-        &[CONSTRUCTION, PREMISES],
+        &[cx.id(CONSTRUCTION), cx.id(PREMISES)],
         &["AMB-10", "AMB-24"],
     );
     f.evidence = cx.area_evidence();

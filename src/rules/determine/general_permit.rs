@@ -8,38 +8,39 @@
 //! what the evidence indicates (e.g. a phosphorus TMDL area under the footprint) and takes
 //! the permit's outcome from a reviewer's entry when there is one.
 
+use crate::rules::profile::Role;
 use super::context::{
     and_list, describe_schedule, is_phosphorus, overlap_words, practice_reason, practice_status,
     tmdl_evidence, water_evidence, Ctx, DateTest,
 };
 use super::{Determination, Finding, Requirement, RequirementKind, RequirementStatus, TmdlOverlap};
 
-const LDA: &str = "northcastle.lda.applicability";
-const EXEMPTIONS: &str = "northcastle.lda.exemptions";
-const GRANDFATHERING: &str = "northcastle.lda.grandfathering";
-const PLAN: &str = "northcastle.lda.larger_common_plan";
-const GP: &str = "northcastle.gp_coverage_indicator";
-const SWPPP: &str = "northcastle.swppp.required";
-const POST: &str = "northcastle.swppp.post_construction";
-const PHOSPHORUS: &str = "northcastle.swppp.enhanced_phosphorus";
-const ABSENT: &str = "northcastle.conditions.absent";
-const SPECIAL: &str = "northcastle.def.special_conditions";
-const INSPECTOR: &str = "northcastle.construction.qualified_inspector_7day";
-const EASEMENT: &str = "northcastle.maintenance_easement";
-const AGREEMENT: &str = "northcastle.maintenance_agreement";
-const GP_INSPECTIONS: &str = "northcastle.construction.operate_maintain";
-const TRAINED: &str = "northcastle.construction.trained_contractor_daily";
-const AT_ONE_TIME: &str = "northcastle.swppp.max_disturbance_at_one_time";
-const CONTRACTORS: &str = "northcastle.contractor_certification";
-const CONTRACTOR_RECORDS: &str = "northcastle.records.contractor_certifications";
-const SWPPP_ON_SITE: &str = "northcastle.records.swppp_on_site";
-const OTHER_PERMITS: &str = "northcastle.other_permits";
-const NOTICE_48H: &str = "northcastle.inspection.48h_notice";
-const VIOLATION_HALT: &str = "northcastle.inspection.violation_halt";
-const AS_BUILT: &str = "northcastle.smp.as_built";
-const PE_INSPECTION: &str = "northcastle.post_construction.structural_smp_pe_inspection";
-const OM: &str = "northcastle.post_construction.om_program";
-const FEES: &str = "northcastle.ld.fees";
+const LDA: Role = Role::LandDevelopmentActivity;
+const EXEMPTIONS: Role = Role::Exemptions;
+const GRANDFATHERING: Role = Role::Grandfathering;
+const PLAN: Role = Role::LargerCommonPlan;
+const GP: Role = Role::GpCoverageIndicator;
+const SWPPP: Role = Role::Swppp;
+const POST: Role = Role::PostConstruction;
+const PHOSPHORUS: Role = Role::Phosphorus;
+const ABSENT: Role = Role::ConditionsAbsent;
+const SPECIAL: Role = Role::SpecialConditions;
+const INSPECTOR: Role = Role::QualifiedInspector;
+const EASEMENT: Role = Role::MaintenanceEasement;
+const AGREEMENT: Role = Role::MaintenanceAgreement;
+const GP_INSPECTIONS: Role = Role::GpInspections;
+const TRAINED: Role = Role::TrainedContractor;
+const AT_ONE_TIME: Role = Role::AtOneTime;
+const CONTRACTORS: Role = Role::Contractors;
+const CONTRACTOR_RECORDS: Role = Role::ContractorRecords;
+const SWPPP_ON_SITE: Role = Role::SwpppOnSite;
+const OTHER_PERMITS: Role = Role::OtherPermits;
+const NOTICE_48H: Role = Role::Notice48h;
+const VIOLATION_HALT: Role = Role::ViolationHalt;
+const AS_BUILT: Role = Role::AsBuilt;
+const PE_INSPECTION: Role = Role::PeInspection;
+const OM: Role = Role::OmProgram;
+const FEES: Role = Role::Fees;
 const CHAPTER: &str = "Chapter 267";
 
 /// Exemptions of § 267-3D that no fact of [`super::ProjectFacts`] decides (those that one
@@ -81,7 +82,7 @@ pub(super) fn determine(cx: &mut Ctx<'_>) -> Determination {
 /// maintenance. The larger common plan plays no part in it.
 fn land_development_activity(cx: &mut Ctx<'_>) -> Finding<bool> {
     let facts = cx.facts;
-    let mut f = cx.finding(false, &[LDA], &["AMB-10"]);
+    let mut f = cx.finding(false, &[cx.id(LDA)], &["AMB-10"]);
     f.evidence = cx.area_evidence();
     let (by_area, reason) =
         cx.meets_or_not("land_development_activity", "land development activity");
@@ -103,7 +104,7 @@ fn land_development_activity(cx: &mut Ctx<'_>) -> Finding<bool> {
         None => {}
     }
     if facts.larger_common_plan {
-        f.cite(cx.profile, PLAN);
+        f.cite(cx.profile, cx.id(PLAN));
         f.assume(cx.profile, "AMB-12");
         f.because("part of a larger common plan: North Castle's definition of land development activity does not use the term, so the 5,000 sq ft test stands; the plan matters only for the construction general permit");
     }
@@ -115,7 +116,7 @@ fn land_development_activity(cx: &mut Ctx<'_>) -> Finding<bool> {
 /// was not given is listed as not evaluated.
 fn exemptions(cx: &mut Ctx<'_>) -> Finding<bool> {
     let facts = cx.facts;
-    let mut f = cx.finding(false, &[EXEMPTIONS, GRANDFATHERING], &[]);
+    let mut f = cx.finding(false, &[cx.id(EXEMPTIONS), cx.id(GRANDFATHERING)], &[]);
     let mut exempt = false;
     let mut not_evaluated: Vec<&str> = Vec::new();
     if facts.agricultural_activity == Some(true) || facts.silviculture == Some(true) {
@@ -185,7 +186,7 @@ fn exemptions(cx: &mut Ctx<'_>) -> Finding<bool> {
 /// North Castle has no Conditions One, Two or Three.
 fn conditions_absent(cx: &mut Ctx<'_>) -> Finding<bool> {
     let water = cx.water;
-    let mut f = cx.finding(true, &[ABSENT], &["AMB-13"]);
+    let mut f = cx.finding(true, &[cx.id(ABSENT)], &["AMB-13"]);
     f.because(
         cx.profile
             .coverage
@@ -195,7 +196,7 @@ fn conditions_absent(cx: &mut Ctx<'_>) -> Finding<bool> {
             .unwrap_or_else(|| "Chapter 267 has no Conditions One, Two or Three".to_string()),
     );
     if !water.waters_303d.is_empty() || !water.tmdl_areas.is_empty() {
-        f.cite(cx.profile, SPECIAL);
+        f.cite(cx.profile, cx.id(SPECIAL));
         f.because("in North Castle 303(d) and TMDL language appears only in the MS4-level SPECIAL CONDITION definitions, which bind the Town's program, not a project; the TMDL areas bear on the enhanced phosphorus indicator");
         f.evidence
             .extend(water.waters_303d.iter().map(water_evidence));
@@ -215,7 +216,7 @@ fn requirements(cx: &mut Ctx<'_>, outside: Option<&str>) -> Vec<Finding<Requirem
         K::Swppp,
         if inside { S::Applies } else { S::DoesNotApply },
         "No application for approval may be reviewed until the SMO or the appropriate board has received a SWPPP prepared by a qualified professional to the chapter's specifications (§ 267-5A-D).",
-        &[SWPPP, LDA],
+        &[cx.id(SWPPP), cx.id(LDA)],
         &[],
     );
     swppp.because(match outside {
@@ -226,7 +227,7 @@ fn requirements(cx: &mut Ctx<'_>, outside: Option<&str>) -> Vec<Finding<Requirem
     let gp = general_permit(cx, outside);
 
     let (one_acre, reason) = cx.meets_or_not("qualified_inspector", "qualified inspector");
-    let schedule = cx.schedule(INSPECTOR);
+    let schedule = cx.schedule(cx.id(INSPECTOR));
     let when = if schedule.is_empty() {
         "as § 267-7A(5) requires".to_string()
     } else {
@@ -243,7 +244,7 @@ fn requirements(cx: &mut Ctx<'_>, outside: Option<&str>) -> Vec<Finding<Requirem
         K::ConstructionInspections,
         inspections_status,
         &format!("A qualified inspector conducts site inspections and documents the effectiveness of all erosion and sediment control practices {when}; reports are kept on site and furnished to the SMO on request (§ 267-7A(5)). The chapter states no storm-event trigger."),
-        &[INSPECTOR],
+        &[cx.id(INSPECTOR)],
         &["AMB-10", "AMB-13", "AMB-15"],
     );
     inspections.result.schedule = schedule;
@@ -255,7 +256,7 @@ fn requirements(cx: &mut Ctx<'_>, outside: Option<&str>) -> Vec<Finding<Requirem
         None => {
             inspections.because(reason);
             if !one_acre {
-                inspections.cite(cx.profile, GP_INSPECTIONS);
+                inspections.cite(cx.profile, cx.id(GP_INSPECTIONS));
                 inspections.because(match gp_coverage {
                     Some(true) => "under one acre the chapter's seven-day inspections do not apply, but 'inspection requirements shall be as specified within the SPDES General Permit' (§ 267-7A(1)), and the reviewer entered that the project needs permit coverage",
                     Some(false) => "under one acre, and the reviewer entered that the project needs no construction general permit coverage, so neither § 267-7A(5) nor the permit's inspections (§ 267-7A(1)) apply",
@@ -275,7 +276,7 @@ fn requirements(cx: &mut Ctx<'_>, outside: Option<&str>) -> Vec<Finding<Requirem
         cx,
         K::MaintenanceEasement,
         "Before any approval that has a stormwater management facility as a requirement, the applicant executes a maintenance easement binding on later landowners, recorded by the grantor with the County Clerk after approval by the Town Attorney (§ 267-7B).",
-        EASEMENT,
+        cx.id(EASEMENT),
         "maintenance easements recorded on the plan (§ 267-5D(2)(b)[10])",
         outside,
         post_status,
@@ -284,7 +285,7 @@ fn requirements(cx: &mut Ctx<'_>, outside: Option<&str>) -> Vec<Finding<Requirem
         cx,
         K::MaintenanceAgreement,
         "Before final plan approval, the Town approves a formal maintenance agreement for the stormwater management facilities, binding on later landowners and recorded with the County Clerk as a deed restriction; the Town may accept dedication instead (§ 267-7D).",
-        AGREEMENT,
+        cx.id(AGREEMENT),
         "an inspection and maintenance agreement (§ 267-5D(2)(b)[11])",
         outside,
         post_status,
@@ -315,7 +316,7 @@ fn every_project_duties(
     let mut out = vec![cx.every_project_duty(
         K::TrainedContractorOnSite,
         "Each contractor and subcontractor names a trained contractor responsible for the SWPPP, and at least one trained contractor is on site daily when soil disturbance is performed; the applicant inspects the erosion and sediment controls (§ 267-7A(4)).",
-        &[TRAINED],
+        &[cx.id(TRAINED)],
         &[],
         outside,
         CHAPTER,
@@ -325,7 +326,7 @@ fn every_project_duties(
     let mut at_once = cx.every_project_duty(
         K::DisturbanceAtOneTime,
         "Not more than five acres are disturbed at any one time unless a greater amount is determined necessary pursuant to an approved SWPPP (§ 267-5D(1)(d)).",
-        &[AT_ONE_TIME],
+        &[cx.id(AT_ONE_TIME)],
         &["AMB-10"],
         outside,
         CHAPTER,
@@ -347,42 +348,42 @@ fn every_project_duties(
         (
             K::ContractorCertification,
             "The construction general permit's certifications are incorporated into the SWPPP, and each contractor and subcontractor who installs, builds, repairs, inspects or maintains the SWPPP's practices signs and dates the certification statement before any land development activity (§ 267-5F).",
-            &[CONTRACTORS, CONTRACTOR_RECORDS][..],
+            &[cx.id(CONTRACTORS), cx.id(CONTRACTOR_RECORDS)][..],
             S::Applies,
             every,
         ),
         (
             K::SwpppOnSite,
             "A copy of the SWPPP is kept at the site from the start of construction to final stabilization (§ 267-5G).",
-            &[SWPPP_ON_SITE][..],
+            &[cx.id(SWPPP_ON_SITE)][..],
             S::Applies,
             every,
         ),
         (
             K::OtherPermits,
             "All other applicable environmental permits have been or will be acquired before approval of the final stormwater design plan (§ 267-5E).",
-            &[OTHER_PERMITS][..],
+            &[cx.id(OTHER_PERMITS)][..],
             S::Applies,
             every,
         ),
         (
             K::MilestoneNotices,
             "The applicant notifies the Building Department at least 48 hours before each milestone the SMO requires: start of construction, erosion controls installed, site clearing, rough and final grading, close of season, final landscaping, landscaping established in public areas.",
-            &[NOTICE_48H][..],
+            &[cx.id(NOTICE_48H)][..],
             S::MayBeRequired,
             "the SMO decides which milestone inspections it requires ('as required by the Stormwater Management Officer')",
         ),
         (
             K::StabilizationOnlyAfterViolation,
             "If an inspection finds a violation, the applicant and developer are notified in writing, and no further land development activity except site stabilization is done until it is corrected and the work approved.",
-            &[VIOLATION_HALT][..],
+            &[cx.id(VIOLATION_HALT)][..],
             S::Applies,
             every,
         ),
         (
             K::SedimentRemoval,
             "During construction the applicant operates and maintains all controls, and removes sediment from sediment traps and ponds whenever their design capacity is reduced by 50% (§ 267-7A(2)).",
-            &[GP_INSPECTIONS][..],
+            &[cx.id(GP_INSPECTIONS)][..],
             S::Applies,
             every,
         ),
@@ -400,17 +401,17 @@ fn every_project_duties(
         (
             K::AsBuiltPlans,
             "After final construction, as-built plans of every stormwater management practice on site, showing the final design specifications and certified by a professional engineer.",
-            AS_BUILT,
+            cx.id(AS_BUILT),
         ),
         (
             K::StructuralPracticeInspections,
             "Inspections of any post-construction stormwater management practice with structural components are performed by a New York State licensed professional engineer (§ 267-7A(6)).",
-            PE_INSPECTION,
+            cx.id(PE_INSPECTION),
         ),
         (
             K::OperationAndMaintenance,
             "The owner or operator of permanent practices keeps them operating: a preventive/corrective maintenance program, written O&M procedures with training of new personnel, and discharges within design criteria (§ 267-7C(1)-(3)).",
-            OM,
+            cx.id(OM),
         ),
     ] {
         let mut f = cx.requirement(kind, status, summary, &[rule], &["AMB-13"]);
@@ -423,7 +424,7 @@ fn every_project_duties(
     out.push(cx.every_project_duty(
         K::Fees,
         "The Town may require reasonable costs at prevailing rates for review of SWPPPs, inspections or SMP maintenance performed by or for the Town, in the amounts of the Master Fee Schedule.",
-        &[FEES],
+        &[cx.id(FEES)],
         &[],
         outside,
         CHAPTER,
@@ -442,12 +443,12 @@ fn general_permit(cx: &mut Ctx<'_>, outside: Option<&str>) -> Finding<Requiremen
         RequirementKind::ConstructionGeneralPermit,
         S::DoesNotApply,
         "For projects also requiring coverage under the SPDES General Permit for Construction Activities, the application must include all related NYSDEC forms and certifications (§ 267-5A), and the permit's certifications become part of the SWPPP (§ 267-5F(1)).",
-        &[GP],
+        &[cx.id(GP)],
         &["AMB-10", "AMB-13"],
     );
     f.evidence = cx.area_evidence();
     if facts.larger_common_plan {
-        f.cite(cx.profile, PLAN);
+        f.cite(cx.profile, cx.id(PLAN));
         f.assume(cx.profile, "AMB-12");
     }
     let plan_note = "part of a larger common plan: the permit counts the plan's total disturbance, though discrete projects at least 1/4 mile apart may be treated separately when no interconnecting road, pipeline or utility of the plan is disturbed at the same time";
@@ -523,7 +524,7 @@ fn enhanced_phosphorus(cx: &mut Ctx<'_>, outside: Option<&str>) -> Finding<Requi
         RequirementKind::EnhancedPhosphorus,
         S::DoesNotApply,
         "Post-construction stormwater management practices designed to the Enhanced Phosphorus Removal Standards of the Design Manual, with at least SWPPP items D(2)(b)[1]-[11] (§ 267-5D(3)).",
-        &[PHOSPHORUS],
+        &[cx.id(PHOSPHORUS)],
         &["AMB-13"],
     );
     f.evidence
@@ -596,7 +597,7 @@ fn post_construction(
         RequirementKind::PostConstructionControls,
         S::DoesNotApply,
         "A post-construction component designed to the Design Manual, including green infrastructure, with items [1]-[11] of § 267-5D(2)(b): SMP maps with two-foot contours, an O&M plan naming the responsible entity, maintenance easements recorded on the plan and an inspection and maintenance agreement.",
-        &[POST],
+        &[cx.id(POST)],
         &["AMB-13"],
     );
     let discretion = "the SMO or Town Engineer may also require post-construction controls at their discretion (§ 267-5D(1)(q))";
@@ -610,7 +611,7 @@ fn post_construction(
             S::Applies
         }
         (None, _, S::Applies) | (None, _, S::Indicated) => {
-            f.cite(cx.profile, PHOSPHORUS);
+            f.cite(cx.profile, cx.id(PHOSPHORUS));
             f.because("enhanced phosphorus design is a post-construction component (§ 267-5D(3)); the construction general permit decides both (AMB-13)");
             phosphorus
         }
@@ -655,7 +656,7 @@ fn facility_duty(
             S::Applies
         }
         (None, _, S::Applies) | (None, _, S::Indicated) => {
-            f.cite(cx.profile, POST);
+            f.cite(cx.profile, cx.id(POST));
             f.because(format!("the post-construction component includes {item}"));
             post
         }

@@ -6,6 +6,7 @@
 //! seven days and within 24 hours of a 0.5-inch storm (§ 156-83B), and a maintenance
 //! easement and agreement (§§ 156-85, 156-86).
 
+use crate::rules::profile::{LargerCommonPlan, PollutantOfConcern, Role, StormwaterSourceScope};
 use super::context::{
     and_list, describe_schedule, is_sediment_class, met_words, overlap_words, practice_reason,
     practice_status, tmdl_evidence, water_evidence, Ctx, DateTest,
@@ -15,32 +16,31 @@ use crate::rules::answer::Evidence;
 
 mod duties;
 
-const LDA: &str = "carmel.lda.applicability";
-const EXEMPTIONS: &str = "carmel.lda.exemptions";
-const SWPPP: &str = "carmel.swppp.required";
-const C1: &str = "carmel.condition_one";
-const C2: &str = "carmel.condition_two";
-const C3: &str = "carmel.condition_three";
-const POC: &str = "carmel.def.pollutant_of_concern";
-const POST: &str = "carmel.post_construction_controls";
-const PREPARER: &str = "carmel.condition_one.preparer_certification";
-const INSPECTIONS: &str = "carmel.construction.inspections_7day_and_storm";
-const LOGBOOK: &str = "carmel.records.site_logbook";
-const EASEMENT: &str = "carmel.maintenance_easement";
-const AGREEMENT: &str = "carmel.maintenance_agreement";
-const ON_SITE: &str = "carmel.construction.developer_on_site";
-const AT_ONE_TIME: &str = "carmel.swppp.max_disturbance_at_one_time";
-const CONTRACTORS: &str = "carmel.contractor_certification";
-const CONTRACTOR_RECORDS: &str = "carmel.records.contractor_certifications";
-const SWPPP_ON_SITE: &str = "carmel.records.swppp_on_site";
-const OTHER_PERMITS: &str = "carmel.other_permits";
-const NOTICE_48H: &str = "carmel.inspection.48h_notice";
-const VIOLATION_HALT: &str = "carmel.inspection.violation_halt";
-const OPERATE: &str = "carmel.construction.operate_maintain";
-const AS_BUILT: &str = "carmel.smp.as_built";
-const OM: &str = "carmel.post_construction.om_program";
-const FEES: &str = "carmel.fees";
-const ARTICLE: &str = "Article X";
+const LDA: Role = Role::LandDevelopmentActivity;
+const EXEMPTIONS: Role = Role::Exemptions;
+const SWPPP: Role = Role::Swppp;
+const C1: Role = Role::ConditionOne;
+const C2: Role = Role::ConditionTwo;
+const C3: Role = Role::ConditionThree;
+const POC: Role = Role::PollutantOfConcern;
+const POST: Role = Role::PostConstruction;
+const PREPARER: Role = Role::PreparerCertification;
+const INSPECTIONS: Role = Role::ConstructionInspections;
+const LOGBOOK: Role = Role::SiteLogbook;
+const EASEMENT: Role = Role::MaintenanceEasement;
+const AGREEMENT: Role = Role::MaintenanceAgreement;
+const ON_SITE: Role = Role::DeveloperOnSite;
+const AT_ONE_TIME: Role = Role::AtOneTime;
+const CONTRACTORS: Role = Role::Contractors;
+const CONTRACTOR_RECORDS: Role = Role::ContractorRecords;
+const SWPPP_ON_SITE: Role = Role::SwpppOnSite;
+const OTHER_PERMITS: Role = Role::OtherPermits;
+const NOTICE_48H: Role = Role::Notice48h;
+const VIOLATION_HALT: Role = Role::ViolationHalt;
+const OPERATE: Role = Role::OperateMaintain;
+const AS_BUILT: Role = Role::AsBuilt;
+const OM: Role = Role::OmProgram;
+const FEES: Role = Role::Fees;
 
 /// Exemptions of § 156-80 that no fact of [`super::ProjectFacts`] decides (those that one
 /// does are listed as not evaluated only when their fact is not given).
@@ -56,11 +56,14 @@ const NOT_EVALUATED: &[&str] = &[
 /// Why Article X does not reach the project, if it does not: it reaches only non-exempt
 /// land development activities (§ 156-81A: "except exempt activities"), and outside it no
 /// Condition can be met.
-fn outside_reason(lda: &Finding<bool>, exempt: &Finding<bool>) -> Option<&'static str> {
+fn outside_reason(cx: &Ctx<'_>, lda: &Finding<bool>, exempt: &Finding<bool>) -> Option<String> {
     if !lda.result {
-        Some("it is not a land development activity")
+        Some("it is not a land development activity".to_string())
     } else if exempt.result {
-        Some("it is an exempt activity (§ 156-81A reviews land development activities 'except exempt activities')")
+        Some(format!(
+            "it is an exempt activity ({} reviews land development activities 'except exempt activities')",
+            cx.profile.wording.section(EXEMPTIONS)
+        ))
     } else {
         None
     }
@@ -68,16 +71,17 @@ fn outside_reason(lda: &Finding<bool>, exempt: &Finding<bool>) -> Option<&'stati
 
 /// Why Article X does not reach a project of these facts, if it does not; decided once
 /// for screening many parcels, since it turns on the project's facts and not on the place.
-pub(super) fn outside(cx: &mut Ctx<'_>) -> Option<&'static str> {
+pub(super) fn outside(cx: &mut Ctx<'_>) -> Option<String> {
     let lda = land_development_activity(cx);
     let exempt = exemptions(cx);
-    outside_reason(&lda, &exempt)
+    outside_reason(cx, &lda, &exempt)
 }
 
 pub(super) fn determine(cx: &mut Ctx<'_>) -> Determination {
     let lda = land_development_activity(cx);
     let exempt = exemptions(cx);
-    let outside = outside_reason(&lda, &exempt);
+    let outside = outside_reason(cx, &lda, &exempt);
+    let outside = outside.as_deref();
     let conditions = Conditions {
         condition_one: condition_one(cx, outside),
         condition_two: condition_two(cx, outside),
@@ -99,7 +103,7 @@ pub(super) fn determine(cx: &mut Ctx<'_>) -> Determination {
 /// § 156-80 LAND DEVELOPMENT ACTIVITY: 5,000 sq ft or more, or under one acre as part of a
 /// larger common plan.
 fn land_development_activity(cx: &mut Ctx<'_>) -> Finding<bool> {
-    let mut f = cx.finding(false, &[LDA], &["AMB-10"]);
+    let mut f = cx.finding(false, &[cx.id(LDA)], &["AMB-10"]);
     f.evidence = cx.area_evidence();
     let (by_area, reason) =
         cx.meets_or_not("land_development_activity", "land development activity");
@@ -112,8 +116,8 @@ fn land_development_activity(cx: &mut Ctx<'_>) -> Finding<bool> {
             "part of a larger common plan of development or sale; {reason}"
         ));
         if under {
-            match cx.setting("AMB-12").unwrap_or("literal") {
-                "literal" => {
+            match cx.profile.reading::<LargerCommonPlan>() {
+                LargerCommonPlan::Literal => {
                     result = true;
                     f.because(
                         "an activity disturbing less than one acre that is part of a larger common plan is a land development activity; the definition states no minimum size (AMB-12, literal reading)",
@@ -128,7 +132,8 @@ fn land_development_activity(cx: &mut Ctx<'_>) -> Finding<bool> {
                     // Any other reading tests the plan's total disturbance, which the
                     // facts do not carry.
                     f.because(format!(
-                        "the profile reads the larger-common-plan clause as {other:?} (AMB-12), which turns on the plan's total disturbance; that was not given"
+                        "the profile reads the larger-common-plan clause as {:?} (AMB-12), which turns on the plan's total disturbance; that was not given",
+                        other.as_str()
                     ));
                     if !by_area {
                         cx.open("larger common plan: total disturbance of the plan");
@@ -147,13 +152,13 @@ fn land_development_activity(cx: &mut Ctx<'_>) -> Finding<bool> {
 /// fact was not given is listed as not evaluated.
 fn exemptions(cx: &mut Ctx<'_>) -> Finding<bool> {
     let facts = cx.facts;
-    let mut f = cx.finding(false, &[EXEMPTIONS], &[]);
+    let mut f = cx.finding(false, &[cx.id(EXEMPTIONS)], &[]);
     let mut exempt = false;
     let mut not_evaluated: Vec<&str> = Vec::new();
     match facts.agricultural_activity {
         Some(true) => {
             exempt = true;
-            f.because("agricultural activity is exempt from review (§ 156-80: 'agricultural activity as defined herein')");
+            f.because(format!("agricultural activity is exempt from review ({}: 'agricultural activity as defined herein')", cx.profile.wording.definitions));
         }
         Some(false) => {
             f.because("given: the activity is not agricultural activity");
@@ -169,7 +174,7 @@ fn exemptions(cx: &mut Ctx<'_>) -> Finding<bool> {
     match facts.silviculture {
         Some(true) => {
             exempt = true;
-            f.because("silvicultural activity is exempt from review, 'except landing areas and log haul roads', which stay subject to Article X");
+            f.because(format!("silvicultural activity is exempt from review, 'except landing areas and log haul roads', which stay subject to {}", cx.profile.wording.law));
         }
         Some(false) => {
             f.because("given: the activity is not silvicultural activity");
@@ -256,13 +261,13 @@ fn close(f: &mut Finding<Option<bool>>, met: Option<bool>, outside: Option<&str>
 /// TMDL watershed whose TMDL names stormwater as a source.
 pub(super) fn condition_one(cx: &mut Ctx<'_>, outside: Option<&str>) -> Finding<Option<bool>> {
     let water = cx.water;
-    let mut f = cx.finding(None, &[C1, POC], &["AMB-07", "AMB-08", "AMB-09", "AMB-30"]);
+    let mut f = cx.finding(None, &[cx.id(C1), cx.id(POC)], &["AMB-07", "AMB-08", "AMB-09", "AMB-30"]);
     // AMB-08 "literal": sediment is always a pollutant of concern and always in
     // construction runoff, so any listing counts; "matched": only a listed pollutant the
     // project discharges, of which the facts know only the sediment class.
-    let literal = cx.setting("AMB-08").unwrap_or("literal") == "literal";
+    let literal = cx.profile.reading::<PollutantOfConcern>() == PollutantOfConcern::Literal;
     // AMB-09 "tmdl_only": the stormwater-source qualifier attaches to TMDL watersheds only.
-    let tmdl_only = cx.setting("AMB-09").unwrap_or("tmdl_only") == "tmdl_only";
+    let tmdl_only = cx.profile.reading::<StormwaterSourceScope>() == StormwaterSourceScope::TmdlOnly;
     let mut hits: Vec<String> = Vec::new();
     // Unknowns that would decide Condition One if nothing else meets it.
     let mut pending: Vec<String> = Vec::new();
@@ -404,7 +409,7 @@ pub(super) fn condition_one(cx: &mut Ctx<'_>, outside: Option<&str>) -> Finding<
 
 /// § 156-81C(2): five or more acres, with no exclusions.
 fn condition_two(cx: &mut Ctx<'_>, outside: Option<&str>) -> Finding<Option<bool>> {
-    let mut f = cx.finding(None, &[C2], &["AMB-10"]);
+    let mut f = cx.finding(None, &[cx.id(C2)], &["AMB-10"]);
     f.evidence = cx.area_evidence();
     let (met, reason) = cx.meets_or_not("condition_two", "Condition Two");
     f.because(reason);
@@ -420,7 +425,7 @@ fn condition_two(cx: &mut Ctx<'_>, outside: Option<&str>) -> Finding<Option<bool
 /// properties.
 fn condition_three(cx: &mut Ctx<'_>, outside: Option<&str>) -> Finding<Option<bool>> {
     let facts = cx.facts;
-    let mut f = cx.finding(None, &[C3], &["AMB-10", "AMB-11"]);
+    let mut f = cx.finding(None, &[cx.id(C3)], &["AMB-10", "AMB-11"]);
     f.evidence = cx.area_evidence();
     let (above, low) = cx.meets_or_not("condition_three_min", "Condition Three lower");
     let (below, high) = cx.meets_or_not("condition_three_max", "Condition Three upper");
@@ -478,9 +483,9 @@ fn requirements(
     use RequirementKind as K;
     use RequirementStatus as S;
     let met: Vec<(&str, &str)> = [
-        (c.condition_one.result, "Condition One", C1),
-        (c.condition_two.result, "Condition Two", C2),
-        (c.condition_three.result, "Condition Three", C3),
+        (c.condition_one.result, "Condition One", cx.id(C1)),
+        (c.condition_two.result, "Condition Two", cx.id(C2)),
+        (c.condition_three.result, "Condition Three", cx.id(C3)),
     ]
     .into_iter()
     .filter(|(m, _, _)| *m == Some(true))
@@ -513,16 +518,17 @@ fn requirements(
         }
     };
 
+    let w = &profile.wording;
     let mut swppp = cx.requirement(
         K::Swppp,
         if outside.is_none() { S::Applies } else { S::DoesNotApply },
-        "No application for approval may be reviewed until the appropriate board has received a SWPPP prepared to the Article's specifications (§ 156-81A-B).",
-        &[SWPPP, LDA],
+        &format!("No application for approval may be reviewed until the appropriate board has received a SWPPP prepared to the {}'s specifications ({}).", w.law_short, w.section(SWPPP)),
+        &[cx.id(SWPPP), cx.id(LDA)],
         &[],
     );
     swppp.because(match outside {
         None => "a non-exempt land development activity needs a SWPPP".to_string(),
-        Some(why) => format!("no SWPPP is required under Article X: {why}"),
+        Some(why) => format!("no SWPPP is required under {}: {why}", w.law),
     });
 
     let any = c.any();
@@ -534,8 +540,8 @@ fn requirements(
     let mut post = cx.requirement(
         K::PostConstructionControls,
         by_conditions(any),
-        "The SWPPP must also include water quantity and water quality controls (post-construction stormwater runoff controls), items (2)-(9) of § 156-81D, among them maintenance easements recorded on the plan and an inspection and maintenance agreement.",
-        &[POST],
+        &format!("The SWPPP must also include water quantity and water quality controls (post-construction stormwater runoff controls), items (2)-(9) of {}, among them maintenance easements recorded on the plan and an inspection and maintenance agreement.", w.section(POST)),
+        &[cx.id(POST)],
         &["AMB-25"],
     );
     cite_met(&mut post);
@@ -549,39 +555,39 @@ fn requirements(
     let mut preparer = cx.requirement(
         K::ConditionOnePreparerCertification,
         by_conditions(one),
-        "For Condition One, the SWPPP must be prepared and signed by a landscape architect, certified professional or professional engineer, who certifies that the design of all stormwater management practices meets the Article (§ 156-81D(10)).",
-        &[PREPARER, C1],
+        &format!("For Condition One, the SWPPP must be prepared and signed by a landscape architect, certified professional or professional engineer, who certifies that the design of all stormwater management practices meets the {} ({}).", w.law_short, w.section(PREPARER)),
+        &[cx.id(PREPARER), cx.id(C1)],
         &["AMB-16"],
     );
     preparer.because(format!("Condition One {}", met_words(one)));
 
-    let schedule = cx.schedule(INSPECTIONS);
+    let schedule = cx.schedule(cx.id(INSPECTIONS));
     let when = if schedule.is_empty() {
-        "as § 156-83B requires".to_string()
+        format!("as {} requires", w.section(INSPECTIONS))
     } else {
         describe_schedule(&schedule)
     };
     let mut inspections = cx.requirement(
         K::ConstructionInspections,
         by_conditions(any),
-        &format!("A qualified professional inspects and documents the effectiveness of all erosion and sediment control practices {when}; reports are kept in a site logbook (§ 156-83B)."),
-        &[INSPECTIONS, LOGBOOK],
+        &format!("A qualified professional inspects and documents the effectiveness of all erosion and sediment control practices {when}; reports are kept in a site logbook ({}).", w.section(INSPECTIONS)),
+        &[cx.id(INSPECTIONS), cx.id(LOGBOOK)],
         &["AMB-15", "AMB-16"],
     );
     cite_met(&mut inspections);
     inspections.result.schedule = schedule;
     inspections.because(if any == Some(true) {
-        format!("{which} met: § 156-83B applies to land development activities meeting Condition One, Two or Three")
+        format!("{which} met: {} applies to land development activities meeting Condition One, Two or Three", w.section(INSPECTIONS))
     } else {
-        format!("{none_met}; § 156-83B applies only to those")
+        format!("{none_met}; {} applies only to those", w.section(INSPECTIONS))
     });
 
     let easement = facility_duty(
         cx,
         K::MaintenanceEasement,
-        "Before any approval that has a stormwater management facility as a requirement, the applicant executes a maintenance easement binding on later landowners, recorded by the grantor with the Putnam County Clerk after approval by counsel for the Town (§ 156-86).",
-        EASEMENT,
-        "maintenance easements recorded on the plan (§ 156-81D(8))",
+        &format!("Before any approval that has a stormwater management facility as a requirement, the applicant executes a maintenance easement binding on later landowners, recorded by the grantor with the {} after approval by {} ({}).", w.county_clerk, w.town_counsel, w.section(EASEMENT)),
+        cx.id(EASEMENT),
+        &format!("maintenance easements recorded on the plan ({})", w.easement_plan_item),
         outside,
         &which,
         any,
@@ -589,9 +595,9 @@ fn requirements(
     let agreement = facility_duty(
         cx,
         K::MaintenanceAgreement,
-        "Before final plan approval, the Town approves a formal maintenance agreement for the stormwater management facilities, binding on later landowners and recorded with the Putnam County Clerk as a deed restriction; the Town may accept dedication instead (§ 156-85).",
-        AGREEMENT,
-        "an inspection and maintenance agreement binding on later landowners (§ 156-81D(9))",
+        &format!("Before final plan approval, the Town approves a formal maintenance agreement for the stormwater management facilities, binding on later landowners and recorded with the {} as a deed restriction; the Town may accept dedication instead ({}).", w.county_clerk, w.section(AGREEMENT)),
+        cx.id(AGREEMENT),
+        &format!("an inspection and maintenance agreement binding on later landowners ({})", w.agreement_plan_item),
         outside,
         &which,
         any,
@@ -627,10 +633,10 @@ fn facility_duty(
     let mut f = cx.requirement(kind, status, summary, &[rule], &["AMB-22"]);
     match (outside, which.is_empty(), smf) {
         (Some(why), _, _) => {
-            f.because(format!("Article X does not reach the project: {why}"));
+            f.because(format!("{} does not reach the project: {why}", cx.profile.wording.law));
         }
         (None, false, _) => {
-            f.cite(cx.profile, POST);
+            f.cite(cx.profile, cx.id(POST));
             f.because(format!(
                 "{which} met: the post-construction controls include {item}"
             ));

@@ -1,0 +1,144 @@
+//! Article X's duties that bind every land development activity it reaches, whatever
+//! its size or Conditions (§§ 156-81B(4), F, G; 156-83C–F; 156-89), and those that follow
+//! the site's practices.
+
+use super::*;
+
+/// The duties of Article X that bind every land development activity it reaches, not
+/// only those meeting a Condition, and those that follow the site's practices.
+pub(super) fn every_project_duties(
+    cx: &mut Ctx<'_>,
+    outside: Option<&str>,
+    post: RequirementStatus,
+) -> Vec<Finding<Requirement>> {
+    use RequirementKind as K;
+    use RequirementStatus as S;
+    // The law's own name, as the reasons of a duty outside it name it.
+    let law = cx.profile.wording.law.clone();
+    let every = "binds every non-exempt land development activity, whatever its size or Conditions";
+    let mut out = vec![
+        cx.every_project_duty(
+            K::ApplicantOnSite,
+            &format!("The applicant or developer or their representative is on site at all times when construction or grading activity takes place, and inspects and documents the effectiveness of all erosion and sediment control practices ({}).", cx.profile.wording.section(ON_SITE)),
+            &[cx.id(ON_SITE)],
+            &[],
+            outside,
+            &law,
+            S::Applies,
+            every,
+        ),
+    ];
+    let mut at_once = cx.every_project_duty(
+        K::DisturbanceAtOneTime,
+        &format!("Not more than five acres are disturbed at any one time unless pursuant to an approved SWPPP ({}).", cx.profile.wording.section(AT_ONE_TIME)),
+        &[cx.id(AT_ONE_TIME)],
+        &["AMB-10"],
+        outside,
+        &law,
+        S::Applies,
+        every,
+    );
+    if outside.is_none() {
+        let (within, reason) =
+            cx.meets_or_not("max_disturbance_at_one_time", "disturbance at one time");
+        at_once.because(reason);
+        at_once.because(if within {
+            "the whole project is within the limit, so any phasing meets it"
+        } else {
+            "the project must be phased so that no more than five acres are disturbed at once, unless the approved SWPPP allows more"
+        });
+    }
+    out.push(at_once);
+    out.push(cx.every_project_duty(
+        K::ContractorCertification,
+        &format!("Each contractor and subcontractor named in the SWPPP who installs soil or stormwater management practices signs and dates the certification statement before any land development activity; the statements become part of the SWPPP ({}).", cx.profile.wording.section(CONTRACTORS)),
+        &[cx.id(CONTRACTORS), cx.id(CONTRACTOR_RECORDS)],
+        &[],
+        outside,
+        &law,
+        S::Applies,
+        every,
+    ));
+    out.push(cx.every_project_duty(
+        K::SwpppOnSite,
+        &format!("A copy of the SWPPP is kept at the site from the start of construction to final stabilization ({}).", cx.profile.wording.section(SWPPP_ON_SITE)),
+        &[cx.id(SWPPP_ON_SITE)],
+        &[],
+        outside,
+        &law,
+        S::Applies,
+        every,
+    ));
+    out.push(cx.every_project_duty(
+        K::OtherPermits,
+        &format!("All other applicable environmental permits have been or will be acquired before approval of the final stormwater design plan ({}).", cx.profile.wording.section(OTHER_PERMITS)),
+        &[cx.id(OTHER_PERMITS)],
+        &[],
+        outside,
+        &law,
+        S::Applies,
+        every,
+    ));
+    out.push(cx.every_project_duty(
+        K::MilestoneNotices,
+        &format!("The applicant notifies the Town's enforcement official at least 48 hours before each milestone the SMO requires: start of construction, erosion controls installed, site clearing, rough and final grading, close of season, final landscaping, landscaping established in public areas ({}).", cx.profile.wording.section(NOTICE_48H)),
+        &[cx.id(NOTICE_48H)],
+        &[],
+        outside,
+        &law,
+        S::MayBeRequired,
+        "the SMO decides which milestone inspections it requires ('as required by the Stormwater Management Officer')",
+    ));
+    out.push(cx.every_project_duty(
+        K::StabilizationOnlyAfterViolation,
+        &format!("If an inspection finds a violation, the applicant and developer are notified in writing, and no further work except site stabilization is done until it is corrected and the work approved ({}).", cx.profile.wording.section(VIOLATION_HALT)),
+        &[cx.id(VIOLATION_HALT)],
+        &[],
+        outside,
+        &law,
+        S::Applies,
+        every,
+    ));
+    out.push(cx.every_project_duty(
+        K::SedimentRemoval,
+        &format!("During construction the applicant operates and maintains all controls, and removes sediment from sediment traps and ponds whenever their design capacity is reduced by 50% ({}).", cx.profile.wording.section(OPERATE)),
+        &[cx.id(OPERATE)],
+        &["AMB-27"],
+        outside,
+        &law,
+        S::Applies,
+        every,
+    ));
+    let facility = cx.facts.requires_stormwater_management_facility;
+    let status = practice_status(outside, post, facility);
+    for (kind, summary, rule) in [
+        (
+            K::AsBuiltPlans,
+            &format!("After final construction, as-built plans of every stormwater management practice on site, showing the final design specifications and certified by a professional engineer ({}).", cx.profile.wording.section(AS_BUILT)),
+            cx.id(AS_BUILT),
+        ),
+        (
+            K::OperationAndMaintenance,
+            &format!("After construction the owner or operator of permanent practices keeps them operating: a preventive/corrective maintenance program and written operation and maintenance procedures, with training of new personnel ({}).", cx.profile.wording.section(OM)),
+            cx.id(OM),
+        ),
+    ] {
+        let mut f = cx.requirement(kind, status, summary, &[rule], &[]);
+        f.because(practice_reason(status, outside, &law));
+        if status == S::Depends && facility.is_none() {
+            cx.open("requires_stormwater_management_facility");
+        }
+        out.push(f);
+    }
+    out.push(cx.every_project_duty(
+        K::Fees,
+        &format!("The Town may require reasonable costs at prevailing rates for review of SWPPPs, inspections or SMP maintenance performed by or for the Town ({}).", cx.profile.wording.section(FEES)),
+        &[cx.id(FEES)],
+        &[],
+        outside,
+        &law,
+        S::MayBeRequired,
+        "'may require any person undertaking land development activities regulated by this article to pay reasonable costs'",
+    ));
+    out
+}
