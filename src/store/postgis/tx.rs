@@ -415,9 +415,11 @@ impl WriteTx for PgTx {
         if rows.is_empty() {
             return Ok(());
         }
-        if rows.len() <= FEW {
+        if rows.len() <= FEW && self.audit_buf.is_empty() {
             // A few rows (an inspection's, the summary row): plain INSERTs, which go in
             // one message each and so wait for no Nagle timer, as a COPY's end would.
+            // Not while rows are gathered: they are copied at the end, and audit ids
+            // must keep the order the rows were written in (the summary row last).
             self.end_stream().await?;
             for r in rows {
                 sqlx::query(
