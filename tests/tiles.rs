@@ -358,4 +358,3 @@ pub(crate) async fn first_outfall(c: &reqwest::Client, base: &str) -> (String, f
     let (mx, my) = merc(lon, lat);
     (id_of(&of, "asset_id").to_string(), mx, my, lon, lat)
 }
-

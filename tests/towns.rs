@@ -22,8 +22,15 @@ fn north_castle_text() -> String {
 fn own_profile(dir: &Path, id: &str, name: &str) -> String {
     let text = north_castle_text()
         .replacen("id = \"north-castle-ny\"", &format!("id = \"{id}\""), 1)
-        .replacen("name = \"Town of North Castle\"", &format!("name = \"{name}\""), 1);
-    assert!(text.contains(name), "the name line is where the test expects it");
+        .replacen(
+            "name = \"Town of North Castle\"",
+            &format!("name = \"{name}\""),
+            1,
+        );
+    assert!(
+        text.contains(name),
+        "the name line is where the test expects it"
+    );
     std::fs::write(dir.join(format!("{id}.toml")), &text).unwrap();
     text
 }
@@ -54,7 +61,15 @@ async fn a_towns_own_profile_travels_with_its_registry() {
         let dir = profiles.display().to_string();
         run_ok(
             &url,
-            &["init", "--jurisdiction", "lakeview-ny", "--crs", "EPSG:2260", "--profiles", &dir],
+            &[
+                "init",
+                "--jurisdiction",
+                "lakeview-ny",
+                "--crs",
+                "EPSG:2260",
+                "--profiles",
+                &dir,
+            ],
         );
         // The folder is gone: every later command reads the registry's copy.
         std::fs::remove_dir_all(&profiles).unwrap();
@@ -67,14 +82,22 @@ async fn a_towns_own_profile_travels_with_its_registry() {
             ms4::store::profile::sha256_hex(&text),
             "{kind}"
         );
-        assert!(v["newer_builtin_sha256"].is_null(), "{kind}: not a built-in id");
+        assert!(
+            v["newer_builtin_sha256"].is_null(),
+            "{kind}: not a built-in id"
+        );
         let table = run_ok(&url, &["profile", "show"]);
-        assert!(table.starts_with("# profile lakeview-ny"), "{kind}: {table}");
+        assert!(
+            table.starts_with("# profile lakeview-ny"),
+            "{kind}: {table}"
+        );
         assert!(table.contains("name = \"Town of Lakeview\""), "{kind}");
         for args in [
             &["illicit", "--format", "json"][..],
             &["smps-without-easement", "--format", "json"],
-            &["nearby", "--x", "670000", "--y", "870000", "--radius", "100ft"],
+            &[
+                "nearby", "--x", "670000", "--y", "870000", "--radius", "100ft",
+            ],
             &["network-check"],
         ] {
             run_ok(&url, args);
@@ -114,11 +137,22 @@ async fn a_towns_own_profile_travels_with_its_registry() {
         assert_eq!(v["source"], "lakeview-2027.toml", "{kind}");
         let registry = store::open(&url).await.unwrap();
         let audit = registry.audit(None, 20).await.unwrap();
-        let updates: Vec<_> = audit.iter().filter(|a| a.action == "profile_update").collect();
+        let updates: Vec<_> = audit
+            .iter()
+            .filter(|a| a.action == "profile_update")
+            .collect();
         assert_eq!(updates.len(), 2, "{kind}: init and update");
         let last = updates[0];
-        assert_eq!(last.before.as_ref().unwrap()["toml"], text.as_str(), "{kind}");
-        assert_eq!(last.after.as_ref().unwrap()["toml"], newer.as_str(), "{kind}");
+        assert_eq!(
+            last.before.as_ref().unwrap()["toml"],
+            text.as_str(),
+            "{kind}"
+        );
+        assert_eq!(
+            last.after.as_ref().unwrap()["toml"],
+            newer.as_str(),
+            "{kind}"
+        );
         assert_eq!(last.feature_id.as_deref(), Some("lakeview-ny"), "{kind}");
 
         // Refused, leaving the stored copy as it was: another town's id, and a bad key.
@@ -132,8 +166,11 @@ async fn a_towns_own_profile_travels_with_its_registry() {
             "{kind}: {err}"
         );
         let bad = work.path().join("bad.toml");
-        std::fs::write(&bad, newer.replacen("[tolerances]", "[tolerances]\nsnap_tolerence = 1", 1))
-            .unwrap();
+        std::fs::write(
+            &bad,
+            newer.replacen("[tolerances]", "[tolerances]\nsnap_tolerence = 1", 1),
+        )
+        .unwrap();
         let out = run(&url, &["profile", "update", bad.to_str().unwrap()]);
         assert!(!out.status.success(), "{kind}");
         let err = stderr_of(&out);
@@ -157,7 +194,11 @@ async fn a_registry_that_keeps_only_its_id_stores_the_builtin_profile_on_first_o
         let out = run(&url, &["illicit", "--format", "json"]);
         assert!(out.status.success(), "{kind}: {}", stderr_of(&out));
         // Quietly, as a migration: nothing on stderr but the audit row below says so.
-        assert!(stderr_of(&out).trim().is_empty(), "{kind}: {}", stderr_of(&out));
+        assert!(
+            stderr_of(&out).trim().is_empty(),
+            "{kind}: {}",
+            stderr_of(&out)
+        );
         let stored = registry.stored_profile().await.unwrap().expect("stored");
         assert_eq!(stored.source, "builtin", "{kind}");
         assert_eq!(
@@ -169,10 +210,17 @@ async fn a_registry_that_keeps_only_its_id_stores_the_builtin_profile_on_first_o
         let out = run(&url, &["illicit", "--format", "json"]);
         assert!(out.status.success(), "{kind}");
         // Filled in as a migration is: the row says so, the audit of changes does not.
-        assert!(stored.stored_by.ends_with("(first open)"), "{kind}: {}", stored.stored_by);
+        assert!(
+            stored.stored_by.ends_with("(first open)"),
+            "{kind}: {}",
+            stored.stored_by
+        );
         let audit = registry.audit(None, 10).await.unwrap();
         assert_eq!(
-            audit.iter().filter(|a| a.action == "profile_update").count(),
+            audit
+                .iter()
+                .filter(|a| a.action == "profile_update")
+                .count(),
             0,
             "{kind}"
         );
@@ -195,7 +243,11 @@ async fn a_registry_that_keeps_only_its_id_stores_the_builtin_profile_on_first_o
         own_profile(&profiles, "gotham-ny", "Town of Gotham");
         run_ok(
             &url2,
-            &["profile", "update", profiles.join("gotham-ny.toml").to_str().unwrap()],
+            &[
+                "profile",
+                "update",
+                profiles.join("gotham-ny.toml").to_str().unwrap(),
+            ],
         );
         run_ok(&url2, &["illicit"]);
     }
@@ -206,13 +258,30 @@ async fn a_newer_builtin_profile_is_reported_and_never_applied() {
     for kind in kinds() {
         let work = tempfile::tempdir().unwrap();
         let url = url_of(kind, work.path());
-        run_ok(&url, &["init", "--jurisdiction", "north-castle-ny", "--crs", "EPSG:2260"]);
+        run_ok(
+            &url,
+            &[
+                "init",
+                "--jurisdiction",
+                "north-castle-ny",
+                "--crs",
+                "EPSG:2260",
+            ],
+        );
         let registry = store::open(&url).await.unwrap();
         let builtin = ms4::rules::Profile::builtin_text("north-castle-ny").unwrap();
-        assert_eq!(show_json(&url)["toml"], builtin, "{kind}: init stores the built-in text");
+        assert_eq!(
+            show_json(&url)["toml"],
+            builtin,
+            "{kind}: init stores the built-in text"
+        );
         assert!(show_json(&url)["newer_builtin_sha256"].is_null(), "{kind}");
         // A copy stored by an older ms4, whose built-in text has since changed.
-        let older = builtin.replacen("name = \"Town of North Castle\"", "name = \"Town of North Castle (old)\"", 1);
+        let older = builtin.replacen(
+            "name = \"Town of North Castle\"",
+            "name = \"Town of North Castle (old)\"",
+            1,
+        );
         assert_ne!(older, builtin);
         let copy = StoredProfile::new("north-castle-ny", &older, "builtin", "older ms4");
         registry.store_profile(&copy, false).await.unwrap();

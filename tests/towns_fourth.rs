@@ -24,7 +24,9 @@ fn profile_text() -> String {
 
 fn conn(id: &str, kind: &str) -> String {
     feature(
-        &format!(r#""connection_id":"{id}","discharge_kind":"{kind}","status":"active","parcel_id":"P-RES""#),
+        &format!(
+            r#""connection_id":"{id}","discharge_kind":"{kind}","status":"active","parcel_id":"P-RES""#
+        ),
         &line(&[(X0 + 50.0, Y0 + 100.0), (X0 + 100.0, Y0 + 400.0)]),
     )
 }
@@ -36,13 +38,22 @@ fn load_town(url: &str, dir: &Path) {
         (
             "parcels",
             fc(&[
-                feature(r#""parcel_id":"P-RES","land_use":"210""#, &square(X0, Y0, 300.0)),
-                feature(r#""parcel_id":"P-COM","land_use":"450""#, &square(X0 + 400.0, Y0, 300.0)),
+                feature(
+                    r#""parcel_id":"P-RES","land_use":"210""#,
+                    &square(X0, Y0, 300.0),
+                ),
+                feature(
+                    r#""parcel_id":"P-COM","land_use":"450""#,
+                    &square(X0 + 400.0, Y0, 300.0),
+                ),
             ]),
         ),
         (
             "catch_basins",
-            fc(&[feature(r#""asset_id":"CB-1","owner":"Town""#, &point(X0 + 100.0, Y0 + 400.0))]),
+            fc(&[feature(
+                r#""asset_id":"CB-1","owner":"Town""#,
+                &point(X0 + 100.0, Y0 + 400.0),
+            )]),
         ),
         (
             "outfalls",
@@ -87,13 +98,19 @@ fn load_town(url: &str, dir: &Path) {
     for (layer, text) in files {
         let path = dir.join(format!("{layer}.geojson"));
         std::fs::write(&path, text).unwrap();
-        let json = run_ok(url, &["import", layer, path.to_str().unwrap(), "--format", "json"]);
+        let json = run_ok(
+            url,
+            &["import", layer, path.to_str().unwrap(), "--format", "json"],
+        );
         let r: Value = serde_json::from_str(&json).unwrap();
         assert_eq!(r["rejected"], 0, "{layer}: {json}");
     }
     let path = dir.join("impairments.csv");
-    std::fs::write(&path, "impairment_id,water_id,pollutant,cycle\nI-1,W-1,phosphorus,2022\n")
-        .unwrap();
+    std::fs::write(
+        &path,
+        "impairment_id,water_id,pollutant,cycle\nI-1,W-1,phosphorus,2022\n",
+    )
+    .unwrap();
     run_ok(url, &["import", "impairments", path.to_str().unwrap()]);
 }
 
@@ -115,12 +132,21 @@ fn check_illicit(v: &Value, via: &str) {
     };
     let lawn = find("C-LAWN");
     assert_eq!(lawn["result"], "illicit", "{via}: {lawn}");
-    assert!(citations(&lawn).contains("quarryhollow.illicit_connection.nonstormwater_conveyance"), "{via}: {lawn}");
+    assert!(
+        citations(&lawn).contains("quarryhollow.illicit_connection.nonstormwater_conveyance"),
+        "{via}: {lawn}"
+    );
     assert!(citations(&lawn).contains("§ 41-"), "{via}: {lawn}");
-    assert!(!lawn.to_string().contains("267-"), "{via}: another town's section: {lawn}");
+    assert!(
+        !lawn.to_string().contains("267-"),
+        "{via}: another town's section: {lawn}"
+    );
     let springs = find("C-SPR");
     assert_eq!(springs["result"], "ok", "{via}: {springs}");
-    assert!(springs["reasons"].to_string().contains("exempt list"), "{via}: {springs}");
+    assert!(
+        springs["reasons"].to_string().contains("exempt list"),
+        "{via}: {springs}"
+    );
 }
 
 /// The determination: 4,500 sq ft is a land development activity at this town's
@@ -130,20 +156,45 @@ fn check_determination(answer: &Value, via: &str) {
     assert_eq!(d["jurisdiction"], ID, "{via}: {answer}");
     let lda = &d["land_development_activity"];
     assert_eq!(lda["result"], true, "{via}: {lda}");
-    assert!(citations(lda).contains("quarryhollow.lda.applicability"), "{via}: {lda}");
+    assert!(
+        citations(lda).contains("quarryhollow.lda.applicability"),
+        "{via}: {lda}"
+    );
     assert!(citations(lda).contains("§ 41-1"), "{via}: {lda}");
-    assert!(lda["reasons"].to_string().contains("4,000 sq ft"), "{via}: {lda}");
+    assert!(
+        lda["reasons"].to_string().contains("4,000 sq ft"),
+        "{via}: {lda}"
+    );
     // AMB-08 "matched": a phosphorus listing does not meet Condition One by itself.
     let c1 = &d["conditions"]["condition_one"];
     assert_ne!(c1["result"], true, "{via}: {c1}");
-    assert!(c1["assumptions"].to_string().contains("AMB-08"), "{via}: {c1}");
-    assert!(citations(c1).contains("quarryhollow.condition_one"), "{via}: {c1}");
-    assert!(!d.to_string().contains("carmel."), "{via}: another town's rule: {d}");
+    assert!(
+        c1["assumptions"].to_string().contains("AMB-08"),
+        "{via}: {c1}"
+    );
+    assert!(
+        citations(c1).contains("quarryhollow.condition_one"),
+        "{via}: {c1}"
+    );
+    assert!(
+        !d.to_string().contains("carmel."),
+        "{via}: another town's rule: {d}"
+    );
     // Reasons and duty summaries quote this town's law, offices and sections, from its
     // profile's [wording], never a model town's.
     let text = d.to_string();
-    for other in ["156-", "267", "Putnam", "Carmel", "North Castle", "Article X"] {
-        assert!(!text.contains(other), "{via}: another town's wording {other:?}: {d}");
+    for other in [
+        "156-",
+        "267",
+        "Putnam",
+        "Carmel",
+        "North Castle",
+        "Article X",
+    ] {
+        assert!(
+            !text.contains(other),
+            "{via}: another town's wording {other:?}: {d}"
+        );
     }
     let summary = |kind: &str| {
         d["requirements"]
@@ -155,10 +206,21 @@ fn check_determination(answer: &Value, via: &str) {
             .to_string()
     };
     assert!(summary("swppp").contains("(§ 41-2A-B)"), "{via}: {d}");
-    assert!(summary("swppp").contains("the chapter's specifications"), "{via}: {d}");
+    assert!(
+        summary("swppp").contains("the chapter's specifications"),
+        "{via}: {d}"
+    );
     let easement = summary("maintenance_easement");
-    assert!(easement.contains("Granite County Clerk") && easement.contains("the Town Attorney") && easement.contains("(§ 41-7)"), "{via}: {easement}");
-    assert!(summary("maintenance_agreement").contains("(§ 41-6)"), "{via}: {d}");
+    assert!(
+        easement.contains("Granite County Clerk")
+            && easement.contains("the Town Attorney")
+            && easement.contains("(§ 41-7)"),
+        "{via}: {easement}"
+    );
+    assert!(
+        summary("maintenance_agreement").contains("(§ 41-6)"),
+        "{via}: {d}"
+    );
     assert!(summary("fees").contains("(§ 41-10)"), "{via}: {d}");
 }
 
@@ -172,28 +234,68 @@ async fn a_fourth_town_as_data_goes_through_every_question_on_both_stores() {
             _ => fresh_pg_url("fourth").expect("postgis requested"),
         };
         let dir = fixture("quarry-hollow").display().to_string();
-        run_ok(&url, &["init", "--jurisdiction", ID, "--crs", "EPSG:2260", "--profiles", &dir]);
+        run_ok(
+            &url,
+            &[
+                "init",
+                "--jurisdiction",
+                ID,
+                "--crs",
+                "EPSG:2260",
+                "--profiles",
+                &dir,
+            ],
+        );
         load_town(&url, work.path());
 
-        let v: Value =
-            serde_json::from_str(&run_ok(&url, &["illicit", "--status", "illicit,needs_review,ok,not_covered", "--format", "json"])).unwrap();
+        let v: Value = serde_json::from_str(&run_ok(
+            &url,
+            &[
+                "illicit",
+                "--status",
+                "illicit,needs_review,ok,not_covered",
+                "--format",
+                "json",
+            ],
+        ))
+        .unwrap();
         check_illicit(&v, &format!("{kind} cli"));
 
         let d: Value = serde_json::from_str(&run_ok(
             &url,
-            &["determine", "--parcel", "P-COM", "--disturbed", "4500sqft", "--format", "json"],
+            &[
+                "determine",
+                "--parcel",
+                "P-COM",
+                "--disturbed",
+                "4500sqft",
+                "--format",
+                "json",
+            ],
         ))
         .unwrap();
         check_determination(&d, &format!("{kind} cli"));
 
         let s: Value = serde_json::from_str(&run_ok(
             &url,
-            &["screen", "--disturbed", "1acre", "--all", "--format", "json"],
+            &[
+                "screen",
+                "--disturbed",
+                "1acre",
+                "--all",
+                "--format",
+                "json",
+            ],
         ))
         .unwrap();
         assert_eq!(s["parcels"], 2, "{kind}: {s}");
         assert_eq!(s["met"], 0, "{kind}: AMB-08 matched: {s}");
-        assert!(s["results"].to_string().contains("quarryhollow.condition_one"), "{kind}: {s}");
+        assert!(
+            s["results"]
+                .to_string()
+                .contains("quarryhollow.condition_one"),
+            "{kind}: {s}"
+        );
 
         let m: Value = serde_json::from_str(&run_ok(
             &url,
@@ -207,23 +309,39 @@ async fn a_fourth_town_as_data_goes_through_every_question_on_both_stores() {
             .find(|f| f["smp_id"] == "SMP-1")
             .unwrap_or_else(|| panic!("{kind}: SMP-1 not flagged: {m}"));
         assert_eq!(smp["finding"]["result"], "missing", "{kind}: {smp}");
-        assert!(citations(&smp["finding"]).contains("quarryhollow.maintenance_easement"), "{kind}: {smp}");
-        assert!(citations(&smp["finding"]).contains("§ 41-"), "{kind}: {smp}");
+        assert!(
+            citations(&smp["finding"]).contains("quarryhollow.maintenance_easement"),
+            "{kind}: {smp}"
+        );
+        assert!(
+            citations(&smp["finding"]).contains("§ 41-"),
+            "{kind}: {smp}"
+        );
 
         let rules: Value =
             serde_json::from_str(&run_ok(&url, &["profile", "rules", "--format", "json"])).unwrap();
-        assert_eq!(rules["family"]["land_development"], "ny-conditions", "{kind}");
+        assert_eq!(
+            rules["family"]["land_development"], "ny-conditions",
+            "{kind}"
+        );
         assert!(
-            rules["rules"].as_array().unwrap().iter().any(|r| r["rule"] == "quarryhollow.condition_one"
-                && r["roles"][0] == "condition_one"
-                && r["decided_in"][0] == "ms4::rules::determine::conditions"),
+            rules["rules"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|r| r["rule"] == "quarryhollow.condition_one"
+                    && r["roles"][0] == "condition_one"
+                    && r["decided_in"][0] == "ms4::rules::determine::conditions"),
             "{kind}: {rules}"
         );
 
         // The same over HTTP.
         let server = serve(&url, &["--public-read"]);
         let v: Value = client
-            .get(format!("{}/api/illicit?status=illicit,needs_review,ok,not_covered", server.base))
+            .get(format!(
+                "{}/api/illicit?status=illicit,needs_review,ok,not_covered",
+                server.base
+            ))
             .send()
             .await
             .unwrap()
@@ -254,7 +372,15 @@ fn refused(edit: impl Fn(&str) -> String) -> String {
     let url = format!("sqlite://{}", work.path().join("r.gpkg").display());
     let out = run(
         &url,
-        &["init", "--jurisdiction", ID, "--crs", "EPSG:2260", "--profiles", profiles.to_str().unwrap()],
+        &[
+            "init",
+            "--jurisdiction",
+            ID,
+            "--crs",
+            "EPSG:2260",
+            "--profiles",
+            profiles.to_str().unwrap(),
+        ],
     );
     assert!(!out.status.success());
     assert!(!work.path().join("r.gpkg").exists(), "nothing is created");
@@ -274,46 +400,129 @@ fn line_of(start: &str) -> usize {
 fn a_profile_with_a_misspelt_reading_a_role_without_a_rule_or_an_unnamed_family_is_refused() {
     let file = format!("{ID}.toml");
     // A misspelt reading.
-    let err = refused(|t| t.replacen("setting = \"plan_total_one_acre\"", "setting = \"plan_total_one_acer\"", 1));
+    let err = refused(|t| {
+        t.replacen(
+            "setting = \"plan_total_one_acre\"",
+            "setting = \"plan_total_one_acer\"",
+            1,
+        )
+    });
     let want = format!("line {}", line_of("setting = \"plan_total_one_acre\""));
     assert!(
-        err.contains(&file) && err.contains("assumptions.AMB-12.setting") && err.contains("plan_total_one_acer") && err.contains(&want),
+        err.contains(&file)
+            && err.contains("assumptions.AMB-12.setting")
+            && err.contains("plan_total_one_acer")
+            && err.contains(&want),
         "{err}"
     );
     // A role the family decides, without a rule id.
     let err = refused(|t| t.replacen("condition_two = \"quarryhollow.condition_two\"\n", "", 1));
     let want = format!("line {}", line_of("[roles]"));
-    assert!(err.contains(&file) && err.contains("roles.condition_two") && err.contains(&want), "{err}");
+    assert!(
+        err.contains(&file) && err.contains("roles.condition_two") && err.contains(&want),
+        "{err}"
+    );
     // A role naming a rule the profile does not list.
-    let err = refused(|t| t.replacen("condition_two = \"quarryhollow.condition_two\"", "condition_two = \"quarryhollow.condition_2\"", 1));
+    let err = refused(|t| {
+        t.replacen(
+            "condition_two = \"quarryhollow.condition_two\"",
+            "condition_two = \"quarryhollow.condition_2\"",
+            1,
+        )
+    });
     let want = format!("line {}", line_of("condition_two = "));
-    assert!(err.contains("roles.condition_two") && err.contains("quarryhollow.condition_2") && err.contains(&want), "{err}");
+    assert!(
+        err.contains("roles.condition_two")
+            && err.contains("quarryhollow.condition_2")
+            && err.contains(&want),
+        "{err}"
+    );
     // A family it does not name, and one it names wrongly.
     let err = refused(|t| t.replacen("land_development = \"ny-conditions\"\n", "", 1));
     let want = format!("line {}", line_of("[family]"));
-    assert!(err.contains(&file) && err.contains("family.land_development") && err.contains(&want), "{err}");
-    let err = refused(|t| t.replacen("land_development = \"ny-conditions\"", "land_development = \"ny-condition\"", 1));
+    assert!(
+        err.contains(&file) && err.contains("family.land_development") && err.contains(&want),
+        "{err}"
+    );
+    let err = refused(|t| {
+        t.replacen(
+            "land_development = \"ny-conditions\"",
+            "land_development = \"ny-condition\"",
+            1,
+        )
+    });
     let want = format!("line {}", line_of("land_development = "));
-    assert!(err.contains("family.land_development") && err.contains("ny-condition") && err.contains(&want), "{err}");
+    assert!(
+        err.contains("family.land_development")
+            && err.contains("ny-condition")
+            && err.contains(&want),
+        "{err}"
+    );
     // The AMB-14 reading: a key misspelt, a date that is not one, a key left out.
     let line = "setting = { effective_date = \"2008-12-17\", confirmed = true }";
     let want = format!("line {}", line_of(line));
-    let err = refused(|t| t.replacen(line, "setting = { effective_date = \"2008-12-17\", confirmd = true }", 1));
-    assert!(err.contains(&file) && err.contains("assumptions.AMB-14.setting") && err.contains("confirmd") && err.contains(&want), "{err}");
-    let err = refused(|t| t.replacen(line, "setting = { effective_date = \"2008-13-17\", confirmed = true }", 1));
-    assert!(err.contains("assumptions.AMB-14.setting") && err.contains("2008-13-17") && err.contains(&want), "{err}");
+    let err = refused(|t| {
+        t.replacen(
+            line,
+            "setting = { effective_date = \"2008-12-17\", confirmd = true }",
+            1,
+        )
+    });
+    assert!(
+        err.contains(&file)
+            && err.contains("assumptions.AMB-14.setting")
+            && err.contains("confirmd")
+            && err.contains(&want),
+        "{err}"
+    );
+    let err = refused(|t| {
+        t.replacen(
+            line,
+            "setting = { effective_date = \"2008-13-17\", confirmed = true }",
+            1,
+        )
+    });
+    assert!(
+        err.contains("assumptions.AMB-14.setting")
+            && err.contains("2008-13-17")
+            && err.contains(&want),
+        "{err}"
+    );
     let err = refused(|t| t.replacen(line, "setting = { effective_date = \"2008-12-17\" }", 1));
-    assert!(err.contains("assumptions.AMB-14.setting") && err.contains("confirmed is missing") && err.contains(&want), "{err}");
+    assert!(
+        err.contains("assumptions.AMB-14.setting")
+            && err.contains("confirmed is missing")
+            && err.contains(&want),
+        "{err}"
+    );
     // The AMB-30 reading: a misspelt cycle word.
     let line = "setting = { list_cycle = \"latest\" }";
     let want = format!("line {}", line_of(line));
     let err = refused(|t| t.replacen(line, "setting = { list_cycle = \"lastest\" }", 1));
-    assert!(err.contains(&file) && err.contains("assumptions.AMB-30.setting") && err.contains("lastest") && err.contains(&want), "{err}");
+    assert!(
+        err.contains(&file)
+            && err.contains("assumptions.AMB-30.setting")
+            && err.contains("lastest")
+            && err.contains(&want),
+        "{err}"
+    );
     // A section the family cites in its answers, not given.
     let err = refused(|t| t.replacen("fees = \"§ 41-10\"\n", "", 1));
     let want = format!("line {}", line_of("[wording.sections]"));
-    assert!(err.contains(&file) && err.contains("wording.sections.fees") && err.contains(&want), "{err}");
+    assert!(
+        err.contains(&file) && err.contains("wording.sections.fees") && err.contains(&want),
+        "{err}"
+    );
     // An unknown role.
-    let err = refused(|t| t.replacen("[roles]\n", "[roles]\ncondition_four = \"quarryhollow.condition_two\"\n", 1));
-    assert!(err.contains("roles") && err.contains("condition_four"), "{err}");
+    let err = refused(|t| {
+        t.replacen(
+            "[roles]\n",
+            "[roles]\ncondition_four = \"quarryhollow.condition_two\"\n",
+            1,
+        )
+    });
+    assert!(
+        err.contains("roles") && err.contains("condition_four"),
+        "{err}"
+    );
 }

@@ -61,7 +61,10 @@ pub fn load_profile_text(
         None => {
             let profile = Profile::builtin(id)?;
             let text = Profile::builtin_text(id).unwrap_or_default();
-            (profile.clone(), StoredProfile::new(id, text, BUILTIN_SOURCE, &actor))
+            (
+                profile.clone(),
+                StoredProfile::new(id, text, BUILTIN_SOURCE, &actor),
+            )
         }
     })
 }

@@ -250,7 +250,10 @@ fn cors_layer(origins: &[String]) -> tower_http::cors::CorsLayer {
             header::IF_NONE_MATCH,
             header::ACCEPT,
         ])
-        .expose_headers([header::ETAG, header::HeaderName::from_static("x-ms4-generation")])
+        .expose_headers([
+            header::ETAG,
+            header::HeaderName::from_static("x-ms4-generation"),
+        ])
         .max_age(Duration::from_secs(3600))
 }
 

@@ -32,8 +32,8 @@ use context::Ctx;
 
 mod conditions;
 mod context;
-mod general_permit;
 mod discharge_only;
+mod general_permit;
 
 /// What the planner knows about a proposed project. The disturbed area is the whole
 /// project's clearing, grading, excavating, filling or other soil disturbance, over all

@@ -130,7 +130,9 @@ pub fn access_test(e: &CoveringEasement) -> AccessTest {
 
 /// The rule id of a jurisdiction's maintenance-easement requirement, if it has one.
 pub fn rule_id(profile: &Profile) -> Option<String> {
-    profile.role_id(Role::MaintenanceEasement).map(str::to_string)
+    profile
+        .role_id(Role::MaintenanceEasement)
+        .map(str::to_string)
 }
 
 /// The rule that asks for easements to all practices (the post-construction component).
@@ -140,7 +142,9 @@ fn all_practices_rule(profile: &Profile) -> Option<String> {
 
 /// The rule on dedication to the Town in lieu of a maintenance agreement.
 fn dedication_rule(profile: &Profile) -> Option<String> {
-    profile.role_id(Role::MaintenanceAgreement).map(str::to_string)
+    profile
+        .role_id(Role::MaintenanceAgreement)
+        .map(str::to_string)
 }
 
 fn norm(s: &str) -> String {

@@ -135,17 +135,16 @@ pub use discharges::{
 };
 pub use error::ProfileError;
 pub use family::{
-    ExemptionCutoff, ListCycle,
-    Family, IllicitDischargeFamily, LandDevelopmentFamily, LargerCommonPlan, PollutantOfConcern,
-    Reading, Role, StormwaterSourceScope,
+    ExemptionCutoff, Family, IllicitDischargeFamily, LandDevelopmentFamily, LargerCommonPlan,
+    ListCycle, PollutantOfConcern, Reading, Role, StormwaterSourceScope,
 };
 pub use land_use::{LandUseClass, LandUseConfig, LandUseList, LandUseMatch};
 pub use law::{CrsHint, Law, RuleRef};
-pub use wording::{Wording, NY_CONDITIONS_SECTIONS};
 pub use measures::{
     Comparison, DistanceUnit, InspectionInterval, Threshold, ThresholdUnit, Thresholds, TimeUnit,
     Tolerance, Tolerances, SQFT_PER_ACRE,
 };
+pub use wording::{Wording, NY_CONDITIONS_SECTIONS};
 
 /// "a", "a or b", "a, b or c".
 pub(crate) fn one_of(names: &[&str]) -> String {

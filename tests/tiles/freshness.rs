@@ -144,4 +144,3 @@ async fn an_inspection_and_an_import_show_in_the_next_tiles() {
         assert_eq!(props.unwrap()["status"], "abandoned", "{kind}");
     }
 }
-

@@ -248,4 +248,3 @@ async fn ogc_tiles_metadata_is_listed_and_matches_the_tiles() {
         );
     }
 }
-

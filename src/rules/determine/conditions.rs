@@ -6,13 +6,13 @@
 //! seven days and within 24 hours of a 0.5-inch storm (§ 156-83B), and a maintenance
 //! easement and agreement (§§ 156-85, 156-86).
 
-use crate::rules::profile::{LargerCommonPlan, PollutantOfConcern, Role, StormwaterSourceScope};
 use super::context::{
     and_list, describe_schedule, is_sediment_class, met_words, overlap_words, practice_reason,
     practice_status, tmdl_evidence, water_evidence, Ctx, DateTest,
 };
 use super::{Conditions, Determination, Finding, Requirement, RequirementKind, RequirementStatus};
 use crate::rules::answer::Evidence;
+use crate::rules::profile::{LargerCommonPlan, PollutantOfConcern, Role, StormwaterSourceScope};
 
 mod duties;
 
@@ -261,13 +261,18 @@ fn close(f: &mut Finding<Option<bool>>, met: Option<bool>, outside: Option<&str>
 /// TMDL watershed whose TMDL names stormwater as a source.
 pub(super) fn condition_one(cx: &mut Ctx<'_>, outside: Option<&str>) -> Finding<Option<bool>> {
     let water = cx.water;
-    let mut f = cx.finding(None, &[cx.id(C1), cx.id(POC)], &["AMB-07", "AMB-08", "AMB-09", "AMB-30"]);
+    let mut f = cx.finding(
+        None,
+        &[cx.id(C1), cx.id(POC)],
+        &["AMB-07", "AMB-08", "AMB-09", "AMB-30"],
+    );
     // AMB-08 "literal": sediment is always a pollutant of concern and always in
     // construction runoff, so any listing counts; "matched": only a listed pollutant the
     // project discharges, of which the facts know only the sediment class.
     let literal = cx.profile.reading::<PollutantOfConcern>() == PollutantOfConcern::Literal;
     // AMB-09 "tmdl_only": the stormwater-source qualifier attaches to TMDL watersheds only.
-    let tmdl_only = cx.profile.reading::<StormwaterSourceScope>() == StormwaterSourceScope::TmdlOnly;
+    let tmdl_only =
+        cx.profile.reading::<StormwaterSourceScope>() == StormwaterSourceScope::TmdlOnly;
     let mut hits: Vec<String> = Vec::new();
     // Unknowns that would decide Condition One if nothing else meets it.
     let mut pending: Vec<String> = Vec::new();
@@ -633,7 +638,10 @@ fn facility_duty(
     let mut f = cx.requirement(kind, status, summary, &[rule], &["AMB-22"]);
     match (outside, which.is_empty(), smf) {
         (Some(why), _, _) => {
-            f.because(format!("{} does not reach the project: {why}", cx.profile.wording.law));
+            f.because(format!(
+                "{} does not reach the project: {why}",
+                cx.profile.wording.law
+            ));
         }
         (None, false, _) => {
             f.cite(cx.profile, cx.id(POST));

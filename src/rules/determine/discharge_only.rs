@@ -5,9 +5,9 @@
 //! premises with stormwater discharges associated with construction activity are subject
 //! to the Town Engineer's inspection and monitoring: that much the registry can say.
 
-use crate::rules::profile::Role;
 use super::context::Ctx;
 use super::{Determination, Finding, Requirement, RequirementKind, RequirementStatus};
+use crate::rules::profile::Role;
 
 const APPLICABILITY: Role = Role::Applicability;
 const CONSTRUCTION: Role = Role::ConstructionThreshold;

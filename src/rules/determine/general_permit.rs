@@ -8,12 +8,12 @@
 //! what the evidence indicates (e.g. a phosphorus TMDL area under the footprint) and takes
 //! the permit's outcome from a reviewer's entry when there is one.
 
-use crate::rules::profile::Role;
 use super::context::{
     and_list, describe_schedule, is_phosphorus, overlap_words, practice_reason, practice_status,
     tmdl_evidence, water_evidence, Ctx, DateTest,
 };
 use super::{Determination, Finding, Requirement, RequirementKind, RequirementStatus, TmdlOverlap};
+use crate::rules::profile::Role;
 
 const LDA: Role = Role::LandDevelopmentActivity;
 const EXEMPTIONS: Role = Role::Exemptions;

@@ -450,7 +450,12 @@ fn exempt(
                 f.assume(profile, "AMB-14");
                 let baseline = profile
                     .exemption_cutoff()
-                    .map(|r| format!("the chapter's effective date, taken as {}", r.effective_date))
+                    .map(|r| {
+                        format!(
+                            "the chapter's effective date, taken as {}",
+                            r.effective_date
+                        )
+                    })
                     .unwrap_or_else(|| "the chapter's effective date".into());
                 fail(
                     Verdict::Review,

@@ -427,10 +427,17 @@ impl ExemptionCutoff {
     /// says which key is missing, misspelt or of the wrong type.
     pub fn from_setting(setting: &super::AssumptionValue) -> Result<Self, String> {
         let super::AssumptionValue::Table(table) = setting else {
-            return Err("expected { effective_date = \"YYYY-MM-DD\", confirmed = true | false }".into());
+            return Err(
+                "expected { effective_date = \"YYYY-MM-DD\", confirmed = true | false }".into(),
+            );
         };
-        if let Some(other) = table.keys().find(|k| !matches!(k.as_str(), "effective_date" | "confirmed")) {
-            return Err(format!("unknown key {other:?}, expected effective_date and confirmed"));
+        if let Some(other) = table
+            .keys()
+            .find(|k| !matches!(k.as_str(), "effective_date" | "confirmed"))
+        {
+            return Err(format!(
+                "unknown key {other:?}, expected effective_date and confirmed"
+            ));
         }
         let effective_date = match table.get("effective_date").and_then(|v| v.as_str()) {
             Some(text) => chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d")
@@ -441,7 +448,10 @@ impl ExemptionCutoff {
             .get("confirmed")
             .and_then(|v| v.as_bool())
             .ok_or_else(|| "confirmed is missing: give true or false".to_string())?;
-        Ok(ExemptionCutoff { effective_date, confirmed })
+        Ok(ExemptionCutoff {
+            effective_date,
+            confirmed,
+        })
     }
 }
 
@@ -470,8 +480,12 @@ impl ListCycle {
         match table.get("list_cycle") {
             Some(V::Text(word)) if word == "latest" => Ok(ListCycle::Latest),
             Some(V::Integer(year)) if (1970..=2100).contains(year) => Ok(ListCycle::Year(*year)),
-            Some(V::Text(word)) => Err(format!("unknown list_cycle {word:?}, expected \"latest\" or a cycle year")),
-            Some(other) => Err(format!("list_cycle {other:?} is neither \"latest\" nor a cycle year")),
+            Some(V::Text(word)) => Err(format!(
+                "unknown list_cycle {word:?}, expected \"latest\" or a cycle year"
+            )),
+            Some(other) => Err(format!(
+                "list_cycle {other:?} is neither \"latest\" nor a cycle year"
+            )),
             None => Err("list_cycle is missing: give \"latest\" or a cycle year".into()),
         }
     }

@@ -206,13 +206,27 @@ fn typed_cutoff_and_list_cycle_readings() {
     assert!(cutoff.confirmed);
     assert_eq!(carmel.list_cycle(), Some(ListCycle::Latest));
     let nc = builtin("north-castle-ny");
-    assert!(!nc.exemption_cutoff().expect("North Castle sets AMB-14").confirmed);
+    assert!(
+        !nc.exemption_cutoff()
+            .expect("North Castle sets AMB-14")
+            .confirmed
+    );
 
-    let year = carmel_with("setting = { list_cycle = \"latest\" }", "setting = { list_cycle = 2022 }");
+    let year = carmel_with(
+        "setting = { list_cycle = \"latest\" }",
+        "setting = { list_cycle = 2022 }",
+    );
     let p = Profile::from_toml_str(&year, "carmel-ny.toml").unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(p.list_cycle(), Some(ListCycle::Year(2022)));
 
     let text = carmel_with("confirmed = true }", "confirmed = \"yes\" }");
-    let err = Profile::from_toml_str(&text, "carmel-ny.toml").unwrap_err().to_string();
-    assert!(err.contains("carmel-ny.toml") && err.contains("assumptions.AMB-14.setting") && err.contains("confirmed"), "{err}");
+    let err = Profile::from_toml_str(&text, "carmel-ny.toml")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("carmel-ny.toml")
+            && err.contains("assumptions.AMB-14.setting")
+            && err.contains("confirmed"),
+        "{err}"
+    );
 }

@@ -120,7 +120,10 @@ fn family(p: &Profile) -> Check {
             Some(word) if (check.known)(word) => {}
             Some(word) => fail(
                 format!("assumptions.{}.setting", check.amb),
-                format!("unknown reading {word:?}, expected {}", super::one_of(&names)),
+                format!(
+                    "unknown reading {word:?}, expected {}",
+                    super::one_of(&names)
+                ),
             )?,
             None => fail(
                 format!("assumptions.{}.setting", check.amb),
@@ -130,12 +133,18 @@ fn family(p: &Profile) -> Check {
     }
     if let Some(a) = p.assumptions.get(super::ExemptionCutoff::AMB) {
         if let Err(why) = super::ExemptionCutoff::from_setting(&a.setting) {
-            fail(format!("assumptions.{}.setting", super::ExemptionCutoff::AMB), why)?;
+            fail(
+                format!("assumptions.{}.setting", super::ExemptionCutoff::AMB),
+                why,
+            )?;
         }
     }
     if let Some(a) = p.assumptions.get(super::ListCycle::AMB) {
         if let Err(why) = super::ListCycle::from_setting(&a.setting) {
-            fail(format!("assumptions.{}.setting", super::ListCycle::AMB), why)?;
+            fail(
+                format!("assumptions.{}.setting", super::ListCycle::AMB),
+                why,
+            )?;
         }
     }
     for (role, id) in &p.roles {
