@@ -7,10 +7,16 @@ set -euo pipefail
 # Every program the tests run is here too, since a minimal Debian has none of them:
 # ogrinfo and ogr2ogr (gdal-bin), python3 (zips a fixture; the venv of scripts/python.sh
 # with python3-venv), psql and su (postgresql-client, util-linux) for --postgres.
-# The tests signal processes from Rust, so procps (kill, ps) is not needed.
+# The tests signal processes from Rust, so procps (kill, ps) is not needed. The outage test
+# runs initdb and pg_ctl (postgresql) as postgres through runuser (util-linux).
 need_pkgs=(libgdal-dev gdal-bin libsqlite3-dev sqlite3 libclang-dev pkg-config python3 python3-venv ca-certificates)
 if [[ "${1:-}" == "--postgres" ]]; then
   need_pkgs+=(postgresql postgresql-client postgis postgresql-15-postgis-3 util-linux)
+fi
+# node and npm: the style test validates /styles/ms4.json with MapLibre's own validator
+# (tests/style, `npm ci` from its lockfile). A machine that already has Node.js keeps it.
+if ! command -v npm >/dev/null 2>&1; then
+  need_pkgs+=(nodejs npm)
 fi
 
 missing=()
