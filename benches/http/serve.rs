@@ -48,8 +48,14 @@ pub(crate) fn read_token(store: &str) -> String {
 }
 
 pub(crate) fn start_ms4(store: &str) -> (Proc, String) {
+    start_ms4_with(store, &[])
+}
+
+/// `ms4 serve` with more options (`--tile-cache 0`).
+pub(crate) fn start_ms4_with(store: &str, extra: &[&str]) -> (Proc, String) {
     let mut child = ms4()
         .args(["--store", store, "serve", "--listen", "127.0.0.1:0"])
+        .args(extra)
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .spawn()

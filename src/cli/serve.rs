@@ -47,10 +47,14 @@ pub struct ServeArgs {
     /// map style at /styles/ms4.json. None by default.
     #[arg(long, env = "MS4_BASEMAP_URL")]
     pub basemap_url: Option<String>,
+    /// The most rendered vector tiles kept in memory for the current snapshot, as a size
+    /// (256MB); 0 renders every tile afresh. A write empties it.
+    #[arg(long, default_value = "256MB")]
+    pub tile_cache: String,
 }
 
 /// Reads a size with its unit: `200MB`, `512KB`, `1GB`, or bytes.
-fn parse_size(s: &str) -> anyhow::Result<usize> {
+fn parse_size(flag: &str, s: &str, zero_ok: bool) -> anyhow::Result<usize> {
     let t = s.trim().to_ascii_uppercase();
     let (num, mult) = [
         ("GB", 1usize << 30),
@@ -63,10 +67,10 @@ fn parse_size(s: &str) -> anyhow::Result<usize> {
     .unwrap_or((t.clone(), 1));
     let n: f64 = num
         .parse()
-        .map_err(|_| anyhow::anyhow!("--body-limit: {s:?} is not a size such as 200MB"))?;
-    // Also refuses NaN, which `n <= 0.0` would let through.
-    if n.is_nan() || n <= 0.0 {
-        anyhow::bail!("--body-limit: {s:?} must be positive");
+        .map_err(|_| anyhow::anyhow!("{flag}: {s:?} is not a size such as 200MB"))?;
+    // Also refuses NaN, which the comparisons would let through.
+    if n.is_nan() || n < 0.0 || (n == 0.0 && !zero_ok) {
+        anyhow::bail!("{flag}: {s:?} must be positive");
     }
     Ok((n * mult as f64) as usize)
 }
@@ -113,7 +117,7 @@ impl ServeArgs {
     fn config(&self) -> anyhow::Result<ServeConfig> {
         Ok(ServeConfig {
             public_read: self.public_read,
-            body_limit: parse_size(&self.body_limit)?,
+            body_limit: parse_size("--body-limit", &self.body_limit, false)?,
             request_timeout: std::time::Duration::from_secs(self.request_timeout.max(1)),
             header_timeout: std::time::Duration::from_secs(self.header_timeout.max(1)),
             max_connections: self.max_connections.max(1),
@@ -126,6 +130,7 @@ impl ServeArgs {
                 .map(|o| cors_origin(o))
                 .collect::<anyhow::Result<_>>()?,
             basemap_url: self.basemap_url.as_deref().map(basemap_url).transpose()?,
+            tile_cache_bytes: parse_size("--tile-cache", &self.tile_cache, true)?,
         })
     }
 }
@@ -177,10 +182,20 @@ mod tests {
 
     #[test]
     fn sizes_read_with_their_units() {
-        assert_eq!(parse_size("200MB").unwrap(), 200 << 20);
-        assert_eq!(parse_size("1gb").unwrap(), 1 << 30);
-        assert_eq!(parse_size("4096").unwrap(), 4096);
-        assert!(parse_size("lots").is_err());
+        let size = |s| parse_size("--body-limit", s, false);
+        assert_eq!(size("200MB").unwrap(), 200 << 20);
+        assert_eq!(size("1gb").unwrap(), 1 << 30);
+        assert_eq!(size("4096").unwrap(), 4096);
+        let e = size("lots").unwrap_err().to_string();
+        assert!(e.starts_with("--body-limit: \"lots\""), "{e}");
+        assert!(size("0").is_err());
+        assert!(size("-1MB").is_err());
+        // The tile cache may be turned off, never made negative.
+        assert_eq!(parse_size("--tile-cache", "0", true).unwrap(), 0);
+        let e = parse_size("--tile-cache", "-5MB", true)
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("--tile-cache:"), "{e}");
     }
 
     #[test]

@@ -73,11 +73,15 @@ async fn blocking(
     state: AppState,
     question: impl FnOnce(&Ask<'_>) -> Result<Vec<u8>, AskError> + Send + 'static,
 ) -> Result<Response, HttpError> {
-    let snap = state.snapshot.current();
+    // While an upload's new network is built, the snapshot before it (and its network).
+    let (snap, ready) = state.networks.consistent(state.snapshot.current());
     let bytes = tokio::task::spawn_blocking(move || {
         let profile = &*state.profile;
         let networks = &state.networks;
-        let source = || networks.get_or_build(&snap, |s| Ok(answer::build_network(s, profile)));
+        let source = || match &ready {
+            Some(net) => Ok(net.clone()),
+            None => networks.get_or_build(&snap, |s| Ok(answer::build_network(s, profile))),
+        };
         let ask = Ask::new(&snap, profile).with_network(&source);
         question(&ask)
     })

@@ -11,6 +11,7 @@ mod geojson;
 mod inspections;
 mod limits;
 mod links;
+mod networks;
 mod ogc;
 mod openapi;
 pub mod server;
@@ -19,7 +20,10 @@ mod tiles;
 mod tokens;
 mod upload;
 
-use std::sync::{Arc, Mutex};
+pub use networks::NetworkCache;
+pub(crate) use networks::NETWORK_LAYERS;
+
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::extract::DefaultBodyLimit;
@@ -31,8 +35,7 @@ pub use auth::{Auth, Caller};
 pub use error::HttpError;
 
 use crate::rules::Profile;
-use crate::spatial::network::Network;
-use crate::spatial::{Snapshot, SnapshotHandle};
+use crate::spatial::SnapshotHandle;
 use crate::store::Store;
 
 /// What every handler can reach.
@@ -81,6 +84,8 @@ pub struct ServeConfig {
     /// A raster basemap tile URL template the map style draws under the layers; none by
     /// default (the style then needs nothing from outside the service).
     pub basemap_url: Option<String>,
+    /// The most bytes of rendered tiles kept for the current snapshot; 0 keeps none.
+    pub tile_cache_bytes: usize,
 }
 
 impl Default for ServeConfig {
@@ -96,6 +101,7 @@ impl Default for ServeConfig {
             listen_addr: None,
             cors_origins: Vec::new(),
             basemap_url: None,
+            tile_cache_bytes: 256 << 20,
         }
     }
 }
@@ -119,61 +125,12 @@ impl AppState {
             profile: Arc::new(profile),
             networks: NetworkCache::default(),
             auth: Auth::new(config.public_read),
+            tiles: crate::tiles::Tiles {
+                rendered: crate::tiles::cache::TileCache::with_budget(config.tile_cache_bytes),
+                ..crate::tiles::Tiles::default()
+            },
             config: Arc::new(config),
-            tiles: crate::tiles::Tiles::default(),
         }
-    }
-}
-
-/// The drainage network, kept until a layer it is built from changes: building it for a
-/// county takes seconds, answering from it microseconds. An inspection or a parcel edit
-/// makes a new snapshot that shares the structure and pipe layers with the old one, so
-/// the network is kept; rebuilding it on every inspection POST stalled every answer that
-/// needs it under steady writes.
-#[derive(Clone, Default)]
-pub struct NetworkCache {
-    // The snapshot it was built from (held, so its layers' addresses cannot be reused by
-    // newer layers while they are compared) and the network. The lock is held while
-    // building, so two first requests build once.
-    inner: Arc<Mutex<Option<Built>>>,
-}
-
-/// A network and the snapshot it was built from.
-type Built = (Arc<Snapshot>, Arc<Network>);
-
-/// The layers [`Network::from_snapshot`] reads.
-const NETWORK_LAYERS: [crate::domain::Layer; 4] = [
-    crate::domain::Layer::CatchBasins,
-    crate::domain::Layer::Manholes,
-    crate::domain::Layer::Outfalls,
-    crate::domain::Layer::Pipes,
-];
-
-/// Whether two snapshots hold the very same network layers (not equal copies: the same
-/// indexes, shared between them).
-fn same_network_layers(a: &Snapshot, b: &Snapshot) -> bool {
-    NETWORK_LAYERS
-        .iter()
-        .all(|l| std::ptr::eq(a.layer(*l), b.layer(*l)))
-}
-
-impl NetworkCache {
-    /// The network of `snap`, built with `build` unless the cache holds one built from
-    /// the same network layers. Blocking: call it from `spawn_blocking`.
-    pub fn get_or_build(
-        &self,
-        snap: &Arc<Snapshot>,
-        build: impl FnOnce(&Snapshot) -> anyhow::Result<Network>,
-    ) -> anyhow::Result<Arc<Network>> {
-        let mut guard = self.inner.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some((built_from, net)) = guard.as_ref() {
-            if Arc::ptr_eq(built_from, snap) || same_network_layers(built_from, snap) {
-                return Ok(net.clone());
-            }
-        }
-        let net = Arc::new(build(snap)?);
-        *guard = Some((snap.clone(), net.clone()));
-        Ok(net)
     }
 }
 

@@ -112,7 +112,7 @@ async fn ogc_tile(
 /// Renders (or answers 304 for) one tile of the current snapshot.
 async fn tile(
     state: AppState,
-    set: &str,
+    set: &'static str,
     layers: Vec<&'static TileLayer>,
     t: TileId,
     asked: Option<&String>,
@@ -154,6 +154,16 @@ async fn tile(
         head(&mut r);
         return Ok(r);
     }
+    if let Some(bytes) = state.tiles.rendered.get(&generation, today, set, t) {
+        let mut r = (
+            [(header::CONTENT_TYPE, HeaderValue::from_static(MVT))],
+            bytes,
+        )
+            .into_response();
+        head(&mut r);
+        return Ok(r);
+    }
+    let keep = state.tiles.rendered.clone();
     let bytes = tokio::task::spawn_blocking(move || {
         let profile = &*state.profile;
         let networks = &state.networks;
@@ -164,6 +174,10 @@ async fn tile(
     .await
     .map_err(|e| HttpError::Internal(format!("a tile failed: {e}")))?
     .map_err(|e| HttpError::Internal(format!("a tile failed: {e:#}")))?;
+    // Kept under the generation its snapshot was named when the request began: the tile
+    // was rendered from that very snapshot.
+    let bytes = bytes::Bytes::from(bytes);
+    keep.put(&generation, today, set, t, bytes.clone());
     let mut r = (
         [(header::CONTENT_TYPE, HeaderValue::from_static(MVT))],
         bytes,

@@ -15,7 +15,7 @@ use axum::http::StatusCode;
 use axum::routing::post;
 use axum::{Extension, Json, Router};
 
-use super::{AppState, Caller, HttpError};
+use super::{AppState, Caller, HttpError, NETWORK_LAYERS};
 use crate::domain::Layer;
 use crate::import::{self, crs, gdal_guard, source, ImportError, ImportOptions, InvalidPolicy};
 use crate::store::WriteMode;
@@ -209,6 +209,21 @@ async fn upload(
             .snapshot
             .reload_layer(state.store.as_ref(), layer, seen)
             .await?;
+        // A new network is built here, before the answer, so the analyst's next question
+        // sees it; everyone else keeps being answered from the snapshot before the upload
+        // meanwhile (see `NetworkCache::consistent`).
+        if NETWORK_LAYERS.contains(&layer) {
+            let snap = state.snapshot.current();
+            let st = state.clone();
+            tokio::task::spawn_blocking(move || {
+                st.networks
+                    .get_or_build(&snap, |s| Ok(crate::answer::build_network(s, &st.profile)))
+                    .map(|_| ())
+            })
+            .await
+            .map_err(|e| HttpError::Internal(format!("building the network failed: {e}")))?
+            .map_err(|e| HttpError::Internal(format!("building the network failed: {e:#}")))?;
+        }
     }
     let status = if dry_run {
         StatusCode::OK

@@ -175,6 +175,15 @@ pub struct Snapshot {
     pollutants: Arc<rustc_hash::FxHashMap<String, Vec<String>>>,
     /// Stored rows left out because they cannot be read, by layer (reported, not served).
     unreadable: HashMap<Layer, Arc<Vec<UnreadableRow>>>,
+    /// Which of this process's snapshots is newer: each one made gets the next number.
+    pub seq: u64,
+}
+
+/// The number the next snapshot made gets.
+static NEXT_SEQ: AtomicU64 = AtomicU64::new(1);
+
+fn next_seq() -> u64 {
+    NEXT_SEQ.fetch_add(1, Ordering::Relaxed)
 }
 
 impl Snapshot {
@@ -218,6 +227,7 @@ impl Snapshot {
             meta,
             layers,
             unreadable,
+            seq: next_seq(),
         }
     }
 
@@ -281,6 +291,7 @@ impl Snapshot {
             last_inspection,
             pollutants,
             unreadable,
+            seq: next_seq(),
         }
     }
 
@@ -322,6 +333,7 @@ impl Snapshot {
             last_inspection,
             pollutants,
             unreadable,
+            seq: next_seq(),
         }
     }
 

@@ -2,8 +2,8 @@
 //!
 //! A tile is an envelope query on a per-layer Web Mercator copy of the snapshot's layer
 //! ([`mercator`]), a clip to the tile plus a buffer, a simplification for the zoom, and an
-//! encode ([`encode`]). Nothing is cached between snapshots but the Mercator copies, which
-//! are keyed on the layer they were made from, so a tile can never show older data than
+//! encode ([`encode`]). Nothing is kept from one snapshot to the next but the Mercator copies,
+//! which are keyed on the layer they were made from, so a tile can never show older data than
 //! the snapshot it is rendered from; [`generation`] names snapshots for URLs and ETags.
 //!
 //! # Layout
@@ -13,7 +13,9 @@
 //! - [`props`]: property values, with the facts derived per snapshot (findings, easements).
 //! - [`encode`]: clipping, simplifying and writing a layer of a tile.
 //! - [`generation`]: snapshot generations.
+//! - [`cache`]: rendered tiles, kept while their snapshot is current.
 
+pub mod cache;
 pub mod encode;
 pub mod generation;
 pub mod grid;
@@ -43,6 +45,8 @@ pub struct Tiles {
     pub screenings: props::PerSnapshot<props::Screenings>,
     /// Names of snapshots.
     pub generations: Generations,
+    /// Tiles already rendered from the current snapshot.
+    pub rendered: cache::TileCache,
 }
 
 /// A tile's layers as MVT bytes (uncompressed protobuf). Layers below their minimum

@@ -144,3 +144,63 @@ async fn an_inspection_and_an_import_show_in_the_next_tiles() {
         assert_eq!(props.unwrap()["status"], "abandoned", "{kind}");
     }
 }
+
+/// A tile kept from an earlier request is the very tile a server keeping none renders,
+/// at every zoom of a small pyramid over the demo town, and a kept tile is never served
+/// once a write has made a new generation (above).
+#[tokio::test]
+async fn a_kept_tile_is_the_tile_rendered_afresh() {
+    let reg = demo_registry("sqlite", "north-castle-ny").await;
+    let reader = token(&reg.url, "planner", "Pat Plan", &[]);
+    let keeping = serve(&reg.url, &[]);
+    let fresh = serve(&reg.url, &["--tile-cache", "0"]);
+    let c = reqwest::Client::new();
+    let (_, mx, my, _, _) = {
+        let authed = reqwest::Client::builder()
+            .default_headers({
+                let mut h = reqwest::header::HeaderMap::new();
+                h.insert("authorization", format!("Bearer {reader}").parse().unwrap());
+                h
+            })
+            .build()
+            .unwrap();
+        first_outfall(&authed, &keeping.base).await
+    };
+    let mut compared = 0;
+    let mut features = 0;
+    for z in [12u8, 14, 16] {
+        let (x, y) = tile_of(mx, my, z);
+        let get = |base: String| {
+            let c = c.clone();
+            let reader = reader.clone();
+            async move {
+                let r = c
+                    .get(format!("{base}/tiles/{z}/{x}/{y}.mvt"))
+                    .bearer_auth(&reader)
+                    .send()
+                    .await
+                    .unwrap();
+                assert_eq!(r.status(), 200);
+                r.bytes().await.unwrap()
+            }
+        };
+        let first = get(keeping.base.clone()).await;
+        let kept = get(keeping.base.clone()).await;
+        let afresh = get(fresh.base.clone()).await;
+        assert_eq!(
+            first, kept,
+            "z{z}: the kept tile differs from its first render"
+        );
+        assert_eq!(
+            kept, afresh,
+            "z{z}: the kept tile differs from a fresh render"
+        );
+        features += decode(&kept, z, x, y, "outfalls").len();
+        compared += 1;
+    }
+    assert_eq!(compared, 3);
+    assert!(
+        features > 0,
+        "the pyramid holds no outfall: nothing was compared"
+    );
+}
