@@ -1,4 +1,6 @@
-//! North Castle, NY: Chapter 267, Part 1 (stormwater management and erosion control).
+//! The NY general-permit family: the NYS DEC model law as North Castle, NY adopted it
+//! (Chapter 267, Part 1, stormwater management and erosion control); its text cites the
+//! model clauses (`{§7A(5)}`), which each town's `[wording]` turns into its own sections.
 //!
 //! A land development activity (5,000 sq ft of soil disturbance, routine maintenance
 //! excluded) that is not exempt needs a SWPPP; from one acre a qualified inspector inspects
@@ -41,7 +43,6 @@ const AS_BUILT: Role = Role::AsBuilt;
 const PE_INSPECTION: Role = Role::PeInspection;
 const OM: Role = Role::OmProgram;
 const FEES: Role = Role::Fees;
-const CHAPTER: &str = "Chapter 267";
 
 /// Exemptions of § 267-3D that no fact of [`super::ProjectFacts`] decides (those that one
 /// does are listed as not evaluated only when their fact is not given).
@@ -91,7 +92,7 @@ fn land_development_activity(cx: &mut Ctx<'_>) -> Finding<bool> {
     match facts.routine_maintenance {
         Some(true) => {
             result = false;
-            f.because("'land development activity does not include routine maintenance that is performed to maintain the original line and grade, hydraulic capacity or original purpose of a facility' (no size limit in North Castle)");
+            f.because(cx.profile.wording.expand("'land development activity does not include routine maintenance that is performed to maintain the original line and grade, hydraulic capacity or original purpose of a facility' (no size limit in {town})"));
         }
         Some(false) => {
             f.because(
@@ -106,7 +107,7 @@ fn land_development_activity(cx: &mut Ctx<'_>) -> Finding<bool> {
     if facts.larger_common_plan {
         f.cite(cx.profile, cx.id(PLAN));
         f.assume(cx.profile, "AMB-12");
-        f.because("part of a larger common plan: North Castle's definition of land development activity does not use the term, so the 5,000 sq ft test stands; the plan matters only for the construction general permit");
+        f.because(cx.profile.wording.expand("part of a larger common plan: {town}'s definition of land development activity does not use the term, so the 5,000 sq ft test stands; the plan matters only for the construction general permit"));
     }
     f.result = result;
     f
@@ -118,9 +119,9 @@ fn exemptions(cx: &mut Ctx<'_>) -> Finding<bool> {
     let facts = cx.facts;
     let mut f = cx.finding(false, &[cx.id(EXEMPTIONS), cx.id(GRANDFATHERING)], &[]);
     let mut exempt = false;
-    let mut not_evaluated: Vec<&str> = Vec::new();
+    let mut not_evaluated: Vec<String> = Vec::new();
     if facts.agricultural_activity == Some(true) || facts.silviculture == Some(true) {
-        f.because("agricultural and silvicultural activity are not exempt in North Castle: § 267-3D has no agricultural or silvicultural exemption");
+        f.because(cx.profile.wording.expand("agricultural and silvicultural activity are not exempt in {town}: {§3D} has no agricultural or silvicultural exemption"));
     }
     if facts.routine_maintenance == Some(true) {
         f.because("routine maintenance is excluded from the definition of land development activity rather than exempted; see land_development_activity");
@@ -132,7 +133,7 @@ fn exemptions(cx: &mut Ctx<'_>) -> Finding<bool> {
     ) {
         DateTest::Exempt => exempt = true,
         DateTest::NotGiven => not_evaluated.push(
-            "a subdivision whose plat the Town approved on or before the chapter's effective date (§ 267-3D(2))",
+            cx.profile.wording.expand("a subdivision whose plat the Town approved on or before the chapter's effective date ({§3D(2)})"),
         ),
         DateTest::After | DateTest::Unconfirmed => {}
     }
@@ -142,39 +143,39 @@ fn exemptions(cx: &mut Ctx<'_>) -> Finding<bool> {
         facts.building_permit_approved_on,
     ) {
         DateTest::Exempt => exempt = true,
-        DateTest::NotGiven => not_evaluated.push(
-            "a building permit approved on or before the chapter's effective date (§ 267-3D(3))",
-        ),
+        DateTest::NotGiven => not_evaluated.push(cx.profile.wording.expand(
+            "a building permit approved on or before the chapter's effective date ({§3D(3)})",
+        )),
         DateTest::After | DateTest::Unconfirmed => {}
     }
     match facts.completed_before_effective_date {
         Some(true) => {
             exempt = true;
-            f.because("'the provisions of this chapter shall not apply to any project that has been physically completed prior to the effective date of this chapter' (§ 267-3C(5))");
+            f.because(cx.profile.wording.expand("'the provisions of this chapter shall not apply to any project that has been physically completed prior to the effective date of this chapter' ({§3C(5)})"));
         }
         Some(false) => {
             f.because("given: the project was not physically completed before the chapter's effective date");
         }
-        None => not_evaluated.push(
-            "a project physically completed before the chapter's effective date (§ 267-3C(5))",
-        ),
+        None => not_evaluated.push(cx.profile.wording.expand(
+            "a project physically completed before the chapter's effective date ({§3C(5)})",
+        )),
     }
     match facts.approved_before_effective_date {
         Some(true) => {
-            f.because("approved before the chapter's effective date: it may be continued under the Town's present regulations, but not expanded, changed, enlarged or altered without complying with the chapter, nor resumed in nonconformity after 12 consecutive months' discontinuance or destruction (§ 267-3C(6)(a)-(d)); which of these holds was not given");
-            cx.open("whether the previously approved project is expanded, changed, enlarged or altered, discontinued for 12 consecutive months, or destroyed (§ 267-3C(6))");
+            f.because(cx.profile.wording.expand("approved before the chapter's effective date: it may be continued under the Town's present regulations, but not expanded, changed, enlarged or altered without complying with the chapter, nor resumed in nonconformity after 12 consecutive months' discontinuance or destruction ({§3C(6)(a)}-(d)); which of these holds was not given"));
+            cx.open(cx.profile.wording.expand("whether the previously approved project is expanded, changed, enlarged or altered, discontinued for 12 consecutive months, or destroyed ({§3C(6)})"));
         }
         Some(false) => {
             f.because("given: the project was not approved before the chapter's effective date");
         }
         None => not_evaluated.push(
-            "a project approved before the chapter's effective date, which may continue under the present regulations (§ 267-3C(6))",
+            cx.profile.wording.expand("a project approved before the chapter's effective date, which may continue under the present regulations ({§3C(6)})"),
         ),
     }
     if !exempt {
         f.because("no exemption that the facts decide applies");
     }
-    not_evaluated.extend_from_slice(NOT_EVALUATED);
+    not_evaluated.extend(NOT_EVALUATED.iter().map(|s| s.to_string()));
     f.because(format!(
         "not evaluated, for want of facts: {}",
         not_evaluated.join("; ")
@@ -193,11 +194,15 @@ fn conditions_absent(cx: &mut Ctx<'_>) -> Finding<bool> {
             .conditions
             .note
             .clone()
-            .unwrap_or_else(|| "Chapter 267 has no Conditions One, Two or Three".to_string()),
+            .unwrap_or_else(|| {
+                cx.profile
+                    .wording
+                    .expand("{law} has no Conditions One, Two or Three")
+            }),
     );
     if !water.waters_303d.is_empty() || !water.tmdl_areas.is_empty() {
         f.cite(cx.profile, cx.id(SPECIAL));
-        f.because("in North Castle 303(d) and TMDL language appears only in the MS4-level SPECIAL CONDITION definitions, which bind the Town's program, not a project; the TMDL areas bear on the enhanced phosphorus indicator");
+        f.because(cx.profile.wording.expand("in {town} 303(d) and TMDL language appears only in the MS4-level SPECIAL CONDITION definitions, which bind the Town's program, not a project; the TMDL areas bear on the enhanced phosphorus indicator"));
         f.evidence
             .extend(water.waters_303d.iter().map(water_evidence));
         f.evidence
@@ -210,12 +215,17 @@ fn requirements(cx: &mut Ctx<'_>, outside: Option<&str>) -> Vec<Finding<Requirem
     use RequirementKind as K;
     use RequirementStatus as S;
     let inside = outside.is_none();
-    let not_reached = |why: &str| format!("Chapter 267 does not reach the project: {why}");
+    let not_reached = |why: &str| {
+        format!(
+            "{} does not reach the project: {why}",
+            cx.profile.wording.law
+        )
+    };
 
     let mut swppp = cx.requirement(
         K::Swppp,
         if inside { S::Applies } else { S::DoesNotApply },
-        "No application for approval may be reviewed until the SMO or the appropriate board has received a SWPPP prepared by a qualified professional to the chapter's specifications (§ 267-5A-D).",
+        &cx.profile.wording.expand("No application for approval may be reviewed until the SMO or the appropriate board has received a SWPPP prepared by a qualified professional to the chapter's specifications ({§5A-D})."),
         &[cx.id(SWPPP), cx.id(LDA)],
         &[],
     );
@@ -229,7 +239,7 @@ fn requirements(cx: &mut Ctx<'_>, outside: Option<&str>) -> Vec<Finding<Requirem
     let (one_acre, reason) = cx.meets_or_not("qualified_inspector", "qualified inspector");
     let schedule = cx.schedule(cx.id(INSPECTOR));
     let when = if schedule.is_empty() {
-        "as § 267-7A(5) requires".to_string()
+        cx.profile.wording.expand("as {§7A(5)} requires")
     } else {
         describe_schedule(&schedule)
     };
@@ -243,7 +253,7 @@ fn requirements(cx: &mut Ctx<'_>, outside: Option<&str>) -> Vec<Finding<Requirem
     let mut inspections = cx.requirement(
         K::ConstructionInspections,
         inspections_status,
-        &format!("A qualified inspector conducts site inspections and documents the effectiveness of all erosion and sediment control practices {when}; reports are kept on site and furnished to the SMO on request (§ 267-7A(5)). The chapter states no storm-event trigger."),
+        &cx.profile.wording.expand(&format!("A qualified inspector conducts site inspections and documents the effectiveness of all erosion and sediment control practices {when}; reports are kept on site and furnished to the SMO on request ({{§7A(5)}}). The chapter states no storm-event trigger.")),
         &[cx.id(INSPECTOR)],
         &["AMB-10", "AMB-13", "AMB-15"],
     );
@@ -258,9 +268,9 @@ fn requirements(cx: &mut Ctx<'_>, outside: Option<&str>) -> Vec<Finding<Requirem
             if !one_acre {
                 inspections.cite(cx.profile, cx.id(GP_INSPECTIONS));
                 inspections.because(match gp_coverage {
-                    Some(true) => "under one acre the chapter's seven-day inspections do not apply, but 'inspection requirements shall be as specified within the SPDES General Permit' (§ 267-7A(1)), and the reviewer entered that the project needs permit coverage",
-                    Some(false) => "under one acre, and the reviewer entered that the project needs no construction general permit coverage, so neither § 267-7A(5) nor the permit's inspections (§ 267-7A(1)) apply",
-                    None => "under one acre the chapter's seven-day inspections do not apply, but the permit's inspections do if the project needs permit coverage (§ 267-7A(1)), which was not entered",
+                    Some(true) => cx.profile.wording.expand("under one acre the chapter's seven-day inspections do not apply, but 'inspection requirements shall be as specified within the SPDES General Permit' ({§7A(1)}), and the reviewer entered that the project needs permit coverage"),
+                    Some(false) => cx.profile.wording.expand("under one acre, and the reviewer entered that the project needs no construction general permit coverage, so neither {§7A(5)} nor the permit's inspections ({§7A(1)}) apply"),
+                    None => cx.profile.wording.expand("under one acre the chapter's seven-day inspections do not apply, but the permit's inspections do if the project needs permit coverage ({§7A(1)}), which was not entered"),
                 });
                 if gp_coverage.is_none() {
                     cx.open("gp.coverage");
@@ -272,21 +282,31 @@ fn requirements(cx: &mut Ctx<'_>, outside: Option<&str>) -> Vec<Finding<Requirem
     let phosphorus = enhanced_phosphorus(cx, outside);
     let post = post_construction(cx, outside, phosphorus.result.status);
     let post_status = post.result.status;
+    let easement_summary = cx.profile.wording.expand("Before any approval that has a stormwater management facility as a requirement, the applicant executes a maintenance easement binding on later landowners, recorded by the grantor with the County Clerk after approval by the Town Attorney ({§7B}).");
+    let easement_plan_item = cx
+        .profile
+        .wording
+        .expand("maintenance easements recorded on the plan ({§5D(2)(b)[10]})");
     let easement = facility_duty(
         cx,
         K::MaintenanceEasement,
-        "Before any approval that has a stormwater management facility as a requirement, the applicant executes a maintenance easement binding on later landowners, recorded by the grantor with the County Clerk after approval by the Town Attorney (§ 267-7B).",
+        &easement_summary,
         cx.id(EASEMENT),
-        "maintenance easements recorded on the plan (§ 267-5D(2)(b)[10])",
+        &easement_plan_item,
         outside,
         post_status,
     );
+    let agreement_summary = cx.profile.wording.expand("Before final plan approval, the Town approves a formal maintenance agreement for the stormwater management facilities, binding on later landowners and recorded with the County Clerk as a deed restriction; the Town may accept dedication instead ({§7D}).");
+    let agreement_plan_item = cx
+        .profile
+        .wording
+        .expand("an inspection and maintenance agreement ({§5D(2)(b)[11]})");
     let agreement = facility_duty(
         cx,
         K::MaintenanceAgreement,
-        "Before final plan approval, the Town approves a formal maintenance agreement for the stormwater management facilities, binding on later landowners and recorded with the County Clerk as a deed restriction; the Town may accept dedication instead (§ 267-7D).",
+        &agreement_summary,
         cx.id(AGREEMENT),
-        "an inspection and maintenance agreement (§ 267-5D(2)(b)[11])",
+        &agreement_plan_item,
         outside,
         post_status,
     );
@@ -310,26 +330,27 @@ fn every_project_duties(
     outside: Option<&str>,
     post: RequirementStatus,
 ) -> Vec<Finding<Requirement>> {
+    let law = cx.profile.wording.law.clone();
     use RequirementKind as K;
     use RequirementStatus as S;
     let every = "binds every non-exempt land development activity, whatever its size";
     let mut out = vec![cx.every_project_duty(
         K::TrainedContractorOnSite,
-        "Each contractor and subcontractor names a trained contractor responsible for the SWPPP, and at least one trained contractor is on site daily when soil disturbance is performed; the applicant inspects the erosion and sediment controls (§ 267-7A(4)).",
+        &cx.profile.wording.expand("Each contractor and subcontractor names a trained contractor responsible for the SWPPP, and at least one trained contractor is on site daily when soil disturbance is performed; the applicant inspects the erosion and sediment controls ({§7A(4)})."),
         &[cx.id(TRAINED)],
         &[],
         outside,
-        CHAPTER,
+        &law,
         S::Applies,
         every,
     )];
     let mut at_once = cx.every_project_duty(
         K::DisturbanceAtOneTime,
-        "Not more than five acres are disturbed at any one time unless a greater amount is determined necessary pursuant to an approved SWPPP (§ 267-5D(1)(d)).",
+        &cx.profile.wording.expand("Not more than five acres are disturbed at any one time unless a greater amount is determined necessary pursuant to an approved SWPPP ({§5D(1)(d)})."),
         &[cx.id(AT_ONE_TIME)],
         &["AMB-10"],
         outside,
-        CHAPTER,
+        &law,
         S::Applies,
         every,
     );
@@ -347,42 +368,42 @@ fn every_project_duties(
     for (kind, summary, rules, status, why) in [
         (
             K::ContractorCertification,
-            "The construction general permit's certifications are incorporated into the SWPPP, and each contractor and subcontractor who installs, builds, repairs, inspects or maintains the SWPPP's practices signs and dates the certification statement before any land development activity (§ 267-5F).",
+            cx.profile.wording.expand("The construction general permit's certifications are incorporated into the SWPPP, and each contractor and subcontractor who installs, builds, repairs, inspects or maintains the SWPPP's practices signs and dates the certification statement before any land development activity ({§5F})."),
             &[cx.id(CONTRACTORS), cx.id(CONTRACTOR_RECORDS)][..],
             S::Applies,
             every,
         ),
         (
             K::SwpppOnSite,
-            "A copy of the SWPPP is kept at the site from the start of construction to final stabilization (§ 267-5G).",
+            cx.profile.wording.expand("A copy of the SWPPP is kept at the site from the start of construction to final stabilization ({§5G})."),
             &[cx.id(SWPPP_ON_SITE)][..],
             S::Applies,
             every,
         ),
         (
             K::OtherPermits,
-            "All other applicable environmental permits have been or will be acquired before approval of the final stormwater design plan (§ 267-5E).",
+            cx.profile.wording.expand("All other applicable environmental permits have been or will be acquired before approval of the final stormwater design plan ({§5E})."),
             &[cx.id(OTHER_PERMITS)][..],
             S::Applies,
             every,
         ),
         (
             K::MilestoneNotices,
-            "The applicant notifies the Building Department at least 48 hours before each milestone the SMO requires: start of construction, erosion controls installed, site clearing, rough and final grading, close of season, final landscaping, landscaping established in public areas.",
+            "The applicant notifies the Building Department at least 48 hours before each milestone the SMO requires: start of construction, erosion controls installed, site clearing, rough and final grading, close of season, final landscaping, landscaping established in public areas.".to_string(),
             &[cx.id(NOTICE_48H)][..],
             S::MayBeRequired,
             "the SMO decides which milestone inspections it requires ('as required by the Stormwater Management Officer')",
         ),
         (
             K::StabilizationOnlyAfterViolation,
-            "If an inspection finds a violation, the applicant and developer are notified in writing, and no further land development activity except site stabilization is done until it is corrected and the work approved.",
+            "If an inspection finds a violation, the applicant and developer are notified in writing, and no further land development activity except site stabilization is done until it is corrected and the work approved.".to_string(),
             &[cx.id(VIOLATION_HALT)][..],
             S::Applies,
             every,
         ),
         (
             K::SedimentRemoval,
-            "During construction the applicant operates and maintains all controls, and removes sediment from sediment traps and ponds whenever their design capacity is reduced by 50% (§ 267-7A(2)).",
+            cx.profile.wording.expand("During construction the applicant operates and maintains all controls, and removes sediment from sediment traps and ponds whenever their design capacity is reduced by 50% ({§7A(2)})."),
             &[cx.id(GP_INSPECTIONS)][..],
             S::Applies,
             every,
@@ -393,7 +414,7 @@ fn every_project_duties(
         } else {
             &[]
         };
-        out.push(cx.every_project_duty(kind, summary, rules, ambs, outside, CHAPTER, status, why));
+        out.push(cx.every_project_duty(kind, &summary, rules, ambs, outside, &law, status, why));
     }
     let facility = cx.facts.requires_stormwater_management_facility;
     let status = practice_status(outside, post, facility);
@@ -405,17 +426,17 @@ fn every_project_duties(
         ),
         (
             K::StructuralPracticeInspections,
-            "Inspections of any post-construction stormwater management practice with structural components are performed by a New York State licensed professional engineer (§ 267-7A(6)).",
+            &cx.profile.wording.expand("Inspections of any post-construction stormwater management practice with structural components are performed by a New York State licensed professional engineer ({§7A(6)})."),
             cx.id(PE_INSPECTION),
         ),
         (
             K::OperationAndMaintenance,
-            "The owner or operator of permanent practices keeps them operating: a preventive/corrective maintenance program, written O&M procedures with training of new personnel, and discharges within design criteria (§ 267-7C(1)-(3)).",
+            &cx.profile.wording.expand("The owner or operator of permanent practices keeps them operating: a preventive/corrective maintenance program, written O&M procedures with training of new personnel, and discharges within design criteria ({§7C(1)}-(3))."),
             cx.id(OM),
         ),
     ] {
         let mut f = cx.requirement(kind, status, summary, &[rule], &["AMB-13"]);
-        f.because(practice_reason(status, outside, CHAPTER));
+        f.because(practice_reason(status, outside, &law));
         if status == S::Depends && facility.is_none() {
             cx.open("requires_stormwater_management_facility");
         }
@@ -427,9 +448,9 @@ fn every_project_duties(
         &[cx.id(FEES)],
         &[],
         outside,
-        CHAPTER,
+        &law,
         S::MayBeRequired,
-        "'may require any person undertaking land development activities regulated by Chapter 267 ... to pay reasonable costs'",
+        &cx.profile.wording.expand("'may require any person undertaking land development activities regulated by {law} ... to pay reasonable costs'"),
     ));
     out
 }
@@ -442,7 +463,7 @@ fn general_permit(cx: &mut Ctx<'_>, outside: Option<&str>) -> Finding<Requiremen
     let mut f = cx.requirement(
         RequirementKind::ConstructionGeneralPermit,
         S::DoesNotApply,
-        "For projects also requiring coverage under the SPDES General Permit for Construction Activities, the application must include all related NYSDEC forms and certifications (§ 267-5A), and the permit's certifications become part of the SWPPP (§ 267-5F(1)).",
+        &cx.profile.wording.expand("For projects also requiring coverage under the SPDES General Permit for Construction Activities, the application must include all related NYSDEC forms and certifications ({§5A}), and the permit's certifications become part of the SWPPP ({§5F(1)})."),
         &[cx.id(GP)],
         &["AMB-10", "AMB-13"],
     );
@@ -453,9 +474,15 @@ fn general_permit(cx: &mut Ctx<'_>, outside: Option<&str>) -> Finding<Requiremen
     }
     let plan_note = "part of a larger common plan: the permit counts the plan's total disturbance, though discrete projects at least 1/4 mile apart may be treated separately when no interconnecting road, pipeline or utility of the plan is disturbed at the same time";
     if let Some(why) = outside {
-        f.because(format!("Chapter 267 does not reach the project: {why}"));
+        f.because(format!(
+            "{} does not reach the project: {why}",
+            cx.profile.wording.law
+        ));
         if facts.larger_common_plan {
-            f.because(format!("{plan_note}; the state permit may still apply through the plan, outside Chapter 267"));
+            f.because(format!(
+                "{plan_note}; the state permit may still apply through the plan, outside {}",
+                cx.profile.wording.law
+            ));
         }
         return f;
     }
@@ -523,7 +550,7 @@ fn enhanced_phosphorus(cx: &mut Ctx<'_>, outside: Option<&str>) -> Finding<Requi
     let mut f = cx.requirement(
         RequirementKind::EnhancedPhosphorus,
         S::DoesNotApply,
-        "Post-construction stormwater management practices designed to the Enhanced Phosphorus Removal Standards of the Design Manual, with at least SWPPP items D(2)(b)[1]-[11] (§ 267-5D(3)).",
+        &cx.profile.wording.expand("Post-construction stormwater management practices designed to the Enhanced Phosphorus Removal Standards of the Design Manual, with at least SWPPP items D(2)(b)[1]-[11] ({§5D(3)})."),
         &[cx.id(PHOSPHORUS)],
         &["AMB-13"],
     );
@@ -542,7 +569,10 @@ fn enhanced_phosphorus(cx: &mut Ctx<'_>, outside: Option<&str>) -> Finding<Requi
         .collect::<Vec<_>>();
     let status = match (outside, facts.gp.enhanced_phosphorus) {
         (Some(why), _) => {
-            f.because(format!("Chapter 267 does not reach the project: {why}"));
+            f.because(format!(
+                "{} does not reach the project: {why}",
+                cx.profile.wording.law
+            ));
             S::DoesNotApply
         }
         (None, Some(required)) => {
@@ -596,14 +626,17 @@ fn post_construction(
     let mut f = cx.requirement(
         RequirementKind::PostConstructionControls,
         S::DoesNotApply,
-        "A post-construction component designed to the Design Manual, including green infrastructure, with items [1]-[11] of § 267-5D(2)(b): SMP maps with two-foot contours, an O&M plan naming the responsible entity, maintenance easements recorded on the plan and an inspection and maintenance agreement.",
+        &cx.profile.wording.expand("A post-construction component designed to the Design Manual, including green infrastructure, with items [1]-[11] of {§5D(2)(b)}: SMP maps with two-foot contours, an O&M plan naming the responsible entity, maintenance easements recorded on the plan and an inspection and maintenance agreement."),
         &[cx.id(POST)],
         &["AMB-13"],
     );
-    let discretion = "the SMO or Town Engineer may also require post-construction controls at their discretion (§ 267-5D(1)(q))";
+    let discretion = cx.profile.wording.expand("the SMO or Town Engineer may also require post-construction controls at their discretion ({§5D(1)(q)})");
     let status = match (outside, facts.gp.post_construction, phosphorus) {
         (Some(why), _, _) => {
-            f.because(format!("Chapter 267 does not reach the project: {why}"));
+            f.because(format!(
+                "{} does not reach the project: {why}",
+                cx.profile.wording.law
+            ));
             S::DoesNotApply
         }
         (None, Some(true), _) => {
@@ -612,7 +645,7 @@ fn post_construction(
         }
         (None, _, S::Applies) | (None, _, S::Indicated) => {
             f.cite(cx.profile, cx.id(PHOSPHORUS));
-            f.because("enhanced phosphorus design is a post-construction component (§ 267-5D(3)); the construction general permit decides both (AMB-13)");
+            f.because(cx.profile.wording.expand("enhanced phosphorus design is a post-construction component ({§5D(3)}); the construction general permit decides both (AMB-13)"));
             phosphorus
         }
         (None, Some(false), _) => {
@@ -646,7 +679,10 @@ fn facility_duty(
     let mut f = cx.requirement(kind, S::DoesNotApply, summary, &[rule], &["AMB-22"]);
     let status = match (outside, smf, post) {
         (Some(why), _, _) => {
-            f.because(format!("Chapter 267 does not reach the project: {why}"));
+            f.because(format!(
+                "{} does not reach the project: {why}",
+                cx.profile.wording.law
+            ));
             S::DoesNotApply
         }
         (None, Some(true), _) => {

@@ -170,6 +170,22 @@ fn family(p: &Profile) -> Check {
 /// The words the family's text quotes: each one its code uses is given, as plain text.
 fn wording(p: &Profile) -> Check {
     use super::LandDevelopmentFamily;
+    if p.family.land_development == LandDevelopmentFamily::NyGeneralPermit {
+        let w = &p.wording;
+        for (key, value) in [
+            ("law", &w.law),
+            ("town", &w.town),
+            ("section_prefix", &w.section_prefix),
+        ] {
+            if value.trim().is_empty() {
+                fail(
+                    format!("wording.{key}"),
+                    "the ny-general-permit family quotes this in its answers: give the town's own text",
+                )?;
+            }
+        }
+        return Ok(());
+    }
     if p.family.land_development != LandDevelopmentFamily::NyConditions {
         return Ok(());
     }

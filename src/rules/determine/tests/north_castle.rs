@@ -240,3 +240,112 @@ fn enhanced_phosphorus_only_in_north_castle_and_only_with_a_phosphorus_tmdl_over
         }
     }
 }
+
+/// The family's text in another town's words: a town that follows the same model law as
+/// chapter 180, with one clause numbered its own way, gets every reason, duty summary and
+/// open fact in its own sections and name, and none of North Castle's.
+#[test]
+fn a_general_permit_town_numbered_otherwise_reads_its_own_sections() {
+    // North Castle's profile with every "267" and "North Castle" of its data made the
+    // other town's: whatever of them remains in an answer comes from the code.
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/data/jurisdictions/north-castle-ny.toml"
+    ))
+    .unwrap()
+    .replace("267", "180")
+    .replace("North Castle", "Millbrook")
+    .replace("NORTH CASTLE", "MILLBROOK")
+    .replace("north-castle-ny", "millbrook-ny");
+    let mut p = Profile::with_id("millbrook-ny", &text, "millbrook-ny.toml").unwrap();
+    assert_eq!(p.wording.section_prefix, "§ 180-");
+    p.wording.clauses.insert("7B".into(), "§ 180-12(b)".into());
+    // Every branch that quotes a clause: exempt-date facts left open, larger common plan,
+    // agricultural activity, under and over an acre, inside and outside the chapter.
+    let mut texts = Vec::new();
+    for (area, plan, completed) in [
+        (acres(2.0), true, None),
+        (sqft(6_000.0), false, Some(true)),
+        (sqft(1_000.0), false, Some(false)),
+    ] {
+        let f = ProjectFacts {
+            larger_common_plan: plan,
+            agricultural_activity: Some(true),
+            routine_maintenance: Some(false),
+            completed_before_effective_date: completed,
+            approved_before_effective_date: Some(true),
+            requires_stormwater_management_facility: Some(true),
+            ..facts(area)
+        };
+        let mut d = serde_json::to_value(determine(&p, &f, &listed("Phosphorus"))).unwrap();
+        // Citations and assumptions are the profile's own rows (a town writes its own);
+        // what is checked is the family code's text.
+        strip(
+            &mut d,
+            &["citations", "assumptions", "jurisdiction", "rules"],
+        );
+        texts.push(d.to_string());
+    }
+    let all = texts.join("\n");
+    for theirs in ["267", "North Castle"] {
+        let at = all
+            .find(theirs)
+            .map(|i| &all[i.saturating_sub(200)..(i + 100).min(all.len())]);
+        assert!(
+            at.is_none(),
+            "{theirs:?} quoted in another town's answer: {at:?}"
+        );
+    }
+    for ours in [
+        "§ 180-7A(4)",
+        "§ 180-3D(2)",
+        "§ 180-3C(6)",
+        "§ 180-12(b)",
+        "Chapter 180 does not reach the project",
+        "not exempt in Millbrook",
+    ] {
+        assert!(all.contains(ours), "{ours:?} missing");
+    }
+    // North Castle's own answer is what its law says, word for word as before.
+    let nc = serde_json::to_string(&run(NC, &ProjectFacts::new(acres(2.0)), &no_water())).unwrap();
+    assert!(
+        nc.contains("§ 267-7A(5)") && nc.contains("§ 267-5A-D"),
+        "{nc}"
+    );
+    for marker in ["{§", "{law}", "{town}"] {
+        assert!(
+            !nc.contains(marker) && !all.contains(marker),
+            "{marker} left unexpanded"
+        );
+    }
+}
+
+/// `v` without the members named `keys`, at any depth.
+fn strip(v: &mut serde_json::Value, keys: &[&str]) {
+    match v {
+        serde_json::Value::Object(m) => {
+            m.retain(|k, _| !keys.contains(&k.as_str()));
+            m.values_mut().for_each(|x| strip(x, keys));
+        }
+        serde_json::Value::Array(a) => a.iter_mut().for_each(|x| strip(x, keys)),
+        _ => {}
+    }
+}
+
+/// A general-permit town that leaves out a word the family quotes is refused at load,
+/// naming the key, instead of answering with a blank where its section belongs.
+#[test]
+fn a_general_permit_profile_without_its_section_prefix_is_refused() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/data/jurisdictions/north-castle-ny.toml"
+    ))
+    .unwrap();
+    assert!(Profile::with_id("north-castle-ny", &text, "north-castle-ny.toml").is_ok());
+    let without = text.replace("section_prefix = \"§ 267-\"\n", "");
+    assert_ne!(without, text);
+    let e = Profile::with_id("north-castle-ny", &without, "north-castle-ny.toml")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("wording.section_prefix"), "{e}");
+}
