@@ -309,3 +309,40 @@ async fn a_newer_builtin_profile_is_reported_and_never_applied() {
         assert!(!stderr_of(&out).contains("differs"), "{kind}");
     }
 }
+
+/// A built-in profile stored by an older ms4, from before its `[wording]` table: the table
+/// is taken from this ms4's built-in copy (said on stderr), every stored value is kept and
+/// the stored text is unchanged; a town's own profile is never filled in that way.
+#[tokio::test]
+async fn a_stored_builtin_copy_older_than_a_new_table_still_loads() {
+    for kind in kinds() {
+        let work = tempfile::tempdir().unwrap();
+        let url = url_of(kind, work.path());
+        run_ok(
+            &url,
+            &["init", "--jurisdiction", "north-castle-ny", "--crs", "EPSG:2260"],
+        );
+        let registry = store::open(&url).await.unwrap();
+        let builtin = ms4::rules::Profile::builtin_text("north-castle-ny").unwrap();
+        let start = builtin.find("\n[wording]\n").expect("the built-in has [wording]");
+        let end = start + 1 + builtin[start + 1..].find("\n[").unwrap();
+        let older = format!("{}{}", &builtin[..start], &builtin[end..]);
+        assert!(!older.contains("[wording]") && older.contains("[roles]"));
+        let copy = StoredProfile::new("north-castle-ny", &older, "builtin", "older ms4");
+        registry.store_profile(&copy, false).await.unwrap();
+
+        let out = run(&url, &["profile", "rules", "--format", "json"]);
+        assert!(out.status.success(), "{kind}: {}", stderr_of(&out));
+        let err = stderr_of(&out);
+        assert!(err.contains("predates its [wording] table"), "{kind}: {err}");
+        assert_eq!(show_json(&url)["toml"], older.as_str(), "{kind}: stored text kept");
+
+        // The same text as a town's own profile: refused, naming the key.
+        let own = StoredProfile::new("north-castle-ny", &older, "north-castle-ny.toml", "analyst");
+        registry.store_profile(&own, false).await.unwrap();
+        let out = run(&url, &["profile", "rules", "--format", "json"]);
+        assert!(!out.status.success(), "{kind}");
+        let err = stderr_of(&out);
+        assert!(err.contains("wording.law"), "{kind}: {err}");
+    }
+}

@@ -128,7 +128,19 @@ pub async fn load_stored(store: &dyn Store, notices: bool) -> anyhow::Result<Loa
         "the registry's profile {} ({})",
         stored.profile_id, stored.source
     );
-    let profile = Profile::with_id(&stored.profile_id, &stored.toml, &source_name)
+    let (text, taken) = with_new_tables(&stored);
+    if !taken.is_empty() && notices {
+        eprintln!(
+            "warning: the registry's copy of the built-in profile {} predates its [{}] \
+             table{}; this ms4's built-in one is used for {}, every value the stored copy \
+             has is kept: `ms4 profile update --builtin` stores the whole built-in profile",
+            stored.profile_id,
+            taken.join("], ["),
+            if taken.len() == 1 { "" } else { "s" },
+            if taken.len() == 1 { "it" } else { "them" },
+        );
+    }
+    let profile = Profile::with_id(&stored.profile_id, &text, &source_name)
         .with_context(|| "the registry's stored profile no longer loads: replace it with `ms4 profile update FILE`")?;
     let newer_builtin = newer_builtin(&stored);
     if let (Some(hash), true) = (&newer_builtin, notices) {
@@ -147,6 +159,38 @@ pub async fn load_stored(store: &dyn Store, notices: bool) -> anyhow::Result<Loa
         stored,
         newer_builtin,
     })
+}
+
+/// The stored text, with every top-level table a newer ms4 added to a built-in profile
+/// (`[wording]` for North Castle, say) taken from this ms4's built-in copy when the stored
+/// built-in copy has no such table at all; and the names of those tables. A table the
+/// stored copy has is never touched, and a town's own profile is never filled in: its
+/// missing keys are load errors naming them.
+fn with_new_tables(stored: &StoredProfile) -> (String, Vec<String>) {
+    let unchanged = || (stored.toml.clone(), Vec::new());
+    if !stored.is_builtin() {
+        return unchanged();
+    }
+    let Some(builtin) = Profile::builtin_text(&stored.profile_id) else {
+        return unchanged();
+    };
+    let (Ok(mut old), Ok(new)) = (
+        stored.toml.parse::<toml::Table>(),
+        builtin.parse::<toml::Table>(),
+    ) else {
+        return unchanged();
+    };
+    let mut taken = Vec::new();
+    for (key, value) in new {
+        if value.is_table() && !old.contains_key(&key) {
+            taken.push(key.clone());
+            old.insert(key, value);
+        }
+    }
+    if taken.is_empty() {
+        return unchanged();
+    }
+    (old.to_string(), taken)
 }
 
 /// The built-in text's hash when a stored built-in copy differs from it.
