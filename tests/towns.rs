@@ -320,11 +320,19 @@ async fn a_stored_builtin_copy_older_than_a_new_table_still_loads() {
         let url = url_of(kind, work.path());
         run_ok(
             &url,
-            &["init", "--jurisdiction", "north-castle-ny", "--crs", "EPSG:2260"],
+            &[
+                "init",
+                "--jurisdiction",
+                "north-castle-ny",
+                "--crs",
+                "EPSG:2260",
+            ],
         );
         let registry = store::open(&url).await.unwrap();
         let builtin = ms4::rules::Profile::builtin_text("north-castle-ny").unwrap();
-        let start = builtin.find("\n[wording]\n").expect("the built-in has [wording]");
+        let start = builtin
+            .find("\n[wording]\n")
+            .expect("the built-in has [wording]");
         let end = start + 1 + builtin[start + 1..].find("\n[").unwrap();
         let older = format!("{}{}", &builtin[..start], &builtin[end..]);
         assert!(!older.contains("[wording]") && older.contains("[roles]"));
@@ -334,8 +342,15 @@ async fn a_stored_builtin_copy_older_than_a_new_table_still_loads() {
         let out = run(&url, &["profile", "rules", "--format", "json"]);
         assert!(out.status.success(), "{kind}: {}", stderr_of(&out));
         let err = stderr_of(&out);
-        assert!(err.contains("predates its [wording] table"), "{kind}: {err}");
-        assert_eq!(show_json(&url)["toml"], older.as_str(), "{kind}: stored text kept");
+        assert!(
+            err.contains("predates its [wording] table"),
+            "{kind}: {err}"
+        );
+        assert_eq!(
+            show_json(&url)["toml"],
+            older.as_str(),
+            "{kind}: stored text kept"
+        );
 
         // The same text as a town's own profile: refused, naming the key.
         let own = StoredProfile::new("north-castle-ny", &older, "north-castle-ny.toml", "analyst");

@@ -140,8 +140,9 @@ pub async fn load_stored(store: &dyn Store, notices: bool) -> anyhow::Result<Loa
             if taken.len() == 1 { "it" } else { "them" },
         );
     }
-    let profile = Profile::with_id(&stored.profile_id, &text, &source_name)
-        .with_context(|| "the registry's stored profile no longer loads: replace it with `ms4 profile update FILE`")?;
+    let profile = Profile::with_id(&stored.profile_id, &text, &source_name).with_context(|| {
+        "the registry's stored profile no longer loads: replace it with `ms4 profile update FILE`"
+    })?;
     let newer_builtin = newer_builtin(&stored);
     if let (Some(hash), true) = (&newer_builtin, notices) {
         eprintln!(

@@ -1,4 +1,6 @@
-//! Windsor, CT: the supplied text is an illicit discharge and connection article only.
+//! The illicit-discharge-only family, in the shape of Windsor, CT: the supplied text is an
+//! illicit discharge and connection article only. The town's name and the section its
+//! premises inspections cite come from the profile's `[wording]`.
 //!
 //! It has no land development activity, SWPPP or post-construction rules, so the answer is
 //! "not covered". Its one area figure, 0.5 acre, defines construction activity, and
@@ -64,7 +66,7 @@ fn premises_inspection(cx: &mut Ctx<'_>) -> Finding<Requirement> {
     let mut f = cx.requirement(
         RequirementKind::PremisesInspection,
         S::DoesNotApply,
-        "Premises with stormwater discharges associated with construction activity are subject to the Town Engineer's inspection, sampling and monitoring powers (Windsor [Monitoring of discharges section]).",
+        &format!("Premises with stormwater discharges associated with construction activity are subject to the Town Engineer's inspection, sampling and monitoring powers ({}).", cx.profile.wording.section(PREMISES)),
         &[cx.id(CONSTRUCTION), cx.id(PREMISES)],
         &["AMB-10", "AMB-24"],
     );
@@ -77,7 +79,7 @@ fn premises_inspection(cx: &mut Ctx<'_>) -> Finding<Requirement> {
             S::Applies
         }
         (false, Some(true)) => {
-            f.because("construction activity whatever its size: it is subject to an NPDES or CT DEP construction permit or a Windsor erosion and sediment control permit");
+            f.because(cx.profile.wording.expand("construction activity whatever its size: it is subject to an NPDES or CT DEP construction permit or a {town} erosion and sediment control permit"));
             S::Applies
         }
         (false, Some(false)) => {
@@ -85,7 +87,7 @@ fn premises_inspection(cx: &mut Ctx<'_>) -> Finding<Requirement> {
             S::DoesNotApply
         }
         (false, None) => {
-            f.because("under 0.5 acre, it is still construction activity if it is subject to an NPDES or CT DEP construction permit or a Windsor erosion and sediment control permit, which was not given");
+            f.because(cx.profile.wording.expand("under 0.5 acre, it is still construction activity if it is subject to an NPDES or CT DEP construction permit or a {town} erosion and sediment control permit, which was not given"));
             cx.open("construction_permit");
             S::Depends
         }

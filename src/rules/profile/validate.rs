@@ -186,6 +186,25 @@ fn wording(p: &Profile) -> Check {
         }
         return Ok(());
     }
+    if p.family.land_development == LandDevelopmentFamily::IllicitDischargeOnly {
+        if p.wording.town.trim().is_empty() {
+            fail(
+                "wording.town",
+                "the illicit-discharge-only family quotes the town's name in its answers",
+            )?;
+        }
+        if p.wording
+            .section(super::Role::PremisesAccess)
+            .trim()
+            .is_empty()
+        {
+            fail(
+                "wording.sections.premises_access",
+                "the illicit-discharge-only family cites this section in its answers: give the town's own",
+            )?;
+        }
+        return Ok(());
+    }
     if p.family.land_development != LandDevelopmentFamily::NyConditions {
         return Ok(());
     }

@@ -51,3 +51,38 @@ fn windsor_has_no_land_development_rules() {
         }
     }
 }
+
+/// The illicit-discharge-only family in another town's words: Windsor's profile with its
+/// name made another town's gives answers that name only that town.
+#[test]
+fn a_discharge_only_town_reads_its_own_name() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/data/jurisdictions/windsor-ct.toml"
+    ))
+    .unwrap()
+    .replace("Windsor", "Ashford")
+    .replace("windsor", "ashford");
+    let p = Profile::with_id("ashford-ct", &text, "ashford-ct.toml").unwrap();
+    let mut all = String::new();
+    for (area, permit) in [
+        (sqft(1_000.0), None),
+        (sqft(1_000.0), Some(true)),
+        (acres(1.0), None),
+    ] {
+        let f = ProjectFacts {
+            construction_permit: permit,
+            ..facts(area)
+        };
+        all.push_str(&serde_json::to_string(&determine(&p, &f, &no_water())).unwrap());
+    }
+    assert!(!all.contains("Windsor"), "{all}");
+    assert!(
+        all.contains("Ashford erosion and sediment control permit"),
+        "{all}"
+    );
+    assert!(
+        all.contains("(Ashford [Monitoring of discharges section])"),
+        "{all}"
+    );
+}
