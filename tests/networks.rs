@@ -1,0 +1,19 @@
+//! Real networks as analysts have them: re-importing an unchanged file, filtering and
+//! splitting a source on import, id expressions, and the drainage network's handling of
+//! T-junctions, bidirectional pipes, reversals, zero-length pipes and id collisions —
+//! each on a hand-made network under `tests/fixtures/networks/`, on both stores where a
+//! store is involved.
+
+#[path = "common/mod.rs"]
+mod common;
+#[path = "networks/reimport.rs"]
+mod reimport;
+
+use common::*;
+use ms4::domain::Layer;
+use ms4::import::{import, ImportOptions};
+
+/// A hand-made network fixture.
+fn net(name: &str) -> std::path::PathBuf {
+    fixture(&format!("networks/{name}"))
+}
