@@ -8,6 +8,8 @@
 mod common;
 #[path = "networks/reimport.rs"]
 mod reimport;
+#[path = "networks/split.rs"]
+mod split;
 
 use common::*;
 use ms4::domain::Layer;

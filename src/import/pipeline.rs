@@ -254,6 +254,11 @@ fn worker(
 }
 
 fn convert_one(setup: &Setup<'_>, ct: Option<&CoordTransform>, mut raw: RawFeature) -> Outcome {
+    // A made id sits after the source's values, where the plan looks for it.
+    if let Some(rule) = &setup.plan.id_rule {
+        let id = rule.eval(&raw.values, raw.fid);
+        raw.values.push(id);
+    }
     let id_guess = setup.plan.id.and_then(|i| {
         let v = &raw.values[i];
         (!v.is_null())

@@ -73,7 +73,31 @@ pub(crate) trait WriteTx: Send {
 /// one row however long the layer's history. A replace also reads the layer's ids (not
 /// its rows), then the rows it deletes, for their audit.
 pub(crate) async fn run(
+    tx: Box<dyn WriteTx>,
+    req: WriteRequest,
+    rx: mpsc::Receiver<WriteMsg>,
+) -> Result<WriteSummary> {
+    let mut done = run_many(tx, vec![(req, rx)]).await?;
+    Ok(done.remove(0))
+}
+
+/// Runs several write streams, one after another, in the same transaction, and commits
+/// only when every one has: an import that splits one file over several layers commits
+/// all of them or none.
+pub(crate) async fn run_many(
     mut tx: Box<dyn WriteTx>,
+    writes: Vec<(WriteRequest, mpsc::Receiver<WriteMsg>)>,
+) -> Result<Vec<WriteSummary>> {
+    let mut done = Vec::with_capacity(writes.len());
+    for (req, rx) in writes {
+        done.push(write_one(tx.as_mut(), req, rx).await?);
+    }
+    tx.commit().await?;
+    Ok(done)
+}
+
+async fn write_one(
+    tx: &mut dyn WriteTx,
     req: WriteRequest,
     mut rx: mpsc::Receiver<WriteMsg>,
 ) -> Result<WriteSummary> {
@@ -221,7 +245,6 @@ pub(crate) async fn run(
     summary.change = Some(tx.bump(layer).await?);
     tx.finish_import(&req, import_id, &summary, &report, &at)
         .await?;
-    tx.commit().await?;
     Ok(summary)
 }
 
@@ -241,7 +264,11 @@ pub(crate) const FLOAT_RELATIVE_TOLERANCE: f64 = 1e-12;
 /// recognised as unchanged, whichever store and however its numbers were kept.
 pub(crate) fn same_feature(old: &Feature, new: &Feature) -> bool {
     old.values.len() == new.values.len()
-        && old.values.iter().zip(&new.values).all(|(a, b)| same_value(a, b))
+        && old
+            .values
+            .iter()
+            .zip(&new.values)
+            .all(|(a, b)| same_value(a, b))
         && same_object(&old.extra, &new.extra)
         && match (&old.geom, &new.geom) {
             (None, None) => true,
@@ -267,8 +294,7 @@ fn same_object(
     b: &serde_json::Map<String, serde_json::Value>,
 ) -> bool {
     a.len() == b.len()
-        && a
-            .iter()
+        && a.iter()
             .all(|(k, v)| b.get(k).is_some_and(|w| same_json(v, w)))
 }
 
@@ -305,10 +331,16 @@ mod tests {
     fn numbers_a_float_parser_moved_in_the_last_digit_are_the_same() {
         assert!(same_number(20.092298898533, 20.092298898533002));
         assert!(same_number(1.0000000000000002e-5, 1e-5));
-        assert!(!same_number(20.0922988985, 20.0922988986), "a change in the tenth digit");
+        assert!(
+            !same_number(20.0922988985, 20.0922988986),
+            "a change in the tenth digit"
+        );
         assert!(!same_number(0.0, 1e-300), "zero is only zero");
         let j = |s: &str| serde_json::from_str::<serde_json::Value>(s).unwrap();
-        assert!(same_json(&j("[20.092298898533]"), &j("[20.092298898533002]")));
+        assert!(same_json(
+            &j("[20.092298898533]"),
+            &j("[20.092298898533002]")
+        ));
         assert!(!same_json(&j("9007199254740993"), &j("9007199254740992")));
         assert!(!same_json(&j("1"), &j("\"1\"")), "a number is not its text");
     }

@@ -11,8 +11,17 @@ async fn reimporting_float_attributes_unchanged_writes_nothing() {
         let reg = registry(kind, 2260).await;
         let opts = ImportOptions::new(Layer::Pipes, net("float_attributes.geojson"));
         let first = import(reg.store.clone(), opts.clone()).await.unwrap();
-        assert_eq!(first.written.as_ref().unwrap().inserted, 39, "{kind}: {first}");
-        let audit_before = reg.store.audit(Some(Layer::Pipes), 10_000).await.unwrap().len();
+        assert_eq!(
+            first.written.as_ref().unwrap().inserted,
+            39,
+            "{kind}: {first}"
+        );
+        let audit_before = reg
+            .store
+            .audit(Some(Layer::Pipes), 10_000)
+            .await
+            .unwrap()
+            .len();
         for round in 0..2 {
             let again = import(reg.store.clone(), opts.clone()).await.unwrap();
             let w = again.written.as_ref().unwrap();
