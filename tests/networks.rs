@@ -6,6 +6,8 @@
 
 #[path = "common/mod.rs"]
 mod common;
+#[path = "networks/quality.rs"]
+mod quality;
 #[path = "networks/reimport.rs"]
 mod reimport;
 #[path = "networks/split.rs"]

@@ -44,8 +44,8 @@ use crate::domain::Layer;
 use crate::spatial::Snapshot;
 
 pub use check::{
-    Cycle, DanglingEnd, DuplicateId, NetworkReport, NetworkSummary, OrphanStructure, Part,
-    ReversedPipe, UnknownId,
+    Cycle, DanglingEnd, DuplicateId, IdCollision, NetworkReport, NetworkSummary, OrphanStructure,
+    Part, ReversedPipe, UnknownId,
 };
 pub use trace::{OutfallPath, Trace};
 
@@ -225,6 +225,9 @@ struct Edge {
     /// Snap distances (NaN unless the end was snapped); f32 is plenty for a report.
     from_snap: f32,
     to_snap: f32,
+    /// Water may flow either way (the pipe is marked bidirectional): traces walk it both
+    /// ways.
+    both_ways: bool,
 }
 
 /// Compressed adjacency: the edges leaving (or entering) node `n` are
@@ -288,6 +291,11 @@ pub struct Network {
     reversed: Vec<ReversedPipe>,
     unknown_ids: Vec<UnknownId>,
     duplicate_ids: Vec<DuplicateId>,
+    /// Ids both a structure and a pipe carry.
+    collisions: Vec<IdCollision>,
+    /// Pipes (edge numbers, ascending) whose two ends are one point: no length to carry
+    /// water round, so they are reported as such, never as one-pipe cycles.
+    zero_length: Vec<u32>,
 }
 
 impl Network {
