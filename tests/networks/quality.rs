@@ -195,3 +195,53 @@ fn unknown_from_to_ids_are_counted_in_the_summary() {
     assert_eq!(r["summary"]["unknown_ids"], 2, "{}", r["summary"]);
     assert_eq!(r["unknown_ids"].as_array().unwrap().len(), 2);
 }
+
+#[test]
+fn a_pipe_end_on_another_pipes_interior_joins_it_there() {
+    for kind in kinds() {
+        let (url, _dir) = load_case(kind, "tjunction");
+        let r = check(&url);
+        let s = &r["summary"];
+        assert_eq!(s["t_junctions"], 1, "{kind}: {s}");
+        assert_eq!(s["dangling_ends"], 0, "{kind}: {}", r["dangling_ends"]);
+        assert_eq!(s["pipes"], 2, "the trunk is split in the network only");
+        assert_eq!(s["cycles"], 0);
+        let t = &r["t_junctions"][0];
+        assert_eq!(
+            (t["pipe"].as_str(), t["end"].as_str(), t["joins"].as_str()),
+            (Some("L-1"), Some("to"), Some("T-1"))
+        );
+        assert!((t["distance"].as_f64().unwrap() - 0.4).abs() < 1e-6, "{t}");
+        // The lateral's water reaches the trunk's outfall, the trunk named once.
+        let down = trace(&url, "CB-L", "downstream");
+        assert_eq!(
+            strings(&down["outfalls"][0]["path"]),
+            ["CB-L", "L-1", "T-1", "OF-A"],
+            "{kind}: {down}"
+        );
+        let up = trace(&url, "OF-A", "upstream");
+        let mut st = strings(&up["structures"]);
+        st.sort();
+        assert_eq!(st, ["CB-L", "MH-A", "OF-A"], "{kind}: {up}");
+        assert_eq!(strings(&up["pipes"]).len(), 2, "{up}");
+        // Upstream of the trunk pipe itself: the lateral joins it.
+        let up = trace(&url, "T-1", "upstream");
+        let mut st = strings(&up["structures"]);
+        st.sort();
+        assert_eq!(st, ["CB-L", "MH-A"], "{kind}: {up}");
+        // The stored trunk is one feature still.
+        let out = run_ok(
+            &url,
+            &[
+                "export",
+                "pipes",
+                _dir.path().join("p.geojson").to_str().unwrap(),
+            ],
+        );
+        let _ = out;
+        let j: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(_dir.path().join("p.geojson")).unwrap())
+                .unwrap();
+        assert_eq!(j["features"].as_array().unwrap().len(), 2);
+    }
+}

@@ -157,13 +157,12 @@ impl Network {
 
         let tol = opts.tolerance();
         snap_to_structures(&mut pending, &positions, tol);
-        drop(positions);
         let mut synthetic_at = Vec::new();
         join_loose_ends(&mut pending, tol, &mut kinds, &mut synthetic_at);
 
         let directions = decide_directions(&pending, pipes);
         let mut reversed = Vec::new();
-        let edges: Vec<Edge> = pending
+        let mut edges: Vec<Edge> = pending
             .iter()
             .zip(pipes)
             .zip(directions)
@@ -215,6 +214,32 @@ impl Network {
             .filter(|(_, (e, f))| e.from == e.to && line_length(f.geom.as_ref()) <= tol)
             .map(|(i, _)| i as u32)
             .collect();
+        let n_pipes = edges.len() as u32;
+        let splits = super::tee::join_tees(
+            pipes,
+            &mut edges,
+            &mut kinds,
+            |n| {
+                if n < n_structures {
+                    positions[n as usize]
+                } else {
+                    synthetic_at[(n - n_structures) as usize]
+                }
+            },
+            tol,
+        );
+        drop(positions);
+        let tees = splits
+            .found
+            .iter()
+            .map(|&(pipe, on, end, at, distance)| super::TJunction {
+                pipe: pipes[pipe as usize].id.clone(),
+                end,
+                joins: pipes[on as usize].id.clone(),
+                at,
+                distance,
+            })
+            .collect();
 
         let nodes = kinds.len();
         let out = Csr::new(nodes, &edges, |e| e.from);
@@ -236,6 +261,10 @@ impl Network {
             duplicate_ids,
             collisions,
             zero_length,
+            pipes: n_pipes,
+            split_of: splits.split_of,
+            tails: splits.tails,
+            tees,
         }
     }
 }

@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use super::{DirectionSource, EndMatch, Network, NodeKind, StructureKind};
+use super::{DirectionSource, EndMatch, Network, NodeKind, StructureKind, TJunction};
 use crate::domain::Layer;
 
 /// Counts over the whole network.
@@ -54,6 +54,9 @@ pub struct NetworkSummary {
     pub bidirectional_pipes: usize,
     /// Ids that a structure and a pipe both carry.
     pub id_collisions: usize,
+    /// Pipe ends joined to another pipe's interior, which is split there in the network
+    /// (not in the stored data). Counted among `ends_at_junctions`.
+    pub t_junctions: usize,
 }
 
 /// A pipe end that meets no structure and no other pipe.
@@ -174,6 +177,8 @@ pub struct NetworkReport {
     pub bidirectional_pipes: Vec<String>,
     /// Ids a structure and a pipe both carry.
     pub id_collisions: Vec<IdCollision>,
+    /// Pipe ends joined to another pipe's interior.
+    pub t_junctions: Vec<TJunction>,
     /// Pipes laid against their inverts.
     pub reversed_pipes: Vec<ReversedPipe>,
     /// Structures that no pipe meets.
@@ -195,7 +200,7 @@ impl Network {
         let mut summary = NetworkSummary {
             snap_tolerance: self.opts.tolerance(),
             structures: self.structures as usize,
-            pipes: self.edges.len(),
+            pipes: self.pipes as usize,
             junctions: self.junction_count(),
             ends_by_id: 0,
             ends_snapped: 0,
@@ -215,13 +220,15 @@ impl Network {
             zero_length_pipes: self.zero_length.len(),
             bidirectional_pipes: 0,
             id_collisions: self.collisions.len(),
+            t_junctions: self.tees.len(),
         };
-        let bidirectional_pipes: Vec<String> = (0..self.edges.len() as u32)
+        let bidirectional_pipes: Vec<String> = (0..self.pipes)
             .filter(|&e| self.edges[e as usize].both_ways)
             .map(|e| self.pipe_id(e).to_string())
             .collect();
         summary.bidirectional_pipes = bidirectional_pipes.len();
-        for (i, e) in self.edges.iter().enumerate() {
+        for i in 0..self.pipes as usize {
+            let e = &self.whole_pipe(i as u32);
             for (end, node, matched) in [("from", e.from, e.from_match), ("to", e.to, e.to_match)] {
                 match matched {
                     EndMatch::Id => summary.ends_by_id += 1,
@@ -276,6 +283,7 @@ impl Network {
                 .collect(),
             bidirectional_pipes,
             id_collisions: self.collisions.clone(),
+            t_junctions: self.tees.clone(),
             reversed_pipes: self.reversed.clone(),
             orphan_structures,
             unknown_ids: self.unknown_ids.clone(),
@@ -333,7 +341,7 @@ impl Network {
                 p.example = self.names.get(node).to_string();
             }
         }
-        for (i, e) in self.edges.iter().enumerate() {
+        for (i, e) in self.edges.iter().enumerate().take(self.pipes as usize) {
             let k = part_of(&mut parent, e.from, &mut parts);
             let p = &mut parts[k];
             p.pipes += 1;
@@ -359,13 +367,17 @@ impl Network {
         let counts = |e: usize| self.zero_length.binary_search(&(e as u32)).is_err();
         // A group has a cycle when a pipe runs inside it (a self-loop counts).
         let mut inside: Vec<Vec<u32>> = vec![Vec::new(); n];
-        let mut pipes_in_cycles = 0;
         for (i, e) in self.edges.iter().enumerate() {
             if counts(i) && comp[e.from as usize] == comp[e.to as usize] {
-                inside[comp[e.from as usize] as usize].push(i as u32);
-                pipes_in_cycles += 1;
+                // A pipe split at a T-junction counts once, whichever pieces are inside.
+                let list = &mut inside[comp[e.from as usize] as usize];
+                let pipe = self.pipe_of(i as u32);
+                if !list.contains(&pipe) {
+                    list.push(pipe);
+                }
             }
         }
+        let pipes_in_cycles = inside.iter().map(Vec::len).sum();
         let count = inside.iter().filter(|c| !c.is_empty()).count();
         let mut cycles = Vec::with_capacity(count);
         let mut listed = vec![false; n];
@@ -416,11 +428,15 @@ impl Network {
             node = self.edges[e as usize].to;
         };
         let loop_edges = &walk[first..];
+        let mut pipes: Vec<String> = Vec::with_capacity(loop_edges.len());
+        for &e in loop_edges {
+            let id = self.pipe_id(e);
+            if !pipes.iter().any(|p| p == id) {
+                pipes.push(id.to_string());
+            }
+        }
         Cycle {
-            pipes: loop_edges
-                .iter()
-                .map(|&e| self.pipe_id(e).to_string())
-                .collect(),
+            pipes,
             structures: loop_edges
                 .iter()
                 .filter_map(|&e| self.structure_id(self.edges[e as usize].from))

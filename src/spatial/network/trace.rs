@@ -82,6 +82,13 @@ impl Network {
                         (e, note)
                     }
                 };
+                // A pipe split at T-junctions is walked from its first piece downstream
+                // and from its last piece upstream, so every piece (and every lateral
+                // joining it) is reached.
+                let e = match dir {
+                    Direction::Downstream => e,
+                    Direction::Upstream => self.tails.get(&e).copied().unwrap_or(e),
+                };
                 let edge = &self.edges[e as usize];
                 let next = match dir {
                     Direction::Downstream => edge.to,
@@ -197,9 +204,16 @@ impl Network {
                 }
             }
         }
-        // A pipe reached from both its ends is listed once.
+        // A pipe reached from both its ends, or in pieces (split at a T-junction), is
+        // listed once.
+        for e in pipes.iter_mut() {
+            *e = self.pipe_of(*e);
+        }
         let mut listed = rustc_hash::FxHashSet::default();
         pipes.retain(|e| listed.insert(*e));
+        for e in reversed_walks.iter_mut() {
+            *e = self.pipe_of(*e);
+        }
         reversed_walks.sort_unstable();
         reversed_walks.dedup();
         trace.walked_both_ways = reversed_walks
@@ -234,7 +248,11 @@ impl Network {
             if e == NO_EDGE {
                 break;
             }
-            path.push(self.pipe_id(e).to_string());
+            let id = self.pipe_id(e);
+            // The pieces of a pipe split at a T-junction are one pipe in the path.
+            if path.last().map(String::as_str) != Some(id) {
+                path.push(id.to_string());
+            }
             if e == start_edge {
                 break;
             }
