@@ -8,6 +8,8 @@
 mod common;
 #[path = "networks/quality.rs"]
 mod quality;
+#[path = "networks/campus.rs"]
+mod campus;
 #[path = "networks/reimport.rs"]
 mod reimport;
 #[path = "networks/split.rs"]
