@@ -4,12 +4,14 @@
 //! each on a hand-made network under `tests/fixtures/networks/`, on both stores where a
 //! store is involved.
 
-#[path = "common/mod.rs"]
-mod common;
-#[path = "networks/quality.rs"]
-mod quality;
 #[path = "networks/campus.rs"]
 mod campus;
+#[path = "common/mod.rs"]
+mod common;
+#[path = "networks/formats.rs"]
+mod formats;
+#[path = "networks/quality.rs"]
+mod quality;
 #[path = "networks/reimport.rs"]
 mod reimport;
 #[path = "networks/split.rs"]
