@@ -8,6 +8,8 @@
 mod campus;
 #[path = "common/mod.rs"]
 mod common;
+#[path = "networks/export_types.rs"]
+mod export_types;
 #[path = "networks/formats.rs"]
 mod formats;
 #[path = "networks/quality.rs"]
