@@ -47,6 +47,12 @@ async fn extra_attributes_keep_their_types_in_every_format() {
             // A DBF keeps fifteen decimals; the other formats the whole double.
             assert!((len - 20.092298898533).abs() < 1e-9, "{kind} {ext}: {len}");
             assert_eq!(p1.extra["Note"], "first", "{kind} {ext}");
+            let p2 = got.iter().find(|f| f.id == "P-2").unwrap();
+            assert_eq!(
+                p2.extra.get("Count"),
+                None,
+                "{kind} {ext}: a null number stays null"
+            );
             let p3 = got.iter().find(|f| f.id == "P-3").unwrap();
             assert_eq!(
                 p3.extra.get("Note"),
