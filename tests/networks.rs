@@ -16,6 +16,8 @@ mod formats;
 mod quality;
 #[path = "networks/reimport.rs"]
 mod reimport;
+#[path = "networks/settings.rs"]
+mod settings;
 #[path = "networks/split.rs"]
 mod split;
 
