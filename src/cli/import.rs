@@ -77,13 +77,7 @@ pub(super) async fn run(store_url: &str, a: ImportArgs) -> anyhow::Result<()> {
     let s_srs = a.s_srs.as_deref().map(crs::parse_epsg).transpose()?;
     let (layer, path, by) = match (a.path.clone(), &a.layer_by) {
         (Some(p), by) => {
-            let layer: Layer = a.layer.parse().map_err(|_| {
-                anyhow::anyhow!(
-                    "{:?} is not a registry layer; the layers are: {}",
-                    a.layer,
-                    Layer::ALL.iter().map(|l| l.name()).collect::<Vec<_>>().join(", ")
-                )
-            })?;
+            let layer: Layer = a.layer.parse().map_err(|e| anyhow::anyhow!("{e}"))?;
             if by.is_some() {
                 anyhow::bail!("with --layer-by the layers come from the mapping: give the file only (ms4 import {} --layer-by ...)", p.display());
             }
