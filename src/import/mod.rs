@@ -497,7 +497,10 @@ fn read_source(
         }
     }
     if read == 0 {
-        report.warnings.push("the file has no features".into());
+        report.warnings.push(match &report.filter {
+            Some(w) => format!("no feature of the file matches {w}"),
+            None => "the file has no features".into(),
+        });
     }
     if opts.mode == WriteMode::Replace && report.rejected > 0 && sink.is_some() {
         // A rejected feature's current version would be deleted by the replace: refuse

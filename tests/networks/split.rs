@@ -69,6 +69,16 @@ async fn layer_by_fills_several_layers_in_one_transaction_with_a_report_each() {
             "{kind}: {r}"
         );
         assert_eq!(r.not_taken, Some(1), "the headwall: {r}");
+        // A value no feature has is said to match nothing.
+        let none = LayerBy::parse("FeatureType=outfalls:'Outfall'").unwrap();
+        let r0 = import_split(reg.store.clone(), base.clone(), &none)
+            .await
+            .unwrap();
+        assert_eq!(r0.layers[0].read, 0);
+        assert_eq!(
+            r0.layers[0].warnings,
+            ["no feature of the file matches \"FeatureType\" IN ('Outfall')"]
+        );
         assert_eq!(
             ids(&reg.store, Layer::CatchBasins),
             ["ALT-2", "CB-1", "CB-3", "IN-1"]
