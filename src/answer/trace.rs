@@ -20,11 +20,7 @@ pub struct TraceParams {
     #[serde(skip)]
     pub asset_id: String,
     /// Trace against the flow, towards the sources.
-    #[arg(
-        long,
-        conflicts_with = "downstream",
-        required_unless_present = "downstream"
-    )]
+    #[arg(long, conflicts_with = "downstream")]
     #[serde(deserialize_with = "flag")]
     pub upstream: bool,
     /// Trace with the flow, towards the outfalls.

@@ -14,10 +14,27 @@ use crate::store::WriteMode;
 pub struct ImportArgs {
     /// The registry layer: parcels, catch_basins, manholes, outfalls, pipes, connections,
     /// connection_records, smps, easements, receiving_waters, impairments, watersheds,
-    /// tmdl_areas, inspections or boundary.
-    pub layer: Layer,
+    /// tmdl_areas, inspections or boundary. With --layer-by, leave it out and give the
+    /// file only.
+    pub layer: String,
     /// The file: Shapefile (or a zip of one), GeoPackage, File Geodatabase, GeoJSON, KML, CSV.
-    pub path: PathBuf,
+    pub path: Option<PathBuf>,
+    /// Import only the features this OGR SQL condition selects:
+    /// --where "FeatureType = 'Catch Basin'".
+    #[arg(long = "where", value_name = "CONDITION")]
+    pub filter: Option<String>,
+    /// Split the file over several layers by one field's value, in one transaction:
+    /// --layer-by "FeatureType=catch_basins:'Catch Basin','Inlet';manholes:'Manhole'",
+    /// or a .toml file with `field = "..."` and a [layers] table of value lists.
+    #[arg(long, value_name = "FIELD=LAYER:VALUES;... | FILE.toml")]
+    pub layer_by: Option<String>,
+    /// Make each id from an expression over the source fields, when the file has no
+    /// usable id field: --id "COALESCE(FACILITYID, ALTID)" (fields, 'text', COALESCE, ||).
+    #[arg(long, value_name = "EXPRESSION")]
+    pub id: Option<String>,
+    /// Generate ids: this prefix followed by the source feature number (--id-prefix P-).
+    #[arg(long, value_name = "PREFIX", conflicts_with = "id")]
+    pub id_prefix: Option<String>,
     /// Map a canonical field to a source field: --map asset_id=FACILITYID (repeatable).
     #[arg(long = "map", value_name = "CANONICAL=SOURCE")]
     pub maps: Vec<String>,
@@ -58,8 +75,29 @@ pub(super) async fn run(store_url: &str, a: ImportArgs) -> anyhow::Result<()> {
         .map(|m| source::parse_map(m))
         .collect::<Result<Vec<_>, _>>()?;
     let s_srs = a.s_srs.as_deref().map(crs::parse_epsg).transpose()?;
+    let (layer, path, by) = match (a.path.clone(), &a.layer_by) {
+        (Some(p), by) => {
+            let layer: Layer = a.layer.parse().map_err(|e| anyhow::anyhow!("{e}"))?;
+            if by.is_some() {
+                anyhow::bail!("with --layer-by the layers come from the mapping: give the file only (ms4 import {} --layer-by ...)", p.display());
+            }
+            (layer, p, None)
+        }
+        // The mapping gives each read its layer.
+        (None, Some(by)) => (
+            Layer::CatchBasins,
+            PathBuf::from(&a.layer),
+            Some(import::split::LayerBy::parse(by)?),
+        ),
+        (None, None) => anyhow::bail!(
+            "give the layer and the file (ms4 import catch_basins basins.shp), or the file with --layer-by"
+        ),
+    };
     let store = crate::store::open(store_url).await?;
-    let mut opts = ImportOptions::new(a.layer, &a.path);
+    let mut opts = ImportOptions::new(layer, &path);
+    opts.filter = a.filter;
+    opts.id_expr = a.id;
+    opts.id_prefix = a.id_prefix;
     opts.maps = maps;
     opts.src_layer = a.src_layer;
     opts.s_srs = s_srs;
@@ -74,6 +112,16 @@ pub(super) async fn run(store_url: &str, a: ImportArgs) -> anyhow::Result<()> {
     opts.allow_mass_delete = a.allow_mass_delete;
     opts.any_driver = a.allow_any_driver;
     opts.progress = a.format == Format::Table;
+    if let Some(by) = by {
+        // Several reads run at once: one progress bar each would garble the terminal.
+        opts.progress = false;
+        let report = import::split::import_split(store, opts, &by).await?;
+        match a.format {
+            Format::Json => println!("{}", serde_json::to_string_pretty(&report)?),
+            Format::Table => print!("{report}"),
+        }
+        return Ok(());
+    }
     let report = import::import(store, opts).await?;
     match a.format {
         Format::Json => println!("{}", serde_json::to_string_pretty(&report)?),

@@ -7,7 +7,9 @@ mod export;
 mod illicit;
 mod import;
 mod init;
+mod list;
 mod nearby;
+mod network_output;
 pub mod output;
 pub mod profile;
 mod profile_rules;
@@ -85,6 +87,8 @@ pub enum Command {
     Profile(profile::ProfileArgs),
     /// Create, list and revoke API tokens (roles: analyst, inspector, planner, admin).
     Token(token::TokenArgs),
+    /// A layer's ids (with name and status where it has them): ms4 list watersheds.
+    List(list::ListArgs),
 }
 
 impl Cli {
@@ -115,6 +119,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::SmpsWithoutEasement(a) => smps::run(&store, a).await,
         Command::Token(a) => token::run(&store, a).await,
         Command::Profile(a) => profile::run(&store, a).await,
+        Command::List(a) => list::run(&store, a).await,
     }
 }
 

@@ -47,6 +47,15 @@ pub enum ProfileAction {
         #[arg(long)]
         builtin: bool,
     },
+    /// Change one network setting in the stored profile (checked and audited as an
+    /// update): `ms4 profile set snap_tolerance 0.5ft` (also record_tolerance,
+    /// receiving_water_tolerance; units ft, us_ft or m).
+    Set {
+        /// The setting: snap_tolerance, record_tolerance or receiving_water_tolerance.
+        key: String,
+        /// The distance with its unit: 0.5ft, 0.15m.
+        value: String,
+    },
     /// Every rule id of the profile with its role, citation and the code that decides it.
     Rules {
         /// How to print the list.
@@ -213,6 +222,7 @@ pub(super) async fn run(store_url: &str, a: ProfileArgs) -> anyhow::Result<()> {
     match a.action {
         ProfileAction::Show { format } => show(store.as_ref(), format).await,
         ProfileAction::Update { file, builtin } => update(store.as_ref(), file, builtin).await,
+        ProfileAction::Set { key, value } => set(store.as_ref(), &key, &value).await,
         ProfileAction::Rules { format } => {
             let loaded = load_stored(store.as_ref(), true).await?;
             super::profile_rules::print(&loaded.profile, format)
@@ -272,6 +282,81 @@ async fn update(store: &dyn Store, file: Option<PathBuf>, builtin: bool) -> anyh
             (text.to_string(), BUILTIN_SOURCE.to_string())
         }
     };
+    store_checked(store, &meta, text, source).await
+}
+
+/// The settings `ms4 profile set` changes: the `[tolerances]` distances.
+const SETTABLE: [&str; 3] = [
+    "snap_tolerance",
+    "record_tolerance",
+    "receiving_water_tolerance",
+];
+
+/// Sets one `[tolerances]` distance in the stored profile's text and stores it as an
+/// update (checked, audited); the rest of the text, comments included, is kept.
+async fn set(store: &dyn Store, key: &str, value: &str) -> anyhow::Result<()> {
+    if !SETTABLE.contains(&key) {
+        bail!(
+            "{key:?} is not a setting ms4 profile set changes; those are: {}",
+            SETTABLE.join(", ")
+        );
+    }
+    let split = value
+        .trim()
+        .find(|c: char| c.is_ascii_alphabetic())
+        .ok_or_else(|| {
+            anyhow::anyhow!("{value:?}: give a distance with its unit, e.g. 0.5ft or 0.15m")
+        })?;
+    let (num, unit) = value.trim().split_at(split);
+    let n: f64 = num
+        .trim()
+        .parse()
+        .ok()
+        .filter(|n: &f64| n.is_finite() && *n >= 0.0)
+        .ok_or_else(|| anyhow::anyhow!("{value:?}: {num:?} is not a distance (0 or more)"))?;
+    let unit = match unit.trim() {
+        "ft" | "feet" => "ft",
+        "us_ft" | "ftUS" => "us_ft",
+        "m" => "m",
+        other => bail!("{value:?}: unit {other:?}; use ft, us_ft or m"),
+    };
+    let meta = store.meta().await?;
+    let old = store
+        .stored_profile()
+        .await?
+        .ok_or_else(|| anyhow::anyhow!("the registry keeps no profile yet"))?;
+    let mut section = String::new();
+    let mut done = false;
+    let mut lines = Vec::new();
+    for line in old.toml.lines() {
+        let t = line.trim_start();
+        if t.starts_with('[') {
+            section = t.trim_end().to_string();
+        }
+        if !done && section == "[tolerances]" && t.split('=').next().map(str::trim) == Some(key) {
+            lines.push(format!("{key} = {{ value = {n:?}, unit = \"{unit}\" }}"));
+            done = true;
+        } else {
+            lines.push(line.to_string());
+        }
+    }
+    if !done {
+        bail!(
+            "the stored profile has no {key} under [tolerances]; edit it with ms4 profile update"
+        );
+    }
+    let mut text = lines.join("\n");
+    text.push('\n');
+    store_checked(store, &meta, text, format!("ms4 profile set {key} {value}")).await
+}
+
+/// Checks a profile text as `init` does and stores it as the registry's, audited.
+async fn store_checked(
+    store: &dyn Store,
+    meta: &crate::store::RegistryMeta,
+    text: String,
+    source: String,
+) -> anyhow::Result<()> {
     // Checked as `init` checks it: the whole schema, then the registry's id.
     let profile = Profile::from_toml_str(&text, &source)?;
     if profile.id != meta.jurisdiction {

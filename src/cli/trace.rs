@@ -5,6 +5,7 @@ use clap::Args;
 use super::output::{self, QueryFormat};
 use crate::answer::trace::{network_check, trace, NetworkCheckParams, TraceParams};
 use crate::answer::{to_pretty_json, Ask};
+use crate::domain::Layer;
 use crate::spatial::Snapshot;
 
 /// Arguments of `ms4 trace`.
@@ -24,7 +25,8 @@ pub struct NetworkCheckArgs {
     /// The question (no parameters; `GET /api/network-check`).
     #[command(flatten)]
     pub ask: NetworkCheckParams,
-    /// How to print the answer (table: a summary; json: everything).
+    /// How to print the answer: table (the counts and the findings), csv (a row per
+    /// finding), geojson (the findings on a map) or json (everything).
     #[arg(long, value_enum, default_value_t = QueryFormat::Table)]
     pub format: QueryFormat,
 }
@@ -37,16 +39,25 @@ async fn load(store_url: &str) -> anyhow::Result<(Snapshot, crate::rules::Profil
 }
 
 pub(super) async fn run_trace(store_url: &str, a: TraceArgs) -> anyhow::Result<()> {
-    if a.format == QueryFormat::Geojson {
-        anyhow::bail!("--format geojson is not offered for trace; use json");
+    if !a.ask.upstream && !a.ask.downstream {
+        anyhow::bail!(
+            "give the direction: ms4 trace {0} --upstream (towards the sources) or ms4 trace {0} --downstream (towards the outfalls)",
+            a.ask.asset_id
+        );
     }
     let (snap, profile) = load(store_url).await?;
     let answer = trace(&Ask::new(&snap, &profile), &a.ask).map_err(|e| e.into_cli())?;
     let t = &answer.trace;
     match a.format {
         QueryFormat::Json => println!("{}", to_pretty_json(&answer)?),
-        QueryFormat::Geojson => unreachable!("refused above"),
-        QueryFormat::Table | QueryFormat::Csv => {
+        QueryFormat::Geojson => print_trace_geojson(&snap, &answer)?,
+        QueryFormat::Csv => {
+            // One row per thing reached: what it is, its id, and for an outfall its
+            // receiving water and path.
+            let header = ["role", "id", "receiving_water", "path"];
+            print!("{}", output::csv(&header, &trace_rows(&answer)));
+        }
+        QueryFormat::Table => {
             println!(
                 "{} trace from {}: {} structures, {} pipes, {} connections",
                 t.direction,
@@ -55,6 +66,9 @@ pub(super) async fn run_trace(store_url: &str, a: TraceArgs) -> anyhow::Result<(
                 t.pipes.len(),
                 answer.connections.len()
             );
+            if let Some(note) = &t.id_collision {
+                println!("note: {note}");
+            }
             let rows: Vec<Vec<String>> = t
                 .outfalls
                 .iter()
@@ -65,16 +79,19 @@ pub(super) async fn run_trace(store_url: &str, a: TraceArgs) -> anyhow::Result<(
                 })
                 .collect();
             if !rows.is_empty() {
-                let header = ["outfall", "receiving_water", "path"];
-                let text = if a.format == QueryFormat::Csv {
-                    output::csv(&header, &rows)
-                } else {
-                    output::table(&header, &rows)
-                };
-                print!("{text}");
+                print!(
+                    "{}",
+                    output::table(&["outfall", "receiving_water", "path"], &rows)
+                );
             }
             if !t.dead_ends.is_empty() {
                 println!("dead ends: {}", t.dead_ends.join(", "));
+            }
+            if !t.walked_both_ways.is_empty() {
+                println!(
+                    "walked both ways (bidirectional): {}",
+                    t.walked_both_ways.join(", ")
+                );
             }
             if !t.inferred.is_empty() {
                 println!(
@@ -87,31 +104,133 @@ pub(super) async fn run_trace(store_url: &str, a: TraceArgs) -> anyhow::Result<(
     Ok(())
 }
 
-pub(super) async fn run_check(store_url: &str, a: NetworkCheckArgs) -> anyhow::Result<()> {
-    if a.format == QueryFormat::Geojson {
-        anyhow::bail!("--format geojson is not offered for network-check; use json");
+/// A trace as rows: every structure, pipe, dead end and connection reached, and each
+/// outfall with its water and path.
+fn trace_rows(answer: &crate::answer::trace::TraceAnswer) -> Vec<Vec<String>> {
+    let t = &answer.trace;
+    let mut rows = Vec::new();
+    let outfalls: std::collections::HashMap<&str, usize> = t
+        .outfalls
+        .iter()
+        .enumerate()
+        .map(|(i, o)| (o.outfall.as_str(), i))
+        .collect();
+    for s in &t.structures {
+        match outfalls.get(s.as_str()) {
+            Some(&i) => rows.push(vec![
+                "outfall".into(),
+                s.clone(),
+                answer
+                    .receiving_waters
+                    .get(i)
+                    .and_then(|w| w.water_id.clone())
+                    .unwrap_or_default(),
+                t.outfalls[i].path.join(" "),
+            ]),
+            None => rows.push(vec![
+                "structure".into(),
+                s.clone(),
+                String::new(),
+                String::new(),
+            ]),
+        }
     }
+    for p in &t.pipes {
+        rows.push(vec!["pipe".into(), p.clone(), String::new(), String::new()]);
+    }
+    for d in &t.dead_ends {
+        rows.push(vec![
+            "dead_end".into(),
+            d.clone(),
+            String::new(),
+            String::new(),
+        ]);
+    }
+    for c in &answer.connections {
+        let id = serde_json::to_value(c)
+            .ok()
+            .and_then(|v| v["connection_id"].as_str().map(str::to_string))
+            .unwrap_or_default();
+        rows.push(vec!["connection".into(), id, String::new(), String::new()]);
+    }
+    rows
+}
+
+/// A trace for a map: each structure and pipe reached as a feature (`role` says which),
+/// and each outfall's path as one line feature made of its pipes.
+fn print_trace_geojson(
+    snap: &Snapshot,
+    answer: &crate::answer::trace::TraceAnswer,
+) -> anyhow::Result<()> {
+    let t = &answer.trace;
+    let mut items = Vec::new();
+    let layer_of = |id: &str| {
+        [Layer::CatchBasins, Layer::Manholes, Layer::Outfalls]
+            .into_iter()
+            .find(|l| snap.layer(*l).get(id).is_some())
+    };
+    for s in &t.structures {
+        if let Some(l) = layer_of(s) {
+            if let Some(g) = snap.layer(l).get(s).and_then(|f| f.geom.clone()) {
+                let role = if l == Layer::Outfalls {
+                    "outfall"
+                } else {
+                    "structure"
+                };
+                items.push((
+                    g,
+                    serde_json::json!({"role": role, "id": s, "layer": l.name()}),
+                ));
+            }
+        }
+    }
+    for p in &t.pipes {
+        if let Some(g) = snap.layer(Layer::Pipes).get(p).and_then(|f| f.geom.clone()) {
+            let both = t.walked_both_ways.contains(p);
+            items.push((
+                g,
+                serde_json::json!({"role": "pipe", "id": p, "walked_both_ways": both}),
+            ));
+        }
+    }
+    for o in &t.outfalls {
+        let lines = path_lines(snap, &o.path);
+        if !lines.0.is_empty() {
+            items.push((
+                geo_types::Geometry::MultiLineString(lines),
+                serde_json::json!({"role": "path", "id": o.outfall, "outfall": o.outfall,
+                                   "start": t.start, "path": o.path}),
+            ));
+        }
+    }
+    println!("{}", output::geojson(snap.meta.srid, items)?);
+    Ok(())
+}
+
+/// The pipes of a path (ids that are pipes), as one multi-line.
+fn path_lines(snap: &Snapshot, ids: &[String]) -> geo_types::MultiLineString<f64> {
+    let mut parts = Vec::new();
+    for id in ids {
+        match snap
+            .layer(Layer::Pipes)
+            .get(id)
+            .and_then(|f| f.geom.as_ref())
+        {
+            Some(geo_types::Geometry::LineString(l)) => parts.push(l.clone()),
+            Some(geo_types::Geometry::MultiLineString(m)) => parts.extend(m.0.iter().cloned()),
+            _ => {}
+        }
+    }
+    geo_types::MultiLineString(parts)
+}
+pub(super) async fn run_check(store_url: &str, a: NetworkCheckArgs) -> anyhow::Result<()> {
     let (snap, profile) = load(store_url).await?;
     let report = network_check(&Ask::new(&snap, &profile), &a.ask).map_err(|e| e.into_cli())?;
     match a.format {
         QueryFormat::Json => println!("{}", to_pretty_json(&report)?),
-        QueryFormat::Geojson => unreachable!("refused above"),
-        QueryFormat::Table | QueryFormat::Csv => {
-            let v = serde_json::to_value(&report)?;
-            println!("{}", serde_json::to_string_pretty(&v["summary"])?);
-            for key in [
-                "dangling_ends",
-                "parts",
-                "cycles",
-                "reversed_pipes",
-                "orphan_structures",
-                "unreadable_rows",
-            ] {
-                if let Some(items) = v.get(key).and_then(|x| x.as_array()) {
-                    println!("{key}: {}", items.len());
-                }
-            }
-        }
+        QueryFormat::Geojson => println!("{}", super::network_output::geojson(&snap, &report)?),
+        QueryFormat::Csv => print!("{}", super::network_output::csv(&report)),
+        QueryFormat::Table => print!("{}", super::network_output::table(&report)?),
     }
     Ok(())
 }

@@ -18,12 +18,33 @@ pub struct WatershedArgs {
     pub format: QueryFormat,
 }
 
-pub(super) async fn run(store_url: &str, a: WatershedArgs) -> anyhow::Result<()> {
+pub(super) async fn run(store_url: &str, mut a: WatershedArgs) -> anyhow::Result<()> {
+    if a.ask.watershed_id.is_none() && a.ask.polygon.is_none() {
+        anyhow::bail!(
+            "give the watershed's id (ms4 watershed-facilities WS-0003; ms4 list watersheds lists them) or --polygon with a GeoJSON file or inline GeoJSON"
+        );
+    }
     let store = crate::store::open(store_url).await?;
     let snap = Snapshot::load(store.as_ref()).await?;
     let profile = super::profile::load(store.as_ref()).await?;
-    let answer =
-        watershed_facilities(&Ask::new(&snap, &profile), &a.ask, None).map_err(|e| e.into_cli())?;
+    // --polygon takes a file or the GeoJSON itself: text that is no file and opens a JSON
+    // object is read as GeoJSON.
+    let inline = match a.ask.polygon.as_ref() {
+        Some(p) if !p.exists() && p.to_string_lossy().trim_start().starts_with('{') => {
+            let text = p.to_string_lossy().into_owned();
+            let mp = crate::answer::place::footprint_from_text(&text, snap.meta.srid, "polygon")
+                .map_err(|e| e.into_cli())?;
+            a.ask.polygon = None;
+            Some(mp)
+        }
+        Some(p) if !p.exists() => anyhow::bail!(
+            "--polygon {}: no such file; give a GeoJSON file, or the GeoJSON itself ('{{\"type\": \"Polygon\", ...}}')",
+            p.display()
+        ),
+        _ => None,
+    };
+    let answer = watershed_facilities(&Ask::new(&snap, &profile), &a.ask, inline)
+        .map_err(|e| e.into_cli())?;
     let list = &answer.list;
     let header = ["layer", "id", "score", "last_inspection", "reasons"];
     let rows = || -> Vec<Vec<String>> {

@@ -292,7 +292,8 @@ fn write_file(
         ExportFormat::GeoJson => {
             options.extend(["RFC7946=YES", "COORDINATE_PRECISION=10", "WRITE_NAME=NO"])
         }
-        ExportFormat::Csv => options.push("GEOMETRY=AS_WKT"),
+        // The .csvt beside it gives each column its type, so numbers come back as numbers.
+        ExportFormat::Csv => options.extend(["GEOMETRY=AS_WKT", "CREATE_CSVT=YES"]),
         ExportFormat::Shapefile => options.push("ENCODING=UTF-8"),
         ExportFormat::GeoPackage => options.push("FID=fid"),
     }
@@ -378,8 +379,14 @@ fn write_features(
     for spec in layer.fields() {
         FieldDefn::new(spec.name, ogr_type(spec.ty))?.add_to_layer(&lyr)?;
     }
-    for k in extra_keys {
-        FieldDefn::new(k, OGRFieldType::OFTString)?.add_to_layer(&lyr)?;
+    let extra_types: Vec<ExtraType> = extra_keys.iter().map(|k| extra_type(features, k)).collect();
+    for (k, t) in extra_keys.iter().zip(&extra_types) {
+        let ty = match t {
+            ExtraType::Integer => OGRFieldType::OFTInteger64,
+            ExtraType::Real => OGRFieldType::OFTReal,
+            ExtraType::Text => OGRFieldType::OFTString,
+        };
+        FieldDefn::new(k, ty)?.add_to_layer(&lyr)?;
     }
     let n_canon = layer.fields().len();
     let mut written = 0u64;
@@ -389,14 +396,21 @@ fn write_features(
         for (i, v) in f.values.iter().enumerate() {
             set_value(&mut out, i + 1, v)?;
         }
-        for (j, k) in extra_keys.iter().enumerate() {
-            if let Some(v) = f.extra.get(k) {
-                let s = match v {
-                    serde_json::Value::String(s) => s.clone(),
-                    serde_json::Value::Null => continue,
-                    other => other.to_string(),
-                };
-                out.set_field_string(1 + n_canon + j, &s)?;
+        for (j, (k, t)) in extra_keys.iter().zip(&extra_types).enumerate() {
+            let idx = 1 + n_canon + j;
+            match (f.extra.get(k), t) {
+                // Set as null, not left unset: some drivers write an unset text field
+                // as "" (GeoJSON did), which would come back as a value.
+                (None | Some(serde_json::Value::Null), _) => out.set_field_null(idx)?,
+                (Some(serde_json::Value::Number(n)), ExtraType::Integer) => match n.as_i64() {
+                    Some(i) => out.set_field_integer64(idx, i)?,
+                    None => out.set_field_double(idx, n.as_f64().unwrap_or(f64::NAN))?,
+                },
+                (Some(serde_json::Value::Number(n)), ExtraType::Real) => {
+                    out.set_field_double(idx, n.as_f64().unwrap_or(f64::NAN))?
+                }
+                (Some(serde_json::Value::String(s)), _) => out.set_field_string(idx, s)?,
+                (Some(other), _) => out.set_field_string(idx, &other.to_string())?,
             }
         }
         if let Some(g) = &f.geom {
@@ -410,6 +424,34 @@ fn write_features(
         written += 1;
     }
     Ok(written)
+}
+
+/// The type an extra attribute is written as: the one every stored value of it fits.
+/// Extra attributes keep the JSON type the import read them with (a source's integer
+/// `OBJECTID` is a number), so a file exported and imported again has the same types.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum ExtraType {
+    Integer,
+    Real,
+    Text,
+}
+
+fn extra_type(features: &[Feature], key: &str) -> ExtraType {
+    let mut t: Option<ExtraType> = None;
+    for v in features.iter().filter_map(|f| f.extra.get(key)) {
+        let this = match v {
+            serde_json::Value::Null => continue,
+            serde_json::Value::Number(n) if n.is_i64() => ExtraType::Integer,
+            serde_json::Value::Number(_) => ExtraType::Real,
+            _ => return ExtraType::Text,
+        };
+        t = Some(match (t, this) {
+            (None, x) => x,
+            (Some(ExtraType::Integer), ExtraType::Integer) => ExtraType::Integer,
+            _ => ExtraType::Real,
+        });
+    }
+    t.unwrap_or(ExtraType::Text)
 }
 
 /// A single part as a multi-part when the layer is declared multi-part, so the file

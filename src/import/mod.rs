@@ -13,10 +13,13 @@ mod declared;
 mod error;
 pub mod export;
 pub mod gdal_guard;
+pub mod idexpr;
 mod pipeline;
 mod progress;
 mod report;
+mod select;
 pub mod source;
+pub mod split;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -82,6 +85,12 @@ pub struct ImportOptions {
     pub allow_mass_delete: bool,
     /// The share of a layer `--replace` may delete without `allow_mass_delete`.
     pub max_delete_share: f64,
+    /// Only the source features this OGR SQL condition selects (`--where`).
+    pub filter: Option<String>,
+    /// Ids from this expression over the source fields (`--id`).
+    pub id_expr: Option<String>,
+    /// Ids generated from this prefix and the source feature number (`--id-prefix`).
+    pub id_prefix: Option<String>,
 }
 
 impl ImportOptions {
@@ -102,6 +111,9 @@ impl ImportOptions {
             allow_empty: false,
             allow_mass_delete: false,
             max_delete_share: DEFAULT_MAX_DELETE_SHARE,
+            filter: None,
+            id_expr: None,
+            id_prefix: None,
         }
     }
 }
@@ -117,8 +129,77 @@ pub fn default_actor() -> String {
 /// accepted feature is committed, or (on any error) nothing is. A dry run writes no
 /// feature but is recorded in the import log with its report.
 pub async fn import(store: Arc<dyn Store>, opts: ImportOptions) -> Result<ImportReport> {
+    let mut reports = import_many(store, vec![opts]).await?;
+    Ok(reports.remove(0))
+}
+
+/// Imports several reads (each a file, or part of one, into a layer) in one
+/// transaction: every accepted feature of every read is committed, or none is. The
+/// reports come back in the order of `all`.
+pub async fn import_many(
+    store: Arc<dyn Store>,
+    all: Vec<ImportOptions>,
+) -> Result<Vec<ImportReport>> {
     let started = Instant::now();
     let meta = store.meta().await?;
+    let mut writes = Vec::with_capacity(all.len());
+    let mut readers = Vec::with_capacity(all.len());
+    let dry_run = all.iter().any(|o| o.dry_run);
+    for opts in all {
+        let (req, rx, reader) = start_read(store.as_ref(), &meta, opts).await?;
+        writes.push((req, rx));
+        readers.push(reader);
+    }
+    let written = if dry_run {
+        drop(writes);
+        None
+    } else if writes.len() == 1 {
+        let (req, rx) = writes.pop().expect("one write");
+        Some(store.write(req, rx).await.map(|w| vec![w]))
+    } else {
+        Some(store.write_layers(writes).await)
+    };
+    let mut reports = Vec::with_capacity(readers.len());
+    for (reader, actor, source_name) in readers {
+        let report = reader.await.map_err(|e| ImportError::Read {
+            path: String::new(),
+            src_layer: String::new(),
+            feature: 0,
+            message: format!("the reader stopped: {e}"),
+        })??;
+        reports.push((report, actor, source_name));
+    }
+    let mut written = written.transpose()?.map(Vec::into_iter);
+    let mut out = Vec::with_capacity(reports.len());
+    for (mut report, actor, source_name) in reports {
+        report.written = written.as_mut().and_then(Iterator::next);
+        report.dry_run = dry_run;
+        report.seconds = started.elapsed().as_secs_f64();
+        if dry_run {
+            record_dry_run(store.as_ref(), &report, actor, source_name).await?;
+        }
+        out.push(report);
+    }
+    Ok(out)
+}
+
+/// A running read: the write it feeds, and the reader with who and what it reads.
+type Started = (
+    WriteRequest,
+    mpsc::Receiver<WriteMsg>,
+    (
+        tokio::task::JoinHandle<Result<ImportReport>>,
+        String,
+        String,
+    ),
+);
+
+/// Starts reading one source on a blocking thread, feeding a write channel.
+async fn start_read(
+    store: &dyn Store,
+    meta: &crate::store::RegistryMeta,
+    opts: ImportOptions,
+) -> Result<Started> {
     let boundary: Vec<MultiPolygon<f64>> = if opts.layer == Layer::Boundary {
         Vec::new()
     } else {
@@ -160,7 +241,6 @@ pub async fn import(store: Arc<dyn Store>, opts: ImportOptions) -> Result<Import
         actor: opts.actor.clone(),
         source: source_name.clone(),
     };
-    let dry_run = opts.dry_run;
     let actor = opts.actor.clone();
     let unit = meta.linear_unit.symbol();
     let unit_metres = meta.linear_unit.metres();
@@ -193,28 +273,7 @@ pub async fn import(store: Arc<dyn Store>, opts: ImportOptions) -> Result<Import
         }
         result
     });
-
-    let written = if dry_run {
-        drop(rx);
-        None
-    } else {
-        Some(store.write(req, rx).await)
-    };
-    let mut report = reader.await.map_err(|e| ImportError::Read {
-        path: String::new(),
-        src_layer: String::new(),
-        feature: 0,
-        message: format!("the reader stopped: {e}"),
-    })??;
-    if let Some(w) = written {
-        report.written = Some(w?);
-    }
-    report.dry_run = dry_run;
-    report.seconds = started.elapsed().as_secs_f64();
-    if dry_run {
-        record_dry_run(store.as_ref(), &report, actor, source_name).await?;
-    }
-    Ok(report)
+    Ok((req, rx, (reader, actor, source_name)))
 }
 
 /// Records a dry run in the import log: a write of no features, in upsert mode so it
@@ -273,6 +332,7 @@ fn read_source(
     let mut src = source::pick_layer(ds, &path_str, opts.src_layer.as_deref(), layer)?;
     let src_name = src.name();
     report.source_layer = src_name.clone();
+    let filtered = select::apply_filter(&mut src, opts, &path_str, &src_name, &mut report)?;
     let short = |message: String| ImportError::ShortRead {
         path: path_str.clone(),
         src_layer: src_name.clone(),
@@ -280,8 +340,14 @@ fn read_source(
     };
 
     // What the source says it holds, to hold the read against.
-    let mut declared = src.try_feature_count();
-    if opened.driver == "ESRI Shapefile" {
+    // With a filter, GDAL counts what the filter selects only by reading it: the read
+    // itself (where any damage is an error) stands in for the declared count.
+    let mut declared = if filtered {
+        None
+    } else {
+        src.try_feature_count()
+    };
+    if opened.driver == "ESRI Shapefile" && !filtered {
         if let Some(n) =
             declared::shapefile_records(&gdal_guard::file_list(ds), &src_name).map_err(short)?
         {
@@ -344,7 +410,18 @@ fn read_source(
     };
 
     let source_fields: Vec<String> = src.defn().fields().map(|f| f.name()).collect();
-    let plan = match source::plan_fields(layer, &source_fields, &opts.maps, &path_str, &src_name) {
+    let id_rule = select::id_rule(opts, &source_fields, &path_str, &src_name)?;
+    if let Some(r) = &id_rule {
+        report.ids = Some(r.describe());
+    }
+    let plan = match source::plan_fields_with(
+        layer,
+        &source_fields,
+        &opts.maps,
+        &path_str,
+        &src_name,
+        id_rule,
+    ) {
         // A file with no features often has no fields either (an empty GeoJSON): what
         // is wrong with it is that it is empty, which the report and --replace's guard say.
         Err(ImportError::MissingField { .. }) if declared == Some(0) => {
@@ -420,7 +497,10 @@ fn read_source(
         }
     }
     if read == 0 {
-        report.warnings.push("the file has no features".into());
+        report.warnings.push(match &report.filter {
+            Some(w) => format!("no feature of the file matches {w}"),
+            None => "the file has no features".into(),
+        });
     }
     if opts.mode == WriteMode::Replace && report.rejected > 0 && sink.is_some() {
         // A rejected feature's current version would be deleted by the replace: refuse

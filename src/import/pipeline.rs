@@ -146,6 +146,7 @@ fn read_batches(
     src_name: &str,
     work: &[SyncSender<Vec<RawFeature>>],
 ) -> Result<u64> {
+    let csv = super::source::is_csv(std::path::Path::new(path));
     let mut batch = Vec::with_capacity(BATCH);
     let mut k = 0usize;
     let mut position = 0u64;
@@ -169,6 +170,12 @@ fn read_batches(
         for (i, name) in source_fields.iter().enumerate() {
             // A date GDAL cannot parse (an empty string in a GeoJSON date column, say)
             // is read as the text it is, and judged by the field's own rules.
+            // A CSV's empty cell in a column its .csvt types as a number is left unset,
+            // which the bindings would read as 0: it is no value. (Other drivers keep
+            // their reading; unset text stays the empty string it has been read as.)
+            // SAFETY: the handle is the live feature's, and `i` one of its fields.
+            let unset =
+                csv && unsafe { gdal_sys::OGR_F_IsFieldSet(feature.c_feature(), i as i32) } == 0;
             let v = match feature.field(i) {
                 Ok(v) => convert::raw_value(v),
                 Err(_) => match feature.field_as_string(i) {
@@ -183,7 +190,11 @@ fn read_batches(
                     }
                 },
             };
-            values.push(v);
+            values.push(if unset && !matches!(v, Value::Text(_)) {
+                Value::Null
+            } else {
+                v
+            });
         }
         let errors = capture.take();
         if !errors.is_empty() {
@@ -254,6 +265,11 @@ fn worker(
 }
 
 fn convert_one(setup: &Setup<'_>, ct: Option<&CoordTransform>, mut raw: RawFeature) -> Outcome {
+    // A made id sits after the source's values, where the plan looks for it.
+    if let Some(rule) = &setup.plan.id_rule {
+        let id = rule.eval(&raw.values, raw.fid);
+        raw.values.push(id);
+    }
     let id_guess = setup.plan.id.and_then(|i| {
         let v = &raw.values[i];
         (!v.is_null())

@@ -67,6 +67,16 @@ pub struct ImportReport {
     /// Features the source declares it holds (a shapefile's index, a layer's count),
     /// when it declares one.
     pub declared: Option<u64>,
+    /// The `--where` condition that selected the features read, when one was given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub filter: Option<String>,
+    /// With `--where`: the features the source holds before the condition, when it says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source_features: Option<u64>,
+    /// Where ids came from when they were made (`--id` or `--id-prefix`), not read from
+    /// one field.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ids: Option<String>,
     /// Features read from the source.
     pub read: u64,
     /// Features accepted (written unless this is a dry run).
@@ -146,6 +156,16 @@ impl fmt::Display for ImportReport {
                 "  kept as extra attributes: {}",
                 self.extra_fields.join(", ")
             )?;
+        }
+        if let Some(w) = &self.filter {
+            let of = self
+                .source_features
+                .map(|n| format!(" ({n} in the source)"))
+                .unwrap_or_default();
+            writeln!(f, "  where      {w}{of}")?;
+        }
+        if let Some(i) = &self.ids {
+            writeln!(f, "  ids        {i}")?;
         }
         writeln!(f, "  read       {}", self.read)?;
         writeln!(

@@ -341,6 +341,9 @@ pub struct FieldPlan {
     pub extra: Vec<(usize, String)>,
     /// canonical → source name, for the report.
     pub described: Vec<(String, String)>,
+    /// When ids are made rather than read from one field: how. Its value is placed after
+    /// the source's own values, at index `id`.
+    pub id_rule: Option<super::idexpr::IdRule>,
 }
 
 impl FieldPlan {
@@ -351,6 +354,7 @@ impl FieldPlan {
             fields: vec![None; layer.fields().len()],
             extra: Vec::new(),
             described: Vec::new(),
+            id_rule: None,
         }
     }
 }
@@ -377,6 +381,19 @@ pub fn plan_fields(
     maps: &[(String, String)],
     path: &str,
     src_layer: &str,
+) -> Result<FieldPlan> {
+    plan_fields_with(layer, source_fields, maps, path, src_layer, None)
+}
+
+/// [`plan_fields`], with ids made by `id_rule` instead of read from a field: the source
+/// then needs no id field, and a field that would have been the id is kept as an extra.
+pub fn plan_fields_with(
+    layer: Layer,
+    source_fields: &[String],
+    maps: &[(String, String)],
+    path: &str,
+    src_layer: &str,
+    id_rule: Option<super::idexpr::IdRule>,
 ) -> Result<FieldPlan> {
     let canon: Vec<&str> = std::iter::once(layer.id_field())
         .chain(layer.fields().iter().map(|f| f.name))
@@ -421,6 +438,9 @@ pub fn plan_fields(
         };
         chosen[ci] = exact.or_else(cut);
     }
+    if id_rule.is_some() {
+        chosen[0] = None;
+    }
     let used: Vec<usize> = chosen.iter().flatten().copied().collect();
     let extra = source_fields
         .iter()
@@ -428,16 +448,21 @@ pub fn plan_fields(
         .filter(|(i, _)| !used.contains(i))
         .map(|(i, n)| (i, n.clone()))
         .collect();
-    let described = canon
+    let mut described: Vec<(String, String)> = canon
         .iter()
         .zip(&chosen)
         .filter_map(|(c, s)| s.map(|si| (c.to_string(), source_fields[si].clone())))
         .collect();
+    if let Some(r) = &id_rule {
+        described.push((layer.id_field().to_string(), r.describe()));
+        chosen[0] = Some(source_fields.len());
+    }
     let plan = FieldPlan {
         id: chosen[0],
         fields: chosen[1..].to_vec(),
         extra,
         described,
+        id_rule,
     };
     let missing = |field: &str| ImportError::MissingField {
         path: path.into(),

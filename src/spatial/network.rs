@@ -30,6 +30,7 @@
 mod build;
 mod check;
 mod names;
+mod tee;
 mod trace;
 
 #[cfg(test)]
@@ -44,9 +45,10 @@ use crate::domain::Layer;
 use crate::spatial::Snapshot;
 
 pub use check::{
-    Cycle, DanglingEnd, DuplicateId, NetworkReport, NetworkSummary, OrphanStructure, Part,
-    ReversedPipe, UnknownId,
+    Cycle, DanglingEnd, DuplicateId, IdCollision, NetworkReport, NetworkSummary, OrphanStructure,
+    Part, ReversedPipe, UnknownId,
 };
+pub use tee::TJunction;
 pub use trace::{OutfallPath, Trace};
 
 use names::{IdIndex, Names};
@@ -225,6 +227,9 @@ struct Edge {
     /// Snap distances (NaN unless the end was snapped); f32 is plenty for a report.
     from_snap: f32,
     to_snap: f32,
+    /// Water may flow either way (the pipe is marked bidirectional): traces walk it both
+    /// ways.
+    both_ways: bool,
 }
 
 /// Compressed adjacency: the edges leaving (or entering) node `n` are
@@ -288,6 +293,20 @@ pub struct Network {
     reversed: Vec<ReversedPipe>,
     unknown_ids: Vec<UnknownId>,
     duplicate_ids: Vec<DuplicateId>,
+    /// Ids both a structure and a pipe carry.
+    collisions: Vec<IdCollision>,
+    /// Pipes (edge numbers, ascending) whose two ends are one point: no length to carry
+    /// water round, so they are reported as such, never as one-pipe cycles.
+    zero_length: Vec<u32>,
+    /// How many pipes: edges `0..pipes` are the pipes, in input order; the edges after
+    /// them are the further pieces of pipes split at a T-junction.
+    pipes: u32,
+    /// For each edge after the pipes, the pipe it is a piece of.
+    split_of: Vec<u32>,
+    /// A split pipe's last piece (which holds the pipe's downstream end).
+    tails: rustc_hash::FxHashMap<u32, u32>,
+    /// Pipe ends joined to another pipe's interior.
+    tees: Vec<TJunction>,
 }
 
 impl Network {
@@ -325,7 +344,7 @@ impl Network {
 
     /// How many pipes.
     pub fn pipe_count(&self) -> usize {
-        self.edges.len()
+        self.pipes as usize
     }
 
     /// How many junctions (places where pipe ends meet each other but no structure).
@@ -364,8 +383,32 @@ impl Network {
             + self.into.heap_bytes()
     }
 
+    /// The pipe an edge is (a piece of).
+    fn pipe_of(&self, edge: u32) -> u32 {
+        if edge < self.pipes {
+            edge
+        } else {
+            self.split_of[(edge - self.pipes) as usize]
+        }
+    }
+
+    /// A pipe's ends, in flow order, as an edge: its first piece's upstream end and its
+    /// last piece's downstream end.
+    fn whole_pipe(&self, pipe: u32) -> Edge {
+        let mut e = self.edges[pipe as usize];
+        if let Some(&t) = self.tails.get(&pipe) {
+            let tail = &self.edges[t as usize];
+            e.to = tail.to;
+            e.to_match = tail.to_match;
+            e.to_snap = tail.to_snap;
+        }
+        e
+    }
+
     fn pipe_info(&self, e: u32) -> PipeInfo {
-        let edge = &self.edges[e as usize];
+        let e = self.pipe_of(e);
+        let whole = self.whole_pipe(e);
+        let edge = &whole;
         let end = |node: u32, matched: EndMatch, snap: f32| PipeEndInfo {
             matched,
             structure: self.structure_id(node).map(str::to_string),
@@ -385,7 +428,7 @@ impl Network {
     }
 
     fn pipe_id(&self, edge: u32) -> &str {
-        self.names.get(self.structures + edge)
+        self.names.get(self.structures + self.pipe_of(edge))
     }
 
     /// Where a synthetic node is, if known.

@@ -74,18 +74,6 @@ pub fn feature_change(
     (b, a)
 }
 
-/// Whether writing `new` over `old` changes anything a user can see. Geometries compare
-/// by their stored encoding, so a re-import of the same file is recognised as unchanged.
-pub(crate) fn same_feature(old: &Feature, new: &Feature) -> bool {
-    old.values == new.values
-        && old.extra == new.extra
-        && match (&old.geom, &new.geom) {
-            (None, None) => true,
-            (Some(a), Some(b)) => crate::domain::wkb::to_wkb(a) == crate::domain::wkb::to_wkb(b),
-            _ => false,
-        }
-}
-
 /// Reads an audit row selected as (audit_id, at, actor, action, layer, feature_id,
 /// import_id, before, after), the JSON columns as text; the same for both stores.
 pub(crate) fn audit_entry<'r, R>(r: &'r R) -> super::Result<AuditEntry>

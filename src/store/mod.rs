@@ -173,6 +173,11 @@ pub trait Store: Send + Sync {
     async fn read_layer(&self, layer: Layer) -> Result<LayerRows>;
     /// Applies a stream of features as one transaction (see the module docs).
     async fn write(&self, req: WriteRequest, rx: mpsc::Receiver<WriteMsg>) -> Result<WriteSummary>;
+    /// Applies several streams, each to its layer, as one transaction: all or none.
+    async fn write_layers(
+        &self,
+        writes: Vec<(WriteRequest, mpsc::Receiver<WriteMsg>)>,
+    ) -> Result<Vec<WriteSummary>>;
     /// The newest change number of any layer (0 when none): it rises whenever any
     /// process commits a write to a layer, ms4 or another program (whose writes the
     /// triggers of [`outside`] count), so a server can tell when its snapshot is stale.

@@ -4,11 +4,11 @@
 use async_trait::async_trait;
 use tokio::sync::mpsc;
 
-use super::audit::{feature_change, feature_json, same_feature};
+use super::audit::{feature_change, feature_json};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::{Result, StoreError, WriteMode, WriteMsg, WriteRequest, WriteSummary};
-use crate::domain::{Feature, Layer};
+use crate::domain::{Feature, Layer, Value};
 
 /// A pending audit row.
 pub(crate) struct AuditRow {
@@ -73,7 +73,31 @@ pub(crate) trait WriteTx: Send {
 /// one row however long the layer's history. A replace also reads the layer's ids (not
 /// its rows), then the rows it deletes, for their audit.
 pub(crate) async fn run(
+    tx: Box<dyn WriteTx>,
+    req: WriteRequest,
+    rx: mpsc::Receiver<WriteMsg>,
+) -> Result<WriteSummary> {
+    let mut done = run_many(tx, vec![(req, rx)]).await?;
+    Ok(done.remove(0))
+}
+
+/// Runs several write streams, one after another, in the same transaction, and commits
+/// only when every one has: an import that splits one file over several layers commits
+/// all of them or none.
+pub(crate) async fn run_many(
     mut tx: Box<dyn WriteTx>,
+    writes: Vec<(WriteRequest, mpsc::Receiver<WriteMsg>)>,
+) -> Result<Vec<WriteSummary>> {
+    let mut done = Vec::with_capacity(writes.len());
+    for (req, rx) in writes {
+        done.push(write_one(tx.as_mut(), req, rx).await?);
+    }
+    tx.commit().await?;
+    Ok(done)
+}
+
+async fn write_one(
+    tx: &mut dyn WriteTx,
     req: WriteRequest,
     mut rx: mpsc::Receiver<WriteMsg>,
 ) -> Result<WriteSummary> {
@@ -221,9 +245,103 @@ pub(crate) async fn run(
     summary.change = Some(tx.bump(layer).await?);
     tx.finish_import(&req, import_id, &summary, &report, &at)
         .await?;
-    tx.commit().await?;
     Ok(summary)
 }
 
 /// How many deleted rows a replace reads back (for their audit) and deletes at a time.
 const DELETE_CHUNK: usize = 2000;
+
+/// The relative difference under which two numbers are the same value: twelve
+/// significant digits. A number stored as JSON text comes back through a float parser
+/// that may land a unit or two of the last place away (20.092298898533 read as
+/// 20.092298898533002), and no surveyed or measured attribute carries more than twelve
+/// digits, so a difference below this is the parser's, not the town's.
+pub(crate) const FLOAT_RELATIVE_TOLERANCE: f64 = 1e-12;
+
+/// Whether writing `new` over `old` changes anything a user can see. Values compare as
+/// the source typed them: numbers within [`FLOAT_RELATIVE_TOLERANCE`], everything else
+/// exactly; geometries by their stored encoding. So a re-import of an unchanged file is
+/// recognised as unchanged, whichever store and however its numbers were kept.
+pub(crate) fn same_feature(old: &Feature, new: &Feature) -> bool {
+    old.values.len() == new.values.len()
+        && old
+            .values
+            .iter()
+            .zip(&new.values)
+            .all(|(a, b)| same_value(a, b))
+        && same_object(&old.extra, &new.extra)
+        && match (&old.geom, &new.geom) {
+            (None, None) => true,
+            (Some(a), Some(b)) => crate::domain::wkb::to_wkb(a) == crate::domain::wkb::to_wkb(b),
+            _ => false,
+        }
+}
+
+/// Whether two numbers are the same within [`FLOAT_RELATIVE_TOLERANCE`].
+pub(crate) fn same_number(a: f64, b: f64) -> bool {
+    a == b || (a - b).abs() <= FLOAT_RELATIVE_TOLERANCE * a.abs().max(b.abs())
+}
+
+fn same_value(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Real(x), Value::Real(y)) => same_number(*x, *y),
+        _ => a == b,
+    }
+}
+
+fn same_object(
+    a: &serde_json::Map<String, serde_json::Value>,
+    b: &serde_json::Map<String, serde_json::Value>,
+) -> bool {
+    a.len() == b.len()
+        && a.iter()
+            .all(|(k, v)| b.get(k).is_some_and(|w| same_json(v, w)))
+}
+
+/// JSON values compared as [`same_feature`] compares: whole numbers exactly (an id-like
+/// integer must never match its neighbour), other numbers within the tolerance.
+fn same_json(a: &serde_json::Value, b: &serde_json::Value) -> bool {
+    use serde_json::Value as J;
+    match (a, b) {
+        (J::Number(x), J::Number(y)) => {
+            if let (Some(i), Some(j)) = (x.as_i64(), y.as_i64()) {
+                return i == j;
+            }
+            if let (Some(i), Some(j)) = (x.as_u64(), y.as_u64()) {
+                return i == j;
+            }
+            match (x.as_f64(), y.as_f64()) {
+                (Some(p), Some(q)) => same_number(p, q),
+                _ => x == y,
+            }
+        }
+        (J::Array(x), J::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same_json(p, q))
+        }
+        (J::Object(x), J::Object(y)) => same_object(x, y),
+        _ => a == b,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_a_float_parser_moved_in_the_last_digit_are_the_same() {
+        assert!(same_number(20.092298898533, 20.092298898533002));
+        assert!(same_number(1.0000000000000002e-5, 1e-5));
+        assert!(
+            !same_number(20.0922988985, 20.0922988986),
+            "a change in the tenth digit"
+        );
+        assert!(!same_number(0.0, 1e-300), "zero is only zero");
+        let j = |s: &str| serde_json::from_str::<serde_json::Value>(s).unwrap();
+        assert!(same_json(
+            &j("[20.092298898533]"),
+            &j("[20.092298898533002]")
+        ));
+        assert!(!same_json(&j("9007199254740993"), &j("9007199254740992")));
+        assert!(!same_json(&j("1"), &j("\"1\"")), "a number is not its text");
+    }
+}

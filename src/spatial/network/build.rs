@@ -7,7 +7,7 @@ use rstar::primitives::GeomWithData;
 use rstar::RTree;
 use rustc_hash::FxHashMap;
 
-use super::check::{DuplicateId, ReversedPipe, UnknownId};
+use super::check::{DuplicateId, IdCollision, ReversedPipe, UnknownId};
 use super::names::{IdIndex, Names};
 use super::{
     Csr, DirectionSource, Edge, EndMatch, Network, NetworkOptions, NodeKind, StructureKind,
@@ -89,7 +89,16 @@ impl Network {
             positions.push(point_of(f.geom.as_ref()).unwrap_or(NAN2));
         }
         let mut pipe_ids = IdIndex::with_capacity(pipes.len());
+        let mut collisions = Vec::new();
         for (i, f) in pipes.iter().enumerate() {
+            if let Some(n) = node_ids.get(&names, 0, &f.id) {
+                if let NodeKind::Structure(k) = kinds[n as usize] {
+                    collisions.push(IdCollision {
+                        id: f.id.clone(),
+                        structure_layer: k.layer(),
+                    });
+                }
+            }
             names.push(&f.id);
             if !pipe_ids.insert(&names, n_structures, i as u32) {
                 duplicate_ids.push(DuplicateId {
@@ -148,20 +157,31 @@ impl Network {
 
         let tol = opts.tolerance();
         snap_to_structures(&mut pending, &positions, tol);
-        drop(positions);
         let mut synthetic_at = Vec::new();
         join_loose_ends(&mut pending, tol, &mut kinds, &mut synthetic_at);
 
         let directions = decide_directions(&pending, pipes);
         let mut reversed = Vec::new();
-        let edges: Vec<Edge> = pending
+        let mut edges: Vec<Edge> = pending
             .iter()
             .zip(pipes)
             .zip(directions)
             .map(|((p, f), (direction, against))| {
                 let [mut up, mut down] = p.ends;
                 if direction == DirectionSource::Inverts && against {
+                    // Turned round by its inverts, against the order it was digitised in:
+                    // listed, so the analyst sees every pipe whose direction was changed.
                     std::mem::swap(&mut up, &mut down);
+                    let (a, b) = inverts_of(f);
+                    reversed.push(ReversedPipe {
+                        pipe: f.id.clone(),
+                        from: (up.node < n_structures).then(|| names.get(up.node).to_string()),
+                        to: (down.node < n_structures).then(|| names.get(down.node).to_string()),
+                        from_invert: b.unwrap_or(f64::NAN),
+                        to_invert: a.unwrap_or(f64::NAN),
+                        direction,
+                        turned_by_inverts: true,
+                    });
                 } else if against {
                     let (a, b) = inverts_of(f);
                     reversed.push(ReversedPipe {
@@ -171,6 +191,7 @@ impl Network {
                         from_invert: a.unwrap_or(f64::NAN),
                         to_invert: b.unwrap_or(f64::NAN),
                         direction,
+                        turned_by_inverts: false,
                     });
                 }
                 Edge {
@@ -181,10 +202,44 @@ impl Network {
                     direction,
                     from_snap: up.snap,
                     to_snap: down.snap,
+                    both_ways: flows_both_ways(f),
                 }
             })
             .collect();
         drop(pending);
+        let zero_length: Vec<u32> = edges
+            .iter()
+            .zip(pipes)
+            .enumerate()
+            .filter(|(_, (e, f))| e.from == e.to && line_length(f.geom.as_ref()) <= tol)
+            .map(|(i, _)| i as u32)
+            .collect();
+        let n_pipes = edges.len() as u32;
+        let splits = super::tee::join_tees(
+            pipes,
+            &mut edges,
+            &mut kinds,
+            |n| {
+                if n < n_structures {
+                    positions[n as usize]
+                } else {
+                    synthetic_at[(n - n_structures) as usize]
+                }
+            },
+            tol,
+        );
+        drop(positions);
+        let tees = splits
+            .found
+            .iter()
+            .map(|&(pipe, on, end, at, distance)| super::TJunction {
+                pipe: pipes[pipe as usize].id.clone(),
+                end,
+                joins: pipes[on as usize].id.clone(),
+                at,
+                distance,
+            })
+            .collect();
 
         let nodes = kinds.len();
         let out = Csr::new(nodes, &edges, |e| e.from);
@@ -204,8 +259,48 @@ impl Network {
             reversed,
             unknown_ids,
             duplicate_ids,
+            collisions,
+            zero_length,
+            pipes: n_pipes,
+            split_of: splits.split_of,
+            tails: splits.tails,
+            tees,
         }
     }
+}
+
+/// The attribute names a source marks a pipe's flow direction with (compared without
+/// regard to case): the pipes layer has no such field, so it is read from the extra
+/// attributes the import kept (a GIS's `FlowDirection`).
+const FLOW_FIELDS: [&str; 3] = ["flow_direction", "flowdirection", "flow_dir"];
+
+/// Whether a pipe is marked as flowing either way: `BI`, `both`, `bidirectional`,
+/// `two-way` (any case) in its flow-direction attribute.
+pub(super) fn flows_both_ways(f: &Feature) -> bool {
+    f.extra.iter().any(|(k, v)| {
+        FLOW_FIELDS.iter().any(|n| k.eq_ignore_ascii_case(n))
+            && v.as_str().is_some_and(|s| {
+                matches!(
+                    s.trim().to_ascii_lowercase().as_str(),
+                    "bi" | "both" | "bidirectional" | "two-way" | "two way" | "2-way"
+                )
+            })
+    })
+}
+
+/// A line's length (0 without a geometry: it cannot be told from a point).
+fn line_length(g: Option<&Geometry<f64>>) -> f64 {
+    let parts: Vec<&geo_types::LineString<f64>> = match g {
+        Some(Geometry::LineString(ls)) => vec![ls],
+        Some(Geometry::MultiLineString(m)) => m.0.iter().collect(),
+        _ => return 0.0,
+    };
+    parts
+        .iter()
+        .flat_map(|ls| ls.0.windows(2))
+        .map(|w| ((w[1].x - w[0].x).powi(2) + (w[1].y - w[0].y).powi(2)).sqrt())
+        .filter(|d| d.is_finite())
+        .sum()
 }
 
 /// A pipe's `from_invert` and `to_invert`, when they are finite numbers.

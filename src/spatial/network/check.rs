@@ -2,11 +2,8 @@
 
 use serde::Serialize;
 
-use super::{DirectionSource, EndMatch, Network, NodeKind, StructureKind};
+use super::{DirectionSource, EndMatch, Network, NodeKind, StructureKind, TJunction};
 use crate::domain::Layer;
-
-/// How many cycles are listed pipe by pipe; the rest are only counted.
-const CYCLE_EXAMPLES: usize = 10;
 
 /// Counts over the whole network.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -39,12 +36,27 @@ pub struct NetworkSummary {
     pub parts_without_outfall: usize,
     /// Directed cycles (strongly connected groups of pipes).
     pub cycles: usize,
-    /// Pipes on a cycle.
+    /// Pipes on a cycle (every one is named in the report's cycle list).
     pub pipes_in_cycles: usize,
-    /// Pipes laid against their inverts.
+    /// Pipes listed in `reversed_pipes`: laid against their inverts, or turned round by
+    /// them against the order they were digitised in.
     pub reversed_pipes: usize,
+    /// Of those, the pipes the inverts turned round.
+    pub turned_by_inverts: usize,
     /// Structures no pipe meets.
     pub orphan_structures: usize,
+    /// Pipe `from_id` / `to_id` values that name no structure (the end was matched by
+    /// position instead, or dangles).
+    pub unknown_ids: usize,
+    /// Pipes whose two ends are one point (reported, and not counted as cycles).
+    pub zero_length_pipes: usize,
+    /// Pipes marked as flowing either way (traces walk them both ways).
+    pub bidirectional_pipes: usize,
+    /// Ids that a structure and a pipe both carry.
+    pub id_collisions: usize,
+    /// Pipe ends joined to another pipe's interior, which is split there in the network
+    /// (not in the stored data). Counted among `ends_at_junctions`.
+    pub t_junctions: usize,
 }
 
 /// A pipe end that meets no structure and no other pipe.
@@ -73,10 +85,12 @@ pub struct Part {
     pub example: String,
 }
 
-/// One directed cycle: water that would go round for ever.
+/// One directed cycle (a strongly connected group of pipes): water that would go round
+/// for ever.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Cycle {
-    /// The pipes around the cycle, in flow order.
+    /// Every pipe of the group: one way round it in flow order first, then the group's
+    /// other pipes, so every pipe the summary counts is named.
     pub pipes: Vec<String>,
     /// The structures on it, in flow order (junctions left out).
     pub structures: Vec<String>,
@@ -95,8 +109,23 @@ pub struct ReversedPipe {
     pub from_invert: f64,
     /// The invert at the downstream end.
     pub to_invert: f64,
-    /// How the direction that the inverts contradict was decided.
+    /// How the direction was decided: `inverts` for a pipe they turned round, else the
+    /// source (ids or digitised order) they contradict.
     pub direction: DirectionSource,
+    /// True when the inverts turned the pipe round against its digitised order (its
+    /// `from`/`to` here are as it now flows, and its inverts fall along it); false when
+    /// the pipe keeps a direction its inverts contradict.
+    pub turned_by_inverts: bool,
+}
+
+/// An id that a structure and a pipe both carry: a trace of it starts at the structure,
+/// and `pipe:ID` traces the pipe.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct IdCollision {
+    /// The id.
+    pub id: String,
+    /// The layer of the structure.
+    pub structure_layer: Layer,
 }
 
 /// A structure that no pipe meets.
@@ -140,8 +169,16 @@ pub struct NetworkReport {
     pub dangling_ends: Vec<DanglingEnd>,
     /// Weakly connected parts: those without an outfall first, then the largest first.
     pub parts: Vec<Part>,
-    /// A few directed cycles (see the summary for how many there are).
+    /// Every directed cycle.
     pub cycles: Vec<Cycle>,
+    /// Pipes whose two ends are one point.
+    pub zero_length_pipes: Vec<String>,
+    /// Pipes marked as flowing either way.
+    pub bidirectional_pipes: Vec<String>,
+    /// Ids a structure and a pipe both carry.
+    pub id_collisions: Vec<IdCollision>,
+    /// Pipe ends joined to another pipe's interior.
+    pub t_junctions: Vec<TJunction>,
     /// Pipes laid against their inverts.
     pub reversed_pipes: Vec<ReversedPipe>,
     /// Structures that no pipe meets.
@@ -163,7 +200,7 @@ impl Network {
         let mut summary = NetworkSummary {
             snap_tolerance: self.opts.tolerance(),
             structures: self.structures as usize,
-            pipes: self.edges.len(),
+            pipes: self.pipes as usize,
             junctions: self.junction_count(),
             ends_by_id: 0,
             ends_snapped: 0,
@@ -177,9 +214,21 @@ impl Network {
             cycles: 0,
             pipes_in_cycles: 0,
             reversed_pipes: self.reversed.len(),
+            turned_by_inverts: self.reversed.iter().filter(|r| r.turned_by_inverts).count(),
             orphan_structures: 0,
+            unknown_ids: self.unknown_ids.len(),
+            zero_length_pipes: self.zero_length.len(),
+            bidirectional_pipes: 0,
+            id_collisions: self.collisions.len(),
+            t_junctions: self.tees.len(),
         };
-        for (i, e) in self.edges.iter().enumerate() {
+        let bidirectional_pipes: Vec<String> = (0..self.pipes)
+            .filter(|&e| self.edges[e as usize].both_ways)
+            .map(|e| self.pipe_id(e).to_string())
+            .collect();
+        summary.bidirectional_pipes = bidirectional_pipes.len();
+        for i in 0..self.pipes as usize {
+            let e = &self.whole_pipe(i as u32);
             for (end, node, matched) in [("from", e.from, e.from_match), ("to", e.to, e.to_match)] {
                 match matched {
                     EndMatch::Id => summary.ends_by_id += 1,
@@ -227,6 +276,14 @@ impl Network {
             dangling_ends,
             parts,
             cycles,
+            zero_length_pipes: self
+                .zero_length
+                .iter()
+                .map(|&e| self.pipe_id(e).to_string())
+                .collect(),
+            bidirectional_pipes,
+            id_collisions: self.collisions.clone(),
+            t_junctions: self.tees.clone(),
             reversed_pipes: self.reversed.clone(),
             orphan_structures,
             unknown_ids: self.unknown_ids.clone(),
@@ -284,7 +341,7 @@ impl Network {
                 p.example = self.names.get(node).to_string();
             }
         }
-        for (i, e) in self.edges.iter().enumerate() {
+        for (i, e) in self.edges.iter().enumerate().take(self.pipes as usize) {
             let k = part_of(&mut parent, e.from, &mut parts);
             let p = &mut parts[k];
             p.pipes += 1;
@@ -301,35 +358,48 @@ impl Network {
         parts
     }
 
-    /// Directed cycles: a few listed, and how many strongly connected groups have one and
-    /// how many pipes are on them.
+    /// Directed cycles: every strongly connected group with a pipe inside it, listed
+    /// whole, and how many pipes are on them. Zero-length pipes are left out: their two
+    /// ends are one point, which is a data slip, not water going round.
     fn cycles(&self) -> (Vec<Cycle>, usize, usize) {
         let comp = self.strong_components();
         let n = self.kinds.len();
+        let counts = |e: usize| self.zero_length.binary_search(&(e as u32)).is_err();
         // A group has a cycle when a pipe runs inside it (a self-loop counts).
-        let mut cyclic = vec![false; n];
-        let mut pipes_in_cycles = 0;
-        for e in &self.edges {
-            if comp[e.from as usize] == comp[e.to as usize] {
-                cyclic[comp[e.from as usize] as usize] = true;
-                pipes_in_cycles += 1;
+        let mut inside: Vec<Vec<u32>> = vec![Vec::new(); n];
+        for (i, e) in self.edges.iter().enumerate() {
+            if counts(i) && comp[e.from as usize] == comp[e.to as usize] {
+                // A pipe split at a T-junction counts once, whichever pieces are inside.
+                let list = &mut inside[comp[e.from as usize] as usize];
+                let pipe = self.pipe_of(i as u32);
+                if !list.contains(&pipe) {
+                    list.push(pipe);
+                }
             }
         }
-        let count = cyclic.iter().filter(|&&c| c).count();
-        let mut examples = Vec::new();
+        let pipes_in_cycles = inside.iter().map(Vec::len).sum();
+        let count = inside.iter().filter(|c| !c.is_empty()).count();
+        let mut cycles = Vec::with_capacity(count);
         let mut listed = vec![false; n];
         for node in 0..n as u32 {
             let c = comp[node as usize] as usize;
-            if examples.len() == CYCLE_EXAMPLES {
-                break;
-            }
-            if !cyclic[c] || listed[c] {
+            if inside[c].is_empty() || listed[c] {
                 continue;
             }
             listed[c] = true;
-            examples.push(self.cycle_from(node, &comp));
+            let mut cycle = self.cycle_from(node, &comp);
+            let walked: rustc_hash::FxHashSet<&str> =
+                cycle.pipes.iter().map(String::as_str).collect();
+            let rest: Vec<String> = inside[c]
+                .iter()
+                .map(|&e| self.pipe_id(e))
+                .filter(|id| !walked.contains(id))
+                .map(str::to_string)
+                .collect();
+            cycle.pipes.extend(rest);
+            cycles.push(cycle);
         }
-        (examples, count, pipes_in_cycles)
+        (cycles, count, pipes_in_cycles)
     }
 
     /// Walks from a node of a cyclic group along pipes that stay in the group until a node
@@ -349,17 +419,24 @@ impl Network {
                 .out
                 .of(node)
                 .iter()
-                .find(|&&e| comp[self.edges[e as usize].to as usize] == c)
+                .find(|&&e| {
+                    comp[self.edges[e as usize].to as usize] == c
+                        && self.zero_length.binary_search(&e).is_err()
+                })
                 .expect("a node of a cyclic group has a pipe out into it");
             walk.push(e);
             node = self.edges[e as usize].to;
         };
         let loop_edges = &walk[first..];
+        let mut pipes: Vec<String> = Vec::with_capacity(loop_edges.len());
+        for &e in loop_edges {
+            let id = self.pipe_id(e);
+            if !pipes.iter().any(|p| p == id) {
+                pipes.push(id.to_string());
+            }
+        }
         Cycle {
-            pipes: loop_edges
-                .iter()
-                .map(|&e| self.pipe_id(e).to_string())
-                .collect(),
+            pipes,
             structures: loop_edges
                 .iter()
                 .filter_map(|&e| self.structure_id(self.edges[e as usize].from))

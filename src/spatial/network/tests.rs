@@ -259,8 +259,12 @@ fn inverts_give_the_direction_when_ids_are_missing() {
     assert_eq!(p.to.structure.as_deref(), Some("MH-1"));
     let down = net.trace("CB-1", Direction::Downstream).unwrap();
     assert_eq!(ids(&down.structures), ["CB-1", "MH-1"]);
-    // Taken from the inverts, the direction cannot contradict them.
-    assert!(net.check().reversed_pipes.is_empty());
+    // Taken from the inverts, the direction cannot contradict them; the pipe is listed
+    // as turned round by them.
+    let r = net.check();
+    assert_eq!(r.reversed_pipes.len(), 1);
+    assert!(r.reversed_pipes[0].turned_by_inverts);
+    assert_eq!(r.reversed_pipes[0].from.as_deref(), Some("CB-1"));
 }
 
 #[test]
@@ -316,6 +320,7 @@ fn inverts_that_fit_their_structures_only_swapped_leave_the_digitised_direction(
             from_invert: 100.0,
             to_invert: 101.0,
             direction: DirectionSource::Digitised,
+            turned_by_inverts: false,
         }]
     );
     let down = net.trace("CB-1", Direction::Downstream).unwrap();
@@ -330,7 +335,21 @@ fn inverts_that_fit_their_structures_only_swapped_leave_the_digitised_direction(
     let p = net.pipe("P-1").unwrap();
     assert_eq!(p.direction, DirectionSource::Inverts);
     assert_eq!(p.from.structure.as_deref(), Some("MH-1"));
-    assert!(net.check().reversed_pipes.is_empty());
+    // Turned round against its digitised order: listed as such, inverts along the flow.
+    let report = net.check();
+    assert_eq!(
+        report.reversed_pipes,
+        [ReversedPipe {
+            pipe: "P-1".into(),
+            from: Some("MH-1".into()),
+            to: Some("MH-2".into()),
+            from_invert: 101.0,
+            to_invert: 100.0,
+            direction: DirectionSource::Inverts,
+            turned_by_inverts: true,
+        }]
+    );
+    assert_eq!(report.summary.turned_by_inverts, 1);
 }
 
 #[test]
@@ -371,6 +390,7 @@ fn a_pipe_laid_against_its_inverts_is_reported_and_keeps_its_ids_direction() {
             from_invert: 95.0,
             to_invert: 100.0,
             direction: DirectionSource::Ids,
+            turned_by_inverts: false,
         }]
     );
     assert_eq!(report.summary.reversed_pipes, 1);

@@ -41,7 +41,17 @@ pub struct Trace {
     /// The pipes reached whose ends or direction were inferred rather than named by
     /// from/to ids, with how: what an answer built on the trace assumed.
     pub inferred: Vec<PipeInfo>,
+    /// Bidirectional pipes the trace walked against their recorded direction.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub walked_both_ways: Vec<String>,
+    /// Set when the start id is both a structure's and a pipe's: which one was traced,
+    /// and how to trace the other.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id_collision: Option<String>,
 }
+
+/// The prefix that makes a trace start at the pipe of an id a structure also carries.
+pub const PIPE_PREFIX: &str = "pipe:";
 
 const NO_EDGE: u32 = u32::MAX;
 
@@ -50,37 +60,73 @@ impl Network {
     /// stream; `None` when the id names neither. Each structure and pipe is visited once,
     /// so cycles in the data end the walk rather than loop it.
     pub fn trace(&self, start: &str, dir: Direction) -> Option<Trace> {
-        let (start_node, start_edge) = match self.node_ids.get(&self.names, 0, start) {
-            Some(n) => (n, NO_EDGE),
+        let as_pipe = |id: &str| self.pipe_ids.get(&self.names, self.structures, id);
+        let (start_node, start_edge, collision) = match self.node_ids.get(&self.names, 0, start) {
+            Some(n) => {
+                let note = as_pipe(start).map(|_| {
+                    format!(
+                        "{start} is the id of a structure and of a pipe; this trace starts at the structure (trace {PIPE_PREFIX}{start} for the pipe)"
+                    )
+                });
+                (n, NO_EDGE, note)
+            }
             None => {
-                let e = self.pipe_ids.get(&self.names, self.structures, start)?;
+                let (e, note) = match as_pipe(start) {
+                    Some(e) => (e, None),
+                    None => {
+                        let id = start.strip_prefix(PIPE_PREFIX)?;
+                        let e = as_pipe(id)?;
+                        let note = self.node_ids.get(&self.names, 0, id).map(|_| {
+                            format!("{id} is the id of a structure and of a pipe; this trace starts at the pipe")
+                        });
+                        (e, note)
+                    }
+                };
+                // A pipe split at T-junctions is walked from its first piece downstream
+                // and from its last piece upstream, so every piece (and every lateral
+                // joining it) is reached.
+                let e = match dir {
+                    Direction::Downstream => e,
+                    Direction::Upstream => self.tails.get(&e).copied().unwrap_or(e),
+                };
                 let edge = &self.edges[e as usize];
                 let next = match dir {
                     Direction::Downstream => edge.to,
                     Direction::Upstream => edge.from,
                 };
-                (next, e)
+                (next, e, note)
             }
         };
         let down = dir == Direction::Downstream;
-        // Walking away from the start: the node at the far end of an edge, and back.
-        let ahead = |e: u32| {
+        // Walking from `node` along edge `e`: the node at its other end. A bidirectional
+        // pipe is walked from either end, so "ahead" and "behind" depend on where the
+        // walk stands, not on the pipe's recorded direction.
+        let other = |e: u32, node: u32| {
             let edge = &self.edges[e as usize];
-            if down {
+            if edge.from == node {
                 edge.to
             } else {
                 edge.from
             }
         };
-        let behind = |e: u32| {
+        let behind = other;
+        let ahead = |e: u32, node: u32| {
             let edge = &self.edges[e as usize];
-            if down {
-                edge.from
-            } else {
+            if edge.from == edge.to {
                 edge.to
+            } else if edge.both_ways {
+                other(e, node)
+            } else if down {
+                edge.to
+            } else {
+                edge.from
             }
         };
-        let adjacency = if down { &self.out } else { &self.into };
+        let (adjacency, against) = if down {
+            (&self.out, &self.into)
+        } else {
+            (&self.into, &self.out)
+        };
 
         // The edge each node was first reached by: visited set and path tree in one, sized
         // by the trace rather than the network.
@@ -102,14 +148,26 @@ impl Network {
             dead_ends: Vec::new(),
             junctions: 0,
             inferred: Vec::new(),
+            walked_both_ways: Vec::new(),
+            id_collision: collision,
         };
+        let mut reversed_walks = Vec::new();
         while let Some(node) = queue.pop_front() {
-            // The start pipe has been walked already.
+            // The start pipe has been walked already; a bidirectional pipe is walked
+            // against its recorded direction too (but not back the way the walk came).
+            let came_by = reached_by.get(&node).copied().unwrap_or(NO_EDGE);
             let onward = adjacency
                 .of(node)
                 .iter()
                 .copied()
-                .filter(|&e| e != start_edge);
+                .chain(
+                    against
+                        .of(node)
+                        .iter()
+                        .copied()
+                        .filter(|&e| self.edges[e as usize].both_ways),
+                )
+                .filter(move |&e| e != start_edge && e != came_by);
             let stops = onward.clone().next().is_none();
             match self.kinds[node as usize] {
                 NodeKind::Structure(kind) => {
@@ -135,14 +193,33 @@ impl Network {
                 }
             }
             for e in onward {
+                let next = ahead(e, node);
+                if against.of(node).contains(&e) && !adjacency.of(node).contains(&e) {
+                    reversed_walks.push(e);
+                }
                 pipes.push(e);
-                let next = ahead(e);
                 if let Entry::Vacant(v) = reached_by.entry(next) {
                     v.insert(e);
                     queue.push_back(next);
                 }
             }
         }
+        // A pipe reached from both its ends, or in pieces (split at a T-junction), is
+        // listed once.
+        for e in pipes.iter_mut() {
+            *e = self.pipe_of(*e);
+        }
+        let mut listed = rustc_hash::FxHashSet::default();
+        pipes.retain(|e| listed.insert(*e));
+        for e in reversed_walks.iter_mut() {
+            *e = self.pipe_of(*e);
+        }
+        reversed_walks.sort_unstable();
+        reversed_walks.dedup();
+        trace.walked_both_ways = reversed_walks
+            .into_iter()
+            .map(|e| self.pipe_id(e).to_string())
+            .collect();
         for e in pipes {
             trace.pipes.push(self.pipe_id(e).to_string());
             let info = self.pipe_info(e);
@@ -160,7 +237,7 @@ impl Network {
         mut node: u32,
         reached_by: &FxHashMap<u32, u32>,
         start_edge: u32,
-        behind: impl Fn(u32) -> u32,
+        behind: impl Fn(u32, u32) -> u32,
     ) -> Vec<String> {
         let mut path = Vec::new();
         loop {
@@ -171,11 +248,15 @@ impl Network {
             if e == NO_EDGE {
                 break;
             }
-            path.push(self.pipe_id(e).to_string());
+            let id = self.pipe_id(e);
+            // The pieces of a pipe split at a T-junction are one pipe in the path.
+            if path.last().map(String::as_str) != Some(id) {
+                path.push(id.to_string());
+            }
             if e == start_edge {
                 break;
             }
-            node = behind(e);
+            node = behind(e, node);
         }
         path.reverse();
         path

@@ -217,6 +217,22 @@ impl Store for PostgisStore {
         write::run(Box::new(PgTx::new(tx, self.srid)), req, rx).await
     }
 
+    async fn write_layers(
+        &self,
+        writes: Vec<(WriteRequest, mpsc::Receiver<WriteMsg>)>,
+    ) -> Result<Vec<WriteSummary>> {
+        let mut tx = self.pool.begin().await?;
+        let actor = writes
+            .first()
+            .map(|(r, _)| r.actor.clone())
+            .unwrap_or_default();
+        sqlx::query("SELECT set_config('ms4.writer', $1, true)")
+            .bind(&actor)
+            .execute(&mut *tx)
+            .await?;
+        write::run_many(Box::new(PgTx::new(tx, self.srid)), writes).await
+    }
+
     async fn generation(&self) -> Result<i64> {
         let (g,): (i64,) = sqlx::query_as("SELECT coalesce(max(seq), 0)::bigint FROM ms4_changes")
             .fetch_one(&self.pool)

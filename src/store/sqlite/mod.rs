@@ -263,6 +263,22 @@ impl Store for SqliteStore {
         write::run(Box::new(SqliteTx { tx }), req, rx).await
     }
 
+    async fn write_layers(
+        &self,
+        writes: Vec<(WriteRequest, mpsc::Receiver<WriteMsg>)>,
+    ) -> Result<Vec<WriteSummary>> {
+        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        let actor = writes
+            .first()
+            .map(|(r, _)| r.actor.clone())
+            .unwrap_or_default();
+        sqlx::query("INSERT INTO ms4_writer (actor) VALUES (?)")
+            .bind(&actor)
+            .execute(&mut *tx)
+            .await?;
+        write::run_many(Box::new(SqliteTx { tx }), writes).await
+    }
+
     async fn generation(&self) -> Result<i64> {
         let (g,): (i64,) = sqlx::query_as("SELECT coalesce(max(seq), 0) FROM ms4_changes")
             .fetch_one(&self.pool)

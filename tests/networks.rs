@@ -1,0 +1,31 @@
+//! Real networks as analysts have them: re-importing an unchanged file, filtering and
+//! splitting a source on import, id expressions, and the drainage network's handling of
+//! T-junctions, bidirectional pipes, reversals, zero-length pipes and id collisions —
+//! each on a hand-made network under `tests/fixtures/networks/`, on both stores where a
+//! store is involved.
+
+#[path = "networks/campus.rs"]
+mod campus;
+#[path = "common/mod.rs"]
+mod common;
+#[path = "networks/export_types.rs"]
+mod export_types;
+#[path = "networks/formats.rs"]
+mod formats;
+#[path = "networks/quality.rs"]
+mod quality;
+#[path = "networks/reimport.rs"]
+mod reimport;
+#[path = "networks/settings.rs"]
+mod settings;
+#[path = "networks/split.rs"]
+mod split;
+
+use common::*;
+use ms4::domain::Layer;
+use ms4::import::{import, ImportOptions};
+
+/// A hand-made network fixture.
+fn net(name: &str) -> std::path::PathBuf {
+    fixture(&format!("networks/{name}"))
+}
