@@ -13,6 +13,7 @@ mod limits;
 mod links;
 mod ogc;
 mod openapi;
+mod page;
 pub mod server;
 mod style;
 mod tiles;
@@ -206,6 +207,7 @@ pub fn app(state: AppState) -> Router {
         .merge(ogc::open_router())
         .merge(tiles::open_router())
         .merge(style::open_router())
+        .merge(page::open_router())
         .route("/api/openapi.json", get(openapi::document));
     let timeout = state.config.request_timeout;
     let limit = state.config.body_limit;
