@@ -56,11 +56,29 @@ self.addEventListener('fetch', (event) => {
     })());
     return;
   }
+  if (url.pathname.startsWith('/collections/') || url.pathname.startsWith('/api/assets/') || url.pathname === '/api/session' || url.pathname === '/health') {
+    // Reads an inspector may need in the field: always the network's answer, and the last
+    // one seen only when there is no network (the card says it may be old).
+    event.respondWith((async () => {
+      try {
+        const res = await fetch(req);
+        if (res.ok) (await caches.open(TILES)).put(req, res.clone());
+        return res;
+      } catch {
+        const hit = await (await caches.open(TILES)).match(req);
+        if (!hit) return Response.error();
+        const h = new Headers(hit.headers);
+        h.set('X-Ms4-Offline-Copy', 'true');
+        return new Response(hit.body, { status: hit.status, headers: h });
+      }
+    })());
+    return;
+  }
   if (isTile(url)) {
     // The network first (a tile's URL names its generation, so a fresh one is fetched
     // after a change), the cached copy when offline. TileJSON and tiles are cached by path
     // without the generation, so what was seen draws offline.
-    const key = url.pathname === '/tiles.json' || url.pathname === '/styles/ms4.json' ? url.pathname : url.pathname;
+    const key = url.pathname;
     event.respondWith((async () => {
       try {
         const res = await fetch(req);

@@ -28,7 +28,7 @@ const ctx: Ctx = {
   },
   onMapClick(f) {
     clickHandler = f;
-    getMap().getCanvas().style.cursor = f ? 'crosshair' : '';
+    if (mapMade) getMap().getCanvas().style.cursor = f ? 'crosshair' : '';
   },
   flush: () => flush(),
 };

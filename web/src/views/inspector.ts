@@ -51,7 +51,7 @@ async function nearby(at: { lon: number; lat: number }, list: HTMLElement, ctx: 
     const rows = fc.features.filter((f: any) => f.properties.role === 'near').map((f: any) => f.properties);
     list.replaceChildren(
       table('Facilities nearest first', rows, [
-        ['Facility', (r: any) => h('button', { type: 'button', class: 'link', 'data-asset': r.id, onclick: () => card(r.layer, r.id, ctx) }, `${r.id}`)],
+        ['Facility', (r: any) => h('button', { type: 'button', class: 'link', 'data-asset': r.id, onclick: () => card(r.layer, r.id, ctx, r) }, `${r.id}`)],
         ['Kind', (r: any) => r.layer.replace(/_/g, ' ').replace(/s$/, '')],
         ['Distance', (r: any) => formatDistance(r.distance, r.unit)],
         ['Direction', (r: any) => `${r.direction ?? compass(r.bearing_deg)} ${arrow(r.bearing_deg)}`],
@@ -85,7 +85,7 @@ export function accessText(a: any): string {
 }
 
 /** A facility's card: its attributes, inspections and the pipes it connects. */
-export async function card(layer: string, id: string, ctx: Ctx): Promise<void> {
+export async function card(layer: string, id: string, ctx: Ctx, near?: any): Promise<void> {
   const el = document.getElementById('card') ?? h('section', { id: 'card', 'aria-label': 'Facility card', tabindex: '-1' });
   document.getElementById('view')!.append(el);
   el.replaceChildren(h('p', { text: `Loading ${id}…` }));
@@ -122,7 +122,16 @@ export async function card(layer: string, id: string, ctx: Ctx): Promise<void> {
     );
     el.focus();
   } catch (e) {
-    el.replaceChildren(h('p', { class: 'error', role: 'alert', text: (e as Error).message }));
+    // Offline and never seen: what the list said, and the form still works (it queues).
+    const def = kindFor(layer);
+    el.replaceChildren(
+      h('h2', { text: id }),
+      h('p', { class: 'error', role: 'alert', text: `Details not available: ${(e as Error).message}` }),
+      near ? h('p', { text: `${layer.replace(/_/g, ' ')}, status ${near.status ?? '—'}, last inspection ${lastText(near.last_inspection)}` }) : h('span', {}),
+      def && ctx.session.may.inspect
+        ? h('button', { type: 'button', id: 'record', onclick: () => form(el, def, id, ctx) }, `Record ${def.title.toLowerCase()}`)
+        : h('span', {}),
+    );
   }
 }
 
