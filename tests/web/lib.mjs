@@ -21,8 +21,8 @@ export async function launch() {
   return chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: FLAGS });
 }
 
-/** A context at the given size; every request that leaves the server's origin fails the
- *  flow (the page must load nothing from elsewhere). */
+/** A context at the given size; every request that leaves the server's origin is noted,
+ *  and `done` fails the flow if there was one (the page must load nothing from elsewhere). */
 export async function context(browser, { width = 360, height = 740, geo = null } = {}) {
   const ctx = await browser.newContext({
     viewport: { width, height },
@@ -30,12 +30,13 @@ export async function context(browser, { width = 360, height = 740, geo = null }
   });
   const origin = new URL(BASE).origin;
   const outside = [];
-  await ctx.route('**/*', (route) => {
-    const u = route.request().url();
-    if (u.startsWith(origin) || u.startsWith('data:') || u.startsWith('blob:')) return route.continue();
-    outside.push(u);
-    return route.abort();
-  });
+  // Watched, not routed: routing would take requests away from the page's service worker.
+  const watch = (r) => {
+    const u = r.url();
+    if (!(u.startsWith(origin) || u.startsWith('data:') || u.startsWith('blob:'))) outside.push(u);
+  };
+  ctx.on('request', watch);
+  ctx.on('serviceworker', (w) => w.on?.('request', watch));
   ctx.outside = outside;
   return ctx;
 }

@@ -1,7 +1,9 @@
 // The page's service worker: the shell (the page and its files) is cached when installed,
 // so the page opens with no network; tiles and style already seen stay drawable; the
 // registry's answers always go to the network (an answer is never served stale).
-const SHELL = 'ms4-shell-v1';
+// Matches ignore `Vary`: the service's CORS layer varies every answer on Origin, which a
+// module script sends and the install's requests do not.
+const SHELL = 'ms4-shell-v2';
 const TILES = 'ms4-tiles-v1';
 
 self.addEventListener('install', (event) => {
@@ -12,7 +14,8 @@ self.addEventListener('install', (event) => {
     await cache.put('/', res);
     // The built files the page names (hashed names under /page/).
     const files = [...html.matchAll(/(?:src|href)="(\/page\/[^"]+)"/g)].map((m) => m[1]);
-    await cache.addAll([...new Set(files), '/manifest.webmanifest']);
+    // MapLibre's worker, which the page starts from beside its bundle.
+    await cache.addAll([...new Set(files), '/page/maplibre-gl-worker.mjs', '/page/maplibre-gl-shared.mjs', '/manifest.webmanifest']);
     await self.skipWaiting();
   })());
 });
@@ -41,14 +44,15 @@ self.addEventListener('fetch', (event) => {
         if (res.ok) (await caches.open(SHELL)).put('/', res.clone());
         return res;
       } catch {
-        return (await caches.match('/')) ?? Response.error();
+        return (await caches.match('/', { ignoreVary: true })) ?? Response.error();
       }
     })());
     return;
   }
   if (url.pathname.startsWith('/page/') || url.pathname === '/manifest.webmanifest') {
     event.respondWith((async () => {
-      const hit = await caches.match(req);
+      // The names are hashed or versioned (`?v=`): any copy of the path is the same file.
+      const hit = await caches.match(req, { ignoreSearch: true, ignoreVary: true });
       if (hit) return hit;
       const res = await fetch(req);
       if (res.ok) (await caches.open(SHELL)).put(req, res.clone());
@@ -65,7 +69,7 @@ self.addEventListener('fetch', (event) => {
         if (res.ok) (await caches.open(TILES)).put(req, res.clone());
         return res;
       } catch {
-        const hit = await (await caches.open(TILES)).match(req);
+        const hit = await (await caches.open(TILES)).match(req, { ignoreVary: true });
         if (!hit) return Response.error();
         const h = new Headers(hit.headers);
         h.set('X-Ms4-Offline-Copy', 'true');
@@ -85,7 +89,7 @@ self.addEventListener('fetch', (event) => {
         if (res.ok) (await caches.open(TILES)).put(key, res.clone());
         return res;
       } catch {
-        const hit = await (await caches.open(TILES)).match(key);
+        const hit = await (await caches.open(TILES)).match(key, { ignoreVary: true });
         return hit ?? Response.error();
       }
     })());

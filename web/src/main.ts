@@ -1,7 +1,7 @@
 // The page: sign-in, the views per user, the map and the offline queue.
 import './style.css';
 import { api, ApiError, authHeaders, setToken, token, type Session } from './api';
-import { createMap, getMap } from './map';
+import { createMap, getMap, reloadTiles } from './map';
 import { Queue } from './queue';
 import { h, type Ctx } from './ui';
 import * as inspector from './views/inspector';
@@ -109,7 +109,19 @@ async function start(): Promise<void> {
   window.addEventListener('offline', () => void showQueue());
   await restart();
   if ('serviceWorker' in navigator) {
+    const first = !navigator.serviceWorker.controller;
     navigator.serviceWorker.register('/sw.js').catch((e) => console.warn('no service worker', e));
+    // The first visit loaded the session, style and tiles before the worker was there to
+    // keep them: fetch them once more through it, so the page opens offline next time.
+    if (first) {
+      navigator.serviceWorker.addEventListener('controllerchange', async () => {
+        for (const u of ['/api/session', '/styles/ms4.json', '/tiles.json', '/health']) {
+          await fetch(u, { headers: authHeaders() }).catch(() => {});
+        }
+        if (mapMade) await reloadTiles();
+        document.body.dataset.offlineReady = 'true';
+      }, { once: true });
+    } else document.body.dataset.offlineReady = 'true';
   }
 }
 
