@@ -304,3 +304,11 @@ async fn an_idempotency_key_returns_the_first_answer_and_writes_once_across_a_re
         "{refused}"
     );
 }
+
+#[test]
+fn planner_gets_a_determination_for_a_parcel_a_drawn_and_an_uploaded_footprint() {
+    if !ready() {
+        return;
+    }
+    Server::start(true).flow("planner.mjs");
+}

@@ -75,6 +75,8 @@ function addOverlays(): void {
 /** Draws an answer; resolves when the map has drawn it. */
 export function showAnswer(fc: FC, fit = true): Promise<void> {
   answer = fc;
+  // What the map was last told to draw, for a script checking it against the API.
+  (window as any).__ms4answer = fc;
   (map.getSource('answer') as maplibregl.GeoJSONSource | undefined)?.setData(fc as any);
   if (fit && fc.features.length) fitTo(fc);
   return drawn();

@@ -127,6 +127,8 @@ async function determine(f: HTMLFormElement, out: HTMLElement, ctx: Ctx): Promis
     return;
   }
   const body = determinationRequest(place, readFacts(f));
+  // The request as sent, for whoever checks the page against the API (a script, a test).
+  out.dataset.request = JSON.stringify(body);
   try {
     const [a, fc] = await Promise.all([
       api('/api/determinations', { method: 'POST', json: body }),
