@@ -312,3 +312,11 @@ fn planner_gets_a_determination_for_a_parcel_a_drawn_and_an_uploaded_footprint()
     }
     Server::start(true).flow("planner.mjs");
 }
+
+#[test]
+fn officer_lists_connections_traces_upstream_and_exports_a_watershed_list() {
+    if !ready() {
+        return;
+    }
+    Server::start(true).flow("officer.mjs");
+}

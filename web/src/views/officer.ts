@@ -89,11 +89,23 @@ async function watershed(id: string, out: HTMLElement, ctx: Ctx): Promise<void> 
   try {
     const q = `/api/watersheds/${encodeURIComponent(id)}/facilities`;
     const [a, fc] = await Promise.all([api(q), api(`${q}?f=geojson`)]);
-    const rows: any[] = a.facilities ?? a.ranked ?? [];
-    const cols = rows.length ? Object.keys(rows[0]).filter((k) => typeof rows[0][k] !== 'object' || rows[0][k] === null) : [];
+    const rows: any[] = (a.list?.facilities ?? []).map((f: any, i: number) => ({
+      rank: i + 1,
+      id: f.id,
+      kind: f.layer,
+      score: f.score,
+      due: f.due ? 'due' : 'not due',
+      last_inspection: f.last_inspection?.inspected_on ?? f.last_inspection ?? 'never',
+      reasons: (f.reasons ?? []).join('; '),
+    }));
+    const cols = ['rank', 'id', 'kind', 'score', 'due', 'last_inspection', 'reasons'];
     const text = csv(rows, cols);
-    const link = h('a', { id: 'csv', download: `${id}-inspections.csv`, href: URL.createObjectURL(new Blob([text], { type: 'text/csv' })) }, 'Export CSV');
-    out.replaceChildren(h('p', { id: 'watershed-count', text: `${rows.length} facilities in ${id}, ranked for inspection` }), link, table('Ranked for inspection', rows, cols.map((c) => [c, (r: any) => String(r[c] ?? '')] as [string, (r: any) => string])));
+    const link = h('a', { id: 'csv', class: 'button', download: `${id}-inspection-list.csv`, href: URL.createObjectURL(new Blob([text], { type: 'text/csv' })) }, 'Export CSV');
+    out.replaceChildren(
+      h('p', { id: 'watershed-count', text: `${rows.length} facilities in ${id}, ranked for inspection (hot spots first)` }),
+      link,
+      table('Ranked for inspection', rows, cols.map((c) => [c.replace(/_/g, ' '), (r: any) => String(r[c] ?? '')] as [string, (r: any) => string])),
+    );
     for (const f of fc.features) f.properties.role = f.properties.layer === 'watersheds' ? 'watershed' : 'near';
     await showAnswer(fc);
   } catch (e) {
