@@ -320,3 +320,11 @@ fn officer_lists_connections_traces_upstream_and_exports_a_watershed_list() {
     }
     Server::start(true).flow("officer.mjs");
 }
+
+#[test]
+fn analyst_maps_fields_reads_the_quality_report_commits_and_sees_it_drawn() {
+    if !ready() {
+        return;
+    }
+    Server::start(true).flow("analyst.mjs");
+}
