@@ -328,3 +328,23 @@ fn analyst_maps_fields_reads_the_quality_report_commits_and_sees_it_drawn() {
     }
     Server::start(true).flow("analyst.mjs");
 }
+
+/// The page's own logic (the queue, the forms, the fact mapping), with Vitest.
+#[test]
+fn page_unit_tests_pass() {
+    if !ready() {
+        return;
+    }
+    let out = Command::new("npx")
+        .args(["--no-install", "vitest", "run"])
+        .current_dir(root().join("web"))
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    print!("{text}");
+    assert!(out.status.success(), "vitest failed:\n{text}");
+}
