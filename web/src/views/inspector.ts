@@ -196,6 +196,12 @@ function form(card: HTMLElement, def: FormDef, assetId: string, ctx: Ctx): void 
           card.querySelector('#inspection-form')?.remove();
           return;
         }
+        if (entry.inspectionId) {
+          // The inspection is in; a photo was refused: it stays listed with the reason.
+          ctx.say(`Saved: ${entry.inspectionId}; ${entry.error}`, true);
+          card.querySelector('#inspection-form')?.remove();
+          return;
+        }
         await ctx.queue.remove(entry.key);
         const field = new ApiError(422, entry.error ?? '').field;
         showFieldError(f, field ?? '', entry.error ?? 'refused');
