@@ -44,6 +44,8 @@ export function createMap(container: string, bounds?: [number, number, number, n
   });
   map.addControl(new maplibregl.NavigationControl({ showCompass: true }), 'top-right');
   map.on('style.load', addOverlays);
+  // The first complete draw (style, tiles in view, all rendered), from navigation start.
+  map.once('idle', () => ((window as any).__ms4firstDraw = performance.now()));
   (window as any).__ms4map = map;
   return map;
 }
@@ -79,7 +81,22 @@ export function showAnswer(fc: FC, fit = true): Promise<void> {
   (window as any).__ms4answer = fc;
   (map.getSource('answer') as maplibregl.GeoJSONSource | undefined)?.setData(fc as any);
   if (fit && fc.features.length) fitTo(fc);
-  return drawn();
+  return answerDrawn();
+}
+
+/** Resolves at the first frame rendered with the answer's data in it (the tiles under it
+ *  may still be coming after a camera move: the answer is what was asked for). */
+function answerDrawn(): Promise<void> {
+  return new Promise((resolve) => {
+    const check = () => {
+      if (map.getSource('answer') && map.isSourceLoaded('answer')) {
+        map.off('render', check);
+        resolve();
+      }
+    };
+    map.on('render', check);
+    map.triggerRepaint();
+  });
 }
 
 export function showDraft(fc: FC): void {
