@@ -56,6 +56,16 @@ try {
   await page.waitForFunction(() => document.getElementById('place').textContent.startsWith('Parcel'));
   assert.equal(await page.textContent('#place'), 'Parcel P-000001');
 
+  // Without a pointer: the parcel by its id, from the keyboard.
+  await page.focus('#parcel-id');
+  await page.keyboard.type('P-000002');
+  await page.keyboard.press('Tab');
+  await page.keyboard.press('Enter');
+  assert.equal(await page.textContent('#place'), 'Parcel P-000002');
+  await page.click('#pick-parcel');
+  await page.mouse.click(...(await at(centre)));
+  await page.waitForFunction(() => document.getElementById('place').textContent === 'Parcel P-000001');
+
   // A bad fact: the server's message next to the field.
   await page.click('#determine');
   await page.waitForFunction(() => document.getElementById('fact-disturbed-error').textContent !== '');

@@ -48,6 +48,18 @@ export function render(el: HTMLElement, ctx: Ctx): void {
       h('label', { for: 'footprint-file', class: 'button' }, 'Upload GeoJSON'),
       h('input', { id: 'footprint-file', type: 'file', accept: '.geojson,.json,application/geo+json,application/json', onchange: (ev: Event) => upload(ev, where, ctx) }),
     ),
+    h('div', { class: 'row no-print' },
+      h('label', { for: 'parcel-id', text: 'or the parcel id' }),
+      h('input', { id: 'parcel-id', name: 'parcel_id', placeholder: 'P-000001', autocomplete: 'off' }),
+      h('button', { type: 'button', id: 'use-parcel', onclick: () => {
+        const v = (document.getElementById('parcel-id') as HTMLInputElement).value.trim();
+        if (!v) return ctx.say('Type a parcel id first.', true);
+        // Without a pointer: the parcel by its id (the server says if there is none).
+        place = { parcel: v };
+        where.textContent = describe(place);
+        showDraft({ type: 'FeatureCollection', features: [] });
+      } }, 'Use this parcel'),
+    ),
     where,
     facts,
     out,
