@@ -46,6 +46,6 @@ export function table<T>(caption: string, rows: T[], cols: [string, (r: T) => st
     {},
     h('caption', { text: caption }),
     h('thead', {}, h('tr', {}, ...cols.map(([c]) => h('th', { scope: 'col', text: c })))),
-    h('tbody', {}, ...rows.map((r) => h('tr', {}, ...cols.map(([, f]) => h('td', {}, f(r)))))),
+    h('tbody', {}, ...rows.map((r) => h('tr', {}, ...cols.map(([c, f]) => h('td', { 'data-label': c }, f(r)))))),
   );
 }

@@ -88,6 +88,7 @@ export function accessText(a: any): string {
 export async function card(layer: string, id: string, ctx: Ctx, near?: any): Promise<void> {
   const el = document.getElementById('card') ?? h('section', { id: 'card', 'aria-label': 'Facility card', tabindex: '-1' });
   document.getElementById('view')!.append(el);
+  el.dataset.layer = layer;
   el.replaceChildren(h('p', { text: `Loading ${id}…` }));
   try {
     const e = encodeURIComponent(id);
@@ -110,7 +111,7 @@ export async function card(layer: string, id: string, ctx: Ctx, near?: any): Pro
         ['Inspector', (r: any) => r.inspector ?? ''],
       ]),
       table('Pipes it connects', pipes, [
-        ['Pipe', (r: any) => r.pipe_id ?? r.id],
+        ['Pipe', (r: any) => r.asset_id ?? r.id],
         ['Way', (r: any) => (r.way === 'in' ? `in from ${r.from_id}` : `out to ${r.to_id}`)],
         ['Diameter (in)', (r: any) => String(r.diameter_in ?? '—')],
       ]),
@@ -151,6 +152,7 @@ function fieldInput(f: FormDef['fields'][number]): HTMLElement {
 }
 
 function form(card: HTMLElement, def: FormDef, assetId: string, ctx: Ctx): void {
+  const reopen = () => card.dataset.layer ? cardOf(card.dataset.layer, assetId, ctx) : Promise.resolve();
   const photos: QueuedPhoto[] = [];
   const when = new Date();
   const photoList = h('ul', { class: 'photos' });
@@ -194,6 +196,8 @@ function form(card: HTMLElement, def: FormDef, assetId: string, ctx: Ctx): void 
           await ctx.queue.remove(entry.key);
           ctx.say(`Saved: ${entry.inspectionId ?? assetId}.`);
           card.querySelector('#inspection-form')?.remove();
+          // The card again, with the new inspection in its history.
+          void reopen();
           return;
         }
         if (entry.inspectionId) {
@@ -232,3 +236,5 @@ function showFieldError(f: HTMLFormElement, field: string, msg: string): void {
 }
 
 export { FORMS };
+
+const cardOf = (layer: string, id: string, ctx: Ctx) => card(layer, id, ctx);
