@@ -69,6 +69,9 @@ try {
   assert.ok(Array.isArray(saved[0].position) && Math.abs(saved[0].position[1] - lat) < 1e-6, JSON.stringify(saved[0]));
   assert.ok(saved[0].idempotency_key, 'sent with its key');
   assert.equal(await page.getAttribute('#queue-status', 'data-waiting'), '0');
+  // The card again, its history holding the new inspection.
+  await page.waitForSelector('#card table:has(caption:text("Inspections")) tbody tr');
+  assert.match(await page.textContent('#card table:has(caption:text("Inspections")) tbody tr'), /needs_follow_up/);
   await assertNoSideScroll(page);
   await page.screenshot({ path: `${SHOTS}/inspector-saved.png` });
   done(ctx, page);
