@@ -68,7 +68,8 @@ try {
   assert.equal(saved[0].findings.field_tests.ammonia_mg_l, 0.8);
   assert.ok(Array.isArray(saved[0].position) && Math.abs(saved[0].position[1] - lat) < 1e-6, JSON.stringify(saved[0]));
   assert.ok(saved[0].idempotency_key, 'sent with its key');
-  assert.equal(await page.getAttribute('#queue-status', 'data-waiting'), '0');
+  // Nothing left waiting (the header's count follows the queue as it changes).
+  await page.waitForFunction(() => document.getElementById('queue-status').dataset.waiting === '0', null, { timeout: 5000 });
   // The card again, its history holding the new inspection.
   await page.waitForSelector('#card table:has(caption:text("Inspections")) tbody tr');
   assert.match(await page.textContent('#card table:has(caption:text("Inspections")) tbody tr'), /needs_follow_up/);
