@@ -29,7 +29,11 @@ fn main() {
         .arg(&demo)
         .output()
         .unwrap();
-    assert!(out.status.success(), "ms4 demo: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "ms4 demo: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 
     let parcels = common::parcels();
     let county_dir = common::synthetic_county(parcels);
@@ -49,7 +53,14 @@ fn main() {
         (&*format!("county ({parcels} parcels)"), url.clone(), 4000.0),
     ] {
         let mut child = Command::new(env!("CARGO_BIN_EXE_ms4"))
-            .args(["--store", &store, "serve", "--public-read", "--listen", "127.0.0.1:0"])
+            .args([
+                "--store",
+                &store,
+                "serve",
+                "--public-read",
+                "--listen",
+                "127.0.0.1:0",
+            ])
             .env("RUST_LOG", "ms4=warn")
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -71,9 +82,14 @@ fn main() {
             .unwrap();
         let _ = child.kill();
         let _ = child.wait();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let line = String::from_utf8_lossy(&out.stdout);
-        let v: serde_json::Value = serde_json::from_str(line.trim().lines().last().unwrap()).unwrap();
+        let v: serde_json::Value =
+            serde_json::from_str(line.trim().lines().last().unwrap()).unwrap();
         let f = |k: &str, s: &str| v[k][s].as_f64().unwrap();
         println!("{line}");
         println!(
