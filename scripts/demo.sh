@@ -4,5 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
+# The web page served at / (embedded in the binary).
+scripts/web.sh
 cargo build --release
 exec target/release/ms4 demo "$@"

@@ -18,6 +18,8 @@ fi
 if ! command -v npm >/dev/null 2>&1; then
   need_pkgs+=(nodejs npm)
 fi
+# chromium: the web page's end-to-end flows (tests/web.rs) drive Debian's headless Chromium.
+need_pkgs+=(chromium)
 
 missing=()
 for p in "${need_pkgs[@]}"; do

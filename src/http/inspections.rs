@@ -72,7 +72,25 @@ pub struct NewInspection {
     pub notes: Option<String>,
     /// Dry-weather screening observations (outfalls only).
     pub screening: Option<Screening>,
+    /// Where the inspector stood (WGS 84), kept with the inspection.
+    pub position: Option<Position>,
+    /// When it was observed (RFC 3339), as the device's clock said.
+    pub observed_at: Option<String>,
 }
+
+/// A WGS 84 position.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Position {
+    /// Longitude, degrees.
+    pub lon: f64,
+    /// Latitude, degrees.
+    pub lat: f64,
+}
+
+/// The property an inspection's `Idempotency-Key` is kept in: stored with it, so a key
+/// is honoured after a restart too.
+const IDEMPOTENCY_KEY: &str = "idempotency_key";
 
 fn bad(field: &str, msg: impl std::fmt::Display) -> HttpError {
     HttpError::BadRequest(format!("{field}: {msg}"))
@@ -185,16 +203,70 @@ fn to_feature(
     if let Some(notes) = n.notes.filter(|s| !s.trim().is_empty()) {
         set("notes", Value::Text(notes));
     }
+    if let Some(p) = n.position {
+        if !(-180.0..=180.0).contains(&p.lon) || !(-90.0..=90.0).contains(&p.lat) {
+            return Err(bad(
+                "position",
+                format!("{}, {} is not a WGS 84 longitude, latitude", p.lon, p.lat),
+            ));
+        }
+        f.extra
+            .insert("position".into(), serde_json::json!([p.lon, p.lat]));
+    }
+    if let Some(t) = n.observed_at.filter(|s| !s.trim().is_empty()) {
+        let at = chrono::DateTime::parse_from_rfc3339(t.trim())
+            .map_err(|_| bad("observed_at", format!("{t:?} is not an RFC 3339 time")))?;
+        f.extra.insert("observed_at".into(), at.to_rfc3339().into());
+    }
     Ok(f)
+}
+
+/// The `Idempotency-Key` header: a device's key for one inspection, so one sent again
+/// (the network dropped before the answer came) is answered, not written twice.
+fn idempotency_key(headers: &axum::http::HeaderMap) -> Result<Option<String>, HttpError> {
+    let Some(v) = headers.get("idempotency-key") else {
+        return Ok(None);
+    };
+    let k = v.to_str().unwrap_or("").trim();
+    if k.is_empty() || k.len() > 200 || !k.bytes().all(|b| b.is_ascii_graphic()) {
+        return Err(bad(
+            "Idempotency-Key",
+            "must be 1 to 200 visible ASCII characters",
+        ));
+    }
+    Ok(Some(k.to_string()))
 }
 
 async fn create(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
+    headers: axum::http::HeaderMap,
     Body(n): Body<NewInspection>,
 ) -> Result<(StatusCode, Json<serde_json::Value>), HttpError> {
+    let key = idempotency_key(&headers)?;
     let snap = state.snapshot.current();
-    let f = to_feature(&snap, n, &caller, chrono::Utc::now().date_naive())?;
+    let mut f = to_feature(&snap, n, &caller, chrono::Utc::now().date_naive())?;
+    if let Some(k) = &key {
+        let seen = snap
+            .layer(Layer::Inspections)
+            .features
+            .iter()
+            .find(|g| g.extra.get(IDEMPOTENCY_KEY).and_then(|v| v.as_str()) == Some(k));
+        if let Some(first) = seen {
+            if first.id != f.id {
+                return Err(HttpError::Unprocessable(format!(
+                    "Idempotency-Key: {k:?} was used for inspection {:?}, not this one",
+                    first.id
+                )));
+            }
+            // The same request again: the first answer, nothing written.
+            return Ok((
+                StatusCode::CREATED,
+                Json(serde_json::json!({"inspection": inspection_json(first), "replayed": true})),
+            ));
+        }
+        f.extra.insert(IDEMPOTENCY_KEY.into(), k.clone().into());
+    }
     let json = inspection_json(&f);
     // Written and applied to the snapshot in one step: one row compared, one feature
     // added to the snapshot, however many inspections the registry holds.

@@ -14,6 +14,7 @@ mod links;
 mod networks;
 mod ogc;
 mod openapi;
+mod page;
 pub mod server;
 mod style;
 mod tiles;
@@ -163,6 +164,7 @@ pub fn app(state: AppState) -> Router {
         .merge(ogc::open_router())
         .merge(tiles::open_router())
         .merge(style::open_router())
+        .merge(page::open_router())
         .route("/api/openapi.json", get(openapi::document));
     let timeout = state.config.request_timeout;
     let limit = state.config.body_limit;

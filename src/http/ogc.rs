@@ -86,7 +86,16 @@ fn link(href: String, rel: &str, ty: &str, title: &str) -> serde_json::Value {
     serde_json::json!({"href": href, "rel": rel, "type": ty, "title": title})
 }
 
-async fn landing(headers: HeaderMap, State(state): State<AppState>) -> Json<serde_json::Value> {
+async fn landing(
+    headers: HeaderMap,
+    State(state): State<AppState>,
+    axum::extract::RawQuery(q): axum::extract::RawQuery,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    // A browser gets the web page; JSON clients (and `?f=json`) the OGC landing page.
+    if super::page::wants_html(&headers, super::page::format(q.as_deref()).as_deref()) {
+        return super::page::index();
+    }
     let b = base(&state.config, &headers);
     let snap = state.snapshot.current();
     Json(serde_json::json!({
@@ -99,6 +108,7 @@ async fn landing(headers: HeaderMap, State(state): State<AppState>) -> Json<serd
             link(format!("{b}/collections"), "data", "application/json", "the registry's layers"),
         ],
     }))
+    .into_response()
 }
 
 async fn conformance() -> Json<serde_json::Value> {

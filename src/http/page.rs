@@ -1,0 +1,199 @@
+//! The web page at `/` for browsers: its built files (`web/`, built by `scripts/web.sh`)
+//! are embedded in the binary by `build.rs`, so one file deploys and the page can never be
+//! older or newer than the service it talks to. The page is a client of the public API
+//! only; the one route added for it, `/api/session`, says what a token may do, which any
+//! script may ask too.
+
+use axum::extract::{Path, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+
+use super::auth::{admit, Need};
+use super::AppState;
+use crate::auth::Role;
+
+include!(concat!(env!("OUT_DIR"), "/web_assets.rs"));
+
+/// Whether the page's files were built into this binary.
+pub fn built() -> bool {
+    ASSETS.iter().any(|(p, _, _)| *p == "/index.html")
+}
+
+/// The page's routes (open: they hold no registry data).
+pub(super) fn open_router() -> Router<AppState> {
+    Router::new()
+        .route("/page/{*file}", get(asset))
+        .route("/sw.js", get(service_worker))
+        .route("/manifest.webmanifest", get(manifest))
+        .route("/api/session", get(session))
+}
+
+/// Whether a request for `/` wants the page rather than the OGC landing page: a browser
+/// asks for `text/html` first; `?f=json` (or any other `f`) forces the JSON document, and
+/// `?f=html` the page.
+pub(super) fn wants_html(headers: &HeaderMap, f: Option<&str>) -> bool {
+    match f {
+        Some(f) => f.eq_ignore_ascii_case("html"),
+        None => {
+            let accept = headers
+                .get(header::ACCEPT)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("");
+            // The first type listed that is html or json decides (browsers list html first,
+            // `*/*` last; JSON clients name json or nothing).
+            accept
+                .split(',')
+                .map(|t| t.split(';').next().unwrap_or("").trim())
+                .find_map(|t| match t {
+                    "text/html" | "application/xhtml+xml" => Some(true),
+                    "application/json" | "application/geo+json" => Some(false),
+                    _ => None,
+                })
+                .unwrap_or(false)
+        }
+    }
+}
+
+/// The `f` parameter of a raw query string (`f=json`), if given.
+pub(super) fn format(q: Option<&str>) -> Option<String> {
+    url::form_urlencoded::parse(q?.as_bytes())
+        .find(|(k, _)| k == "f")
+        .map(|(_, v)| v.into_owned())
+}
+
+fn file(path: &str) -> Option<(&'static str, &'static [u8])> {
+    ASSETS
+        .iter()
+        .find(|(p, _, _)| *p == path)
+        .map(|(_, t, b)| (*t, *b))
+}
+
+/// The page itself (`index.html`), or, in a binary built without it, a page that says so
+/// and how to build it: never a blank page.
+pub(super) fn index() -> Response {
+    match file("/index.html") {
+        Some((ty, bytes)) => with_type(ty, bytes, "no-cache"),
+        None => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
+            "<!doctype html><html lang=en><meta charset=utf-8><title>ms4: the page is not built</title>\
+             <h1>The web page was not built into this binary</h1>\
+             <p>Run <code>scripts/web.sh</code> and build ms4 again. The API is served as usual: \
+             <a href=\"/?f=json\">the landing page</a>, <a href=\"/api/openapi.json\">the API definition</a>.</p></html>",
+        )
+            .into_response(),
+    }
+}
+
+fn with_type(ty: &'static str, bytes: &'static [u8], cache: &'static str) -> Response {
+    let mut r = bytes.into_response();
+    let h = r.headers_mut();
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static(ty));
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static(cache));
+    // The page loads nothing from another origin; say so, so a browser refuses if a
+    // dependency ever tries.
+    h.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(
+            "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; \
+             worker-src 'self' blob:; connect-src 'self'",
+        ),
+    );
+    r
+}
+
+async fn asset(Path(rest): Path<String>) -> Response {
+    match file(&format!("/page/{rest}")) {
+        // Their names carry a content hash: a new build makes new names.
+        Some((ty, bytes)) => with_type(ty, bytes, "public, max-age=31536000, immutable"),
+        None => super::HttpError::NotFound(format!(
+            "/page/{rest}: no such file of the web page{}",
+            if built() {
+                ""
+            } else {
+                " (the page was not built into this binary)"
+            }
+        ))
+        .into_response(),
+    }
+}
+
+async fn service_worker() -> Response {
+    match file("/sw.js") {
+        Some((ty, bytes)) => with_type(ty, bytes, "no-cache"),
+        None => {
+            super::HttpError::NotFound("/sw.js: the page was not built into this binary".into())
+                .into_response()
+        }
+    }
+}
+
+async fn manifest() -> Response {
+    match file("/manifest.webmanifest") {
+        Some((_, bytes)) => with_type("application/manifest+json", bytes, "no-cache"),
+        None => super::HttpError::NotFound(
+            "/manifest.webmanifest: the page was not built into this binary".into(),
+        )
+        .into_response(),
+    }
+}
+
+/// `GET /api/session`: who the token (or no token) is and what it may do, so the page
+/// shows only the actions the role allows. Without a token on a registry that is not
+/// public-read the answer says a token is needed (200, not 401: nothing is refused yet).
+async fn session(State(state): State<AppState>, headers: HeaderMap) -> Response {
+    let public_read = state.auth.public_read;
+    if headers.get(header::AUTHORIZATION).is_none() && !public_read {
+        return Json(serde_json::json!({
+            "signed_in": false, "public_read": false, "may_read": false,
+            "subject": null, "role": null, "may": may(None, false),
+        }))
+        .into_response();
+    }
+    match admit(&state, &headers, Need::Read).await {
+        Ok(c) => Json(serde_json::json!({
+            "signed_in": c.role.is_some(),
+            "public_read": public_read,
+            "may_read": true,
+            "subject": c.subject,
+            "role": c.role.map(|r| r.to_string()),
+            "may": may(c.role, true),
+        }))
+        .into_response(),
+        Err(e) => e.into_response(),
+    }
+}
+
+fn may(role: Option<Role>, read: bool) -> serde_json::Value {
+    let allows = |r: Role| role.is_some_and(|x| x.allows(r));
+    serde_json::json!({
+        "read": read,
+        "inspect": allows(Role::Inspector),
+        "import": allows(Role::Analyst),
+        "admin": allows(Role::Admin),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn accept(v: &str) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        h.insert(header::ACCEPT, HeaderValue::from_str(v).unwrap());
+        h
+    }
+
+    #[test]
+    fn browsers_get_the_page_and_json_clients_the_landing_page() {
+        let browser = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
+        assert!(wants_html(&accept(browser), None));
+        assert!(!wants_html(&accept(browser), Some("json")));
+        assert!(!wants_html(&accept("application/json"), None));
+        assert!(!wants_html(&accept("*/*"), None));
+        assert!(!wants_html(&HeaderMap::new(), None));
+        assert!(wants_html(&HeaderMap::new(), Some("html")));
+    }
+}

@@ -1,0 +1,361 @@
+//! The web page end to end: a real `ms4 serve` on 127.0.0.1:0 with the demo registry,
+//! driven in Debian's headless Chromium by the flows in `tests/web/*.mjs` (playwright-core
+//! from `web/node_modules`, installed by `scripts/web.sh`). Each flow checks what the page
+//! shows against what the API answers, and takes a screenshot whose map pixels must show
+//! drawn layers.
+//!
+//! Without chromium or the page's packages a flow is skipped with a loud message, except
+//! under CI, where that is a failure.
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Mutex, OnceLock};
+
+use common::*;
+
+/// One browser at a time: two cores do not run several software-rendered Chromiums well.
+static BROWSER: Mutex<()> = Mutex::new(());
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn chromium() -> PathBuf {
+    std::env::var_os("CHROMIUM")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"))
+}
+
+/// Whether the browser and the page's packages are here; under CI their absence fails.
+fn ready() -> bool {
+    let mut missing = Vec::new();
+    if !chromium().exists() {
+        missing.push(format!(
+            "{} (apt-get install chromium; scripts/setup.sh does)",
+            chromium().display()
+        ));
+    }
+    if Command::new("node").arg("--version").output().is_err() {
+        missing.push("node (scripts/setup.sh installs it)".into());
+    }
+    if !root().join("web/node_modules/playwright-core").exists() {
+        missing.push("web/node_modules (run scripts/web.sh)".into());
+    }
+    if missing.is_empty() {
+        return true;
+    }
+    if std::env::var_os("CI").is_some() {
+        panic!(
+            "CI is set but the browser tests cannot run: missing {}",
+            missing.join(", ")
+        );
+    }
+    eprintln!("SKIPPING the browser flows: missing {}", missing.join(", "));
+    false
+}
+
+/// The demo registry, built once per test run; each server gets its own copy.
+fn demo() -> &'static PathBuf {
+    static DEMO: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
+    &DEMO
+        .get_or_init(|| {
+            let dir = tempfile::tempdir().unwrap();
+            let reg = dir.path().join("demo.gpkg");
+            let out = ms4()
+                .args(["demo", "--no-serve", "--registry"])
+                .arg(&reg)
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "ms4 demo: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            (dir, reg)
+        })
+        .1
+}
+
+/// A running server over a fresh copy of the demo, with a token per role.
+pub struct Server {
+    child: Child,
+    /// `http://127.0.0.1:PORT`.
+    pub url: String,
+    /// The registry's store URL.
+    pub store: String,
+    /// Tokens: inspector, analyst, planner.
+    pub tokens: [(String, String); 3],
+    public_read: bool,
+    _dir: tempfile::TempDir,
+}
+
+impl Server {
+    /// Starts `ms4 serve` on port 0 (public-read or not).
+    pub fn start(public_read: bool) -> Server {
+        let dir = tempfile::tempdir().unwrap();
+        let reg = dir.path().join("demo.gpkg");
+        // The registry with its write-ahead log, which may hold the last writes.
+        for suffix in ["", "-wal", "-shm"] {
+            let from = PathBuf::from(format!("{}{suffix}", demo().display()));
+            if from.exists() {
+                std::fs::copy(&from, format!("{}{suffix}", reg.display())).unwrap();
+            }
+        }
+        let store = format!("sqlite://{}", reg.display());
+        let tokens = ["inspector", "analyst", "planner"].map(|role| {
+            let t = run_ok(
+                &store,
+                &[
+                    "token",
+                    "create",
+                    "--role",
+                    role,
+                    "--subject",
+                    &format!("{role}-1"),
+                ],
+            );
+            (role.to_string(), t.trim().to_string())
+        });
+        let (child, url) = Server::spawn(&store, public_read);
+        Server {
+            child,
+            url,
+            store,
+            tokens,
+            public_read,
+            _dir: dir,
+        }
+    }
+
+    /// Stops the server and starts it again on the same registry (a new port).
+    pub fn restart(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let (child, url) = Server::spawn(&self.store, self.public_read);
+        self.child = child;
+        self.url = url;
+    }
+
+    fn spawn(store: &str, public_read: bool) -> (Child, String) {
+        let mut cmd = ms4();
+        cmd.args(["--store", store, "serve", "--listen", "127.0.0.1:0"]);
+        if public_read {
+            cmd.arg("--public-read");
+        }
+        let mut child = cmd
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let url = loop {
+            let line = lines.next().expect("serve prints its URL").unwrap();
+            if let Some(u) = line.strip_prefix("serving the registry at ") {
+                break u.trim_end_matches('/').to_string();
+            }
+        };
+        // Keep reading its output so the server never blocks on a full pipe.
+        std::thread::spawn(move || for _ in lines {});
+        (child, url)
+    }
+
+    fn token(&self, role: &str) -> &str {
+        &self.tokens.iter().find(|(r, _)| r == role).unwrap().1
+    }
+
+    /// Runs a flow; panics with its output when it fails.
+    pub fn flow(&self, script: &str) {
+        let _one = BROWSER.lock().unwrap_or_else(|p| p.into_inner());
+        let shots = std::env::var_os("MS4_SHOTS")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| root().join("target/web-shots"));
+        std::fs::create_dir_all(&shots).unwrap();
+        let out = Command::new("node")
+            .arg(root().join("tests/web").join(script))
+            .env("MS4_URL", &self.url)
+            .env("MS4_SHOTS", &shots)
+            .env("MS4_TOKEN_INSPECTOR", self.token("inspector"))
+            .env("MS4_TOKEN_ANALYST", self.token("analyst"))
+            .env("MS4_TOKEN_PLANNER", self.token("planner"))
+            .env("MS4_FIXTURES", root().join("tests/fixtures"))
+            .output()
+            .unwrap();
+        let text = format!(
+            "{}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        print!("{text}");
+        assert!(out.status.success(), "flow {script} failed:\n{text}");
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn page_is_served_to_browsers_and_draws_the_map_with_sign_in_by_role() {
+    if !ready() {
+        return;
+    }
+    Server::start(true).flow("page.mjs");
+}
+
+#[test]
+fn a_registry_without_public_read_asks_for_a_token_before_drawing() {
+    if !ready() {
+        return;
+    }
+    Server::start(false).flow("signin.mjs");
+}
+
+#[test]
+fn inspector_finds_what_is_near_opens_a_card_and_records_a_screening() {
+    if !ready() {
+        return;
+    }
+    Server::start(true).flow("inspector.mjs");
+}
+
+#[test]
+fn inspections_recorded_offline_are_sent_once_when_the_network_returns() {
+    if !ready() {
+        return;
+    }
+    Server::start(true).flow("offline.mjs");
+}
+
+#[tokio::test]
+async fn an_idempotency_key_returns_the_first_answer_and_writes_once_across_a_restart() {
+    let s = Server::start(false);
+    let token = s.token("inspector").to_string();
+    let http = reqwest::Client::new();
+    let body = serde_json::json!({
+        "asset_id": "OF-000002", "inspected_on": "2026-11-30", "kind": "dry_weather_screening",
+        "result": "pass", "position": {"lon": -73.8574, "lat": 41.2137},
+        "observed_at": "2026-11-30T14:05:00Z",
+    });
+    let post = |url: String, key: &'static str, body: serde_json::Value| {
+        let http = http.clone();
+        let token = token.clone();
+        async move {
+            let r = http
+                .post(format!("{url}/api/inspections"))
+                .bearer_auth(token)
+                .header("Idempotency-Key", key)
+                .json(&body)
+                .send()
+                .await
+                .unwrap();
+            (
+                r.status().as_u16(),
+                r.json::<serde_json::Value>().await.unwrap(),
+            )
+        }
+    };
+    let (st, first) = post(s.url.clone(), "key-1", body.clone()).await;
+    assert_eq!(st, 201, "{first}");
+    assert_eq!(first["write"]["inserted"], 1, "{first}");
+    assert_eq!(
+        first["inspection"]["position"],
+        serde_json::json!([-73.8574, 41.2137])
+    );
+    // The server restarts (the key is stored with the inspection, not in memory).
+    let mut s = s;
+    s.restart();
+    let (st, again) = post(s.url.clone(), "key-1", body.clone()).await;
+    assert_eq!(st, 201, "{again}");
+    assert_eq!(again["replayed"], true, "{again}");
+    assert_eq!(
+        again["inspection"]["inspection_id"],
+        first["inspection"]["inspection_id"]
+    );
+    let listed: serde_json::Value = http
+        .get(format!("{}/api/assets/OF-000002/inspections", s.url))
+        .bearer_auth(s.token("inspector"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        listed["inspections"].as_array().unwrap().len(),
+        1,
+        "{listed}"
+    );
+    // The key names one inspection: used for another, it is refused, naming the header.
+    let mut other = body.clone();
+    other["asset_id"] = "OF-000001".into();
+    let (st, refused) = post(s.url.clone(), "key-1", other).await;
+    assert_eq!(st, 422, "{refused}");
+    assert!(
+        refused["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("Idempotency-Key:"),
+        "{refused}"
+    );
+}
+
+#[test]
+fn planner_gets_a_determination_for_a_parcel_a_drawn_and_an_uploaded_footprint() {
+    if !ready() {
+        return;
+    }
+    Server::start(true).flow("planner.mjs");
+}
+
+#[test]
+fn officer_lists_connections_traces_upstream_and_exports_a_watershed_list() {
+    if !ready() {
+        return;
+    }
+    Server::start(true).flow("officer.mjs");
+}
+
+#[test]
+fn analyst_maps_fields_reads_the_quality_report_commits_and_sees_it_drawn() {
+    if !ready() {
+        return;
+    }
+    Server::start(true).flow("analyst.mjs");
+}
+
+/// The page's own logic (the queue, the forms, the fact mapping), with Vitest.
+#[test]
+fn page_unit_tests_pass() {
+    if !ready() {
+        return;
+    }
+    let out = Command::new("npx")
+        .args(["--no-install", "vitest", "run"])
+        .current_dir(root().join("web"))
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    print!("{text}");
+    assert!(out.status.success(), "vitest failed:\n{text}");
+}
+
+/// Needs the photo routes (`POST /api/inspections/{id}/photos`, `GET /api/photos/{sha256}`)
+/// that another branch adds; run it with `--ignored` once they are merged.
+#[test]
+#[ignore = "needs the inspection photo routes; enable once they are merged"]
+fn photo_taken_with_an_inspection_reaches_the_server_after_the_inspection() {
+    if !ready() {
+        return;
+    }
+    Server::start(true).flow("photo.mjs");
+}

@@ -1,0 +1,159 @@
+// The page: sign-in, the views per user, the map and the offline queue.
+import './style.css';
+import { api, ApiError, authHeaders, setToken, token, type Session } from './api';
+import { createMap, getMap, reloadTiles } from './map';
+import { Queue } from './queue';
+import { h, type Ctx } from './ui';
+import * as inspector from './views/inspector';
+import * as planner from './views/planner';
+import * as officer from './views/officer';
+import * as analyst from './views/analyst';
+
+const views: Record<string, { render: (el: HTMLElement, ctx: Ctx) => void }> = { inspector, planner, officer, analyst };
+const $ = (id: string) => document.getElementById(id)!;
+
+let clickHandler: Parameters<Ctx['onMapClick']>[0] = null;
+const queue = new Queue();
+let session: Session;
+
+const ctx: Ctx = {
+  get session() {
+    return session;
+  },
+  queue,
+  say(text, isError = false) {
+    const m = $('message');
+    m.textContent = text;
+    m.className = isError ? 'error' : '';
+  },
+  onMapClick(f) {
+    clickHandler = f;
+    if (mapMade) getMap().getCanvas().style.cursor = f ? 'crosshair' : '';
+  },
+  flush: () => flush(),
+};
+
+async function flush(): Promise<void> {
+  if (!session?.may.inspect) return showQueue();
+  try {
+    const r = await queue.flush({ fetch: fetch.bind(window), headers: () => authHeaders() });
+    if (r.sent) ctx.say(`Sent ${r.sent} waiting inspection${r.sent > 1 ? 's' : ''}.`);
+  } catch (e) {
+    ctx.say(`Sending the queue failed: ${(e as Error).message}`, true);
+  }
+  await showQueue();
+}
+
+async function showQueue(): Promise<void> {
+  const all = await queue.all();
+  const waiting = all.filter((e) => e.state === 'waiting').length;
+  const rejected = all.filter((e) => e.state === 'rejected');
+  const s = $('queue-status');
+  s.dataset.waiting = String(waiting);
+  s.replaceChildren(
+    `${navigator.onLine ? 'Online' : 'Offline'} · ${waiting} inspection${waiting === 1 ? '' : 's'} waiting to send`,
+    ...rejected.map((e) => h('span', { class: 'error' }, ` · ${e.body.asset_id} refused: ${e.error} `, h('button', { type: 'button', onclick: async () => { await queue.remove(e.key); showQueue(); } }, 'Discard'))),
+  );
+}
+queue.onChange = () => void showQueue();
+
+async function loadSession(): Promise<void> {
+  try {
+    session = await api<Session>('/api/session');
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 401) {
+      setToken(null);
+      ctx.say(`Sign-in refused: ${e.message}`, true);
+      session = await api<Session>('/api/session');
+    } else throw e;
+  }
+  const signed = session.signed_in;
+  $('signin').hidden = signed;
+  $('whoami').hidden = !signed;
+  $('role').textContent = signed ? `${session.subject} (${session.role})` : '';
+  document.body.dataset.role = session.role ?? (session.may_read ? 'reader' : 'none');
+  document.querySelectorAll<HTMLElement>('[data-needs]').forEach((b) => {
+    b.hidden = !(session.may as any)[b.dataset.needs!];
+  });
+}
+
+function show(name: string): void {
+  document.querySelectorAll<HTMLButtonElement>('#tabs button').forEach((b) => b.setAttribute('aria-pressed', String(b.dataset.view === name)));
+  ctx.onMapClick(null);
+  const el = $('view');
+  el.replaceChildren();
+  document.body.dataset.view = name;
+  if (!session.may_read) {
+    el.append(h('p', { class: 'hint', text: 'This registry needs a token to read: paste yours above.' }));
+    return;
+  }
+  views[name].render(el, ctx);
+}
+
+async function start(): Promise<void> {
+  $('signin').addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    const t = ($('token') as HTMLInputElement).value.trim();
+    if (!t) return;
+    setToken(t);
+    ($('token') as HTMLInputElement).value = '';
+    await restart();
+  });
+  $('signout').addEventListener('click', async () => {
+    setToken(null);
+    ctx.say('Signed out.');
+    await restart();
+  });
+  document.querySelectorAll<HTMLButtonElement>('#tabs button').forEach((b) => b.addEventListener('click', () => show(b.dataset.view!)));
+  window.addEventListener('online', () => void flush());
+  window.addEventListener('offline', () => void showQueue());
+  await restart();
+  if ('serviceWorker' in navigator) {
+    const first = !navigator.serviceWorker.controller;
+    navigator.serviceWorker.register('/sw.js').catch((e) => console.warn('no service worker', e));
+    // The first visit loaded the session, style and tiles before the worker was there to
+    // keep them: fetch them once more through it, so the page opens offline next time.
+    if (first) {
+      navigator.serviceWorker.addEventListener('controllerchange', async () => {
+        for (const u of ['/api/session', '/styles/ms4.json', '/tiles.json', '/health']) {
+          await fetch(u, { headers: authHeaders() }).catch(() => {});
+        }
+        if (mapMade) await reloadTiles();
+        document.body.dataset.offlineReady = 'true';
+      }, { once: true });
+    } else document.body.dataset.offlineReady = 'true';
+  }
+}
+
+let mapMade = false;
+async function restart(): Promise<void> {
+  try {
+    await loadSession();
+  } catch (e) {
+    // Offline with no session answer: keep the last known one so queued work can go on.
+    const last = localStorage.getItem('ms4.session');
+    if (!last) {
+      ctx.say(`The registry does not answer: ${(e as Error).message}`, true);
+      return;
+    }
+    session = JSON.parse(last);
+  }
+  localStorage.setItem('ms4.session', JSON.stringify(session));
+  if (session.may_read && !mapMade) {
+    mapMade = true;
+    const tj = await api('/tiles.json').catch(() => null);
+    const map = createMap('map', tj?.bounds);
+    map.on('click', (e: any) => clickHandler?.(e.lngLat, e.point));
+    fetch('/health', { headers: authHeaders() }).then((r) => r.json()).then((hh) => ($('jurisdiction').textContent = hh.jurisdiction)).catch(() => {});
+  } else if (mapMade) {
+    // A new token: the map's requests carry it from now on.
+    getMap().setStyle('/styles/ms4.json');
+  }
+  const current = document.body.dataset.view ?? 'inspector';
+  const tab = document.querySelector<HTMLButtonElement>(`#tabs button[data-view="${current}"]`);
+  show(tab && !tab.hidden ? current : 'inspector');
+  await flush();
+}
+
+start();
+(window as any).__ms4 = { queue, token };

@@ -1,0 +1,129 @@
+// The stormwater officer: connections by finding, a connection's reasons and citations,
+// the upstream trace from an outfall, a watershed's ranked inspection list (CSV), and the
+// SMPs without a recorded easement.
+import { api } from '../api';
+import { showAnswer } from '../map';
+import { h, markDrawn, table, type Ctx } from '../ui';
+import { resultWord } from '../facts';
+
+export function render(el: HTMLElement, ctx: Ctx): void {
+  const out = h('div', { id: 'officer-out' });
+  const status = h('select', { id: 'finding-status', name: 'status' }, ...['illicit', 'needs_review', 'ok', 'not_covered', 'illicit,needs_review'].map((s) => h('option', { value: s, text: s.replace(/_/g, ' ') })));
+  const outfall = h('input', { id: 'trace-outfall', name: 'outfall', placeholder: 'OF-000002' });
+  const shed = h('input', { id: 'watershed-id', name: 'watershed', placeholder: 'WS-0001' });
+  el.append(
+    h('h2', { text: 'Officer' }),
+    h('div', { class: 'field' }, h('label', { for: 'finding-status', text: 'Connections with finding' }), status),
+    h('button', { type: 'button', id: 'list-connections', onclick: () => connections(status.value, out, ctx) }, 'List connections'),
+    h('div', { class: 'field' }, h('label', { for: 'trace-outfall', text: 'Upstream trace from outfall' }), outfall),
+    h('button', { type: 'button', id: 'trace', onclick: () => trace(outfall.value.trim(), out, ctx) }, 'Trace upstream'),
+    h('div', { class: 'field' }, h('label', { for: 'watershed-id', text: 'Watershed' }), shed),
+    h('button', { type: 'button', id: 'watershed-list', onclick: () => watershed(shed.value.trim(), out, ctx) }, 'Inspection list'),
+    h('button', { type: 'button', id: 'smps-no-easement', onclick: () => smps(out, ctx) }, 'SMPs without an easement'),
+    out,
+  );
+}
+
+async function connections(status: string, out: HTMLElement, ctx: Ctx): Promise<void> {
+  try {
+    const q = `/api/illicit?status=${encodeURIComponent(status)}`;
+    const [a, fc] = await Promise.all([api(q), api(`${q}&f=geojson`)]);
+    const replyAt = performance.now();
+    for (const f of fc.features) f.properties.role = f.properties.finding?.result ?? f.properties.result ?? 'connection';
+    const detail = h('div', { id: 'connection-detail' });
+    out.replaceChildren(
+      h('p', { id: 'connection-count', text: `${a.connections.length} connection${a.connections.length === 1 ? '' : 's'} with finding ${status.replace(/_/g, ' ')}` }),
+      table('Connections', a.connections, [
+        ['Connection', (c: any) => h('button', { type: 'button', class: 'link', 'data-connection': c.connection_id, onclick: () => showConnection(c, detail) }, c.connection_id)],
+        ['Finding', (c: any) => resultWord(c.finding?.result)],
+        ['Parcel', (c: any) => c.parcel_id ?? '—'],
+      ]),
+      detail,
+    );
+    await showAnswer(fc);
+    markDrawn('connections', replyAt);
+  } catch (e) {
+    ctx.say((e as Error).message, true);
+  }
+}
+
+function showConnection(c: any, el: HTMLElement): void {
+  const f = c.finding ?? {};
+  el.replaceChildren(
+    h('h3', { text: `${c.connection_id}: ${resultWord(f.result)}` }),
+    h('h4', { text: 'Reasons' }), h('ul', {}, ...(f.reasons ?? []).map((r: string) => h('li', { text: r }))),
+    h('h4', { text: 'Citations' }), h('ul', {}, ...(f.citations ?? []).map((x: any) => h('li', { text: `${x.citation} — ${x.title}` }))),
+    h('h4', { text: 'Evidence' }), h('ul', {}, ...(f.evidence ?? []).map((x: any) => h('li', { text: Object.entries(x).map(([k, v]) => `${k}: ${typeof v === 'object' ? JSON.stringify(v) : v}`).join(', ') }))),
+  );
+}
+
+async function trace(id: string, out: HTMLElement, ctx: Ctx): Promise<void> {
+  if (!id) return ctx.say('Name the outfall to trace from.', true);
+  try {
+    const q = `/api/trace/${encodeURIComponent(id)}?direction=upstream`;
+    const [a, fc] = await Promise.all([api(q), api(`${q}&f=geojson`)]);
+    const replyAt = performance.now();
+    for (const f of fc.features) f.properties.role = f.properties.layer === 'parcels' ? 'parcel' : f.properties.layer === 'connections' ? 'needs_review' : 'trace';
+    out.replaceChildren(
+      h('p', { id: 'trace-summary', text: `Upstream of ${id}: ${a.trace.structures.length} structures, ${a.trace.pipes.length} pipes, ${(a.connections ?? []).length} candidate connections` }),
+      table('Candidate connections', a.connections ?? [], [['Connection', (c: any) => c.connection_id], ['Parcel', (c: any) => c.parcel_id ?? '—']]),
+    );
+    await showAnswer(fc);
+    markDrawn('trace', replyAt);
+  } catch (e) {
+    ctx.say((e as Error).message, true);
+  }
+}
+
+/** Rows as CSV (RFC 4180 quoting). */
+export function csv(rows: Record<string, unknown>[], cols: string[]): string {
+  const q = (v: unknown) => {
+    const s = v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v);
+    return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+  };
+  return [cols.join(','), ...rows.map((r) => cols.map((c) => q(r[c])).join(','))].join('\r\n') + '\r\n';
+}
+
+async function watershed(id: string, out: HTMLElement, ctx: Ctx): Promise<void> {
+  if (!id) return ctx.say('Name the watershed.', true);
+  try {
+    const q = `/api/watersheds/${encodeURIComponent(id)}/facilities`;
+    const [a, fc] = await Promise.all([api(q), api(`${q}?f=geojson`)]);
+    const rows: any[] = (a.list?.facilities ?? []).map((f: any, i: number) => ({
+      rank: i + 1,
+      id: f.id,
+      kind: f.layer,
+      score: f.score,
+      due: f.due ? 'due' : 'not due',
+      last_inspection: f.last_inspection?.inspected_on ?? f.last_inspection ?? 'never',
+      reasons: (f.reasons ?? []).join('; '),
+    }));
+    const cols = ['rank', 'id', 'kind', 'score', 'due', 'last_inspection', 'reasons'];
+    const text = csv(rows, cols);
+    const link = h('a', { id: 'csv', class: 'button', download: `${id}-inspection-list.csv`, href: URL.createObjectURL(new Blob([text], { type: 'text/csv' })) }, 'Export CSV');
+    out.replaceChildren(
+      h('p', { id: 'watershed-count', text: `${rows.length} facilities in ${id}, ranked for inspection (hot spots first)` }),
+      link,
+      table('Ranked for inspection', rows, cols.map((c) => [c.replace(/_/g, ' '), (r: any) => String(r[c] ?? '')] as [string, (r: any) => string])),
+    );
+    for (const f of fc.features) f.properties.role = f.properties.layer === 'watersheds' ? 'watershed' : 'near';
+    await showAnswer(fc);
+  } catch (e) {
+    ctx.say((e as Error).message, true);
+  }
+}
+
+async function smps(out: HTMLElement, ctx: Ctx): Promise<void> {
+  try {
+    const [a, fc] = await Promise.all([api('/api/smps-without-easement'), api('/api/smps-without-easement?f=geojson')]);
+    for (const f of fc.features) f.properties.role = 'illicit';
+    out.replaceChildren(table('SMPs without a recorded easement', a.smps, [
+      ['SMP', (s: any) => s.smp_id],
+      ['Finding', (s: any) => resultWord(s.finding?.result)],
+      ['Citation', (s: any) => (s.finding?.citations ?? []).map((c: any) => c.citation).join('; ')],
+    ]));
+    await showAnswer(fc);
+  } catch (e) {
+    ctx.say((e as Error).message, true);
+  }
+}

@@ -1,0 +1,210 @@
+// The planner: a parcel picked on the map, a footprint drawn or uploaded; the project's
+// facts; the determination with reasons, citations, assumptions and open facts; its
+// evidence drawn; a print view.
+import { api } from '../api';
+import { AREA_UNITS, determinationRequest, FACTS, resultWord, type FactValues, type Place } from '../facts';
+import { firstPolygon, ringOf } from '../geo';
+import { getMap, showAnswer, showDraft, type FC } from '../map';
+import { h, markDrawn, type Ctx } from '../ui';
+
+let place: Place | null = null;
+let drawing: [number, number][] = [];
+
+export function render(el: HTMLElement, ctx: Ctx): void {
+  const where = h('p', { id: 'place', role: 'status', text: place ? describe(place) : 'No place chosen yet.' });
+  const out = h('div', { id: 'determination' });
+  const facts = h('form', { id: 'facts', 'aria-label': 'Project facts', novalidate: true },
+    h('h3', { text: 'Project facts' }),
+    h('div', { class: 'field' },
+      h('label', { for: 'fact-disturbed', text: 'Area disturbed' }),
+      h('div', { class: 'row' },
+        h('input', { id: 'fact-disturbed', name: 'disturbed', type: 'number', min: '0', step: 'any', inputmode: 'decimal' }),
+        h('select', { id: 'fact-disturbed-unit', name: 'disturbed_unit', 'aria-label': 'Unit of the area' }, ...AREA_UNITS.map((u) => h('option', { value: u, text: u }))),
+      ),
+      h('p', { class: 'field-error', id: 'fact-disturbed-error', role: 'alert' }),
+    ),
+    ...FACTS.filter((f) => f.kind !== 'area').map((f) => {
+      const id = `fact-${f.name}`;
+      const input = f.kind === 'bool'
+        ? h('input', { id, name: f.name, type: 'checkbox' })
+        : f.kind === 'date'
+          ? h('input', { id, name: f.name, type: 'date' })
+          : h('select', { id, name: f.name }, h('option', { value: '', text: 'not known' }), h('option', { value: 'yes', text: 'yes' }), h('option', { value: 'no', text: 'no' }));
+      return h('div', { class: `field ${f.kind === 'bool' ? 'checkbox' : ''}` }, h('label', { for: id, text: f.label }), input, h('p', { class: 'field-error', id: `${id}-error`, role: 'alert' }));
+    }),
+    h('button', { type: 'submit', id: 'determine' }, 'Determine'),
+    h('p', { class: 'form-error', role: 'alert' }),
+  );
+  facts.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    void determine(facts, out, ctx);
+  });
+  el.append(
+    h('h2', { text: 'Planner' }),
+    h('div', { class: 'row no-print' },
+      h('button', { type: 'button', id: 'pick-parcel', onclick: () => pickParcel(where, ctx) }, 'Pick a parcel'),
+      h('button', { type: 'button', id: 'draw-footprint', onclick: () => draw(where, ctx) }, 'Draw a footprint'),
+      h('button', { type: 'button', id: 'finish-footprint', onclick: () => finish(where, ctx) }, 'Finish footprint'),
+      h('label', { for: 'footprint-file', class: 'button' }, 'Upload GeoJSON'),
+      h('input', { id: 'footprint-file', type: 'file', accept: '.geojson,.json,application/geo+json,application/json', onchange: (ev: Event) => upload(ev, where, ctx) }),
+    ),
+    h('div', { class: 'row no-print' },
+      h('label', { for: 'parcel-id', text: 'or the parcel id' }),
+      h('input', { id: 'parcel-id', name: 'parcel_id', placeholder: 'P-000001', autocomplete: 'off' }),
+      h('button', { type: 'button', id: 'use-parcel', onclick: () => {
+        const v = (document.getElementById('parcel-id') as HTMLInputElement).value.trim();
+        if (!v) return ctx.say('Type a parcel id first.', true);
+        // Without a pointer: the parcel by its id (the server says if there is none).
+        place = { parcel: v };
+        where.textContent = describe(place);
+        showDraft({ type: 'FeatureCollection', features: [] });
+      } }, 'Use this parcel'),
+    ),
+    where,
+    facts,
+    out,
+  );
+}
+
+function describe(p: Place): string {
+  return 'parcel' in p ? `Parcel ${p.parcel}` : 'The footprint drawn';
+}
+
+function pickParcel(where: HTMLElement, ctx: Ctx): void {
+  ctx.say('Tap a parcel on the map.');
+  ctx.onMapClick((_ll, pt) => {
+    const hit = getMap().queryRenderedFeatures([pt.x, pt.y] as any, { layers: ['parcels'] })[0];
+    if (!hit) return ctx.say('No parcel there: tap inside one.', true);
+    ctx.onMapClick(null);
+    place = { parcel: String(hit.properties!.id) };
+    where.textContent = describe(place);
+    showDraft({ type: 'FeatureCollection', features: [] });
+    ctx.say('');
+  });
+}
+
+function draw(where: HTMLElement, ctx: Ctx): void {
+  drawing = [];
+  ctx.say('Tap the corners of the footprint, then Finish footprint.');
+  ctx.onMapClick((ll) => {
+    drawing.push([ll.lng, ll.lat]);
+    const fc: FC = { type: 'FeatureCollection', features: drawing.map((c) => ({ type: 'Feature', geometry: { type: 'Point', coordinates: c }, properties: {} })) };
+    if (drawing.length >= 2) fc.features.push({ type: 'Feature', geometry: { type: 'LineString', coordinates: drawing }, properties: {} });
+    showDraft(fc);
+    where.textContent = `Footprint: ${drawing.length} corner${drawing.length === 1 ? '' : 's'}`;
+  });
+}
+
+function finish(where: HTMLElement, ctx: Ctx): void {
+  try {
+    const ring = ringOf(drawing);
+    ctx.onMapClick(null);
+    const poly = { type: 'Polygon', coordinates: [ring] };
+    place = { footprint: poly };
+    showDraft({ type: 'FeatureCollection', features: [{ type: 'Feature', geometry: poly, properties: {} }] });
+    where.textContent = `${describe(place)} (${drawing.length} corners)`;
+    ctx.say('');
+  } catch (e) {
+    ctx.say((e as Error).message, true);
+  }
+}
+
+async function upload(ev: Event, where: HTMLElement, ctx: Ctx): Promise<void> {
+  const file = (ev.target as HTMLInputElement).files?.[0];
+  if (!file) return;
+  try {
+    const poly = firstPolygon(JSON.parse(await file.text()));
+    place = { footprint: poly };
+    showDraft({ type: 'FeatureCollection', features: [{ type: 'Feature', geometry: poly, properties: {} }] });
+    where.textContent = `Footprint from ${file.name}`;
+    ctx.say('');
+  } catch (e) {
+    ctx.say(`${file.name}: ${(e as Error).message}`, true);
+  }
+}
+
+function readFacts(f: HTMLFormElement): FactValues {
+  const v: FactValues = {};
+  for (const el of Array.from(f.elements) as HTMLInputElement[]) {
+    if (!el.name) continue;
+    v[el.name] = el.type === 'checkbox' ? el.checked : el.value;
+  }
+  return v;
+}
+
+async function determine(f: HTMLFormElement, out: HTMLElement, ctx: Ctx): Promise<void> {
+  f.querySelectorAll('.field-error, .form-error').forEach((p) => (p.textContent = ''));
+  if (!place) {
+    (f.querySelector('.form-error') as HTMLElement).textContent = 'Choose a place first: pick a parcel, draw or upload a footprint.';
+    return;
+  }
+  const body = determinationRequest(place, readFacts(f));
+  // The request as sent, for whoever checks the page against the API (a script, a test).
+  out.dataset.request = JSON.stringify(body);
+  try {
+    const [a, fc] = await Promise.all([
+      api('/api/determinations', { method: 'POST', json: body }),
+      api('/api/determinations?f=geojson', { method: 'POST', json: body }),
+    ]);
+    const replyAt = performance.now();
+    out.replaceChildren(...answerView(a));
+    for (const g of fc.features) g.properties.role = roleOf(g.properties);
+    if ('footprint' in place) fc.features.push({ type: 'Feature', geometry: place.footprint, properties: { role: 'footprint', id: 'footprint' } });
+    await showAnswer(fc);
+    markDrawn('determination', replyAt);
+  } catch (e) {
+    const msg = (e as Error).message;
+    const field = msg.split(':')[0];
+    const slot = document.getElementById(`fact-${field}-error`);
+    if (slot) slot.textContent = msg;
+    else (f.querySelector('.form-error') as HTMLElement).textContent = msg;
+  }
+}
+
+function roleOf(p: any): string {
+  if (p.layer === 'watersheds' || p.watershed_id) return 'watershed';
+  if (p.layer === 'tmdl_areas' || p.tmdl_id) return 'tmdl';
+  if (p.layer === 'receiving_waters' || p.water_id) return 'water';
+  if (p.layer === 'parcels') return 'parcel';
+  return 'trace';
+}
+
+function finding(title: string, f: any): HTMLElement {
+  const word = resultWord(f?.result?.status ?? f?.result);
+  return h('section', { class: 'finding', 'data-result': word },
+    h('h3', {}, `${title}: `, h('span', { class: 'badge', text: word })),
+    f?.result?.summary ? h('p', { text: f.result.summary }) : null,
+    list('Reasons', f?.reasons ?? [], (r: string) => r),
+    list('Citations', f?.citations ?? [], (c: any) => `${c.citation} — ${c.title}`),
+    list('Assumptions', f?.assumptions ?? [], (a: any) => `${a.id}: ${a.text}`),
+  );
+}
+
+function list<T>(title: string, items: T[], text: (t: T) => string): HTMLElement | null {
+  if (!items.length) return null;
+  return h('div', {}, h('h4', { text: title }), h('ul', {}, ...items.map((i) => h('li', { text: text(i) }))));
+}
+
+/** The determination as the page shows it (and prints it). */
+export function answerView(a: any): HTMLElement[] {
+  const d = a.determination;
+  const rw = a.receiving_waters;
+  const parts: HTMLElement[] = [h('h2', { class: 'print-only', text: `Determination — ${d.jurisdiction}, ${a.parcel ? `parcel ${a.parcel}` : 'footprint'}, ${new Date().toLocaleDateString()}` })];
+  parts.push(finding('Land development activity', d.land_development_activity));
+  parts.push(finding('Exempt', d.exempt));
+  if (d.conditions && typeof d.conditions === 'object') {
+    for (const [k, v] of Object.entries(d.conditions)) parts.push(finding(`Condition ${k.replace(/_/g, ' ')}`, v));
+  }
+  if (d.conditions_absent) parts.push(finding('Conditions One, Two and Three (none in this law)', d.conditions_absent));
+  for (const r of d.requirements ?? []) parts.push(finding(`Requirement: ${String(r.result?.kind ?? '').replace(/_/g, ' ')}`, r));
+  parts.push(h('section', { id: 'open-facts' }, h('h3', { text: 'Facts left open' }), (d.open_facts ?? []).length ? h('ul', {}, ...d.open_facts.map((f: string) => h('li', { text: f }))) : h('p', { text: 'none' })));
+  parts.push(h('section', { id: 'evidence' },
+    h('h3', { text: 'Evidence' }),
+    list('Watersheds overlapped (share of the footprint)', rw.by_watershed ?? [], (w: any) => `${w.name ?? w.watershed_id}: ${(w.share * 100).toFixed(1)}% → ${w.drains_to}`),
+    list('303(d) waters and their pollutants', rw.listed ?? [], (w: any) => `${w.name} (${w.water_id}): ${(w.pollutants ?? []).join(', ')} — ${(w.reached_by ?? []).join('; ')}`),
+    list('TMDL areas', rw.tmdl_areas ?? [], (t: any) => `${t.tmdl_id}: ${t.pollutant}${t.stormwater_source ? ' (stormwater source)' : ''}`),
+    list('Through the network', rw.by_network ?? [], (n: any) => JSON.stringify(n)),
+  ));
+  parts.push(h('button', { type: 'button', id: 'print', class: 'no-print', onclick: () => window.print() }, 'Print for the file'));
+  return parts;
+}

@@ -1,0 +1,92 @@
+import 'fake-indexeddb/auto';
+import { describe, expect, it } from 'vitest';
+import { Queue, type Sender } from '../src/queue';
+
+/** A server that remembers idempotency keys, as ms4 serve does. */
+function server(opts: { failFirst?: number; refuse?: (body: any) => string | null; dropAnswers?: number } = {}) {
+  const written = new Map<string, any>();
+  const photos: { id: string; type: string; size: number }[] = [];
+  let fails = opts.failFirst ?? 0;
+  let drops = opts.dropAnswers ?? 0;
+  const fetch = (async (url: string, init: any) => {
+    if (fails > 0) {
+      fails--;
+      throw new TypeError('Failed to fetch');
+    }
+    if (url === '/api/inspections') {
+      const body = JSON.parse(init.body);
+      const why = opts.refuse?.(body);
+      if (why) return new Response(JSON.stringify({ error: why }), { status: 400 });
+      const key = init.headers['Idempotency-Key'];
+      if (!written.has(key)) written.set(key, body);
+      if (drops > 0) {
+        drops--;
+        throw new TypeError('network dropped before the answer');
+      }
+      return new Response(JSON.stringify({ inspection: { inspection_id: `${body.asset_id}:${body.inspected_on}:${body.kind}` } }), { status: 201 });
+    }
+    const m = /^\/api\/inspections\/(.+)\/photos$/.exec(url);
+    if (m) {
+      photos.push({ id: decodeURIComponent(m[1]), type: init.headers['Content-Type'], size: (init.body as Blob).size });
+      return new Response(JSON.stringify({ photo_id: photos.length, sha256: 'x' }), { status: 201 });
+    }
+    return new Response('{}', { status: 404 });
+  }) as unknown as typeof globalThis.fetch;
+  const sender: Sender = { fetch, headers: () => ({ Authorization: 'Bearer t' }) };
+  return { written, photos, sender };
+}
+
+const body = (asset: string) => ({ asset_id: asset, inspected_on: '2026-11-30', kind: 'dry_weather_screening', result: 'pass' });
+
+describe('the queue', () => {
+  it('keeps what was recorded offline and sends each exactly once, oldest first', async () => {
+    const q = new Queue(new IDBFactory());
+    const s = server({ failFirst: 1 });
+    await q.add(body('A'));
+    await q.add(body('B'));
+    await q.add(body('C'));
+    const offline = await q.flush(s.sender);
+    expect(offline).toEqual({ sent: 0, rejected: 0, offline: true });
+    expect((await q.all()).length).toBe(3);
+    const online = await q.flush(s.sender);
+    expect(online.sent).toBe(3);
+    expect([...s.written.values()].map((b) => b.asset_id)).toEqual(['A', 'B', 'C']);
+    expect(await q.all()).toEqual([]);
+    expect((await q.flush(s.sender)).sent).toBe(0);
+  });
+
+  it('sends again with the same key when the answer was lost, so nothing is doubled', async () => {
+    const q = new Queue(new IDBFactory());
+    const s = server({ dropAnswers: 1 });
+    const e = await q.add(body('A'));
+    expect((await q.flush(s.sender)).offline).toBe(true);
+    expect((await q.all())[0].key).toBe(e.key);
+    expect((await q.flush(s.sender)).sent).toBe(1);
+    expect(s.written.size).toBe(1);
+  });
+
+  it('keeps a refused inspection with the server message instead of dropping it', async () => {
+    const q = new Queue(new IDBFactory());
+    const s = server({ refuse: (b) => (b.asset_id === 'BAD' ? 'asset_id: no outfalls has id "BAD"' : null) });
+    await q.add(body('BAD'));
+    await q.add(body('OK'));
+    const r = await q.flush(s.sender);
+    expect(r).toEqual({ sent: 1, rejected: 1, offline: false });
+    const left = await q.all();
+    expect(left.map((x) => [x.body.asset_id, x.state, x.error])).toEqual([['BAD', 'rejected', 'asset_id: no outfalls has id "BAD"']]);
+  });
+
+  it('sends the photos after the inspection is accepted, to its id, with their type', async () => {
+    const q = new Queue(new IDBFactory());
+    const s = server();
+    await q.add(body('A'), [{ type: 'image/jpeg', data: new Blob([new Uint8Array(10)], { type: 'image/jpeg' }) }]);
+    expect((await q.flush(s.sender)).sent).toBe(1);
+    expect(s.photos).toEqual([{ id: 'A:2026-11-30:dry_weather_screening', type: 'image/jpeg', size: 10 }]);
+  });
+
+  it('survives a new Queue on the same database (a reload)', async () => {
+    const idb = new IDBFactory();
+    await new Queue(idb).add(body('A'));
+    expect((await new Queue(idb).all()).map((e) => e.body.asset_id)).toEqual(['A']);
+  });
+});
