@@ -242,7 +242,13 @@ impl Screening {
             let field = format!("screening.field_tests.{name}");
             let known = FIELD_TESTS.iter().find(|(n, ..)| n == name);
             let x = match (v, known) {
-                (serde_json::Value::Number(n), _) => n.as_f64(),
+                (serde_json::Value::Number(n), Some(_)) => n.as_f64(),
+                (serde_json::Value::Number(_), None) => {
+                    return bad(
+                        &field,
+                        "a test the form does not name needs its unit: {\"value\": number, \"unit\": text}",
+                    )
+                }
                 (serde_json::Value::Object(o), None) => {
                     if !o.keys().all(|k| k == "value" || k == "unit") {
                         bad(&field, "give {\"value\": number, \"unit\": text} only")?;
