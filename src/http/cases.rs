@@ -21,7 +21,7 @@ use super::{AppState, Caller, HttpError};
 use crate::answer::{self, Ask};
 use crate::domain::Layer;
 use crate::idde::case::{all_cases, check_action, close, next_case_id};
-use crate::idde::deadlines::{all_deadlines, case_deadlines};
+use crate::idde::deadlines::{all_deadlines, case_deadlines, parse_as_of};
 use crate::idde::open::{from_connections, open_case, OpenCase};
 use crate::idde::{Action, Case, Closing, FieldError};
 use crate::store::photos::NewPhoto;
@@ -286,18 +286,6 @@ async fn list(
 struct AsOf {
     as_of: Option<String>,
     all: Option<bool>,
-}
-
-/// `YYYY-MM-DD` or `YYYY-MM-DDTHH:MM`; a day alone means its end.
-pub fn parse_as_of(s: Option<&str>) -> Result<NaiveDateTime, String> {
-    match s.map(str::trim) {
-        None | Some("") => Ok(now()),
-        Some(t) => NaiveDateTime::parse_from_str(t, "%Y-%m-%dT%H:%M")
-            .or_else(|_| {
-                NaiveDate::parse_from_str(t, "%Y-%m-%d").map(|d| d.and_hms_opt(23, 59, 59).expect("time"))
-            })
-            .map_err(|_| format!("as_of: {t:?} is not YYYY-MM-DD or YYYY-MM-DDTHH:MM")),
-    }
 }
 
 async fn one(

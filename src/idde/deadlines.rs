@@ -287,3 +287,16 @@ pub fn all_deadlines(
         cases: out,
     }
 }
+
+/// `YYYY-MM-DD` or `YYYY-MM-DDTHH:MM`; a day alone means its end.
+pub fn parse_as_of(s: Option<&str>) -> Result<NaiveDateTime, String> {
+    match s.map(str::trim) {
+        None | Some("") => Ok(chrono::Utc::now().naive_utc()),
+        Some(t) => NaiveDateTime::parse_from_str(t, "%Y-%m-%dT%H:%M")
+            .or_else(|_| {
+                NaiveDate::parse_from_str(t, "%Y-%m-%d").map(|d| d.and_hms_opt(23, 59, 59).expect("time"))
+            })
+            .map_err(|_| format!("as_of: {t:?} is not YYYY-MM-DD or YYYY-MM-DDTHH:MM")),
+    }
+}
+
