@@ -171,7 +171,7 @@ fn one_deadline(
     let status = match met {
         Some(a) if a.datetime() <= deadline => "met",
         Some(_) => "met_late",
-        None if !case.is_open() => "moot",
+        None if !case.is_open() && !step.survives_closure => "moot",
         None if as_of > deadline && step.window => "lapsed",
         None if as_of > deadline => "overdue",
         None => "due",

@@ -170,6 +170,9 @@ pub struct DeadlineStep {
     /// `lapsed`, not `overdue`.
     #[serde(default)]
     pub window: bool,
+    /// Still owed after the case closes (a fine's payment); other steps are then moot.
+    #[serde(default)]
+    pub survives_closure: bool,
 }
 
 /// One fine of the law: `amount` per violation at the triggering action, and again for
@@ -329,6 +332,7 @@ mod tests {
             met_by: vec![],
             assumption: None,
             window: false,
+            survives_closure: false,
         });
         let e = validate(&s).unwrap_err();
         assert_eq!(e.key, "idde.deadlines[0]");
