@@ -277,6 +277,9 @@ pub async fn scripted_year(kind: &str, via: Via) {
     // Closing it again is refused, naming the case.
     let e = close(case, json!({"closure": "unfounded", "on": "2026-06-05", "by": "x", "notes": "y"})).await.unwrap_err();
     assert!(e.contains(case) && e.contains("already closed"), "{e}");
+    // And a closed case takes no more actions.
+    let e = act(case, json!({"kind": "site_visit", "on": "2026-06-05", "by": "Ann Field"})).await.unwrap_err();
+    assert!(e.contains(case) && e.contains("no more actions"), "{e}");
     // The connection's record says removed, and the audit has it.
     let store = ms4::store::open(&url).await.unwrap();
     let conns = store.features(ms4::domain::Layer::Connections).await.unwrap();
@@ -332,4 +335,23 @@ pub async fn scripted_year(kind: &str, via: Via) {
     // The notice prints the owner and address from the parcel when the case names one.
     let notice = t.get(&format!("/api/cases/{case}/notice"), &[], &["case", "notice", case]).await;
     assert!(notice.contains("<!DOCTYPE html>") && notice.contains("The elimination of illicit discharges or connections"), "{notice}");
+
+    // Cases are a layer like the others: served as OGC features and exported.
+    match via {
+        Via::Api => {
+            let base = &t.server.as_ref().unwrap().base;
+            let items: Value = t.http.get(format!("{base}/collections/cases/items")).bearer_auth(&t.token)
+                .send().await.unwrap().json().await.unwrap();
+            let ids: Vec<&str> = items["features"].as_array().unwrap().iter()
+                .map(|f| f["properties"]["case_id"].as_str().unwrap()).collect();
+            assert_eq!(ids, ["CASE-2026-0001", "CASE-2026-0002"], "{items}");
+            assert_eq!(items["features"][0]["geometry"]["type"], "Point");
+        }
+        Via::Cli => {
+            let out = dir.path().join("cases.geojson");
+            run_ok(&url, &["export", "cases", out.to_str().unwrap()]);
+            let v: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+            assert_eq!(v["features"].as_array().unwrap().len(), 2, "{v}");
+        }
+    }
 }
