@@ -10,6 +10,7 @@ pub mod case;
 pub mod deadlines;
 pub mod notice;
 pub mod open;
+pub mod penalties;
 pub mod report;
 pub mod screening;
 

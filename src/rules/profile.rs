@@ -139,7 +139,9 @@ pub use family::{
     ExemptionCutoff, Family, IllicitDischargeFamily, LandDevelopmentFamily, LargerCommonPlan,
     ListCycle, PollutantOfConcern, Reading, Role, StormwaterSourceScope,
 };
-pub use idde::{year_start, DeadlineStep, FineStep, Holiday, IddeSettings};
+pub use idde::{
+    year_start, DeadlineStep, FineStep, Holiday, IddeSettings, PenaltyTier, PenaltyTiers,
+};
 pub use land_use::{LandUseClass, LandUseConfig, LandUseList, LandUseMatch};
 pub use law::{CrsHint, Law, RuleRef};
 pub use measures::{

@@ -39,6 +39,41 @@ pub struct IddeSettings {
     /// The law's fines.
     #[serde(default)]
     pub fines: Vec<FineStep>,
+    /// Fines a court sets within tiers by the offender's record (the NY model law's
+    /// land development penalties).
+    #[serde(default)]
+    pub penalty_tiers: Vec<PenaltyTiers>,
+}
+
+/// A penalty in tiers: the first offence, a second within `window_years`, a third or
+/// later within them, each a range of dollars per violation; a continued violation is a
+/// separate additional violation each `continued_per_days` (7: each week).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PenaltyTiers {
+    /// The rule id (catalogue).
+    pub rule: String,
+    /// The citation.
+    pub citation: String,
+    /// What the penalty is for.
+    pub applies_to: String,
+    /// The years within which earlier offences raise the tier.
+    pub window_years: u32,
+    /// Days of continued violation that make a separate additional violation.
+    pub continued_per_days: u32,
+    /// The tiers, first offence first; the last also covers every later offence.
+    pub tiers: Vec<PenaltyTier>,
+}
+
+/// One tier: dollars per violation, from `min` (0 when the law sets only a ceiling) to `max`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PenaltyTier {
+    /// The least fine.
+    #[serde(default)]
+    pub min: f64,
+    /// The greatest fine.
+    pub max: f64,
 }
 
 fn default_dry_hours() -> f64 {
@@ -58,6 +93,7 @@ impl Default for IddeSettings {
             holidays: Vec::new(),
             deadlines: Vec::new(),
             fines: Vec::new(),
+            penalty_tiers: Vec::new(),
         }
     }
 }
@@ -271,6 +307,20 @@ pub(super) fn validate(s: &IddeSettings) -> Result<(), Issue> {
                 format!("idde.fines[{i}]"),
                 format!("{}: per_hours or per_days, not both", f.rule),
             );
+        }
+    }
+    for (i, p) in s.penalty_tiers.iter().enumerate() {
+        let key = format!("idde.penalty_tiers[{i}]");
+        if p.tiers.is_empty() || p.window_years == 0 || p.continued_per_days == 0 {
+            return fail(key, format!("{}: give tiers, window_years and continued_per_days", p.rule));
+        }
+        for (j, t) in p.tiers.iter().enumerate() {
+            if !(t.min >= 0.0 && t.max >= t.min) {
+                return fail(
+                    format!("{key}.tiers[{j}]"),
+                    format!("{}: min {} and max {} are not a range of dollars", p.rule, t.min, t.max),
+                );
+            }
         }
     }
     Ok(())
