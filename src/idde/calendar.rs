@@ -3,25 +3,43 @@
 //! holiday as the town's offices do.
 
 use chrono::{Datelike, Duration, NaiveDate, Weekday};
+use rustc_hash::FxHashMap;
 
 use crate::rules::Holiday;
+
+/// The years whose holidays a calendar works out once, when it is made; a day outside
+/// them is worked out when asked.
+const YEARS: std::ops::RangeInclusive<i32> = 2000..=2060;
 
 /// A jurisdiction's working calendar.
 #[derive(Debug, Clone)]
 pub struct Calendar<'a> {
     holidays: &'a [Holiday],
+    // Every holiday of YEARS by date: deadlines over ten thousand cases ask it often.
+    dates: FxHashMap<NaiveDate, &'a str>,
 }
 
 impl<'a> Calendar<'a> {
     /// The calendar of these holidays.
     pub fn new(holidays: &'a [Holiday]) -> Self {
-        Calendar { holidays }
+        let mut dates = FxHashMap::default();
+        for y in YEARS {
+            for h in holidays {
+                if let Some(d) = h.date_in(y) {
+                    dates.entry(d).or_insert(h.name.as_str());
+                }
+            }
+        }
+        Calendar { holidays, dates }
     }
 
     /// The holiday the town observes on `d`, if any. A fixed holiday observed on the
     /// Friday before can fall in the year before (1 January on a Saturday), so the next
     /// year's dates are checked too.
     pub fn holiday(&self, d: NaiveDate) -> Option<&'a str> {
+        if YEARS.contains(&d.year()) && YEARS.contains(&(d.year() + 1)) {
+            return self.dates.get(&d).copied();
+        }
         self.holidays
             .iter()
             .find(|h| h.date_in(d.year()) == Some(d) || h.date_in(d.year() + 1) == Some(d))

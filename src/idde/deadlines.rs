@@ -193,6 +193,11 @@ fn one_deadline(
     })
 }
 
+/// The fines of a case as of `as_of`, without its deadlines (what the report sums).
+pub fn fines_of(case: &Case, s: &IddeSettings, as_of: NaiveDateTime) -> Vec<Fine> {
+    s.fines.iter().flat_map(|f| case_fines(case, f, as_of)).collect()
+}
+
 fn case_fines(case: &Case, f: &FineStep, as_of: NaiveDateTime) -> Vec<Fine> {
     case.actions
         .iter()

@@ -10,7 +10,7 @@ use rustc_hash::FxHashSet;
 use serde::Serialize;
 
 use super::case::Case;
-use crate::domain::{Feature, Layer, Value};
+use crate::domain::{Layer, Value};
 use crate::rules::Profile;
 use crate::spatial::Snapshot;
 
@@ -72,13 +72,6 @@ pub fn year_period(profile: &Profile, year: i32) -> Option<Period> {
         from: Some(from),
         to: next - Duration::days(1),
     })
-}
-
-fn date(f: &Feature, l: Layer, name: &str) -> Option<NaiveDate> {
-    match f.get(l, name) {
-        Value::Date(d) => Some(*d),
-        _ => None,
-    }
 }
 
 /// One screening as the report reads it.
@@ -299,8 +292,10 @@ pub fn annual_report(snap: &Snapshot, profile: &Profile, cases: &[Case], year: i
     let mut fined = Vec::new();
     let mut dollars = 0.0;
     for c in cases {
-        let d = super::deadlines::case_deadlines(c, &profile.idde, end);
-        for f in d.fines.iter().filter(|f| in_year(f.from.date())) {
+        for f in super::deadlines::fines_of(c, &profile.idde, end)
+            .iter()
+            .filter(|f| in_year(f.from.date()))
+        {
             dollars += f.accrued;
             fined.push(c.case_id.clone());
         }
@@ -319,21 +314,33 @@ pub fn annual_report(snap: &Snapshot, profile: &Profile, cases: &[Case], year: i
     fines.dollars = Some(dollars);
     counts.push(fines);
 
-    let insp_of = |kind: &str| -> (Vec<String>, Vec<String>) {
-        let l = Layer::Inspections;
-        let mut ids = Vec::new();
-        let mut assets = FxHashSet::default();
-        for f in &snap.layer(l).features {
-            if f.get(l, "kind").as_str() == Some(kind) && date(f, l, "inspected_on").is_some_and(in_year) {
-                ids.push(f.id.clone());
-                if let Some(a) = f.get(l, "asset_id").as_str() {
-                    assets.insert(a.to_string());
-                }
-            }
+    // One pass over the inspections for every kind the report counts, by field position.
+    let l = Layer::Inspections;
+    let (ki, ai, di) = (
+        l.field_index("kind").expect("field"),
+        l.field_index("asset_id").expect("field"),
+        l.field_index("inspected_on").expect("field"),
+    );
+    let mut by_kind: rustc_hash::FxHashMap<&str, (Vec<String>, FxHashSet<&str>)> = Default::default();
+    for f in &snap.layer(l).features {
+        let Some(k) = f.values[ki].as_str() else { continue };
+        if !matches!(k, "smp_maintenance" | "catch_basin_cleaning" | "construction_inspection") {
+            continue;
         }
-        ids.sort();
-        let mut a: Vec<String> = assets.into_iter().collect();
-        a.sort();
+        if !matches!(&f.values[di], Value::Date(d) if in_year(*d)) {
+            continue;
+        }
+        let e = by_kind.entry(k).or_default();
+        e.0.push(f.id.clone());
+        if let Some(a) = f.values[ai].as_str() {
+            e.1.insert(a);
+        }
+    }
+    let mut insp_of = |kind: &str| -> (Vec<String>, Vec<String>) {
+        let (mut ids, assets) = by_kind.remove(kind).unwrap_or_default();
+        ids.sort_unstable();
+        let mut a: Vec<String> = assets.into_iter().map(str::to_string).collect();
+        a.sort_unstable();
         (ids, a)
     };
     let (smp_ids, _) = insp_of("smp_maintenance");
