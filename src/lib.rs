@@ -14,6 +14,7 @@
 //! - [`import`]: GDAL import (read, reproject, validate, report) and export.
 //! - [`synth`]: deterministic synthetic towns and counties for demos and benchmarks.
 //! - [`tiles`]: vector tiles (MVT, Web Mercator) rendered from the snapshot.
+//! - [`idde`]: the illicit discharge programme: screenings, cases, deadlines, the report.
 //! - [`http`]: the axum service.
 //! - [`cli`]: the command-line verbs.
 
@@ -24,6 +25,7 @@ pub mod auth;
 pub mod cli;
 pub mod domain;
 pub mod http;
+pub mod idde;
 pub mod import;
 pub mod rules;
 pub mod spatial;

@@ -349,10 +349,9 @@ fn page_unit_tests_pass() {
     assert!(out.status.success(), "vitest failed:\n{text}");
 }
 
-/// Needs the photo routes (`POST /api/inspections/{id}/photos`, `GET /api/photos/{sha256}`)
-/// that another branch adds; run it with `--ignored` once they are merged.
+/// A photo taken with an inspection goes to `POST /api/inspections/{id}/photos` once the
+/// inspection is accepted, and comes back from `GET /api/photos/{sha256}`.
 #[test]
-#[ignore = "needs the inspection photo routes; enable once they are merged"]
 fn photo_taken_with_an_inspection_reaches_the_server_after_the_inspection() {
     if !ready() {
         return;

@@ -1,6 +1,8 @@
 //! The command line: one file per verb. Each parses its arguments, calls the library and
 //! prints; `anyhow` lives only here and in `main.rs`.
 
+mod case;
+mod deadlines;
 mod demo;
 mod determine;
 mod export;
@@ -13,6 +15,7 @@ mod network_output;
 pub mod output;
 pub mod profile;
 mod profile_rules;
+mod report;
 mod serve;
 mod smps;
 mod synth;
@@ -89,6 +92,14 @@ pub enum Command {
     Token(token::TokenArgs),
     /// A layer's ids (with name and status where it has them): ms4 list watersheds.
     List(list::ListArgs),
+    /// Record an inspection (the body of POST /api/inspections); a suspect screening opens a case.
+    Inspect(case::InspectArgs),
+    /// Open, log, close and list illicit discharge cases; print a case's notice.
+    Case(case::CaseArgs),
+    /// What is due and overdue, by case, and the fines accrued (computed from the law).
+    Deadlines(deadlines::DeadlinesArgs),
+    /// The illicit discharge programme's annual report, with the records behind each count.
+    Report(report::ReportArgs),
 }
 
 impl Cli {
@@ -120,6 +131,10 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Token(a) => token::run(&store, a).await,
         Command::Profile(a) => profile::run(&store, a).await,
         Command::List(a) => list::run(&store, a).await,
+        Command::Inspect(a) => case::run_inspect(&store, a).await,
+        Command::Case(a) => case::run(&store, a).await,
+        Command::Deadlines(a) => deadlines::run(&store, a).await,
+        Command::Report(a) => report::run(&store, a).await,
     }
 }
 

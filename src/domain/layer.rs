@@ -48,6 +48,9 @@ pub enum Layer {
     /// not), scoped to a connection, a parcel or a discharge kind (a table without
     /// geometry). Added by migration 0004.
     DischargeDeterminations,
+    /// Illicit discharge investigations with their action logs, at the outfall or the
+    /// place reported (a point, optional). Added by migration 0008.
+    Cases,
 }
 
 /// The geometry a layer holds.
@@ -220,6 +223,11 @@ const INSPECTIONS: &[FieldSpec] = &[
     f("notes", Text),
     // Migration 0004: a dry-weather screening that found sewage indicators (or none).
     f("sewage_indicators", Bool),
+    // Migration 0008: the dry-weather screening's background and overall finding; whether
+    // it met the profile's dry-weather rule (null for other kinds).
+    f("hours_since_rain", Real),
+    f("dry_weather", Bool),
+    f("characterisation", Text),
 ];
 // Migration 0004.
 const DISCHARGE_DETERMINATIONS: &[FieldSpec] = &[
@@ -231,6 +239,26 @@ const DISCHARGE_DETERMINATIONS: &[FieldSpec] = &[
     f("notes", Text),
 ];
 const BOUNDARY: &[FieldSpec] = &[f("name", Text)];
+// Migration 0008: an investigation. Its candidates and its action log are JSON text, so
+// each action is one audited update of the case (before and after).
+const CASES: &[FieldSpec] = &[
+    req("opened_on", Date),
+    req("origin", Text),
+    f("status", Text),
+    f("reported_by", Text),
+    f("opened_by", Text),
+    f("description", Text),
+    f("asset_id", Text),
+    f("inspection_id", Text),
+    f("connection_id", Text),
+    f("parcel_id", Text),
+    f("closed_on", Date),
+    f("closure", Text),
+    f("closure_notes", Text),
+    f("referred_to", Text),
+    f("candidates", Text),
+    f("actions", Text),
+];
 
 /// Layers (field `None`) and fields added by migrations after 0002, which created the
 /// layer tables: (migration number, layer, field). Existing registries must keep opening,
@@ -249,11 +277,15 @@ pub const ADDED_AFTER_0002: &[(u32, Layer, Option<&str>)] = &[
     (4, Layer::DischargeDeterminations, None),
     (5, Layer::ReceivingWaters, Some("flows_to")),
     (5, Layer::TmdlAreas, Some("waters")),
+    (8, Layer::Inspections, Some("hours_since_rain")),
+    (8, Layer::Inspections, Some("dry_weather")),
+    (8, Layer::Inspections, Some("characterisation")),
+    (8, Layer::Cases, None),
 ];
 
 impl Layer {
     /// Every layer, in the order stores create them.
-    pub const ALL: [Layer; 16] = [
+    pub const ALL: [Layer; 17] = [
         Layer::Parcels,
         Layer::CatchBasins,
         Layer::Manholes,
@@ -270,6 +302,7 @@ impl Layer {
         Layer::Inspections,
         Layer::Boundary,
         Layer::DischargeDeterminations,
+        Layer::Cases,
     ];
 
     /// The layer's name: its table name and its name on the command line and the wire.
@@ -291,6 +324,7 @@ impl Layer {
             Layer::Inspections => "inspections",
             Layer::Boundary => "boundary",
             Layer::DischargeDeterminations => "discharge_determinations",
+            Layer::Cases => "cases",
         }
     }
 
@@ -311,6 +345,7 @@ impl Layer {
             Layer::Inspections => "inspection_id",
             Layer::Boundary => "boundary_id",
             Layer::DischargeDeterminations => "determination_id",
+            Layer::Cases => "case_id",
         }
     }
 
@@ -330,9 +365,11 @@ impl Layer {
             Layer::Parcels | Layer::Watersheds | Layer::TmdlAreas | Layer::Boundary => {
                 GeomKind::Polygon
             }
-            Layer::CatchBasins | Layer::Manholes | Layer::Outfalls | Layer::ConnectionRecords => {
-                GeomKind::Point
-            }
+            Layer::CatchBasins
+            | Layer::Manholes
+            | Layer::Outfalls
+            | Layer::ConnectionRecords
+            | Layer::Cases => GeomKind::Point,
             Layer::Pipes => GeomKind::Line,
             Layer::Connections | Layer::Smps | Layer::Easements | Layer::ReceivingWaters => {
                 GeomKind::Any
@@ -345,7 +382,7 @@ impl Layer {
 
     /// Whether a feature may lack a geometry (records kept on paper have no location).
     pub fn geometry_optional(self) -> bool {
-        matches!(self, Layer::ConnectionRecords) || self.geom_kind() == GeomKind::None
+        matches!(self, Layer::ConnectionRecords | Layer::Cases) || self.geom_kind() == GeomKind::None
     }
 
     /// The canonical fields other than the id, in column order.
@@ -366,6 +403,7 @@ impl Layer {
             Layer::Inspections => INSPECTIONS,
             Layer::Boundary => BOUNDARY,
             Layer::DischargeDeterminations => DISCHARGE_DETERMINATIONS,
+            Layer::Cases => CASES,
         }
     }
 

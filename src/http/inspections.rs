@@ -33,26 +33,9 @@ pub const KINDS: [(&str, Layer); 3] = [
     ("catch_basin_cleaning", Layer::CatchBasins),
 ];
 
-/// What an outfall's dry-weather screening observed (EPA's IDDE field sheet, in short).
-#[derive(Debug, Deserialize, serde::Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct Screening {
-    /// none, trickle, moderate, substantial.
-    pub flow: Option<String>,
-    /// none, sewage, sulfide, rancid, petroleum, other.
-    pub odour: Option<String>,
-    /// clear, or the colour seen.
-    pub colour: Option<String>,
-    /// none, slight cloudiness, cloudy, opaque.
-    pub turbidity: Option<String>,
-    /// none, or what floats: sewage, suds, oil sheen, trash.
-    pub floatables: Option<String>,
-    /// none, or what lies at the outfall: sediment, staining, algae.
-    pub deposits: Option<String>,
-    /// Field tests by name (ph, ammonia_mg_l, chlorine_mg_l, ...), numbers.
-    #[serde(default)]
-    pub field_tests: serde_json::Map<String, serde_json::Value>,
-}
+/// What an outfall's dry-weather screening observed: the field form's fields
+/// ([`crate::idde::screening`]).
+pub use crate::idde::Screening;
 
 /// `POST /api/inspections`.
 #[derive(Debug, Deserialize)]
@@ -96,12 +79,14 @@ fn bad(field: &str, msg: impl std::fmt::Display) -> HttpError {
     HttpError::BadRequest(format!("{field}: {msg}"))
 }
 
-/// Checks an inspection and makes it a feature of the inspections layer.
-fn to_feature(
+/// Checks an inspection and makes it a feature of the inspections layer (the command
+/// line's `ms4 inspect` too); `dry_weather_hours` is the profile's dry-weather rule.
+pub fn to_feature(
     snap: &crate::spatial::Snapshot,
     n: NewInspection,
     caller: &Caller,
     today: NaiveDate,
+    dry_weather_hours: f64,
 ) -> Result<Feature, HttpError> {
     let (kind, layer) = KINDS
         .iter()
@@ -144,6 +129,7 @@ fn to_feature(
             "must say what the inspection found (pass, fail, needs_follow_up, ...)",
         ));
     }
+    let mut screening_fields = None;
     let findings = match n.screening {
         Some(_) if kind != "dry_weather_screening" => {
             return Err(bad(
@@ -152,27 +138,11 @@ fn to_feature(
             ))
         }
         Some(s) => {
-            for (name, v) in &s.field_tests {
-                let x = v.as_f64().ok_or_else(|| {
-                    bad(
-                        &format!("screening.field_tests.{name}"),
-                        format!("{v} is not a number"),
-                    )
-                })?;
-                if name == "ph" && !(0.0..=14.0).contains(&x) {
-                    return Err(bad(
-                        "screening.field_tests.ph",
-                        format!("{x} is outside 0 to 14"),
-                    ));
-                }
-                if name != "ph" && x < 0.0 {
-                    return Err(bad(
-                        &format!("screening.field_tests.{name}"),
-                        format!("{x} is negative"),
-                    ));
-                }
-            }
-            Some(serde_json::to_string(&s).unwrap_or_default())
+            s.check()
+                .map_err(|e| HttpError::BadRequest(e.to_string()))?;
+            let json = serde_json::to_string(&s).unwrap_or_default();
+            screening_fields = Some(s);
+            Some(json)
         }
         None => None,
     };
@@ -202,6 +172,20 @@ fn to_feature(
     }
     if let Some(notes) = n.notes.filter(|s| !s.trim().is_empty()) {
         set("notes", Value::Text(notes));
+    }
+    if kind == "dry_weather_screening" {
+        // The dry-weather rule is the profile's: a screening too soon after rain (or
+        // without the hours) is kept, marked, and not counted as a dry-weather screening.
+        let s = screening_fields.unwrap_or_default();
+        let dry = crate::idde::screening::is_dry_weather(s.hours_since_rain, dry_weather_hours);
+        set("dry_weather", dry.map(Value::Bool).unwrap_or(Value::Null));
+        if let Some(h) = s.hours_since_rain {
+            set("hours_since_rain", Value::Real(h));
+        }
+        if let Some(c) = &s.characterisation {
+            set("characterisation", Value::Text(c.clone()));
+        }
+        set("sewage_indicators", Value::Bool(s.sewage_indicators()));
     }
     if let Some(p) = n.position {
         if !(-180.0..=180.0).contains(&p.lon) || !(-90.0..=90.0).contains(&p.lat) {
@@ -245,7 +229,13 @@ async fn create(
 ) -> Result<(StatusCode, Json<serde_json::Value>), HttpError> {
     let key = idempotency_key(&headers)?;
     let snap = state.snapshot.current();
-    let mut f = to_feature(&snap, n, &caller, chrono::Utc::now().date_naive())?;
+    let mut f = to_feature(
+        &snap,
+        n,
+        &caller,
+        chrono::Utc::now().date_naive(),
+        state.profile.idde.dry_weather_hours,
+    )?;
     if let Some(k) = &key {
         let seen = snap
             .layer(Layer::Inspections)
@@ -289,9 +279,11 @@ async fn create(
     } else {
         StatusCode::OK
     };
+    // A suspect or obvious screening opens a case (or names the one already open).
+    let case = super::cases::open_from_screening(&state, &caller, &json).await?;
     Ok((
         status,
-        Json(serde_json::json!({"inspection": json, "write": summary})),
+        Json(serde_json::json!({"inspection": json, "write": summary, "case": case})),
     ))
 }
 

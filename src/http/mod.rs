@@ -3,12 +3,13 @@
 
 mod api;
 pub mod auth;
+mod cases;
 mod error;
 mod extent;
 mod extract;
 mod geo_answers;
 mod geojson;
-mod inspections;
+pub mod inspections;
 mod limits;
 mod links;
 mod networks;
@@ -147,14 +148,15 @@ pub fn app(state: AppState) -> Router {
             "/api",
             api::router()
                 .layer(from_fn_with_state(state.clone(), geo_answers::convert))
-                .merge(inspections::read_router()),
+                .merge(inspections::read_router())
+                .merge(cases::read_router()),
         )
         .route_layer(from_fn_with_state(state.clone(), auth::read));
     let analyst = Router::new()
         .nest("/api", upload::router())
         .route_layer(from_fn_with_state(state.clone(), auth::analyst));
     let inspector = Router::new()
-        .nest("/api", inspections::write_router())
+        .nest("/api", inspections::write_router().merge(cases::write_router()))
         .route_layer(from_fn_with_state(state.clone(), auth::inspector));
     let admin = Router::new()
         .nest("/api", tokens::router())

@@ -100,6 +100,18 @@ pub const ROUTES: &[Route] = &[
     r("get", "/api/screen", "Condition One for a project on every parcel, as `ms4 screen`", &[("disturbed", "with unit: 1acre"), ("all", "true: every parcel, not only those meeting it")], None, Access::Read),
     r("get", "/api/assets/{id}/inspections", "An asset's inspections, newest first", &[], None, Access::Read),
     r("post", "/api/inspections", "Record an inspection: {asset_id, inspected_on, kind (dry_weather_screening | smp_maintenance | catch_basin_cleaning), result, inspector?, notes?, screening?: {flow, odour, colour, turbidity, floatables, deposits, field_tests: {ph, ammonia_mg_l, ...}}}", &[], JSON, Access::Role("inspector")),
+    r("get", "/api/cases", "Illicit discharge cases with their candidates and action logs", &[("status", "open or closed")], None, Access::Read),
+    r("get", "/api/cases/{id}", "A case with its deadlines and fines computed as of a time", &[("as_of", "YYYY-MM-DD or YYYY-MM-DDTHH:MM (default now)")], None, Access::Read),
+    r("get", "/api/cases/{id}/notice", "The case's notice of violation as printable HTML", &[("as_of", "YYYY-MM-DD or YYYY-MM-DDTHH:MM (default now)")], None, Access::Read),
+    r("get", "/api/deadlines", "What is due and overdue, by case, and the fines accrued (computed from the profile)", &[("as_of", "YYYY-MM-DD or YYYY-MM-DDTHH:MM (default now)"), ("all", "true: closed cases too")], None, Access::Read),
+    r("get", "/api/report", "The annual report: each count with its period, denominator and record ids", &[("year", "the reporting year"), ("format", "json (default) or csv")], None, Access::Read),
+    r("get", "/api/inspections/{id}/photos", "An inspection's photos with their SHA-256", &[], None, Access::Read),
+    r("get", "/api/photos/{sha256}", "A photo's bytes, by its SHA-256", &[], None, Access::Read),
+    r("post", "/api/cases", "Open a case: {origin (complaint | hotline | screening | connection | staff), opened_on, reported_by?, description?, asset_id?, connection_id?, parcel_id?, inspection_id?}", &[], JSON, Access::Role("inspector")),
+    r("post", "/api/cases/from-connections", "Open a case for each connection found illicit or needing review that no case names: {opened_on}", &[], JSON, Access::Role("inspector")),
+    r("post", "/api/cases/{id}/actions", "Log an action: {kind, on, at?, by?, method?, outcome?, violations?, results?, connection_id?, notes?}", &[], JSON, Access::Role("inspector")),
+    r("post", "/api/cases/{id}/close", "Close a case: {closure (eliminated | unfounded | referred), on, by?, notes?, referred_to?, connection_id?}", &[], JSON, Access::Role("inspector")),
+    r("post", "/api/inspections/{id}/photos", "Store a photo of an inspection: the image bytes as the body with its Content-Type; answers {photo_id, sha256}", &[], Some("image/*"), Access::Role("inspector")),
     r("post", "/api/layers/{layer}/import", "Upload a file for a layer (multipart: file, map, src_layer, s_srs, dry_run, replace, invalid); answers the quality report", &[], Some("multipart/form-data"), Access::Role("analyst")),
     r("get", "/api/tokens", "List tokens (never the tokens themselves)", &[], None, Access::Role("admin")),
     r("post", "/api/tokens", "Create a token: {role, subject, expires_at?}; the answer shows it once", &[], JSON, Access::Role("admin")),
@@ -128,6 +140,9 @@ fn param_schema(path: &str, name: &str) -> serde_json::Value {
         "overdue_after_days" => json!({"type": "integer", "minimum": 0}),
         "all" | "upstream" | "downstream" => json!({"type": "boolean"}),
         "direction" => json!({"type": "string", "enum": ["upstream", "downstream"]}),
+        "year" => json!({"type": "integer", "minimum": 1900, "maximum": 2200}),
+        "status" if path == "/api/cases" => json!({"type": "string", "enum": ["open", "closed"]}),
+        "format" if path == "/api/report" => json!({"type": "string", "enum": ["json", "csv"]}),
         "bbox" if path.contains("/items") => json!({
             "type": "array", "minItems": 4, "maxItems": 6,
             "items": {"type": "number"},
@@ -158,7 +173,11 @@ pub fn spec() -> serde_json::Value {
         }));
         let error = serde_json::json!({"description": "an error; the message names the parameter at fault", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}});
         let ok = if route.method == "post"
-            && (route.path == "/api/inspections" || route.path == "/api/tokens")
+            && (route.path == "/api/inspections"
+                || route.path == "/api/tokens"
+                || route.path.starts_with("/api/cases")
+                || route.path.ends_with("/photos"))
+            && !route.path.ends_with("/close")
         {
             "201"
         } else {
@@ -238,6 +257,7 @@ mod tests {
             ("ogc.rs", ""),
             ("api.rs", "/api"),
             ("inspections.rs", "/api"),
+            ("cases.rs", "/api"),
             ("upload.rs", "/api"),
             ("tokens.rs", "/api"),
         ] {

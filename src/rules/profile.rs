@@ -121,6 +121,7 @@ mod coverage;
 mod discharges;
 mod error;
 mod family;
+mod idde;
 mod land_use;
 mod law;
 mod locate;
@@ -137,6 +138,9 @@ pub use error::ProfileError;
 pub use family::{
     ExemptionCutoff, Family, IllicitDischargeFamily, LandDevelopmentFamily, LargerCommonPlan,
     ListCycle, PollutantOfConcern, Reading, Role, StormwaterSourceScope,
+};
+pub use idde::{
+    year_start, DeadlineStep, FineStep, Holiday, IddeSettings, PenaltyTier, PenaltyTiers,
 };
 pub use land_use::{LandUseClass, LandUseConfig, LandUseList, LandUseMatch};
 pub use law::{CrsHint, Law, RuleRef};
@@ -206,6 +210,10 @@ pub struct Profile {
     pub assumptions: BTreeMap<String, Assumption>,
     /// Every rule the registry evaluates here, by catalogue id.
     pub rules: BTreeMap<String, RuleRef>,
+    /// The illicit discharge programme: dry-weather rule, reporting year, holidays and
+    /// the enforcement steps (`[idde]`).
+    #[serde(default)]
+    pub idde: IddeSettings,
 }
 
 impl Profile {

@@ -182,10 +182,15 @@ mod tests {
 
     /// The migrations after 0002, by number and file stem: each is generated from the
     /// entries of `ADDED_AFTER_0002` with its number.
-    const LATER: [(u32, &str); 2] = [
+    const LATER: [(u32, &str); 3] = [
         (4, "0004_discharge_facts"),
         (5, "0005_add_downstream_waters"),
+        (8, "0008_idde_cases"),
     ];
+
+    /// Where a migration's hand-written part (tables that are not layers) follows the
+    /// generated one.
+    const HAND_WRITTEN: &str = "\n-- Hand-written below this line.\n";
 
     /// Each later migration adds exactly what `ADDED_AFTER_0002` lists for it; with 0002
     /// they make every field of the domain.
@@ -199,10 +204,13 @@ mod tests {
                     "-- Generated from src/domain/layer.rs by src/store/ddl.rs; do not edit by hand.\n\n{}",
                     layer_additions(number, pg)
                 );
+                let full = std::fs::read_to_string(&path).unwrap_or_default();
+                let tail = full.find(HAND_WRITTEN).map_or("", |i| &full[i..]);
                 if std::env::var_os("MS4_BLESS").is_some() {
-                    std::fs::write(&path, &want).unwrap();
+                    std::fs::write(&path, format!("{want}{tail}")).unwrap();
                 }
                 let have = std::fs::read_to_string(&path).unwrap();
+                let have = have.find(HAND_WRITTEN).map_or(&have[..], |i| &have[..i]);
                 assert_eq!(have, want, "{} is out of date", path.display());
             }
             let m4 = layer_additions(4, pg);

@@ -10,6 +10,7 @@ mod audit;
 pub mod ddl;
 mod error;
 pub mod outside;
+pub mod photos;
 pub mod postgis;
 pub mod profile;
 mod row;
@@ -204,6 +205,14 @@ pub trait Store: Send + Sync {
     /// it fills in the profile of a registry that keeps only its id, as a migration does:
     /// not audited, and an already stored profile is kept (`false` returned).
     async fn store_profile(&self, profile: &StoredProfile, only_if_absent: bool) -> Result<bool>;
+    /// Stores a photo of an inspection with its SHA-256 and audits it, in one
+    /// transaction; the same bytes for the same inspection again are not stored twice
+    /// (`false`).
+    async fn add_photo(&self, photo: &photos::NewPhoto, actor: &str) -> Result<(photos::PhotoRecord, bool)>;
+    /// The photos of an inspection, oldest first.
+    async fn photos_of(&self, inspection_id: &str) -> Result<Vec<photos::PhotoRecord>>;
+    /// A photo by its SHA-256, with its bytes.
+    async fn photo(&self, sha256: &str) -> Result<Option<(photos::PhotoRecord, Vec<u8>)>>;
 }
 
 /// Writes a list of features in one transaction.

@@ -77,6 +77,7 @@ pub(super) fn profile(p: &Profile) -> Check {
     }
     exempt_discharges(p)?;
     allowed_discharges(p)?;
+    super::idde::validate(&p.idde)?;
     land_use(p)?;
     for (name, t) in p.tolerances.iter() {
         positive(&format!("tolerances.{name}.value"), t.value)?;

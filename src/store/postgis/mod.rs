@@ -11,7 +11,9 @@ use sqlx::PgPool;
 use tokio::sync::mpsc;
 use tracing::instrument;
 
+mod cases;
 mod copy;
+mod photos;
 mod profile;
 mod setup;
 mod tx;
@@ -68,6 +70,7 @@ impl PostgisStore {
         sqlx::migrate!("migrations/postgres")
             .run(&store.pool)
             .await?;
+        cases::set_srid(&store.pool, store.srid).await?;
         install_outside(&store.pool).await?;
         Ok(store)
     }
@@ -323,6 +326,22 @@ impl Store for PostgisStore {
 
     async fn stored_profile(&self) -> Result<Option<crate::store::StoredProfile>> {
         profile::read(&self.pool).await
+    }
+
+    async fn add_photo(
+        &self,
+        photo: &crate::store::photos::NewPhoto,
+        actor: &str,
+    ) -> Result<(crate::store::photos::PhotoRecord, bool)> {
+        photos::add(&self.pool, photo, actor).await
+    }
+
+    async fn photos_of(&self, inspection_id: &str) -> Result<Vec<crate::store::photos::PhotoRecord>> {
+        photos::of_inspection(&self.pool, inspection_id).await
+    }
+
+    async fn photo(&self, sha256: &str) -> Result<Option<(crate::store::photos::PhotoRecord, Vec<u8>)>> {
+        photos::by_sha256(&self.pool, sha256).await
     }
 
     async fn store_profile(

@@ -18,6 +18,7 @@ use tracing::instrument;
 
 mod functions;
 mod install;
+mod photos;
 mod profile;
 mod tx;
 
@@ -374,6 +375,22 @@ impl Store for SqliteStore {
 
     async fn stored_profile(&self) -> Result<Option<crate::store::StoredProfile>> {
         profile::read(&self.pool).await
+    }
+
+    async fn add_photo(
+        &self,
+        photo: &crate::store::photos::NewPhoto,
+        actor: &str,
+    ) -> Result<(crate::store::photos::PhotoRecord, bool)> {
+        photos::add(&self.pool, photo, actor).await
+    }
+
+    async fn photos_of(&self, inspection_id: &str) -> Result<Vec<crate::store::photos::PhotoRecord>> {
+        photos::of_inspection(&self.pool, inspection_id).await
+    }
+
+    async fn photo(&self, sha256: &str) -> Result<Option<(crate::store::photos::PhotoRecord, Vec<u8>)>> {
+        photos::by_sha256(&self.pool, sha256).await
     }
 
     async fn store_profile(

@@ -1,0 +1,267 @@
+//! `ms4 inspect` and `ms4 case`: record an inspection and run an illicit discharge case
+//! from the command line, with the same JSON bodies and the same checks as
+//! `POST /api/inspections` and `/api/cases` (a body is given inline or as `@FILE`).
+
+use anyhow::{anyhow, bail, Context};
+use chrono::{Datelike, NaiveDate, Utc};
+use clap::{Args, Subcommand};
+
+use crate::answer::Ask;
+use crate::domain::{Feature, Layer};
+use crate::http::inspections::{to_feature, NewInspection};
+use crate::http::Caller;
+use crate::idde::case::{all_cases, check_action, close, next_case_id};
+use crate::idde::deadlines::case_deadlines;
+use crate::idde::open::{from_connections, open_case, OpenCase};
+use crate::idde::{Action, Case, Closing};
+use crate::import::default_actor;
+use crate::spatial::Snapshot;
+use crate::store::{write_all, Store, WriteMode, WriteRequest};
+
+/// Arguments of `ms4 inspect`.
+#[derive(Debug, Args)]
+pub struct InspectArgs {
+    /// The inspection as `POST /api/inspections` takes it: JSON, or `@FILE`.
+    pub body: String,
+}
+
+/// Arguments of `ms4 case`.
+#[derive(Debug, Args)]
+pub struct CaseArgs {
+    /// What to do.
+    #[command(subcommand)]
+    pub action: CaseAction,
+}
+
+/// Case commands.
+#[derive(Debug, Subcommand)]
+pub enum CaseAction {
+    /// Open a case: the body of `POST /api/cases` (JSON or @FILE).
+    Open {
+        /// The request.
+        body: String,
+    },
+    /// Open a case for each connection found illicit or needing review that no case names.
+    FromConnections {
+        /// The day they are opened (YYYY-MM-DD; default today).
+        #[arg(long)]
+        on: Option<NaiveDate>,
+    },
+    /// Log an action: the body of `POST /api/cases/{id}/actions`.
+    Action {
+        /// The case.
+        id: String,
+        /// The action.
+        body: String,
+    },
+    /// Close a case: the body of `POST /api/cases/{id}/close`.
+    Close {
+        /// The case.
+        id: String,
+        /// How it closes.
+        body: String,
+    },
+    /// List the cases (JSON).
+    List {
+        /// open or closed.
+        #[arg(long)]
+        status: Option<String>,
+    },
+    /// One case with its deadlines as of a time (JSON).
+    Show {
+        /// The case.
+        id: String,
+        /// YYYY-MM-DD or YYYY-MM-DDTHH:MM (default now).
+        #[arg(long)]
+        as_of: Option<String>,
+    },
+    /// The case's notice of violation as printable HTML.
+    Notice {
+        /// The case.
+        id: String,
+        /// YYYY-MM-DD or YYYY-MM-DDTHH:MM (default now).
+        #[arg(long)]
+        as_of: Option<String>,
+    },
+}
+
+fn body(s: &str) -> anyhow::Result<String> {
+    match s.strip_prefix('@') {
+        Some(path) => std::fs::read_to_string(path).with_context(|| format!("reading {path}")),
+        None => Ok(s.to_string()),
+    }
+}
+
+fn parse<T: serde::de::DeserializeOwned>(s: &str) -> anyhow::Result<T> {
+    serde_json::from_str(&body(s)?).map_err(|e| anyhow!("body: {e}"))
+}
+
+fn caller() -> Caller {
+    Caller {
+        subject: default_actor(),
+        role: None,
+    }
+}
+
+async fn write(store: &dyn Store, layer: Layer, f: Feature, what: &str) -> anyhow::Result<()> {
+    write_all(
+        store,
+        WriteRequest {
+            layer,
+            mode: WriteMode::Upsert,
+            actor: default_actor(),
+            source: "cli".into(),
+        },
+        vec![f],
+        serde_json::json!({ "source": what }),
+    )
+    .await?;
+    Ok(())
+}
+
+fn today() -> NaiveDate {
+    Utc::now().date_naive()
+}
+
+fn open_in(snap: &Snapshot, profile: &crate::rules::Profile, req: &OpenCase) -> anyhow::Result<Case> {
+    let ask = Ask::new(snap, profile);
+    let id = next_case_id(snap, req.opened_on.year());
+    open_case(&ask, req, id, &default_actor(), today()).map_err(|e| anyhow!("{e}"))
+}
+
+fn find(snap: &Snapshot, id: &str) -> anyhow::Result<Case> {
+    let f = snap
+        .layer(Layer::Cases)
+        .get(id)
+        .ok_or_else(|| anyhow!("case {id:?}: no such case"))?;
+    Case::from_feature(f).map_err(|e| anyhow!(e))
+}
+
+/// `ms4 inspect`.
+pub(super) async fn run_inspect(store_url: &str, a: InspectArgs) -> anyhow::Result<()> {
+    let store = crate::store::open(store_url).await?;
+    let profile = super::profile::load(store.as_ref()).await?;
+    let snap = Snapshot::load(store.as_ref()).await?;
+    let n: NewInspection = parse(&a.body)?;
+    let f = to_feature(&snap, n, &caller(), today(), profile.idde.dry_weather_hours)
+        .map_err(|e| anyhow!("{e}"))?;
+    let json = serde_json::Value::Object(f.properties(Layer::Inspections));
+    write(store.as_ref(), Layer::Inspections, f, "ms4 inspect").await?;
+    let mut out = serde_json::json!({ "inspection": json });
+    let opens = matches!(json["characterisation"].as_str(), Some("suspect" | "obvious"));
+    if opens {
+        let asset = json["asset_id"].as_str().unwrap_or_default().to_string();
+        let snap = Snapshot::load(store.as_ref()).await?;
+        let (cases, _) = all_cases(&snap);
+        if let Some(c) = cases.iter().find(|c| c.is_open() && c.asset_id.as_deref() == Some(&asset)) {
+            out["case"] = serde_json::json!({"case_id": c.case_id, "opened": false});
+        } else {
+            let req = OpenCase {
+                origin: "screening".into(),
+                opened_on: json["inspected_on"].as_str().and_then(crate::domain::feature::parse_date).unwrap_or_else(today),
+                description: Some(format!(
+                    "dry-weather screening characterised {}",
+                    json["characterisation"].as_str().unwrap_or_default()
+                )),
+                asset_id: Some(asset),
+                inspection_id: json["inspection_id"].as_str().map(str::to_string),
+                ..Default::default()
+            };
+            let case = open_in(&snap, &profile, &req)?;
+            write(store.as_ref(), Layer::Cases, case.to_feature(), "ms4 inspect").await?;
+            out["case"] = serde_json::json!({"case_id": case.case_id, "opened": true, "candidates": case.candidates});
+        }
+    }
+    println!("{}", serde_json::to_string_pretty(&out)?);
+    Ok(())
+}
+
+/// `ms4 case`.
+pub(super) async fn run(store_url: &str, a: CaseArgs) -> anyhow::Result<()> {
+    let store = crate::store::open(store_url).await?;
+    let profile = super::profile::load(store.as_ref()).await?;
+    let snap = Snapshot::load(store.as_ref()).await?;
+    let s = store.as_ref();
+    let print = |c: &Case, as_of| -> anyhow::Result<()> {
+        let mut v = serde_json::to_value(c)?;
+        v["deadlines"] = serde_json::to_value(case_deadlines(c, &profile.idde, as_of))?;
+        println!("{}", serde_json::to_string_pretty(&v)?);
+        Ok(())
+    };
+    let now = Utc::now().naive_utc();
+    match a.action {
+        CaseAction::Open { body } => {
+            let req: OpenCase = parse(&body)?;
+            let case = open_in(&snap, &profile, &req)?;
+            write(s, Layer::Cases, case.to_feature(), "ms4 case open").await?;
+            print(&case, now)
+        }
+        CaseAction::FromConnections { on } => {
+            let (cases, _) = all_cases(&snap);
+            let ask = Ask::new(&snap, &profile);
+            let wanted = from_connections(&ask, &cases, on.unwrap_or_else(today)).map_err(|e| anyhow!(e))?;
+            let mut opened = Vec::new();
+            let mut snap = snap;
+            for r in wanted {
+                let case = open_in(&snap, &profile, &r)?;
+                write(s, Layer::Cases, case.to_feature(), "ms4 case from-connections").await?;
+                opened.push(case.case_id);
+                snap = Snapshot::load(s).await?;
+            }
+            println!("{}", serde_json::json!({ "opened": opened }));
+            Ok(())
+        }
+        CaseAction::Action { id, body } => {
+            let mut case = find(&snap, &id)?;
+            let mut act: Action = parse(&body)?;
+            if act.by.trim().is_empty() {
+                act.by = default_actor();
+            }
+            check_action(&case, &act, today()).map_err(|e| anyhow!("{e}"))?;
+            case.actions.push(act);
+            write(s, Layer::Cases, case.to_feature(), "ms4 case action").await?;
+            print(&case, now)
+        }
+        CaseAction::Close { id, body } => {
+            let case = find(&snap, &id)?;
+            let mut c: Closing = parse(&body)?;
+            if c.by.trim().is_empty() {
+                c.by = default_actor();
+            }
+            let (closed, conn) = close(&snap, &case, &c, today()).map_err(|e| anyhow!("{e}"))?;
+            if let Some(f) = conn {
+                write(s, Layer::Connections, f, "ms4 case close").await?;
+            }
+            write(s, Layer::Cases, closed.to_feature(), "ms4 case close").await?;
+            print(&closed, now)
+        }
+        CaseAction::List { status } => {
+            if let Some(st) = status.as_deref() {
+                if st != "open" && st != "closed" {
+                    bail!("--status: {st:?} is not open or closed");
+                }
+            }
+            let (cases, unreadable) = all_cases(&snap);
+            let shown: Vec<&Case> = cases
+                .iter()
+                .filter(|c| status.as_deref().is_none_or(|st| c.status == st))
+                .collect();
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&serde_json::json!({"count": shown.len(), "cases": shown, "unreadable": unreadable}))?
+            );
+            Ok(())
+        }
+        CaseAction::Show { id, as_of } => {
+            let as_of = crate::idde::deadlines::parse_as_of(as_of.as_deref()).map_err(|e| anyhow!(e))?;
+            print(&find(&snap, &id)?, as_of)
+        }
+        CaseAction::Notice { id, as_of } => {
+            let as_of = crate::idde::deadlines::parse_as_of(as_of.as_deref()).map_err(|e| anyhow!(e))?;
+            let c = find(&snap, &id)?;
+            let d = case_deadlines(&c, &profile.idde, as_of);
+            print!("{}", crate::idde::notice::render(&snap, &profile, &c, &d));
+            Ok(())
+        }
+    }
+}

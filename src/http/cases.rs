@@ -1,0 +1,432 @@
+//! The illicit discharge programme over HTTP: cases (`/api/cases`), their actions,
+//! closing and notices; the deadlines and fines computed for them (`/api/deadlines`);
+//! the annual report (`/api/report`); and inspection photos, stored with their SHA-256
+//! and served back by it.
+//!
+//! Case writes in one server go one at a time (a lock held across the read, the check
+//! and the write), so two actions posted at once cannot overwrite each other's log and
+//! two cases opened at once cannot take the same id.
+
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Extension, Json, Router};
+use chrono::{NaiveDate, NaiveDateTime, Utc};
+use serde::Deserialize;
+
+use super::extract::{Body, Params};
+use super::{AppState, Caller, HttpError};
+use crate::answer::{self, Ask};
+use crate::domain::Layer;
+use crate::idde::case::{all_cases, check_action, close, next_case_id};
+use crate::idde::deadlines::{all_deadlines, case_deadlines, parse_as_of};
+use crate::idde::open::{from_connections, open_case, OpenCase};
+use crate::idde::{Action, Case, Closing, FieldError};
+use crate::store::photos::NewPhoto;
+use crate::store::{WriteMode, WriteRequest};
+
+static CASE_WRITES: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+/// The largest photo accepted, bytes.
+pub const MAX_PHOTO_BYTES: usize = 16 * 1024 * 1024;
+
+pub(super) fn read_router() -> Router<AppState> {
+    Router::new()
+        .route("/cases", get(list))
+        .route("/cases/{id}", get(one))
+        .route("/cases/{id}/notice", get(notice))
+        .route("/deadlines", get(deadlines))
+        .route("/report", get(report))
+        .route("/inspections/{id}/photos", get(photos_of))
+        .route("/photos/{sha256}", get(photo))
+}
+
+pub(super) fn write_router() -> Router<AppState> {
+    Router::new()
+        .route("/cases", post(create))
+        .route("/cases/from-connections", post(create_from_connections))
+        .route("/cases/{id}/actions", post(add_action))
+        .route("/cases/{id}/close", post(close_case))
+        .route("/inspections/{id}/photos", post(add_photo))
+}
+
+fn field(e: FieldError) -> HttpError {
+    HttpError::BadRequest(e.to_string())
+}
+
+fn today() -> NaiveDate {
+    Utc::now().date_naive()
+}
+
+/// Runs a question with the snapshot's network (from the shared cache) on a blocking
+/// thread: candidates trace the network and judge every connection.
+async fn with_ask<T: Send + 'static>(
+    state: &AppState,
+    f: impl FnOnce(&Ask<'_>) -> T + Send + 'static,
+) -> Result<T, HttpError> {
+    let snap = state.snapshot.current();
+    let st = state.clone();
+    tokio::task::spawn_blocking(move || {
+        let profile = &*st.profile;
+        let networks = &st.networks;
+        let source = || networks.get_or_build(&snap, |s| Ok(answer::build_network(s, profile)));
+        let ask = Ask::new(&snap, profile).with_network(&source);
+        f(&ask)
+    })
+    .await
+    .map_err(|e| HttpError::Internal(format!("the answer failed: {e}")))
+}
+
+async fn write_case(state: &AppState, caller: &Caller, case: &Case, what: &str) -> Result<(), HttpError> {
+    write_layer(state, caller, Layer::Cases, vec![case.to_feature()], what).await
+}
+
+async fn write_layer(
+    state: &AppState,
+    caller: &Caller,
+    layer: Layer,
+    features: Vec<crate::domain::Feature>,
+    what: &str,
+) -> Result<(), HttpError> {
+    state
+        .snapshot
+        .write(
+            state.store.as_ref(),
+            WriteRequest {
+                layer,
+                mode: WriteMode::Upsert,
+                actor: caller.subject.clone(),
+                source: "api".into(),
+            },
+            features,
+            serde_json::json!({ "source": what }),
+        )
+        .await?;
+    Ok(())
+}
+
+fn find_case(state: &AppState, id: &str) -> Result<Case, HttpError> {
+    let snap = state.snapshot.current();
+    let f = snap
+        .layer(Layer::Cases)
+        .get(id)
+        .ok_or_else(|| HttpError::NotFound(format!("case {id:?}: no such case")))?;
+    Case::from_feature(f).map_err(HttpError::Internal)
+}
+
+fn case_json(state: &AppState, c: &Case, as_of: NaiveDateTime) -> serde_json::Value {
+    let mut v = serde_json::to_value(c).unwrap_or_default();
+    v["deadlines"] = serde_json::to_value(case_deadlines(c, &state.profile.idde, as_of)).unwrap_or_default();
+    v
+}
+
+fn now() -> NaiveDateTime {
+    Utc::now().naive_utc()
+}
+
+async fn open_one(state: &AppState, caller: &Caller, req: OpenCase) -> Result<Case, HttpError> {
+    let _one_at_a_time = CASE_WRITES.lock().await;
+    let by = caller.subject.clone();
+    let case = with_ask(state, move |ask| {
+        let id = next_case_id(ask.snap, chrono::Datelike::year(&req.opened_on));
+        open_case(ask, &req, id, &by, today())
+    })
+    .await?
+    .map_err(field)?;
+    write_case(state, caller, &case, "POST /api/cases").await?;
+    Ok(case)
+}
+
+/// Opens the case a suspect or obvious screening calls for, unless a case open at its
+/// outfall already exists (then that case is named): what `POST /api/inspections` does
+/// after writing the screening. `None` for any other inspection.
+pub(super) async fn open_from_screening(
+    state: &AppState,
+    caller: &Caller,
+    inspection: &serde_json::Value,
+) -> Result<Option<serde_json::Value>, HttpError> {
+    let opens = matches!(
+        inspection["characterisation"].as_str(),
+        Some("suspect" | "obvious")
+    );
+    if !opens || inspection["kind"] != "dry_weather_screening" {
+        return Ok(None);
+    }
+    let asset = inspection["asset_id"].as_str().unwrap_or_default().to_string();
+    let (cases, _) = all_cases(&state.snapshot.current());
+    if let Some(c) = cases.iter().find(|c| c.is_open() && c.asset_id.as_deref() == Some(&asset)) {
+        return Ok(Some(serde_json::json!({"case_id": c.case_id, "opened": false})));
+    }
+    let on = inspection["inspected_on"]
+        .as_str()
+        .and_then(crate::domain::feature::parse_date)
+        .unwrap_or_else(today);
+    let req = OpenCase {
+        origin: "screening".into(),
+        opened_on: on,
+        description: Some(format!(
+            "dry-weather screening characterised {}",
+            inspection["characterisation"].as_str().unwrap_or_default()
+        )),
+        asset_id: Some(asset),
+        inspection_id: inspection["inspection_id"].as_str().map(str::to_string),
+        ..Default::default()
+    };
+    let case = open_one(state, caller, req).await?;
+    Ok(Some(serde_json::json!({"case_id": case.case_id, "opened": true, "candidates": case.candidates})))
+}
+
+async fn create(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    Body(req): Body<OpenCase>,
+) -> Result<(StatusCode, Json<serde_json::Value>), HttpError> {
+    let case = open_one(&state, &caller, req).await?;
+    Ok((StatusCode::CREATED, Json(case_json(&state, &case, now()))))
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FromConnections {
+    opened_on: NaiveDate,
+}
+
+async fn create_from_connections(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    Body(req): Body<FromConnections>,
+) -> Result<(StatusCode, Json<serde_json::Value>), HttpError> {
+    let (cases, _) = all_cases(&state.snapshot.current());
+    let on = req.opened_on;
+    let wanted = with_ask(&state, move |ask| from_connections(ask, &cases, on))
+        .await?
+        .map_err(HttpError::Internal)?;
+    let mut opened = Vec::new();
+    for r in wanted {
+        opened.push(open_one(&state, &caller, r).await?.case_id);
+    }
+    Ok((StatusCode::CREATED, Json(serde_json::json!({ "opened": opened }))))
+}
+
+async fn add_action(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    Path(id): Path<String>,
+    Body(mut a): Body<Action>,
+) -> Result<(StatusCode, Json<serde_json::Value>), HttpError> {
+    let _one_at_a_time = CASE_WRITES.lock().await;
+    let mut case = find_case(&state, &id)?;
+    if a.by.trim().is_empty() {
+        a.by = caller.subject.clone();
+    }
+    check_action(&case, &a, today()).map_err(field)?;
+    if let Some(c) = &a.connection_id {
+        if state.snapshot.current().layer(Layer::Connections).get(c).is_none() {
+            return Err(HttpError::BadRequest(format!("connection_id: no connection has id {c:?}")));
+        }
+    }
+    case.actions.push(a);
+    write_case(&state, &caller, &case, "POST /api/cases/{id}/actions").await?;
+    Ok((StatusCode::CREATED, Json(case_json(&state, &case, now()))))
+}
+
+async fn close_case(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    Path(id): Path<String>,
+    Body(mut c): Body<Closing>,
+) -> Result<Json<serde_json::Value>, HttpError> {
+    let _one_at_a_time = CASE_WRITES.lock().await;
+    let case = find_case(&state, &id)?;
+    if c.by.trim().is_empty() {
+        c.by = caller.subject.clone();
+    }
+    let snap = state.snapshot.current();
+    let (closed, connection) = close(&snap, &case, &c, today()).map_err(field)?;
+    // The connection's new status first: a case says eliminated only once the
+    // connection's record does.
+    if let Some(f) = connection {
+        write_layer(&state, &caller, Layer::Connections, vec![f], "POST /api/cases/{id}/close").await?;
+    }
+    write_case(&state, &caller, &closed, "POST /api/cases/{id}/close").await?;
+    Ok(Json(case_json(&state, &closed, now())))
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct ListParams {
+    status: Option<String>,
+}
+
+async fn list(
+    State(state): State<AppState>,
+    Params(p): Params<ListParams>,
+) -> Result<Json<serde_json::Value>, HttpError> {
+    if let Some(s) = p.status.as_deref() {
+        if s != "open" && s != "closed" {
+            return Err(HttpError::BadRequest(format!("status: {s:?} is not open or closed")));
+        }
+    }
+    let (cases, unreadable) = all_cases(&state.snapshot.current());
+    let shown: Vec<&Case> = cases
+        .iter()
+        .filter(|c| p.status.as_deref().is_none_or(|s| c.status == s))
+        .collect();
+    Ok(Json(serde_json::json!({
+        "count": shown.len(),
+        "cases": shown,
+        "unreadable": unreadable,
+    })))
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct AsOf {
+    as_of: Option<String>,
+    all: Option<bool>,
+}
+
+async fn one(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    Params(p): Params<AsOf>,
+) -> Result<Json<serde_json::Value>, HttpError> {
+    let as_of = parse_as_of(p.as_of.as_deref()).map_err(HttpError::BadRequest)?;
+    let c = find_case(&state, &id)?;
+    Ok(Json(case_json(&state, &c, as_of)))
+}
+
+async fn notice(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    Params(p): Params<AsOf>,
+) -> Result<Response, HttpError> {
+    let as_of = parse_as_of(p.as_of.as_deref()).map_err(HttpError::BadRequest)?;
+    let c = find_case(&state, &id)?;
+    let d = case_deadlines(&c, &state.profile.idde, as_of);
+    let html = crate::idde::notice::render(&state.snapshot.current(), &state.profile, &c, &d);
+    Ok(([(header::CONTENT_TYPE, "text/html; charset=utf-8")], html).into_response())
+}
+
+async fn deadlines(
+    State(state): State<AppState>,
+    Params(p): Params<AsOf>,
+) -> Result<Json<serde_json::Value>, HttpError> {
+    let as_of = parse_as_of(p.as_of.as_deref()).map_err(HttpError::BadRequest)?;
+    let (cases, _) = all_cases(&state.snapshot.current());
+    let a = all_deadlines(&cases, &state.profile.idde, &state.profile.id, as_of, !p.all.unwrap_or(false));
+    Ok(Json(serde_json::to_value(a).unwrap_or_default()))
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct ReportParams {
+    year: Option<i32>,
+    format: Option<String>,
+}
+
+async fn report(
+    State(state): State<AppState>,
+    Params(p): Params<ReportParams>,
+) -> Result<Response, HttpError> {
+    let year = p
+        .year
+        .ok_or_else(|| HttpError::BadRequest("year: give the reporting year, e.g. year=2026".into()))?;
+    if !(1900..=2200).contains(&year) {
+        return Err(HttpError::BadRequest(format!("year: {year} is not a reporting year")));
+    }
+    let snap = state.snapshot.current();
+    let (cases, _) = all_cases(&snap);
+    let r = crate::idde::report::annual_report(&snap, &state.profile, &cases, year)
+        .ok_or_else(|| HttpError::Internal("the profile's reporting year start is not a date".into()))?;
+    match p.format.as_deref() {
+        None | Some("json") => Ok(Json(serde_json::to_value(r).unwrap_or_default()).into_response()),
+        Some("csv") => Ok((
+            [(header::CONTENT_TYPE, "text/csv; charset=utf-8")],
+            crate::idde::report::to_csv(&r),
+        )
+            .into_response()),
+        Some(other) => Err(HttpError::BadRequest(format!("format: {other:?} is not json or csv"))),
+    }
+}
+
+async fn add_photo(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<(StatusCode, Json<serde_json::Value>), HttpError> {
+    if state.snapshot.current().layer(Layer::Inspections).get(&id).is_none() {
+        return Err(HttpError::NotFound(format!("inspection {id:?}: no such inspection")));
+    }
+    let ct = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .map(|s| s.split(';').next().unwrap_or("").trim().to_ascii_lowercase())
+        .unwrap_or_default();
+    if !ct.starts_with("image/") {
+        return Err(HttpError::BadRequest(format!(
+            "content-type: {ct:?} is not an image type (image/jpeg, image/png, ...)"
+        )));
+    }
+    if body.is_empty() {
+        return Err(HttpError::BadRequest("body: empty; send the image bytes".into()));
+    }
+    if body.len() > MAX_PHOTO_BYTES {
+        return Err(HttpError::PayloadTooLarge(format!("body: over {MAX_PHOTO_BYTES} bytes")));
+    }
+    let photo = NewPhoto {
+        inspection_id: id,
+        content_type: ct,
+        bytes: body.to_vec(),
+    };
+    let (rec, new) = state.store.add_photo(&photo, &caller.subject).await?;
+    let status = if new { StatusCode::CREATED } else { StatusCode::OK };
+    Ok((
+        status,
+        Json(serde_json::json!({"photo_id": rec.photo_id, "sha256": rec.sha256, "size": rec.size, "content_type": rec.content_type})),
+    ))
+}
+
+async fn photos_of(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Json<serde_json::Value>, HttpError> {
+    let photos = state.store.photos_of(&id).await?;
+    let list: Vec<serde_json::Value> = photos
+        .iter()
+        .map(|p| {
+            let mut v = serde_json::to_value(p).unwrap_or_default();
+            v["href"] = format!("/api/photos/{}", p.sha256).into();
+            v
+        })
+        .collect();
+    Ok(Json(serde_json::json!({"inspection_id": id, "photos": list})))
+}
+
+async fn photo(
+    State(state): State<AppState>,
+    Path(sha): Path<String>,
+) -> Result<Response, HttpError> {
+    if sha.len() != 64 || !sha.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(HttpError::BadRequest(format!("sha256: {sha:?} is not 64 hex digits")));
+    }
+    let (rec, bytes) = state
+        .store
+        .photo(&sha.to_ascii_lowercase())
+        .await?
+        .ok_or_else(|| HttpError::NotFound(format!("photo {sha}: no such photo")))?;
+    let ct = HeaderValue::from_str(&rec.content_type).unwrap_or(HeaderValue::from_static("application/octet-stream"));
+    Ok((
+        [
+            (header::CONTENT_TYPE, ct),
+            (header::ETAG, HeaderValue::from_str(&format!("\"{}\"", rec.sha256)).expect("hex")),
+            (header::CACHE_CONTROL, HeaderValue::from_static("private, max-age=31536000, immutable")),
+        ],
+        bytes,
+    )
+        .into_response())
+}

@@ -1,0 +1,441 @@
+//! An investigation of a suspected illicit discharge: how it was opened, its candidate
+//! sources, its log of actions, and how it closed. A case is a feature of the `cases`
+//! layer (stored, audited, exported and served like every layer); its candidates and
+//! actions are JSON text in it, so each action is one audited update of the case.
+//!
+//! The operations here are pure: they check a request against the case and the
+//! snapshot and return the features to write. A closed case takes no more actions and
+//! cannot be closed again; an action of a kind not in [`ACTION_KINDS`] is refused.
+
+use chrono::NaiveDate;
+use geo_types::Geometry;
+use serde::{Deserialize, Serialize};
+
+use super::candidates::Candidate;
+use super::screening::FieldError;
+use crate::domain::{Feature, Layer, Value};
+use crate::spatial::Snapshot;
+
+/// How a case can come to be opened.
+pub const ORIGINS: [&str; 5] = ["complaint", "hotline", "screening", "connection", "staff"];
+
+/// Every kind of action a case's log records, with what it is.
+pub const ACTION_KINDS: [(&str, &str); 19] = [
+    ("site_visit", "a visit to the site"),
+    ("dye_test", "a dye test (results: where the dye appeared)"),
+    ("smoke_test", "a smoke test"),
+    ("cctv", "a CCTV inspection of the pipe"),
+    ("sampling", "a sample taken (results: the readings)"),
+    ("notice_of_violation", "the notice of violation served (method: hand or mail)"),
+    ("written_notice", "Windsor's Town Manager's written notice (method: hand or mail)"),
+    ("correction_plan", "a written plan for correction received"),
+    ("reinspection", "a re-inspection (outcome: corrected or not_corrected)"),
+    ("citation_issued", "a citation and fine issued (violations: how many)"),
+    ("compliance_report", "the violator's written compliance report received"),
+    ("fine_paid", "a fine received"),
+    ("appeal_filed", "an appeal filed"),
+    ("appeal_heard", "the appeal heard"),
+    ("appeal_decided", "the appeal decided (outcome: upheld or reversed)"),
+    ("decision_filed", "the decision filed with the clerk and mailed"),
+    ("abatement_by_town", "the work done by the Town at the violator's cost"),
+    ("referral", "referred to another agency"),
+    ("eliminated", "the discharge eliminated (logged when the case closes so)"),
+];
+
+/// How a case closes.
+pub const CLOSURES: [&str; 3] = ["eliminated", "unfounded", "referred"];
+
+/// One entry of a case's action log.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Action {
+    /// One of [`ACTION_KINDS`].
+    pub kind: String,
+    /// The day it was done.
+    pub on: NaiveDate,
+    /// The time of day, `HH:MM`, where a deadline counts hours from it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<String>,
+    /// Who did it.
+    #[serde(default)]
+    pub by: String,
+    /// For a notice: `hand` or `mail` (certified and first-class).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub method: Option<String>,
+    /// What it found or decided (`corrected`, `not_corrected`, `upheld`, `positive`...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<String>,
+    /// For a citation: the number of violations cited.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub violations: Option<u32>,
+    /// Readings or results (a sample's, a dye test's), as given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub results: Option<serde_json::Value>,
+    /// The connection it concerns, when one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connection_id: Option<String>,
+    /// Free text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notes: Option<String>,
+}
+
+impl Action {
+    /// When it was done, to the minute (the start of its day without a time).
+    pub fn datetime(&self) -> chrono::NaiveDateTime {
+        let t = self
+            .at
+            .as_deref()
+            .and_then(|t| chrono::NaiveTime::parse_from_str(t, "%H:%M").ok())
+            .unwrap_or(chrono::NaiveTime::MIN);
+        self.on.and_time(t)
+    }
+
+    /// Whether it is of kind `k`, or of `kind:outcome` when `k` names an outcome.
+    pub fn is(&self, k: &str) -> bool {
+        match k.split_once(':') {
+            Some((kind, outcome)) => self.kind == kind && self.outcome.as_deref() == Some(outcome),
+            None => self.kind == k,
+        }
+    }
+}
+
+/// A case as the code works with it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Case {
+    /// Its id (`CASE-2026-0001`).
+    pub case_id: String,
+    /// The day it was opened.
+    pub opened_on: NaiveDate,
+    /// One of [`ORIGINS`].
+    pub origin: String,
+    /// `open` or `closed`.
+    pub status: String,
+    /// Who reported it (a complaint or hotline call).
+    pub reported_by: Option<String>,
+    /// Who opened it.
+    pub opened_by: Option<String>,
+    /// What was reported or found.
+    pub description: Option<String>,
+    /// The outfall (or other asset) it is about.
+    pub asset_id: Option<String>,
+    /// The screening that opened it.
+    pub inspection_id: Option<String>,
+    /// The connection it is about.
+    pub connection_id: Option<String>,
+    /// The parcel it is about.
+    pub parcel_id: Option<String>,
+    /// The day it closed.
+    pub closed_on: Option<NaiveDate>,
+    /// One of [`CLOSURES`].
+    pub closure: Option<String>,
+    /// How it was eliminated, or why unfounded.
+    pub closure_notes: Option<String>,
+    /// The agency it was referred to.
+    pub referred_to: Option<String>,
+    /// The candidate sources, ranked.
+    pub candidates: Vec<Candidate>,
+    /// The action log, in order.
+    pub actions: Vec<Action>,
+    /// Where: the outfall's or the connection's point.
+    #[serde(skip)]
+    pub geom: Option<Geometry<f64>>,
+}
+
+const L: Layer = Layer::Cases;
+
+fn text(f: &Feature, name: &str) -> Option<String> {
+    f.get(L, name).as_str().map(str::to_string)
+}
+
+fn date(f: &Feature, name: &str) -> Option<NaiveDate> {
+    match f.get(L, name) {
+        Value::Date(d) => Some(*d),
+        Value::Text(s) => crate::domain::feature::parse_date(s),
+        _ => None,
+    }
+}
+
+impl Case {
+    /// Reads a case from its feature; a log that is not valid JSON (an outside edit) is
+    /// read as empty and named in the error.
+    pub fn from_feature(f: &Feature) -> Result<Case, String> {
+        let json = |name: &str| -> Result<serde_json::Value, String> {
+            match text(f, name) {
+                None => Ok(serde_json::Value::Array(Vec::new())),
+                Some(s) => serde_json::from_str(&s)
+                    .map_err(|e| format!("case {}: {name} is not JSON: {e}", f.id)),
+            }
+        };
+        let candidates = serde_json::from_value(json("candidates")?)
+            .map_err(|e| format!("case {}: candidates: {e}", f.id))?;
+        let actions = serde_json::from_value(json("actions")?)
+            .map_err(|e| format!("case {}: actions: {e}", f.id))?;
+        Ok(Case {
+            case_id: f.id.clone(),
+            opened_on: date(f, "opened_on").ok_or_else(|| format!("case {}: no opened_on", f.id))?,
+            origin: text(f, "origin").unwrap_or_default(),
+            status: text(f, "status").unwrap_or_else(|| "open".into()),
+            reported_by: text(f, "reported_by"),
+            opened_by: text(f, "opened_by"),
+            description: text(f, "description"),
+            asset_id: text(f, "asset_id"),
+            inspection_id: text(f, "inspection_id"),
+            connection_id: text(f, "connection_id"),
+            parcel_id: text(f, "parcel_id"),
+            closed_on: date(f, "closed_on"),
+            closure: text(f, "closure"),
+            closure_notes: text(f, "closure_notes"),
+            referred_to: text(f, "referred_to"),
+            candidates,
+            actions,
+            geom: f.geom.clone(),
+        })
+    }
+
+    /// The case as a feature of the cases layer.
+    pub fn to_feature(&self) -> Feature {
+        let mut f = Feature::new(L, self.case_id.clone());
+        let t = |s: &Option<String>| s.clone().map(Value::Text).unwrap_or(Value::Null);
+        f.set(L, "opened_on", Value::Date(self.opened_on));
+        f.set(L, "origin", Value::Text(self.origin.clone()));
+        f.set(L, "status", Value::Text(self.status.clone()));
+        f.set(L, "reported_by", t(&self.reported_by));
+        f.set(L, "opened_by", t(&self.opened_by));
+        f.set(L, "description", t(&self.description));
+        f.set(L, "asset_id", t(&self.asset_id));
+        f.set(L, "inspection_id", t(&self.inspection_id));
+        f.set(L, "connection_id", t(&self.connection_id));
+        f.set(L, "parcel_id", t(&self.parcel_id));
+        f.set(L, "closed_on", self.closed_on.map(Value::Date).unwrap_or(Value::Null));
+        f.set(L, "closure", t(&self.closure));
+        f.set(L, "closure_notes", t(&self.closure_notes));
+        f.set(L, "referred_to", t(&self.referred_to));
+        f.set(
+            L,
+            "candidates",
+            Value::Text(serde_json::to_string(&self.candidates).unwrap_or_else(|_| "[]".into())),
+        );
+        f.set(
+            L,
+            "actions",
+            Value::Text(serde_json::to_string(&self.actions).unwrap_or_else(|_| "[]".into())),
+        );
+        f.geom = self.geom.clone();
+        f
+    }
+
+    /// Whether it is still open.
+    pub fn is_open(&self) -> bool {
+        self.status != "closed"
+    }
+}
+
+/// Every case of a snapshot, readable ones only, with the unreadable ones' reasons.
+pub fn all_cases(snap: &Snapshot) -> (Vec<Case>, Vec<String>) {
+    let mut ok = Vec::new();
+    let mut bad = Vec::new();
+    for f in &snap.layer(L).features {
+        match Case::from_feature(f) {
+            Ok(c) => ok.push(c),
+            Err(e) => bad.push(e),
+        }
+    }
+    (ok, bad)
+}
+
+/// The id for the next case opened in `year`: one more than the highest number of that
+/// year's ids.
+pub fn next_case_id(snap: &Snapshot, year: i32) -> String {
+    let prefix = format!("CASE-{year}-");
+    let n = snap
+        .layer(L)
+        .features
+        .iter()
+        .filter_map(|f| f.id.strip_prefix(&prefix)?.parse::<u32>().ok())
+        .max()
+        .unwrap_or(0);
+    format!("{prefix}{:04}", n + 1)
+}
+
+fn err(field: &str, message: impl Into<String>) -> FieldError {
+    FieldError {
+        field: field.into(),
+        message: message.into(),
+    }
+}
+
+/// Checks a new action against the case: open, a known kind, a date on or after the
+/// opening and not in the future, and the fields its kind needs.
+pub fn check_action(case: &Case, a: &Action, today: NaiveDate) -> Result<(), FieldError> {
+    if !case.is_open() {
+        return Err(err(
+            "case",
+            format!(
+                "case {} closed on {} as {}: it takes no more actions",
+                case.case_id,
+                case.closed_on.map(|d| d.to_string()).unwrap_or_default(),
+                case.closure.clone().unwrap_or_default()
+            ),
+        ));
+    }
+    if !ACTION_KINDS.iter().any(|(k, _)| *k == a.kind) || a.kind == "eliminated" {
+        return Err(err(
+            "kind",
+            format!(
+                "{:?} is not an action; expected one of {} (close the case to log an elimination)",
+                a.kind,
+                ACTION_KINDS
+                    .iter()
+                    .map(|(k, _)| *k)
+                    .filter(|k| *k != "eliminated")
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        ));
+    }
+    if a.on < case.opened_on {
+        return Err(err("on", format!("{} is before the case opened ({})", a.on, case.opened_on)));
+    }
+    if a.on > today {
+        return Err(err("on", format!("{} is in the future", a.on)));
+    }
+    if let Some(t) = &a.at {
+        if chrono::NaiveTime::parse_from_str(t, "%H:%M").is_err() {
+            return Err(err("at", format!("{t:?} is not a time of day, HH:MM")));
+        }
+    }
+    if a.by.trim().is_empty() {
+        return Err(err("by", "say who did it"));
+    }
+    let needs = |field: &str, v: &Option<String>, allowed: &[&str]| match v.as_deref() {
+        Some(x) if allowed.contains(&x) => Ok(()),
+        other => Err(err(
+            field,
+            format!(
+                "a {} needs {field} {}{}",
+                a.kind,
+                allowed.join(" or "),
+                other.map(|o| format!(", not {o:?}")).unwrap_or_default()
+            ),
+        )),
+    };
+    match a.kind.as_str() {
+        "notice_of_violation" | "written_notice" | "citation_issued" => {
+            needs("method", &a.method, &["hand", "mail"])?
+        }
+        "reinspection" => needs("outcome", &a.outcome, &["corrected", "not_corrected"])?,
+        "appeal_decided" => needs("outcome", &a.outcome, &["upheld", "reversed"])?,
+        _ => {}
+    }
+    if a.kind == "citation_issued" && a.violations == Some(0) {
+        return Err(err("violations", "a citation cites one violation or more"));
+    }
+    Ok(())
+}
+
+/// How a case is to close.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Closing {
+    /// eliminated, unfounded or referred.
+    pub closure: String,
+    /// The day.
+    pub on: NaiveDate,
+    /// Who closed it.
+    #[serde(default)]
+    pub by: String,
+    /// How it was eliminated, or why it was unfounded.
+    #[serde(default)]
+    pub notes: Option<String>,
+    /// The agency it was referred to.
+    #[serde(default)]
+    pub referred_to: Option<String>,
+    /// The connection eliminated (else the case's own).
+    #[serde(default)]
+    pub connection_id: Option<String>,
+}
+
+/// Closes a case: the case as closed, and for an elimination the connection's feature
+/// with its status `removed` and `removed_on` the day (the connection's own write is
+/// audited with before and after).
+pub fn close(
+    snap: &Snapshot,
+    case: &Case,
+    c: &Closing,
+    today: NaiveDate,
+) -> Result<(Case, Option<Feature>), FieldError> {
+    if !case.is_open() {
+        return Err(err(
+            "case",
+            format!(
+                "case {} is already closed (on {} as {})",
+                case.case_id,
+                case.closed_on.map(|d| d.to_string()).unwrap_or_default(),
+                case.closure.clone().unwrap_or_default()
+            ),
+        ));
+    }
+    if !CLOSURES.contains(&c.closure.as_str()) {
+        return Err(err(
+            "closure",
+            format!("{:?} is not one of {}", c.closure, CLOSURES.join(", ")),
+        ));
+    }
+    if c.on < case.opened_on || c.on > today {
+        return Err(err(
+            "on",
+            format!("{} is before the case opened ({}) or in the future", c.on, case.opened_on),
+        ));
+    }
+    if c.by.trim().is_empty() {
+        return Err(err("by", "say who closed it"));
+    }
+    let mut next = case.clone();
+    next.status = "closed".into();
+    next.closed_on = Some(c.on);
+    next.closure = Some(c.closure.clone());
+    next.closure_notes = c.notes.clone().filter(|s| !s.trim().is_empty());
+    let mut connection = None;
+    match c.closure.as_str() {
+        "referred" => {
+            let to = c.referred_to.clone().filter(|s| !s.trim().is_empty()).ok_or_else(|| {
+                err("referred_to", "a referred case names the agency it went to")
+            })?;
+            next.referred_to = Some(to);
+        }
+        "eliminated" => {
+            if next.closure_notes.is_none() {
+                return Err(err("notes", "say how the discharge was eliminated"));
+            }
+            let cid = c.connection_id.clone().or_else(|| case.connection_id.clone());
+            if let Some(cid) = cid {
+                let layer = Layer::Connections;
+                let mut f = snap.layer(layer).get(&cid).cloned().ok_or_else(|| {
+                    err("connection_id", format!("no connection has id {cid:?}"))
+                })?;
+                f.set(layer, "status", Value::Text("removed".into()));
+                f.set(layer, "removed_on", Value::Date(c.on));
+                next.connection_id = Some(cid);
+                connection = Some(f);
+            }
+            next.actions.push(Action {
+                kind: "eliminated".into(),
+                on: c.on,
+                at: None,
+                by: c.by.clone(),
+                method: None,
+                outcome: None,
+                violations: None,
+                results: None,
+                connection_id: next.connection_id.clone(),
+                notes: next.closure_notes.clone(),
+            });
+        }
+        _ => {
+            if next.closure_notes.is_none() {
+                return Err(err("notes", "say why the report was unfounded"));
+            }
+        }
+    }
+    Ok((next, connection))
+}

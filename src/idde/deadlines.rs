@@ -1,0 +1,307 @@
+//! Deadlines and fines of a case, computed from the profile's enforcement steps
+//! (`[[idde.deadlines]]`, `[[idde.fines]]`) and the actions logged on the case: never
+//! stored, never typed, so a corrected action date moves every deadline after it.
+//!
+//! A step counted in hours runs from the minute of its start; one counted in days or
+//! business days ends with its last day. A notice served by mail starts its period only
+//! after the step's `mail_business_days` (Windsor's three), at the time of day it was
+//! mailed: the law says when the period commences, not at what hour, and the answer says
+//! which reading it took.
+
+use chrono::{Duration, NaiveDate, NaiveDateTime};
+use serde::Serialize;
+
+use super::calendar::Calendar;
+use super::case::{Action, Case};
+use crate::rules::{DeadlineStep, FineStep, IddeSettings};
+
+/// One deadline of one case.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Deadline {
+    /// The rule id.
+    pub rule: String,
+    /// The citation.
+    pub citation: String,
+    /// What must happen.
+    pub what: String,
+    /// When the period started.
+    pub starts: NaiveDateTime,
+    /// The last day.
+    pub due_on: NaiveDate,
+    /// For a period in hours, the minute it ends.
+    pub due_at: Option<NaiveDateTime>,
+    /// due, overdue, met, met_late, lapsed (a window unused) or moot (the case closed
+    /// before it was met).
+    pub status: String,
+    /// The day an action met it.
+    pub met_on: Option<NaiveDate>,
+    /// How it was counted, in words.
+    pub counted: String,
+    /// The weekend days and holidays a business-day count skipped.
+    pub skipped: Vec<String>,
+    /// The reading taken where the law is open.
+    pub assumption: Option<String>,
+}
+
+/// A fine accrued on one case under one rule.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Fine {
+    /// The rule id.
+    pub rule: String,
+    /// The citation.
+    pub citation: String,
+    /// From when.
+    pub from: NaiveDateTime,
+    /// Until when it was counted: the stopping action, or the time asked about.
+    pub until: NaiveDateTime,
+    /// What stopped it, if anything has.
+    pub stopped_by: Option<String>,
+    /// Violations cited.
+    pub violations: u32,
+    /// Periods counted (1 for a one-off fine).
+    pub periods: i64,
+    /// Dollars per violation per period.
+    pub amount: f64,
+    /// Dollars accrued: amount × violations × periods.
+    pub accrued: f64,
+    /// The amount is the law's maximum: a court or board may set less.
+    pub maximum: bool,
+}
+
+/// Every deadline and fine of one case.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CaseDeadlines {
+    /// The case.
+    pub case_id: String,
+    /// open or closed.
+    pub case_status: String,
+    /// Its deadlines, in the profile's order.
+    pub deadlines: Vec<Deadline>,
+    /// Its fines.
+    pub fines: Vec<Fine>,
+    /// Dollars accrued, all fines.
+    pub accrued: f64,
+}
+
+fn end_of(d: NaiveDate) -> NaiveDateTime {
+    d.and_hms_opt(23, 59, 59).expect("a valid time")
+}
+
+fn triggers<'a>(case: &'a Case, kind: &str, outcome: Option<&str>) -> Option<&'a Action> {
+    case.actions
+        .iter()
+        .filter(|a| a.kind == kind && outcome.is_none_or(|o| a.outcome.as_deref() == Some(o)))
+        .max_by_key(|a| a.datetime())
+}
+
+/// The deadlines and fines of a case as of `as_of`.
+pub fn case_deadlines(case: &Case, s: &IddeSettings, as_of: NaiveDateTime) -> CaseDeadlines {
+    let cal = Calendar::new(&s.holidays);
+    let mut done: Vec<Deadline> = Vec::new();
+    for step in &s.deadlines {
+        if let Some(d) = one_deadline(case, step, &done, &cal, as_of) {
+            done.push(d);
+        }
+    }
+    let fines: Vec<Fine> = s
+        .fines
+        .iter()
+        .flat_map(|f| case_fines(case, f, as_of))
+        .collect();
+    let accrued = fines.iter().map(|f| f.accrued).sum();
+    CaseDeadlines {
+        case_id: case.case_id.clone(),
+        case_status: case.status.clone(),
+        deadlines: done,
+        fines,
+        accrued,
+    }
+}
+
+fn one_deadline(
+    case: &Case,
+    step: &DeadlineStep,
+    earlier: &[Deadline],
+    cal: &Calendar<'_>,
+    as_of: NaiveDateTime,
+) -> Option<Deadline> {
+    let mut counted = Vec::new();
+    let mut skipped = Vec::new();
+    let (mut start, met_from) = match (&step.trigger, &step.after) {
+        (Some(kind), _) => {
+            let a = triggers(case, kind, step.trigger_outcome.as_deref())?;
+            counted.push(format!("{} on {}", a.kind, a.datetime().format("%Y-%m-%d %H:%M")));
+            let mut start = a.datetime();
+            if let (Some(n), Some("mail")) = (step.mail_business_days, a.method.as_deref()) {
+                let day = cal.add_business_days(a.on, n);
+                skipped.extend(cal.skipped(a.on, day));
+                counted.push(format!("mailed: {n} business days allowed for delivery, to {day}"));
+                start = day.and_time(start.time());
+            }
+            (start, a.datetime())
+        }
+        (None, Some(prev)) => {
+            let p = earlier.iter().find(|d| &d.rule == prev)?;
+            let end = p.due_at.unwrap_or_else(|| end_of(p.due_on));
+            counted.push(format!("after {prev} expired ({})", end.format("%Y-%m-%d %H:%M")));
+            (end, p.starts)
+        }
+        _ => return None,
+    };
+    let (due_on, due_at) = if let Some(h) = step.hours {
+        let end = start + Duration::hours(h as i64);
+        counted.push(format!("{h} hours from {}", start.format("%Y-%m-%d %H:%M")));
+        (end.date(), Some(end))
+    } else if let Some(n) = step.days {
+        counted.push(format!("{n} days from {}", start.date()));
+        (start.date() + Duration::days(n as i64), None)
+    } else {
+        let n = step.business_days.unwrap_or(0);
+        let day = cal.add_business_days(start.date(), n);
+        skipped.extend(cal.skipped(start.date(), day));
+        counted.push(format!("{n} business days from {}", start.date()));
+        (day, None)
+    };
+    let deadline = due_at.unwrap_or_else(|| end_of(due_on));
+    let met = case
+        .actions
+        .iter()
+        .filter(|a| step.met_by.iter().any(|k| a.is(k)) && a.datetime() >= met_from)
+        .min_by_key(|a| a.datetime());
+    let status = match met {
+        Some(a) if a.datetime() <= deadline => "met",
+        Some(_) => "met_late",
+        None if !case.is_open() && !step.survives_closure => "moot",
+        None if as_of > deadline && step.window => "lapsed",
+        None if as_of > deadline => "overdue",
+        None => "due",
+    };
+    // `start` is the period's start; reassigned only for the mail allowance above.
+    start = start.min(deadline);
+    Some(Deadline {
+        rule: step.rule.clone(),
+        citation: step.citation.clone(),
+        what: step.what.clone(),
+        starts: start,
+        due_on,
+        due_at,
+        status: status.into(),
+        met_on: met.map(|a| a.on),
+        counted: counted.join("; "),
+        skipped,
+        assumption: step.assumption.clone(),
+    })
+}
+
+/// The fines of a case as of `as_of`, without its deadlines (what the report sums).
+pub fn fines_of(case: &Case, s: &IddeSettings, as_of: NaiveDateTime) -> Vec<Fine> {
+    s.fines.iter().flat_map(|f| case_fines(case, f, as_of)).collect()
+}
+
+fn case_fines(case: &Case, f: &FineStep, as_of: NaiveDateTime) -> Vec<Fine> {
+    case.actions
+        .iter()
+        .filter(|a| a.kind == f.trigger)
+        .map(|a| {
+            let from = a.datetime();
+            let stop = case
+                .actions
+                .iter()
+                .filter(|s| f.stops_at.iter().any(|k| s.is(k)) && s.datetime() >= from)
+                .min_by_key(|s| s.datetime());
+            let closed = (!case.is_open())
+                .then(|| case.closed_on.map(|d| d.and_time(chrono::NaiveTime::MIN)))
+                .flatten();
+            let until = stop
+                .map(|s| s.datetime())
+                .or(closed)
+                .unwrap_or(as_of)
+                .min(as_of)
+                .max(from);
+            let elapsed = until - from;
+            let periods = match (f.per_hours, f.per_days) {
+                (Some(h), _) => elapsed.num_hours() / h as i64,
+                (_, Some(d)) => elapsed.num_days() / d as i64 + 1,
+                _ => 1,
+            };
+            let violations = a.violations.unwrap_or(1);
+            Fine {
+                rule: f.rule.clone(),
+                citation: f.citation.clone(),
+                from,
+                until,
+                stopped_by: stop.map(|s| format!("{} on {}", s.kind, s.on)),
+                violations,
+                periods,
+                amount: f.amount,
+                accrued: f.amount * violations as f64 * periods as f64,
+                maximum: f.maximum,
+            }
+        })
+        .collect()
+}
+
+/// `ms4 deadlines` and `GET /api/deadlines`: every case with a deadline or a fine.
+#[derive(Debug, Clone, Serialize)]
+pub struct DeadlinesAnswer {
+    /// The time the answer is for.
+    pub as_of: NaiveDateTime,
+    /// The jurisdiction.
+    pub jurisdiction: String,
+    /// Deadlines due (not yet past), across cases.
+    pub due: usize,
+    /// Deadlines overdue, across cases.
+    pub overdue: usize,
+    /// Dollars accrued across cases.
+    pub accrued: f64,
+    /// Cases with a deadline or a fine, by id.
+    pub cases: Vec<CaseDeadlines>,
+    /// Where the profile has no enforcement steps, why nothing is listed.
+    pub note: Option<String>,
+}
+
+/// The deadlines of every case; `open_only` leaves closed cases out.
+pub fn all_deadlines(
+    cases: &[Case],
+    s: &IddeSettings,
+    jurisdiction: &str,
+    as_of: NaiveDateTime,
+    open_only: bool,
+) -> DeadlinesAnswer {
+    let mut out: Vec<CaseDeadlines> = cases
+        .iter()
+        .filter(|c| !open_only || c.is_open())
+        .map(|c| case_deadlines(c, s, as_of))
+        .filter(|c| !c.deadlines.is_empty() || !c.fines.is_empty())
+        .collect();
+    out.sort_by(|a, b| a.case_id.cmp(&b.case_id));
+    let count = |st: &str| {
+        out.iter()
+            .flat_map(|c| &c.deadlines)
+            .filter(|d| d.status == st)
+            .count()
+    };
+    DeadlinesAnswer {
+        as_of,
+        jurisdiction: jurisdiction.to_string(),
+        due: count("due"),
+        overdue: count("overdue"),
+        accrued: out.iter().map(|c| c.accrued).sum(),
+        note: (s.deadlines.is_empty() && s.fines.is_empty())
+            .then(|| "the profile lists no enforcement deadlines or fines ([idde])".to_string()),
+        cases: out,
+    }
+}
+
+/// `YYYY-MM-DD` or `YYYY-MM-DDTHH:MM`; a day alone means its end.
+pub fn parse_as_of(s: Option<&str>) -> Result<NaiveDateTime, String> {
+    match s.map(str::trim) {
+        None | Some("") => Ok(chrono::Utc::now().naive_utc()),
+        Some(t) => NaiveDateTime::parse_from_str(t, "%Y-%m-%dT%H:%M")
+            .or_else(|_| {
+                NaiveDate::parse_from_str(t, "%Y-%m-%d").map(|d| d.and_hms_opt(23, 59, 59).expect("time"))
+            })
+            .map_err(|_| format!("as_of: {t:?} is not YYYY-MM-DD or YYYY-MM-DDTHH:MM")),
+    }
+}
+

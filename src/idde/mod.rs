@@ -1,0 +1,18 @@
+//! The illicit discharge detection and elimination programme: dry-weather screenings as
+//! the field form has them, cases with their candidates and action logs, the deadlines
+//! and fines the town's law sets (computed from the profile's `[idde]` steps and a
+//! holiday calendar, never typed), and the annual report with the records behind each
+//! count. Pure code: the store and the HTTP and command-line edges call it.
+
+pub mod calendar;
+pub mod candidates;
+pub mod case;
+pub mod deadlines;
+pub mod notice;
+pub mod open;
+pub mod penalties;
+pub mod report;
+pub mod screening;
+
+pub use case::{Action, Case, Closing};
+pub use screening::{FieldError, Screening};

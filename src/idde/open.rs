@@ -1,0 +1,171 @@
+//! Opening a case: by hand (a complaint or hotline report, with who reported it), from a
+//! suspect or obvious screening, or from a connection `/api/illicit` finds illicit or
+//! needing review. A case at an outfall lists its candidate sources, ranked.
+
+use chrono::NaiveDate;
+use serde::Deserialize;
+
+use super::candidates::upstream_candidates;
+use super::case::{Case, ORIGINS};
+use super::screening::FieldError;
+use crate::answer::illicit::{illicit, IllicitParams};
+use crate::answer::Ask;
+use crate::domain::Layer;
+use crate::spatial::connections::ms4_end;
+use crate::spatial::query::FACILITY_LAYERS;
+
+/// `POST /api/cases` and `ms4 case open`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OpenCase {
+    /// complaint, hotline, screening, connection or staff.
+    pub origin: String,
+    /// The day (`YYYY-MM-DD`).
+    pub opened_on: NaiveDate,
+    /// Who reported it (required for a complaint or hotline report).
+    #[serde(default)]
+    pub reported_by: Option<String>,
+    /// What was reported.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// The outfall or other asset.
+    #[serde(default)]
+    pub asset_id: Option<String>,
+    /// The connection.
+    #[serde(default)]
+    pub connection_id: Option<String>,
+    /// The parcel.
+    #[serde(default)]
+    pub parcel_id: Option<String>,
+    /// The screening.
+    #[serde(default)]
+    pub inspection_id: Option<String>,
+}
+
+fn err(field: &str, message: impl Into<String>) -> FieldError {
+    FieldError {
+        field: field.into(),
+        message: message.into(),
+    }
+}
+
+fn nonempty(s: &Option<String>) -> Option<String> {
+    s.as_ref().map(|s| s.trim().to_string()).filter(|s| !s.is_empty())
+}
+
+/// Checks a request and makes the case, with its candidates when it is at an asset of
+/// the drainage network.
+pub fn open_case(
+    ask: &Ask<'_>,
+    req: &OpenCase,
+    case_id: String,
+    by: &str,
+    today: NaiveDate,
+) -> Result<Case, FieldError> {
+    let snap = ask.snap;
+    if !ORIGINS.contains(&req.origin.as_str()) {
+        return Err(err(
+            "origin",
+            format!("{:?} is not one of {}", req.origin, ORIGINS.join(", ")),
+        ));
+    }
+    if req.opened_on > today {
+        return Err(err("opened_on", format!("{} is in the future", req.opened_on)));
+    }
+    let reported_by = nonempty(&req.reported_by);
+    if matches!(req.origin.as_str(), "complaint" | "hotline") && reported_by.is_none() {
+        return Err(err(
+            "reported_by",
+            format!("a {} names who reported it (or \"anonymous\")", req.origin),
+        ));
+    }
+    let asset_id = nonempty(&req.asset_id);
+    let mut geom = None;
+    if let Some(a) = &asset_id {
+        let f = FACILITY_LAYERS
+            .iter()
+            .find_map(|l| snap.layer(*l).get(a))
+            .ok_or_else(|| err("asset_id", format!("no catch basin, manhole, outfall or SMP has id {a:?}")))?;
+        geom = f.geom.clone();
+    }
+    let connection_id = nonempty(&req.connection_id);
+    if let Some(c) = &connection_id {
+        let f = snap
+            .layer(Layer::Connections)
+            .get(c)
+            .ok_or_else(|| err("connection_id", format!("no connection has id {c:?}")))?;
+        if geom.is_none() {
+            geom = f.geom.as_ref().and_then(ms4_end).map(geo_types::Geometry::Point);
+        }
+    }
+    let parcel_id = nonempty(&req.parcel_id).or_else(|| {
+        connection_id
+            .as_deref()
+            .and_then(|c| snap.layer(Layer::Connections).get(c))
+            .and_then(|f| f.get(Layer::Connections, "parcel_id").as_str())
+            .map(str::to_string)
+    });
+    if let Some(p) = &parcel_id {
+        if snap.layer(Layer::Parcels).get(p).is_none() {
+            return Err(err("parcel_id", format!("no parcel has id {p:?}")));
+        }
+    }
+    let inspection_id = nonempty(&req.inspection_id);
+    if let Some(i) = &inspection_id {
+        if snap.layer(Layer::Inspections).get(i).is_none() {
+            return Err(err("inspection_id", format!("no inspection has id {i:?}")));
+        }
+    }
+    if asset_id.is_none() && connection_id.is_none() && parcel_id.is_none() {
+        return Err(err(
+            "asset_id",
+            "say where: an asset_id (the outfall), a connection_id or a parcel_id",
+        ));
+    }
+    let candidates = match &asset_id {
+        Some(a) => upstream_candidates(ask, a).map_err(|e| err("asset_id", e))?,
+        None => Vec::new(),
+    };
+    Ok(Case {
+        case_id,
+        opened_on: req.opened_on,
+        origin: req.origin.clone(),
+        status: "open".into(),
+        reported_by,
+        opened_by: Some(by.to_string()),
+        description: nonempty(&req.description),
+        asset_id,
+        inspection_id,
+        connection_id,
+        parcel_id,
+        closed_on: None,
+        closure: None,
+        closure_notes: None,
+        referred_to: None,
+        candidates,
+        actions: Vec::new(),
+        geom,
+    })
+}
+
+/// The cases to open for connections found illicit or needing review that no case
+/// names yet, as requests (opened `on`).
+pub fn from_connections(ask: &Ask<'_>, cases: &[Case], on: NaiveDate) -> Result<Vec<OpenCase>, String> {
+    let judged = illicit(ask, &IllicitParams::default()).map_err(|e| e.to_string())?;
+    Ok(judged
+        .connections
+        .iter()
+        .filter(|c| !cases.iter().any(|k| k.connection_id.as_deref() == Some(c.connection_id.as_str())))
+        .map(|c| OpenCase {
+            origin: "connection".into(),
+            opened_on: on,
+            description: Some(format!(
+                "connection found {}: {}",
+                c.finding.result.as_str(),
+                c.finding.reasons.join("; ")
+            )),
+            connection_id: Some(c.connection_id.clone()),
+            ..Default::default()
+        })
+        .collect())
+}

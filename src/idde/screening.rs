@@ -1,0 +1,351 @@
+//! An outfall's dry-weather screening as the Outfall Reconnaissance Inventory field form
+//! has it (Brown, Caraco and Pitt, *Illicit Discharge Detection and Elimination*, EPA
+//! 833-B-04-002, 2004, ch. 11 and appendix D): the background, the outfall as found, the
+//! flow and its physical indicators, the field tests with their units, and the overall
+//! characterisation.
+//!
+//! [`Screening::check`] refuses values the form cannot hold (a pH of 15, a severity of 4,
+//! a flow that is not one of the four words), naming the field as the request spells it,
+//! so the inspector's page can put the message beside it.
+
+use serde::{Deserialize, Serialize};
+
+/// A field and what is wrong with it (`screening.field_tests.ph`, "15 is outside 0 to 14").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldError {
+    /// The field, as the request names it.
+    pub field: String,
+    /// What is wrong, with the accepted values.
+    pub message: String,
+}
+
+impl std::fmt::Display for FieldError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.field, self.message)
+    }
+}
+
+fn bad(field: impl Into<String>, message: impl Into<String>) -> Result<(), FieldError> {
+    Err(FieldError {
+        field: field.into(),
+        message: message.into(),
+    })
+}
+
+/// A physical indicator: a word (`"sewage"`, `"none"`), or the word with the form's
+/// severity, 1 (faint) to 3 (clearly).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Indicator {
+    /// What was seen, without a severity.
+    Word(String),
+    /// What was seen and how strongly.
+    Rated {
+        /// What was seen.
+        kind: String,
+        /// 1 to 3.
+        severity: i64,
+    },
+}
+
+impl Indicator {
+    /// Whether anything was seen (not `none`, not empty).
+    pub fn present(&self) -> bool {
+        let k = match self {
+            Indicator::Word(w) => w,
+            Indicator::Rated { kind, .. } => kind,
+        };
+        !matches!(k.trim().to_ascii_lowercase().as_str(), "" | "none" | "clear" | "no")
+    }
+}
+
+/// A laboratory sample taken at the screening.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LabSample {
+    /// The laboratory's or the programme's sample id.
+    pub sample_id: String,
+    /// The laboratory, if known.
+    #[serde(default)]
+    pub laboratory: Option<String>,
+}
+
+/// The field tests the form names, with the unit each is read in, and the range a
+/// reading can have. A test by another name is `{"value": .., "unit": ".."}`.
+pub const FIELD_TESTS: [(&str, &str, f64, f64); 9] = [
+    ("ph", "pH units", 0.0, 14.0),
+    ("temperature_f", "°F", -40.0, 140.0),
+    ("ammonia_mg_l", "mg/L as N", 0.0, 1.0e4),
+    ("conductivity_us_cm", "µS/cm", 0.0, 2.0e5),
+    ("chlorine_mg_l", "mg/L", 0.0, 1.0e4),
+    ("detergents_mg_l", "mg/L as MBAS", 0.0, 1.0e4),
+    ("fluoride_mg_l", "mg/L", 0.0, 1.0e4),
+    ("e_coli_cfu_100ml", "CFU/100 mL", 0.0, 1.0e9),
+    ("turbidity_ntu", "NTU", 0.0, 1.0e5),
+];
+
+/// What a dry-weather screening observed.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Screening {
+    /// Hours since the last rain of at least 0.1 inch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hours_since_rain: Option<f64>,
+    /// Air temperature, °F.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub air_temperature_f: Option<f64>,
+    /// `closed_pipe` or `open_channel`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conveyance: Option<String>,
+    /// Pipe or channel material (RCP, CMP, PVC, earthen, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub material: Option<String>,
+    /// circular, elliptical, box, trapezoid, parabolic, ...
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shape: Option<String>,
+    /// Diameter or width, inches.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub width_in: Option<f64>,
+    /// Height or depth, inches (a non-circular pipe or a channel).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub height_in: Option<f64>,
+    /// `none`, `partly` or `fully`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub submerged: Option<String>,
+    /// The outfall could not be found.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub not_found: bool,
+    /// The outfall could not be reached.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub not_accessible: bool,
+    /// `none`, `trickle`, `moderate` or `substantial`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flow: Option<String>,
+    /// Estimated flow rate, gallons per minute.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flow_rate_gpm: Option<f64>,
+    /// Odour (flowing outfalls): sewage, sulfide, rancid/sour, petroleum/gas, other.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub odour: Option<Indicator>,
+    /// Colour (flowing outfalls): clear, brown, grey, yellow, green, orange, red, other.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub colour: Option<Indicator>,
+    /// Turbidity (flowing outfalls).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turbidity: Option<Indicator>,
+    /// Floatables (flowing outfalls): sewage, suds, petroleum sheen, other.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub floatables: Option<Indicator>,
+    /// Deposits and stains (all outfalls).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deposits: Option<Indicator>,
+    /// Abnormal vegetation (all outfalls).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub abnormal_vegetation: Option<Indicator>,
+    /// Poor pool quality (all outfalls).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub poor_pool_quality: Option<Indicator>,
+    /// Pipe benthic growth (all outfalls).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub benthic_growth: Option<Indicator>,
+    /// Damage to the outfall structure (all outfalls).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub damage: Option<Indicator>,
+    /// Field tests by name ([`FIELD_TESTS`] as numbers; others as `{value, unit}`).
+    #[serde(default)]
+    pub field_tests: serde_json::Map<String, serde_json::Value>,
+    /// A sample sent to a laboratory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lab_sample: Option<LabSample>,
+    /// `unlikely`, `potential`, `suspect` or `obvious`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub characterisation: Option<String>,
+}
+
+/// The characterisations, mildest first.
+pub const CHARACTERISATIONS: [&str; 4] = ["unlikely", "potential", "suspect", "obvious"];
+
+fn one_of(field: &str, v: &Option<String>, allowed: &[&str]) -> Result<(), FieldError> {
+    match v {
+        Some(s) if !allowed.contains(&s.as_str()) => bad(
+            format!("screening.{field}"),
+            format!("{s:?} is not one of {}", allowed.join(", ")),
+        ),
+        _ => Ok(()),
+    }
+}
+
+fn non_negative(field: &str, v: Option<f64>) -> Result<(), FieldError> {
+    match v {
+        Some(x) if !x.is_finite() || x < 0.0 => {
+            bad(format!("screening.{field}"), format!("{x} is not zero or more"))
+        }
+        _ => Ok(()),
+    }
+}
+
+impl Screening {
+    /// Checks every field against the form; the first wrong one is named.
+    pub fn check(&self) -> Result<(), FieldError> {
+        non_negative("hours_since_rain", self.hours_since_rain)?;
+        if let Some(t) = self.air_temperature_f {
+            if !(-60.0..=130.0).contains(&t) {
+                bad("screening.air_temperature_f", format!("{t} °F is outside -60 to 130"))?;
+            }
+        }
+        one_of("conveyance", &self.conveyance, &["closed_pipe", "open_channel"])?;
+        one_of("submerged", &self.submerged, &["none", "partly", "fully"])?;
+        one_of("flow", &self.flow, &["none", "trickle", "moderate", "substantial"])?;
+        one_of("characterisation", &self.characterisation, &CHARACTERISATIONS)?;
+        non_negative("width_in", self.width_in)?;
+        non_negative("height_in", self.height_in)?;
+        non_negative("flow_rate_gpm", self.flow_rate_gpm)?;
+        let indicators = [
+            ("odour", &self.odour),
+            ("colour", &self.colour),
+            ("turbidity", &self.turbidity),
+            ("floatables", &self.floatables),
+            ("deposits", &self.deposits),
+            ("abnormal_vegetation", &self.abnormal_vegetation),
+            ("poor_pool_quality", &self.poor_pool_quality),
+            ("benthic_growth", &self.benthic_growth),
+            ("damage", &self.damage),
+        ];
+        for (name, ind) in indicators {
+            if let Some(Indicator::Rated { severity, .. }) = ind {
+                if !(1..=3).contains(severity) {
+                    bad(
+                        format!("screening.{name}.severity"),
+                        format!("{severity} is not a severity: 1 (faint), 2 or 3 (clearly)"),
+                    )?;
+                }
+            }
+        }
+        // The form rates the flow indicators only where something flows.
+        if self.flow.as_deref() == Some("none") {
+            for (name, ind) in &indicators[..4] {
+                if ind.as_ref().is_some_and(Indicator::present) {
+                    bad(
+                        format!("screening.{name}"),
+                        "is observed only in flowing outfalls, and flow is none",
+                    )?;
+                }
+            }
+        }
+        if (self.not_found || self.not_accessible) && self.flow.is_some() {
+            bad(
+                "screening.flow",
+                "an outfall not found or not reached has no flow observed",
+            )?;
+        }
+        for (name, v) in &self.field_tests {
+            let field = format!("screening.field_tests.{name}");
+            let known = FIELD_TESTS.iter().find(|(n, ..)| n == name);
+            let x = match (v, known) {
+                (serde_json::Value::Number(n), Some(_)) => n.as_f64(),
+                (serde_json::Value::Number(_), None) => {
+                    return bad(
+                        &field,
+                        "a test the form does not name needs its unit: {\"value\": number, \"unit\": text}",
+                    )
+                }
+                (serde_json::Value::Object(o), None) => {
+                    if !o.keys().all(|k| k == "value" || k == "unit") {
+                        bad(&field, "give {\"value\": number, \"unit\": text} only")?;
+                    }
+                    if o.get("unit").and_then(|u| u.as_str()).is_none_or(|u| u.trim().is_empty()) {
+                        bad(&field, "a test the form does not name needs its unit")?;
+                    }
+                    o.get("value").and_then(|v| v.as_f64())
+                }
+                _ => None,
+            };
+            let Some(x) = x else {
+                return bad(&field, format!("{v} is not a number"));
+            };
+            let (lo, hi) = known.map_or((0.0, f64::MAX), |(_, _, lo, hi)| (*lo, *hi));
+            if !(lo..=hi).contains(&x) {
+                let unit = known.map_or("", |(_, u, ..)| u);
+                return bad(&field, format!("{x} is outside {lo} to {hi} {unit}").trim_end().to_string());
+            }
+        }
+        if let Some(s) = &self.lab_sample {
+            if s.sample_id.trim().is_empty() {
+                bad("screening.lab_sample.sample_id", "give the sample's id")?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether the screening found sewage: a sewage odour or floatables, or the
+    /// characterisation suspect or obvious.
+    pub fn sewage_indicators(&self) -> bool {
+        let says = |i: &Option<Indicator>| match i {
+            Some(Indicator::Word(w)) | Some(Indicator::Rated { kind: w, .. }) => {
+                w.to_ascii_lowercase().contains("sewage")
+            }
+            None => false,
+        };
+        says(&self.odour) || says(&self.floatables)
+    }
+
+    /// Whether it opens a case: a suspect or obvious characterisation.
+    pub fn opens_case(&self) -> bool {
+        matches!(self.characterisation.as_deref(), Some("suspect" | "obvious"))
+    }
+}
+
+/// Whether a screening meets the dry-weather rule: `None` when the hours since rain were
+/// not recorded (the rule cannot be checked, and the screening is not counted).
+pub fn is_dry_weather(hours_since_rain: Option<f64>, rule_hours: f64) -> Option<bool> {
+    hours_since_rain.map(|h| h >= rule_hours)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn field_of(v: serde_json::Value) -> String {
+        let s: Screening = serde_json::from_value(v).unwrap();
+        s.check().unwrap_err().field
+    }
+
+    #[test]
+    fn out_of_range_values_name_their_field() {
+        assert_eq!(field_of(json!({"field_tests": {"ph": 15}})), "screening.field_tests.ph");
+        assert_eq!(
+            field_of(json!({"flow": "trickle", "odour": {"kind": "sewage", "severity": 4}})),
+            "screening.odour.severity"
+        );
+        assert_eq!(field_of(json!({"flow": "lots"})), "screening.flow");
+        assert_eq!(field_of(json!({"characterisation": "bad"})), "screening.characterisation");
+        assert_eq!(
+            field_of(json!({"field_tests": {"boron": 3}})),
+            "screening.field_tests.boron",
+            "a test the form does not name needs its unit"
+        );
+        assert_eq!(
+            field_of(json!({"flow": "none", "colour": "grey"})),
+            "screening.colour"
+        );
+    }
+
+    #[test]
+    fn a_full_form_passes_and_keeps_its_words() {
+        let s: Screening = serde_json::from_value(json!({
+            "hours_since_rain": 72, "air_temperature_f": 61, "conveyance": "closed_pipe",
+            "material": "RCP", "shape": "circular", "width_in": 24, "submerged": "partly",
+            "flow": "trickle", "flow_rate_gpm": 0.5,
+            "odour": {"kind": "sewage", "severity": 2}, "colour": "grey",
+            "deposits": "staining", "benthic_growth": {"kind": "brown", "severity": 1},
+            "field_tests": {"ph": 6.8, "ammonia_mg_l": 1.4, "boron": {"value": 0.3, "unit": "mg/L"}},
+            "lab_sample": {"sample_id": "LAB-1"}, "characterisation": "suspect"}))
+        .unwrap();
+        s.check().unwrap();
+        assert!(s.opens_case() && s.sewage_indicators());
+        assert_eq!(is_dry_weather(s.hours_since_rain, 48.0), Some(true));
+        assert_eq!(is_dry_weather(Some(30.0), 48.0), Some(false));
+        assert_eq!(is_dry_weather(None, 48.0), None);
+    }
+}

@@ -1,0 +1,393 @@
+//! The illicit discharge programme's settings (`[idde]`): the dry-weather rule, the
+//! reporting year, the holiday calendar that business days skip, and the enforcement
+//! steps of the town's law as deadlines and fines, each with its rule id and citation.
+//!
+//! The steps are data so a fourth town writes its own; the code in `crate::idde` only
+//! counts hours, days and business days from the actions logged on a case. A step says
+//! what starts it (an action kind, or another step's expiry) and what meets it (action
+//! kinds), never a date: dates come from the records.
+
+use chrono::{Datelike, NaiveDate, Weekday};
+use serde::{Deserialize, Serialize};
+
+use super::validate::Issue;
+
+/// Hours without rain before a screening counts as a dry-weather screening when the
+/// profile sets none (the common 48-hour practice: Brown, Caraco and Pitt 2004, ch. 11).
+pub const DEFAULT_DRY_WEATHER_HOURS: f64 = 48.0;
+
+/// `[idde]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IddeSettings {
+    /// Hours since the last rain of at least 0.1 inch below which a screening is not a
+    /// dry-weather screening.
+    #[serde(default = "default_dry_hours")]
+    pub dry_weather_hours: f64,
+    /// Where the dry-weather rule comes from (the permit or the programme's plan).
+    #[serde(default)]
+    pub dry_weather_source: Option<String>,
+    /// The reporting year's first day, `MM-DD` (a year `Y` runs from `Y-MM-DD`).
+    #[serde(default = "default_year_start")]
+    pub reporting_year_start: String,
+    /// Days business-day counts skip besides Saturdays and Sundays.
+    #[serde(default)]
+    pub holidays: Vec<Holiday>,
+    /// The law's deadlines.
+    #[serde(default)]
+    pub deadlines: Vec<DeadlineStep>,
+    /// The law's fines.
+    #[serde(default)]
+    pub fines: Vec<FineStep>,
+    /// Fines a court sets within tiers by the offender's record (the NY model law's
+    /// land development penalties).
+    #[serde(default)]
+    pub penalty_tiers: Vec<PenaltyTiers>,
+}
+
+/// A penalty in tiers: the first offence, a second within `window_years`, a third or
+/// later within them, each a range of dollars per violation; a continued violation is a
+/// separate additional violation each `continued_per_days` (7: each week).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PenaltyTiers {
+    /// The rule id (catalogue).
+    pub rule: String,
+    /// The citation.
+    pub citation: String,
+    /// What the penalty is for.
+    pub applies_to: String,
+    /// The years within which earlier offences raise the tier.
+    pub window_years: u32,
+    /// Days of continued violation that make a separate additional violation.
+    pub continued_per_days: u32,
+    /// The tiers, first offence first; the last also covers every later offence.
+    pub tiers: Vec<PenaltyTier>,
+}
+
+/// One tier: dollars per violation, from `min` (0 when the law sets only a ceiling) to `max`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PenaltyTier {
+    /// The least fine.
+    #[serde(default)]
+    pub min: f64,
+    /// The greatest fine.
+    pub max: f64,
+}
+
+fn default_dry_hours() -> f64 {
+    DEFAULT_DRY_WEATHER_HOURS
+}
+
+fn default_year_start() -> String {
+    "01-01".into()
+}
+
+impl Default for IddeSettings {
+    fn default() -> Self {
+        IddeSettings {
+            dry_weather_hours: DEFAULT_DRY_WEATHER_HOURS,
+            dry_weather_source: None,
+            reporting_year_start: default_year_start(),
+            holidays: Vec::new(),
+            deadlines: Vec::new(),
+            fines: Vec::new(),
+            penalty_tiers: Vec::new(),
+        }
+    }
+}
+
+/// A holiday: a fixed date (`month`, `day`) or the `nth` `weekday` of a month (`nth = -1`
+/// is the last). `observed` moves a fixed holiday on a Saturday to the Friday before and
+/// one on a Sunday to the Monday after, as the town's offices close.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Holiday {
+    /// Its name, for answers.
+    pub name: String,
+    /// 1-12.
+    pub month: u32,
+    /// The day of the month, for a fixed holiday.
+    #[serde(default)]
+    pub day: Option<u32>,
+    /// `mon` ... `sun`, with `nth`.
+    #[serde(default)]
+    pub weekday: Option<String>,
+    /// 1-5, or -1 for the last.
+    #[serde(default)]
+    pub nth: Option<i32>,
+    /// Whether a weekend date is observed on the Friday before or the Monday after.
+    #[serde(default)]
+    pub observed: bool,
+}
+
+impl Holiday {
+    /// The day the town's offices are closed for it in `year`, if it falls in that year.
+    pub fn date_in(&self, year: i32) -> Option<NaiveDate> {
+        if let Some(day) = self.day {
+            let d = NaiveDate::from_ymd_opt(year, self.month, day)?;
+            if !self.observed {
+                return Some(d);
+            }
+            return Some(match d.weekday() {
+                Weekday::Sat => d.pred_opt()?,
+                Weekday::Sun => d.succ_opt()?,
+                _ => d,
+            });
+        }
+        let wd = parse_weekday(self.weekday.as_deref()?)?;
+        let nth = self.nth?;
+        if nth > 0 {
+            NaiveDate::from_weekday_of_month_opt(year, self.month, wd, nth as u8)
+        } else {
+            // The last: the fifth if there is one, else the fourth.
+            NaiveDate::from_weekday_of_month_opt(year, self.month, wd, 5)
+                .or_else(|| NaiveDate::from_weekday_of_month_opt(year, self.month, wd, 4))
+        }
+    }
+}
+
+fn parse_weekday(s: &str) -> Option<Weekday> {
+    Some(match s.trim().to_ascii_lowercase().as_str() {
+        "mon" | "monday" => Weekday::Mon,
+        "tue" | "tuesday" => Weekday::Tue,
+        "wed" | "wednesday" => Weekday::Wed,
+        "thu" | "thursday" => Weekday::Thu,
+        "fri" | "friday" => Weekday::Fri,
+        "sat" | "saturday" => Weekday::Sat,
+        "sun" | "sunday" => Weekday::Sun,
+        _ => return None,
+    })
+}
+
+/// One deadline of the law. It starts at an action (`trigger`, an action kind logged on
+/// the case) or when another step expires (`after`, that step's rule id), and runs for
+/// `hours`, `days` or `business_days`. `mail_business_days` are allowed for delivery
+/// first when the triggering action was served by mail. An action of a `met_by` kind on
+/// or after the start meets it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DeadlineStep {
+    /// The rule id (catalogue).
+    pub rule: String,
+    /// The citation.
+    pub citation: String,
+    /// What must happen, and by whom.
+    pub what: String,
+    /// The action kind that starts it.
+    #[serde(default)]
+    pub trigger: Option<String>,
+    /// Only when the triggering action's outcome is this (`upheld`, ...).
+    #[serde(default)]
+    pub trigger_outcome: Option<String>,
+    /// The step whose expiry starts it.
+    #[serde(default)]
+    pub after: Option<String>,
+    /// Business days allowed for delivery when the trigger was mailed.
+    #[serde(default)]
+    pub mail_business_days: Option<u32>,
+    /// Length in hours.
+    #[serde(default)]
+    pub hours: Option<u32>,
+    /// Length in calendar days.
+    #[serde(default)]
+    pub days: Option<u32>,
+    /// Length in business days.
+    #[serde(default)]
+    pub business_days: Option<u32>,
+    /// Action kinds that meet it.
+    #[serde(default)]
+    pub met_by: Vec<String>,
+    /// A reading the law leaves open that this step takes (an AMB id and its words).
+    #[serde(default)]
+    pub assumption: Option<String>,
+    /// A window the law gives someone (to appeal), not a duty: passing it unmet is
+    /// `lapsed`, not `overdue`.
+    #[serde(default)]
+    pub window: bool,
+    /// Still owed after the case closes (a fine's payment); other steps are then moot.
+    #[serde(default)]
+    pub survives_closure: bool,
+}
+
+/// One fine of the law: `amount` per violation at the triggering action, and again for
+/// each further `per_hours` / `per_days` / `per_weeks` until an action of a `stops_at`
+/// kind. `maximum` says the amount is a ceiling the law lets a court or board set below:
+/// the accrued figure is then "up to".
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FineStep {
+    /// The rule id (catalogue).
+    pub rule: String,
+    /// The citation.
+    pub citation: String,
+    /// The action kind that imposes it (`citation_issued`).
+    pub trigger: String,
+    /// Dollars per violation per period.
+    pub amount: f64,
+    /// The amount is a maximum.
+    #[serde(default)]
+    pub maximum: bool,
+    /// A new violation every this many hours.
+    #[serde(default)]
+    pub per_hours: Option<u32>,
+    /// A new violation every this many days.
+    #[serde(default)]
+    pub per_days: Option<u32>,
+    /// Action kinds after which no more accrues.
+    #[serde(default)]
+    pub stops_at: Vec<String>,
+}
+
+/// Checks `[idde]`; keys are named as the file spells them.
+pub(super) fn validate(s: &IddeSettings) -> Result<(), Issue> {
+    let fail = |key: String, message: String| Err(Issue { key, message });
+    if !(s.dry_weather_hours.is_finite() && s.dry_weather_hours >= 0.0) {
+        return fail(
+            "idde.dry_weather_hours".into(),
+            format!("{} is not a number of hours", s.dry_weather_hours),
+        );
+    }
+    if year_start(&s.reporting_year_start).is_none() {
+        return fail(
+            "idde.reporting_year_start".into(),
+            format!("{:?} is not a month and day, MM-DD", s.reporting_year_start),
+        );
+    }
+    for (i, h) in s.holidays.iter().enumerate() {
+        let ok = match (h.day, &h.weekday, h.nth) {
+            (Some(_), None, None) => h.date_in(2024).is_some(),
+            (None, Some(w), Some(n)) => {
+                parse_weekday(w).is_some() && (n == -1 || (1..=5).contains(&n)) && (1..=12).contains(&h.month)
+            }
+            _ => false,
+        };
+        if !ok {
+            return fail(
+                format!("idde.holidays[{i}]"),
+                format!(
+                    "{:?}: give month and day, or month, weekday (mon..sun) and nth (1-5 or -1)",
+                    h.name
+                ),
+            );
+        }
+    }
+    let ids: Vec<&str> = s.deadlines.iter().map(|d| d.rule.as_str()).collect();
+    for (i, d) in s.deadlines.iter().enumerate() {
+        let key = format!("idde.deadlines[{i}]");
+        let lengths = [d.hours.is_some(), d.days.is_some(), d.business_days.is_some()];
+        if lengths.iter().filter(|x| **x).count() != 1 {
+            return fail(key, format!("{}: give one of hours, days or business_days", d.rule));
+        }
+        match (&d.trigger, &d.after) {
+            (Some(_), None) => {}
+            (None, Some(a)) if ids[..i].contains(&a.as_str()) => {}
+            (None, Some(a)) => {
+                return fail(
+                    format!("{key}.after"),
+                    format!("{}: {a:?} is not a deadline listed before it", d.rule),
+                )
+            }
+            _ => return fail(key, format!("{}: give trigger or after, one of them", d.rule)),
+        }
+        if d.citation.trim().is_empty() {
+            return fail(format!("{key}.citation"), format!("{}: no citation", d.rule));
+        }
+    }
+    for (i, f) in s.fines.iter().enumerate() {
+        if !(f.amount.is_finite() && f.amount > 0.0) {
+            return fail(
+                format!("idde.fines[{i}].amount"),
+                format!("{}: {} is not an amount of dollars", f.rule, f.amount),
+            );
+        }
+        if f.per_hours.is_some() && f.per_days.is_some() {
+            return fail(
+                format!("idde.fines[{i}]"),
+                format!("{}: per_hours or per_days, not both", f.rule),
+            );
+        }
+    }
+    for (i, p) in s.penalty_tiers.iter().enumerate() {
+        let key = format!("idde.penalty_tiers[{i}]");
+        if p.tiers.is_empty() || p.window_years == 0 || p.continued_per_days == 0 {
+            return fail(key, format!("{}: give tiers, window_years and continued_per_days", p.rule));
+        }
+        for (j, t) in p.tiers.iter().enumerate() {
+            if !(t.min >= 0.0 && t.max >= t.min) {
+                return fail(
+                    format!("{key}.tiers[{j}]"),
+                    format!("{}: min {} and max {} are not a range of dollars", p.rule, t.min, t.max),
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `MM-DD` as (month, day).
+pub fn year_start(s: &str) -> Option<(u32, u32)> {
+    let (m, d) = s.trim().split_once('-')?;
+    let (m, d) = (m.parse().ok()?, d.parse().ok()?);
+    // A day every year has (no 29 February).
+    NaiveDate::from_ymd_opt(2023, m, d).map(|_| (m, d))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn h(name: &str, month: u32, day: Option<u32>, wd: Option<&str>, nth: Option<i32>, observed: bool) -> Holiday {
+        Holiday {
+            name: name.into(),
+            month,
+            day,
+            weekday: wd.map(str::to_string),
+            nth,
+            observed,
+        }
+    }
+
+    #[test]
+    fn holidays_fall_where_the_calendar_puts_them() {
+        // Thanksgiving 2026: the fourth Thursday of November is the 26th.
+        let t = h("Thanksgiving", 11, None, Some("thu"), Some(4), false);
+        assert_eq!(t.date_in(2026), NaiveDate::from_ymd_opt(2026, 11, 26));
+        // Memorial Day 2026: the last Monday of May is the 25th.
+        let m = h("Memorial Day", 5, None, Some("mon"), Some(-1), false);
+        assert_eq!(m.date_in(2026), NaiveDate::from_ymd_opt(2026, 5, 25));
+        // Independence Day 2026 is a Saturday, observed on Friday the 3rd.
+        let j = h("Independence Day", 7, Some(4), None, None, true);
+        assert_eq!(j.date_in(2026), NaiveDate::from_ymd_opt(2026, 7, 3));
+        // Christmas 2022 was a Sunday, observed on Monday the 26th.
+        let c = h("Christmas", 12, Some(25), None, None, true);
+        assert_eq!(c.date_in(2022), NaiveDate::from_ymd_opt(2022, 12, 26));
+    }
+
+    #[test]
+    fn a_step_without_a_length_is_refused_naming_it() {
+        let mut s = IddeSettings::default();
+        s.deadlines.push(DeadlineStep {
+            rule: "x.step".into(),
+            citation: "Sec. 1".into(),
+            what: "w".into(),
+            trigger: Some("notice_served".into()),
+            trigger_outcome: None,
+            after: None,
+            mail_business_days: None,
+            hours: None,
+            days: None,
+            business_days: None,
+            met_by: vec![],
+            assumption: None,
+            window: false,
+            survives_closure: false,
+        });
+        let e = validate(&s).unwrap_err();
+        assert_eq!(e.key, "idde.deadlines[0]");
+        assert!(e.message.contains("x.step"), "{}", e.message);
+        s.reporting_year_start = "13-01".into();
+        assert_eq!(validate(&s).unwrap_err().key, "idde.reporting_year_start");
+    }
+}

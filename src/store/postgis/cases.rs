@@ -1,0 +1,28 @@
+//! The cases layer in a registry made before migration 0008: its geometry column was
+//! created without the registry's SRID (known only at `ms4 init`), so it gets it here.
+
+use sqlx::PgPool;
+
+use crate::domain::Layer;
+use crate::store::Result;
+
+/// Gives the cases layer's geometry column the registry's SRID when it has none yet (an
+/// empty table in an upgraded registry; a no-op otherwise).
+pub(super) async fn set_srid(pool: &PgPool, srid: i32) -> Result<()> {
+    let (have,): (i32,) = sqlx::query_as(
+        "SELECT COALESCE((SELECT srid FROM geometry_columns WHERE f_table_name = 'cases' AND f_geometry_column = 'geom' LIMIT 1), 0)",
+    )
+    .fetch_one(pool)
+    .await?;
+    if have == srid || srid == 0 {
+        return Ok(());
+    }
+    sqlx::query(crate::store::trusted(format!(
+        "ALTER TABLE {0} ALTER COLUMN geom TYPE geometry(Point, {1}) USING ST_SetSRID(geom, {1})",
+        Layer::Cases.name(),
+        srid
+    )))
+    .execute(pool)
+    .await?;
+    Ok(())
+}

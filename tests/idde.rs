@@ -1,0 +1,40 @@
+//! Issue 12: the illicit discharge programme, a scripted year in a hand-made Windsor
+//! town, on both stores, through the CLI and through the API: screenings (one too soon
+//! after rain), a suspect screening opening a case with its candidates from the trace,
+//! a dye test, the Town Manager's written notice served by mail, the deadlines counted
+//! across a weekend and Memorial Day, the re-inspection, a citation and the fines the
+//! continuing violation accrues, the elimination (the connection's status updated), and
+//! the annual report's counts with their records. Expectations are computed by hand in
+//! the comments.
+
+mod common;
+#[path = "idde/script.rs"]
+mod script;
+#[path = "idde/town.rs"]
+mod town;
+
+use script::{Via, scripted_year};
+
+#[tokio::test(flavor = "multi_thread")]
+async fn scripted_year_through_the_cli_on_a_geopackage() {
+    scripted_year("sqlite", Via::Cli).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn scripted_year_through_the_api_on_a_geopackage() {
+    scripted_year("sqlite", Via::Api).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn scripted_year_through_the_api_on_postgis() {
+    if common::pg_base().is_some() {
+        scripted_year("postgis", Via::Api).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn scripted_year_through_the_cli_on_postgis() {
+    if common::pg_base().is_some() {
+        scripted_year("postgis", Via::Cli).await;
+    }
+}
