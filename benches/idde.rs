@@ -50,15 +50,30 @@ fn day(rng: &mut impl Rng, from: NaiveDate, span: i64) -> NaiveDate {
 }
 
 fn inspections(layers: &HashMap<Layer, Vec<Feature>>, rng: &mut impl Rng) -> Vec<Feature> {
-    let ids = |l: Layer| -> Vec<String> { layers.get(&l).map(|v| v.iter().map(|f| f.id.clone()).collect()).unwrap_or_default() };
-    let (outfalls, basins, smps) = (ids(Layer::Outfalls), ids(Layer::CatchBasins), ids(Layer::Smps));
+    let ids = |l: Layer| -> Vec<String> {
+        layers
+            .get(&l)
+            .map(|v| v.iter().map(|f| f.id.clone()).collect())
+            .unwrap_or_default()
+    };
+    let (outfalls, basins, smps) = (
+        ids(Layer::Outfalls),
+        ids(Layer::CatchBasins),
+        ids(Layer::Smps),
+    );
     let l = Layer::Inspections;
     let start = NaiveDate::from_ymd_opt(2020, 1, 1).unwrap();
     let mut out = Vec::with_capacity(INSPECTIONS);
     for i in 0..INSPECTIONS {
         let (kind, asset) = match i % 10 {
-            0..=2 => ("dry_weather_screening", &outfalls[rng.gen_range(0..outfalls.len())]),
-            3..=7 => ("catch_basin_cleaning", &basins[rng.gen_range(0..basins.len())]),
+            0..=2 => (
+                "dry_weather_screening",
+                &outfalls[rng.gen_range(0..outfalls.len())],
+            ),
+            3..=7 => (
+                "catch_basin_cleaning",
+                &basins[rng.gen_range(0..basins.len())],
+            ),
             _ => ("smp_maintenance", &smps[rng.gen_range(0..smps.len())]),
         };
         let on = day(rng, start, 7 * 365);
@@ -72,7 +87,13 @@ fn inspections(layers: &HashMap<Layer, Vec<Feature>>, rng: &mut impl Rng) -> Vec
             let hours: f64 = rng.gen_range(6.0..240.0);
             f.set(l, "hours_since_rain", Value::Real(hours));
             f.set(l, "dry_weather", Value::Bool(hours >= 48.0));
-            f.set(l, "findings", Value::Text(format!(r#"{{"hours_since_rain":{hours:.0},"flow":"none"}}"#)));
+            f.set(
+                l,
+                "findings",
+                Value::Text(format!(
+                    r#"{{"hours_since_rain":{hours:.0},"flow":"none"}}"#
+                )),
+            );
         }
         out.push(f);
     }
@@ -102,8 +123,18 @@ fn cases(outfalls: &[Feature], rng: &mut impl Rng) -> Vec<Feature> {
             let mail = if rng.gen_bool(0.5) { "mail" } else { "hand" };
             actions.push(act("written_notice", served, Some(mail), None));
             if rng.gen_bool(0.6) {
-                actions.push(act("reinspection", served + Duration::days(8), None, Some("not_corrected")));
-                actions.push(act("citation_issued", served + Duration::days(8), Some("hand"), None));
+                actions.push(act(
+                    "reinspection",
+                    served + Duration::days(8),
+                    None,
+                    Some("not_corrected"),
+                ));
+                actions.push(act(
+                    "citation_issued",
+                    served + Duration::days(8),
+                    Some("hand"),
+                    None,
+                ));
             }
             let closed = rng.gen_bool(0.6);
             if closed {
@@ -139,7 +170,10 @@ fn run() {
     let t = Instant::now();
     let generated = ms4::synth::generate(&ms4::synth::SynthOptions::new(parcels, 7));
     let mut layers: HashMap<Layer, Vec<Feature>> = generated.into_iter().collect();
-    eprintln!("county of {parcels} parcels generated in {:.1} s", t.elapsed().as_secs_f64());
+    eprintln!(
+        "county of {parcels} parcels generated in {:.1} s",
+        t.elapsed().as_secs_f64()
+    );
     let mut rng = rand::rngs::SmallRng::seed_from_u64(12);
     let insp = inspections(&layers, &mut rng);
     let cs = cases(&layers[&Layer::Outfalls], &mut rng);
@@ -168,7 +202,10 @@ fn run() {
         assert_eq!(r.counts.len(), 19, "the report's nineteen counts");
     }
     let rep = median(&mut times);
-    let as_of = NaiveDate::from_ymd_opt(2026, 6, 1).unwrap().and_hms_opt(12, 0, 0).unwrap();
+    let as_of = NaiveDate::from_ymd_opt(2026, 6, 1)
+        .unwrap()
+        .and_hms_opt(12, 0, 0)
+        .unwrap();
     let deadlines = |snap: &Snapshot| {
         let (cases, _) = all_cases(snap);
         all_deadlines(&cases, &profile.idde, &profile.id, as_of, true)
@@ -182,8 +219,15 @@ fn run() {
         assert!(!d.cases.is_empty());
     }
     let dl = median(&mut times);
-    let screened = r.counts.iter().find(|c| c.measure == "outfalls_screened").unwrap().count;
-    println!("idde bench: {n_insp} inspections, {n_cases} cases, {n_out} outfalls ({parcels} parcels)");
+    let screened = r
+        .counts
+        .iter()
+        .find(|c| c.measure == "outfalls_screened")
+        .unwrap()
+        .count;
+    println!(
+        "idde bench: {n_insp} inspections, {n_cases} cases, {n_out} outfalls ({parcels} parcels)"
+    );
     println!(
         "  report 2026: median {:.1} ms over {ROUNDS} rounds ({:.2} of the 1 s goal); {screened} outfalls screened",
         rep * 1000.0,

@@ -13,7 +13,7 @@ mod script;
 #[path = "idde/town.rs"]
 mod town;
 
-use script::{Via, scripted_year};
+use script::{scripted_year, Via};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn scripted_year_through_the_cli_on_a_geopackage() {

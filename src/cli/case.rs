@@ -123,7 +123,11 @@ fn today() -> NaiveDate {
     Utc::now().date_naive()
 }
 
-fn open_in(snap: &Snapshot, profile: &crate::rules::Profile, req: &OpenCase) -> anyhow::Result<Case> {
+fn open_in(
+    snap: &Snapshot,
+    profile: &crate::rules::Profile,
+    req: &OpenCase,
+) -> anyhow::Result<Case> {
     let ask = Ask::new(snap, profile);
     let id = next_case_id(snap, req.opened_on.year());
     open_case(&ask, req, id, &default_actor(), today()).map_err(|e| anyhow!("{e}"))
@@ -148,17 +152,26 @@ pub(super) async fn run_inspect(store_url: &str, a: InspectArgs) -> anyhow::Resu
     let json = serde_json::Value::Object(f.properties(Layer::Inspections));
     write(store.as_ref(), Layer::Inspections, f, "ms4 inspect").await?;
     let mut out = serde_json::json!({ "inspection": json });
-    let opens = matches!(json["characterisation"].as_str(), Some("suspect" | "obvious"));
+    let opens = matches!(
+        json["characterisation"].as_str(),
+        Some("suspect" | "obvious")
+    );
     if opens {
         let asset = json["asset_id"].as_str().unwrap_or_default().to_string();
         let snap = Snapshot::load(store.as_ref()).await?;
         let (cases, _) = all_cases(&snap);
-        if let Some(c) = cases.iter().find(|c| c.is_open() && c.asset_id.as_deref() == Some(&asset)) {
+        if let Some(c) = cases
+            .iter()
+            .find(|c| c.is_open() && c.asset_id.as_deref() == Some(&asset))
+        {
             out["case"] = serde_json::json!({"case_id": c.case_id, "opened": false});
         } else {
             let req = OpenCase {
                 origin: "screening".into(),
-                opened_on: json["inspected_on"].as_str().and_then(crate::domain::feature::parse_date).unwrap_or_else(today),
+                opened_on: json["inspected_on"]
+                    .as_str()
+                    .and_then(crate::domain::feature::parse_date)
+                    .unwrap_or_else(today),
                 description: Some(format!(
                     "dry-weather screening characterised {}",
                     json["characterisation"].as_str().unwrap_or_default()
@@ -168,7 +181,13 @@ pub(super) async fn run_inspect(store_url: &str, a: InspectArgs) -> anyhow::Resu
                 ..Default::default()
             };
             let case = open_in(&snap, &profile, &req)?;
-            write(store.as_ref(), Layer::Cases, case.to_feature(), "ms4 inspect").await?;
+            write(
+                store.as_ref(),
+                Layer::Cases,
+                case.to_feature(),
+                "ms4 inspect",
+            )
+            .await?;
             out["case"] = serde_json::json!({"case_id": case.case_id, "opened": true, "candidates": case.candidates});
         }
     }
@@ -199,12 +218,19 @@ pub(super) async fn run(store_url: &str, a: CaseArgs) -> anyhow::Result<()> {
         CaseAction::FromConnections { on } => {
             let (cases, _) = all_cases(&snap);
             let ask = Ask::new(&snap, &profile);
-            let wanted = from_connections(&ask, &cases, on.unwrap_or_else(today)).map_err(|e| anyhow!(e))?;
+            let wanted =
+                from_connections(&ask, &cases, on.unwrap_or_else(today)).map_err(|e| anyhow!(e))?;
             let mut opened = Vec::new();
             let mut snap = snap;
             for r in wanted {
                 let case = open_in(&snap, &profile, &r)?;
-                write(s, Layer::Cases, case.to_feature(), "ms4 case from-connections").await?;
+                write(
+                    s,
+                    Layer::Cases,
+                    case.to_feature(),
+                    "ms4 case from-connections",
+                )
+                .await?;
                 opened.push(case.case_id);
                 snap = Snapshot::load(s).await?;
             }
@@ -248,16 +274,20 @@ pub(super) async fn run(store_url: &str, a: CaseArgs) -> anyhow::Result<()> {
                 .collect();
             println!(
                 "{}",
-                serde_json::to_string_pretty(&serde_json::json!({"count": shown.len(), "cases": shown, "unreadable": unreadable}))?
+                serde_json::to_string_pretty(
+                    &serde_json::json!({"count": shown.len(), "cases": shown, "unreadable": unreadable})
+                )?
             );
             Ok(())
         }
         CaseAction::Show { id, as_of } => {
-            let as_of = crate::idde::deadlines::parse_as_of(as_of.as_deref()).map_err(|e| anyhow!(e))?;
+            let as_of =
+                crate::idde::deadlines::parse_as_of(as_of.as_deref()).map_err(|e| anyhow!(e))?;
             print(&find(&snap, &id)?, as_of)
         }
         CaseAction::Notice { id, as_of } => {
-            let as_of = crate::idde::deadlines::parse_as_of(as_of.as_deref()).map_err(|e| anyhow!(e))?;
+            let as_of =
+                crate::idde::deadlines::parse_as_of(as_of.as_deref()).map_err(|e| anyhow!(e))?;
             let c = find(&snap, &id)?;
             let d = case_deadlines(&c, &profile.idde, as_of);
             print!("{}", crate::idde::notice::render(&snap, &profile, &c, &d));

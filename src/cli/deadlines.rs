@@ -26,7 +26,8 @@ pub(super) async fn run(store_url: &str, a: DeadlinesArgs) -> anyhow::Result<()>
     let store = crate::store::open(store_url).await?;
     let profile = super::profile::load(store.as_ref()).await?;
     let snap = Snapshot::load(store.as_ref()).await?;
-    let as_of = crate::idde::deadlines::parse_as_of(a.as_of.as_deref()).map_err(|e| anyhow::anyhow!(e))?;
+    let as_of =
+        crate::idde::deadlines::parse_as_of(a.as_of.as_deref()).map_err(|e| anyhow::anyhow!(e))?;
     let (cases, _) = all_cases(&snap);
     let d = all_deadlines(&cases, &profile.idde, &profile.id, as_of, !a.all);
     match a.format {
@@ -39,19 +40,31 @@ pub(super) async fn run(store_url: &str, a: DeadlinesArgs) -> anyhow::Result<()>
                         .due_at
                         .map(|t| t.format("%Y-%m-%d %H:%M").to_string())
                         .unwrap_or_else(|| x.due_on.to_string());
-                    rows.push(vec![c.case_id.clone(), x.status.clone(), by, x.what.clone(), x.citation.clone()]);
+                    rows.push(vec![
+                        c.case_id.clone(),
+                        x.status.clone(),
+                        by,
+                        x.what.clone(),
+                        x.citation.clone(),
+                    ]);
                 }
                 for f in &c.fines {
                     rows.push(vec![
                         c.case_id.clone(),
                         "fine".into(),
                         format!("{}${:.2}", if f.maximum { "up to " } else { "" }, f.accrued),
-                        format!("{} violation(s) x {} period(s) x ${:.2}", f.violations, f.periods, f.amount),
+                        format!(
+                            "{} violation(s) x {} period(s) x ${:.2}",
+                            f.violations, f.periods, f.amount
+                        ),
                         f.citation.clone(),
                     ]);
                 }
             }
-            print!("{}", super::output::table(&["case", "status", "by / accrued", "what", "law"], &rows));
+            print!(
+                "{}",
+                super::output::table(&["case", "status", "by / accrued", "what", "law"], &rows)
+            );
             println!(
                 "as of {}: {} due, {} overdue, ${:.2} accrued ({})",
                 d.as_of.format("%Y-%m-%d %H:%M"),

@@ -35,8 +35,9 @@ pub(super) async fn run(store_url: &str, a: ReportArgs) -> anyhow::Result<()> {
     let profile = super::profile::load(store.as_ref()).await?;
     let snap = Snapshot::load(store.as_ref()).await?;
     let (cases, _) = all_cases(&snap);
-    let r = annual_report(&snap, &profile, &cases, a.year)
-        .ok_or_else(|| anyhow::anyhow!("the profile's [idde] reporting_year_start is not a date"))?;
+    let r = annual_report(&snap, &profile, &cases, a.year).ok_or_else(|| {
+        anyhow::anyhow!("the profile's [idde] reporting_year_start is not a date")
+    })?;
     match a.format {
         ReportFormat::Json => println!("{}", serde_json::to_string_pretty(&r)?),
         ReportFormat::Csv => print!("{}", to_csv(&r)),
@@ -48,7 +49,10 @@ pub(super) async fn run(store_url: &str, a: ReportArgs) -> anyhow::Result<()> {
                     vec![
                         c.measure.to_string(),
                         c.count.to_string(),
-                        c.denominator.as_ref().map(|d| format!("of {} {}", d.1, d.0)).unwrap_or_default(),
+                        c.denominator
+                            .as_ref()
+                            .map(|d| format!("of {} {}", d.1, d.0))
+                            .unwrap_or_default(),
                         match c.period.from {
                             Some(f) => format!("{f} to {}", c.period.to),
                             None => format!("to {}", c.period.to),
@@ -57,7 +61,10 @@ pub(super) async fn run(store_url: &str, a: ReportArgs) -> anyhow::Result<()> {
                     ]
                 })
                 .collect();
-            print!("{}", super::output::table(&["measure", "count", "out of", "period", "dollars"], &rows));
+            print!(
+                "{}",
+                super::output::table(&["measure", "count", "out of", "period", "dollars"], &rows)
+            );
         }
     }
     Ok(())

@@ -382,7 +382,8 @@ impl Layer {
 
     /// Whether a feature may lack a geometry (records kept on paper have no location).
     pub fn geometry_optional(self) -> bool {
-        matches!(self, Layer::ConnectionRecords | Layer::Cases) || self.geom_kind() == GeomKind::None
+        matches!(self, Layer::ConnectionRecords | Layer::Cases)
+            || self.geom_kind() == GeomKind::None
     }
 
     /// The canonical fields other than the id, in column order.

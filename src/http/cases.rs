@@ -79,7 +79,12 @@ async fn with_ask<T: Send + 'static>(
     .map_err(|e| HttpError::Internal(format!("the answer failed: {e}")))
 }
 
-async fn write_case(state: &AppState, caller: &Caller, case: &Case, what: &str) -> Result<(), HttpError> {
+async fn write_case(
+    state: &AppState,
+    caller: &Caller,
+    case: &Case,
+    what: &str,
+) -> Result<(), HttpError> {
     write_layer(state, caller, Layer::Cases, vec![case.to_feature()], what).await
 }
 
@@ -118,7 +123,8 @@ fn find_case(state: &AppState, id: &str) -> Result<Case, HttpError> {
 
 fn case_json(state: &AppState, c: &Case, as_of: NaiveDateTime) -> serde_json::Value {
     let mut v = serde_json::to_value(c).unwrap_or_default();
-    v["deadlines"] = serde_json::to_value(case_deadlines(c, &state.profile.idde, as_of)).unwrap_or_default();
+    v["deadlines"] =
+        serde_json::to_value(case_deadlines(c, &state.profile.idde, as_of)).unwrap_or_default();
     v
 }
 
@@ -154,10 +160,18 @@ pub(super) async fn open_from_screening(
     if !opens || inspection["kind"] != "dry_weather_screening" {
         return Ok(None);
     }
-    let asset = inspection["asset_id"].as_str().unwrap_or_default().to_string();
+    let asset = inspection["asset_id"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
     let (cases, _) = all_cases(&state.snapshot.current());
-    if let Some(c) = cases.iter().find(|c| c.is_open() && c.asset_id.as_deref() == Some(&asset)) {
-        return Ok(Some(serde_json::json!({"case_id": c.case_id, "opened": false})));
+    if let Some(c) = cases
+        .iter()
+        .find(|c| c.is_open() && c.asset_id.as_deref() == Some(&asset))
+    {
+        return Ok(Some(
+            serde_json::json!({"case_id": c.case_id, "opened": false}),
+        ));
     }
     let on = inspection["inspected_on"]
         .as_str()
@@ -175,7 +189,9 @@ pub(super) async fn open_from_screening(
         ..Default::default()
     };
     let case = open_one(state, caller, req).await?;
-    Ok(Some(serde_json::json!({"case_id": case.case_id, "opened": true, "candidates": case.candidates})))
+    Ok(Some(
+        serde_json::json!({"case_id": case.case_id, "opened": true, "candidates": case.candidates}),
+    ))
 }
 
 async fn create(
@@ -207,7 +223,10 @@ async fn create_from_connections(
     for r in wanted {
         opened.push(open_one(&state, &caller, r).await?.case_id);
     }
-    Ok((StatusCode::CREATED, Json(serde_json::json!({ "opened": opened }))))
+    Ok((
+        StatusCode::CREATED,
+        Json(serde_json::json!({ "opened": opened })),
+    ))
 }
 
 async fn add_action(
@@ -223,8 +242,16 @@ async fn add_action(
     }
     check_action(&case, &a, today()).map_err(field)?;
     if let Some(c) = &a.connection_id {
-        if state.snapshot.current().layer(Layer::Connections).get(c).is_none() {
-            return Err(HttpError::BadRequest(format!("connection_id: no connection has id {c:?}")));
+        if state
+            .snapshot
+            .current()
+            .layer(Layer::Connections)
+            .get(c)
+            .is_none()
+        {
+            return Err(HttpError::BadRequest(format!(
+                "connection_id: no connection has id {c:?}"
+            )));
         }
     }
     case.actions.push(a);
@@ -248,7 +275,14 @@ async fn close_case(
     // The connection's new status first: a case says eliminated only once the
     // connection's record does.
     if let Some(f) = connection {
-        write_layer(&state, &caller, Layer::Connections, vec![f], "POST /api/cases/{id}/close").await?;
+        write_layer(
+            &state,
+            &caller,
+            Layer::Connections,
+            vec![f],
+            "POST /api/cases/{id}/close",
+        )
+        .await?;
     }
     write_case(&state, &caller, &closed, "POST /api/cases/{id}/close").await?;
     Ok(Json(case_json(&state, &closed, now())))
@@ -266,7 +300,9 @@ async fn list(
 ) -> Result<Json<serde_json::Value>, HttpError> {
     if let Some(s) = p.status.as_deref() {
         if s != "open" && s != "closed" {
-            return Err(HttpError::BadRequest(format!("status: {s:?} is not open or closed")));
+            return Err(HttpError::BadRequest(format!(
+                "status: {s:?} is not open or closed"
+            )));
         }
     }
     let (cases, unreadable) = all_cases(&state.snapshot.current());
@@ -316,7 +352,13 @@ async fn deadlines(
 ) -> Result<Json<serde_json::Value>, HttpError> {
     let as_of = parse_as_of(p.as_of.as_deref()).map_err(HttpError::BadRequest)?;
     let (cases, _) = all_cases(&state.snapshot.current());
-    let a = all_deadlines(&cases, &state.profile.idde, &state.profile.id, as_of, !p.all.unwrap_or(false));
+    let a = all_deadlines(
+        &cases,
+        &state.profile.idde,
+        &state.profile.id,
+        as_of,
+        !p.all.unwrap_or(false),
+    );
     Ok(Json(serde_json::to_value(a).unwrap_or_default()))
 }
 
@@ -331,24 +373,31 @@ async fn report(
     State(state): State<AppState>,
     Params(p): Params<ReportParams>,
 ) -> Result<Response, HttpError> {
-    let year = p
-        .year
-        .ok_or_else(|| HttpError::BadRequest("year: give the reporting year, e.g. year=2026".into()))?;
+    let year = p.year.ok_or_else(|| {
+        HttpError::BadRequest("year: give the reporting year, e.g. year=2026".into())
+    })?;
     if !(1900..=2200).contains(&year) {
-        return Err(HttpError::BadRequest(format!("year: {year} is not a reporting year")));
+        return Err(HttpError::BadRequest(format!(
+            "year: {year} is not a reporting year"
+        )));
     }
     let snap = state.snapshot.current();
     let (cases, _) = all_cases(&snap);
-    let r = crate::idde::report::annual_report(&snap, &state.profile, &cases, year)
-        .ok_or_else(|| HttpError::Internal("the profile's reporting year start is not a date".into()))?;
+    let r = crate::idde::report::annual_report(&snap, &state.profile, &cases, year).ok_or_else(
+        || HttpError::Internal("the profile's reporting year start is not a date".into()),
+    )?;
     match p.format.as_deref() {
-        None | Some("json") => Ok(Json(serde_json::to_value(r).unwrap_or_default()).into_response()),
+        None | Some("json") => {
+            Ok(Json(serde_json::to_value(r).unwrap_or_default()).into_response())
+        }
         Some("csv") => Ok((
             [(header::CONTENT_TYPE, "text/csv; charset=utf-8")],
             crate::idde::report::to_csv(&r),
         )
             .into_response()),
-        Some(other) => Err(HttpError::BadRequest(format!("format: {other:?} is not json or csv"))),
+        Some(other) => Err(HttpError::BadRequest(format!(
+            "format: {other:?} is not json or csv"
+        ))),
     }
 }
 
@@ -359,13 +408,27 @@ async fn add_photo(
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<(StatusCode, Json<serde_json::Value>), HttpError> {
-    if state.snapshot.current().layer(Layer::Inspections).get(&id).is_none() {
-        return Err(HttpError::NotFound(format!("inspection {id:?}: no such inspection")));
+    if state
+        .snapshot
+        .current()
+        .layer(Layer::Inspections)
+        .get(&id)
+        .is_none()
+    {
+        return Err(HttpError::NotFound(format!(
+            "inspection {id:?}: no such inspection"
+        )));
     }
     let ct = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
-        .map(|s| s.split(';').next().unwrap_or("").trim().to_ascii_lowercase())
+        .map(|s| {
+            s.split(';')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_ascii_lowercase()
+        })
         .unwrap_or_default();
     if !ct.starts_with("image/") {
         return Err(HttpError::BadRequest(format!(
@@ -373,10 +436,14 @@ async fn add_photo(
         )));
     }
     if body.is_empty() {
-        return Err(HttpError::BadRequest("body: empty; send the image bytes".into()));
+        return Err(HttpError::BadRequest(
+            "body: empty; send the image bytes".into(),
+        ));
     }
     if body.len() > MAX_PHOTO_BYTES {
-        return Err(HttpError::PayloadTooLarge(format!("body: over {MAX_PHOTO_BYTES} bytes")));
+        return Err(HttpError::PayloadTooLarge(format!(
+            "body: over {MAX_PHOTO_BYTES} bytes"
+        )));
     }
     let photo = NewPhoto {
         inspection_id: id,
@@ -384,10 +451,16 @@ async fn add_photo(
         bytes: body.to_vec(),
     };
     let (rec, new) = state.store.add_photo(&photo, &caller.subject).await?;
-    let status = if new { StatusCode::CREATED } else { StatusCode::OK };
+    let status = if new {
+        StatusCode::CREATED
+    } else {
+        StatusCode::OK
+    };
     Ok((
         status,
-        Json(serde_json::json!({"photo_id": rec.photo_id, "sha256": rec.sha256, "size": rec.size, "content_type": rec.content_type})),
+        Json(
+            serde_json::json!({"photo_id": rec.photo_id, "sha256": rec.sha256, "size": rec.size, "content_type": rec.content_type}),
+        ),
     ))
 }
 
@@ -404,7 +477,9 @@ async fn photos_of(
             v
         })
         .collect();
-    Ok(Json(serde_json::json!({"inspection_id": id, "photos": list})))
+    Ok(Json(
+        serde_json::json!({"inspection_id": id, "photos": list}),
+    ))
 }
 
 async fn photo(
@@ -412,19 +487,28 @@ async fn photo(
     Path(sha): Path<String>,
 ) -> Result<Response, HttpError> {
     if sha.len() != 64 || !sha.bytes().all(|b| b.is_ascii_hexdigit()) {
-        return Err(HttpError::BadRequest(format!("sha256: {sha:?} is not 64 hex digits")));
+        return Err(HttpError::BadRequest(format!(
+            "sha256: {sha:?} is not 64 hex digits"
+        )));
     }
     let (rec, bytes) = state
         .store
         .photo(&sha.to_ascii_lowercase())
         .await?
         .ok_or_else(|| HttpError::NotFound(format!("photo {sha}: no such photo")))?;
-    let ct = HeaderValue::from_str(&rec.content_type).unwrap_or(HeaderValue::from_static("application/octet-stream"));
+    let ct = HeaderValue::from_str(&rec.content_type)
+        .unwrap_or(HeaderValue::from_static("application/octet-stream"));
     Ok((
         [
             (header::CONTENT_TYPE, ct),
-            (header::ETAG, HeaderValue::from_str(&format!("\"{}\"", rec.sha256)).expect("hex")),
-            (header::CACHE_CONTROL, HeaderValue::from_static("private, max-age=31536000, immutable")),
+            (
+                header::ETAG,
+                HeaderValue::from_str(&format!("\"{}\"", rec.sha256)).expect("hex"),
+            ),
+            (
+                header::CACHE_CONTROL,
+                HeaderValue::from_static("private, max-age=31536000, immutable"),
+            ),
         ],
         bytes,
     )

@@ -156,7 +156,10 @@ pub fn app(state: AppState) -> Router {
         .nest("/api", upload::router())
         .route_layer(from_fn_with_state(state.clone(), auth::analyst));
     let inspector = Router::new()
-        .nest("/api", inspections::write_router().merge(cases::write_router()))
+        .nest(
+            "/api",
+            inspections::write_router().merge(cases::write_router()),
+        )
         .route_layer(from_fn_with_state(state.clone(), auth::inspector));
     let admin = Router::new()
         .nest("/api", tokens::router())

@@ -47,7 +47,12 @@ pub fn upstream_candidates(ask: &Ask<'_>, asset_id: &str) -> Result<Vec<Candidat
     let judged = illicit(
         ask,
         &IllicitParams {
-            status: vec!["illicit".into(), "needs_review".into(), "ok".into(), "not_covered".into()],
+            status: vec![
+                "illicit".into(),
+                "needs_review".into(),
+                "ok".into(),
+                "not_covered".into(),
+            ],
         },
     )
     .map_err(|e| e.to_string())?;
@@ -91,7 +96,10 @@ pub fn upstream_candidates(ask: &Ask<'_>, asset_id: &str) -> Result<Vec<Candidat
                     kind.as_deref().unwrap_or("not recorded")
                 ));
             }
-            let hot = matches!(class, Some(LandUseClass::Commercial | LandUseClass::Industrial));
+            let hot = matches!(
+                class,
+                Some(LandUseClass::Commercial | LandUseClass::Industrial)
+            );
             if hot {
                 reasons.push(format!(
                     "its parcel's land use is {}",

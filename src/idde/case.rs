@@ -26,20 +26,47 @@ pub const ACTION_KINDS: [(&str, &str); 19] = [
     ("smoke_test", "a smoke test"),
     ("cctv", "a CCTV inspection of the pipe"),
     ("sampling", "a sample taken (results: the readings)"),
-    ("notice_of_violation", "the notice of violation served (method: hand or mail)"),
-    ("written_notice", "Windsor's Town Manager's written notice (method: hand or mail)"),
+    (
+        "notice_of_violation",
+        "the notice of violation served (method: hand or mail)",
+    ),
+    (
+        "written_notice",
+        "Windsor's Town Manager's written notice (method: hand or mail)",
+    ),
     ("correction_plan", "a written plan for correction received"),
-    ("reinspection", "a re-inspection (outcome: corrected or not_corrected)"),
-    ("citation_issued", "a citation and fine issued (violations: how many)"),
-    ("compliance_report", "the violator's written compliance report received"),
+    (
+        "reinspection",
+        "a re-inspection (outcome: corrected or not_corrected)",
+    ),
+    (
+        "citation_issued",
+        "a citation and fine issued (violations: how many)",
+    ),
+    (
+        "compliance_report",
+        "the violator's written compliance report received",
+    ),
     ("fine_paid", "a fine received"),
     ("appeal_filed", "an appeal filed"),
     ("appeal_heard", "the appeal heard"),
-    ("appeal_decided", "the appeal decided (outcome: upheld or reversed)"),
-    ("decision_filed", "the decision filed with the clerk and mailed"),
-    ("abatement_by_town", "the work done by the Town at the violator's cost"),
+    (
+        "appeal_decided",
+        "the appeal decided (outcome: upheld or reversed)",
+    ),
+    (
+        "decision_filed",
+        "the decision filed with the clerk and mailed",
+    ),
+    (
+        "abatement_by_town",
+        "the work done by the Town at the violator's cost",
+    ),
     ("referral", "referred to another agency"),
-    ("eliminated", "the discharge eliminated (logged when the case closes so)"),
+    (
+        "eliminated",
+        "the discharge eliminated (logged when the case closes so)",
+    ),
 ];
 
 /// How a case closes.
@@ -172,7 +199,8 @@ impl Case {
             .map_err(|e| format!("case {}: actions: {e}", f.id))?;
         Ok(Case {
             case_id: f.id.clone(),
-            opened_on: date(f, "opened_on").ok_or_else(|| format!("case {}: no opened_on", f.id))?,
+            opened_on: date(f, "opened_on")
+                .ok_or_else(|| format!("case {}: no opened_on", f.id))?,
             origin: text(f, "origin").unwrap_or_default(),
             status: text(f, "status").unwrap_or_else(|| "open".into()),
             reported_by: text(f, "reported_by"),
@@ -206,7 +234,11 @@ impl Case {
         f.set(L, "inspection_id", t(&self.inspection_id));
         f.set(L, "connection_id", t(&self.connection_id));
         f.set(L, "parcel_id", t(&self.parcel_id));
-        f.set(L, "closed_on", self.closed_on.map(Value::Date).unwrap_or(Value::Null));
+        f.set(
+            L,
+            "closed_on",
+            self.closed_on.map(Value::Date).unwrap_or(Value::Null),
+        );
         f.set(L, "closure", t(&self.closure));
         f.set(L, "closure_notes", t(&self.closure_notes));
         f.set(L, "referred_to", t(&self.referred_to));
@@ -294,7 +326,10 @@ pub fn check_action(case: &Case, a: &Action, today: NaiveDate) -> Result<(), Fie
         ));
     }
     if a.on < case.opened_on {
-        return Err(err("on", format!("{} is before the case opened ({})", a.on, case.opened_on)));
+        return Err(err(
+            "on",
+            format!("{} is before the case opened ({})", a.on, case.opened_on),
+        ));
     }
     if a.on > today {
         return Err(err("on", format!("{} is in the future", a.on)));
@@ -384,7 +419,10 @@ pub fn close(
     if c.on < case.opened_on || c.on > today {
         return Err(err(
             "on",
-            format!("{} is before the case opened ({}) or in the future", c.on, case.opened_on),
+            format!(
+                "{} is before the case opened ({}) or in the future",
+                c.on, case.opened_on
+            ),
         ));
     }
     if c.by.trim().is_empty() {
@@ -398,21 +436,27 @@ pub fn close(
     let mut connection = None;
     match c.closure.as_str() {
         "referred" => {
-            let to = c.referred_to.clone().filter(|s| !s.trim().is_empty()).ok_or_else(|| {
-                err("referred_to", "a referred case names the agency it went to")
-            })?;
+            let to = c
+                .referred_to
+                .clone()
+                .filter(|s| !s.trim().is_empty())
+                .ok_or_else(|| err("referred_to", "a referred case names the agency it went to"))?;
             next.referred_to = Some(to);
         }
         "eliminated" => {
             if next.closure_notes.is_none() {
                 return Err(err("notes", "say how the discharge was eliminated"));
             }
-            let cid = c.connection_id.clone().or_else(|| case.connection_id.clone());
+            let cid = c
+                .connection_id
+                .clone()
+                .or_else(|| case.connection_id.clone());
             if let Some(cid) = cid {
                 let layer = Layer::Connections;
-                let mut f = snap.layer(layer).get(&cid).cloned().ok_or_else(|| {
-                    err("connection_id", format!("no connection has id {cid:?}"))
-                })?;
+                let mut f =
+                    snap.layer(layer).get(&cid).cloned().ok_or_else(|| {
+                        err("connection_id", format!("no connection has id {cid:?}"))
+                    })?;
                 f.set(layer, "status", Value::Text("removed".into()));
                 f.set(layer, "removed_on", Value::Date(c.on));
                 next.connection_id = Some(cid);

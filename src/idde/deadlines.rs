@@ -130,12 +130,18 @@ fn one_deadline(
     let (mut start, met_from) = match (&step.trigger, &step.after) {
         (Some(kind), _) => {
             let a = triggers(case, kind, step.trigger_outcome.as_deref())?;
-            counted.push(format!("{} on {}", a.kind, a.datetime().format("%Y-%m-%d %H:%M")));
+            counted.push(format!(
+                "{} on {}",
+                a.kind,
+                a.datetime().format("%Y-%m-%d %H:%M")
+            ));
             let mut start = a.datetime();
             if let (Some(n), Some("mail")) = (step.mail_business_days, a.method.as_deref()) {
                 let day = cal.add_business_days(a.on, n);
                 skipped.extend(cal.skipped(a.on, day));
-                counted.push(format!("mailed: {n} business days allowed for delivery, to {day}"));
+                counted.push(format!(
+                    "mailed: {n} business days allowed for delivery, to {day}"
+                ));
                 start = day.and_time(start.time());
             }
             (start, a.datetime())
@@ -143,7 +149,10 @@ fn one_deadline(
         (None, Some(prev)) => {
             let p = earlier.iter().find(|d| &d.rule == prev)?;
             let end = p.due_at.unwrap_or_else(|| end_of(p.due_on));
-            counted.push(format!("after {prev} expired ({})", end.format("%Y-%m-%d %H:%M")));
+            counted.push(format!(
+                "after {prev} expired ({})",
+                end.format("%Y-%m-%d %H:%M")
+            ));
             (end, p.starts)
         }
         _ => return None,
@@ -195,7 +204,10 @@ fn one_deadline(
 
 /// The fines of a case as of `as_of`, without its deadlines (what the report sums).
 pub fn fines_of(case: &Case, s: &IddeSettings, as_of: NaiveDateTime) -> Vec<Fine> {
-    s.fines.iter().flat_map(|f| case_fines(case, f, as_of)).collect()
+    s.fines
+        .iter()
+        .flat_map(|f| case_fines(case, f, as_of))
+        .collect()
 }
 
 fn case_fines(case: &Case, f: &FineStep, as_of: NaiveDateTime) -> Vec<Fine> {
@@ -299,9 +311,9 @@ pub fn parse_as_of(s: Option<&str>) -> Result<NaiveDateTime, String> {
         None | Some("") => Ok(chrono::Utc::now().naive_utc()),
         Some(t) => NaiveDateTime::parse_from_str(t, "%Y-%m-%dT%H:%M")
             .or_else(|_| {
-                NaiveDate::parse_from_str(t, "%Y-%m-%d").map(|d| d.and_hms_opt(23, 59, 59).expect("time"))
+                NaiveDate::parse_from_str(t, "%Y-%m-%d")
+                    .map(|d| d.and_hms_opt(23, 59, 59).expect("time"))
             })
             .map_err(|_| format!("as_of: {t:?} is not YYYY-MM-DD or YYYY-MM-DDTHH:MM")),
     }
 }
-

@@ -47,7 +47,12 @@ fn required_items(profile: &Profile) -> (Vec<&'static str>, &'static str) {
 }
 
 /// The notice for a case, as a whole HTML document.
-pub fn render(snap: &Snapshot, profile: &Profile, case: &Case, deadlines: &CaseDeadlines) -> String {
+pub fn render(
+    snap: &Snapshot,
+    profile: &Profile,
+    case: &Case,
+    deadlines: &CaseDeadlines,
+) -> String {
     let mut open_facts = Vec::new();
     let parcel = case
         .parcel_id
@@ -70,16 +75,30 @@ pub fn render(snap: &Snapshot, profile: &Profile, case: &Case, deadlines: &CaseD
     let citation = profile.citation(rule).unwrap_or("");
     let mut h = String::new();
     h.push_str("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">");
-    h.push_str(&format!("<title>Notice of violation, case {}</title>", esc(&case.case_id)));
+    h.push_str(&format!(
+        "<title>Notice of violation, case {}</title>",
+        esc(&case.case_id)
+    ));
     h.push_str("<style>body{font-family:serif;max-width:40em;margin:2em auto}@media print{a{color:inherit}}td,th{text-align:left;padding:.2em .5em}</style></head><body>\n");
-    h.push_str(&format!("<h1>{}</h1>\n<h2>Notice of violation</h2>\n", esc(&profile.name)));
-    h.push_str(&format!("<p>Case {} · opened {}</p>\n", esc(&case.case_id), case.opened_on));
-    h.push_str(&format!("<p><b>To:</b> {owner}<br><b>Property:</b> {address}"));
+    h.push_str(&format!(
+        "<h1>{}</h1>\n<h2>Notice of violation</h2>\n",
+        esc(&profile.name)
+    ));
+    h.push_str(&format!(
+        "<p>Case {} · opened {}</p>\n",
+        esc(&case.case_id),
+        case.opened_on
+    ));
+    h.push_str(&format!(
+        "<p><b>To:</b> {owner}<br><b>Property:</b> {address}"
+    ));
     if let Some(p) = &case.parcel_id {
         h.push_str(&format!(" (parcel {})", esc(p)));
     }
     h.push_str("</p>\n<h3>The violation</h3>\n<p>");
-    h.push_str(&esc(case.description.as_deref().unwrap_or("An illicit discharge to the municipal separate storm sewer system")));
+    h.push_str(&esc(case.description.as_deref().unwrap_or(
+        "An illicit discharge to the municipal separate storm sewer system",
+    )));
     if let Some(a) = &case.asset_id {
         h.push_str(&format!(", observed at outfall {}", esc(a)));
     }
@@ -90,7 +109,11 @@ pub fn render(snap: &Snapshot, profile: &Profile, case: &Case, deadlines: &CaseD
     for i in items {
         h.push_str(&format!("<li>{}</li>\n", esc(i)));
     }
-    h.push_str(&format!("</ol>\n<p><small>{} ({})</small></p>\n", esc(citation), esc(rule)));
+    h.push_str(&format!(
+        "</ol>\n<p><small>{} ({})</small></p>\n",
+        esc(citation),
+        esc(rule)
+    ));
     if !deadlines.deadlines.is_empty() {
         h.push_str("<h3>Deadlines</h3>\n<table><tr><th>What</th><th>By</th><th>Law</th></tr>\n");
         for d in &deadlines.deadlines {

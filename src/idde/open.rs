@@ -50,7 +50,9 @@ fn err(field: &str, message: impl Into<String>) -> FieldError {
 }
 
 fn nonempty(s: &Option<String>) -> Option<String> {
-    s.as_ref().map(|s| s.trim().to_string()).filter(|s| !s.is_empty())
+    s.as_ref()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
 }
 
 /// Checks a request and makes the case, with its candidates when it is at an asset of
@@ -70,7 +72,10 @@ pub fn open_case(
         ));
     }
     if req.opened_on > today {
-        return Err(err("opened_on", format!("{} is in the future", req.opened_on)));
+        return Err(err(
+            "opened_on",
+            format!("{} is in the future", req.opened_on),
+        ));
     }
     let reported_by = nonempty(&req.reported_by);
     if matches!(req.origin.as_str(), "complaint" | "hotline") && reported_by.is_none() {
@@ -85,7 +90,12 @@ pub fn open_case(
         let f = FACILITY_LAYERS
             .iter()
             .find_map(|l| snap.layer(*l).get(a))
-            .ok_or_else(|| err("asset_id", format!("no catch basin, manhole, outfall or SMP has id {a:?}")))?;
+            .ok_or_else(|| {
+                err(
+                    "asset_id",
+                    format!("no catch basin, manhole, outfall or SMP has id {a:?}"),
+                )
+            })?;
         geom = f.geom.clone();
     }
     let connection_id = nonempty(&req.connection_id);
@@ -95,7 +105,11 @@ pub fn open_case(
             .get(c)
             .ok_or_else(|| err("connection_id", format!("no connection has id {c:?}")))?;
         if geom.is_none() {
-            geom = f.geom.as_ref().and_then(ms4_end).map(geo_types::Geometry::Point);
+            geom = f
+                .geom
+                .as_ref()
+                .and_then(ms4_end)
+                .map(geo_types::Geometry::Point);
         }
     }
     let parcel_id = nonempty(&req.parcel_id).or_else(|| {
@@ -150,12 +164,20 @@ pub fn open_case(
 
 /// The cases to open for connections found illicit or needing review that no case
 /// names yet, as requests (opened `on`).
-pub fn from_connections(ask: &Ask<'_>, cases: &[Case], on: NaiveDate) -> Result<Vec<OpenCase>, String> {
+pub fn from_connections(
+    ask: &Ask<'_>,
+    cases: &[Case],
+    on: NaiveDate,
+) -> Result<Vec<OpenCase>, String> {
     let judged = illicit(ask, &IllicitParams::default()).map_err(|e| e.to_string())?;
     Ok(judged
         .connections
         .iter()
-        .filter(|c| !cases.iter().any(|k| k.connection_id.as_deref() == Some(c.connection_id.as_str())))
+        .filter(|c| {
+            !cases
+                .iter()
+                .any(|k| k.connection_id.as_deref() == Some(c.connection_id.as_str()))
+        })
         .map(|c| OpenCase {
             origin: "connection".into(),
             opened_on: on,

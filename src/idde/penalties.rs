@@ -30,9 +30,17 @@ pub struct PenaltyRange {
 
 /// The range for an offence committed `on`, continued to `until`, given the days of the
 /// offender's earlier convicted offences.
-pub fn tiered_penalty(t: &PenaltyTiers, earlier: &[NaiveDate], on: NaiveDate, until: NaiveDate) -> PenaltyRange {
+pub fn tiered_penalty(
+    t: &PenaltyTiers,
+    earlier: &[NaiveDate],
+    on: NaiveDate,
+    until: NaiveDate,
+) -> PenaltyRange {
     let window = Duration::days(365 * t.window_years as i64 + (t.window_years as i64) / 4);
-    let prior = earlier.iter().filter(|d| **d < on && on - **d <= window).count();
+    let prior = earlier
+        .iter()
+        .filter(|d| **d < on && on - **d <= window)
+        .count();
     let offence = prior + 1;
     let tier = &t.tiers[offence.min(t.tiers.len()) - 1];
     let continued = (until - on).num_days().max(0) / t.continued_per_days as i64;
@@ -73,9 +81,17 @@ mod tests {
         assert_eq!((r.offence, r.min, r.max), (2, 350.0, 700.0));
         // A third (or later) within five years: $700 to $1,000; one older than five
         // years does not count.
-        let r = tiered_penalty(t, &[d("2018-01-01"), d("2023-01-10"), d("2025-05-05")], d("2026-03-01"), d("2026-03-01"));
+        let r = tiered_penalty(
+            t,
+            &[d("2018-01-01"), d("2023-01-10"), d("2025-05-05")],
+            d("2026-03-01"),
+            d("2026-03-01"),
+        );
         assert_eq!((r.offence, r.min, r.max), (3, 700.0, 1000.0));
         let nc = Profile::builtin("north-castle-ny").unwrap();
-        assert_eq!(nc.idde.penalty_tiers[0].tiers, t.tiers, "the same model-law tiers");
+        assert_eq!(
+            nc.idde.penalty_tiers[0].tiers, t.tiers,
+            "the same model-law tiers"
+        );
     }
 }

@@ -117,7 +117,12 @@ fn screenings(snap: &Snapshot) -> Vec<Screened<'_>> {
 }
 
 /// Builds the report of `year` from a snapshot and its cases.
-pub fn annual_report(snap: &Snapshot, profile: &Profile, cases: &[Case], year: i32) -> Option<AnnualReport> {
+pub fn annual_report(
+    snap: &Snapshot,
+    profile: &Profile,
+    cases: &[Case],
+    year: i32,
+) -> Option<AnnualReport> {
     let period = year_period(profile, year)?;
     let from = period.from.expect("a year has a start");
     let to = period.to;
@@ -135,14 +140,33 @@ pub fn annual_report(snap: &Snapshot, profile: &Profile, cases: &[Case], year: i
         .filter(|f| f.geom.is_some())
         .map(|f| f.id.clone())
         .collect();
-    counts.push(count("outfalls_in_inventory", "Outfalls in the inventory", cumulative, None, Layer::Outfalls, inventory, None));
-    counts.push(count("outfalls_mapped", "Outfalls mapped (with a location)", cumulative, inv_denom(), Layer::Outfalls, mapped, None));
+    counts.push(count(
+        "outfalls_in_inventory",
+        "Outfalls in the inventory",
+        cumulative,
+        None,
+        Layer::Outfalls,
+        inventory,
+        None,
+    ));
+    counts.push(count(
+        "outfalls_mapped",
+        "Outfalls mapped (with a location)",
+        cumulative,
+        inv_denom(),
+        Layer::Outfalls,
+        mapped,
+        None,
+    ));
 
     let sc = screenings(snap);
     let counted = |s: &&Screened<'_>| s.dry == Some(true) && !s.not_found && !s.not_accessible;
     let distinct = |it: &mut dyn Iterator<Item = &Screened<'_>>| -> Vec<String> {
         let mut seen = FxHashSet::default();
-        let mut v: Vec<String> = it.filter(|s| seen.insert(s.asset)).map(|s| s.asset.to_string()).collect();
+        let mut v: Vec<String> = it
+            .filter(|s| seen.insert(s.asset))
+            .map(|s| s.asset.to_string())
+            .collect();
         v.sort();
         v
     };
@@ -151,7 +175,10 @@ pub fn annual_report(snap: &Snapshot, profile: &Profile, cases: &[Case], year: i
         v.sort();
         v
     };
-    let yr = Period { from: Some(from), to };
+    let yr = Period {
+        from: Some(from),
+        to,
+    };
     counts.push(count(
         "outfalls_screened",
         "Outfalls screened in dry weather in the year",
@@ -174,7 +201,10 @@ pub fn annual_report(snap: &Snapshot, profile: &Profile, cases: &[Case], year: i
         "dry_weather_screenings",
         "Dry-weather screenings in the year",
         yr,
-        Some(("screenings recorded in the year".into(), sc.iter().filter(|s| in_year(s.on)).count())),
+        Some((
+            "screenings recorded in the year".into(),
+            sc.iter().filter(|s| in_year(s.on)).count(),
+        )),
         Layer::Inspections,
         ids(&mut sc.iter().filter(|s| in_year(s.on)).filter(counted)),
         None,
@@ -208,13 +238,25 @@ pub fn annual_report(snap: &Snapshot, profile: &Profile, cases: &[Case], year: i
     ));
 
     let case_ids = |pred: &dyn Fn(&Case) -> bool| -> Vec<String> {
-        let mut v: Vec<String> = cases.iter().filter(|c| pred(c)).map(|c| c.case_id.clone()).collect();
+        let mut v: Vec<String> = cases
+            .iter()
+            .filter(|c| pred(c))
+            .map(|c| c.case_id.clone())
+            .collect();
         v.sort();
         v
     };
     let opened = case_ids(&|c| in_year(c.opened_on));
     let n_opened = opened.len();
-    counts.push(count("cases_opened", "Cases opened in the year", yr, None, Layer::Cases, opened, None));
+    counts.push(count(
+        "cases_opened",
+        "Cases opened in the year",
+        yr,
+        None,
+        Layer::Cases,
+        opened,
+        None,
+    ));
     counts.push(count(
         "cases_closed",
         "Cases closed in the year",
@@ -239,7 +281,9 @@ pub fn annual_report(snap: &Snapshot, profile: &Profile, cases: &[Case], year: i
         yr,
         None,
         Layer::Cases,
-        case_ids(&|c| c.closure.as_deref() == Some("eliminated") && c.closed_on.is_some_and(in_year)),
+        case_ids(&|c| {
+            c.closure.as_deref() == Some("eliminated") && c.closed_on.is_some_and(in_year)
+        }),
         None,
     ));
     let mut eliminated_conns: Vec<String> = cases
@@ -321,10 +365,16 @@ pub fn annual_report(snap: &Snapshot, profile: &Profile, cases: &[Case], year: i
         l.field_index("asset_id").expect("field"),
         l.field_index("inspected_on").expect("field"),
     );
-    let mut by_kind: rustc_hash::FxHashMap<&str, (Vec<String>, FxHashSet<&str>)> = Default::default();
+    let mut by_kind: rustc_hash::FxHashMap<&str, (Vec<String>, FxHashSet<&str>)> =
+        Default::default();
     for f in &snap.layer(l).features {
-        let Some(k) = f.values[ki].as_str() else { continue };
-        if !matches!(k, "smp_maintenance" | "catch_basin_cleaning" | "construction_inspection") {
+        let Some(k) = f.values[ki].as_str() else {
+            continue;
+        };
+        if !matches!(
+            k,
+            "smp_maintenance" | "catch_basin_cleaning" | "construction_inspection"
+        ) {
             continue;
         }
         if !matches!(&f.values[di], Value::Date(d) if in_year(*d)) {
@@ -348,7 +398,10 @@ pub fn annual_report(snap: &Snapshot, profile: &Profile, cases: &[Case], year: i
         "smp_inspections",
         "SMP inspections and maintenance in the year",
         yr,
-        Some(("SMPs in the registry".into(), snap.layer(Layer::Smps).features.len())),
+        Some((
+            "SMPs in the registry".into(),
+            snap.layer(Layer::Smps).features.len(),
+        )),
         Layer::Inspections,
         smp_ids,
         None,
@@ -358,7 +411,10 @@ pub fn annual_report(snap: &Snapshot, profile: &Profile, cases: &[Case], year: i
         "catch_basins_cleaned",
         "Catch basins cleaned in the year",
         yr,
-        Some(("catch basins in the registry".into(), snap.layer(Layer::CatchBasins).features.len())),
+        Some((
+            "catch basins in the registry".into(),
+            snap.layer(Layer::CatchBasins).features.len(),
+        )),
         Layer::CatchBasins,
         cb_assets,
         None,
@@ -370,7 +426,10 @@ pub fn annual_report(snap: &Snapshot, profile: &Profile, cases: &[Case], year: i
         None,
         Layer::Inspections,
         insp_of("construction_inspection").0,
-        Some("the registry has no construction inspection kind yet: this stays 0 until it does".into()),
+        Some(
+            "the registry has no construction inspection kind yet: this stays 0 until it does"
+                .into(),
+        ),
     ));
     Some(AnnualReport {
         jurisdiction: profile.id.clone(),
@@ -415,19 +474,24 @@ pub fn to_csv(r: &AnnualReport) -> String {
     };
     let mut out = String::from("measure,label,period_from,period_to,count,denominator,denominator_count,dollars,layer,records\n");
     for c in &r.counts {
-        out.push_str(&[
-            q(c.measure),
-            q(&c.label),
-            c.period.from.map(|d| d.to_string()).unwrap_or_default(),
-            c.period.to.to_string(),
-            c.count.to_string(),
-            q(c.denominator.as_ref().map(|d| d.0.as_str()).unwrap_or("")),
-            c.denominator.as_ref().map(|d| d.1.to_string()).unwrap_or_default(),
-            c.dollars.map(|d| format!("{d:.2}")).unwrap_or_default(),
-            c.layer.name().to_string(),
-            q(&c.records.join(";")),
-        ]
-        .join(","));
+        out.push_str(
+            &[
+                q(c.measure),
+                q(&c.label),
+                c.period.from.map(|d| d.to_string()).unwrap_or_default(),
+                c.period.to.to_string(),
+                c.count.to_string(),
+                q(c.denominator.as_ref().map(|d| d.0.as_str()).unwrap_or("")),
+                c.denominator
+                    .as_ref()
+                    .map(|d| d.1.to_string())
+                    .unwrap_or_default(),
+                c.dollars.map(|d| format!("{d:.2}")).unwrap_or_default(),
+                c.layer.name().to_string(),
+                q(&c.records.join(";")),
+            ]
+            .join(","),
+        );
         out.push('\n');
     }
     out

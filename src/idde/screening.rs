@@ -55,7 +55,10 @@ impl Indicator {
             Indicator::Word(w) => w,
             Indicator::Rated { kind, .. } => kind,
         };
-        !matches!(k.trim().to_ascii_lowercase().as_str(), "" | "none" | "clear" | "no")
+        !matches!(
+            k.trim().to_ascii_lowercase().as_str(),
+            "" | "none" | "clear" | "no"
+        )
     }
 }
 
@@ -177,9 +180,10 @@ fn one_of(field: &str, v: &Option<String>, allowed: &[&str]) -> Result<(), Field
 
 fn non_negative(field: &str, v: Option<f64>) -> Result<(), FieldError> {
     match v {
-        Some(x) if !x.is_finite() || x < 0.0 => {
-            bad(format!("screening.{field}"), format!("{x} is not zero or more"))
-        }
+        Some(x) if !x.is_finite() || x < 0.0 => bad(
+            format!("screening.{field}"),
+            format!("{x} is not zero or more"),
+        ),
         _ => Ok(()),
     }
 }
@@ -190,13 +194,28 @@ impl Screening {
         non_negative("hours_since_rain", self.hours_since_rain)?;
         if let Some(t) = self.air_temperature_f {
             if !(-60.0..=130.0).contains(&t) {
-                bad("screening.air_temperature_f", format!("{t} °F is outside -60 to 130"))?;
+                bad(
+                    "screening.air_temperature_f",
+                    format!("{t} °F is outside -60 to 130"),
+                )?;
             }
         }
-        one_of("conveyance", &self.conveyance, &["closed_pipe", "open_channel"])?;
+        one_of(
+            "conveyance",
+            &self.conveyance,
+            &["closed_pipe", "open_channel"],
+        )?;
         one_of("submerged", &self.submerged, &["none", "partly", "fully"])?;
-        one_of("flow", &self.flow, &["none", "trickle", "moderate", "substantial"])?;
-        one_of("characterisation", &self.characterisation, &CHARACTERISATIONS)?;
+        one_of(
+            "flow",
+            &self.flow,
+            &["none", "trickle", "moderate", "substantial"],
+        )?;
+        one_of(
+            "characterisation",
+            &self.characterisation,
+            &CHARACTERISATIONS,
+        )?;
         non_negative("width_in", self.width_in)?;
         non_negative("height_in", self.height_in)?;
         non_negative("flow_rate_gpm", self.flow_rate_gpm)?;
@@ -266,7 +285,12 @@ impl Screening {
             let (lo, hi) = known.map_or((0.0, f64::MAX), |(_, _, lo, hi)| (*lo, *hi));
             if !(lo..=hi).contains(&x) {
                 let unit = known.map_or("", |(_, u, ..)| u);
-                return bad(&field, format!("{x} is outside {lo} to {hi} {unit}").trim_end().to_string());
+                return bad(
+                    &field,
+                    format!("{x} is outside {lo} to {hi} {unit}")
+                        .trim_end()
+                        .to_string(),
+                );
             }
         }
         if let Some(s) = &self.lab_sample {
@@ -291,7 +315,10 @@ impl Screening {
 
     /// Whether it opens a case: a suspect or obvious characterisation.
     pub fn opens_case(&self) -> bool {
-        matches!(self.characterisation.as_deref(), Some("suspect" | "obvious"))
+        matches!(
+            self.characterisation.as_deref(),
+            Some("suspect" | "obvious")
+        )
     }
 }
 
@@ -313,13 +340,19 @@ mod tests {
 
     #[test]
     fn out_of_range_values_name_their_field() {
-        assert_eq!(field_of(json!({"field_tests": {"ph": 15}})), "screening.field_tests.ph");
+        assert_eq!(
+            field_of(json!({"field_tests": {"ph": 15}})),
+            "screening.field_tests.ph"
+        );
         assert_eq!(
             field_of(json!({"flow": "trickle", "odour": {"kind": "sewage", "severity": 4}})),
             "screening.odour.severity"
         );
         assert_eq!(field_of(json!({"flow": "lots"})), "screening.flow");
-        assert_eq!(field_of(json!({"characterisation": "bad"})), "screening.characterisation");
+        assert_eq!(
+            field_of(json!({"characterisation": "bad"})),
+            "screening.characterisation"
+        );
         assert_eq!(
             field_of(json!({"field_tests": {"boron": 3}})),
             "screening.field_tests.boron",

@@ -208,7 +208,11 @@ pub trait Store: Send + Sync {
     /// Stores a photo of an inspection with its SHA-256 and audits it, in one
     /// transaction; the same bytes for the same inspection again are not stored twice
     /// (`false`).
-    async fn add_photo(&self, photo: &photos::NewPhoto, actor: &str) -> Result<(photos::PhotoRecord, bool)>;
+    async fn add_photo(
+        &self,
+        photo: &photos::NewPhoto,
+        actor: &str,
+    ) -> Result<(photos::PhotoRecord, bool)>;
     /// The photos of an inspection, oldest first.
     async fn photos_of(&self, inspection_id: &str) -> Result<Vec<photos::PhotoRecord>>;
     /// A photo by its SHA-256, with its bytes.

@@ -63,7 +63,9 @@ pub(crate) fn audit_json(p: &NewPhoto, sha: &str) -> serde_json::Value {
 /// The row of `ms4_photos` both stores read.
 pub(crate) type PhotoRow = (i64, String, String, String, i64, String, String);
 
-pub(crate) fn record((photo_id, inspection_id, sha256, content_type, size, taken_by, stored_at): PhotoRow) -> PhotoRecord {
+pub(crate) fn record(
+    (photo_id, inspection_id, sha256, content_type, size, taken_by, stored_at): PhotoRow,
+) -> PhotoRecord {
     PhotoRecord {
         photo_id,
         inspection_id,

@@ -129,13 +129,32 @@ pub async fn scripted_year(kind: &str, via: Via) {
         }
         Via::Cli => (None, String::new()),
     };
-    let t = Town { via, url: url.clone(), server, token, http: reqwest::Client::new() };
+    let t = Town {
+        via,
+        url: url.clone(),
+        server,
+        token,
+        http: reqwest::Client::new(),
+    };
 
     // Bad input, each a 400 (or a failed command) naming what is wrong.
     for (body, names) in [
-        (screening("OF-2", "2026-05-04", json!({"field_tests": {"ph": 15}})), "screening.field_tests.ph"),
-        (screening("OF-2", "2026-05-04", json!({"flow": "trickle", "odour": {"kind": "sewage", "severity": 4}})), "screening.odour.severity"),
-        (screening("CB-1", "2026-05-04", json!({"flow": "none"})), "asset_id"),
+        (
+            screening("OF-2", "2026-05-04", json!({"field_tests": {"ph": 15}})),
+            "screening.field_tests.ph",
+        ),
+        (
+            screening(
+                "OF-2",
+                "2026-05-04",
+                json!({"flow": "trickle", "odour": {"kind": "sewage", "severity": 4}}),
+            ),
+            "screening.odour.severity",
+        ),
+        (
+            screening("CB-1", "2026-05-04", json!({"flow": "none"})),
+            "asset_id",
+        ),
     ] {
         let e = t.inspect(body).await.unwrap_err();
         assert!(e.contains(names), "{names}: {e}");
@@ -143,17 +162,25 @@ pub async fn scripted_year(kind: &str, via: Via) {
 
     // 4 May: OF-2 screened 72 hours after rain, nothing flowing: a dry-weather screening.
     let a = t
-        .inspect(screening("OF-2", "2026-05-04", json!({"hours_since_rain": 72, "flow": "none",
+        .inspect(screening(
+            "OF-2",
+            "2026-05-04",
+            json!({"hours_since_rain": 72, "flow": "none",
             "conveyance": "closed_pipe", "material": "RCP", "shape": "circular", "width_in": 18,
-            "submerged": "none", "characterisation": "unlikely"})))
+            "submerged": "none", "characterisation": "unlikely"}),
+        ))
         .await
         .unwrap();
     assert_eq!(a["inspection"]["dry_weather"], true, "{a}");
     assert!(a["case"].is_null(), "{a}");
     // 12 May: OF-1 only 20 hours after rain: kept, marked, not counted.
     let b = t
-        .inspect(screening("OF-1", "2026-05-12", json!({"hours_since_rain": 20, "flow": "trickle",
-            "characterisation": "potential"})))
+        .inspect(screening(
+            "OF-1",
+            "2026-05-12",
+            json!({"hours_since_rain": 20, "flow": "trickle",
+            "characterisation": "potential"}),
+        ))
         .await
         .unwrap();
     assert_eq!(b["inspection"]["dry_weather"], false, "{b}");
@@ -187,20 +214,54 @@ pub async fn scripted_year(kind: &str, via: Via) {
     if via == Via::Api {
         let base = &t.server.as_ref().unwrap().base;
         let bytes: Vec<u8> = b"\x89PNG\r\n\x1a\n fake but bytes are bytes".to_vec();
-        let r = t.http.post(format!("{base}/api/inspections/OF-1:2026-05-14:dry_weather_screening/photos"))
-            .bearer_auth(&t.token).header("content-type", "image/png").body(bytes.clone()).send().await.unwrap();
+        let r = t
+            .http
+            .post(format!(
+                "{base}/api/inspections/OF-1:2026-05-14:dry_weather_screening/photos"
+            ))
+            .bearer_auth(&t.token)
+            .header("content-type", "image/png")
+            .body(bytes.clone())
+            .send()
+            .await
+            .unwrap();
         assert_eq!(r.status().as_u16(), 201);
         let v: Value = r.json().await.unwrap();
         let sha = v["sha256"].as_str().unwrap().to_string();
         assert_eq!(sha, ms4::store::photos::sha256_hex(&bytes));
-        let list: Value = t.http.get(format!("{base}/api/inspections/OF-1:2026-05-14:dry_weather_screening/photos"))
-            .bearer_auth(&t.token).send().await.unwrap().json().await.unwrap();
+        let list: Value = t
+            .http
+            .get(format!(
+                "{base}/api/inspections/OF-1:2026-05-14:dry_weather_screening/photos"
+            ))
+            .bearer_auth(&t.token)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
         assert_eq!(list["photos"][0]["sha256"], sha.as_str());
-        let back = t.http.get(format!("{base}/api/photos/{sha}")).bearer_auth(&t.token).send().await.unwrap();
+        let back = t
+            .http
+            .get(format!("{base}/api/photos/{sha}"))
+            .bearer_auth(&t.token)
+            .send()
+            .await
+            .unwrap();
         assert_eq!(back.headers()["content-type"], "image/png");
         assert_eq!(back.bytes().await.unwrap().to_vec(), bytes);
-        let bad = t.http.post(format!("{base}/api/inspections/OF-1:2026-05-14:dry_weather_screening/photos"))
-            .bearer_auth(&t.token).header("content-type", "text/plain").body("x").send().await.unwrap();
+        let bad = t
+            .http
+            .post(format!(
+                "{base}/api/inspections/OF-1:2026-05-14:dry_weather_screening/photos"
+            ))
+            .bearer_auth(&t.token)
+            .header("content-type", "text/plain")
+            .body("x")
+            .send()
+            .await
+            .unwrap();
         assert_eq!(bad.status().as_u16(), 400);
     }
 
@@ -211,7 +272,12 @@ pub async fn scripted_year(kind: &str, via: Via) {
         async move { t.post(&path, &["case", "action", &id], body).await }
     };
     // An action the log does not know is refused, naming it.
-    let e = act(case, json!({"kind": "coffee_break", "on": "2026-05-15", "by": "Ann Field"})).await.unwrap_err();
+    let e = act(
+        case,
+        json!({"kind": "coffee_break", "on": "2026-05-15", "by": "Ann Field"}),
+    )
+    .await
+    .unwrap_err();
     assert!(e.contains("kind") && e.contains("coffee_break"), "{e}");
     act(case, json!({"kind": "dye_test", "on": "2026-05-18", "by": "Ann Field",
         "connection_id": "C-SEW", "outcome": "positive", "results": {"dye": "seen at OF-1 after 12 minutes"}}))
@@ -224,22 +290,54 @@ pub async fn scripted_year(kind: &str, via: Via) {
     act(case, json!({"kind": "written_notice", "on": "2026-05-21", "at": "10:00", "by": "Town Manager", "method": "mail"}))
         .await
         .unwrap();
-    let d: Value = serde_json::from_str(&t.get("/api/deadlines", &[("as_of", "2026-05-29T12:00")],
-        &["deadlines", "--as-of", "2026-05-29T12:00", "--format", "json"]).await).unwrap();
+    let d: Value = serde_json::from_str(
+        &t.get(
+            "/api/deadlines",
+            &[("as_of", "2026-05-29T12:00")],
+            &[
+                "deadlines",
+                "--as-of",
+                "2026-05-29T12:00",
+                "--format",
+                "json",
+            ],
+        )
+        .await,
+    )
+    .unwrap();
     let cd = &d["cases"][0];
     assert_eq!(cd["case_id"], case);
     let w = deadline(cd, "windsor.citation.written_notice_72h");
     assert_eq!(w["starts"], "2026-05-27T10:00:00", "{w}");
     assert_eq!(w["due_at"], "2026-05-30T10:00:00", "{w}");
     assert_eq!(w["status"], "due");
-    let skipped: Vec<&str> = w["skipped"].as_array().unwrap().iter().map(|s| s.as_str().unwrap()).collect();
-    assert_eq!(skipped, ["2026-05-23 (Saturday)", "2026-05-24 (Sunday)", "2026-05-25 (Memorial Day)"]);
+    let skipped: Vec<&str> = w["skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        skipped,
+        [
+            "2026-05-23 (Saturday)",
+            "2026-05-24 (Sunday)",
+            "2026-05-25 (Memorial Day)"
+        ]
+    );
     let r = deadline(cd, "windsor.citation.reinspection_2bd");
     assert_eq!(r["due_on"], "2026-06-02", "{r}");
     assert_eq!(d["due"], 2);
     // As of Wed 3 June with no re-inspection logged both are overdue.
-    let late: Value = serde_json::from_str(&t.get("/api/deadlines", &[("as_of", "2026-06-03")],
-        &["deadlines", "--as-of", "2026-06-03", "--format", "json"]).await).unwrap();
+    let late: Value = serde_json::from_str(
+        &t.get(
+            "/api/deadlines",
+            &[("as_of", "2026-06-03")],
+            &["deadlines", "--as-of", "2026-06-03", "--format", "json"],
+        )
+        .await,
+    )
+    .unwrap();
     assert_eq!(late["overdue"], 2, "{late}");
 
     // Mon 1 June: re-inspected, not corrected; the citation by hand at 10:00.
@@ -251,11 +349,30 @@ pub async fn scripted_year(kind: &str, via: Via) {
         .unwrap();
     // As of Thu 4 June 10:00: $250 at the citation and three further 24-hour periods at
     // $250 each = $1,000; the fine is due within 10 business days of 1 June: 15 June.
-    let d: Value = serde_json::from_str(&t.get("/api/deadlines", &[("as_of", "2026-06-04T10:00")],
-        &["deadlines", "--as-of", "2026-06-04T10:00", "--format", "json"]).await).unwrap();
+    let d: Value = serde_json::from_str(
+        &t.get(
+            "/api/deadlines",
+            &[("as_of", "2026-06-04T10:00")],
+            &[
+                "deadlines",
+                "--as-of",
+                "2026-06-04T10:00",
+                "--format",
+                "json",
+            ],
+        )
+        .await,
+    )
+    .unwrap();
     let cd = &d["cases"][0];
-    assert_eq!(deadline(cd, "windsor.citation.reinspection_2bd")["status"], "met");
-    assert_eq!(deadline(cd, "windsor.citation.written_notice_72h")["status"], "overdue");
+    assert_eq!(
+        deadline(cd, "windsor.citation.reinspection_2bd")["status"],
+        "met"
+    );
+    assert_eq!(
+        deadline(cd, "windsor.citation.written_notice_72h")["status"],
+        "overdue"
+    );
     assert_eq!(deadline(cd, "windsor.fine_payment")["due_on"], "2026-06-15");
     assert_eq!(cd["accrued"], 1000.0, "{cd}");
 
@@ -275,23 +392,64 @@ pub async fn scripted_year(kind: &str, via: Via) {
     assert_eq!(closed["status"], "closed");
     assert_eq!(closed["deadlines"]["accrued"], 750.0, "{closed}");
     // Closing it again is refused, naming the case.
-    let e = close(case, json!({"closure": "unfounded", "on": "2026-06-05", "by": "x", "notes": "y"})).await.unwrap_err();
+    let e = close(
+        case,
+        json!({"closure": "unfounded", "on": "2026-06-05", "by": "x", "notes": "y"}),
+    )
+    .await
+    .unwrap_err();
     assert!(e.contains(case) && e.contains("already closed"), "{e}");
     // And a closed case takes no more actions.
-    let e = act(case, json!({"kind": "site_visit", "on": "2026-06-05", "by": "Ann Field"})).await.unwrap_err();
+    let e = act(
+        case,
+        json!({"kind": "site_visit", "on": "2026-06-05", "by": "Ann Field"}),
+    )
+    .await
+    .unwrap_err();
     assert!(e.contains(case) && e.contains("no more actions"), "{e}");
     // The connection's record says removed, and the audit has it.
     let store = ms4::store::open(&url).await.unwrap();
-    let conns = store.features(ms4::domain::Layer::Connections).await.unwrap();
+    let conns = store
+        .features(ms4::domain::Layer::Connections)
+        .await
+        .unwrap();
     let sew = conns.iter().find(|c| c.id == "C-SEW").unwrap();
-    assert_eq!(sew.get(ms4::domain::Layer::Connections, "status").as_str(), Some("removed"));
-    let audit = store.audit(Some(ms4::domain::Layer::Connections), 5).await.unwrap();
-    assert!(audit.iter().any(|a| a.feature_id.as_deref() == Some("C-SEW") && a.action == "update"), "{audit:?}");
-    let case_audit = store.audit(Some(ms4::domain::Layer::Cases), 50).await.unwrap();
-    assert!(case_audit.iter().filter(|a| a.feature_id.as_deref() == Some(case)).count() >= 6, "{case_audit:?}");
+    assert_eq!(
+        sew.get(ms4::domain::Layer::Connections, "status").as_str(),
+        Some("removed")
+    );
+    let audit = store
+        .audit(Some(ms4::domain::Layer::Connections), 5)
+        .await
+        .unwrap();
+    assert!(
+        audit
+            .iter()
+            .any(|a| a.feature_id.as_deref() == Some("C-SEW") && a.action == "update"),
+        "{audit:?}"
+    );
+    let case_audit = store
+        .audit(Some(ms4::domain::Layer::Cases), 50)
+        .await
+        .unwrap();
+    assert!(
+        case_audit
+            .iter()
+            .filter(|a| a.feature_id.as_deref() == Some(case))
+            .count()
+            >= 6,
+        "{case_audit:?}"
+    );
 
     // 1 July: a hotline call at OF-2, opened by hand and found unfounded.
-    let e = t.post("/api/cases", &["case", "open"], json!({"origin": "hotline", "opened_on": "2026-07-01", "asset_id": "OF-2"})).await.unwrap_err();
+    let e = t
+        .post(
+            "/api/cases",
+            &["case", "open"],
+            json!({"origin": "hotline", "opened_on": "2026-07-01", "asset_id": "OF-2"}),
+        )
+        .await
+        .unwrap_err();
     assert!(e.contains("reported_by"), "{e}");
     let h = t.post("/api/cases", &["case", "open"], json!({"origin": "hotline", "opened_on": "2026-07-01",
         "asset_id": "OF-2", "reported_by": "a resident, by telephone", "description": "milky water in the brook"}))
@@ -307,43 +465,109 @@ pub async fn scripted_year(kind: &str, via: Via) {
     // screening not counted; two cases opened and closed; one illicit discharge found
     // and eliminated (C-SEW); one notice (action 2 of case 1), one citation (action 4),
     // $750 in fines.
-    let rep: Value = serde_json::from_str(&t.get("/api/report", &[("year", "2026")],
-        &["report", "--year", "2026", "--format", "json"]).await).unwrap();
+    let rep: Value = serde_json::from_str(
+        &t.get(
+            "/api/report",
+            &[("year", "2026")],
+            &["report", "--year", "2026", "--format", "json"],
+        )
+        .await,
+    )
+    .unwrap();
     assert_eq!(rep["period"]["from"], "2026-01-01");
     assert_eq!(rep["period"]["to"], "2026-12-31");
-    assert_eq!(records(&rep, "outfalls_in_inventory"), ["OF-1", "OF-2", "OF-3"]);
+    assert_eq!(
+        records(&rep, "outfalls_in_inventory"),
+        ["OF-1", "OF-2", "OF-3"]
+    );
     assert_eq!(records(&rep, "outfalls_mapped").len(), 3);
     assert_eq!(records(&rep, "outfalls_screened"), ["OF-1", "OF-2"]);
     assert_eq!(count(&rep, "outfalls_screened")["denominator"][1], 3);
-    assert_eq!(count(&rep, "outfalls_screened")["period"]["from"], "2026-01-01");
+    assert_eq!(
+        count(&rep, "outfalls_screened")["period"]["from"],
+        "2026-01-01"
+    );
     assert!(count(&rep, "outfalls_screened_cumulative")["period"]["from"].is_null());
-    assert_eq!(records(&rep, "dry_weather_screenings"),
-        ["OF-1:2026-05-14:dry_weather_screening", "OF-2:2026-05-04:dry_weather_screening"]);
-    assert_eq!(records(&rep, "screenings_not_dry_weather"), ["OF-1:2026-05-12:dry_weather_screening"]);
-    assert_eq!(records(&rep, "cases_opened"), ["CASE-2026-0001", "CASE-2026-0002"]);
-    assert_eq!(records(&rep, "cases_closed"), ["CASE-2026-0001", "CASE-2026-0002"]);
-    assert_eq!(records(&rep, "illicit_discharges_found"), ["CASE-2026-0001"]);
-    assert_eq!(records(&rep, "illicit_discharges_eliminated"), ["CASE-2026-0001"]);
+    assert_eq!(
+        records(&rep, "dry_weather_screenings"),
+        [
+            "OF-1:2026-05-14:dry_weather_screening",
+            "OF-2:2026-05-04:dry_weather_screening"
+        ]
+    );
+    assert_eq!(
+        records(&rep, "screenings_not_dry_weather"),
+        ["OF-1:2026-05-12:dry_weather_screening"]
+    );
+    assert_eq!(
+        records(&rep, "cases_opened"),
+        ["CASE-2026-0001", "CASE-2026-0002"]
+    );
+    assert_eq!(
+        records(&rep, "cases_closed"),
+        ["CASE-2026-0001", "CASE-2026-0002"]
+    );
+    assert_eq!(
+        records(&rep, "illicit_discharges_found"),
+        ["CASE-2026-0001"]
+    );
+    assert_eq!(
+        records(&rep, "illicit_discharges_eliminated"),
+        ["CASE-2026-0001"]
+    );
     assert_eq!(records(&rep, "illicit_connections_eliminated"), ["C-SEW"]);
     assert_eq!(records(&rep, "notices"), ["CASE-2026-0001#2"]);
     assert_eq!(records(&rep, "citations"), ["CASE-2026-0001#4"]);
     assert_eq!(count(&rep, "fines_accrued")["dollars"], 750.0);
     assert!(records(&rep, "outfalls_not_found").is_empty());
     // The same as CSV: one row per count, the records joined.
-    let csv = t.get("/api/report", &[("year", "2026"), ("format", "csv")], &["report", "--year", "2026", "--format", "csv"]).await;
-    assert!(csv.lines().any(|l| l.starts_with("outfalls_screened,") && l.contains(",2,") && l.ends_with("OF-1;OF-2")), "{csv}");
+    let csv = t
+        .get(
+            "/api/report",
+            &[("year", "2026"), ("format", "csv")],
+            &["report", "--year", "2026", "--format", "csv"],
+        )
+        .await;
+    assert!(
+        csv.lines().any(|l| l.starts_with("outfalls_screened,")
+            && l.contains(",2,")
+            && l.ends_with("OF-1;OF-2")),
+        "{csv}"
+    );
     // The notice prints the owner and address from the parcel when the case names one.
-    let notice = t.get(&format!("/api/cases/{case}/notice"), &[], &["case", "notice", case]).await;
-    assert!(notice.contains("<!DOCTYPE html>") && notice.contains("The elimination of illicit discharges or connections"), "{notice}");
+    let notice = t
+        .get(
+            &format!("/api/cases/{case}/notice"),
+            &[],
+            &["case", "notice", case],
+        )
+        .await;
+    assert!(
+        notice.contains("<!DOCTYPE html>")
+            && notice.contains("The elimination of illicit discharges or connections"),
+        "{notice}"
+    );
 
     // Cases are a layer like the others: served as OGC features and exported.
     match via {
         Via::Api => {
             let base = &t.server.as_ref().unwrap().base;
-            let items: Value = t.http.get(format!("{base}/collections/cases/items")).bearer_auth(&t.token)
-                .send().await.unwrap().json().await.unwrap();
-            let ids: Vec<&str> = items["features"].as_array().unwrap().iter()
-                .map(|f| f["properties"]["case_id"].as_str().unwrap()).collect();
+            let items: Value = t
+                .http
+                .get(format!("{base}/collections/cases/items"))
+                .bearer_auth(&t.token)
+                .send()
+                .await
+                .unwrap()
+                .json()
+                .await
+                .unwrap();
+            let ids: Vec<&str> = items["features"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|f| f["properties"]["case_id"].as_str().unwrap())
+                .collect();
             assert_eq!(ids, ["CASE-2026-0001", "CASE-2026-0002"], "{items}");
             assert_eq!(items["features"][0]["geometry"]["type"], "Point");
         }

@@ -52,7 +52,7 @@ try {
   const err = page.locator('#f-screening-field-tests-ph-error');
   await err.waitFor();
   await page.waitForFunction(() => document.getElementById('f-screening-field-tests-ph-error').textContent !== '');
-  assert.equal(await err.textContent(), 'screening.field_tests.ph: 15 is outside 0 to 14');
+  assert.equal(await err.textContent(), 'screening.field_tests.ph: 15 is outside 0 to 14 pH units');
   assert.equal(await page.getAttribute('[name="screening.field_tests.ph"]', 'aria-invalid'), 'true');
   assert.equal((await api('/api/assets/OF-000002/inspections')).body.inspections.length, 0, 'nothing written');
 

@@ -259,7 +259,9 @@ pub(super) fn validate(s: &IddeSettings) -> Result<(), Issue> {
         let ok = match (h.day, &h.weekday, h.nth) {
             (Some(_), None, None) => h.date_in(2024).is_some(),
             (None, Some(w), Some(n)) => {
-                parse_weekday(w).is_some() && (n == -1 || (1..=5).contains(&n)) && (1..=12).contains(&h.month)
+                parse_weekday(w).is_some()
+                    && (n == -1 || (1..=5).contains(&n))
+                    && (1..=12).contains(&h.month)
             }
             _ => false,
         };
@@ -276,9 +278,16 @@ pub(super) fn validate(s: &IddeSettings) -> Result<(), Issue> {
     let ids: Vec<&str> = s.deadlines.iter().map(|d| d.rule.as_str()).collect();
     for (i, d) in s.deadlines.iter().enumerate() {
         let key = format!("idde.deadlines[{i}]");
-        let lengths = [d.hours.is_some(), d.days.is_some(), d.business_days.is_some()];
+        let lengths = [
+            d.hours.is_some(),
+            d.days.is_some(),
+            d.business_days.is_some(),
+        ];
         if lengths.iter().filter(|x| **x).count() != 1 {
-            return fail(key, format!("{}: give one of hours, days or business_days", d.rule));
+            return fail(
+                key,
+                format!("{}: give one of hours, days or business_days", d.rule),
+            );
         }
         match (&d.trigger, &d.after) {
             (Some(_), None) => {}
@@ -289,10 +298,18 @@ pub(super) fn validate(s: &IddeSettings) -> Result<(), Issue> {
                     format!("{}: {a:?} is not a deadline listed before it", d.rule),
                 )
             }
-            _ => return fail(key, format!("{}: give trigger or after, one of them", d.rule)),
+            _ => {
+                return fail(
+                    key,
+                    format!("{}: give trigger or after, one of them", d.rule),
+                )
+            }
         }
         if d.citation.trim().is_empty() {
-            return fail(format!("{key}.citation"), format!("{}: no citation", d.rule));
+            return fail(
+                format!("{key}.citation"),
+                format!("{}: no citation", d.rule),
+            );
         }
     }
     for (i, f) in s.fines.iter().enumerate() {
@@ -312,13 +329,22 @@ pub(super) fn validate(s: &IddeSettings) -> Result<(), Issue> {
     for (i, p) in s.penalty_tiers.iter().enumerate() {
         let key = format!("idde.penalty_tiers[{i}]");
         if p.tiers.is_empty() || p.window_years == 0 || p.continued_per_days == 0 {
-            return fail(key, format!("{}: give tiers, window_years and continued_per_days", p.rule));
+            return fail(
+                key,
+                format!(
+                    "{}: give tiers, window_years and continued_per_days",
+                    p.rule
+                ),
+            );
         }
         for (j, t) in p.tiers.iter().enumerate() {
             if !(t.min >= 0.0 && t.max >= t.min) {
                 return fail(
                     format!("{key}.tiers[{j}]"),
-                    format!("{}: min {} and max {} are not a range of dollars", p.rule, t.min, t.max),
+                    format!(
+                        "{}: min {} and max {} are not a range of dollars",
+                        p.rule, t.min, t.max
+                    ),
                 );
             }
         }
@@ -338,7 +364,14 @@ pub fn year_start(s: &str) -> Option<(u32, u32)> {
 mod tests {
     use super::*;
 
-    fn h(name: &str, month: u32, day: Option<u32>, wd: Option<&str>, nth: Option<i32>, observed: bool) -> Holiday {
+    fn h(
+        name: &str,
+        month: u32,
+        day: Option<u32>,
+        wd: Option<&str>,
+        nth: Option<i32>,
+        observed: bool,
+    ) -> Holiday {
         Holiday {
             name: name.into(),
             month,

@@ -336,11 +336,17 @@ impl Store for PostgisStore {
         photos::add(&self.pool, photo, actor).await
     }
 
-    async fn photos_of(&self, inspection_id: &str) -> Result<Vec<crate::store::photos::PhotoRecord>> {
+    async fn photos_of(
+        &self,
+        inspection_id: &str,
+    ) -> Result<Vec<crate::store::photos::PhotoRecord>> {
         photos::of_inspection(&self.pool, inspection_id).await
     }
 
-    async fn photo(&self, sha256: &str) -> Result<Option<(crate::store::photos::PhotoRecord, Vec<u8>)>> {
+    async fn photo(
+        &self,
+        sha256: &str,
+    ) -> Result<Option<(crate::store::photos::PhotoRecord, Vec<u8>)>> {
         photos::by_sha256(&self.pool, sha256).await
     }
 

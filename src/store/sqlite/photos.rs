@@ -5,12 +5,15 @@ use sqlx::SqlitePool;
 use crate::store::photos::{audit_json, record, NewPhoto, PhotoRecord, PhotoRow};
 use crate::store::Result;
 
-const COLUMNS: &str =
-    "photo_id, inspection_id, sha256, content_type, size, taken_by, stored_at";
+const COLUMNS: &str = "photo_id, inspection_id, sha256, content_type, size, taken_by, stored_at";
 
 /// Stores a photo and its audit row in one transaction; the same bytes for the same
 /// inspection again return the stored record (`false`: not new).
-pub(super) async fn add(pool: &SqlitePool, p: &NewPhoto, actor: &str) -> Result<(PhotoRecord, bool)> {
+pub(super) async fn add(
+    pool: &SqlitePool,
+    p: &NewPhoto,
+    actor: &str,
+) -> Result<(PhotoRecord, bool)> {
     let sha = p.sha256();
     let now = crate::store::now().to_rfc3339();
     let mut tx = pool.begin().await?;
@@ -49,7 +52,10 @@ pub(super) async fn add(pool: &SqlitePool, p: &NewPhoto, actor: &str) -> Result<
 }
 
 /// The photos of an inspection, oldest first.
-pub(super) async fn of_inspection(pool: &SqlitePool, inspection_id: &str) -> Result<Vec<PhotoRecord>> {
+pub(super) async fn of_inspection(
+    pool: &SqlitePool,
+    inspection_id: &str,
+) -> Result<Vec<PhotoRecord>> {
     let rows: Vec<PhotoRow> = sqlx::query_as(crate::store::trusted(format!(
         "SELECT {COLUMNS} FROM ms4_photos WHERE inspection_id = ? ORDER BY photo_id"
     )))
@@ -60,7 +66,10 @@ pub(super) async fn of_inspection(pool: &SqlitePool, inspection_id: &str) -> Res
 }
 
 /// A photo by its checksum, with its bytes.
-pub(super) async fn by_sha256(pool: &SqlitePool, sha: &str) -> Result<Option<(PhotoRecord, Vec<u8>)>> {
+pub(super) async fn by_sha256(
+    pool: &SqlitePool,
+    sha: &str,
+) -> Result<Option<(PhotoRecord, Vec<u8>)>> {
     let row: Option<(i64, String, String, String, i64, String, String, Vec<u8>)> =
         sqlx::query_as(crate::store::trusted(format!(
             "SELECT {COLUMNS}, bytes FROM ms4_photos WHERE sha256 = ? ORDER BY photo_id LIMIT 1"
