@@ -255,10 +255,19 @@ pub(super) async fn run(store_url: &str, a: CaseArgs) -> anyhow::Result<()> {
                 c.by = default_actor();
             }
             let (closed, conn) = close(&snap, &case, &c, today()).map_err(|e| anyhow!("{e}"))?;
+            // The case and its connection's new status in one transaction.
+            let what = serde_json::json!({ "source": "ms4 case close" });
+            let req = |layer| WriteRequest {
+                layer,
+                mode: WriteMode::Upsert,
+                actor: default_actor(),
+                source: "cli".into(),
+            };
+            let mut writes = vec![(req(Layer::Cases), vec![closed.to_feature()], what.clone())];
             if let Some(f) = conn {
-                write(s, Layer::Connections, f, "ms4 case close").await?;
+                writes.push((req(Layer::Connections), vec![f], what));
             }
-            write(s, Layer::Cases, closed.to_feature(), "ms4 case close").await?;
+            crate::store::write_all_layers(s, writes).await?;
             print(&closed, now)
         }
         CaseAction::List { status } => {

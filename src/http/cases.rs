@@ -272,19 +272,24 @@ async fn close_case(
     }
     let snap = state.snapshot.current();
     let (closed, connection) = close(&snap, &case, &c, today()).map_err(field)?;
-    // The connection's new status first: a case says eliminated only once the
-    // connection's record does.
+    // The case and its connection's new status in one transaction: a case says
+    // eliminated only with the connection's record saying so, and neither without the
+    // other.
+    let what = serde_json::json!({ "source": "POST /api/cases/{id}/close" });
+    let req = |layer| WriteRequest {
+        layer,
+        mode: WriteMode::Upsert,
+        actor: caller.subject.clone(),
+        source: "api".into(),
+    };
+    let mut writes = vec![(req(Layer::Cases), vec![closed.to_feature()], what.clone())];
     if let Some(f) = connection {
-        write_layer(
-            &state,
-            &caller,
-            Layer::Connections,
-            vec![f],
-            "POST /api/cases/{id}/close",
-        )
-        .await?;
+        writes.push((req(Layer::Connections), vec![f], what));
     }
-    write_case(&state, &caller, &closed, "POST /api/cases/{id}/close").await?;
+    state
+        .snapshot
+        .write_layers(state.store.as_ref(), writes)
+        .await?;
     Ok(Json(case_json(&state, &closed, now())))
 }
 

@@ -66,9 +66,30 @@ impl From<crate::store::StoreError> for HttpError {
                     retry_after: 5,
                 }
             }
-            None => HttpError::Internal(e.to_string()),
+            None => match refused(&e) {
+                Some(message) => HttpError::Unprocessable(format!(
+                    "the registry refused the write: {message}; nothing was changed"
+                )),
+                None => HttpError::Internal(e.to_string()),
+            },
         }
     }
+}
+
+/// The database's own message when a rule in it refused a write: a constraint or a
+/// trigger another program added (SQLite's constraint codes, whose low byte is 19;
+/// PostgreSQL's `P0001` raised exceptions and class `23` integrity violations). The write
+/// was rolled back whole; the client is told why, not "internal error".
+fn refused(e: &crate::store::StoreError) -> Option<String> {
+    use crate::store::StoreError;
+    let StoreError::Db(sqlx::Error::Database(d)) = e else {
+        return None;
+    };
+    let code = d.code();
+    let code = code.as_deref().unwrap_or("");
+    let sqlite = code.parse::<i32>().is_ok_and(|c| c & 0xff == 19);
+    let pg = code == "P0001" || code.starts_with("23");
+    (sqlite || pg).then(|| d.message().to_string())
 }
 
 /// What to say when a store error means "busy or unreachable, try again", else `None`.

@@ -189,11 +189,15 @@ pub fn spec() -> serde_json::Value {
             "responses": {
                 ok: {"description": "the answer", "content": {media_type(route.path): {}}},
                 "400": error, "404": error, "405": error, "408": error, "413": error,
-                "414": error, "431": error, "503": error,
+                "414": error, "422": error, "431": error, "503": error,
             },
         });
         if route.path == "/api/inspections" {
             op["responses"]["200"] = serde_json::json!({"description": "the same inspection again, updated", "content": {"application/json": {}}});
+        }
+        if route.path == "/api/report" {
+            // `format=csv` answers the same report as CSV.
+            op["responses"]["200"] = serde_json::json!({"description": "the report", "content": {"application/json": {}, "text/csv": {}}});
         }
         if route.path.ends_with("/import") {
             // An upload's file can be refused as a whole (422) besides the form's errors.

@@ -526,6 +526,23 @@ impl SnapshotHandle {
         Ok(summary)
     }
 
+    /// Writes features to several layers in one transaction, then reloads those layers:
+    /// a write that must land whole or not at all (a case closed as eliminated with its
+    /// connection's new status). A write that fails leaves the snapshot as it was.
+    pub async fn write_layers(
+        &self,
+        store: &dyn Store,
+        writes: Vec<(crate::store::WriteRequest, Vec<Feature>, serde_json::Value)>,
+    ) -> Result<Vec<crate::store::WriteSummary>> {
+        let _in_commit_order = self.reloading.lock().await;
+        let layers: Vec<Layer> = writes.iter().map(|(r, _, _)| r.layer).collect();
+        let summaries = crate::store::write_all_layers(store, writes).await?;
+        for layer in layers {
+            self.reload_layer_locked(store, layer).await?;
+        }
+        Ok(summaries)
+    }
+
     /// Loads a first snapshot from a store, remembering the change numbers read before
     /// it, so a watcher started later misses no write committed meanwhile.
     pub async fn load(store: &dyn Store) -> Result<Self> {

@@ -38,8 +38,15 @@ impl Town {
                 if (200..300).contains(&status) {
                     Ok(v)
                 } else {
-                    assert_eq!(status, 400, "{path}: {v}");
-                    Err(v["error"].as_str().unwrap_or_default().to_string())
+                    let e = v["error"].as_str().unwrap_or_default().to_string();
+                    // Bad input is a 400; a write the store's own rules refuse is a 422.
+                    let expected = if e.contains("refused the write") {
+                        422
+                    } else {
+                        400
+                    };
+                    assert_eq!(status, expected, "{path}: {v}");
+                    Err(e)
                 }
             }
             Via::Cli => {
@@ -385,6 +392,60 @@ pub async fn scripted_year(kind: &str, via: Via) {
         let t = &t;
         async move { t.post(&path, &["case", "close", &id], body).await }
     };
+    // First with the connection's new status refused by the store (a rule another
+    // program added): the case and the connection are one transaction, so the case
+    // stays open and the connection keeps its status.
+    let eliminated = json!({"closure": "eliminated", "on": "2026-06-04", "by": "Town Engineer",
+        "notes": "sewage lateral cut and capped at the catch basin, dye test clean", "connection_id": "C-SEW"});
+    let status_of_sew = |url: String| async move {
+        let store = ms4::store::open(&url).await.unwrap();
+        let conns = store
+            .features(ms4::domain::Layer::Connections)
+            .await
+            .unwrap();
+        let c = conns
+            .iter()
+            .find(|f| f.id == "C-SEW")
+            .expect("C-SEW stored");
+        format!("{:?}", c.get(ms4::domain::Layer::Connections, "status"))
+    };
+    let sew_before = status_of_sew(url.clone()).await;
+    let refuse = match kind {
+        "sqlite" => "CREATE TRIGGER refuse_removed_i BEFORE INSERT ON connections WHEN NEW.status = 'removed' \
+             BEGIN SELECT RAISE(ABORT, 'removal is refused'); END; \
+             CREATE TRIGGER refuse_removed_u BEFORE UPDATE ON connections WHEN NEW.status = 'removed' \
+             BEGIN SELECT RAISE(ABORT, 'removal is refused'); END;",
+        _ => "CREATE FUNCTION refuse_removed() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN \
+             IF NEW.status = 'removed' THEN RAISE EXCEPTION 'removal is refused'; END IF; \
+             RETURN NEW; END $$; \
+             CREATE TRIGGER refuse_removed BEFORE INSERT OR UPDATE ON connections FOR EACH ROW \
+             EXECUTE FUNCTION refuse_removed();",
+    };
+    store_sql(kind, dir.path(), &url, refuse);
+    let refused = close(case, eliminated.clone()).await.unwrap_err();
+    assert!(refused.contains("removal is refused"), "{refused}");
+    let still = t
+        .get(&format!("/api/cases/{case}"), &[], &["case", "show", case])
+        .await;
+    let still: Value = serde_json::from_str(&still).unwrap();
+    assert_eq!(
+        still["status"], "open",
+        "{kind} {via:?}: the case closed without its connection"
+    );
+    assert_eq!(
+        status_of_sew(url.clone()).await,
+        sew_before,
+        "{kind} {via:?}"
+    );
+    store_sql(
+        kind,
+        dir.path(),
+        &url,
+        match kind {
+            "sqlite" => "DROP TRIGGER refuse_removed_i; DROP TRIGGER refuse_removed_u;",
+            _ => "DROP TRIGGER refuse_removed ON connections; DROP FUNCTION refuse_removed();",
+        },
+    );
     let closed = close(case, json!({"closure": "eliminated", "on": "2026-06-04", "by": "Town Engineer",
         "notes": "sewage lateral cut and capped at the catch basin, dye test clean", "connection_id": "C-SEW"}))
         .await
@@ -578,4 +639,23 @@ pub async fn scripted_year(kind: &str, via: Via) {
             assert_eq!(v["features"].as_array().unwrap().len(), 2, "{v}");
         }
     }
+}
+
+/// Runs SQL on the registry as another program would (sqlite3 or psql).
+fn store_sql(kind: &str, dir: &std::path::Path, url: &str, sql: &str) {
+    let out = match kind {
+        "sqlite" => std::process::Command::new("sqlite3")
+            .arg(dir.join("registry.gpkg"))
+            .arg(sql)
+            .output(),
+        _ => std::process::Command::new("psql")
+            .args(["-v", "ON_ERROR_STOP=1", "-q", url, "-c", sql])
+            .output(),
+    }
+    .unwrap();
+    assert!(
+        out.status.success(),
+        "{sql}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
