@@ -74,7 +74,10 @@ export class Queue {
 
   /** Puts an inspection in the queue, with a new idempotency key; returns the entry. */
   async add(body: Record<string, unknown>, photos: QueuedPhoto[] = [], key = newKey()): Promise<Entry> {
-    const e: Entry = { key, body, photos, queuedAt: Date.now(), state: 'waiting' };
+    // Strictly after every entry waiting: two recorded in the same millisecond still go
+    // in the order they were recorded (the key, random, cannot break the tie).
+    const latest = (await this.all()).reduce((m, x) => Math.max(m, x.queuedAt), 0);
+    const e: Entry = { key, body, photos, queuedAt: Math.max(Date.now(), latest + 1), state: 'waiting' };
     await done((await this.tx('readwrite')).put(e));
     this.onChange();
     return e;

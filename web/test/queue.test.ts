@@ -1,6 +1,12 @@
 import 'fake-indexeddb/auto';
+// @ts-expect-error: the page's project has no Node types; only these tests run in Node.
+import { webcrypto } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { Queue, type Sender } from '../src/queue';
+
+// Node 18 (Debian 12's) has Web Crypto as node:crypto's webcrypto only, not as the global
+// a browser has.
+if (!globalThis.crypto) Object.defineProperty(globalThis, 'crypto', { value: webcrypto });
 
 /** A server that remembers idempotency keys, as ms4 serve does. */
 function server(opts: { failFirst?: number; refuse?: (body: any) => string | null; dropAnswers?: number } = {}) {
