@@ -10,7 +10,7 @@ use crate::answer::Ask;
 use crate::domain::{Feature, Layer};
 use crate::http::inspections::{to_feature, NewInspection};
 use crate::http::Caller;
-use crate::idde::case::{all_cases, check_action, close, next_case_id};
+use crate::idde::case::{all_cases, check_action, close, closing_writes, next_case_id};
 use crate::idde::deadlines::case_deadlines;
 use crate::idde::open::{from_connections, open_case, OpenCase};
 use crate::idde::{Action, Case, Closing};
@@ -256,17 +256,7 @@ pub(super) async fn run(store_url: &str, a: CaseArgs) -> anyhow::Result<()> {
             }
             let (closed, conn) = close(&snap, &case, &c, today()).map_err(|e| anyhow!("{e}"))?;
             // The case and its connection's new status in one transaction.
-            let what = serde_json::json!({ "source": "ms4 case close" });
-            let req = |layer| WriteRequest {
-                layer,
-                mode: WriteMode::Upsert,
-                actor: default_actor(),
-                source: "cli".into(),
-            };
-            let mut writes = vec![(req(Layer::Cases), vec![closed.to_feature()], what.clone())];
-            if let Some(f) = conn {
-                writes.push((req(Layer::Connections), vec![f], what));
-            }
+            let writes = closing_writes(&closed, conn, &default_actor(), "cli", "ms4 case close");
             crate::store::write_all_layers(s, writes).await?;
             print(&closed, now)
         }

@@ -20,7 +20,7 @@ use super::extract::{Body, Params};
 use super::{AppState, Caller, HttpError};
 use crate::answer::{self, Ask};
 use crate::domain::Layer;
-use crate::idde::case::{all_cases, check_action, close, next_case_id};
+use crate::idde::case::{all_cases, check_action, close, closing_writes, next_case_id};
 use crate::idde::deadlines::{all_deadlines, case_deadlines, parse_as_of};
 use crate::idde::open::{from_connections, open_case, OpenCase};
 use crate::idde::{Action, Case, Closing, FieldError};
@@ -275,17 +275,13 @@ async fn close_case(
     // The case and its connection's new status in one transaction: a case says
     // eliminated only with the connection's record saying so, and neither without the
     // other.
-    let what = serde_json::json!({ "source": "POST /api/cases/{id}/close" });
-    let req = |layer| WriteRequest {
-        layer,
-        mode: WriteMode::Upsert,
-        actor: caller.subject.clone(),
-        source: "api".into(),
-    };
-    let mut writes = vec![(req(Layer::Cases), vec![closed.to_feature()], what.clone())];
-    if let Some(f) = connection {
-        writes.push((req(Layer::Connections), vec![f], what));
-    }
+    let writes = closing_writes(
+        &closed,
+        connection,
+        &caller.subject,
+        "api",
+        "POST /api/cases/{id}/close",
+    );
     state
         .snapshot
         .write_layers(state.store.as_ref(), writes)

@@ -483,3 +483,27 @@ pub fn close(
     }
     Ok((next, connection))
 }
+
+/// The writes that close a case: the closed case and, when it was eliminated, its
+/// connection's new status, to be committed in one transaction, so a case never says
+/// eliminated without the connection's record saying so.
+pub fn closing_writes(
+    closed: &Case,
+    connection: Option<Feature>,
+    actor: &str,
+    source: &str,
+    what: &str,
+) -> Vec<(crate::store::WriteRequest, Vec<Feature>, serde_json::Value)> {
+    let report = serde_json::json!({ "source": what });
+    let req = |layer| crate::store::WriteRequest {
+        layer,
+        mode: crate::store::WriteMode::Upsert,
+        actor: actor.to_string(),
+        source: source.to_string(),
+    };
+    let mut writes = vec![(req(Layer::Cases), vec![closed.to_feature()], report.clone())];
+    if let Some(f) = connection {
+        writes.push((req(Layer::Connections), vec![f], report));
+    }
+    writes
+}
