@@ -120,6 +120,7 @@ async fn tile(
 ) -> Result<Response, HttpError> {
     let snap = state.snapshot.current();
     let generation = state.tiles.generations.of(&snap);
+    let seq = snap.seq;
     let today = chrono::Local::now().date_naive();
     // "overdue" turns with the day: the day is part of the tile's identity.
     let etag = format!("\"{generation}.{today}.{set}.{}.{}.{}\"", t.z, t.x, t.y);
@@ -177,7 +178,7 @@ async fn tile(
     // Kept under the generation its snapshot was named when the request began: the tile
     // was rendered from that very snapshot.
     let bytes = bytes::Bytes::from(bytes);
-    keep.put(&generation, today, set, t, bytes.clone());
+    keep.put(&generation, seq, today, set, t, bytes.clone());
     let mut r = (
         [(header::CONTENT_TYPE, HeaderValue::from_static(MVT))],
         bytes,

@@ -26,8 +26,10 @@ pub struct TileCache {
 
 #[derive(Default)]
 struct Held {
-    // The generation and day the tiles below were rendered for.
+    // The generation and day the tiles below were rendered for, and the snapshot's
+    // sequence number (which of two snapshots is newer).
     generation: String,
+    seq: u64,
     day: Option<chrono::NaiveDate>,
     tiles: HashMap<Key, Bytes>,
     bytes: usize,
@@ -64,12 +66,14 @@ impl TileCache {
         held.tiles.get(&(set, t.z, t.x, t.y)).cloned()
     }
 
-    /// Keeps a tile rendered for `generation` on `day`. Tiles of any other generation or
-    /// day are dropped first; once the budget is spent, further tiles are not kept (the
-    /// ones kept are those asked for first, usually the low zooms every view needs).
+    /// Keeps a tile rendered for `generation` (the snapshot numbered `seq`) on `day`. Tiles
+    /// of any other generation or day are dropped first; once the budget is spent, further
+    /// tiles are not kept (the ones kept are those asked for first, usually the low zooms
+    /// every view needs).
     pub fn put(
         &self,
         generation: &str,
+        seq: u64,
         day: chrono::NaiveDate,
         set: &'static str,
         t: TileId,
@@ -81,13 +85,13 @@ impl TileCache {
         let mut held = self.inner.lock().unwrap_or_else(|p| p.into_inner());
         if held.generation != generation || held.day != Some(day) {
             // A request still holding the snapshot before the current one must not push
-            // out the current one's tiles: only a newer name replaces them. Names are
-            // "<boot>-<counter>", the counter growing with each snapshot.
-            if !newer(generation, &held.generation) && held.day == Some(day) {
+            // out the current one's tiles: only a newer snapshot replaces them.
+            if seq <= held.seq && held.day == Some(day) {
                 return;
             }
             *held = Held {
                 generation: generation.to_string(),
+                seq,
                 day: Some(day),
                 ..Held::default()
             };
@@ -106,16 +110,6 @@ impl TileCache {
     }
 }
 
-/// Whether generation name `a` is newer than `b` (an empty `b` is older than anything).
-fn newer(a: &str, b: &str) -> bool {
-    let counter = |s: &str| s.rsplit('-').next().and_then(|c| c.parse::<u64>().ok());
-    match (counter(a), counter(b)) {
-        (Some(x), Some(y)) => x > y,
-        (_, None) => true,
-        _ => false,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -131,7 +125,7 @@ mod tests {
     #[test]
     fn a_tile_is_served_only_for_its_generation_and_day() {
         let c = TileCache::default();
-        c.put("b-1", day(1), "all", tile(3), Bytes::from_static(b"one"));
+        c.put("b-1", 1, day(1), "all", tile(3), Bytes::from_static(b"one"));
         assert_eq!(c.get("b-1", day(1), "all", tile(3)).unwrap(), "one");
         assert!(c.get("b-2", day(1), "all", tile(3)).is_none());
         assert!(c.get("b-1", day(2), "all", tile(3)).is_none());
@@ -142,12 +136,33 @@ mod tests {
     #[test]
     fn a_newer_generation_drops_the_older_tiles_and_an_older_one_is_not_kept() {
         let c = TileCache::default();
-        c.put("b-9", day(1), "all", tile(1), Bytes::from_static(b"nine"));
-        c.put("b-10", day(1), "all", tile(2), Bytes::from_static(b"ten"));
+        c.put(
+            "b-9",
+            9,
+            day(1),
+            "all",
+            tile(1),
+            Bytes::from_static(b"nine"),
+        );
+        c.put(
+            "b-10",
+            10,
+            day(1),
+            "all",
+            tile(2),
+            Bytes::from_static(b"ten"),
+        );
         assert!(c.get("b-9", day(1), "all", tile(1)).is_none());
         assert_eq!(c.size(), (1, 3));
         // A late request rendered from snapshot 9 does not evict 10's tiles.
-        c.put("b-9", day(1), "all", tile(1), Bytes::from_static(b"nine"));
+        c.put(
+            "b-9",
+            9,
+            day(1),
+            "all",
+            tile(1),
+            Bytes::from_static(b"nine"),
+        );
         assert_eq!(c.get("b-10", day(1), "all", tile(2)).unwrap(), "ten");
         assert!(c.get("b-9", day(1), "all", tile(1)).is_none());
     }
@@ -155,11 +170,11 @@ mod tests {
     #[test]
     fn the_budget_is_never_exceeded_and_zero_keeps_nothing() {
         let c = TileCache::with_budget(10);
-        c.put("b-1", day(1), "all", tile(1), Bytes::from(vec![0u8; 6]));
-        c.put("b-1", day(1), "all", tile(2), Bytes::from(vec![0u8; 6]));
+        c.put("b-1", 1, day(1), "all", tile(1), Bytes::from(vec![0u8; 6]));
+        c.put("b-1", 1, day(1), "all", tile(2), Bytes::from(vec![0u8; 6]));
         assert_eq!(c.size(), (1, 6));
         let none = TileCache::with_budget(0);
-        none.put("b-1", day(1), "all", tile(1), Bytes::from_static(b"x"));
+        none.put("b-1", 1, day(1), "all", tile(1), Bytes::from_static(b"x"));
         assert_eq!(none.size(), (0, 0));
     }
 }
