@@ -290,5 +290,60 @@ async fn a_posted_inspection_is_in_the_answers_and_items_at_once_with_a_long_his
         let (s, all) = get(format!("{b}/collections/inspections/items?limit=1")).await;
         assert_eq!(s, 200);
         assert_eq!(all["numberMatched"], HISTORY + 1, "{kind}");
+
+        // A device's inspection sent twice with its Idempotency-Key is stored once, the
+        // second answer replaying the first; the key is kept with the inspection, so a
+        // server started afterwards knows it too, and refuses it for another inspection.
+        let yesterday = today - chrono::Days::new(1);
+        let post = |server_base: String, day: NaiveDate, key: &'static str| {
+            let c = c.clone();
+            let t = t.clone();
+            let asset = of.id.clone();
+            async move {
+                let r = c
+                    .post(format!("{server_base}/api/inspections"))
+                    .bearer_auth(&t)
+                    .header("Idempotency-Key", key)
+                    .json(&json!({"asset_id": asset, "inspected_on": day.to_string(),
+                                  "kind": "dry_weather_screening", "result": "pass"}))
+                    .send()
+                    .await
+                    .unwrap();
+                let s = r.status().as_u16();
+                (s, r.json::<serde_json::Value>().await.unwrap())
+            }
+        };
+        let (s, first) = post(b.clone(), yesterday, "device-7-0001").await;
+        assert_eq!(s, 201, "{kind}: {first}");
+        assert_eq!(first.get("replayed"), None, "{kind}");
+        let (s, again) = post(b.clone(), yesterday, "device-7-0001").await;
+        assert_eq!(
+            (s, &again["replayed"]),
+            (201, &json!(true)),
+            "{kind}: {again}"
+        );
+        assert_eq!(
+            again["inspection"]["id"], first["inspection"]["id"],
+            "{kind}"
+        );
+        let (_, list) = get(format!("{b}/api/assets/{}/inspections", of.id)).await;
+        assert_eq!(list["inspections"].as_array().unwrap().len(), 2, "{kind}");
+        drop(server);
+        let server = serve(&reg.url, &[]);
+        let (s, after) = post(server.base.clone(), yesterday, "device-7-0001").await;
+        assert_eq!(
+            (s, &after["replayed"]),
+            (201, &json!(true)),
+            "{kind}: {after}"
+        );
+        let other_day = today - chrono::Days::new(2);
+        let (s, clash) = post(server.base.clone(), other_day, "device-7-0001").await;
+        assert_eq!(s, 422, "{kind}: {clash}");
+        let (_, all) = get(format!(
+            "{}/collections/inspections/items?limit=1",
+            server.base
+        ))
+        .await;
+        assert_eq!(all["numberMatched"], HISTORY + 2, "{kind}");
     }
 }

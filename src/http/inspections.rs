@@ -14,6 +14,7 @@ use super::extract::Body;
 use super::{AppState, Caller, HttpError};
 use crate::domain::{Feature, Layer, Value};
 use crate::spatial::query::FACILITY_LAYERS;
+use crate::spatial::snapshot::IDEMPOTENCY_KEY;
 use crate::store::{WriteMode, WriteRequest};
 
 pub(super) fn read_router() -> Router<AppState> {
@@ -70,10 +71,6 @@ pub struct Position {
     /// Latitude, degrees.
     pub lat: f64,
 }
-
-/// The property an inspection's `Idempotency-Key` is kept in: stored with it, so a key
-/// is honoured after a restart too.
-const IDEMPOTENCY_KEY: &str = "idempotency_key";
 
 fn bad(field: &str, msg: impl std::fmt::Display) -> HttpError {
     HttpError::BadRequest(format!("{field}: {msg}"))
@@ -237,12 +234,7 @@ async fn create(
         state.profile.idde.dry_weather_hours,
     )?;
     if let Some(k) = &key {
-        let seen = snap
-            .layer(Layer::Inspections)
-            .features
-            .iter()
-            .find(|g| g.extra.get(IDEMPOTENCY_KEY).and_then(|v| v.as_str()) == Some(k));
-        if let Some(first) = seen {
+        if let Some(first) = snap.inspection_with_key(k) {
             if first.id != f.id {
                 return Err(HttpError::Unprocessable(format!(
                     "Idempotency-Key: {k:?} was used for inspection {:?}, not this one",
@@ -300,17 +292,10 @@ fn inspection_json(f: &Feature) -> serde_json::Value {
 
 /// Inspections of these assets, newest first.
 fn listed(snap: &crate::spatial::Snapshot, assets: &[&str]) -> Vec<serde_json::Value> {
-    let set: std::collections::HashSet<&str> = assets.iter().copied().collect();
-    let mut v: Vec<&Feature> = snap
-        .layer(Layer::Inspections)
-        .features
-        .iter()
-        .filter(|f| {
-            f.get(Layer::Inspections, "asset_id")
-                .as_str()
-                .is_some_and(|a| set.contains(a))
-        })
-        .collect();
+    let mut v: Vec<&Feature> = assets.iter().flat_map(|a| snap.inspections_of(a)).collect();
+    // An asset named twice lists its inspections once.
+    v.sort_by(|a, b| a.id.cmp(&b.id));
+    v.dedup_by(|a, b| a.id == b.id);
     let date = |f: &Feature| match f.get(Layer::Inspections, "inspected_on") {
         Value::Date(d) => Some(*d),
         _ => None,

@@ -8,6 +8,7 @@
 //! cost does not grow with the layer's history.
 
 mod features;
+mod inspections;
 mod sharded;
 
 use std::collections::HashMap;
@@ -15,6 +16,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
 pub use features::Features;
+use inspections::InspectionIndex;
+pub use inspections::IDEMPOTENCY_KEY;
 use sharded::ShardedMap;
 
 use geo_types::Geometry;
@@ -167,9 +170,10 @@ pub struct Snapshot {
     // Each layer behind its own Arc, so a write to one layer (an inspection) makes a new
     // snapshot that shares every other layer instead of reloading the registry.
     layers: HashMap<Layer, Arc<LayerIndex>>,
-    /// The latest inspection date of each asset, derived once per snapshot because every
-    /// nearby answer and inspection list asks for it (and kept up by each inspection).
-    last_inspection: ShardedMap<chrono::NaiveDate>,
+    /// Each asset's latest inspection and inspections, and the idempotency keys seen,
+    /// derived once per snapshot because every nearby answer, card and inspection POST
+    /// asks for them (and kept up by each inspection written through the handle).
+    inspections: InspectionIndex,
     /// The pollutants each water is listed for, derived once: receiving-water answers ask
     /// for every water of every parcel.
     pollutants: Arc<rustc_hash::FxHashMap<String, Vec<String>>>,
@@ -222,7 +226,7 @@ impl Snapshot {
         unreadable: HashMap<Layer, Arc<Vec<UnreadableRow>>>,
     ) -> Self {
         Snapshot {
-            last_inspection: last_inspections(&layers[&Layer::Inspections]),
+            inspections: InspectionIndex::build(&layers[&Layer::Inspections]),
             pollutants: Arc::new(pollutants_of(&layers[&Layer::Impairments])),
             meta,
             layers,
@@ -237,27 +241,10 @@ impl Snapshot {
     /// inspection of each asset an inspection names, the pollutants of each water.
     pub fn with_upserts(&self, layer: Layer, upserts: Vec<Feature>) -> Self {
         let old = &self.layers[&layer];
-        let mut last_inspection = self.last_inspection.clone();
-        let mut recount = false;
-        if layer == Layer::Inspections {
-            for f in &upserts {
-                // An inspection moved to another asset or an earlier day may have been
-                // its asset's latest: count again (a POST never does this; its id is
-                // the asset, day and kind).
-                if old
-                    .get(&f.id)
-                    .is_some_and(|o| inspection_key(o) != inspection_key(f))
-                {
-                    recount = true;
-                }
-                if let Some((asset, day)) = inspection_key(f) {
-                    let e = last_inspection.entry_or_insert(asset, day);
-                    if day > *e {
-                        *e = day;
-                    }
-                }
-            }
-        }
+        let derived = match layer {
+            Layer::Inspections => self.inspections.with_upserts(old, &upserts),
+            _ => Some(self.inspections.clone()),
+        };
         let mut unreadable = self.unreadable.clone();
         if let Some(rows) = self.unreadable.get(&layer) {
             // A row written again is readable now.
@@ -275,9 +262,10 @@ impl Snapshot {
             }
         }
         let next = Arc::new(old.with_upserts(upserts));
-        if recount {
-            last_inspection = last_inspections(&next);
-        }
+        // An inspection moved to another asset, day or key may have been what the index
+        // said of its old one: index again (a POST never does this; its id is the asset,
+        // day and kind).
+        let inspections = derived.unwrap_or_else(|| InspectionIndex::build(&next));
         let pollutants = if layer == Layer::Impairments {
             Arc::new(pollutants_of(&next))
         } else {
@@ -288,7 +276,7 @@ impl Snapshot {
         Snapshot {
             meta: self.meta.clone(),
             layers,
-            last_inspection,
+            inspections,
             pollutants,
             unreadable,
             seq: next_seq(),
@@ -318,9 +306,9 @@ impl Snapshot {
             unreadable.insert(layer, Arc::new(rows.unreadable));
         }
         // Only what is derived from this layer is derived again.
-        let last_inspection = match layer {
-            Layer::Inspections => last_inspections(&index),
-            _ => self.last_inspection.clone(),
+        let inspections = match layer {
+            Layer::Inspections => InspectionIndex::build(&index),
+            _ => self.inspections.clone(),
         };
         let pollutants = match layer {
             Layer::Impairments => Arc::new(pollutants_of(&index)),
@@ -330,7 +318,7 @@ impl Snapshot {
         Snapshot {
             meta: self.meta.clone(),
             layers,
-            last_inspection,
+            inspections,
             pollutants,
             unreadable,
             seq: next_seq(),
@@ -375,7 +363,22 @@ impl Snapshot {
 
     /// The date of an asset's latest inspection, if it has one.
     pub fn last_inspection(&self, asset_id: &str) -> Option<chrono::NaiveDate> {
-        self.last_inspection.get(asset_id).copied()
+        self.inspections.last(asset_id)
+    }
+
+    /// An asset's inspections, in the order the layer holds them.
+    pub fn inspections_of(&self, asset_id: &str) -> impl Iterator<Item = &Feature> {
+        let layer = self.layer(Layer::Inspections);
+        self.inspections
+            .of_asset(asset_id)
+            .iter()
+            .filter_map(move |id| layer.get(id))
+    }
+
+    /// The inspection stored with this `Idempotency-Key`, if any.
+    pub fn inspection_with_key(&self, key: &str) -> Option<&Feature> {
+        self.layer(Layer::Inspections)
+            .get(self.inspections.by_key(key)?)
     }
 
     /// The pollutants a water is listed for in the impairments table (sorted; empty when none).
@@ -387,34 +390,6 @@ impl Snapshot {
     pub fn geometry(&self, layer: Layer, id: &str) -> Option<&Geometry<f64>> {
         self.layer(layer).get(id)?.geom.as_ref()
     }
-}
-
-/// The asset and day an inspection is of.
-fn inspection_key(i: &Feature) -> Option<(&str, chrono::NaiveDate)> {
-    match (
-        i.get(Layer::Inspections, "asset_id").as_str(),
-        i.get(Layer::Inspections, "inspected_on"),
-    ) {
-        (Some(asset), crate::domain::Value::Date(d)) => Some((asset, *d)),
-        _ => None,
-    }
-}
-
-fn last_inspections(inspections: &LayerIndex) -> ShardedMap<chrono::NaiveDate> {
-    let mut latest: rustc_hash::FxHashMap<&str, chrono::NaiveDate> = Default::default();
-    for i in &inspections.features {
-        let Some((asset, d)) = inspection_key(i) else {
-            continue;
-        };
-        let e = latest.entry(asset).or_insert(d);
-        if d > *e {
-            *e = d;
-        }
-    }
-    latest
-        .into_iter()
-        .map(|(a, d)| (a.to_string(), d))
-        .collect()
 }
 
 fn pollutants_of(impairments: &LayerIndex) -> rustc_hash::FxHashMap<String, Vec<String>> {
