@@ -12,6 +12,8 @@ mod common;
 mod export_types;
 #[path = "networks/formats.rs"]
 mod formats;
+#[path = "networks/missing_values.rs"]
+mod missing_values;
 #[path = "networks/nearby.rs"]
 mod nearby;
 #[path = "networks/quality.rs"]
