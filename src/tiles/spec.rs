@@ -224,7 +224,12 @@ pub static TILE_LAYERS: [TileLayer; 14] = [
     TileLayer {
         layer: Layer::Structures,
         minzoom: 14,
-        fields: &[ID, s("structure_type", "headwall, junction box, ..."), STATUS, OWNER],
+        fields: &[
+            ID,
+            s("structure_type", "headwall, junction box, ..."),
+            STATUS,
+            OWNER,
+        ],
     },
     TileLayer {
         layer: Layer::Outfalls,

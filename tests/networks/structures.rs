@@ -14,7 +14,13 @@ fn load(kind: &str) -> (String, tempfile::TempDir) {
     };
     run_ok(
         &url,
-        &["init", "--jurisdiction", "north-castle-ny", "--crs", "EPSG:2260"],
+        &[
+            "init",
+            "--jurisdiction",
+            "north-castle-ny",
+            "--crs",
+            "EPSG:2260",
+        ],
     );
     let s = net("structures.structures.geojson");
     let out = run_ok(
@@ -26,7 +32,10 @@ fn load(kind: &str) -> (String, tempfile::TempDir) {
             "kind=structures:'structure';smps:'smp';outfalls:'outfall';catch_basins:'catch_basin'",
         ],
     );
-    assert!(out.contains("structures"), "the report names the layer: {out}");
+    assert!(
+        out.contains("structures"),
+        "the report names the layer: {out}"
+    );
     let p = net("structures.pipes.geojson");
     run_ok(&url, &["import", "pipes", p.to_str().unwrap()]);
     (url, dir)
@@ -57,7 +66,10 @@ fn pipes_ending_on_a_headwall_or_junction_box_are_not_dangling() {
         assert_eq!(s["parts_without_outfall"], 0, "{kind}: {s}");
         // The layer is listed, kept with its type, and exported like the other layers.
         let list = run_ok(&url, &["list", "structures"]);
-        assert!(list.contains("HW-1") && list.contains("JB-1"), "{kind}: {list}");
+        assert!(
+            list.contains("HW-1") && list.contains("JB-1"),
+            "{kind}: {list}"
+        );
         let f = _dir.path().join("structures.geojson");
         run_ok(&url, &["export", "structures", f.to_str().unwrap()]);
         let v: serde_json::Value =
@@ -94,7 +106,13 @@ fn without_the_structures_layer_the_headwall_end_dangles() {
     let url = format!("sqlite://{}", dir.path().join("r.gpkg").display());
     run_ok(
         &url,
-        &["init", "--jurisdiction", "north-castle-ny", "--crs", "EPSG:2260"],
+        &[
+            "init",
+            "--jurisdiction",
+            "north-castle-ny",
+            "--crs",
+            "EPSG:2260",
+        ],
     );
     let s = net("structures.structures.geojson");
     run_ok(
@@ -110,8 +128,15 @@ fn without_the_structures_layer_the_headwall_end_dangles() {
     run_ok(&url, &["import", "pipes", p.to_str().unwrap()]);
     let r = check(&url);
     assert_eq!(r["summary"]["dangling_ends"], 1, "{}", r["summary"]);
-    assert_eq!(r["dangling_ends"][0]["pipe"], "P-0", "{}", r["dangling_ends"]);
-    assert_eq!(r["summary"]["junctions"], 1, "P-2 and P-3 meet at JB-1's place");
+    assert_eq!(
+        r["dangling_ends"][0]["pipe"], "P-0",
+        "{}",
+        r["dangling_ends"]
+    );
+    assert_eq!(
+        r["summary"]["junctions"], 1,
+        "P-2 and P-3 meet at JB-1's place"
+    );
 }
 
 #[test]
@@ -122,7 +147,9 @@ fn a_trace_passes_through_an_smp_and_the_other_structures() {
         assert_eq!(down["outfalls"][0]["outfall"], "OF-1", "{kind}: {down}");
         assert_eq!(
             down["outfalls"][0]["path"],
-            serde_json::json!(["HW-1", "P-0", "CB-1", "P-1", "SMP-1", "P-2", "JB-1", "P-3", "OF-1"]),
+            serde_json::json!([
+                "HW-1", "P-0", "CB-1", "P-1", "SMP-1", "P-2", "JB-1", "P-3", "OF-1"
+            ]),
             "{kind}: {down}"
         );
         let up = trace(&url, "OF-1", "upstream");
@@ -158,7 +185,12 @@ async fn the_structures_layer_is_served_as_ogc_features() {
             .as_array()
             .unwrap_or_else(|| panic!("{kind}: {v}"))
             .iter()
-            .map(|f| f["id"].as_str().or(f["properties"]["asset_id"].as_str()).unwrap())
+            .map(|f| {
+                f["id"]
+                    .as_str()
+                    .or(f["properties"]["asset_id"].as_str())
+                    .unwrap()
+            })
             .collect();
         ids.sort();
         assert_eq!(ids, ["HW-1", "JB-1"], "{kind}: {v}");
