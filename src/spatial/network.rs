@@ -35,6 +35,8 @@ mod trace;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_synth;
 
 use std::fmt;
 use std::str::FromStr;
