@@ -95,3 +95,44 @@ fn county_build_time_and_size() {
         report.summary
     );
 }
+
+/// Structures upstream of the outfall that drains the most, with its id.
+fn largest_shed(layers: &std::collections::BTreeMap<Layer, Vec<Feature>>) -> (String, usize) {
+    let net = synthetic_network(layers);
+    layers[&Layer::Outfalls]
+        .iter()
+        .map(|o| {
+            let n = net
+                .trace(&o.id, Direction::Upstream)
+                .unwrap()
+                .structures
+                .len();
+            (o.id.clone(), n)
+        })
+        .max_by_key(|(_, n)| *n)
+        .unwrap()
+}
+
+#[test]
+fn the_trunk_main_drains_the_district_and_the_most() {
+    let layers = crate::synth::generate(&crate::synth::SynthOptions::new(10_000, 7));
+    let (id, n) = largest_shed(&layers);
+    assert_eq!(id, "OF-T00001");
+    let structures = layers[&Layer::CatchBasins].len() + layers[&Layer::Manholes].len();
+    // Two of the town's four streams at this size, both banks, every street.
+    assert!(
+        n * 4 > structures && n * 2 < structures,
+        "{n} of {structures}"
+    );
+}
+
+/// The largest outfall of a county drains at least 10,000 structures:
+/// `cargo test --lib spatial::network::tests_synth::county_trunk -- --ignored --nocapture`
+#[test]
+#[ignore]
+fn county_trunk_drains_at_least_ten_thousand_structures() {
+    let layers = crate::synth::generate(&crate::synth::SynthOptions::new(1_000_000, 7));
+    let (id, n) = largest_shed(&layers);
+    println!("{id}: {n} structures upstream");
+    assert!(n >= 10_000, "{id}: {n}");
+}
