@@ -406,10 +406,13 @@ fn catch_basin(
     emit_pipe(lay, pipe, &mut rng, out, ids);
 }
 
-/// Moves a pipe end by up to a foot each way, as a digitiser would.
+/// Moves a pipe end by up to a foot, as a digitiser would: 0.7 ft at most each way, so
+/// every end stays within the profiles' 1 ft snap tolerance of its structure (up to a
+/// foot each way put a fifth of them beyond it, which cut the long interceptors of the
+/// trunk district short).
 fn jitter(pt: &mut (f64, f64), rng: &mut SmallRng) {
-    pt.0 += rng.gen_range(-1.0..1.0);
-    pt.1 += rng.gen_range(-1.0..1.0);
+    pt.0 += 0.7 * rng.gen_range(-1.0..1.0);
+    pt.1 += 0.7 * rng.gen_range(-1.0..1.0);
 }
 
 /// A catch basin or manhole.
