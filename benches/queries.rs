@@ -63,7 +63,9 @@ async fn run() {
         return;
     };
     let mut u = url::Url::parse(&base).unwrap();
-    u.set_path(&format!("ms4_bench_county_{parcels}"));
+    // `v2`: the synthetic town with its trunk district (a registry of older data, and its
+    // `bench_edges`, is not reused).
+    u.set_path(&format!("ms4_bench_county_v2_{parcels}"));
     let pg = common::county_registry(u.as_str(), &data).await;
     let pool = sqlx::PgPool::connect(u.as_str()).await.unwrap();
     sqlx::query("ANALYZE").execute(&pool).await.unwrap();
@@ -324,8 +326,9 @@ async fn waters_bench(snap: &Snapshot, pool: &sqlx::PgPool) {
     );
 }
 
-/// Upstream trace from the outfall with the largest drainage, beside a recursive CTE over
-/// the same pipes (edges resolved once, beforehand and untimed, by the same rules).
+/// Upstream trace from the outfall with the largest drainage (the synthetic town's trunk
+/// main: about 20,000 structures in the county), beside a recursive CTE over the same
+/// pipes (edges resolved once, beforehand and untimed, by the same rules).
 async fn trace_bench(snap: &Snapshot, pool: &sqlx::PgPool) {
     use ms4::spatial::network::{Direction, Network, NetworkOptions};
     let t = Instant::now();

@@ -12,6 +12,10 @@ mod common;
 mod export_types;
 #[path = "networks/formats.rs"]
 mod formats;
+#[path = "networks/missing_values.rs"]
+mod missing_values;
+#[path = "networks/nearby.rs"]
+mod nearby;
 #[path = "networks/quality.rs"]
 mod quality;
 #[path = "networks/reimport.rs"]
@@ -20,6 +24,8 @@ mod reimport;
 mod settings;
 #[path = "networks/split.rs"]
 mod split;
+#[path = "networks/structures.rs"]
+mod structures;
 
 use common::*;
 use ms4::domain::Layer;

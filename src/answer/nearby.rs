@@ -36,7 +36,7 @@ pub struct NearbyParams {
     /// At most this many (default 10 when no radius is given).
     #[arg(long)]
     pub k: Option<usize>,
-    /// Which facilities: catch_basin, manhole, outfall, smp (comma-separated).
+    /// Which facilities: catch_basin, manhole, outfall, smp, structure (comma-separated).
     #[arg(long, value_delimiter = ',')]
     #[serde(deserialize_with = "comma_list")]
     pub kinds: Vec<String>,
@@ -82,11 +82,12 @@ pub fn facility_layer(kind: &str) -> Result<Layer, AskError> {
             "manhole" | "mh" => Layer::Manholes,
             "outfall" => Layer::Outfalls,
             "smp" | "bmp" => Layer::Smps,
+            "structure" | "headwall" | "junction_box" => Layer::Structures,
             other => {
                 return Err(AskError::invalid(
                     "kinds",
                     format!(
-                        "unknown facility kind {other:?}; expected catch_basin, manhole, outfall or smp"
+                        "unknown facility kind {other:?}; expected catch_basin, manhole, outfall, smp or structure"
                     ),
                 ))
             }
@@ -125,6 +126,53 @@ pub fn lon_lat_to_registry(srid: i32, lon: f64, lat: f64) -> Result<Point<f64>, 
     Ok(Point::new(x, y))
 }
 
+/// Whether `[x, y]` lies in a `[min x, min y, max x, max y]` box.
+fn in_box(b: [f64; 4], x: f64, y: f64) -> bool {
+    b[0] <= x && x <= b[2] && b[1] <= y && y <= b[3]
+}
+
+/// Refuses a longitude/latitude outside the registry's area that would lie inside it
+/// with the two swapped: the commonest slip (a GIS writes `lat, lon`), which would
+/// otherwise be answered with facilities hundreds of millions of feet away.
+fn swapped_lon_lat(srid: i32, lon: f64, lat: f64) -> Result<(), AskError> {
+    let a = super::validate::area_of_use(srid)?;
+    if !in_box(a.lon_lat, lon, lat) && in_box(a.lon_lat, lat, lon) {
+        return Err(AskError::invalid(
+            "lon/lat",
+            format!(
+                "({lon}, {lat}) is far outside the registry's area (EPSG:{srid}); longitude and latitude look swapped: did you mean lon {lat}, lat {lon}?"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Refuses an x/y outside the registry's area that is inside it with the two swapped,
+/// or that is a longitude/latitude of the area given as x and y.
+fn swapped_x_y(srid: i32, x: f64, y: f64) -> Result<(), AskError> {
+    let a = super::validate::area_of_use(srid)?;
+    if in_box(a.projected, x, y) {
+        return Ok(());
+    }
+    if in_box(a.projected, y, x) {
+        return Err(AskError::invalid(
+            "x/y",
+            format!(
+                "({x}, {y}) is far outside the registry's area (EPSG:{srid}); x and y look swapped: did you mean x {y}, y {x}?"
+            ),
+        ));
+    }
+    if in_box(a.lon_lat, x, y) || in_box(a.lon_lat, y, x) {
+        return Err(AskError::invalid(
+            "x/y",
+            format!(
+                "({x}, {y}) is far outside the registry's area in EPSG:{srid}, but is a longitude/latitude inside it: give it as lon and lat"
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// The facilities near a point, nearest first, with distance, bearing, status, last
 /// inspection and access.
 pub fn nearby(ask: &Ask<'_>, p: &NearbyParams) -> Result<NearbyAnswer, AskError> {
@@ -145,7 +193,11 @@ pub fn nearby(ask: &Ask<'_>, p: &NearbyParams) -> Result<NearbyAnswer, AskError>
                     format!("({lon}, {lat}) is not a longitude/latitude"),
                 ));
             }
-            lon_lat_to_registry(srid, lon, lat)?
+            let at = lon_lat_to_registry(srid, lon, lat);
+            if at.is_err() {
+                swapped_lon_lat(srid, lon, lat)?;
+            }
+            at?
         }
         (None, None, Some(x), Some(y)) => {
             if !(x.is_finite() && y.is_finite()) {
@@ -186,7 +238,15 @@ pub fn nearby(ask: &Ask<'_>, p: &NearbyParams) -> Result<NearbyAnswer, AskError>
     let layers = facility_layers(&p.kinds)?;
     // Last, so a wrong radius or kind is named first (tests and callers ask with any point).
     let param = if p.lon.is_some() { "lon/lat" } else { "x/y" };
-    super::validate::position(param, srid, at)?;
+    if let Err(e) = super::validate::position(param, srid, at) {
+        // Say what the slip probably was, when it can be told.
+        match (p.lon, p.lat, p.x, p.y) {
+            (Some(lon), Some(lat), ..) => swapped_lon_lat(srid, lon, lat)?,
+            (.., Some(x), Some(y)) => swapped_x_y(srid, x, y)?,
+            _ => {}
+        }
+        return Err(e);
+    }
     let facilities = query::nearby(
         snap,
         &NearbyQuery {

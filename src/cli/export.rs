@@ -15,7 +15,7 @@ pub struct ExportArgs {
     /// The output: .gpkg, .shp, .geojson (RFC 7946, WGS 84) or .csv (WKT geometry).
     pub path: PathBuf,
     /// Write even when the format cannot hold every value (a shapefile cuts text to 254
-    /// bytes); the losses are listed.
+    /// bytes and reads blank strings back as nulls); the losses are listed.
     #[arg(long)]
     pub allow_lossy: bool,
 }
@@ -44,10 +44,7 @@ pub(super) async fn run(store_url: &str, a: ExportArgs) -> anyhow::Result<()> {
         if done.losses.is_empty() {
             String::new()
         } else {
-            format!(
-                " ({} values cut, as --allow-lossy allowed)",
-                done.losses.len()
-            )
+            format!(" ({} losses, as --allow-lossy allowed)", done.losses.len())
         }
     );
     Ok(())

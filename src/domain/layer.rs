@@ -51,6 +51,10 @@ pub enum Layer {
     /// Illicit discharge investigations with their action logs, at the outfall or the
     /// place reported (a point, optional). Added by migration 0008.
     Cases,
+    /// Drainage structures that are not catch basins, manholes or outfalls: headwalls,
+    /// inlets, junction boxes, cleanouts, outlet structures (`structure_type` says which).
+    /// Network nodes like the others. Added by migration 0009.
+    Structures,
 }
 
 /// The geometry a layer holds.
@@ -239,6 +243,15 @@ const DISCHARGE_DETERMINATIONS: &[FieldSpec] = &[
     f("notes", Text),
 ];
 const BOUNDARY: &[FieldSpec] = &[f("name", Text)];
+// Migration 0009: the other drainage structures; `structure_type` is the source's word
+// for it (headwall, junction box, ...), kept as given.
+const STRUCTURES: &[FieldSpec] = &[
+    f("structure_type", Text),
+    f("status", Text),
+    f("owner", Text),
+    f("rim_elev", Elevation),
+    f("installed_on", Date),
+];
 // Migration 0008: an investigation. Its candidates and its action log are JSON text, so
 // each action is one audited update of the case (before and after).
 const CASES: &[FieldSpec] = &[
@@ -281,11 +294,12 @@ pub const ADDED_AFTER_0002: &[(u32, Layer, Option<&str>)] = &[
     (8, Layer::Inspections, Some("dry_weather")),
     (8, Layer::Inspections, Some("characterisation")),
     (8, Layer::Cases, None),
+    (9, Layer::Structures, None),
 ];
 
 impl Layer {
     /// Every layer, in the order stores create them.
-    pub const ALL: [Layer; 17] = [
+    pub const ALL: [Layer; 18] = [
         Layer::Parcels,
         Layer::CatchBasins,
         Layer::Manholes,
@@ -303,6 +317,7 @@ impl Layer {
         Layer::Boundary,
         Layer::DischargeDeterminations,
         Layer::Cases,
+        Layer::Structures,
     ];
 
     /// The layer's name: its table name and its name on the command line and the wire.
@@ -325,6 +340,7 @@ impl Layer {
             Layer::Boundary => "boundary",
             Layer::DischargeDeterminations => "discharge_determinations",
             Layer::Cases => "cases",
+            Layer::Structures => "structures",
         }
     }
 
@@ -332,9 +348,12 @@ impl Layer {
     pub fn id_field(self) -> &'static str {
         match self {
             Layer::Parcels => "parcel_id",
-            Layer::CatchBasins | Layer::Manholes | Layer::Outfalls | Layer::Pipes | Layer::Smps => {
-                "asset_id"
-            }
+            Layer::CatchBasins
+            | Layer::Manholes
+            | Layer::Outfalls
+            | Layer::Pipes
+            | Layer::Smps
+            | Layer::Structures => "asset_id",
             Layer::Connections => "connection_id",
             Layer::ConnectionRecords => "record_id",
             Layer::Easements => "easement_id",
@@ -369,7 +388,8 @@ impl Layer {
             | Layer::Manholes
             | Layer::Outfalls
             | Layer::ConnectionRecords
-            | Layer::Cases => GeomKind::Point,
+            | Layer::Cases
+            | Layer::Structures => GeomKind::Point,
             Layer::Pipes => GeomKind::Line,
             Layer::Connections | Layer::Smps | Layer::Easements | Layer::ReceivingWaters => {
                 GeomKind::Any
@@ -405,6 +425,7 @@ impl Layer {
             Layer::Boundary => BOUNDARY,
             Layer::DischargeDeterminations => DISCHARGE_DETERMINATIONS,
             Layer::Cases => CASES,
+            Layer::Structures => STRUCTURES,
         }
     }
 

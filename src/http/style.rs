@@ -129,6 +129,7 @@ pub fn document(base: &str, basemap: Option<&str>) -> Value {
             "circle-color": "#ffffff", "circle-radius": 3.5, "circle-stroke-color": overdue.clone(), "circle-stroke-width": 1.5}), None),
         layer("catch-basins", "circle", "catch_basins", m("catch_basins"), json!({
             "circle-color": overdue, "circle-radius": 3.5, "circle-stroke-color": "#ffffff", "circle-stroke-width": 1}), None),
+        layer("structures", "circle", "structures", m("structures"), json!({"circle-color": "#bdbdbd", "circle-radius": 3, "circle-stroke-color": "#555555", "circle-stroke-width": 1}), None),
         layer("outfalls", "circle", "outfalls", m("outfalls"), json!({
             "circle-color": ["case",
                 ["==", ["get", "sewage_indicators"], true], "#a50f15",

@@ -224,9 +224,30 @@ fn lossy_message(losses: &[String]) -> String {
     )
 }
 
-/// Text a shapefile would cut: every value longer than a DBF field holds.
+/// What a shapefile would lose: every text value longer than a DBF field holds, and per
+/// field the blank strings (a DBF cannot tell a blank from no value: they come back as
+/// nulls).
 fn shapefile_losses(layer: Layer, features: &[Feature]) -> Vec<String> {
     let mut out = Vec::new();
+    let mut blanks: std::collections::BTreeMap<&str, usize> = Default::default();
+    for f in features {
+        for (spec, v) in layer.fields().iter().zip(&f.values) {
+            if matches!(v, Value::Text(t) if t.trim().is_empty()) {
+                *blanks.entry(spec.name).or_default() += 1;
+            }
+        }
+        for (k, v) in &f.extra {
+            if matches!(v, serde_json::Value::String(t) if t.trim().is_empty()) {
+                *blanks.entry(k.as_str()).or_default() += 1;
+            }
+        }
+    }
+    for (field, n) in blanks {
+        out.push(format!(
+            "layer {layer} field {field}: {n} blank {}, which a shapefile cannot tell from no value (they come back as nulls)",
+            if n == 1 { "string" } else { "strings" }
+        ));
+    }
     let long = |s: &str| s.len() > DBF_MAX_TEXT_BYTES;
     for f in features {
         let mut note = |field: &str, n: usize| {

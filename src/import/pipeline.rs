@@ -146,7 +146,6 @@ fn read_batches(
     src_name: &str,
     work: &[SyncSender<Vec<RawFeature>>],
 ) -> Result<u64> {
-    let csv = super::source::is_csv(std::path::Path::new(path));
     let mut batch = Vec::with_capacity(BATCH);
     let mut k = 0usize;
     let mut position = 0u64;
@@ -170,12 +169,13 @@ fn read_batches(
         for (i, name) in source_fields.iter().enumerate() {
             // A date GDAL cannot parse (an empty string in a GeoJSON date column, say)
             // is read as the text it is, and judged by the field's own rules.
-            // A CSV's empty cell in a column its .csvt types as a number is left unset,
-            // which the bindings would read as 0: it is no value. (Other drivers keep
-            // their reading; unset text stays the empty string it has been read as.)
+            // A field the feature leaves unset (a CSV's empty cell in a column its .csvt
+            // types as a number, a GeoJSON feature without the property, a DBF number
+            // left blank) would be read by the bindings as 0 (or as the empty string):
+            // it is no value, in every format. A CSV's empty text cell is set, to the
+            // blank it was written as, and stays that.
             // SAFETY: the handle is the live feature's, and `i` one of its fields.
-            let unset =
-                csv && unsafe { gdal_sys::OGR_F_IsFieldSet(feature.c_feature(), i as i32) } == 0;
+            let unset = unsafe { gdal_sys::OGR_F_IsFieldSet(feature.c_feature(), i as i32) } == 0;
             let v = match feature.field(i) {
                 Ok(v) => convert::raw_value(v),
                 Err(_) => match feature.field_as_string(i) {
@@ -190,11 +190,7 @@ fn read_batches(
                     }
                 },
             };
-            values.push(if unset && !matches!(v, Value::Text(_)) {
-                Value::Null
-            } else {
-                v
-            });
+            values.push(if unset { Value::Null } else { v });
         }
         let errors = capture.take();
         if !errors.is_empty() {

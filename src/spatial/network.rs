@@ -1,5 +1,5 @@
-//! The drainage network: catch basins, manholes and outfalls joined by pipes into a
-//! directed graph, for tracing up or down stream and for checking the network's data.
+//! The drainage network: catch basins, manholes, outfalls, other structures (headwalls,
+//! junction boxes, ...) and SMPs joined by pipes into a directed graph, for tracing up or down stream and for checking the network's data.
 //!
 //! Nodes are the structures, plus synthetic *junctions* where pipe ends meet each other but
 //! no structure, plus one synthetic *end* for each pipe end that meets nothing (a dangling
@@ -35,6 +35,8 @@ mod trace;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_synth;
 
 use std::fmt;
 use std::str::FromStr;
@@ -87,6 +89,17 @@ pub enum StructureKind {
     Manhole,
     /// An outfall: where a downstream trace ends.
     Outfall,
+    /// Another drainage structure (headwall, inlet, junction box, cleanout, outlet
+    /// structure) from the `structures` layer: pipes end on it and a trace passes through.
+    Other,
+    /// A stormwater management practice with an inlet or outlet. A pipe joins it by
+    /// naming its `asset_id` in `from_id` / `to_id` (the pipe into its inlet names it in
+    /// `to_id`, the pipe from its outlet in `from_id`), or, when the SMP is drawn as a
+    /// point, by ending within the snap tolerance of that point; an SMP drawn as an area
+    /// joins by id only (a pipe end near a pond's outline is not known to enter it). A
+    /// trace passes through it. An SMP no pipe meets is not an orphan structure: most
+    /// practices take sheet flow.
+    Smp,
 }
 
 impl StructureKind {
@@ -96,6 +109,8 @@ impl StructureKind {
             StructureKind::CatchBasin => Layer::CatchBasins,
             StructureKind::Manhole => Layer::Manholes,
             StructureKind::Outfall => Layer::Outfalls,
+            StructureKind::Other => Layer::Structures,
+            StructureKind::Smp => Layer::Smps,
         }
     }
 
@@ -105,6 +120,8 @@ impl StructureKind {
             Layer::CatchBasins => Some(StructureKind::CatchBasin),
             Layer::Manholes => Some(StructureKind::Manhole),
             Layer::Outfalls => Some(StructureKind::Outfall),
+            Layer::Structures => Some(StructureKind::Other),
+            Layer::Smps => Some(StructureKind::Smp),
             _ => None,
         }
     }
@@ -310,12 +327,15 @@ pub struct Network {
 }
 
 impl Network {
-    /// Builds the network from a snapshot's catch basins, manholes, outfalls and pipes.
+    /// Builds the network from a snapshot's catch basins, manholes, outfalls, other
+    /// structures, SMPs and pipes.
     pub fn from_snapshot(snapshot: &Snapshot, opts: NetworkOptions) -> Network {
         let structures = [
             StructureKind::CatchBasin,
             StructureKind::Manhole,
             StructureKind::Outfall,
+            StructureKind::Other,
+            StructureKind::Smp,
         ]
         .into_iter()
         .flat_map(|k| {
@@ -337,7 +357,7 @@ impl Network {
         self.opts
     }
 
-    /// How many structures (catch basins, manholes and outfalls).
+    /// How many structures (catch basins, manholes, outfalls, other structures and SMPs).
     pub fn structure_count(&self) -> usize {
         self.structures as usize
     }

@@ -212,8 +212,13 @@ impl Layout {
     }
 
     /// Whether the east-west street segment from line `i` to `i + 1` has a trunk along its
-    /// centre line (every segment except a divide, whose ends drain apart).
+    /// centre line (every segment except a divide, whose ends drain apart, and the
+    /// segments beside a trunk-district stream).
     pub fn has_trunk(&self, i: usize) -> bool {
+        if self.beside_district_stream(i) {
+            // The manhole there drains along the bank (see `trunk`).
+            return false;
+        }
         self.is_stream(i) || self.is_stream(i + 1) || self.flows_east(i) == self.flows_east(i + 1)
     }
 

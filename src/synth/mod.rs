@@ -24,6 +24,7 @@ mod grid;
 mod layout;
 mod network;
 mod private;
+mod trunk;
 mod waters;
 
 #[cfg(test)]
@@ -171,6 +172,7 @@ pub fn generate(opts: &SynthOptions) -> BTreeMap<Layer, Vec<Feature>> {
             }
         }
     }
+    network::trunk_main(&lay, &mut out, &mut ids);
     waters::generate(&lay, &mut out);
     out.layers
 }

@@ -1,6 +1,7 @@
 //! The drainage network: catch basins on both curbs of every street segment, manholes at
 //! the crossings, trunk lines along the east-west streets down to an outfall on the nearest
-//! stream, and a lead from every catch basin to the structure below it.
+//! stream (or, in the trunk district, to an interceptor along the bank and a trunk main:
+//! see `trunk`), and a lead from every catch basin to the structure below it.
 //!
 //! Each node `(i, j)` of the grid emits its manhole, its trunk pipe, the catch basins of
 //! the two street segments that start at it (east and north) with their leads, and, when
@@ -54,6 +55,10 @@ enum End {
     Mh(usize, usize),
     /// The outfall on stream `s` at street line `j`, on the east bank when `east`.
     Of { s: usize, east: bool, j: usize },
+    /// The trunk main's manhole below interceptor line `i` (see `trunk`).
+    Main(usize),
+    /// The trunk main's outfall.
+    TrunkOf,
 }
 
 impl Layout {
@@ -81,7 +86,12 @@ impl Layout {
         match curb {
             Curb::South | Curb::North => {
                 let (a, b) = (i, i + 1);
-                if let Some(s) = self.stream_at(b) {
+                // Beside a trunk-district stream, to the bank's manhole (its interceptor).
+                if self.stream_at(b).is_some_and(|s| self.in_district(s)) {
+                    End::Mh(a, j)
+                } else if self.stream_at(a).is_some_and(|s| self.in_district(s)) {
+                    End::Mh(b, j)
+                } else if let Some(s) = self.stream_at(b) {
                     End::Of { s, east: false, j }
                 } else if let Some(s) = self.stream_at(a) {
                     End::Of { s, east: true, j }
@@ -121,6 +131,8 @@ impl Layout {
                 };
                 (self.stream_x(s, y) + dx, y)
             }
+            End::Main(i) => (self.x(i), super::trunk::MAIN_Y),
+            End::TrunkOf => self.trunk_outfall_pos(),
         }
     }
 
@@ -131,6 +143,8 @@ impl Layout {
                 "OF-{:06}",
                 (j * self.streams.len() + s) * 2 + usize::from(east) + 1
             ),
+            End::Main(i) => format!("MH-T{:06}", i + 1),
+            End::TrunkOf => "OF-T00001".to_string(),
         }
     }
 
@@ -139,6 +153,8 @@ impl Layout {
     fn end_invert(&self, e: End) -> f64 {
         match e {
             End::Of { j, .. } => 102.0 + 0.004 * self.y(j),
+            End::Main(i) => self.main_invert(i),
+            End::TrunkOf => self.trunk_outfall_invert(),
             End::Mh(i, j) => {
                 let s = self.target(i).expect("manholes are not on streams");
                 let east = i > self.streams[s];
@@ -160,7 +176,8 @@ fn trunk_diameter(hops: usize) -> f64 {
 pub fn node(lay: &Layout, i: usize, j: usize, out: &mut Out, ids: &mut Ids) {
     let mut rng = lay.rng(tag::NODE, lay.node_index(i, j) as u64);
     if let Some(s) = lay.stream_at(i) {
-        for east in [false, true] {
+        // A trunk-district stream has one outfall, the trunk main's (see `trunk_main`).
+        for east in [false, true].into_iter().filter(|_| !lay.in_district(s)) {
             let upstream = if east { i + 1 } else { i.wrapping_sub(1) };
             if upstream <= lay.cols {
                 outfall(lay, s, east, j, upstream, out);
@@ -181,6 +198,9 @@ pub fn node(lay: &Layout, i: usize, j: usize, out: &mut Out, ids: &mut Ids) {
         );
         let down_i = if lay.flows_east(i) { i + 1 } else { i - 1 };
         let down = match lay.stream_at(down_i) {
+            // Beside a trunk-district stream: south along the bank, then the main.
+            Some(s) if lay.in_district(s) && j > 0 => End::Mh(i, j - 1),
+            Some(s) if lay.in_district(s) => End::Main(i),
             Some(s) => End::Of {
                 s,
                 east: down_i < i,
@@ -203,12 +223,18 @@ pub fn node(lay: &Layout, i: usize, j: usize, out: &mut Out, ids: &mut Ids) {
                 ),
             )
         };
+        let diameter = match down {
+            // An interceptor carries a whole bank.
+            End::Mh(_, dj) if dj != j => 54.0,
+            End::Main(_) => 54.0,
+            _ => trunk_diameter(lay.hops(i)),
+        };
         let pipe = PipeSpec {
             from: (lay.end_id(here), a),
             to: (lay.end_id(down), b),
             path: vec![a, b],
             kind,
-            diameter: Some(trunk_diameter(lay.hops(i))),
+            diameter: Some(diameter),
             material,
             from_inv: inv,
             to_inv: lay.end_invert(down),
@@ -232,6 +258,57 @@ pub fn node(lay: &Layout, i: usize, j: usize, out: &mut Out, ids: &mut Ids) {
         if let Some(site) = lay.cb(i, j, curb) {
             catch_basin(lay, i, j, curb, site, out, ids);
         }
+    }
+}
+
+/// The trunk main below the southernmost street: a manhole below each interceptor, the
+/// pipes between them (crossing under the district's streams) and its outfall. Emitted
+/// after the grid, so every other id is as it would be without it.
+pub fn trunk_main(lay: &Layout, out: &mut Out, ids: &mut Ids) {
+    let lines = lay.interceptors();
+    if lines.is_empty() {
+        return;
+    }
+    let mut rng = lay.rng(tag::OUTFALL, u64::MAX);
+    let (a, _) = lay.district();
+    let (x, y) = lay.end_pos(End::TrunkOf);
+    let mut f = Feature::new(Layer::Outfalls, lay.end_id(End::TrunkOf));
+    f.set(
+        Layer::Outfalls,
+        "receiving_water_id",
+        text(lay.water_id(a, 0)),
+    );
+    f.set(Layer::Outfalls, "diameter_in", Value::Real(72.0));
+    f.set(Layer::Outfalls, "status", text("active"));
+    f.set(Layer::Outfalls, "owner", text("Town"));
+    f.geom = Some(Geometry::Point(Point(lay.c(x, y))));
+    out.push(Layer::Outfalls, f);
+    for &l in &lines {
+        let here = End::Main(l);
+        let inv = lay.end_invert(here);
+        structure(
+            lay,
+            Layer::Manholes,
+            lay.end_id(here),
+            lay.end_pos(here),
+            inv,
+            12.0,
+            &mut rng,
+            out,
+        );
+        let down = lay.main_next(l).map_or(End::TrunkOf, End::Main);
+        let (p, q) = (lay.end_pos(here), lay.end_pos(down));
+        let pipe = PipeSpec {
+            from: (lay.end_id(here), p),
+            to: (lay.end_id(down), q),
+            path: vec![p, q],
+            kind: "pipe",
+            diameter: Some(72.0),
+            material: "RCP",
+            from_inv: inv,
+            to_inv: lay.end_invert(down),
+        };
+        emit_pipe(lay, pipe, &mut rng, out, ids);
     }
 }
 
@@ -329,10 +406,13 @@ fn catch_basin(
     emit_pipe(lay, pipe, &mut rng, out, ids);
 }
 
-/// Moves a pipe end by up to a foot each way, as a digitiser would.
+/// Moves a pipe end by up to a foot, as a digitiser would: 0.7 ft at most each way, so
+/// every end stays within the profiles' 1 ft snap tolerance of its structure (up to a
+/// foot each way put a fifth of them beyond it, which cut the long interceptors of the
+/// trunk district short).
 fn jitter(pt: &mut (f64, f64), rng: &mut SmallRng) {
-    pt.0 += rng.gen_range(-1.0..1.0);
-    pt.1 += rng.gen_range(-1.0..1.0);
+    pt.0 += 0.7 * rng.gen_range(-1.0..1.0);
+    pt.1 += 0.7 * rng.gen_range(-1.0..1.0);
 }
 
 /// A catch basin or manhole.

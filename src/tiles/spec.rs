@@ -108,7 +108,7 @@ const OVERDUE: Field = b(
 );
 
 /// Every tile layer, drawn bottom to top.
-pub static TILE_LAYERS: [TileLayer; 13] = [
+pub static TILE_LAYERS: [TileLayer; 14] = [
     TileLayer {
         layer: Layer::Boundary,
         minzoom: 0,
@@ -220,6 +220,16 @@ pub static TILE_LAYERS: [TileLayer; 13] = [
         layer: Layer::CatchBasins,
         minzoom: 14,
         fields: &[ID, STATUS, OWNER, LAST, OVERDUE],
+    },
+    TileLayer {
+        layer: Layer::Structures,
+        minzoom: 14,
+        fields: &[
+            ID,
+            s("structure_type", "headwall, junction box, ..."),
+            STATUS,
+            OWNER,
+        ],
     },
     TileLayer {
         layer: Layer::Outfalls,

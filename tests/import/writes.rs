@@ -112,8 +112,29 @@ async fn round_trip_through_every_export_format_keeps_ids_attributes_and_positio
         let meta = src.store.meta().await.unwrap();
         for ext in ["gpkg", "shp", "geojson", "csv"] {
             let path = src.dir.path().join(format!("outfalls.{ext}"));
-            let n = ms4::import::export::export(Layer::Outfalls, &before, &meta, &path).unwrap();
-            assert_eq!(n, 959);
+            // A shapefile cannot keep the blank strings of three extra fields apart from
+            // nulls: the export says so, and is made only with the loss allowed.
+            let lossy = ext == "shp";
+            let done = ms4::import::export::export_with(
+                Layer::Outfalls,
+                &before,
+                &meta,
+                &path,
+                ms4::import::export::ExportOptions { allow_lossy: lossy },
+            )
+            .unwrap();
+            assert_eq!(done.written, 959);
+            if lossy {
+                assert_eq!(done.losses.len(), 3, "{:?}", done.losses);
+                assert!(
+                    done.losses.iter().all(|l| l.contains("blank strings")),
+                    "{:?}",
+                    done.losses
+                );
+                assert!(
+                    ms4::import::export::export(Layer::Outfalls, &before, &meta, &path).is_err()
+                );
+            }
             let dst = registry(kind, 2927).await;
             let mut back = ImportOptions::new(Layer::Outfalls, &path);
             if ext == "csv" {

@@ -253,6 +253,8 @@ impl Network {
 
         let orphan_structures: Vec<OrphanStructure> = (0..self.structures)
             .filter(|&n| self.out.of(n).is_empty() && self.into.of(n).is_empty())
+            // An SMP without pipes takes sheet flow: not a structure cut off.
+            .filter(|&n| self.kinds[n as usize] != NodeKind::Structure(StructureKind::Smp))
             .map(|n| OrphanStructure {
                 id: self.names.get(n).to_string(),
                 layer: match self.kinds[n as usize] {

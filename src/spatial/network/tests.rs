@@ -5,13 +5,18 @@ use crate::domain::{Feature, Value};
 
 use StructureKind::{CatchBasin, Manhole, Outfall};
 
-fn node(kind: StructureKind, id: &str, at: Point<f64>) -> (Feature, StructureKind) {
+pub(super) fn node(kind: StructureKind, id: &str, at: Point<f64>) -> (Feature, StructureKind) {
     let mut f = Feature::new(kind.layer(), id);
     f.geom = Some(at.into());
     (f, kind)
 }
 
-fn pipe(id: &str, from: Option<&str>, to: Option<&str>, line: LineString<f64>) -> Feature {
+pub(super) fn pipe(
+    id: &str,
+    from: Option<&str>,
+    to: Option<&str>,
+    line: LineString<f64>,
+) -> Feature {
     let mut f = Feature::new(Layer::Pipes, id);
     let text = |s: Option<&str>| s.map_or(Value::Null, |s| Value::Text(s.into()));
     f.set(Layer::Pipes, "from_id", text(from));
@@ -27,7 +32,7 @@ fn inverts(mut f: Feature, from: f64, to: f64) -> Feature {
     f
 }
 
-fn network(nodes: &[(Feature, StructureKind)], pipes: &[Feature], tol: f64) -> Network {
+pub(super) fn network(nodes: &[(Feature, StructureKind)], pipes: &[Feature], tol: f64) -> Network {
     Network::build(
         nodes.iter().map(|(f, k)| (f, *k)),
         pipes,
@@ -68,7 +73,7 @@ fn y_pipes() -> Vec<Feature> {
     ]
 }
 
-fn ids(v: &[String]) -> Vec<&str> {
+pub(super) fn ids(v: &[String]) -> Vec<&str> {
     v.iter().map(String::as_str).collect()
 }
 
@@ -547,61 +552,4 @@ fn a_structure_no_pipe_meets_is_an_orphan_not_a_part() {
     let alone = net.trace("MH-9", Direction::Downstream).unwrap();
     assert_eq!(ids(&alone.structures), ["MH-9"]);
     assert_eq!(alone.dead_ends, ["MH-9"]);
-}
-
-fn synthetic_network(layers: &std::collections::BTreeMap<Layer, Vec<Feature>>) -> Network {
-    let structures = [CatchBasin, Manhole, Outfall]
-        .into_iter()
-        .flat_map(|k| layers[&k.layer()].iter().map(move |f| (f, k)));
-    // The generator moves id-less ends up to a foot each way off their structure.
-    Network::build(structures, &layers[&Layer::Pipes], NetworkOptions::new(3.0))
-}
-
-#[test]
-fn every_synthetic_catch_basin_drains_to_an_outfall() {
-    let layers = crate::synth::generate(&crate::synth::SynthOptions::new(2000, 1));
-    let net = synthetic_network(&layers);
-    for cb in &layers[&Layer::CatchBasins] {
-        let t = net.trace(&cb.id, Direction::Downstream).unwrap();
-        assert!(
-            !t.outfalls.is_empty(),
-            "{} reaches no outfall: {t:?}\n{:?}",
-            cb.id,
-            t.pipes
-                .iter()
-                .map(|p| net.pipe(p).unwrap())
-                .collect::<Vec<_>>()
-        );
-    }
-    let report = net.check();
-    let s = &report.summary;
-    assert_eq!(s.dangling_ends, 0, "{:?}", report.dangling_ends);
-    assert_eq!(s.cycles, 0, "{:?}", report.cycles);
-    assert_eq!(s.parts_without_outfall, 0);
-    assert!(s.ends_snapped > 0 && s.reversed_pipes > 0, "{s:?}");
-    assert!(report.orphan_structures.is_empty() && report.unknown_ids.is_empty());
-}
-
-/// Build time and size at county scale:
-/// `cargo test --lib spatial::network::tests::county -- --ignored --nocapture`
-/// (add `--release` for production numbers).
-#[test]
-#[ignore]
-fn county_build_time_and_size() {
-    let layers = crate::synth::generate(&crate::synth::SynthOptions::new(1_000_000, 1));
-    let started = std::time::Instant::now();
-    let net = synthetic_network(&layers);
-    let built = started.elapsed();
-    let started = std::time::Instant::now();
-    let report = net.check();
-    let checked = started.elapsed();
-    println!(
-        "{} structures, {} pipes: built in {:.2}s, {:.1} MB on the heap; checked in {:.2}s; {:?}",
-        net.structure_count(),
-        net.pipe_count(),
-        built.as_secs_f64(),
-        net.heap_bytes() as f64 / 1e6,
-        checked.as_secs_f64(),
-        report.summary
-    );
 }

@@ -9,20 +9,24 @@ use crate::store::Result;
 /// Gives the cases layer's geometry column the registry's SRID when it has none yet (an
 /// empty table in an upgraded registry; a no-op otherwise).
 pub(super) async fn set_srid(pool: &PgPool, srid: i32) -> Result<()> {
-    let (have,): (i32,) = sqlx::query_as(
-        "SELECT COALESCE((SELECT srid FROM geometry_columns WHERE f_table_name = 'cases' AND f_geometry_column = 'geom' LIMIT 1), 0)",
-    )
-    .fetch_one(pool)
-    .await?;
-    if have == srid || srid == 0 {
-        return Ok(());
+    // The structures layer (migration 0009) is a point layer made the same way.
+    for layer in [Layer::Cases, Layer::Structures] {
+        let (have,): (i32,) = sqlx::query_as(
+            "SELECT COALESCE((SELECT srid FROM geometry_columns WHERE f_table_name = $1 AND f_geometry_column = 'geom' LIMIT 1), 0)",
+        )
+        .bind(layer.name())
+        .fetch_one(pool)
+        .await?;
+        if have == srid || srid == 0 {
+            continue;
+        }
+        sqlx::query(crate::store::trusted(format!(
+            "ALTER TABLE {0} ALTER COLUMN geom TYPE geometry(Point, {1}) USING ST_SetSRID(geom, {1})",
+            layer.name(),
+            srid
+        )))
+        .execute(pool)
+        .await?;
     }
-    sqlx::query(crate::store::trusted(format!(
-        "ALTER TABLE {0} ALTER COLUMN geom TYPE geometry(Point, {1}) USING ST_SetSRID(geom, {1})",
-        Layer::Cases.name(),
-        srid
-    )))
-    .execute(pool)
-    .await?;
     Ok(())
 }
