@@ -195,3 +195,82 @@ impl MercatorCache {
         Ok(m)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::{Feature, Value};
+    use geo_types::{wkt, Point};
+
+    fn pipe(id: &str, from: Option<&str>, to: Option<&str>, g: Geometry<f64>) -> Feature {
+        let mut f = Feature::new(Layer::Pipes, id);
+        for (field, v) in [("from_id", from), ("to_id", to)] {
+            if let Some(v) = v {
+                f.set(Layer::Pipes, field, Value::Text(v.into()));
+            }
+        }
+        f.geom = Some(g);
+        f
+    }
+
+    #[test]
+    fn pipes_run_downstream_in_tiles_as_their_ids_say() {
+        let mh = |id: &str, x: f64| {
+            let mut f = Feature::new(Layer::Manholes, id);
+            f.geom = Some(Point::new(x, 0.0).into());
+            f
+        };
+        let line: Geometry<f64> = wkt!(LINESTRING(100. 0.,0. 0.)).into();
+        let pipes = vec![
+            // Digitised from B to A, recorded as from A to B: turned.
+            pipe("P1", Some("A"), Some("B"), line.clone()),
+            // Only the downstream end named (A, at the first vertex's far side): turned.
+            pipe("P2", None, Some("B"), line.clone()),
+            // Recorded the way it was digitised: kept.
+            pipe("P3", Some("B"), Some("A"), line.clone()),
+            // Naming no structure: the digitised order stands.
+            pipe("P4", Some("nowhere"), None, line.clone()),
+            // A multi-line of one part is turned as a line.
+            pipe(
+                "P5",
+                Some("A"),
+                None,
+                wkt!(MULTILINESTRING((100. 0.,0. 0.))).into(),
+            ),
+        ];
+        let meta = crate::store::RegistryMeta {
+            jurisdiction: "north-castle-ny".into(),
+            srid: 2260,
+            crs_name: String::new(),
+            crs_wkt: String::new(),
+            linear_unit: crate::domain::LengthUnit::UsSurveyFoot,
+        };
+        let snap = Snapshot::from_features(
+            meta,
+            HashMap::from([
+                (Layer::Pipes, pipes),
+                (Layer::Manholes, vec![mh("A", 0.0), mh("B", 100.0)]),
+            ]),
+        );
+        let first_x = |id: &str| {
+            let f = snap.layer(Layer::Pipes).get(id).unwrap();
+            let g = downstream(&snap, f, f.geom.as_ref().unwrap());
+            match g {
+                Geometry::LineString(l) => l.0[0].x,
+                Geometry::MultiLineString(m) => m.0[0].0[0].x,
+                other => panic!("{other:?}"),
+            }
+        };
+        assert_eq!(first_x("P1"), 0.0);
+        assert_eq!(first_x("P2"), 0.0);
+        assert_eq!(first_x("P3"), 100.0);
+        assert_eq!(first_x("P4"), 100.0);
+        assert_eq!(first_x("P5"), 0.0);
+        // And the cache: a copy made once is kept, and a new structure layer remakes it.
+        let cache = MercatorCache::default();
+        let a = cache.get(&snap, Layer::Pipes).unwrap();
+        assert!(Arc::ptr_eq(&a, &cache.get(&snap, Layer::Pipes).unwrap()));
+        let moved = snap.with_layer(Layer::Manholes, vec![mh("A", 200.0), mh("B", 100.0)]);
+        assert!(!Arc::ptr_eq(&a, &cache.get(&moved, Layer::Pipes).unwrap()));
+    }
+}
