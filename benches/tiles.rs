@@ -5,6 +5,11 @@
 //!
 //! MS4_TEST_PG=postgres://ms4:ms4@127.0.0.1:5432/postgres cargo bench --bench tiles
 //! MS4_BENCH_PARCELS=100000 ... for a smaller county; MS4_BENCH_SECONDS for wrk's run.
+//!
+//! When a `martin` binary is on PATH (or in cargo's bin folder), it serves the same
+//! PostGIS tables and the same tile list is timed through it over HTTP, beside `ms4 serve`
+//! over HTTP. `MS4_BENCH_INSTALL_MARTIN=1` lets the set-up run `cargo install martin
+//! --version 1.14.0 --locked` first (a long build; never under CI).
 
 mod common;
 #[allow(dead_code)]
@@ -155,6 +160,7 @@ async fn run() {
     );
 
     // PostGIS: the same tiles, the same layers, over GiST indexes.
+    let mut martin_med: Option<f64> = None;
     if let Ok(base) = std::env::var("MS4_TEST_PG") {
         let mut u = url::Url::parse(&base).unwrap();
         u.set_path(&format!("ms4_bench_county_{parcels}"));
@@ -182,6 +188,7 @@ async fn run() {
                 }
             }
         }
+        martin_side(u.as_str(), &list, &mut martin_med).await;
         let pg_med = median(&mut theirs);
         println!(
             "PostGIS (ST_AsMVT): median {pg_med:.3} ms per tile, p99 {:.3} ms, mean {:.1} KB; ms4 is {:.1}x faster at the median",
@@ -208,6 +215,22 @@ async fn run() {
     ] {
         let (server, base) = serve::start_ms4_with(&gpkg, extra);
         let load = over_http(&c, &base, &token, &list).await;
+        if rendered_rps.is_none() {
+            // One request at a time, every tile rendered: the same measure as martin's.
+            let ours = sequential(&c, &base, Some(&token), &list, |t| {
+                format!("/tiles/{}/{}/{}.mvt", t.z, t.x, t.y)
+            })
+            .await;
+            match martin_med {
+                Some(m) => println!(
+                    "ms4 over HTTP, one request at a time (--tile-cache 0): median {ours:.3} ms per tile; martin {m:.3} ms; ms4 is {:.1}x faster at the median",
+                    m / ours
+                ),
+                None => println!(
+                    "ms4 over HTTP, one request at a time (--tile-cache 0): median {ours:.3} ms per tile (no martin to compare with)"
+                ),
+            }
+        }
         println!(
             "ms4 over HTTP, {label} (wrk, {THREADS} threads, {CONNECTIONS} connections): {:.0} tiles/s, p50 {:.2} ms, p99 {:.2} ms, {} requests, {} non-2xx {}",
             load.rps, load.p50_ms, load.p99_ms, load.requests, load.bad, load.errors
@@ -277,6 +300,126 @@ async fn over_http(c: &reqwest::Client, base: &str, token: &str, list: &[TileId]
     );
     wrk::warm(base, &script);
     wrk::wrk(base, &script)
+}
+
+/// The median time of the tiles of `list`, asked for one at a time at `path(tile)` on
+/// `base`, after one untimed round (the same warm-up PostGIS gets).
+async fn sequential(
+    c: &reqwest::Client,
+    base: &str,
+    token: Option<&str>,
+    list: &[TileId],
+    path: impl Fn(&TileId) -> String,
+) -> f64 {
+    let mut times = Vec::new();
+    for round in 0..2 {
+        for t in list {
+            let start = Instant::now();
+            let mut req = c.get(format!("{base}{}", path(t)));
+            if let Some(token) = token {
+                req = req.bearer_auth(token);
+            }
+            let r = req
+                .timeout(std::time::Duration::from_secs(600))
+                .send()
+                .await
+                .unwrap();
+            assert!(
+                r.status().is_success() || r.status() == 204,
+                "{t:?}: {}",
+                r.status()
+            );
+            r.bytes().await.unwrap();
+            if round == 1 {
+                times.push(start.elapsed().as_secs_f64() * 1000.0);
+            }
+        }
+    }
+    median(&mut times)
+}
+
+/// The `martin` binary: on PATH, else in cargo's bin folder; installed first when
+/// `MS4_BENCH_INSTALL_MARTIN` is set (never under CI).
+fn martin_binary() -> Option<std::path::PathBuf> {
+    let found = || -> Option<std::path::PathBuf> {
+        let home = std::env::var_os("CARGO_HOME")
+            .map(std::path::PathBuf::from)
+            .or_else(|| std::env::var_os("HOME").map(|h| std::path::Path::new(&h).join(".cargo")));
+        std::env::var_os("PATH")
+            .into_iter()
+            .flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+            .chain(home.map(|h| h.join("bin")))
+            .map(|d| d.join("martin"))
+            .find(|m| m.is_file())
+    };
+    if let Some(m) = found() {
+        return Some(m);
+    }
+    if std::env::var_os("MS4_BENCH_INSTALL_MARTIN").is_some() && std::env::var_os("CI").is_none() {
+        eprintln!("installing martin 1.14.0 (cargo install; a long build)");
+        let st = std::process::Command::new("cargo")
+            .args(["install", "martin", "--version", "1.14.0", "--locked"])
+            .status()
+            .expect("cargo runs");
+        assert!(st.success(), "cargo install martin failed");
+        return found();
+    }
+    None
+}
+
+/// martin serving the PostGIS registry's tables (auto-published, its tile cache off), the
+/// tile list asked for one at a time; each zoom asks for the composite of the layers at or
+/// above their minimum zoom, as ms4 serves them.
+async fn martin_side(pg: &str, list: &[TileId], out: &mut Option<f64>) {
+    let Some(bin) = martin_binary() else {
+        println!(
+            "martin: not installed (MS4_BENCH_INSTALL_MARTIN=1 installs it); no martin figures"
+        );
+        return;
+    };
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let child = std::process::Command::new(&bin)
+        .arg(pg)
+        .args(["--listen-addresses", &format!("127.0.0.1:{port}")])
+        .args(["--cache-size", "0"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("martin starts");
+    let _martin = serve::Proc(child);
+    let base = format!("http://127.0.0.1:{port}");
+    let c = reqwest::Client::new();
+    let t = Instant::now();
+    loop {
+        if let Ok(r) = c.get(format!("{base}/health")).send().await {
+            if r.status().is_success() {
+                break;
+            }
+        }
+        if t.elapsed().as_secs() > 60 {
+            println!("martin did not answer /health within 60 s; no martin figures");
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+    let composite = |z: u8| -> String {
+        TILE_LAYERS
+            .iter()
+            .filter(|l| z >= l.minzoom)
+            .map(|l| l.name())
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let m = sequential(&c, &base, None, list, |t| {
+        format!("/{}/{}/{}/{}", composite(t.z), t.z, t.x, t.y)
+    })
+    .await;
+    println!("martin over HTTP, one request at a time: median {m:.3} ms per tile");
+    *out = Some(m);
 }
 
 /// A generation change: an inspection POSTed, then the tile holding the asset asked for

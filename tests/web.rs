@@ -358,3 +358,119 @@ fn photo_taken_with_an_inspection_reaches_the_server_after_the_inspection() {
     }
     Server::start(true).flow("photo.mjs");
 }
+
+/// The planner's footprint from a zipped shapefile: the server reads it through the
+/// uploads' GDAL opening and answers it in CRS84; a determination takes it as it is; a
+/// file that is no footprint is refused naming `file`.
+#[tokio::test]
+async fn a_zipped_shapefile_footprint_comes_back_in_crs84_and_a_determination_takes_it() {
+    let s = Server::start(true);
+    let http = reqwest::Client::new();
+    let planner = s.token("planner").to_string();
+    let parcels: serde_json::Value = http
+        .get(format!("{}/collections/parcels/items?limit=1", s.url))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let parcel = &parcels["features"][0];
+    let dir = tempfile::tempdir().unwrap();
+    let gj = dir.path().join("fp.geojson");
+    std::fs::write(
+        &gj,
+        serde_json::json!({"type": "FeatureCollection", "features": [{"type": "Feature", "properties": {"name": "site"}, "geometry": parcel["geometry"]}]}).to_string(),
+    )
+    .unwrap();
+    // A shapefile in the state plane (with its .prj), zipped, as a surveyor sends one.
+    // (GDAL writes a zipped shapefile under the .shz name; it is a plain zip.)
+    let shz = dir.path().join("site.shz");
+    let st = Command::new("ogr2ogr")
+        .args(["-f", "ESRI Shapefile", "-t_srs", "EPSG:2260"])
+        .arg(&shz)
+        .arg(&gj)
+        .output()
+        .unwrap();
+    assert!(
+        st.status.success(),
+        "{}",
+        String::from_utf8_lossy(&st.stderr)
+    );
+    let zip = dir.path().join("site.zip");
+    std::fs::rename(&shz, &zip).unwrap();
+    let send = |name: &'static str, bytes: Vec<u8>| {
+        let http = http.clone();
+        let url = format!("{}/api/footprint", s.url);
+        let token = planner.clone();
+        async move {
+            let form = reqwest::multipart::Form::new().part(
+                "file",
+                reqwest::multipart::Part::bytes(bytes).file_name(name),
+            );
+            let r = http
+                .post(url)
+                .bearer_auth(token)
+                .multipart(form)
+                .send()
+                .await
+                .unwrap();
+            let status = r.status().as_u16();
+            (status, r.text().await.unwrap())
+        }
+    };
+    let (status, body) = send("site.zip", std::fs::read(&zip).unwrap()).await;
+    assert_eq!(status, 200, "{body}");
+    let fp: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(fp["type"], "Feature");
+    assert_eq!(fp["properties"]["features"], 1);
+    // Back in longitude/latitude, within a centimetre or so of the parcel's corners.
+    let ring = |g: &serde_json::Value| -> Vec<(f64, f64)> {
+        let c = match g["type"].as_str().unwrap() {
+            "Polygon" => &g["coordinates"][0],
+            _ => &g["coordinates"][0][0],
+        };
+        c.as_array()
+            .unwrap()
+            .iter()
+            .map(|p| (p[0].as_f64().unwrap(), p[1].as_f64().unwrap()))
+            .collect()
+    };
+    let got = ring(&fp["geometry"]);
+    let want = ring(&parcel["geometry"]);
+    for w in &want {
+        assert!(
+            got.iter()
+                .any(|g| (g.0 - w.0).abs() < 1e-7 && (g.1 - w.1).abs() < 1e-7),
+            "corner {w:?} of the parcel is not in the footprint {got:?}"
+        );
+    }
+    assert!(
+        (-75.0..-72.0).contains(&got[0].0) && (40.0..43.0).contains(&got[0].1),
+        "CRS84 order: {:?}",
+        got[0]
+    );
+    // The determination takes the footprint the page was given.
+    let r = http
+        .post(format!("{}/api/determinations", s.url))
+        .bearer_auth(&planner)
+        .json(&serde_json::json!({"footprint": fp["geometry"], "disturbed": "2acre"}))
+        .send()
+        .await
+        .unwrap();
+    let st = r.status();
+    let text = r.text().await.unwrap();
+    assert!(st.is_success(), "{st}: {text}");
+    // What is no footprint is refused, naming the file.
+    let (status, body) = send("site.csv", b"a,b\n1,2\n".to_vec()).await;
+    assert_eq!(status, 400, "{body}");
+    assert!(body.contains("file") && body.contains("site.csv"), "{body}");
+    let (status, body) = send("site.zip", b"not a zip".to_vec()).await;
+    assert!(status == 422 || status == 400, "{status} {body}");
+    assert!(body.contains("file"), "{body}");
+    let point = dir.path().join("pt.geojson");
+    std::fs::write(&point, r#"{"type":"FeatureCollection","features":[{"type":"Feature","properties":{},"geometry":{"type":"Point","coordinates":[-73.85,41.21]}}]}"#).unwrap();
+    let (status, body) = send("pt.geojson", std::fs::read(&point).unwrap()).await;
+    assert_eq!(status, 422, "{body}");
+    assert!(body.contains("not a polygon"), "{body}");
+}

@@ -7,6 +7,7 @@ mod cases;
 mod error;
 mod extent;
 mod extract;
+mod footprint;
 mod geo_answers;
 mod geojson;
 pub mod inspections;
@@ -149,7 +150,8 @@ pub fn app(state: AppState) -> Router {
             api::router()
                 .layer(from_fn_with_state(state.clone(), geo_answers::convert))
                 .merge(inspections::read_router())
-                .merge(cases::read_router()),
+                .merge(cases::read_router())
+                .merge(footprint::router()),
         )
         .route_layer(from_fn_with_state(state.clone(), auth::read));
     let analyst = Router::new()

@@ -113,6 +113,7 @@ pub const ROUTES: &[Route] = &[
     r("post", "/api/cases/{id}/close", "Close a case: {closure (eliminated | unfounded | referred), on, by?, notes?, referred_to?, connection_id?}", &[], JSON, Access::Role("inspector")),
     r("post", "/api/inspections/{id}/photos", "Store a photo of an inspection: the image bytes as the body with its Content-Type; answers {photo_id, sha256}", &[], Some("image/*"), Access::Role("inspector")),
     r("post", "/api/layers/{layer}/import", "Upload a file for a layer (multipart: file, map, src_layer, s_srs, dry_run, replace, invalid); answers the quality report", &[], Some("multipart/form-data"), Access::Role("analyst")),
+    r("post", "/api/footprint", "A footprint from a file (multipart: file, s_srs): a zipped shapefile, GeoPackage, GeoJSON, KML or FlatGeobuf, answered as one GeoJSON feature in CRS84", &[], Some("multipart/form-data"), Access::Read),
     r("get", "/api/tokens", "List tokens (never the tokens themselves)", &[], None, Access::Role("admin")),
     r("post", "/api/tokens", "Create a token: {role, subject, expires_at?}; the answer shows it once", &[], JSON, Access::Role("admin")),
     r("delete", "/api/tokens/{id}", "Revoke a token", &[], None, Access::Role("admin")),

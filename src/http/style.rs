@@ -2,9 +2,15 @@
 //! own tiles, with no outside resource — no glyphs, sprites or basemap from the internet,
 //! so no text labels; symbols are circles and lines. A town may add a raster basemap of its
 //! own (`ms4 serve --basemap-url`), drawn under everything; there is none by default.
+//!
+//! Pipes show their flow with arrows along the line (a symbol layer with line placement),
+//! from a sprite of one image the service serves itself (`/styles/sprite.json` and
+//! `.png`, with `@2x` for dense screens): the tiles give each pipe's line in its flow
+//! direction, so the arrows point downstream.
 
-use axum::extract::State;
-use axum::http::HeaderMap;
+use axum::extract::{Path, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
 use serde_json::{json, Value};
@@ -13,7 +19,53 @@ use super::{links, AppState};
 
 /// The style route (open: the style holds no registry data).
 pub(super) fn open_router() -> Router<AppState> {
-    Router::new().route("/styles/ms4.json", get(style))
+    Router::new()
+        .route("/styles/ms4.json", get(style))
+        .route("/styles/{file}", get(sprite))
+}
+
+/// The sprite's files: an arrow (pointing the way of the line) at one and two device
+/// pixels per CSS pixel.
+const SPRITE: [(&str, &str, &[u8]); 4] = [
+    (
+        "sprite.json",
+        "application/json",
+        include_bytes!("../../web/sprite/sprite.json"),
+    ),
+    (
+        "sprite.png",
+        "image/png",
+        include_bytes!("../../web/sprite/sprite.png"),
+    ),
+    (
+        "sprite@2x.json",
+        "application/json",
+        include_bytes!("../../web/sprite/sprite@2x.json"),
+    ),
+    (
+        "sprite@2x.png",
+        "image/png",
+        include_bytes!("../../web/sprite/sprite@2x.png"),
+    ),
+];
+
+async fn sprite(Path(file): Path<String>) -> Response {
+    match SPRITE.iter().find(|(name, ..)| *name == file) {
+        Some((_, ty, bytes)) => (
+            [
+                (header::CONTENT_TYPE, *ty),
+                // Fixed in the binary: a day's caching costs nothing.
+                (header::CACHE_CONTROL, "public, max-age=86400"),
+            ],
+            *bytes,
+        )
+            .into_response(),
+        None => (
+            StatusCode::NOT_FOUND,
+            format!("no style file {file:?}: the sprite is sprite.json, sprite.png and their @2x"),
+        )
+            .into_response(),
+    }
 }
 
 async fn style(State(state): State<AppState>, headers: HeaderMap) -> Json<Value> {
@@ -120,6 +172,18 @@ pub fn document(base: &str, basemap: Option<&str>) -> Value {
             "line-color": ["match", ["get", "kind"], "ditch", "#74c476", "swale", "#74c476", "culvert", "#636363", "#2171b5"],
             "line-width": ["interpolate", ["linear"], ["zoom"], 12, 0.5, 18,
                 ["max", 1.5, ["/", ["coalesce", ["get", "diameter_in"], 12], 4]]]}), None),
+        // The flow: arrows along each pipe, pointing downstream (the tiles' line order).
+        json!({
+            "id": "pipes-flow", "type": "symbol", "source": "ms4", "source-layer": "pipes",
+            "minzoom": m("pipes").max(16),
+            "layout": {
+                "symbol-placement": "line", "symbol-spacing": 80, "icon-image": "pipe-arrow",
+                "icon-rotation-alignment": "map", "icon-allow-overlap": true,
+                "icon-ignore-placement": true,
+                "icon-size": ["interpolate", ["linear"], ["zoom"], 16, 0.8, 20, 1.2]
+            },
+            "paint": {"icon-opacity": ["match", ["get", "status"], "abandoned", 0.4, 1]}
+        }),
         layer("smps-fill", "fill", "smps", m("smps"), json!({"fill-color": easement.clone(), "fill-opacity": 0.5}), Some(polys())),
         layer("smps-point", "circle", "smps", m("smps"), json!({"circle-color": easement, "circle-radius": 5, "circle-stroke-color": "#ffffff", "circle-stroke-width": 1}), Some(points())),
         layer("connections-line", "line", "connections", m("connections"), json!({"line-color": finding.clone(), "line-width": 2}), Some(lines())),
@@ -141,7 +205,8 @@ pub fn document(base: &str, basemap: Option<&str>) -> Value {
     json!({
         "version": 8,
         "name": "ms4",
-        "metadata": {"ms4:note": "drawn without text labels: no glyphs or sprites are needed, and none come from outside"},
+        "metadata": {"ms4:note": "drawn without text labels: no glyphs are needed; the one sprite (the pipes' flow arrow) comes from this server"},
+        "sprite": format!("{base}/styles/sprite"),
         "sources": sources,
         "layers": layers,
     })

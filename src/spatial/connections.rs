@@ -78,7 +78,26 @@ pub fn connection_facts_traced(
         .map(|c| source_parcel(snap, c))
         .collect();
     let nearest = nearest_connection_of_records(snap, record_tolerance, &sources);
+    // Each connection's records found by nearness, gathered once (not a pass over every
+    // record per connection: a county has tens of thousands of each).
+    let mut near_of: FxHashMap<usize, Vec<(usize, f64)>> = FxHashMap::default();
+    for (ri, (nc, d)) in nearest.iter().enumerate() {
+        near_of.entry(*nc).or_default().push((ri, *d));
+    }
     let determinations = snap.layer(Layer::DischargeDeterminations);
+    // Each determination's scope read once, not once per connection.
+    let det_scopes: Vec<(String, String)> = determinations
+        .features
+        .iter()
+        .map(|d| {
+            let l = Layer::DischargeDeterminations;
+            let scope = text(d, l, "scope").unwrap_or_default();
+            (
+                scope.trim().to_ascii_lowercase(),
+                text(d, l, "subject").unwrap_or_default(),
+            )
+        })
+        .collect();
     let screenings = sewage_screenings(snap);
     snap.layer(Layer::Connections)
         .features
@@ -92,16 +111,14 @@ pub fn connection_facts_traced(
                 .flatten()
                 .map(|r| record_facts(r, "names the connection".into()))
                 .collect();
-            for (ri, (nc, d)) in nearest.iter().enumerate() {
-                if *nc == ci {
-                    docs.push(record_facts(
-                        &records.features[ri],
-                        format!(
-                            "within {d:.1} {unit} of the connection's MS4 end, the nearest \
-                             connection to the record"
-                        ),
-                    ));
-                }
+            for &(ri, d) in near_of.get(&ci).into_iter().flatten() {
+                docs.push(record_facts(
+                    &records.features[ri],
+                    format!(
+                        "within {d:.1} {unit} of the connection's MS4 end, the nearest \
+                         connection to the record"
+                    ),
+                ));
             }
             let kind = text(c, Layer::Connections, "discharge_kind");
             let parsed_kind = kind
@@ -110,13 +127,10 @@ pub fn connection_facts_traced(
             let dets = determinations
                 .features
                 .iter()
-                .filter(|d| {
-                    let scope = text(d, Layer::DischargeDeterminations, "scope")
-                        .unwrap_or_default()
-                        .to_ascii_lowercase();
-                    let subject =
-                        text(d, Layer::DischargeDeterminations, "subject").unwrap_or_default();
-                    match scope.trim() {
+                .zip(&det_scopes)
+                .filter(|(_, (scope, subject))| {
+                    let subject = subject.as_str();
+                    match scope.as_str() {
                         "connection" => subject == c.id,
                         "parcel" => source_parcel
                             .as_ref()
@@ -128,7 +142,7 @@ pub fn connection_facts_traced(
                         _ => false,
                     }
                 })
-                .map(determination_facts)
+                .map(|(d, _)| determination_facts(d))
                 .collect();
             let (ms4, downstream_outfalls) = match trace {
                 Some(t) => trace_to_ms4(snap, t, c),

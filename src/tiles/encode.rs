@@ -197,6 +197,100 @@ fn points(pts: Vec<Point<f64>>) -> Option<Geometry<f64>> {
     }
 }
 
+/// The common case of [`polygons`] without its allocations and checks: a ring of a few
+/// corners (a lot), no holes, wholly inside the buffer. Gives `None` when the polygon is not
+/// that case, or when its snapped ring is not plainly simple (then the full path decides,
+/// so the result is always what [`polygons`] gives).
+fn small_polygon(p: &Polygon<f64>, frame: &Frame) -> Option<Option<Geometry<f64>>> {
+    let ext = &p.exterior().0;
+    // As in `polygons`: more than 8 positions are simplified first.
+    if !p.interiors().is_empty() || ext.len() > 8 || ext.is_empty() {
+        return None;
+    }
+    let (lo, hi) = (-BUFFER, EXTENT as f64 + BUFFER);
+    let mut ring: Vec<Coord<f64>> = Vec::with_capacity(ext.len() + 1);
+    for c in ext {
+        let t = frame.to_tile(*c);
+        if t.x < lo || t.y < lo || t.x > hi || t.y > hi {
+            return None;
+        }
+        let s = Coord {
+            x: t.x.round(),
+            y: t.y.round(),
+        };
+        if ring.last() != Some(&s) {
+            ring.push(s);
+        }
+    }
+    if ring.first() != ring.last() {
+        ring.push(ring[0]);
+    }
+    if ring.len() < 4 {
+        return Some(None);
+    }
+    // Whole tile units: twice the signed area is exact in integers.
+    let pts: Vec<(i64, i64)> = ring.iter().map(|c| (c.x as i64, c.y as i64)).collect();
+    let twice: i64 = pts
+        .windows(2)
+        .map(|w| w[0].0 * w[1].1 - w[1].0 * w[0].1)
+        .sum();
+    if twice.abs() < 2 {
+        return Some(None);
+    }
+    if !plainly_simple(&pts) {
+        return None;
+    }
+    // Positive area is geo's counter-clockwise, the winding `polygons` gives exteriors.
+    if twice < 0 {
+        ring.reverse();
+    }
+    Some(Some(Geometry::Polygon(Polygon::new(
+        LineString(ring),
+        vec![],
+    ))))
+}
+
+/// Whether no two non-neighbouring edges of a closed ring meet at all (not even touch):
+/// stricter than geo's validity, so a ring passing it is valid there too.
+fn plainly_simple(pts: &[(i64, i64)]) -> bool {
+    let n = pts.len() - 1;
+    for i in 0..n {
+        for j in i + 2..n {
+            if i == 0 && j == n - 1 {
+                continue;
+            }
+            if segments_meet(pts[i], pts[i + 1], pts[j], pts[j + 1]) {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+fn orient2(a: (i64, i64), b: (i64, i64), c: (i64, i64)) -> i64 {
+    ((b.0 - a.0) * (c.1 - a.1) - (b.1 - a.1) * (c.0 - a.0)).signum()
+}
+
+fn on_segment(a: (i64, i64), b: (i64, i64), p: (i64, i64)) -> bool {
+    p.0 >= a.0.min(b.0) && p.0 <= a.0.max(b.0) && p.1 >= a.1.min(b.1) && p.1 <= a.1.max(b.1)
+}
+
+fn segments_meet(a: (i64, i64), b: (i64, i64), c: (i64, i64), d: (i64, i64)) -> bool {
+    let (o1, o2, o3, o4) = (
+        orient2(a, b, c),
+        orient2(a, b, d),
+        orient2(c, d, a),
+        orient2(c, d, b),
+    );
+    if o1 != o2 && o3 != o4 {
+        return true;
+    }
+    (o1 == 0 && on_segment(a, b, c))
+        || (o2 == 0 && on_segment(a, b, d))
+        || (o3 == 0 && on_segment(c, d, a))
+        || (o4 == 0 && on_segment(c, d, b))
+}
+
 /// A Web Mercator geometry as one or more tile geometries (a collection's members become
 /// features of their own: an MVT feature has one type).
 fn in_tile(g: &Geometry<f64>, frame: &Frame, out: &mut Vec<Geometry<f64>>) {
@@ -207,7 +301,10 @@ fn in_tile(g: &Geometry<f64>, frame: &Frame, out: &mut Vec<Geometry<f64>>) {
         Geometry::LineString(l) => lines(MultiLineString(vec![l.map_coords(t)])),
         Geometry::MultiLineString(m) => lines(m.map_coords(t)),
         Geometry::Line(l) => lines(MultiLineString(vec![LineString::from(*l).map_coords(t)])),
-        Geometry::Polygon(p) => polygons(MultiPolygon(vec![p.map_coords(t)])),
+        Geometry::Polygon(p) => match small_polygon(p, frame) {
+            Some(done) => done,
+            None => polygons(MultiPolygon(vec![p.map_coords(t)])),
+        },
         Geometry::MultiPolygon(m) => polygons(m.map_coords(t)),
         Geometry::Rect(r) => polygons(MultiPolygon(vec![r.to_polygon().map_coords(t)])),
         Geometry::Triangle(r) => polygons(MultiPolygon(vec![r.to_polygon().map_coords(t)])),
@@ -321,6 +418,45 @@ mod tests {
         for o in &out {
             assert!(o.is_valid(), "{o:?}");
         }
+    }
+
+    #[test]
+    fn the_small_polygon_path_gives_what_the_full_path_gives() {
+        // Lots of every winding and a few odd shapes, at sub-unit offsets so snapping
+        // moves them differently; each must come out as the general path makes it.
+        let mut seen = 0;
+        for k in 0..400 {
+            let (ox, oy) = (37.0 + k as f64 * 9.37, 4000.0 - k as f64 * 7.91);
+            let w = 0.3 + (k % 13) as f64 * 1.7;
+            let h = 0.2 + (k % 7) as f64 * 2.3;
+            let mut ring = vec![
+                Coord { x: ox, y: oy },
+                Coord { x: ox + w, y: oy },
+                Coord {
+                    x: ox + w,
+                    y: oy + h,
+                },
+                Coord {
+                    x: ox + w * 0.5,
+                    y: oy + h * (k % 3) as f64 * 0.5,
+                },
+                Coord { x: ox, y: oy + h },
+            ];
+            if k % 2 == 1 {
+                ring.reverse();
+            }
+            let p = Polygon::new(LineString(ring), vec![]);
+            let full = polygons(MultiPolygon(vec![p.map_coords(|c| frame().to_tile(c))]));
+            if let Some(quick) = small_polygon(&p, &frame()) {
+                seen += 1;
+                assert_eq!(quick, full, "lot {k}: {p:?}");
+            }
+        }
+        // A third of them touch their own first edge (the fourth corner on it): those fall back.
+        assert!(seen > 250, "the small path took only {seen} of 400");
+        // Touching the buffer's edge or past it: the full path clips.
+        let g: Polygon<f64> = wkt!(POLYGON((2000. 1000.,9000. 1000.,9000. 3000.,2000. 1000.)));
+        assert!(small_polygon(&g, &frame()).is_none());
     }
 
     #[test]

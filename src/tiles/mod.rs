@@ -95,6 +95,7 @@ pub fn render(
             derived: derived.as_deref(),
             screenings: screenings.as_deref(),
             today,
+            land_use: Default::default(),
         };
         if let Some(layer) = encode::layer(spec, &frame, &merc, &hits, &ctx) {
             out.layers.push(layer);

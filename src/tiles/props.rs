@@ -137,6 +137,21 @@ pub struct Context<'a> {
     pub screenings: Option<&'a Screenings>,
     /// The day "overdue" is judged on.
     pub today: NaiveDate,
+    /// Land-use classes already worked out for this tile, by raw value: classifying a
+    /// value normalises every word of the profile's lists, and a tile's parcels share a
+    /// few dozen values at most.
+    pub land_use: std::cell::RefCell<HashMap<String, &'static str>>,
+}
+
+impl Context<'_> {
+    fn land_use_class(&self, raw: &str) -> &'static str {
+        if let Some(c) = self.land_use.borrow().get(raw) {
+            return c;
+        }
+        let c = self.profile.land_use_class(raw).as_str();
+        self.land_use.borrow_mut().insert(raw.to_string(), c);
+        c
+    }
 }
 
 fn from_value(v: &Value) -> Option<TileValue> {
@@ -165,7 +180,7 @@ pub fn value(layer: Layer, name: &str, f: &Feature, ctx: &Context<'_>) -> Option
         "land_use_class" => f
             .get(layer, "land_use")
             .as_str()
-            .map(|raw| TileValue::Str(ctx.profile.land_use_class(raw).as_str().to_string())),
+            .map(|raw| TileValue::Str(ctx.land_use_class(raw).to_string())),
         "listed_303d" => Some(TileValue::Bool(match f.get(layer, "listed_303d") {
             Value::Bool(b) => *b,
             _ => !ctx.snap.pollutants(&f.id).is_empty(),

@@ -27,6 +27,7 @@ async fn the_style_draws_only_layers_the_tiles_have_and_loads_nothing_from_outsi
         style["sources"].get("basemap").is_none(),
         "no basemap by default"
     );
+    pipes_by_kind_and_flow(&c, &style, base).await;
     if let Some(npm) = style_validator() {
         let f = tempfile::NamedTempFile::new().unwrap();
         std::fs::write(f.path(), style.to_string()).unwrap();
@@ -60,6 +61,144 @@ async fn the_style_draws_only_layers_the_tiles_have_and_loads_nothing_from_outsi
     assert_eq!(style["layers"][1]["id"], "basemap");
 }
 
+/// Pipes are coloured by kind and carry arrows (a line-placed symbol) from the server's
+/// sprite, whose image is there at both densities; and the tiles give a pipe's line from
+/// its `from_id` structure to its `to_id` one, so the arrows point downstream.
+async fn pipes_by_kind_and_flow(c: &reqwest::Client, style: &serde_json::Value, base: &str) {
+    let layers = style["layers"].as_array().unwrap();
+    let pipes: Vec<&serde_json::Value> = layers
+        .iter()
+        .filter(|l| l["source-layer"] == "pipes")
+        .collect();
+    assert!(
+        pipes.iter().any(|l| l["type"] == "line"
+            && l["paint"]["line-color"]
+                .to_string()
+                .contains("[\"get\",\"kind\"]")),
+        "pipes coloured by kind: {pipes:?}"
+    );
+    let flow = pipes
+        .iter()
+        .find(|l| l["type"] == "symbol")
+        .expect("a symbol layer along the pipes");
+    assert_eq!(flow["layout"]["symbol-placement"], "line");
+    assert_eq!(flow["layout"]["icon-rotation-alignment"], "map");
+    let icon = flow["layout"]["icon-image"].as_str().unwrap();
+    for (json, png, ratio) in [
+        ("sprite.json", "sprite.png", 1),
+        ("sprite@2x.json", "sprite@2x.png", 2),
+    ] {
+        let index = get_json(c, &format!("{base}/styles/{json}")).await;
+        let entry = &index[icon];
+        assert_eq!(entry["pixelRatio"], ratio, "{json}: {index}");
+        let r = c.get(format!("{base}/styles/{png}")).send().await.unwrap();
+        assert_eq!(r.status(), 200);
+        assert_eq!(r.headers()["content-type"], "image/png");
+        let b = r.bytes().await.unwrap();
+        assert_eq!(&b[..8], b"\x89PNG\r\n\x1a\n", "{png} is a PNG");
+        // IHDR: width and height, big-endian, after the signature and the chunk header.
+        let w = u32::from_be_bytes(b[16..20].try_into().unwrap());
+        let h = u32::from_be_bytes(b[20..24].try_into().unwrap());
+        assert!(
+            entry["x"].as_u64().unwrap() + entry["width"].as_u64().unwrap() <= w as u64
+                && entry["y"].as_u64().unwrap() + entry["height"].as_u64().unwrap() <= h as u64,
+            "{icon} lies inside {png} ({w}x{h}): {entry}"
+        );
+    }
+    let r = c
+        .get(format!("{base}/styles/other.png"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 404);
+    assert!(r.text().await.unwrap().contains("other.png"));
+
+    // A pipe in its tile runs from the structure its from_id names to its to_id one.
+    let pipes = get_json(c, &format!("{base}/collections/pipes/items?limit=1000")).await;
+    let mut checked = 0;
+    for p in pipes["features"].as_array().unwrap() {
+        let props = &p["properties"];
+        let (Some(from), Some(to)) = (props["from_id"].as_str(), props["to_id"].as_str()) else {
+            continue;
+        };
+        let (Some(a), Some(b)) = (
+            structure_at(c, base, from).await,
+            structure_at(c, base, to).await,
+        ) else {
+            continue;
+        };
+        let id = p["id"].as_str().unwrap().to_string();
+        let coords = match p["geometry"]["type"].as_str() {
+            Some("LineString") => p["geometry"]["coordinates"].as_array().unwrap(),
+            Some("MultiLineString")
+                if p["geometry"]["coordinates"].as_array().unwrap().len() == 1 =>
+            {
+                p["geometry"]["coordinates"][0].as_array().unwrap()
+            }
+            _ => continue,
+        };
+        let mid = |i: usize| {
+            (
+                coords[i][0].as_f64().unwrap(),
+                coords[i][1].as_f64().unwrap(),
+            )
+        };
+        let (x0, y0) = mid(0);
+        let (mx, my) = merc(x0, y0);
+        let (x, y) = tile_of(mx, my, 18);
+        let (s, _, tile) = get_tile(c, &format!("{base}/tiles/pipes/18/{x}/{y}.mvt")).await;
+        assert_eq!(s, 200);
+        let feats = decode(&tile, 18, x, y, "pipes");
+        let Some(f) = feats.iter().find(|f| f["properties"]["id"] == id.as_str()) else {
+            continue;
+        };
+        let line = match f["geometry"]["type"].as_str() {
+            Some("LineString") => f["geometry"]["coordinates"].as_array().unwrap().clone(),
+            _ => continue,
+        };
+        let pt = |v: &serde_json::Value| (v[0].as_f64().unwrap(), v[1].as_f64().unwrap());
+        let (first, last) = (pt(&line[0]), pt(line.last().unwrap()));
+        let d = |p: (f64, f64), q: (f64, f64)| (p.0 - q.0).hypot(p.1 - q.1);
+        // Only lines wholly in the tile (their ends are the pipe's, within a metre).
+        let (e0, e1) = (merc(x0, y0), {
+            let (xn, yn) = mid(coords.len() - 1);
+            merc(xn, yn)
+        });
+        let whole =
+            (d(first, e0) < 1.0 && d(last, e1) < 1.0) || (d(first, e1) < 1.0 && d(last, e0) < 1.0);
+        if !whole {
+            continue;
+        }
+        let (a, b) = (merc(a.0, a.1), merc(b.0, b.1));
+        assert!(
+            d(first, a) <= d(first, b) && d(last, b) <= d(last, a),
+            "pipe {id} runs from {from} at {a:?} to {to} at {b:?}; the tile has {first:?} .. {last:?}"
+        );
+        checked += 1;
+        if checked == 5 {
+            break;
+        }
+    }
+    assert!(checked > 0, "no pipe with both structures was checked");
+}
+
+/// A structure's position (lon, lat) by id, from whichever structure layer holds it.
+async fn structure_at(c: &reqwest::Client, base: &str, id: &str) -> Option<(f64, f64)> {
+    for layer in ["manholes", "catch_basins", "outfalls"] {
+        let r = c
+            .get(format!("{base}/collections/{layer}/items/{id}"))
+            .send()
+            .await
+            .unwrap();
+        if r.status() == 200 {
+            let f: serde_json::Value = r.json().await.unwrap();
+            let g = &f["geometry"]["coordinates"];
+            return Some((g[0].as_f64()?, g[1].as_f64()?));
+        }
+    }
+    None
+}
+
 /// `node` and the validator script under tests/style, when its packages are installed
 /// (`npm ci` there); under CI their absence fails the test.
 fn style_validator() -> Option<(String, std::path::PathBuf)> {
@@ -88,9 +227,11 @@ fn style_validator() -> Option<(String, std::path::PathBuf)> {
 /// field of that layer, and no URL points outside the server.
 fn check_style(style: &serde_json::Value, tj: &serde_json::Value, base: &str) {
     assert_eq!(style["version"], 8);
-    assert!(
-        style.get("glyphs").is_none() && style.get("sprite").is_none(),
-        "no glyphs or sprites"
+    assert!(style.get("glyphs").is_none(), "no glyphs");
+    assert_eq!(
+        style["sprite"],
+        format!("{base}/styles/sprite"),
+        "the one sprite comes from the server"
     );
     let s = style.to_string();
     for (i, _) in s.match_indices("http") {

@@ -27,6 +27,39 @@ try {
   for (const r of first.finding.reasons) assert.ok(detail.includes(r), `reason: ${r}`);
   for (const c of first.finding.citations) assert.ok(detail.includes(c.citation), `citation: ${c.citation}`);
 
+  // Filtered by status and jurisdiction: inside the registry's boundary, outside it, and
+  // in one watershed; checked against the API's answer and the areas' own polygons.
+  const status = 'illicit,needs_review';
+  const both = (await api(`/api/illicit?status=${status}&f=geojson`)).body;
+  const areasOf = async (layer) => (await api(`/collections/${layer}/items?limit=1000`)).body.features;
+  const boundary = await areasOf('boundary');
+  const sheds = await areasOf('watersheds');
+  const crossings = (p, ring) => ring.reduce((n, a, i) => {
+    const b = ring[(i + ring.length - 1) % ring.length];
+    return n + ((a[1] > p[1]) !== (b[1] > p[1]) && p[0] < ((b[0] - a[0]) * (p[1] - a[1])) / (b[1] - a[1]) + a[0] ? 1 : 0);
+  }, 0);
+  const within = (p, g) => (g.type === 'Polygon' ? [g.coordinates] : g.coordinates).some((rs) => crossings(p, rs[0]) % 2 === 1 && !rs.slice(1).some((h) => crossings(p, h) % 2 === 1));
+  const pts = (g) => (g.type === 'Point' ? [g.coordinates] : g.type === 'LineString' || g.type === 'MultiPoint' ? g.coordinates : g.coordinates.flat());
+  const expected = (areas) => both.features.filter((f) => f.geometry && pts(f.geometry).some((p) => areas.some((a) => within(p, a.geometry)))).map((f) => f.properties.connection_id ?? f.id);
+  const listWith = async (where) => {
+    await page.evaluate(() => (document.body.dataset.drawn = ''));
+    await page.selectOption('#finding-status', status);
+    await page.waitForFunction((w) => [...document.querySelectorAll('#finding-where option')].some((o) => o.value === w), where);
+    await page.selectOption('#finding-where', where);
+    await page.click('#list-connections');
+    await page.waitForFunction(() => document.body.dataset.drawn === 'connections');
+    return page.$$eval('#officer-out tbody tr td:first-child', (t) => t.map((x) => x.textContent));
+  };
+  const inside = await listWith('inside');
+  const outside = await listWith('outside');
+  assert.deepEqual(inside, expected(boundary), 'inside the boundary');
+  assert.equal(inside.length + outside.length, both.features.length, 'inside and outside make the whole list');
+  assert.ok(inside.length > 0, 'some connections lie inside the boundary');
+  const shed = sheds.find((w) => expected([w]).length > 0) ?? sheds[0];
+  const inShed = await listWith(`ws:${shed.id}`);
+  assert.deepEqual(inShed, expected([shed]), `in watershed ${shed.id}`);
+  assert.match(await page.textContent('#connection-count'), new RegExp(`in watershed ${shed.id}`));
+
   // The upstream trace from an outfall, with its candidate connections.
   await page.fill('#trace-outfall', 'OF-000002');
   await page.click('#trace');

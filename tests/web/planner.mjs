@@ -1,6 +1,10 @@
 // The planner at the desk: a parcel picked on the map, a footprint drawn with the mouse, a
 // GeoJSON file chosen; the facts; the determination against the API's, its evidence
 // drawn, a bad fact refused next to its field, and the print view.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { launch, context, open, mapIdle, assertMapDrawn, assertNoSideScroll, done, api, SHOTS, assert } from './lib.mjs';
 
 const parcel = (await api('/collections/parcels/items/P-000001')).body;
@@ -103,6 +107,26 @@ try {
   await page.waitForFunction(() => document.getElementById('place').textContent === 'Footprint from site.geojson');
   await page.click('#determine');
   await checkAgainstApi(page, 'uploaded');
+
+  // The same footprint as a zipped shapefile in the state plane, as a surveyor sends it:
+  // the server reads it (POST /api/footprint) and the page sends what it answered.
+  const dir = mkdtempSync(join(tmpdir(), 'footprint-'));
+  writeFileSync(join(dir, 'site.geojson'), JSON.stringify(fc));
+  // GDAL writes a zipped shapefile under the .shz name; it is a plain zip.
+  execFileSync('ogr2ogr', ['-f', 'ESRI Shapefile', '-t_srs', 'EPSG:2260', join(dir, 'site.shz'), join(dir, 'site.geojson')]);
+  await page.setInputFiles('#footprint-file', { name: 'site.zip', mimeType: 'application/zip', buffer: readFileSync(join(dir, 'site.shz')) });
+  await page.waitForFunction(() => document.getElementById('place').textContent === 'Footprint from site.zip');
+  await page.click('#determine');
+  await checkAgainstApi(page, 'zipped');
+  const zsent = JSON.parse(await page.getAttribute('#determination', 'data-request'));
+  const zring = zsent.footprint.type === 'Polygon' ? zsent.footprint.coordinates[0] : zsent.footprint.coordinates[0][0];
+  for (const c of ring) {
+    assert.ok(zring.some((z) => Math.abs(z[0] - c[0]) < 1e-7 && Math.abs(z[1] - c[1]) < 1e-7), `corner ${c} of the parcel in the zipped footprint ${JSON.stringify(zring)}`);
+  }
+  rmSync(dir, { recursive: true, force: true });
+  // A file that is no footprint: the server's message, naming the file, on the page.
+  await page.setInputFiles('#footprint-file', { name: 'notes.zip', mimeType: 'application/zip', buffer: Buffer.from('not a zip') });
+  await page.waitForFunction(() => /notes\.zip: file/.test(document.getElementById('message').textContent));
 
   // The print view: the answer, the map and the citations; no controls.
   await page.emulateMedia({ media: 'print' });

@@ -40,3 +40,35 @@ export function ringOf(points: [number, number][]): [number, number][] {
   if (points.length < 3) throw new Error('a footprint needs at least three points');
   return [...points, points[0]];
 }
+
+/** Whether a position lies inside a polygon ring (even-odd rule; a point on an edge may
+ *  fall either way, which a boundary filter can live with). */
+export function inRing(p: [number, number], ring: [number, number][]): boolean {
+  let inside = false;
+  for (let i = 0, j = ring.length - 1; i < ring.length; j = i++) {
+    const [xi, yi] = ring[i];
+    const [xj, yj] = ring[j];
+    if (yi > p[1] !== yj > p[1] && p[0] < ((xj - xi) * (p[1] - yi)) / (yj - yi) + xi) inside = !inside;
+  }
+  return inside;
+}
+
+/** Whether a position lies inside a Polygon or MultiPolygon (outside its holes). */
+export function inPolygon(p: [number, number], g: { type: string; coordinates: any }): boolean {
+  const polys = g.type === 'Polygon' ? [g.coordinates] : g.type === 'MultiPolygon' ? g.coordinates : [];
+  return polys.some((rings: [number, number][][]) => inRing(p, rings[0]) && !rings.slice(1).some((h) => inRing(p, h)));
+}
+
+/** Every position of a geometry (a point, a line, a polygon, or a multi- of them). */
+export function positions(g: { coordinates: any } | null | undefined): [number, number][] {
+  const out: [number, number][] = [];
+  const visit = (c: any) => (typeof c?.[0] === 'number' ? out.push([c[0], c[1]]) : c?.forEach?.(visit));
+  if (g) visit(g.coordinates);
+  return out;
+}
+
+/** Where a feature lies against a set of areas (the registry's boundary, a watershed):
+ *  `inside` when any of its positions is inside one of them, else `outside`. */
+export function sideOf(g: { coordinates: any } | null | undefined, areas: { type: string; coordinates: any }[]): 'inside' | 'outside' {
+  return positions(g).some((p) => areas.some((a) => inPolygon(p, a))) ? 'inside' : 'outside';
+}

@@ -127,6 +127,8 @@ async function start(): Promise<void> {
 
 let mapMade = false;
 async function restart(): Promise<void> {
+  // The TileJSON (the map's first view) is asked for beside the session, not after it.
+  const tileJson = mapMade ? null : api('/tiles.json').catch(() => null);
   try {
     await loadSession();
   } catch (e) {
@@ -141,7 +143,7 @@ async function restart(): Promise<void> {
   localStorage.setItem('ms4.session', JSON.stringify(session));
   if (session.may_read && !mapMade) {
     mapMade = true;
-    const tj = await api('/tiles.json').catch(() => null);
+    const tj = await tileJson;
     const map = createMap('map', tj?.bounds);
     map.on('click', (e: any) => clickHandler?.(e.lngLat, e.point));
     fetch('/health', { headers: authHeaders() }).then((r) => r.json()).then((hh) => ($('jurisdiction').textContent = hh.jurisdiction)).catch(() => {});

@@ -5,16 +5,33 @@ import { api } from '../api';
 import { showAnswer } from '../map';
 import { h, markDrawn, table, type Ctx } from '../ui';
 import { resultWord } from '../facts';
+import { sideOf } from '../geo';
+
+/** The areas the list can be narrowed to: the registry's boundary (its MS4 jurisdiction),
+ *  and each watershed. Read once, in CRS84. */
+let areas: Promise<{ boundary: any[]; watersheds: any[] }> | null = null;
+function loadAreas(): Promise<{ boundary: any[]; watersheds: any[] }> {
+  areas ??= Promise.all([
+    api('/collections/boundary/items?limit=100').catch(() => ({ features: [] })),
+    api('/collections/watersheds/items?limit=1000').catch(() => ({ features: [] })),
+  ]).then(([b, w]) => ({ boundary: b.features, watersheds: w.features }));
+  return areas;
+}
 
 export function render(el: HTMLElement, ctx: Ctx): void {
   const out = h('div', { id: 'officer-out' });
   const status = h('select', { id: 'finding-status', name: 'status' }, ...['illicit', 'needs_review', 'ok', 'not_covered', 'illicit,needs_review'].map((s) => h('option', { value: s, text: s.replace(/_/g, ' ') })));
+  // Jurisdiction: the registry is one town's, so a connection is in the jurisdiction when
+  // it lies inside the town's boundary layer; a watershed narrows it further.
+  const where = h('select', { id: 'finding-where', name: 'where' }, h('option', { value: 'all', text: 'anywhere' }), h('option', { value: 'inside', text: 'inside the boundary (the MS4 jurisdiction)' }), h('option', { value: 'outside', text: 'outside the boundary' }));
+  loadAreas().then((a) => a.watersheds.forEach((w: any) => where.append(h('option', { value: `ws:${w.id}`, text: `in watershed ${w.id}${w.properties?.name ? ` (${w.properties.name})` : ''}` }))));
   const outfall = h('input', { id: 'trace-outfall', name: 'outfall', placeholder: 'OF-000002' });
   const shed = h('input', { id: 'watershed-id', name: 'watershed', placeholder: 'WS-0001' });
   el.append(
     h('h2', { text: 'Officer' }),
     h('div', { class: 'field' }, h('label', { for: 'finding-status', text: 'Connections with finding' }), status),
-    h('button', { type: 'button', id: 'list-connections', onclick: () => connections(status.value, out, ctx) }, 'List connections'),
+    h('div', { class: 'field' }, h('label', { for: 'finding-where', text: 'Where' }), where),
+    h('button', { type: 'button', id: 'list-connections', onclick: () => connections(status.value, where.value, out, ctx) }, 'List connections'),
     h('div', { class: 'field' }, h('label', { for: 'trace-outfall', text: 'Upstream trace from outfall' }), outfall),
     h('button', { type: 'button', id: 'trace', onclick: () => trace(outfall.value.trim(), out, ctx) }, 'Trace upstream'),
     h('div', { class: 'field' }, h('label', { for: 'watershed-id', text: 'Watershed' }), shed),
@@ -24,15 +41,23 @@ export function render(el: HTMLElement, ctx: Ctx): void {
   );
 }
 
-async function connections(status: string, out: HTMLElement, ctx: Ctx): Promise<void> {
+async function connections(status: string, where: string, out: HTMLElement, ctx: Ctx): Promise<void> {
   try {
     const q = `/api/illicit?status=${encodeURIComponent(status)}`;
-    const [a, fc] = await Promise.all([api(q), api(`${q}&f=geojson`)]);
+    const [a, fc, places] = await Promise.all([api(q), api(`${q}&f=geojson`), loadAreas()]);
     const replyAt = performance.now();
+    if (where !== 'all') {
+      const within = where.startsWith('ws:') ? places.watersheds.filter((w: any) => `ws:${w.id}` === where) : places.boundary;
+      const want = where === 'outside' ? 'outside' : 'inside';
+      const idOf = (f: any) => f.properties?.connection_id ?? f.id ?? f.properties?.id;
+      const keep = new Set(fc.features.filter((f: any) => sideOf(f.geometry, within.map((x: any) => x.geometry)) === want).map(idOf));
+      a.connections = a.connections.filter((c: any) => keep.has(c.connection_id));
+      fc.features = fc.features.filter((f: any) => keep.has(idOf(f)));
+    }
     for (const f of fc.features) f.properties.role = f.properties.finding?.result ?? f.properties.result ?? 'connection';
     const detail = h('div', { id: 'connection-detail' });
     out.replaceChildren(
-      h('p', { id: 'connection-count', text: `${a.connections.length} connection${a.connections.length === 1 ? '' : 's'} with finding ${status.replace(/_/g, ' ')}` }),
+      h('p', { id: 'connection-count', text: `${a.connections.length} connection${a.connections.length === 1 ? '' : 's'} with finding ${status.replace(/_/g, ' ')}${where === 'all' ? '' : `, ${(document.querySelector(`#finding-where option[value="${where}"]`) as HTMLOptionElement | null)?.text ?? where}`}` }),
       table('Connections', a.connections, [
         ['Connection', (c: any) => h('button', { type: 'button', class: 'link', 'data-connection': c.connection_id, onclick: () => showConnection(c, detail) }, c.connection_id)],
         ['Finding', (c: any) => resultWord(c.finding?.result)],

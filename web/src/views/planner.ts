@@ -1,7 +1,7 @@
 // The planner: a parcel picked on the map, a footprint drawn or uploaded; the project's
 // facts; the determination with reasons, citations, assumptions and open facts; its
 // evidence drawn; a print view.
-import { api } from '../api';
+import { api, authHeaders } from '../api';
 import { AREA_UNITS, determinationRequest, FACTS, resultWord, type FactValues, type Place } from '../facts';
 import { firstPolygon, ringOf } from '../geo';
 import { getMap, showAnswer, showDraft, type FC } from '../map';
@@ -45,8 +45,8 @@ export function render(el: HTMLElement, ctx: Ctx): void {
       h('button', { type: 'button', id: 'pick-parcel', onclick: () => pickParcel(where, ctx) }, 'Pick a parcel'),
       h('button', { type: 'button', id: 'draw-footprint', onclick: () => draw(where, ctx) }, 'Draw a footprint'),
       h('button', { type: 'button', id: 'finish-footprint', onclick: () => finish(where, ctx) }, 'Finish footprint'),
-      h('label', { for: 'footprint-file', class: 'button' }, 'Upload GeoJSON'),
-      h('input', { id: 'footprint-file', type: 'file', accept: '.geojson,.json,application/geo+json,application/json', onchange: (ev: Event) => upload(ev, where, ctx) }),
+      h('label', { for: 'footprint-file', class: 'button' }, 'Upload GeoJSON or zipped shapefile'),
+      h('input', { id: 'footprint-file', type: 'file', accept: '.geojson,.json,.zip,.gpkg,.kml,.fgb,application/geo+json,application/json,application/zip', onchange: (ev: Event) => upload(ev, where, ctx) }),
     ),
     h('div', { class: 'row no-print' },
       h('label', { for: 'parcel-id', text: 'or the parcel id' }),
@@ -109,11 +109,23 @@ function finish(where: HTMLElement, ctx: Ctx): void {
   }
 }
 
+/** The footprint the server reads from a file (`POST /api/footprint`). */
+async function serverFootprint(file: File): Promise<any> {
+  const form = new FormData();
+  form.append('file', file, file.name);
+  const r = await fetch('/api/footprint', { method: 'POST', body: form, headers: authHeaders() });
+  const body = await r.json().catch(() => ({}));
+  if (!r.ok) throw new Error(body.detail ?? body.message ?? body.error ?? `the server answered ${r.status}`);
+  return body;
+}
+
 async function upload(ev: Event, where: HTMLElement, ctx: Ctx): Promise<void> {
   const file = (ev.target as HTMLInputElement).files?.[0];
   if (!file) return;
   try {
-    const poly = firstPolygon(JSON.parse(await file.text()));
+    // GeoJSON is read here; a zipped shapefile (and the other formats) by the server,
+    // through the same opening its uploads use, which answers the footprint in CRS84.
+    const poly = /\.(geo)?json$/i.test(file.name) ? firstPolygon(JSON.parse(await file.text())) : (await serverFootprint(file)).geometry;
     place = { footprint: poly };
     showDraft({ type: 'FeatureCollection', features: [{ type: 'Feature', geometry: poly, properties: {} }] });
     where.textContent = `Footprint from ${file.name}`;

@@ -1,0 +1,163 @@
+//! `POST /api/footprint`: a planner's footprint from a file — a zipped shapefile, a
+//! GeoPackage, GeoJSON, KML or FlatGeobuf — read by the same allow-listed GDAL opening the
+//! uploads use, and answered as one GeoJSON feature in CRS84 that the page draws and sends
+//! back as the determination's footprint.
+//!
+//! `multipart/form-data` with a part `file` (the data, with its file name) and optionally
+//! `s_srs` (`EPSG:n`) for a file that names no CRS. Every polygon of the file's layer is
+//! joined into one footprint, which must pass the same checks a footprint given to
+//! `/api/determinations` does; what is wrong is a 400 or 422 naming `file` (or `s_srs`).
+
+use axum::extract::{Multipart, State};
+use axum::routing::post;
+use axum::{Json, Router};
+use gdal::spatial_ref::{AxisMappingStrategy, CoordTransform, SpatialRef};
+use gdal::vector::LayerAccess;
+use geo_types::{Geometry, MultiPolygon, Polygon};
+use serde_json::{json, Value};
+
+use super::{AppState, HttpError};
+use crate::domain::Layer;
+use crate::import::{crs, gdal_guard, source};
+
+pub(super) fn router() -> Router<AppState> {
+    Router::new().route("/footprint", post(footprint))
+}
+
+/// What a footprint file may be (a CSV holds no polygon).
+const ACCEPTED: [&str; 6] = ["zip", "gpkg", "geojson", "json", "kml", "fgb"];
+
+fn bad(msg: impl std::fmt::Display) -> HttpError {
+    HttpError::BadRequest(format!("file: {msg}"))
+}
+
+async fn footprint(
+    State(state): State<AppState>,
+    mut form: Multipart,
+) -> Result<Json<Value>, HttpError> {
+    gdal_guard::lock_down();
+    let dir = tempfile::tempdir().map_err(|e| HttpError::Internal(e.to_string()))?;
+    let mut file: Option<(std::path::PathBuf, String)> = None;
+    let mut s_srs: Option<i32> = None;
+    while let Some(field) = form
+        .next_field()
+        .await
+        .map_err(|e| HttpError::BadRequest(format!("body: {}", e.body_text())))?
+    {
+        match field.name().unwrap_or("") {
+            "file" => {
+                let name = field.file_name().unwrap_or("").to_string();
+                let ext = std::path::Path::new(&name)
+                    .extension()
+                    .and_then(|e| e.to_str())
+                    .map(str::to_ascii_lowercase)
+                    .unwrap_or_default();
+                if !ACCEPTED.contains(&ext.as_str()) {
+                    return Err(bad(format!(
+                        "{name:?}: send a zipped shapefile (.zip), a GeoPackage (.gpkg), GeoJSON (.geojson/.json), KML (.kml) or FlatGeobuf (.fgb), with its file name"
+                    )));
+                }
+                let bytes = field
+                    .bytes()
+                    .await
+                    .map_err(|e| HttpError::BadRequest(format!("file: {}", e.body_text())))?;
+                // Only the extension of the client's name is used: it decides nothing else.
+                let path = dir.path().join(format!("footprint.{ext}"));
+                std::fs::write(&path, &bytes).map_err(|e| HttpError::Internal(e.to_string()))?;
+                file = Some((path, name));
+            }
+            "s_srs" => {
+                let v = field
+                    .text()
+                    .await
+                    .map_err(|e| HttpError::BadRequest(format!("s_srs: {}", e.body_text())))?;
+                s_srs = Some(
+                    crs::parse_epsg(&v)
+                        .map_err(|e| HttpError::BadRequest(format!("s_srs: {e}")))?,
+                );
+            }
+            other => {
+                return Err(HttpError::BadRequest(format!(
+                    "{other}: not a part of a footprint upload (file, s_srs)"
+                )))
+            }
+        }
+    }
+    let Some((path, name)) = file else {
+        return Err(bad("missing; send the footprint as a part named file"));
+    };
+    let srid = state.snapshot.current().meta.srid;
+    let feature = tokio::task::spawn_blocking(move || read(&path, &name, s_srs))
+        .await
+        .map_err(|e| HttpError::Internal(e.to_string()))??;
+    // The checks any footprint gets (a polygon, not empty, not absurdly large...).
+    crate::answer::place::footprint_from_value(feature.clone(), srid, "file")?;
+    Ok(Json(feature))
+}
+
+/// Every polygon of the file's layer, in CRS84, joined into one feature.
+fn read(path: &std::path::Path, name: &str, s_srs: Option<i32>) -> Result<Value, HttpError> {
+    let opened = source::open(path, &source::CsvGeometry::None, false).map_err(|e| {
+        HttpError::Unprocessable(format!("file: {name}: {}", strip(&e.to_string(), path)))
+    })?;
+    let mut layer = source::pick_layer(&opened.ds, name, None, Layer::Parcels)
+        .map_err(|e| HttpError::Unprocessable(format!("file: {}", strip(&e.to_string(), path))))?;
+    let mut from = match (s_srs, layer.spatial_ref()) {
+        (Some(code), _) => SpatialRef::from_epsg(code as u32)
+            .map_err(|e| HttpError::BadRequest(format!("s_srs: EPSG:{code}: {e}")))?,
+        (None, Some(sr)) => sr,
+        (None, None) => {
+            return Err(HttpError::Unprocessable(format!(
+            "file: {name} names no coordinate system (a shapefile without its .prj?); send s_srs"
+        )))
+        }
+    };
+    let mut to = SpatialRef::from_epsg(4326).map_err(|e| HttpError::Internal(e.to_string()))?;
+    // Longitude first, as GeoJSON has it.
+    from.set_axis_mapping_strategy(AxisMappingStrategy::TraditionalGisOrder);
+    to.set_axis_mapping_strategy(AxisMappingStrategy::TraditionalGisOrder);
+    let ct = CoordTransform::new(&from, &to).map_err(|e| HttpError::Internal(e.to_string()))?;
+    let mut polys: Vec<Polygon<f64>> = Vec::new();
+    let mut features = 0;
+    for f in layer.features() {
+        let Some(g) = f.geometry() else { continue };
+        features += 1;
+        let t = g.transform(&ct).map_err(|e| {
+            HttpError::Unprocessable(format!("file: feature {features}: cannot reach CRS84: {e}"))
+        })?;
+        let text = t.json().map_err(|e| HttpError::Internal(e.to_string()))?;
+        let gj: geojson::Geometry = text
+            .parse()
+            .map_err(|e| HttpError::Unprocessable(format!("file: feature {features}: {e}")))?;
+        match Geometry::<f64>::try_from(gj) {
+            Ok(Geometry::Polygon(p)) => polys.push(p),
+            Ok(Geometry::MultiPolygon(m)) => polys.extend(m.0),
+            _ => {
+                return Err(HttpError::Unprocessable(format!(
+                    "file: feature {features} of {name} is not a polygon; a footprint is the outline of the project"
+                )))
+            }
+        }
+    }
+    if polys.is_empty() {
+        return Err(HttpError::Unprocessable(format!(
+            "file: {name} holds no polygon"
+        )));
+    }
+    let joined: MultiPolygon<f64> = if polys.len() == 1 {
+        MultiPolygon(polys)
+    } else {
+        geo::unary_union(&polys)
+    };
+    let geometry = geojson::Geometry::from(&joined);
+    Ok(json!({
+        "type": "Feature",
+        "geometry": geometry,
+        "properties": {"file": name, "features": features, "polygons": joined.0.len()},
+    }))
+}
+
+/// A message without the server's temporary path.
+fn strip(msg: &str, path: &std::path::Path) -> String {
+    msg.replace(&path.display().to_string(), "the file")
+}
