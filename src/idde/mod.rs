@@ -7,7 +7,9 @@
 pub mod calendar;
 pub mod candidates;
 pub mod case;
+pub mod cases_cache;
 pub mod deadlines;
+pub mod ld_notice;
 pub mod notice;
 pub mod open;
 pub mod penalties;
