@@ -38,3 +38,6 @@ async fn scripted_year_through_the_cli_on_postgis() {
         scripted_year("postgis", Via::Cli).await;
     }
 }
+
+#[path = "idde/ld_notice.rs"]
+mod ld_notice;

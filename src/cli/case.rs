@@ -75,6 +75,12 @@ pub enum CaseAction {
         #[arg(long)]
         as_of: Option<String>,
     },
+    /// The land development notice of violation (North Castle ch. 267 Part 1 C(1),
+    /// Carmel § 156-88A) as printable HTML: the body of `POST
+    /// /api/notices/land-development` (JSON or @FILE, optional) and the options, which
+    /// win over it. What the record lacks is listed on the page as an open fact (and
+    /// counted on stderr); a town without such a notice is an error saying so.
+    LdNotice(LdNoticeArgs),
     /// The case's notice of violation as printable HTML.
     Notice {
         /// The case.
@@ -83,6 +89,77 @@ pub enum CaseAction {
         #[arg(long)]
         as_of: Option<String>,
     },
+}
+
+/// Arguments of `ms4 case ld-notice`.
+#[derive(Debug, Args)]
+pub struct LdNoticeArgs {
+    /// The facts as JSON or @FILE (the options below win over it).
+    pub body: Option<String>,
+    /// A case to fill from (its parcel, description and notice of violation served).
+    #[arg(long = "case")]
+    pub case_id: Option<String>,
+    /// The parcel of the site.
+    #[arg(long)]
+    pub parcel: Option<String>,
+    /// The landowner, developer or applicant.
+    #[arg(long)]
+    pub owner: Option<String>,
+    /// Their mailing address.
+    #[arg(long)]
+    pub owner_address: Option<String>,
+    /// The site's address or a description of the building, structure or land.
+    #[arg(long)]
+    pub site: Option<String>,
+    /// The nature of the violation.
+    #[arg(long)]
+    pub violation: Option<String>,
+    /// A remedial measure, `MEASURE` or `MEASURE@YYYY-MM-DD` (completed by); repeat.
+    #[arg(long = "remedy")]
+    pub remedies: Vec<String>,
+    /// The day the notice is served (YYYY-MM-DD): the appeal period runs from it.
+    #[arg(long)]
+    pub served_on: Option<NaiveDate>,
+    /// The day of an earlier offence within the window (YYYY-MM-DD); repeat.
+    #[arg(long = "earlier-offence")]
+    pub earlier_offences: Vec<NaiveDate>,
+}
+
+fn ld_facts(a: LdNoticeArgs) -> anyhow::Result<crate::idde::ld_notice::LdFacts> {
+    let mut f: crate::idde::ld_notice::LdFacts = match &a.body {
+        Some(b) => parse(b)?,
+        None => Default::default(),
+    };
+    let set = |slot: &mut Option<String>, v: Option<String>| {
+        if v.is_some() {
+            *slot = v;
+        }
+    };
+    set(&mut f.case_id, a.case_id);
+    set(&mut f.parcel_id, a.parcel);
+    set(&mut f.owner, a.owner);
+    set(&mut f.owner_address, a.owner_address);
+    set(&mut f.site, a.site);
+    set(&mut f.violation, a.violation);
+    for r in a.remedies {
+        let (measure, by) = match r.rsplit_once('@') {
+            Some((m, d)) => {
+                let day = NaiveDate::parse_from_str(d.trim(), "%Y-%m-%d")
+                    .map_err(|_| anyhow!("--remedy {r:?}: {d:?} is not a day, YYYY-MM-DD"))?;
+                (m.to_string(), Some(day))
+            }
+            None => (r, None),
+        };
+        f.remedial_measures.push(crate::idde::ld_notice::Remedy {
+            measure,
+            complete_by: by,
+        });
+    }
+    if a.served_on.is_some() {
+        f.served_on = a.served_on;
+    }
+    f.earlier_offences.extend(a.earlier_offences);
+    Ok(f)
 }
 
 fn body(s: &str) -> anyhow::Result<String> {
@@ -283,6 +360,24 @@ pub(super) async fn run(store_url: &str, a: CaseArgs) -> anyhow::Result<()> {
             let as_of =
                 crate::idde::deadlines::parse_as_of(as_of.as_deref()).map_err(|e| anyhow!(e))?;
             print(&find(&snap, &id)?, as_of)
+        }
+        CaseAction::LdNotice(args) => {
+            let facts = ld_facts(args)?;
+            let case = match &facts.case_id {
+                Some(id) => Some(find(&snap, id)?),
+                None => None,
+            };
+            let n = crate::idde::ld_notice::render(&snap, &profile, &facts, case.as_ref())
+                .map_err(|e| anyhow!("{e}"))?;
+            print!("{}", n.html);
+            if !n.open_facts.is_empty() {
+                eprintln!(
+                    "{} open fact(s), listed on the notice: {}",
+                    n.open_facts.len(),
+                    n.open_facts.join("; ")
+                );
+            }
+            Ok(())
         }
         CaseAction::Notice { id, as_of } => {
             let as_of =
