@@ -12,7 +12,7 @@ use crate::http::inspections::{to_feature, NewInspection};
 use crate::http::Caller;
 use crate::idde::case::{all_cases, check_action, close, closing_writes, next_case_id};
 use crate::idde::deadlines::case_deadlines;
-use crate::idde::open::{from_connections, open_case, OpenCase};
+use crate::idde::open::{from_connections, open_case, store_new_case, OpenCase};
 use crate::idde::{Action, Case, Closing};
 use crate::import::default_actor;
 use crate::spatial::Snapshot;
@@ -258,13 +258,8 @@ pub(super) async fn run_inspect(store_url: &str, a: InspectArgs) -> anyhow::Resu
                 ..Default::default()
             };
             let case = open_in(&snap, &profile, &req)?;
-            write(
-                store.as_ref(),
-                Layer::Cases,
-                case.to_feature(),
-                "ms4 inspect",
-            )
-            .await?;
+            let case = store_new_case(store.as_ref(), case, &default_actor(), "cli", "ms4 inspect")
+                .await?;
             out["case"] = serde_json::json!({"case_id": case.case_id, "opened": true, "candidates": case.candidates});
         }
     }
@@ -289,7 +284,9 @@ pub(super) async fn run(store_url: &str, a: CaseArgs) -> anyhow::Result<()> {
         CaseAction::Open { body } => {
             let req: OpenCase = parse(&body)?;
             let case = open_in(&snap, &profile, &req)?;
-            write(s, Layer::Cases, case.to_feature(), "ms4 case open").await?;
+            // The id is allocated inside the write's transaction (another process may
+            // open a case at the same time).
+            let case = store_new_case(s, case, &default_actor(), "cli", "ms4 case open").await?;
             print(&case, now)
         }
         CaseAction::FromConnections { on } => {
@@ -301,10 +298,11 @@ pub(super) async fn run(store_url: &str, a: CaseArgs) -> anyhow::Result<()> {
             let mut snap = snap;
             for r in wanted {
                 let case = open_in(&snap, &profile, &r)?;
-                write(
+                let case = store_new_case(
                     s,
-                    Layer::Cases,
-                    case.to_feature(),
+                    case,
+                    &default_actor(),
+                    "cli",
                     "ms4 case from-connections",
                 )
                 .await?;

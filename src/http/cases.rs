@@ -4,8 +4,10 @@
 //! and served back by it.
 //!
 //! Case writes in one server go one at a time (a lock held across the read, the check
-//! and the write), so two actions posted at once cannot overwrite each other's log and
-//! two cases opened at once cannot take the same id.
+//! and the write), so two actions posted at once cannot overwrite each other's log. A new
+//! case's id is allocated inside its write's transaction, under the store's write lock,
+//! so cases opened at once by this server and by other processes (`ms4 case open`, a
+//! second server) get distinct ids.
 
 use axum::body::Bytes;
 use axum::extract::{Path, State};
@@ -23,7 +25,7 @@ use crate::domain::Layer;
 use crate::idde::case::{check_action, close, closing_writes, next_case_id};
 use crate::idde::cases_cache::cases_of;
 use crate::idde::deadlines::{all_deadlines, case_deadlines, parse_as_of};
-use crate::idde::open::{from_connections, open_case, OpenCase};
+use crate::idde::open::{from_connections, open_case, store_new_case, OpenCase};
 use crate::idde::{Action, Case, Closing, FieldError};
 use crate::store::photos::NewPhoto;
 use crate::store::{WriteMode, WriteRequest};
@@ -143,7 +145,20 @@ async fn open_one(state: &AppState, caller: &Caller, req: OpenCase) -> Result<Ca
     })
     .await?
     .map_err(field)?;
-    write_case(state, caller, &case, "POST /api/cases").await?;
+    // The id is allocated again inside the write's transaction: another process (a
+    // command, a second server) may have opened a case since the snapshot was taken.
+    let case = store_new_case(
+        state.store.as_ref(),
+        case,
+        &caller.subject,
+        "api",
+        "POST /api/cases",
+    )
+    .await?;
+    state
+        .snapshot
+        .reload_layer(state.store.as_ref(), Layer::Cases, 0)
+        .await?;
     Ok(case)
 }
 
