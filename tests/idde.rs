@@ -56,3 +56,6 @@ async fn case_ids_are_distinct_across_processes_on_postgis() {
         ids::concurrent_opens("postgis").await;
     }
 }
+
+#[path = "idde/cli_formats.rs"]
+mod cli_formats;

@@ -6,6 +6,7 @@ use anyhow::{anyhow, bail, Context};
 use chrono::{Datelike, NaiveDate, Utc};
 use clap::{Args, Subcommand};
 
+use super::report::ReportFormat;
 use crate::answer::Ask;
 use crate::domain::{Feature, Layer};
 use crate::http::inspections::{to_feature, NewInspection};
@@ -18,11 +19,23 @@ use crate::import::default_actor;
 use crate::spatial::Snapshot;
 use crate::store::{write_all, Store, WriteMode, WriteRequest};
 
-/// Arguments of `ms4 inspect`.
+/// Arguments of `ms4 inspect`: an inspection to record, or `photo ...`.
 #[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct InspectArgs {
     /// The inspection as `POST /api/inspections` takes it: JSON, or `@FILE`.
-    pub body: String,
+    pub body: Option<String>,
+    /// An inspection's photos.
+    #[command(subcommand)]
+    pub photo: Option<InspectAction>,
+}
+
+/// What `ms4 inspect` does besides recording an inspection.
+#[derive(Debug, clap::Subcommand)]
+pub enum InspectAction {
+    /// An inspection's photos: add, list, get.
+    #[command(subcommand)]
+    Photo(super::photo::PhotoAction),
 }
 
 /// Arguments of `ms4 case`.
@@ -31,6 +44,10 @@ pub struct CaseArgs {
     /// What to do.
     #[command(subcommand)]
     pub action: CaseAction,
+    /// How to print a case or the list: table, json (the API's JSON) or csv. Notices
+    /// print HTML whatever this says.
+    #[arg(long, global = true, value_enum, default_value_t = super::report::ReportFormat::Table)]
+    pub format: super::report::ReportFormat,
 }
 
 /// Case commands.
@@ -162,6 +179,89 @@ fn ld_facts(a: LdNoticeArgs) -> anyhow::Result<crate::idde::ld_notice::LdFacts> 
     Ok(f)
 }
 
+fn rows_as(format: ReportFormat, header: &[&str], rows: &[Vec<String>]) -> String {
+    match format {
+        ReportFormat::Csv => super::output::csv(header, rows),
+        _ => super::output::table(header, rows),
+    }
+}
+
+/// A case as field and value rows: its record, each action, each deadline and fine.
+fn case_rows(c: &Case, d: &crate::idde::deadlines::CaseDeadlines) -> Vec<Vec<String>> {
+    let mut rows = Vec::new();
+    let mut put = |k: &str, v: Option<String>| {
+        if let Some(v) = v {
+            rows.push(vec![k.to_string(), v]);
+        }
+    };
+    put("case", Some(c.case_id.clone()));
+    put("status", Some(c.status.clone()));
+    put("opened_on", Some(c.opened_on.to_string()));
+    put("origin", Some(c.origin.clone()));
+    put("reported_by", c.reported_by.clone());
+    put("description", c.description.clone());
+    put("asset", c.asset_id.clone());
+    put("parcel", c.parcel_id.clone());
+    put("connection", c.connection_id.clone());
+    put("inspection", c.inspection_id.clone());
+    put("closed_on", c.closed_on.map(|x| x.to_string()));
+    put("closure", c.closure.clone());
+    put("referred_to", c.referred_to.clone());
+    for (i, k) in c.candidates.iter().enumerate() {
+        put(
+            &format!("candidate {}", i + 1),
+            Some(serde_json::to_string(k).unwrap_or_default()),
+        );
+    }
+    for (i, a) in c.actions.iter().enumerate() {
+        let extra = [a.method.as_deref(), a.outcome.as_deref()]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>()
+            .join(", ");
+        put(
+            &format!("action {}", i + 1),
+            Some(format!(
+                "{} on {}{} by {}{}",
+                a.kind,
+                a.on,
+                a.at.as_deref().map(|t| format!(" {t}")).unwrap_or_default(),
+                a.by,
+                if extra.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({extra})")
+                }
+            )),
+        );
+    }
+    for x in &d.deadlines {
+        let by = x
+            .due_at
+            .map(|t| t.format("%Y-%m-%d %H:%M").to_string())
+            .unwrap_or_else(|| x.due_on.to_string());
+        put(
+            &format!("deadline {}", x.rule),
+            Some(format!("{}: {} by {by} ({})", x.status, x.what, x.citation)),
+        );
+    }
+    for f in &d.fines {
+        put(
+            &format!("fine {}", f.rule),
+            Some(format!(
+                "{}${:.2}: {} violation(s) x {} period(s) x ${:.2} ({})",
+                if f.maximum { "up to " } else { "" },
+                f.accrued,
+                f.violations,
+                f.periods,
+                f.amount,
+                f.citation
+            )),
+        );
+    }
+    rows
+}
+
 fn body(s: &str) -> anyhow::Result<String> {
     match s.strip_prefix('@') {
         Some(path) => std::fs::read_to_string(path).with_context(|| format!("reading {path}")),
@@ -220,10 +320,15 @@ fn find(snap: &Snapshot, id: &str) -> anyhow::Result<Case> {
 
 /// `ms4 inspect`.
 pub(super) async fn run_inspect(store_url: &str, a: InspectArgs) -> anyhow::Result<()> {
+    let body = match (a.body, a.photo) {
+        (_, Some(InspectAction::Photo(p))) => return super::photo::run(store_url, p).await,
+        (Some(b), None) => b,
+        (None, None) => bail!("give the inspection as JSON (or @FILE), or `photo add|list|get`"),
+    };
     let store = crate::store::open(store_url).await?;
     let profile = super::profile::load(store.as_ref()).await?;
     let snap = Snapshot::load(store.as_ref()).await?;
-    let n: NewInspection = parse(&a.body)?;
+    let n: NewInspection = parse(&body)?;
     let f = to_feature(&snap, n, &caller(), today(), profile.idde.dry_weather_hours)
         .map_err(|e| anyhow!("{e}"))?;
     let json = serde_json::Value::Object(f.properties(Layer::Inspections));
@@ -273,9 +378,16 @@ pub(super) async fn run(store_url: &str, a: CaseArgs) -> anyhow::Result<()> {
     let profile = super::profile::load(store.as_ref()).await?;
     let snap = Snapshot::load(store.as_ref()).await?;
     let s = store.as_ref();
+    let format = a.format;
     let print = |c: &Case, as_of| -> anyhow::Result<()> {
+        let d = case_deadlines(c, &profile.idde, as_of);
+        if format != ReportFormat::Json {
+            let rows = case_rows(c, &d);
+            print!("{}", rows_as(format, &["field", "value"], &rows));
+            return Ok(());
+        }
         let mut v = serde_json::to_value(c)?;
-        v["deadlines"] = serde_json::to_value(case_deadlines(c, &profile.idde, as_of))?;
+        v["deadlines"] = serde_json::to_value(d)?;
         println!("{}", serde_json::to_string_pretty(&v)?);
         Ok(())
     };
@@ -346,6 +458,41 @@ pub(super) async fn run(store_url: &str, a: CaseArgs) -> anyhow::Result<()> {
                 .iter()
                 .filter(|c| status.as_deref().is_none_or(|st| c.status == st))
                 .collect();
+            if format != ReportFormat::Json {
+                let header = [
+                    "case",
+                    "status",
+                    "opened_on",
+                    "origin",
+                    "asset",
+                    "parcel",
+                    "connection",
+                    "actions",
+                    "closure",
+                ];
+                let rows: Vec<Vec<String>> = shown
+                    .iter()
+                    .map(|c| {
+                        let o = |v: &Option<String>| v.clone().unwrap_or_default();
+                        vec![
+                            c.case_id.clone(),
+                            c.status.clone(),
+                            c.opened_on.to_string(),
+                            c.origin.clone(),
+                            o(&c.asset_id),
+                            o(&c.parcel_id),
+                            o(&c.connection_id),
+                            c.actions.len().to_string(),
+                            o(&c.closure),
+                        ]
+                    })
+                    .collect();
+                print!("{}", rows_as(format, &header, &rows));
+                for u in &unreadable {
+                    eprintln!("unreadable: {u}");
+                }
+                return Ok(());
+            }
             println!(
                 "{}",
                 serde_json::to_string_pretty(

@@ -32,8 +32,7 @@ use crate::store::{WriteMode, WriteRequest};
 
 static CASE_WRITES: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
-/// The largest photo accepted, bytes.
-pub const MAX_PHOTO_BYTES: usize = 16 * 1024 * 1024;
+pub use crate::idde::MAX_PHOTO_BYTES;
 
 pub(super) fn read_router() -> Router<AppState> {
     Router::new()

@@ -17,4 +17,7 @@ pub mod report;
 pub mod screening;
 
 pub use case::{Action, Case, Closing};
+
+/// The largest inspection photo accepted, bytes (the API and the command line alike).
+pub const MAX_PHOTO_BYTES: usize = 16 * 1024 * 1024;
 pub use screening::{FieldError, Screening};

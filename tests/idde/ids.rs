@@ -33,6 +33,8 @@ pub async fn concurrent_opens(kind: &str) {
                     "--store",
                     &url,
                     "case",
+                    "--format",
+                    "json",
                     "open",
                     &complaint(i, "cli").to_string(),
                 ])
@@ -79,7 +81,8 @@ pub async fn concurrent_opens(kind: &str) {
     let got: BTreeSet<String> = distinct.iter().map(|s| s.to_string()).collect();
     assert_eq!(got, want);
     // Every case is stored, with its own report (none overwrote another).
-    let list: Value = serde_json::from_str(&run_ok(&url, &["case", "list"])).unwrap();
+    let list: Value =
+        serde_json::from_str(&run_ok(&url, &["case", "--format", "json", "list"])).unwrap();
     assert_eq!(list["count"], n, "{list}");
     let reporters: BTreeSet<&str> = list["cases"]
         .as_array()
