@@ -65,6 +65,9 @@ pub(super) async fn run(store_url: &str, a: ReportArgs) -> anyhow::Result<()> {
                 "{}",
                 super::output::table(&["measure", "count", "out of", "period", "dollars"], &rows)
             );
+            for f in &r.open_facts {
+                println!("open fact: {f}");
+            }
         }
     }
     Ok(())

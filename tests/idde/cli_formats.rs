@@ -135,4 +135,24 @@ fn photos_and_formats_through_the_cli() {
     ))
     .unwrap();
     assert_eq!(v["due"], 2, "{v}");
+
+    // The reporting year's start is the profile's setting, not checked against the
+    // permit: the report says so as an open fact.
+    let r: Value = serde_json::from_str(&run_ok(
+        &url,
+        &["report", "--year", "2026", "--format", "json"],
+    ))
+    .unwrap();
+    let facts = r["open_facts"].as_array().unwrap();
+    assert_eq!(facts.len(), 1, "{r}");
+    let f = facts[0].as_str().unwrap();
+    assert!(
+        f.contains("starts on 2026-01-01") && f.contains("has not been checked against"),
+        "{f}"
+    );
+    let table = run_ok(&url, &["report", "--year", "2026"]);
+    assert!(
+        table.contains("open fact: the reporting year starts on 2026-01-01"),
+        "{table}"
+    );
 }

@@ -30,6 +30,10 @@ pub struct IddeSettings {
     /// The reporting year's first day, `MM-DD` (a year `Y` runs from `Y-MM-DD`).
     #[serde(default = "default_year_start")]
     pub reporting_year_start: String,
+    /// Where the reporting year's start comes from (the MS4 general permit's reporting
+    /// period, cited); without it the report lists the start as an open fact.
+    #[serde(default)]
+    pub reporting_year_source: Option<String>,
     /// Days business-day counts skip besides Saturdays and Sundays.
     #[serde(default)]
     pub holidays: Vec<Holiday>,
@@ -140,6 +144,7 @@ impl Default for IddeSettings {
             dry_weather_hours: DEFAULT_DRY_WEATHER_HOURS,
             dry_weather_source: None,
             reporting_year_start: default_year_start(),
+            reporting_year_source: None,
             holidays: Vec::new(),
             deadlines: Vec::new(),
             fines: Vec::new(),
