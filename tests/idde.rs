@@ -38,3 +38,24 @@ async fn scripted_year_through_the_cli_on_postgis() {
         scripted_year("postgis", Via::Cli).await;
     }
 }
+
+#[path = "idde/ld_notice.rs"]
+mod ld_notice;
+
+#[path = "idde/ids.rs"]
+mod ids;
+
+#[tokio::test(flavor = "multi_thread")]
+async fn case_ids_are_distinct_across_processes_on_a_geopackage() {
+    ids::concurrent_opens("sqlite").await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn case_ids_are_distinct_across_processes_on_postgis() {
+    if common::pg_base().is_some() {
+        ids::concurrent_opens("postgis").await;
+    }
+}
+
+#[path = "idde/cli_formats.rs"]
+mod cli_formats;

@@ -6,23 +6,36 @@ use anyhow::{anyhow, bail, Context};
 use chrono::{Datelike, NaiveDate, Utc};
 use clap::{Args, Subcommand};
 
+use super::report::ReportFormat;
 use crate::answer::Ask;
 use crate::domain::{Feature, Layer};
 use crate::http::inspections::{to_feature, NewInspection};
 use crate::http::Caller;
 use crate::idde::case::{all_cases, check_action, close, closing_writes, next_case_id};
 use crate::idde::deadlines::case_deadlines;
-use crate::idde::open::{from_connections, open_case, OpenCase};
+use crate::idde::open::{from_connections, open_case, store_new_case, OpenCase};
 use crate::idde::{Action, Case, Closing};
 use crate::import::default_actor;
 use crate::spatial::Snapshot;
 use crate::store::{write_all, Store, WriteMode, WriteRequest};
 
-/// Arguments of `ms4 inspect`.
+/// Arguments of `ms4 inspect`: an inspection to record, or `photo ...`.
 #[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct InspectArgs {
     /// The inspection as `POST /api/inspections` takes it: JSON, or `@FILE`.
-    pub body: String,
+    pub body: Option<String>,
+    /// An inspection's photos.
+    #[command(subcommand)]
+    pub photo: Option<InspectAction>,
+}
+
+/// What `ms4 inspect` does besides recording an inspection.
+#[derive(Debug, clap::Subcommand)]
+pub enum InspectAction {
+    /// An inspection's photos: add, list, get.
+    #[command(subcommand)]
+    Photo(super::photo::PhotoAction),
 }
 
 /// Arguments of `ms4 case`.
@@ -31,6 +44,10 @@ pub struct CaseArgs {
     /// What to do.
     #[command(subcommand)]
     pub action: CaseAction,
+    /// How to print a case or the list: table, json (the API's JSON) or csv. Notices
+    /// print HTML whatever this says.
+    #[arg(long, global = true, value_enum, default_value_t = super::report::ReportFormat::Table)]
+    pub format: super::report::ReportFormat,
 }
 
 /// Case commands.
@@ -75,6 +92,12 @@ pub enum CaseAction {
         #[arg(long)]
         as_of: Option<String>,
     },
+    /// The land development notice of violation (North Castle ch. 267 Part 1 C(1),
+    /// Carmel § 156-88A) as printable HTML: the body of `POST
+    /// /api/notices/land-development` (JSON or @FILE, optional) and the options, which
+    /// win over it. What the record lacks is listed on the page as an open fact (and
+    /// counted on stderr); a town without such a notice is an error saying so.
+    LdNotice(LdNoticeArgs),
     /// The case's notice of violation as printable HTML.
     Notice {
         /// The case.
@@ -83,6 +106,160 @@ pub enum CaseAction {
         #[arg(long)]
         as_of: Option<String>,
     },
+}
+
+/// Arguments of `ms4 case ld-notice`.
+#[derive(Debug, Args)]
+pub struct LdNoticeArgs {
+    /// The facts as JSON or @FILE (the options below win over it).
+    pub body: Option<String>,
+    /// A case to fill from (its parcel, description and notice of violation served).
+    #[arg(long = "case")]
+    pub case_id: Option<String>,
+    /// The parcel of the site.
+    #[arg(long)]
+    pub parcel: Option<String>,
+    /// The landowner, developer or applicant.
+    #[arg(long)]
+    pub owner: Option<String>,
+    /// Their mailing address.
+    #[arg(long)]
+    pub owner_address: Option<String>,
+    /// The site's address or a description of the building, structure or land.
+    #[arg(long)]
+    pub site: Option<String>,
+    /// The nature of the violation.
+    #[arg(long)]
+    pub violation: Option<String>,
+    /// A remedial measure, `MEASURE` or `MEASURE@YYYY-MM-DD` (completed by); repeat.
+    #[arg(long = "remedy")]
+    pub remedies: Vec<String>,
+    /// The day the notice is served (YYYY-MM-DD): the appeal period runs from it.
+    #[arg(long)]
+    pub served_on: Option<NaiveDate>,
+    /// The day of an earlier offence within the window (YYYY-MM-DD); repeat.
+    #[arg(long = "earlier-offence")]
+    pub earlier_offences: Vec<NaiveDate>,
+}
+
+fn ld_facts(a: LdNoticeArgs) -> anyhow::Result<crate::idde::ld_notice::LdFacts> {
+    let mut f: crate::idde::ld_notice::LdFacts = match &a.body {
+        Some(b) => parse(b)?,
+        None => Default::default(),
+    };
+    let set = |slot: &mut Option<String>, v: Option<String>| {
+        if v.is_some() {
+            *slot = v;
+        }
+    };
+    set(&mut f.case_id, a.case_id);
+    set(&mut f.parcel_id, a.parcel);
+    set(&mut f.owner, a.owner);
+    set(&mut f.owner_address, a.owner_address);
+    set(&mut f.site, a.site);
+    set(&mut f.violation, a.violation);
+    for r in a.remedies {
+        let (measure, by) = match r.rsplit_once('@') {
+            Some((m, d)) => {
+                let day = NaiveDate::parse_from_str(d.trim(), "%Y-%m-%d")
+                    .map_err(|_| anyhow!("--remedy {r:?}: {d:?} is not a day, YYYY-MM-DD"))?;
+                (m.to_string(), Some(day))
+            }
+            None => (r, None),
+        };
+        f.remedial_measures.push(crate::idde::ld_notice::Remedy {
+            measure,
+            complete_by: by,
+        });
+    }
+    if a.served_on.is_some() {
+        f.served_on = a.served_on;
+    }
+    f.earlier_offences.extend(a.earlier_offences);
+    Ok(f)
+}
+
+fn rows_as(format: ReportFormat, header: &[&str], rows: &[Vec<String>]) -> String {
+    match format {
+        ReportFormat::Csv => super::output::csv(header, rows),
+        _ => super::output::table(header, rows),
+    }
+}
+
+/// A case as field and value rows: its record, each action, each deadline and fine.
+fn case_rows(c: &Case, d: &crate::idde::deadlines::CaseDeadlines) -> Vec<Vec<String>> {
+    let mut rows = Vec::new();
+    let mut put = |k: &str, v: Option<String>| {
+        if let Some(v) = v {
+            rows.push(vec![k.to_string(), v]);
+        }
+    };
+    put("case", Some(c.case_id.clone()));
+    put("status", Some(c.status.clone()));
+    put("opened_on", Some(c.opened_on.to_string()));
+    put("origin", Some(c.origin.clone()));
+    put("reported_by", c.reported_by.clone());
+    put("description", c.description.clone());
+    put("asset", c.asset_id.clone());
+    put("parcel", c.parcel_id.clone());
+    put("connection", c.connection_id.clone());
+    put("inspection", c.inspection_id.clone());
+    put("closed_on", c.closed_on.map(|x| x.to_string()));
+    put("closure", c.closure.clone());
+    put("referred_to", c.referred_to.clone());
+    for (i, k) in c.candidates.iter().enumerate() {
+        put(
+            &format!("candidate {}", i + 1),
+            Some(serde_json::to_string(k).unwrap_or_default()),
+        );
+    }
+    for (i, a) in c.actions.iter().enumerate() {
+        let extra = [a.method.as_deref(), a.outcome.as_deref()]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>()
+            .join(", ");
+        put(
+            &format!("action {}", i + 1),
+            Some(format!(
+                "{} on {}{} by {}{}",
+                a.kind,
+                a.on,
+                a.at.as_deref().map(|t| format!(" {t}")).unwrap_or_default(),
+                a.by,
+                if extra.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({extra})")
+                }
+            )),
+        );
+    }
+    for x in &d.deadlines {
+        let by = x
+            .due_at
+            .map(|t| t.format("%Y-%m-%d %H:%M").to_string())
+            .unwrap_or_else(|| x.due_on.to_string());
+        put(
+            &format!("deadline {}", x.rule),
+            Some(format!("{}: {} by {by} ({})", x.status, x.what, x.citation)),
+        );
+    }
+    for f in &d.fines {
+        put(
+            &format!("fine {}", f.rule),
+            Some(format!(
+                "{}${:.2}: {} violation(s) x {} period(s) x ${:.2} ({})",
+                if f.maximum { "up to " } else { "" },
+                f.accrued,
+                f.violations,
+                f.periods,
+                f.amount,
+                f.citation
+            )),
+        );
+    }
+    rows
 }
 
 fn body(s: &str) -> anyhow::Result<String> {
@@ -143,10 +320,15 @@ fn find(snap: &Snapshot, id: &str) -> anyhow::Result<Case> {
 
 /// `ms4 inspect`.
 pub(super) async fn run_inspect(store_url: &str, a: InspectArgs) -> anyhow::Result<()> {
+    let body = match (a.body, a.photo) {
+        (_, Some(InspectAction::Photo(p))) => return super::photo::run(store_url, p).await,
+        (Some(b), None) => b,
+        (None, None) => bail!("give the inspection as JSON (or @FILE), or `photo add|list|get`"),
+    };
     let store = crate::store::open(store_url).await?;
     let profile = super::profile::load(store.as_ref()).await?;
     let snap = Snapshot::load(store.as_ref()).await?;
-    let n: NewInspection = parse(&a.body)?;
+    let n: NewInspection = parse(&body)?;
     let f = to_feature(&snap, n, &caller(), today(), profile.idde.dry_weather_hours)
         .map_err(|e| anyhow!("{e}"))?;
     let json = serde_json::Value::Object(f.properties(Layer::Inspections));
@@ -181,13 +363,8 @@ pub(super) async fn run_inspect(store_url: &str, a: InspectArgs) -> anyhow::Resu
                 ..Default::default()
             };
             let case = open_in(&snap, &profile, &req)?;
-            write(
-                store.as_ref(),
-                Layer::Cases,
-                case.to_feature(),
-                "ms4 inspect",
-            )
-            .await?;
+            let case = store_new_case(store.as_ref(), case, &default_actor(), "cli", "ms4 inspect")
+                .await?;
             out["case"] = serde_json::json!({"case_id": case.case_id, "opened": true, "candidates": case.candidates});
         }
     }
@@ -201,9 +378,16 @@ pub(super) async fn run(store_url: &str, a: CaseArgs) -> anyhow::Result<()> {
     let profile = super::profile::load(store.as_ref()).await?;
     let snap = Snapshot::load(store.as_ref()).await?;
     let s = store.as_ref();
+    let format = a.format;
     let print = |c: &Case, as_of| -> anyhow::Result<()> {
+        let d = case_deadlines(c, &profile.idde, as_of);
+        if format != ReportFormat::Json {
+            let rows = case_rows(c, &d);
+            print!("{}", rows_as(format, &["field", "value"], &rows));
+            return Ok(());
+        }
         let mut v = serde_json::to_value(c)?;
-        v["deadlines"] = serde_json::to_value(case_deadlines(c, &profile.idde, as_of))?;
+        v["deadlines"] = serde_json::to_value(d)?;
         println!("{}", serde_json::to_string_pretty(&v)?);
         Ok(())
     };
@@ -212,7 +396,9 @@ pub(super) async fn run(store_url: &str, a: CaseArgs) -> anyhow::Result<()> {
         CaseAction::Open { body } => {
             let req: OpenCase = parse(&body)?;
             let case = open_in(&snap, &profile, &req)?;
-            write(s, Layer::Cases, case.to_feature(), "ms4 case open").await?;
+            // The id is allocated inside the write's transaction (another process may
+            // open a case at the same time).
+            let case = store_new_case(s, case, &default_actor(), "cli", "ms4 case open").await?;
             print(&case, now)
         }
         CaseAction::FromConnections { on } => {
@@ -224,10 +410,11 @@ pub(super) async fn run(store_url: &str, a: CaseArgs) -> anyhow::Result<()> {
             let mut snap = snap;
             for r in wanted {
                 let case = open_in(&snap, &profile, &r)?;
-                write(
+                let case = store_new_case(
                     s,
-                    Layer::Cases,
-                    case.to_feature(),
+                    case,
+                    &default_actor(),
+                    "cli",
                     "ms4 case from-connections",
                 )
                 .await?;
@@ -271,6 +458,41 @@ pub(super) async fn run(store_url: &str, a: CaseArgs) -> anyhow::Result<()> {
                 .iter()
                 .filter(|c| status.as_deref().is_none_or(|st| c.status == st))
                 .collect();
+            if format != ReportFormat::Json {
+                let header = [
+                    "case",
+                    "status",
+                    "opened_on",
+                    "origin",
+                    "asset",
+                    "parcel",
+                    "connection",
+                    "actions",
+                    "closure",
+                ];
+                let rows: Vec<Vec<String>> = shown
+                    .iter()
+                    .map(|c| {
+                        let o = |v: &Option<String>| v.clone().unwrap_or_default();
+                        vec![
+                            c.case_id.clone(),
+                            c.status.clone(),
+                            c.opened_on.to_string(),
+                            c.origin.clone(),
+                            o(&c.asset_id),
+                            o(&c.parcel_id),
+                            o(&c.connection_id),
+                            c.actions.len().to_string(),
+                            o(&c.closure),
+                        ]
+                    })
+                    .collect();
+                print!("{}", rows_as(format, &header, &rows));
+                for u in &unreadable {
+                    eprintln!("unreadable: {u}");
+                }
+                return Ok(());
+            }
             println!(
                 "{}",
                 serde_json::to_string_pretty(
@@ -283,6 +505,24 @@ pub(super) async fn run(store_url: &str, a: CaseArgs) -> anyhow::Result<()> {
             let as_of =
                 crate::idde::deadlines::parse_as_of(as_of.as_deref()).map_err(|e| anyhow!(e))?;
             print(&find(&snap, &id)?, as_of)
+        }
+        CaseAction::LdNotice(args) => {
+            let facts = ld_facts(args)?;
+            let case = match &facts.case_id {
+                Some(id) => Some(find(&snap, id)?),
+                None => None,
+            };
+            let n = crate::idde::ld_notice::render(&snap, &profile, &facts, case.as_ref())
+                .map_err(|e| anyhow!("{e}"))?;
+            print!("{}", n.html);
+            if !n.open_facts.is_empty() {
+                eprintln!(
+                    "{} open fact(s), listed on the notice: {}",
+                    n.open_facts.len(),
+                    n.open_facts.join("; ")
+                );
+            }
+            Ok(())
         }
         CaseAction::Notice { id, as_of } => {
             let as_of =

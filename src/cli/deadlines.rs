@@ -3,7 +3,7 @@
 
 use clap::Args;
 
-use super::Format;
+use super::report::ReportFormat;
 use crate::idde::case::all_cases;
 use crate::idde::deadlines::all_deadlines;
 use crate::spatial::Snapshot;
@@ -17,9 +17,9 @@ pub struct DeadlinesArgs {
     /// Closed cases too.
     #[arg(long)]
     pub all: bool,
-    /// How to print.
-    #[arg(long, value_enum, default_value_t = Format::Table)]
-    pub format: Format,
+    /// How to print: table, json or csv (one row per deadline or fine).
+    #[arg(long, value_enum, default_value_t = ReportFormat::Table)]
+    pub format: ReportFormat,
 }
 
 pub(super) async fn run(store_url: &str, a: DeadlinesArgs) -> anyhow::Result<()> {
@@ -31,8 +31,8 @@ pub(super) async fn run(store_url: &str, a: DeadlinesArgs) -> anyhow::Result<()>
     let (cases, _) = all_cases(&snap);
     let d = all_deadlines(&cases, &profile.idde, &profile.id, as_of, !a.all);
     match a.format {
-        Format::Json => println!("{}", serde_json::to_string_pretty(&d)?),
-        Format::Table => {
+        ReportFormat::Json => println!("{}", serde_json::to_string_pretty(&d)?),
+        ReportFormat::Table | ReportFormat::Csv => {
             let mut rows = Vec::new();
             for c in &d.cases {
                 for x in &c.deadlines {
@@ -61,10 +61,12 @@ pub(super) async fn run(store_url: &str, a: DeadlinesArgs) -> anyhow::Result<()>
                     ]);
                 }
             }
-            print!(
-                "{}",
-                super::output::table(&["case", "status", "by / accrued", "what", "law"], &rows)
-            );
+            let header = ["case", "status", "by / accrued", "what", "law"];
+            if a.format == ReportFormat::Csv {
+                print!("{}", super::output::csv(&header, &rows));
+                return Ok(());
+            }
+            print!("{}", super::output::table(&header, &rows));
             println!(
                 "as of {}: {} due, {} overdue, ${:.2} accrued ({})",
                 d.as_of.format("%Y-%m-%d %H:%M"),

@@ -13,6 +13,7 @@ mod list;
 mod nearby;
 mod network_output;
 pub mod output;
+mod photo;
 pub mod profile;
 mod profile_rules;
 mod report;

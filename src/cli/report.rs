@@ -7,7 +7,7 @@ use crate::idde::case::all_cases;
 use crate::idde::report::{annual_report, to_csv};
 use crate::spatial::Snapshot;
 
-/// How the report prints.
+/// How the report, `ms4 deadlines`, `ms4 case` and `ms4 inspect photo list` print.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
 pub enum ReportFormat {
     /// A table for people (the record ids in the JSON and CSV).
@@ -65,6 +65,9 @@ pub(super) async fn run(store_url: &str, a: ReportArgs) -> anyhow::Result<()> {
                 "{}",
                 super::output::table(&["measure", "count", "out of", "period", "dollars"], &rows)
             );
+            for f in &r.open_facts {
+                println!("open fact: {f}");
+            }
         }
     }
     Ok(())

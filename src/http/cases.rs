@@ -4,8 +4,10 @@
 //! and served back by it.
 //!
 //! Case writes in one server go one at a time (a lock held across the read, the check
-//! and the write), so two actions posted at once cannot overwrite each other's log and
-//! two cases opened at once cannot take the same id.
+//! and the write), so two actions posted at once cannot overwrite each other's log. A new
+//! case's id is allocated inside its write's transaction, under the store's write lock,
+//! so cases opened at once by this server and by other processes (`ms4 case open`, a
+//! second server) get distinct ids.
 
 use axum::body::Bytes;
 use axum::extract::{Path, State};
@@ -20,23 +22,24 @@ use super::extract::{Body, Params};
 use super::{AppState, Caller, HttpError};
 use crate::answer::{self, Ask};
 use crate::domain::Layer;
-use crate::idde::case::{all_cases, check_action, close, closing_writes, next_case_id};
+use crate::idde::case::{check_action, close, closing_writes, next_case_id};
+use crate::idde::cases_cache::cases_of;
 use crate::idde::deadlines::{all_deadlines, case_deadlines, parse_as_of};
-use crate::idde::open::{from_connections, open_case, OpenCase};
+use crate::idde::open::{from_connections, open_case, store_new_case, OpenCase};
 use crate::idde::{Action, Case, Closing, FieldError};
 use crate::store::photos::NewPhoto;
 use crate::store::{WriteMode, WriteRequest};
 
 static CASE_WRITES: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
-/// The largest photo accepted, bytes.
-pub const MAX_PHOTO_BYTES: usize = 16 * 1024 * 1024;
+pub use crate::idde::MAX_PHOTO_BYTES;
 
 pub(super) fn read_router() -> Router<AppState> {
     Router::new()
         .route("/cases", get(list))
         .route("/cases/{id}", get(one))
         .route("/cases/{id}/notice", get(notice))
+        .route("/notices/land-development", post(ld_notice))
         .route("/deadlines", get(deadlines))
         .route("/report", get(report))
         .route("/inspections/{id}/photos", get(photos_of))
@@ -141,7 +144,20 @@ async fn open_one(state: &AppState, caller: &Caller, req: OpenCase) -> Result<Ca
     })
     .await?
     .map_err(field)?;
-    write_case(state, caller, &case, "POST /api/cases").await?;
+    // The id is allocated again inside the write's transaction: another process (a
+    // command, a second server) may have opened a case since the snapshot was taken.
+    let case = store_new_case(
+        state.store.as_ref(),
+        case,
+        &caller.subject,
+        "api",
+        "POST /api/cases",
+    )
+    .await?;
+    state
+        .snapshot
+        .reload_layer(state.store.as_ref(), Layer::Cases, 0)
+        .await?;
     Ok(case)
 }
 
@@ -164,8 +180,9 @@ pub(super) async fn open_from_screening(
         .as_str()
         .unwrap_or_default()
         .to_string();
-    let (cases, _) = all_cases(&state.snapshot.current());
-    if let Some(c) = cases
+    let set = cases_of(&state.snapshot.current());
+    if let Some(c) = set
+        .cases
         .iter()
         .find(|c| c.is_open() && c.asset_id.as_deref() == Some(&asset))
     {
@@ -214,9 +231,9 @@ async fn create_from_connections(
     Extension(caller): Extension<Caller>,
     Body(req): Body<FromConnections>,
 ) -> Result<(StatusCode, Json<serde_json::Value>), HttpError> {
-    let (cases, _) = all_cases(&state.snapshot.current());
+    let set = cases_of(&state.snapshot.current());
     let on = req.opened_on;
-    let wanted = with_ask(&state, move |ask| from_connections(ask, &cases, on))
+    let wanted = with_ask(&state, move |ask| from_connections(ask, &set.cases, on))
         .await?
         .map_err(HttpError::Internal)?;
     let mut opened = Vec::new();
@@ -306,8 +323,10 @@ async fn list(
             )));
         }
     }
-    let (cases, unreadable) = all_cases(&state.snapshot.current());
-    let shown: Vec<&Case> = cases
+    let set = cases_of(&state.snapshot.current());
+    let unreadable = &set.unreadable;
+    let shown: Vec<&Case> = set
+        .cases
         .iter()
         .filter(|c| p.status.as_deref().is_none_or(|s| c.status == s))
         .collect();
@@ -347,14 +366,52 @@ async fn notice(
     Ok(([(header::CONTENT_TYPE, "text/html; charset=utf-8")], html).into_response())
 }
 
+/// `POST /api/notices/land-development`: the land development notice of violation (North
+/// Castle ch. 267 Part 1 C(1), Carmel § 156-88A) as printable HTML, from the facts in
+/// the body and the case it names. It writes nothing, so any reader may ask. The print
+/// view is the paper form: no PDF is made (no maintained Rust crate lays out HTML as
+/// PDF well); print the page, the open facts are left off the printout. The facts the
+/// record lacks are in the `x-open-facts` header (a count) and listed on the page. A
+/// town whose law has no such notice answers 400 saying so.
+async fn ld_notice(
+    State(state): State<AppState>,
+    Body(facts): Body<crate::idde::ld_notice::LdFacts>,
+) -> Result<Response, HttpError> {
+    let case = match &facts.case_id {
+        Some(id) => Some(find_case(&state, id)?),
+        None => None,
+    };
+    let n = crate::idde::ld_notice::render(
+        &state.snapshot.current(),
+        &state.profile,
+        &facts,
+        case.as_ref(),
+    )
+    .map_err(|e| HttpError::BadRequest(e.to_string()))?;
+    Ok((
+        [
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("text/html; charset=utf-8"),
+            ),
+            (
+                header::HeaderName::from_static("x-open-facts"),
+                HeaderValue::from(n.open_facts.len()),
+            ),
+        ],
+        n.html,
+    )
+        .into_response())
+}
+
 async fn deadlines(
     State(state): State<AppState>,
     Params(p): Params<AsOf>,
 ) -> Result<Json<serde_json::Value>, HttpError> {
     let as_of = parse_as_of(p.as_of.as_deref()).map_err(HttpError::BadRequest)?;
-    let (cases, _) = all_cases(&state.snapshot.current());
+    let set = cases_of(&state.snapshot.current());
     let a = all_deadlines(
-        &cases,
+        &set.cases,
         &state.profile.idde,
         &state.profile.id,
         as_of,
@@ -383,10 +440,11 @@ async fn report(
         )));
     }
     let snap = state.snapshot.current();
-    let (cases, _) = all_cases(&snap);
-    let r = crate::idde::report::annual_report(&snap, &state.profile, &cases, year).ok_or_else(
-        || HttpError::Internal("the profile's reporting year start is not a date".into()),
-    )?;
+    let set = cases_of(&snap);
+    let r = crate::idde::report::annual_report(&snap, &state.profile, &set.cases, year)
+        .ok_or_else(|| {
+            HttpError::Internal("the profile's reporting year start is not a date".into())
+        })?;
     match p.format.as_deref() {
         None | Some("json") => {
             Ok(Json(serde_json::to_value(r).unwrap_or_default()).into_response())

@@ -103,6 +103,7 @@ pub const ROUTES: &[Route] = &[
     r("get", "/api/cases", "Illicit discharge cases with their candidates and action logs", &[("status", "open or closed")], None, Access::Read),
     r("get", "/api/cases/{id}", "A case with its deadlines and fines computed as of a time", &[("as_of", "YYYY-MM-DD or YYYY-MM-DDTHH:MM (default now)")], None, Access::Read),
     r("get", "/api/cases/{id}/notice", "The case's notice of violation as printable HTML", &[("as_of", "YYYY-MM-DD or YYYY-MM-DDTHH:MM (default now)")], None, Access::Read),
+    r("post", "/api/notices/land-development", "The land development notice of violation (NC ch. 267 Part 1 C(1), Carmel § 156-88A) as printable HTML: {case_id?, parcel_id?, owner?, owner_address?, site?, violation?, remedial_measures?: [{measure, complete_by?}], served_on?, earlier_offences?, offence_on?}; the print view is the paper form", &[], JSON, Access::Read),
     r("get", "/api/deadlines", "What is due and overdue, by case, and the fines accrued (computed from the profile)", &[("as_of", "YYYY-MM-DD or YYYY-MM-DDTHH:MM (default now)"), ("all", "true: closed cases too")], None, Access::Read),
     r("get", "/api/report", "The annual report: each count with its period, denominator and record ids", &[("year", "the reporting year"), ("format", "json (default) or csv")], None, Access::Read),
     r("get", "/api/inspections/{id}/photos", "An inspection's photos with their SHA-256", &[], None, Access::Read),

@@ -276,14 +276,18 @@ pub fn all_cases(snap: &Snapshot) -> (Vec<Case>, Vec<String>) {
 }
 
 /// The id for the next case opened in `year`: one more than the highest number of that
-/// year's ids.
+/// year's ids in the snapshot. The id a case is stored with is allocated again inside
+/// its write's transaction ([`super::open::store_new_case`]); this one is a preview.
 pub fn next_case_id(snap: &Snapshot, year: i32) -> String {
+    next_case_id_among(snap.layer(L).features.iter().map(|f| f.id.as_str()), year)
+}
+
+/// The id for the next case opened in `year` among these ids.
+pub fn next_case_id_among<'a>(ids: impl IntoIterator<Item = &'a str>, year: i32) -> String {
     let prefix = format!("CASE-{year}-");
-    let n = snap
-        .layer(L)
-        .features
-        .iter()
-        .filter_map(|f| f.id.strip_prefix(&prefix)?.parse::<u32>().ok())
+    let n = ids
+        .into_iter()
+        .filter_map(|id| id.strip_prefix(&prefix)?.parse::<u32>().ok())
         .max()
         .unwrap_or(0);
     format!("{prefix}{:04}", n + 1)

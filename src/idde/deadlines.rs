@@ -96,10 +96,20 @@ fn triggers<'a>(case: &'a Case, kind: &str, outcome: Option<&str>) -> Option<&'a
 
 /// The deadlines and fines of a case as of `as_of`.
 pub fn case_deadlines(case: &Case, s: &IddeSettings, as_of: NaiveDateTime) -> CaseDeadlines {
-    let cal = Calendar::new(&s.holidays);
+    case_deadlines_on(case, s, &Calendar::new(&s.holidays), as_of)
+}
+
+/// The same with the jurisdiction's calendar already made: making it works out sixty
+/// years of holidays, which an answer over every case does once, not once per case.
+pub fn case_deadlines_on(
+    case: &Case,
+    s: &IddeSettings,
+    cal: &Calendar<'_>,
+    as_of: NaiveDateTime,
+) -> CaseDeadlines {
     let mut done: Vec<Deadline> = Vec::new();
     for step in &s.deadlines {
-        if let Some(d) = one_deadline(case, step, &done, &cal, as_of) {
+        if let Some(d) = one_deadline(case, step, &done, cal, as_of) {
             done.push(d);
         }
     }
@@ -280,10 +290,11 @@ pub fn all_deadlines(
     as_of: NaiveDateTime,
     open_only: bool,
 ) -> DeadlinesAnswer {
+    let cal = Calendar::new(&s.holidays);
     let mut out: Vec<CaseDeadlines> = cases
         .iter()
         .filter(|c| !open_only || c.is_open())
-        .map(|c| case_deadlines(c, s, as_of))
+        .map(|c| case_deadlines_on(c, s, &cal, as_of))
         .filter(|c| !c.deadlines.is_empty() || !c.fines.is_empty())
         .collect();
     out.sort_by(|a, b| a.case_id.cmp(&b.case_id));

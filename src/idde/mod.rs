@@ -7,7 +7,9 @@
 pub mod calendar;
 pub mod candidates;
 pub mod case;
+pub mod cases_cache;
 pub mod deadlines;
+pub mod ld_notice;
 pub mod notice;
 pub mod open;
 pub mod penalties;
@@ -15,4 +17,7 @@ pub mod report;
 pub mod screening;
 
 pub use case::{Action, Case, Closing};
+
+/// The largest inspection photo accepted, bytes (the API and the command line alike).
+pub const MAX_PHOTO_BYTES: usize = 16 * 1024 * 1024;
 pub use screening::{FieldError, Screening};

@@ -191,3 +191,35 @@ pub fn from_connections(
         })
         .collect())
 }
+
+/// Stores a new case with its id allocated inside the write's transaction, under the
+/// store's write lock (see [`crate::store::allocate`]): a server and a command, or two
+/// commands, opening cases at once get distinct ids. Returns the case as stored.
+pub async fn store_new_case(
+    store: &dyn crate::store::Store,
+    mut case: Case,
+    actor: &str,
+    source: &str,
+    what: &str,
+) -> crate::store::Result<Case> {
+    let year = chrono::Datelike::year(&case.opened_on);
+    let template = case.clone();
+    let make: crate::store::allocate::Allocate = Box::new(move |ids: &[String]| {
+        let mut c = template;
+        c.case_id = super::case::next_case_id_among(ids.iter().map(String::as_str), year);
+        vec![c.to_feature()]
+    });
+    let req = crate::store::WriteRequest {
+        layer: Layer::Cases,
+        mode: crate::store::WriteMode::Upsert,
+        actor: actor.to_string(),
+        source: source.to_string(),
+    };
+    let (_, written) = store
+        .write_allocating(req, serde_json::json!({ "source": what }), make)
+        .await?;
+    if let Some(f) = written.first() {
+        case.case_id = f.id.clone();
+    }
+    Ok(case)
+}

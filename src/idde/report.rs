@@ -61,6 +61,9 @@ pub struct AnnualReport {
     pub dry_weather_hours: f64,
     /// The counts.
     pub counts: Vec<Count>,
+    /// What the report rests on that the records cannot settle (the year's start where
+    /// the profile cites no permit for it).
+    pub open_facts: Vec<String>,
 }
 
 /// The first and last day of reporting year `year`.
@@ -436,6 +439,16 @@ pub fn annual_report(
         year,
         period: yr,
         dry_weather_hours: profile.idde.dry_weather_hours,
+        open_facts: match &profile.idde.reporting_year_source {
+            Some(_) => Vec::new(),
+            None => vec![format!(
+                "the reporting year starts on {} because the profile says so ([idde] \
+                 reporting_year_start = \"{}\"); that date has not been checked against the \
+                 MS4 general permit's reporting period",
+                yr.from.map(|d| d.to_string()).unwrap_or_default(),
+                profile.idde.reporting_year_start
+            )],
+        },
         counts,
     })
 }

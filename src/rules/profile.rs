@@ -140,7 +140,8 @@ pub use family::{
     ListCycle, PollutantOfConcern, Reading, Role, StormwaterSourceScope,
 };
 pub use idde::{
-    year_start, DeadlineStep, FineStep, Holiday, IddeSettings, PenaltyTier, PenaltyTiers,
+    year_start, DeadlineStep, FineStep, Holiday, IddeSettings, LandDevelopmentNotice, NoticeItem,
+    PenaltyTier, PenaltyTiers,
 };
 pub use land_use::{LandUseClass, LandUseConfig, LandUseList, LandUseMatch};
 pub use law::{CrsHint, Law, RuleRef};

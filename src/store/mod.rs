@@ -6,6 +6,7 @@
 //! whole stream: it commits only on [`WriteMsg::Commit`]. Anything else — an
 //! [`WriteMsg::Abort`], a dropped sender, a killed process — leaves the registry as it was.
 
+pub mod allocate;
 mod audit;
 pub mod ddl;
 mod error;
@@ -179,6 +180,15 @@ pub trait Store: Send + Sync {
         &self,
         writes: Vec<(WriteRequest, mpsc::Receiver<WriteMsg>)>,
     ) -> Result<Vec<WriteSummary>>;
+    /// Writes features whose ids are chosen inside this write's transaction, under its
+    /// write lock: `make` gets the ids the layer holds then (see [`allocate`]). Returns
+    /// what was written.
+    async fn write_allocating(
+        &self,
+        req: WriteRequest,
+        report: serde_json::Value,
+        make: allocate::Allocate,
+    ) -> Result<(WriteSummary, Vec<Feature>)>;
     /// The newest change number of any layer (0 when none): it rises whenever any
     /// process commits a write to a layer, ms4 or another program (whose writes the
     /// triggers of [`outside`] count), so a server can tell when its snapshot is stale.

@@ -276,7 +276,10 @@ pub async fn scripted_year(kind: &str, via: Via) {
         let path = format!("/api/cases/{id}/actions");
         let id = id.to_string();
         let t = &t;
-        async move { t.post(&path, &["case", "action", &id], body).await }
+        async move {
+            t.post(&path, &["case", "--format", "json", "action", &id], body)
+                .await
+        }
     };
     // An action the log does not know is refused, naming it.
     let e = act(
@@ -390,7 +393,10 @@ pub async fn scripted_year(kind: &str, via: Via) {
         let path = format!("/api/cases/{id}/close");
         let id = id.to_string();
         let t = &t;
-        async move { t.post(&path, &["case", "close", &id], body).await }
+        async move {
+            t.post(&path, &["case", "--format", "json", "close", &id], body)
+                .await
+        }
     };
     // First with the connection's new status refused by the store (a rule another
     // program added): the case and the connection are one transaction, so the case
@@ -425,7 +431,11 @@ pub async fn scripted_year(kind: &str, via: Via) {
     let refused = close(case, eliminated.clone()).await.unwrap_err();
     assert!(refused.contains("removal is refused"), "{refused}");
     let still = t
-        .get(&format!("/api/cases/{case}"), &[], &["case", "show", case])
+        .get(
+            &format!("/api/cases/{case}"),
+            &[],
+            &["case", "--format", "json", "show", case],
+        )
         .await;
     let still: Value = serde_json::from_str(&still).unwrap();
     assert_eq!(
@@ -506,13 +516,13 @@ pub async fn scripted_year(kind: &str, via: Via) {
     let e = t
         .post(
             "/api/cases",
-            &["case", "open"],
+            &["case", "--format", "json", "open"],
             json!({"origin": "hotline", "opened_on": "2026-07-01", "asset_id": "OF-2"}),
         )
         .await
         .unwrap_err();
     assert!(e.contains("reported_by"), "{e}");
-    let h = t.post("/api/cases", &["case", "open"], json!({"origin": "hotline", "opened_on": "2026-07-01",
+    let h = t.post("/api/cases", &["case", "--format", "json", "open"], json!({"origin": "hotline", "opened_on": "2026-07-01",
         "asset_id": "OF-2", "reported_by": "a resident, by telephone", "description": "milky water in the brook"}))
         .await
         .unwrap();

@@ -30,6 +30,10 @@ pub struct IddeSettings {
     /// The reporting year's first day, `MM-DD` (a year `Y` runs from `Y-MM-DD`).
     #[serde(default = "default_year_start")]
     pub reporting_year_start: String,
+    /// Where the reporting year's start comes from (the MS4 general permit's reporting
+    /// period, cited); without it the report lists the start as an open fact.
+    #[serde(default)]
+    pub reporting_year_source: Option<String>,
     /// Days business-day counts skip besides Saturdays and Sundays.
     #[serde(default)]
     pub holidays: Vec<Holiday>,
@@ -43,7 +47,57 @@ pub struct IddeSettings {
     /// land development penalties).
     #[serde(default)]
     pub penalty_tiers: Vec<PenaltyTiers>,
+    /// The notice of violation the law prescribes for a land development activity (the
+    /// NY model law's six items); `None` where the town's law has no such section.
+    #[serde(default)]
+    pub land_development_notice: Option<LandDevelopmentNotice>,
 }
+
+/// The items a land development notice of violation must contain, as the law words
+/// them, each with its citation; the code fills them from the record and lists what the
+/// record lacks. Keys: `owner`, `site`, `violation`, `remedial_measures`, `penalties`,
+/// `appeal`, each once.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LandDevelopmentNotice {
+    /// The rule id (catalogue).
+    pub rule: String,
+    /// The citation of the whole list.
+    pub citation: String,
+    /// Who issues it ("the Town of Carmel").
+    pub issuer: String,
+    /// Days from service of the notice to file a written notice of appeal.
+    pub appeal_days: u32,
+    /// The rule id of the penalty tiers the penalties item states (`[[idde.penalty_tiers]]`).
+    pub penalties_rule: String,
+    /// What the penalties item adds to the fines, in the law's words (imprisonment, ...).
+    #[serde(default)]
+    pub penalties_also: Option<String>,
+    /// The items, in the law's order.
+    pub items: Vec<NoticeItem>,
+}
+
+/// One item of a notice the law prescribes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NoticeItem {
+    /// What the code fills it with (see [`LandDevelopmentNotice`]).
+    pub key: String,
+    /// The law's words.
+    pub text: String,
+    /// Its citation.
+    pub citation: String,
+}
+
+/// The keys a land development notice's items take, each once.
+pub const LD_NOTICE_KEYS: [&str; 6] = [
+    "owner",
+    "site",
+    "violation",
+    "remedial_measures",
+    "penalties",
+    "appeal",
+];
 
 /// A penalty in tiers: the first offence, a second within `window_years`, a third or
 /// later within them, each a range of dollars per violation; a continued violation is a
@@ -90,10 +144,12 @@ impl Default for IddeSettings {
             dry_weather_hours: DEFAULT_DRY_WEATHER_HOURS,
             dry_weather_source: None,
             reporting_year_start: default_year_start(),
+            reporting_year_source: None,
             holidays: Vec::new(),
             deadlines: Vec::new(),
             fines: Vec::new(),
             penalty_tiers: Vec::new(),
+            land_development_notice: None,
         }
     }
 }
@@ -347,6 +403,33 @@ pub(super) fn validate(s: &IddeSettings) -> Result<(), Issue> {
                     ),
                 );
             }
+        }
+    }
+    if let Some(n) = &s.land_development_notice {
+        let key = "idde.land_development_notice";
+        let mut keys: Vec<&str> = n.items.iter().map(|i| i.key.as_str()).collect();
+        keys.sort_unstable();
+        let mut want = LD_NOTICE_KEYS.to_vec();
+        want.sort_unstable();
+        if keys != want {
+            return fail(
+                format!("{key}.items"),
+                format!(
+                    "{}: give each of {} once (got {})",
+                    n.rule,
+                    LD_NOTICE_KEYS.join(", "),
+                    keys.join(", ")
+                ),
+            );
+        }
+        if !s.penalty_tiers.iter().any(|p| p.rule == n.penalties_rule) {
+            return fail(
+                format!("{key}.penalties_rule"),
+                format!(
+                    "{}: {:?} is not one of [[idde.penalty_tiers]]",
+                    n.rule, n.penalties_rule
+                ),
+            );
         }
     }
     Ok(())

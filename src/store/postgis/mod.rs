@@ -220,6 +220,26 @@ impl Store for PostgisStore {
         write::run(Box::new(PgTx::new(tx, self.srid)), req, rx).await
     }
 
+    async fn write_allocating(
+        &self,
+        req: WriteRequest,
+        report: serde_json::Value,
+        make: crate::store::allocate::Allocate,
+    ) -> Result<(WriteSummary, Vec<crate::domain::Feature>)> {
+        let mut tx = self.pool.begin().await?;
+        sqlx::query("SELECT set_config('ms4.writer', $1, true)")
+            .bind(&req.actor)
+            .execute(&mut *tx)
+            .await?;
+        // Allocating writers of a layer go one at a time (until each commits); under
+        // read committed the next one's read of the ids then sees the last one's rows.
+        sqlx::query("SELECT pg_advisory_xact_lock(hashtext('ms4.allocate.' || $1))")
+            .bind(req.layer.name())
+            .execute(&mut *tx)
+            .await?;
+        crate::store::allocate::run(Box::new(PgTx::new(tx, self.srid)), req, report, make).await
+    }
+
     async fn write_layers(
         &self,
         writes: Vec<(WriteRequest, mpsc::Receiver<WriteMsg>)>,

@@ -264,6 +264,21 @@ impl Store for SqliteStore {
         write::run(Box::new(SqliteTx { tx }), req, rx).await
     }
 
+    async fn write_allocating(
+        &self,
+        req: WriteRequest,
+        report: serde_json::Value,
+        make: crate::store::allocate::Allocate,
+    ) -> Result<(WriteSummary, Vec<Feature>)> {
+        // IMMEDIATE: the write lock is held before the ids are read.
+        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        sqlx::query("INSERT INTO ms4_writer (actor) VALUES (?)")
+            .bind(&req.actor)
+            .execute(&mut *tx)
+            .await?;
+        crate::store::allocate::run(Box::new(SqliteTx { tx }), req, report, make).await
+    }
+
     async fn write_layers(
         &self,
         writes: Vec<(WriteRequest, mpsc::Receiver<WriteMsg>)>,
