@@ -9,6 +9,7 @@
 mod audit;
 pub mod ddl;
 mod error;
+mod hash;
 pub mod outside;
 pub mod photos;
 pub mod postgis;
