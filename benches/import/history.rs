@@ -203,28 +203,46 @@ async fn stored_history(url: &str, n: usize) -> String {
     let outfall = store.features(Layer::Outfalls).await.unwrap()[0].id.clone();
     let l = Layer::Inspections;
     let start = chrono::NaiveDate::from_ymd_opt(2000, 1, 1).unwrap();
-    let features: Vec<Feature> = (0..n)
-        .map(|i| {
-            let day = start + chrono::Days::new((i % 9000) as u64);
-            let asset = format!("CB-H{:06}", i / 9000);
-            let mut f = Feature::new(l, format!("{asset}:{day}:catch_basin_cleaning"));
-            f.set(l, "asset_id", Value::Text(asset));
-            f.set(l, "inspected_on", Value::Date(day));
-            f.set(l, "kind", Value::Text("catch_basin_cleaning".into()));
-            f.set(l, "inspector", Value::Text("History".into()));
-            f.set(l, "result", Value::Text("pass".into()));
-            f
-        })
-        .collect();
+    let inspection = move |i: usize| {
+        let day = start + chrono::Days::new((i % 9000) as u64);
+        let asset = format!("CB-H{:06}", i / 9000);
+        let mut f = Feature::new(l, format!("{asset}:{day}:catch_basin_cleaning"));
+        f.set(l, "asset_id", Value::Text(asset));
+        f.set(l, "inspected_on", Value::Date(day));
+        f.set(l, "kind", Value::Text("catch_basin_cleaning".into()));
+        f.set(l, "inspector", Value::Text("History".into()));
+        f.set(l, "result", Value::Text("pass".into()));
+        f
+    };
     let req = ms4::store::WriteRequest {
         layer: l,
         mode: ms4::store::WriteMode::Upsert,
         actor: "bench".into(),
         source: "bench".into(),
     };
-    let s = ms4::store::write_all(store.as_ref(), req, features, serde_json::json!({}))
-        .await
-        .unwrap();
+    // Made chunk by chunk as the store takes them, as an import streams its file: a
+    // million features held at once is more memory than the write itself needs.
+    const CHUNK: usize = 4096;
+    let (tx, rx) = tokio::sync::mpsc::channel(2);
+    let send = async move {
+        for from in (0..n).step_by(CHUNK) {
+            let chunk: Vec<Feature> = (from..(from + CHUNK).min(n)).map(inspection).collect();
+            if tx
+                .send(ms4::store::WriteMsg::Features(chunk))
+                .await
+                .is_err()
+            {
+                return;
+            }
+        }
+        let _ = tx
+            .send(ms4::store::WriteMsg::Commit {
+                report: serde_json::json!({}),
+            })
+            .await;
+    };
+    let (_, s) = tokio::join!(send, store.write(req, rx));
+    let s = s.unwrap();
     assert_eq!(s.inserted, n as u64);
     outfall
 }

@@ -10,6 +10,7 @@ pub mod allocate;
 mod audit;
 pub mod ddl;
 mod error;
+mod hash;
 pub mod outside;
 pub mod photos;
 pub mod postgis;

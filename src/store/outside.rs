@@ -88,9 +88,23 @@ pub(crate) fn sqlite_triggers(layer: Layer) -> Vec<String> {
         )
     };
     let bump = sqlite_bump(layer);
+    // Another program's content is not what ms4 hashed: its hash goes (see
+    // `store::hash`). The update trigger watches every column but the hash, so clearing
+    // the hash never fires it, whatever the program's `recursive_triggers`.
+    let hash = super::hash::COLUMN;
+    let clear = format!("UPDATE {t} SET {hash} = NULL WHERE fid = NEW.fid AND {hash} IS NOT NULL");
+    let mut watched = vec!["fid".to_string()];
+    if layer.geom_kind() != GeomKind::None {
+        watched.push("geom".into());
+    }
+    watched.push(id.to_string());
+    watched.extend(layer.fields().iter().map(|f| f.name.to_string()));
+    watched.push("extra".into());
+    watched.push("import_id".into());
+    let watched = watched.join(", ");
     vec![
         format!(
-            "CREATE TRIGGER {PREFIX}{t}_insert AFTER INSERT ON {t} {when} BEGIN {}; {bump}; END",
+            "CREATE TRIGGER {PREFIX}{t}_insert AFTER INSERT ON {t} {when} BEGIN {}; {clear}; {bump}; END",
             audit(
                 "insert",
                 &format!("NEW.{id}"),
@@ -99,7 +113,7 @@ pub(crate) fn sqlite_triggers(layer: Layer) -> Vec<String> {
             )
         ),
         format!(
-            "CREATE TRIGGER {PREFIX}{t}_update AFTER UPDATE ON {t} {when} BEGIN {}; {bump}; END",
+            "CREATE TRIGGER {PREFIX}{t}_update AFTER UPDATE OF {watched} ON {t} {when} BEGIN {}; {clear}; {bump}; END",
             audit(
                 "update",
                 &format!("NEW.{id}"),
@@ -206,6 +220,17 @@ pub(crate) fn pg_triggers(layer: Layer) -> Vec<String> {
         // The WHEN is evaluated without entering PL/pgSQL: ms4's own million-row COPY
         // pays a setting lookup per row, not a function call.
         format!("CREATE TRIGGER {PREFIX}{t}_rows AFTER INSERT OR UPDATE OR DELETE ON {t} FOR EACH ROW WHEN ({OUTSIDE_PG}) EXECUTE FUNCTION {PREFIX}{t}()"),
+        // Another program's content is not what ms4 hashed (see `store::hash`). The
+        // column is added here, not by a migration, so a layer any migration adds gets
+        // it too (this list changes with the layers, so it runs again then).
+        format!("ALTER TABLE {t} ADD COLUMN IF NOT EXISTS {hash} BIGINT", hash = super::hash::COLUMN),
+        format!(
+            "CREATE OR REPLACE FUNCTION {PREFIX}{t}_unhash() RETURNS trigger LANGUAGE plpgsql AS $f$ BEGIN \
+             NEW.{hash} := NULL; RETURN NEW; END $f$",
+            hash = super::hash::COLUMN
+        ),
+        format!("DROP TRIGGER IF EXISTS {PREFIX}{t}_unhash ON {t}"),
+        format!("CREATE TRIGGER {PREFIX}{t}_unhash BEFORE INSERT OR UPDATE ON {t} FOR EACH ROW WHEN ({OUTSIDE_PG}) EXECUTE FUNCTION {PREFIX}{t}_unhash()"),
         format!("DROP TRIGGER IF EXISTS {PREFIX}{t}_changed ON {t}"),
         format!("CREATE TRIGGER {PREFIX}{t}_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON {t} FOR EACH STATEMENT WHEN ({OUTSIDE_PG}) EXECUTE FUNCTION {PREFIX}changed()"),
     ]

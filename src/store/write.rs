@@ -5,7 +5,7 @@ use async_trait::async_trait;
 use tokio::sync::mpsc;
 
 use super::audit::{feature_change, feature_json};
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 
 use super::{Result, StoreError, WriteMode, WriteMsg, WriteRequest, WriteSummary};
 use crate::domain::{Feature, Layer, Value};
@@ -28,9 +28,13 @@ pub(crate) trait WriteTx: Send {
     /// them that cannot be read (which the write overwrites like any other). Only the ids
     /// a chunk carries are read, so a write costs what it carries, not what the layer holds.
     async fn existing(&mut self, layer: Layer, ids: &[String]) -> Result<super::LayerRows>;
-    /// The id of every row of the layer (readable or not), for a replace to know what the
-    /// write did not carry.
-    async fn ids(&mut self, layer: Layer) -> Result<Vec<String>>;
+    /// The id and stored content hash (see `store::hash`; `None` when missing) of every
+    /// row of the layer, in one pass. A row whose very id cannot be read is left out: it
+    /// cannot be named, so it stays (a replace cannot delete it either).
+    async fn hashes(&mut self, layer: Layer) -> Result<Vec<(String, Option<i64>)>>;
+    /// Stores the content hash of unchanged rows (ids with their hash), without touching
+    /// anything else in them: not a change, so not audited.
+    async fn set_hashes(&mut self, layer: Layer, rows: &[(String, i64)]) -> Result<()>;
     /// Starts the import record; returns its id.
     async fn begin_import(&mut self, req: &WriteRequest, at: &str) -> Result<i64>;
     /// Inserts new features.
@@ -68,10 +72,12 @@ pub(crate) trait WriteTx: Send {
 /// Runs a write stream against an open transaction. Returning early (an error, an abort,
 /// a dropped sender) drops the transaction, which rolls it back.
 ///
-/// Each chunk is compared with the stored rows of its own ids only, so re-importing a
-/// million features holds one chunk's rows at a time, and posting one inspection reads
-/// one row however long the layer's history. A replace also reads the layer's ids (not
-/// its rows), then the rows it deletes, for their audit.
+/// A small write (an inspection) is compared with the stored rows of its own ids only, so
+/// posting one inspection reads one row however long the layer's history. A large write
+/// or a replace reads the id and content hash of every stored row once (see
+/// `store::hash`) and reads back only the rows whose hash is missing or differs, so
+/// re-importing an unchanged million features decodes none of them. A replace then reads
+/// the rows it deletes, for their audit.
 pub(crate) async fn run(
     tx: Box<dyn WriteTx>,
     req: WriteRequest,
@@ -104,9 +110,11 @@ async fn write_one(
     let layer = req.layer;
     let at = super::now().to_rfc3339();
     let empty = tx.layer_is_empty(layer).await?;
-    // The ids stored and not (yet) carried by the write: what a replace deletes.
-    let mut not_carried: Option<FxHashSet<String>> = match (req.mode, empty) {
-        (WriteMode::Replace, false) => Some(tx.ids(layer).await?.into_iter().collect()),
+    // The stored hash of each id the write has not (yet) carried, when the whole layer's
+    // were read: a replace reads them at once (what is left at the end is what it
+    // deletes); a large write reads them at its first chunk.
+    let mut stored: Option<FxHashMap<String, Option<i64>>> = match (req.mode, empty) {
+        (WriteMode::Replace, false) => Some(tx.hashes(layer).await?.into_iter().collect()),
         _ => None,
     };
     let import_id = tx.begin_import(&req, &at).await?;
@@ -125,10 +133,47 @@ async fn write_one(
             WriteMsg::Commit { report } => break report,
             WriteMsg::Abort(why) => return Err(StoreError::Aborted(why)),
         };
-        let read = if empty || chunk.is_empty() {
+        let mut inserts = Vec::with_capacity(chunk.len());
+        let mut updates = Vec::new();
+        let mut audit = Vec::with_capacity(chunk.len());
+        if stored.is_none() && !empty && chunk.len() >= WHOLE_LAYER_FROM {
+            // A large write: one pass over the layer's hashes costs less than reading
+            // the rows of every chunk's ids.
+            stored = Some(tx.hashes(layer).await?.into_iter().collect());
+        }
+        // The features whose stored row must be read to decide: all of them for a small
+        // write, else only those whose stored hash is missing or differs.
+        let pending: Vec<Feature> = match stored.as_mut() {
+            None if empty => {
+                for f in chunk {
+                    audit.push(inserted(&f));
+                    inserts.push(f);
+                }
+                Vec::new()
+            }
+            None => chunk,
+            Some(hashes) => {
+                let mut pending = Vec::new();
+                for f in chunk {
+                    match hashes.remove(&f.id) {
+                        None => {
+                            audit.push(inserted(&f));
+                            inserts.push(f);
+                        }
+                        Some(Some(h)) if h == super::hash::content_hash(&f) => {
+                            summary.rows_compared += 1;
+                            summary.unchanged += 1;
+                        }
+                        Some(_) => pending.push(f),
+                    }
+                }
+                pending
+            }
+        };
+        let read = if pending.is_empty() {
             super::LayerRows::default()
         } else {
-            let ids: Vec<String> = chunk.iter().map(|f| f.id.clone()).collect();
+            let ids: Vec<String> = pending.iter().map(|f| f.id.clone()).collect();
             tx.existing(layer, &ids).await?
         };
         summary.rows_compared += (read.features.len() + read.unreadable.len()) as u64;
@@ -145,13 +190,11 @@ async fn write_one(
             .into_iter()
             .filter_map(|u| Some((u.id?, u.reason)))
             .collect();
-        let mut inserts = Vec::with_capacity(chunk.len());
-        let mut updates = Vec::new();
-        let mut audit = Vec::with_capacity(chunk.len());
-        for f in chunk {
-            if let Some(left) = not_carried.as_mut() {
-                left.remove(&f.id);
-            }
+        // Unchanged rows whose stored hash was missing (written before hashes, or edited
+        // by another program) or straddled a rounding boundary: they get the hash of
+        // what they hold, so the next re-import compares them by hash.
+        let mut rehash = Vec::new();
+        for f in pending {
             if let Some(reason) = unreadable.remove(&f.id) {
                 audit.push(AuditRow {
                     action: "update",
@@ -164,15 +207,15 @@ async fn write_one(
             }
             match existing.remove(&f.id) {
                 None => {
-                    audit.push(AuditRow {
-                        action: "insert",
-                        feature_id: Some(f.id.clone()),
-                        before: None,
-                        after: None,
-                    });
+                    audit.push(inserted(&f));
                     inserts.push(f);
                 }
-                Some(old) if same_feature(&old, &f) => summary.unchanged += 1,
+                Some(old) if same_feature(&old, &f) => {
+                    summary.unchanged += 1;
+                    if stored.is_some() {
+                        rehash.push((old.id.clone(), super::hash::content_hash(&old)));
+                    }
+                }
                 Some(old) => {
                     let (before, after) = feature_change(layer, &old, &f);
                     audit.push(AuditRow {
@@ -184,6 +227,9 @@ async fn write_one(
                     updates.push(f);
                 }
             }
+        }
+        if !rehash.is_empty() {
+            tx.set_hashes(layer, &rehash).await?;
         }
         summary.inserted += inserts.len() as u64;
         summary.updated += updates.len() as u64;
@@ -197,8 +243,9 @@ async fn write_one(
     };
 
     // What a replace did not carry is deleted, each row audited as it was.
+    let not_carried = stored.filter(|_| req.mode == WriteMode::Replace);
     if let Some(left) = not_carried.filter(|l| !l.is_empty()) {
-        let mut ids: Vec<String> = left.into_iter().collect();
+        let mut ids: Vec<String> = left.into_keys().collect();
         ids.sort();
         for chunk in ids.chunks(DELETE_CHUNK) {
             let read = tx.existing(layer, chunk).await?;
@@ -246,6 +293,20 @@ async fn write_one(
     tx.finish_import(&req, import_id, &summary, &report, &at)
         .await?;
     Ok(summary)
+}
+
+/// From how many features in a chunk a write compares by the whole layer's stored hashes
+/// rather than reading the stored rows of its ids.
+const WHOLE_LAYER_FROM: usize = 1000;
+
+/// The audit row of a new feature (its content is the row itself).
+fn inserted(f: &Feature) -> AuditRow {
+    AuditRow {
+        action: "insert",
+        feature_id: Some(f.id.clone()),
+        before: None,
+        after: None,
+    }
 }
 
 /// How many deleted rows a replace reads back (for their audit) and deletes at a time.

@@ -60,6 +60,7 @@ fn hex(out: &mut String, bytes: &[u8]) {
 
 /// A chunk of features as COPY text-format rows.
 pub(super) fn encode_copy(layer: Layer, features: &[Feature], srid: i32, import_id: i64) -> String {
+    use std::fmt::Write;
     let mut buf = String::with_capacity(features.len() * 256);
     let spatial = layer.geom_kind() != GeomKind::None;
     let import_id = import_id.to_string();
@@ -87,6 +88,8 @@ pub(super) fn encode_copy(layer: Layer, features: &[Feature], srid: i32, import_
         }
         buf.push('\t');
         buf.push_str(&import_id);
+        buf.push('\t');
+        let _ = write!(buf, "{}", crate::store::hash::content_hash(f));
         buf.push('\n');
     }
     buf

@@ -67,6 +67,7 @@ pub(super) fn columns(layer: Layer) -> Vec<&'static str> {
     cols.extend(layer.fields().iter().map(|f| f.name));
     cols.push("extra");
     cols.push("import_id");
+    cols.push(crate::store::hash::COLUMN);
     cols
 }
 
@@ -175,6 +176,8 @@ impl PgTx {
         exprs.push(format!("${}::jsonb", next()));
         cols.push("import_id".into());
         exprs.push(format!("${}", next()));
+        cols.push(crate::store::hash::COLUMN.into());
+        exprs.push(format!("${}", next()));
         let id_param = next();
         let sql = if insert {
             format!(
@@ -211,6 +214,7 @@ impl PgTx {
                         .then(|| serde_json::Value::Object(f.extra.clone()).to_string()),
                 )
                 .bind(import_id)
+                .bind(crate::store::hash::content_hash(f))
                 .bind(f.id.clone());
             q.execute(&mut **self.tx()).await?;
         }
@@ -262,15 +266,34 @@ impl WriteTx for PgTx {
         Ok(decode_rows(layer, &rows))
     }
 
-    async fn ids(&mut self, layer: Layer) -> Result<Vec<String>> {
-        let ids: Vec<String> = sqlx::query_scalar(crate::store::trusted(format!(
-            "SELECT {} FROM {}",
+    async fn hashes(&mut self, layer: Layer) -> Result<Vec<(String, Option<i64>)>> {
+        self.end_stream().await?;
+        let rows: Vec<(String, Option<i64>)> = sqlx::query_as(crate::store::trusted(format!(
+            "SELECT {}, {} FROM {}",
             layer.id_field(),
+            crate::store::hash::COLUMN,
             layer.name()
         )))
         .fetch_all(&mut **self.tx())
         .await?;
-        Ok(ids)
+        Ok(rows)
+    }
+
+    async fn set_hashes(&mut self, layer: Layer, rows: &[(String, i64)]) -> Result<()> {
+        self.end_stream().await?;
+        let (ids, hashes): (Vec<&str>, Vec<i64>) =
+            rows.iter().map(|(id, h)| (id.as_str(), *h)).unzip();
+        sqlx::query(crate::store::trusted(format!(
+            "UPDATE {t} SET {c} = v.h FROM unnest($1::text[], $2::bigint[]) AS v(id, h) WHERE {t}.{id} = v.id",
+            t = layer.name(),
+            c = crate::store::hash::COLUMN,
+            id = layer.id_field()
+        )))
+        .bind(ids)
+        .bind(hashes)
+        .execute(&mut **self.tx())
+        .await?;
+        Ok(())
     }
 
     async fn bump(&mut self, layer: Layer) -> Result<crate::store::LayerChange> {

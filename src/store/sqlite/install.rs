@@ -11,11 +11,16 @@ use std::collections::HashSet;
 use sqlx::SqlitePool;
 
 use crate::domain::{GeomKind, Layer};
+use crate::store::hash;
 use crate::store::outside::{self, META_KEY, PREFIX};
 use crate::store::{trusted, Result};
 
-/// What is missing: whether the triggers are stale, and the layers without an R-tree.
-async fn missing(db: &mut sqlx::SqliteConnection, version: &str) -> Result<(bool, Vec<Layer>)> {
+/// What is missing: whether the triggers are stale, the layers without an R-tree, and
+/// the layers without the content-hash column (see `store::hash`).
+async fn missing(
+    db: &mut sqlx::SqliteConnection,
+    version: &str,
+) -> Result<(bool, Vec<Layer>, Vec<Layer>)> {
     let names: HashSet<String> = sqlx::query_as::<_, (String,)>(
         "SELECT name FROM sqlite_master WHERE type IN ('table', 'trigger')",
     )
@@ -35,20 +40,44 @@ async fn missing(db: &mut sqlx::SqliteConnection, version: &str) -> Result<(bool
         .filter(|l| l.geom_kind() != GeomKind::None)
         .filter(|l| !names.contains(&format!("rtree_{}_geom", l.name())))
         .collect();
-    Ok((stale, unindexed))
+    let hashed: HashSet<String> = sqlx::query_as::<_, (String,)>(
+        "SELECT m.name FROM sqlite_master m, pragma_table_info(m.name) p WHERE m.type = 'table' AND p.name = ?",
+    )
+    .bind(hash::COLUMN)
+    .fetch_all(&mut *db)
+    .await?
+    .into_iter()
+    .map(|(n,)| n)
+    .collect();
+    let unhashed = Layer::ALL
+        .into_iter()
+        .filter(|l| !hashed.contains(l.name()))
+        .collect();
+    Ok((stale, unindexed, unhashed))
 }
 
 /// Installs whatever is missing or out of date.
 pub(super) async fn run(pool: &SqlitePool) -> Result<()> {
     let want = outside::sqlite_all();
     let version = outside::version(&want);
-    let (stale, unindexed) = missing(&mut *pool.acquire().await?, &version).await?;
-    if !stale && unindexed.is_empty() {
+    let (stale, unindexed, unhashed) = missing(&mut *pool.acquire().await?, &version).await?;
+    if !stale && unindexed.is_empty() && unhashed.is_empty() {
         return Ok(());
     }
     let mut tx = pool.begin_with("BEGIN IMMEDIATE").await?;
     // Again under the write lock: another process may have installed it meanwhile.
-    let (stale, unindexed) = missing(&mut tx, &version).await?;
+    let (stale, unindexed, unhashed) = missing(&mut tx, &version).await?;
+    // The column comes before the triggers that name it. Rows already stored get their
+    // hash on the next large write that finds them unchanged.
+    for layer in unhashed {
+        sqlx::query(trusted(format!(
+            "ALTER TABLE {} ADD COLUMN {} INTEGER",
+            layer.name(),
+            hash::COLUMN
+        )))
+        .execute(&mut *tx)
+        .await?;
+    }
     if stale {
         let old: Vec<(String,)> = sqlx::query_as(
             "SELECT name FROM sqlite_master WHERE type = 'trigger' AND substr(name, 1, ?) = ?",

@@ -6,6 +6,7 @@ use sqlx::{Row, Sqlite, Transaction};
 
 use super::{bind_value, decode_rows, extra_text, select_columns, MAX_PARAMS};
 use crate::domain::{wkb, Feature, GeomKind, Layer};
+use crate::store::hash::content_hash;
 use crate::store::write::{AuditRow, WriteTx};
 use crate::store::{LayerChange, LayerRows, Result, WriteRequest, WriteSummary};
 
@@ -26,6 +27,7 @@ fn columns(layer: Layer) -> Vec<&'static str> {
     cols.extend(layer.fields().iter().map(|f| f.name));
     cols.push("extra");
     cols.push("import_id");
+    cols.push(crate::store::hash::COLUMN);
     cols
 }
 
@@ -63,19 +65,41 @@ impl WriteTx for SqliteTx {
         Ok(out)
     }
 
-    async fn ids(&mut self, layer: Layer) -> Result<Vec<String>> {
+    async fn hashes(&mut self, layer: Layer) -> Result<Vec<(String, Option<i64>)>> {
         let rows = sqlx::query(crate::store::trusted(format!(
-            "SELECT {} FROM {}",
+            "SELECT {}, {} FROM {}",
             layer.id_field(),
+            crate::store::hash::COLUMN,
             layer.name()
         )))
         .fetch_all(&mut *self.tx)
         .await?;
-        // A row whose very id cannot be read cannot be named, so it stays (as before).
+        // A row whose very id cannot be read cannot be named, so it stays (as before); a
+        // hash another program put in a form ms4 does not write counts as none.
         Ok(rows
             .iter()
-            .filter_map(|r| r.try_get::<String, _>(0).ok())
+            .filter_map(|r| {
+                let id = r.try_get::<String, _>(0).ok()?;
+                Some((id, r.try_get::<Option<i64>, _>(1).ok().flatten()))
+            })
             .collect())
+    }
+
+    async fn set_hashes(&mut self, layer: Layer, rows: &[(String, i64)]) -> Result<()> {
+        let sql = format!(
+            "UPDATE {} SET {} = ? WHERE {} = ?",
+            layer.name(),
+            crate::store::hash::COLUMN,
+            layer.id_field()
+        );
+        for (id, h) in rows {
+            sqlx::query(crate::store::trusted(sql.clone()))
+                .bind(*h)
+                .bind(id.as_str())
+                .execute(&mut *self.tx)
+                .await?;
+        }
+        Ok(())
     }
 
     async fn bump(&mut self, layer: Layer) -> Result<LayerChange> {
@@ -134,7 +158,7 @@ impl WriteTx for SqliteTx {
                 for v in &f.values {
                     q = bind_value(q, v);
                 }
-                q = q.bind(extra_text(f)).bind(import_id);
+                q = q.bind(extra_text(f)).bind(import_id).bind(content_hash(f));
             }
             q.execute(&mut *self.tx).await?;
         }
@@ -163,7 +187,11 @@ impl WriteTx for SqliteTx {
             for v in &f.values {
                 q = bind_value(q, v);
             }
-            q = q.bind(extra_text(f)).bind(import_id).bind(f.id.clone());
+            q = q
+                .bind(extra_text(f))
+                .bind(import_id)
+                .bind(content_hash(f))
+                .bind(f.id.clone());
             q.execute(&mut *self.tx).await?;
         }
         Ok(())
