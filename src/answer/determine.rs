@@ -12,7 +12,7 @@ use chrono::NaiveDate;
 use serde::Deserializer;
 
 use crate::rules::determine::{self, Determination, GpDeterminations, ProjectFacts};
-use crate::rules::profile::{DistanceUnit, Tolerance};
+use crate::rules::profile::{DistanceUnit, ListCycle, ReceivingWaterReading, Tolerance};
 use crate::rules::quantity::parse_area;
 use crate::rules::Finding;
 use crate::spatial::screen::{condition_one_each, water_evidence};
@@ -324,29 +324,15 @@ pub fn water_options(ask: &Ask<'_>) -> WaterOptions {
         value: 1.0,
         unit: DistanceUnit::Ft,
     });
-    if let Some(s) = p.assumption("AMB-07").map(|a| &a.setting) {
-        o.min_share = s
-            .get("min_watershed_share")
-            .and_then(|v| v.as_f64())
-            .unwrap_or(0.0);
-        o.min_overlap = s
-            .get("min_watershed_overlap_sqft")
-            .and_then(|v| v.as_f64())
-            .unwrap_or(0.0)
-            * foot
-            * foot;
-        o.downstream_steps = s
-            .get("downstream_steps")
-            .and_then(|v| v.as_f64())
-            .unwrap_or(0.0)
-            .max(0.0) as usize;
+    if let Some(r) = p.table_reading::<ReceivingWaterReading>() {
+        o.min_share = r.min_watershed_share;
+        o.min_overlap = r.min_watershed_overlap_sqft * foot * foot;
+        o.downstream_steps = r.downstream_steps as usize;
     }
-    if let Some(s) = p.assumption("AMB-30").map(|a| &a.setting) {
-        o.list_cycle = s
-            .get("list_cycle")
-            .and_then(|v| v.as_f64())
-            .map(|c| c as i64);
-    }
+    o.list_cycle = match p.list_cycle() {
+        Some(ListCycle::Year(year)) => Some(year),
+        Some(ListCycle::Latest) | None => None,
+    };
     o
 }
 
