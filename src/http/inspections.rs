@@ -234,7 +234,7 @@ async fn create(
         n,
         &caller,
         chrono::Utc::now().date_naive(),
-        state.profile.idde.dry_weather_hours,
+        state.profile.current().idde.dry_weather_hours,
     )?;
     if let Some(k) = &key {
         let seen = snap

@@ -16,6 +16,7 @@ mod networks;
 mod ogc;
 mod openapi;
 mod page;
+pub mod profile;
 pub mod server;
 mod style;
 mod tiles;
@@ -47,8 +48,8 @@ pub struct AppState {
     pub store: Arc<dyn Store>,
     /// The current in-memory snapshot.
     pub snapshot: SnapshotHandle,
-    /// The registry's jurisdiction profile, loaded once at start.
-    pub profile: Arc<Profile>,
+    /// The registry's jurisdiction profile, replaced when the stored one changes.
+    pub profile: profile::CurrentProfile,
     /// The drainage network of the current snapshot, built on first use.
     pub networks: NetworkCache,
     /// Who may do what.
@@ -124,7 +125,7 @@ impl AppState {
         AppState {
             store,
             snapshot,
-            profile: Arc::new(profile),
+            profile: profile::CurrentProfile::new(profile),
             networks: NetworkCache::default(),
             auth: Auth::new(config.public_read),
             tiles: crate::tiles::Tiles {
