@@ -15,6 +15,7 @@ mod links;
 mod networks;
 mod ogc;
 mod openapi;
+mod openapi_types;
 mod page;
 pub mod profile;
 pub mod server;
