@@ -223,7 +223,9 @@ pub fn spec() -> serde_json::Value {
             op["responses"]["401"] = error.clone();
         }
         if let Some(ty) = route.body {
-            let schema = typed.body(route.method, route.path).unwrap_or_default();
+            let schema = typed
+                .body(route.method, route.path)
+                .unwrap_or_else(|| serde_json::json!({}));
             op["requestBody"] = serde_json::json!({"required": true, "content": {ty: schema}});
         }
         let entry = paths
@@ -423,6 +425,9 @@ mod typed_tests {
     #[test]
     fn the_screen_query_is_generated_from_its_type_and_the_session_is_documented() {
         let doc = spec();
+        // A body with no typed schema is still a media type object, never null.
+        let cases = &doc["paths"]["/api/cases"]["post"]["requestBody"]["content"];
+        assert!(cases["application/json"].is_object(), "{cases}");
         let params = doc["paths"]["/api/screen"]["get"]["parameters"]
             .as_array()
             .unwrap()
