@@ -7,13 +7,11 @@ use clap::Args;
 use geo_types::MultiPolygon;
 use serde::{Deserialize, Serialize};
 
+use super::facts::{disturbed, ProjectFactsParams};
 use super::{flag, place, Ask, AskError};
-use chrono::NaiveDate;
-use serde::Deserializer;
 
-use crate::rules::determine::{self, Determination, GpDeterminations, ProjectFacts};
-use crate::rules::profile::{DistanceUnit, Tolerance};
-use crate::rules::quantity::parse_area;
+use crate::rules::determine::{self, Determination, ProjectFacts};
+use crate::rules::profile::{DistanceUnit, ListCycle, ReceivingWaterReading, Tolerance};
 use crate::rules::Finding;
 use crate::spatial::screen::{condition_one_each, water_evidence};
 use crate::spatial::waters::{self, ReceivingWaters, WaterOptions};
@@ -37,13 +35,16 @@ pub struct PlaceParams {
     pub footprint_geojson: Option<serde_json::Value>,
 }
 
-// The place as it comes over HTTP: `footprint` is the GeoJSON, so a request can never
-// name a file on the server.
-#[derive(Deserialize)]
+/// The place as it comes over HTTP: `footprint` is the GeoJSON, so a request can never
+/// name a file on the server.
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct PlaceWire {
-    parcel: Option<String>,
-    footprint: Option<serde_json::Value>,
+pub struct PlaceWire {
+    /// The parcel's id (or give `footprint`).
+    pub parcel: Option<String>,
+    /// The footprint: a GeoJSON (Multi)Polygon in WGS 84 (RFC 7946), as an object or a
+    /// string holding one (or give `parcel`).
+    pub footprint: Option<serde_json::Value>,
 }
 
 impl From<PlaceWire> for PlaceParams {
@@ -82,216 +83,53 @@ impl PlaceParams {
     }
 }
 
-/// A tri-state fact on the command line: `--flag` alone is true, `--flag false` false,
-/// absent not given.
-fn tri_arg(s: &str) -> Result<bool, String> {
-    match s.trim().to_ascii_lowercase().as_str() {
-        "" | "true" | "1" | "yes" | "y" | "on" => Ok(true),
-        "false" | "0" | "no" | "n" | "off" => Ok(false),
-        _ => Err(format!("{s:?} is not true or false")),
-    }
-}
-
-fn date_arg(s: &str) -> Result<NaiveDate, String> {
-    NaiveDate::parse_from_str(s.trim(), "%Y-%m-%d")
-        .map_err(|_| format!("{s:?} is not a date (YYYY-MM-DD)"))
-}
-
-/// `ms4 determine` and `POST /api/determinations` (a JSON body with the same names).
-/// Every fact but `disturbed` may be left out: a tri-state fact not given is listed as not
-/// evaluated, or the answer turns on it (`depends`) and lists it as an open fact.
+/// `ms4 determine` and `POST /api/determinations` (a JSON body with the same names: the
+/// place's `parcel` or `footprint`, and the project's facts, [`ProjectFactsParams`]).
 #[derive(Debug, Clone, Args)]
 pub struct DetermineParams {
     /// Where the project is.
     #[command(flatten)]
     pub place: PlaceParams,
-    /// The area disturbed, with its unit: 2.5acres, 8000sqft, 0.4ha.
-    #[arg(long)]
-    pub disturbed: String,
-    /// The project is a single-family residence (Carmel Condition Three exclusion);
-    /// `--single-family false` to say it is not. Not given, Condition Three is undetermined
-    /// between one and five acres.
-    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_parser = tri_arg)]
-    pub single_family: Option<bool>,
-    /// The project is construction at an agricultural property (Carmel Condition Three
-    /// exclusion; not the same as --agricultural-activity); `--agricultural false` to say it
-    /// is not.
-    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_parser = tri_arg)]
-    pub agricultural: Option<bool>,
-    /// The project is part of a larger common plan of development or sale.
-    #[arg(long)]
-    pub larger_common_plan: bool,
-    /// The activity is agricultural activity (an active farm's own activity; Carmel
-    /// § 156-80 exempt activities). `--agricultural-activity false` to say it is not.
-    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_parser = tri_arg)]
-    pub agricultural_activity: Option<bool>,
-    /// The activity is silvicultural (Carmel § 156-80, except landing areas and log haul
-    /// roads).
-    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_parser = tri_arg)]
-    pub silviculture: Option<bool>,
-    /// The activity is routine maintenance to the original line and grade, hydraulic
-    /// capacity or original purpose of a facility (NC § 267-4B; Carmel § 156-80).
-    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_parser = tri_arg)]
-    pub routine_maintenance: Option<bool>,
-    /// The date the subdivision plat was approved (signed), YYYY-MM-DD.
-    #[arg(long, value_parser = date_arg)]
-    pub plat_approved_on: Option<NaiveDate>,
-    /// The date a building permit for the project was approved, YYYY-MM-DD.
-    #[arg(long, value_parser = date_arg)]
-    pub building_permit_approved_on: Option<NaiveDate>,
-    /// North Castle § 267-3C(5): physically completed before the chapter's effective date.
-    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_parser = tri_arg)]
-    pub completed_before_effective_date: Option<bool>,
-    /// North Castle § 267-3C(6): approved before the chapter's effective date.
-    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_parser = tri_arg)]
-    pub approved_before_effective_date: Option<bool>,
-    /// North Castle: part of the site lies in the NYC East of Hudson Watershed.
-    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_parser = tri_arg)]
-    pub in_nyc_east_of_hudson_watershed: Option<bool>,
-    /// An approval for the project has a stormwater management facility as a requirement.
-    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_parser = tri_arg)]
-    pub requires_stormwater_management_facility: Option<bool>,
-    /// Windsor: the activity is under a construction or erosion and sediment control
-    /// permit.
-    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_parser = tri_arg)]
-    pub construction_permit: Option<bool>,
-    /// North Castle: the reviewer's entry that the project needs construction general
-    /// permit coverage (AMB-13).
-    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_parser = tri_arg)]
-    pub gp_coverage: Option<bool>,
-    /// North Castle: the permit identifies the project as needing post-construction SMPs.
-    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_parser = tri_arg)]
-    pub gp_post_construction: Option<bool>,
-    /// North Castle: the permit requires the Enhanced Phosphorus Removal Standards.
-    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_parser = tri_arg)]
-    pub gp_enhanced_phosphorus: Option<bool>,
-}
-
-/// A tri-state fact over HTTP: true, false, "true"/"false" (and yes/no, 1/0), or absent
-/// or null for not given.
-fn tri<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum Wire {
-        Bool(bool),
-        Text(String),
-        Int(i64),
-    }
-    match Option::<Wire>::deserialize(d)? {
-        None => Ok(None),
-        Some(Wire::Bool(b)) => Ok(Some(b)),
-        Some(Wire::Int(1)) => Ok(Some(true)),
-        Some(Wire::Int(0)) => Ok(Some(false)),
-        Some(Wire::Int(i)) => Err(serde::de::Error::custom(format!(
-            "{i} is not true or false"
-        ))),
-        Some(Wire::Text(s)) if s.trim().is_empty() => Ok(None),
-        Some(Wire::Text(s)) => tri_arg(&s).map(Some).map_err(serde::de::Error::custom),
-    }
-}
-
-fn opt_date<'de, D: Deserializer<'de>>(d: D) -> Result<Option<NaiveDate>, D::Error> {
-    match Option::<String>::deserialize(d)? {
-        None => Ok(None),
-        Some(s) if s.trim().is_empty() => Ok(None),
-        Some(s) => date_arg(&s).map(Some).map_err(serde::de::Error::custom),
-    }
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct DetermineWire {
-    parcel: Option<String>,
-    footprint: Option<serde_json::Value>,
-    disturbed: String,
-    #[serde(default, deserialize_with = "tri")]
-    single_family: Option<bool>,
-    #[serde(default, deserialize_with = "tri")]
-    agricultural: Option<bool>,
-    #[serde(default, deserialize_with = "flag")]
-    larger_common_plan: bool,
-    #[serde(default, deserialize_with = "tri")]
-    agricultural_activity: Option<bool>,
-    #[serde(default, deserialize_with = "tri")]
-    silviculture: Option<bool>,
-    #[serde(default, deserialize_with = "tri")]
-    routine_maintenance: Option<bool>,
-    #[serde(default, deserialize_with = "opt_date")]
-    plat_approved_on: Option<NaiveDate>,
-    #[serde(default, deserialize_with = "opt_date")]
-    building_permit_approved_on: Option<NaiveDate>,
-    #[serde(default, deserialize_with = "tri")]
-    completed_before_effective_date: Option<bool>,
-    #[serde(default, deserialize_with = "tri")]
-    approved_before_effective_date: Option<bool>,
-    #[serde(default, deserialize_with = "tri")]
-    in_nyc_east_of_hudson_watershed: Option<bool>,
-    #[serde(default, deserialize_with = "tri")]
-    requires_stormwater_management_facility: Option<bool>,
-    #[serde(default, deserialize_with = "tri")]
-    construction_permit: Option<bool>,
-    #[serde(default, deserialize_with = "tri")]
-    gp_coverage: Option<bool>,
-    #[serde(default, deserialize_with = "tri")]
-    gp_post_construction: Option<bool>,
-    #[serde(default, deserialize_with = "tri")]
-    gp_enhanced_phosphorus: Option<bool>,
+    /// What the rules read about the project.
+    #[command(flatten)]
+    pub facts: ProjectFactsParams,
 }
 
 impl<'de> Deserialize<'de> for DetermineParams {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let w = DetermineWire::deserialize(d)?;
+        use serde::de::Error;
+        // The place's keys go to the place, every other key to the facts (which refuse
+        // a key they do not know, naming it).
+        let mut body = serde_json::Map::<String, serde_json::Value>::deserialize(d)?;
+        let place = PlaceWire {
+            parcel: take(&mut body, "parcel").map_err(D::Error::custom)?,
+            footprint: body.remove("footprint"),
+        };
+        let facts = ProjectFactsParams::deserialize(serde_json::Value::Object(body))
+            .map_err(D::Error::custom)?;
         Ok(DetermineParams {
-            place: PlaceWire {
-                parcel: w.parcel,
-                footprint: w.footprint,
-            }
-            .into(),
-            disturbed: w.disturbed,
-            single_family: w.single_family,
-            agricultural: w.agricultural,
-            larger_common_plan: w.larger_common_plan,
-            agricultural_activity: w.agricultural_activity,
-            silviculture: w.silviculture,
-            routine_maintenance: w.routine_maintenance,
-            plat_approved_on: w.plat_approved_on,
-            building_permit_approved_on: w.building_permit_approved_on,
-            completed_before_effective_date: w.completed_before_effective_date,
-            approved_before_effective_date: w.approved_before_effective_date,
-            in_nyc_east_of_hudson_watershed: w.in_nyc_east_of_hudson_watershed,
-            requires_stormwater_management_facility: w.requires_stormwater_management_facility,
-            construction_permit: w.construction_permit,
-            gp_coverage: w.gp_coverage,
-            gp_post_construction: w.gp_post_construction,
-            gp_enhanced_phosphorus: w.gp_enhanced_phosphorus,
+            place: place.into(),
+            facts,
         })
+    }
+}
+
+/// The string under `key`, removed from the body (absent or null: none).
+fn take(
+    body: &mut serde_json::Map<String, serde_json::Value>,
+    key: &str,
+) -> Result<Option<String>, String> {
+    match body.remove(key) {
+        None | Some(serde_json::Value::Null) => Ok(None),
+        Some(serde_json::Value::String(s)) => Ok(Some(s)),
+        Some(other) => Err(format!("{key}: expected a string, got {other}")),
     }
 }
 
 impl DetermineParams {
     /// The project's facts, as given.
     pub fn facts(&self) -> Result<ProjectFacts, AskError> {
-        let mut facts = ProjectFacts::new(disturbed(&self.disturbed)?);
-        facts.single_family = self.single_family;
-        facts.agricultural = self.agricultural;
-        facts.larger_common_plan = self.larger_common_plan;
-        facts.agricultural_activity = self.agricultural_activity;
-        facts.silviculture = self.silviculture;
-        facts.routine_maintenance = self.routine_maintenance;
-        facts.plat_approved_on = self.plat_approved_on;
-        facts.building_permit_approved_on = self.building_permit_approved_on;
-        facts.completed_before_effective_date = self.completed_before_effective_date;
-        facts.approved_before_effective_date = self.approved_before_effective_date;
-        facts.in_nyc_east_of_hudson_watershed = self.in_nyc_east_of_hudson_watershed;
-        facts.requires_stormwater_management_facility =
-            self.requires_stormwater_management_facility;
-        facts.construction_permit = self.construction_permit;
-        facts.gp = GpDeterminations {
-            coverage: self.gp_coverage,
-            post_construction: self.gp_post_construction,
-            enhanced_phosphorus: self.gp_enhanced_phosphorus,
-        };
-        Ok(facts)
+        self.facts.facts()
     }
 }
 
@@ -304,10 +142,6 @@ pub struct DetermineAnswer {
     pub receiving_waters: ReceivingWaters,
     /// Land development activity, exemptions, the Conditions and what follows.
     pub determination: Determination,
-}
-
-fn disturbed(text: &str) -> Result<crate::domain::Area, AskError> {
-    parse_area(text).map_err(|e| AskError::invalid("disturbed", e.to_string()))
 }
 
 /// How the profile finds receiving waters: its tolerances, the sliver setting and the
@@ -324,29 +158,15 @@ pub fn water_options(ask: &Ask<'_>) -> WaterOptions {
         value: 1.0,
         unit: DistanceUnit::Ft,
     });
-    if let Some(s) = p.assumption("AMB-07").map(|a| &a.setting) {
-        o.min_share = s
-            .get("min_watershed_share")
-            .and_then(|v| v.as_f64())
-            .unwrap_or(0.0);
-        o.min_overlap = s
-            .get("min_watershed_overlap_sqft")
-            .and_then(|v| v.as_f64())
-            .unwrap_or(0.0)
-            * foot
-            * foot;
-        o.downstream_steps = s
-            .get("downstream_steps")
-            .and_then(|v| v.as_f64())
-            .unwrap_or(0.0)
-            .max(0.0) as usize;
+    if let Some(r) = p.table_reading::<ReceivingWaterReading>() {
+        o.min_share = r.min_watershed_share;
+        o.min_overlap = r.min_watershed_overlap_sqft * foot * foot;
+        o.downstream_steps = r.downstream_steps as usize;
     }
-    if let Some(s) = p.assumption("AMB-30").map(|a| &a.setting) {
-        o.list_cycle = s
-            .get("list_cycle")
-            .and_then(|v| v.as_f64())
-            .map(|c| c as i64);
-    }
+    o.list_cycle = match p.list_cycle() {
+        Some(ListCycle::Year(year)) => Some(year),
+        Some(ListCycle::Latest) | None => None,
+    };
     o
 }
 
@@ -404,7 +224,7 @@ pub fn receiving_waters(ask: &Ask<'_>, p: &ReceivingParams) -> Result<ReceivingW
 }
 
 /// `ms4 screen` and `GET /api/screen`.
-#[derive(Debug, Clone, Args, Deserialize)]
+#[derive(Debug, Clone, Args, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ScreenParams {
     /// The area a typical project would disturb: 1acre, 8000sqft.

@@ -8,6 +8,7 @@
 //! API returns as it is, so both give the same JSON for the same question.
 
 pub mod determine;
+pub mod facts;
 pub mod illicit;
 pub mod nearby;
 pub mod place;

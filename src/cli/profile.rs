@@ -382,7 +382,7 @@ async fn store_checked(
     }
     store.store_profile(&new, false).await?;
     println!(
-        "profile {} updated: sha256 {} -> {}; a running `ms4 serve` uses it once restarted",
+        "profile {} updated: sha256 {} -> {}; a running `ms4 serve` answers with it within a second",
         profile.id,
         old.as_ref().map_or("(none)", |o| short(&o.sha256)),
         short(&new.sha256)

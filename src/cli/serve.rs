@@ -168,11 +168,14 @@ pub async fn serve_store(
     }
     // Tests and scripts read the URL as the last word of this line.
     println!("serving the registry at http://{addr}/");
-    http::serve(
-        AppState::with_config(store, snapshot, profile, config),
-        listener,
-    )
-    .await?;
+    let state = AppState::with_config(store.clone(), snapshot, profile, config);
+    // A committed `ms4 profile update` is answered with within a second or so.
+    state.profile.watch(
+        store,
+        state.networks.clone(),
+        std::time::Duration::from_millis(500),
+    );
+    http::serve(state, listener).await?;
     Ok(())
 }
 

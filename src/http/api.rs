@@ -76,7 +76,8 @@ async fn blocking(
     // While an upload's new network is built, the snapshot before it (and its network).
     let (snap, ready) = state.networks.consistent(state.snapshot.current());
     let bytes = tokio::task::spawn_blocking(move || {
-        let profile = &*state.profile;
+        let profile_now = state.profile.current();
+        let profile = &*profile_now;
         let networks = &state.networks;
         let source = || match &ready {
             Some(net) => Ok(net.clone()),
@@ -96,7 +97,7 @@ async fn nearby(
 ) -> Result<Response, HttpError> {
     // Inline, not on a blocking thread: a nearby answer takes microseconds.
     let snap = state.snapshot.current();
-    let a = answer::nearby::nearby(&Ask::new(&snap, &state.profile), &p)?;
+    let a = answer::nearby::nearby(&Ask::new(&snap, &state.profile.current()), &p)?;
     Ok(json_bytes(answer::to_json(&a)?))
 }
 

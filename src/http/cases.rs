@@ -72,7 +72,8 @@ async fn with_ask<T: Send + 'static>(
     let snap = state.snapshot.current();
     let st = state.clone();
     tokio::task::spawn_blocking(move || {
-        let profile = &*st.profile;
+        let profile_now = st.profile.current();
+        let profile = &*profile_now;
         let networks = &st.networks;
         let source = || networks.get_or_build(&snap, |s| Ok(answer::build_network(s, profile)));
         let ask = Ask::new(&snap, profile).with_network(&source);
@@ -126,8 +127,8 @@ fn find_case(state: &AppState, id: &str) -> Result<Case, HttpError> {
 
 fn case_json(state: &AppState, c: &Case, as_of: NaiveDateTime) -> serde_json::Value {
     let mut v = serde_json::to_value(c).unwrap_or_default();
-    v["deadlines"] =
-        serde_json::to_value(case_deadlines(c, &state.profile.idde, as_of)).unwrap_or_default();
+    v["deadlines"] = serde_json::to_value(case_deadlines(c, &state.profile.current().idde, as_of))
+        .unwrap_or_default();
     v
 }
 
@@ -361,8 +362,9 @@ async fn notice(
 ) -> Result<Response, HttpError> {
     let as_of = parse_as_of(p.as_of.as_deref()).map_err(HttpError::BadRequest)?;
     let c = find_case(&state, &id)?;
-    let d = case_deadlines(&c, &state.profile.idde, as_of);
-    let html = crate::idde::notice::render(&state.snapshot.current(), &state.profile, &c, &d);
+    let profile = state.profile.current();
+    let d = case_deadlines(&c, &profile.idde, as_of);
+    let html = crate::idde::notice::render(&state.snapshot.current(), &profile, &c, &d);
     Ok(([(header::CONTENT_TYPE, "text/html; charset=utf-8")], html).into_response())
 }
 
@@ -383,7 +385,7 @@ async fn ld_notice(
     };
     let n = crate::idde::ld_notice::render(
         &state.snapshot.current(),
-        &state.profile,
+        &state.profile.current(),
         &facts,
         case.as_ref(),
     )
@@ -410,10 +412,11 @@ async fn deadlines(
 ) -> Result<Json<serde_json::Value>, HttpError> {
     let as_of = parse_as_of(p.as_of.as_deref()).map_err(HttpError::BadRequest)?;
     let set = cases_of(&state.snapshot.current());
+    let profile = state.profile.current();
     let a = all_deadlines(
         &set.cases,
-        &state.profile.idde,
-        &state.profile.id,
+        &profile.idde,
+        &profile.id,
         as_of,
         !p.all.unwrap_or(false),
     );
@@ -441,10 +444,10 @@ async fn report(
     }
     let snap = state.snapshot.current();
     let set = cases_of(&snap);
-    let r = crate::idde::report::annual_report(&snap, &state.profile, &set.cases, year)
+    let r = crate::idde::report::annual_report(&snap, &state.profile.current(), &set.cases, year)
         .ok_or_else(|| {
-            HttpError::Internal("the profile's reporting year start is not a date".into())
-        })?;
+        HttpError::Internal("the profile's reporting year start is not a date".into())
+    })?;
     match p.format.as_deref() {
         None | Some("json") => {
             Ok(Json(serde_json::to_value(r).unwrap_or_default()).into_response())

@@ -231,7 +231,7 @@ async fn create(
         n,
         &caller,
         chrono::Utc::now().date_naive(),
-        state.profile.idde.dry_weather_hours,
+        state.profile.current().idde.dry_weather_hours,
     )?;
     if let Some(k) = &key {
         if let Some(first) = snap.inspection_with_key(k) {

@@ -16,7 +16,9 @@ mod links;
 mod networks;
 mod ogc;
 mod openapi;
+mod openapi_types;
 mod page;
+pub mod profile;
 pub mod server;
 mod style;
 mod tiles;
@@ -48,8 +50,8 @@ pub struct AppState {
     pub store: Arc<dyn Store>,
     /// The current in-memory snapshot.
     pub snapshot: SnapshotHandle,
-    /// The registry's jurisdiction profile, loaded once at start.
-    pub profile: Arc<Profile>,
+    /// The registry's jurisdiction profile, replaced when the stored one changes.
+    pub profile: profile::CurrentProfile,
     /// The drainage network of the current snapshot, built on first use.
     pub networks: NetworkCache,
     /// Who may do what.
@@ -125,7 +127,7 @@ impl AppState {
         AppState {
             store,
             snapshot,
-            profile: Arc::new(profile),
+            profile: profile::CurrentProfile::new(profile),
             networks: NetworkCache::default(),
             auth: Auth::new(config.public_read),
             tiles: crate::tiles::Tiles {

@@ -85,6 +85,12 @@ impl NetworkCache {
         Ok(net)
     }
 
+    /// Forgets the cached network (the profile it was built with changed); the next
+    /// answer that needs one builds it.
+    pub fn clear(&self) {
+        *self.inner.lock().unwrap_or_else(|p| p.into_inner()) = None;
+    }
+
     /// The snapshot an answer should read, with its network when one is ready: `current`
     /// itself, unless its network is being built right now and that of an earlier
     /// snapshot is ready. Then the earlier snapshot and its network, a consistent pair,

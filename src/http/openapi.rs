@@ -72,6 +72,7 @@ pub const ROUTES: &[Route] = &[
     r("get", "/conformance", "Conformance classes", &[], None, Access::Open),
     r("get", "/health", "Liveness (200 while serving), readiness (`ready`, `database`: reachable or unreachable), store kind, jurisdiction and CRS", &[], None, Access::Open),
     r("get", "/api/openapi.json", "This document", &[], None, Access::Open),
+    r("get", "/api/session", "Who the token (or no token) is and what it may do: {signed_in, public_read, may_read, subject, role, may: {read, inspect, import, admin}}; a token that is not valid is a 401", &[], None, Access::Open),
     r("get", "/collections", "The registry's layers with extent and CRS list", &[], None, Access::Read),
     r("get", "/collections/{layer}", "One layer", &[], None, Access::Read),
     r("get", "/collections/{layer}/items", "A layer's features (GeoJSON), by page", ITEMS_QUERY, None, Access::Read),
@@ -96,8 +97,8 @@ pub const ROUTES: &[Route] = &[
     r("get", "/api/network-check", "Dangling ends, parts, cycles, reversed pipes, orphans", &[], None, Access::Read),
     r("get", "/api/receiving-waters", "Receiving waters of a parcel, by watershed and by the network", PLACE, None, Access::Read),
     r("post", "/api/receiving-waters", "Receiving waters of a footprint: {\"footprint\": GeoJSON} or {\"parcel\": id}", &[], JSON, Access::Read),
-    r("post", "/api/determinations", "Land development activity, exemptions, Conditions One/Two/Three and requirements: {\"parcel\" | \"footprint\", \"disturbed\", \"single_family\", \"agricultural\", \"larger_common_plan\"}", &[], JSON, Access::Read),
-    r("get", "/api/screen", "Condition One for a project on every parcel, as `ms4 screen`", &[("disturbed", "with unit: 1acre"), ("all", "true: every parcel, not only those meeting it")], None, Access::Read),
+    r("post", "/api/determinations", "Land development activity, exemptions, Conditions One/Two/Three and requirements, as `ms4 determine`: the place (parcel or footprint) and the project's facts (the schema DetermineRequest)", &[], JSON, Access::Read),
+    r("get", "/api/screen", "Condition One for a project on every parcel, as `ms4 screen`", &[], None, Access::Read),
     r("get", "/api/assets/{id}/inspections", "An asset's inspections, newest first", &[], None, Access::Read),
     r("post", "/api/inspections", "Record an inspection: {asset_id, inspected_on, kind (dry_weather_screening | smp_maintenance | catch_basin_cleaning), result, inspector?, notes?, screening?: {flow, odour, colour, turbidity, floatables, deposits, field_tests: {ph, ammonia_mg_l, ...}}}", &[], JSON, Access::Role("inspector")),
     r("get", "/api/cases", "Illicit discharge cases with their candidates and action logs", &[("status", "open or closed")], None, Access::Read),
@@ -155,6 +156,7 @@ fn param_schema(path: &str, name: &str) -> serde_json::Value {
 
 /// The OpenAPI document.
 pub fn spec() -> serde_json::Value {
+    let mut typed = super::openapi_types::Typed::new();
     let mut paths = serde_json::Map::new();
     for route in ROUTES {
         let mut params: Vec<serde_json::Value> = route
@@ -163,6 +165,7 @@ pub fn spec() -> serde_json::Value {
             .filter_map(|seg| seg.strip_prefix('{')?.strip_suffix('}'))
             .map(|p| serde_json::json!({"name": p, "in": "path", "required": true, "schema": {"type": "string"}}))
             .collect();
+        params.extend(typed.query(route.method, route.path));
         params.extend(route.query.iter().filter(|(n, _)| !n.starts_with('{')).map(|(n, d)| {
             let schema = param_schema(route.path, n);
             let mut p = serde_json::json!({"name": n, "in": "query", "required": false, "description": d, "schema": schema});
@@ -218,8 +221,14 @@ pub fn spec() -> serde_json::Value {
                 op["responses"]["403"] = error.clone();
             }
         }
+        if route.path == "/api/session" {
+            op["responses"]["401"] = error.clone();
+        }
         if let Some(ty) = route.body {
-            op["requestBody"] = serde_json::json!({"required": true, "content": {ty: {}}});
+            let schema = typed
+                .body(route.method, route.path)
+                .unwrap_or_else(|| serde_json::json!({}));
+            op["requestBody"] = serde_json::json!({"required": true, "content": {ty: schema}});
         }
         let entry = paths
             .entry(route.path.to_string())
@@ -238,8 +247,8 @@ pub fn spec() -> serde_json::Value {
         "security": [{"bearer": []}],
         "components": {
             "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
-            "schemas": {"Error": {"type": "object", "required": ["error"], "properties": {
-                "error": {"type": "string"}, "status": {"type": "integer"}}}},
+            "schemas": typed.schemas(serde_json::json!({"Error": {"type": "object", "required": ["error"], "properties": {
+                "error": {"type": "string"}, "status": {"type": "integer"}}}})),
         },
     })
 }
@@ -266,6 +275,8 @@ mod tests {
             ("cases.rs", "/api"),
             ("upload.rs", "/api"),
             ("tokens.rs", "/api"),
+            // The page's own files are not API routes; its `/api/session` is.
+            ("page.rs", ""),
         ] {
             let src = std::fs::read_to_string(dir.join(file)).unwrap();
             for chunk in src.split(".route(").skip(1) {
@@ -274,6 +285,9 @@ mod tests {
                     continue;
                 };
                 let path = &rest[..rest.find('"').unwrap()];
+                if file == "page.rs" && !path.starts_with("/api/") {
+                    continue;
+                }
                 // The handlers: up to the end of this .route( call.
                 let mut depth = 1;
                 let mut end = chunk.len();
@@ -331,5 +345,120 @@ mod tests {
                 route.path
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod typed_tests {
+    use clap::{Args, Command};
+
+    use super::*;
+    use crate::answer::determine::DetermineParams;
+
+    fn determine_request() -> serde_json::Value {
+        spec()["components"]["schemas"]["DetermineRequest"].clone()
+    }
+
+    /// One type: every property of the body schema is a flag of `ms4 determine` and a key
+    /// the handler's deserializer takes, and every flag is a property.
+    #[test]
+    fn the_determination_body_is_generated_from_the_type_the_flags_and_the_handler_use() {
+        let doc = spec();
+        let op = &doc["paths"]["/api/determinations"]["post"];
+        assert_eq!(
+            op["requestBody"]["content"]["application/json"]["schema"]["$ref"],
+            "#/components/schemas/DetermineRequest"
+        );
+        let req = determine_request();
+        let props = req["properties"].as_object().unwrap();
+        let cmd = DetermineParams::augment_args(Command::new("determine"));
+        let flags: Vec<String> = cmd
+            .get_arguments()
+            .filter_map(|a| a.get_long().map(|l| l.replace('-', "_")))
+            .collect();
+        for name in props.keys() {
+            assert!(
+                flags.contains(name),
+                "{name} is in the body schema but not a flag"
+            );
+        }
+        for flag in &flags {
+            assert!(
+                props.contains_key(flag),
+                "--{flag} is a flag but not in the body schema"
+            );
+        }
+        assert_eq!(req["required"], serde_json::json!(["disturbed"]));
+        assert_eq!(props["single_family"]["type"], "boolean");
+        assert_eq!(props["single_family"]["nullable"], true);
+        assert_eq!(props["larger_common_plan"]["type"], "boolean");
+        assert_eq!(props["plat_approved_on"]["format"], "date");
+        assert!(props["gp_coverage"]["description"]
+            .as_str()
+            .unwrap()
+            .contains("AMB-13"));
+        // The facts alone, for the page's list.
+        let facts = &doc["components"]["schemas"]["ProjectFactsParams"]["properties"];
+        assert!(facts["disturbed"].is_object() && facts["parcel"].is_null());
+
+        // The handler takes every property (here with a value of its type) and refuses a
+        // key the schema does not have, naming it.
+        let mut body = serde_json::Map::new();
+        for (name, p) in props {
+            let v = match (p["type"].as_str(), p["format"].as_str()) {
+                (Some("boolean"), _) => serde_json::json!(true),
+                (Some("string"), Some("date")) => serde_json::json!("2020-01-02"),
+                _ if name == "footprint" => serde_json::Value::Null,
+                _ => serde_json::json!("1acre"),
+            };
+            body.insert(name.clone(), v);
+        }
+        let p: DetermineParams = serde_json::from_value(serde_json::Value::Object(body.clone()))
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(p.facts.disturbed, "1acre");
+        assert_eq!(p.facts.gp_enhanced_phosphorus, Some(true));
+        body.insert("single_familly".into(), serde_json::json!(true));
+        let err = serde_json::from_value::<DetermineParams>(serde_json::Value::Object(body))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("single_familly"), "{err}");
+    }
+
+    #[test]
+    fn the_screen_query_is_generated_from_its_type_and_the_session_is_documented() {
+        let doc = spec();
+        // A body with no typed schema is still a media type object, never null.
+        let cases = &doc["paths"]["/api/cases"]["post"]["requestBody"]["content"];
+        assert!(cases["application/json"].is_object(), "{cases}");
+        let params = doc["paths"]["/api/screen"]["get"]["parameters"]
+            .as_array()
+            .unwrap()
+            .clone();
+        let by = |n: &str| {
+            params
+                .iter()
+                .find(|p| p["name"] == n)
+                .unwrap_or_else(|| panic!("{n}: {params:?}"))
+                .clone()
+        };
+        assert_eq!(by("disturbed")["required"], true);
+        assert_eq!(by("disturbed")["schema"]["type"], "string");
+        assert_eq!(by("all")["required"], false);
+        assert_eq!(by("all")["schema"]["type"], "boolean");
+        assert!(by("all")["description"]
+            .as_str()
+            .unwrap()
+            .contains("every parcel"));
+        let session = &doc["paths"]["/api/session"]["get"];
+        assert!(session["responses"]["200"].is_object());
+        assert!(session["responses"]["401"].is_object());
+        // bbox is numbers, limit an integer.
+        let items = doc["paths"]["/collections/{layer}/items"]["get"]["parameters"]
+            .as_array()
+            .unwrap();
+        let bbox = items.iter().find(|p| p["name"] == "bbox").unwrap();
+        assert_eq!(bbox["schema"]["items"]["type"], "number");
+        let limit = items.iter().find(|p| p["name"] == "limit").unwrap();
+        assert_eq!(limit["schema"]["type"], "integer");
     }
 }

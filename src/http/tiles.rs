@@ -166,7 +166,8 @@ async fn tile(
     }
     let keep = state.tiles.rendered.clone();
     let bytes = tokio::task::spawn_blocking(move || {
-        let profile = &*state.profile;
+        let profile_now = state.profile.current();
+        let profile = &*profile_now;
         let networks = &state.networks;
         let source =
             || networks.get_or_build(&snap, |s| Ok(crate::answer::build_network(s, profile)));

@@ -217,7 +217,9 @@ async fn upload(
             let st = state.clone();
             tokio::task::spawn_blocking(move || {
                 st.networks
-                    .get_or_build(&snap, |s| Ok(crate::answer::build_network(s, &st.profile)))
+                    .get_or_build(&snap, |s| {
+                        Ok(crate::answer::build_network(s, &st.profile.current()))
+                    })
                     .map(|_| ())
             })
             .await

@@ -24,7 +24,7 @@
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 
-use super::answer::{Citation, Finding};
+use super::finding::{Citation, Finding};
 use super::profile::{InspectionInterval, LandDevelopmentFamily, Profile};
 use super::quantity::square_feet;
 use crate::domain::Area;

@@ -7,12 +7,12 @@
 //! takes a profile plus plain inputs; nothing in this module does I/O except loading a
 //! profile file.
 
-pub mod answer;
 pub mod determine;
 pub mod easement;
+pub mod finding;
 pub mod illicit;
 pub mod profile;
 pub mod quantity;
 
-pub use answer::{AssumptionTaken, Citation, Evidence, Finding};
+pub use finding::{AssumptionTaken, Citation, Evidence, Finding};
 pub use profile::*;

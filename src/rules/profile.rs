@@ -126,6 +126,7 @@ mod land_use;
 mod law;
 mod locate;
 mod measures;
+mod readings;
 mod validate;
 mod wording;
 
@@ -148,6 +149,11 @@ pub use law::{CrsHint, Law, RuleRef};
 pub use measures::{
     Comparison, DistanceUnit, InspectionInterval, Threshold, ThresholdUnit, Thresholds, TimeUnit,
     Tolerance, Tolerances, SQFT_PER_ACRE,
+};
+pub use readings::{
+    ConveyanceReading, DiversionBaseline, ExemptConveyance, ExemptionConditions,
+    ExemptionConditionsReading, IrrigationScope, PlanDuty, ReceivingWaterReading, SumpPumpReading,
+    TableReading, WaterMethod,
 };
 pub use wording::{Wording, NY_CONDITIONS_SECTIONS};
 

@@ -20,7 +20,13 @@ pub(crate) async fn run(
     report: serde_json::Value,
     make: Allocate,
 ) -> Result<(WriteSummary, Vec<Feature>)> {
-    let ids = tx.ids(req.layer).await?;
+    // The layer's ids (read with their content hashes, which are not needed here).
+    let ids: Vec<String> = tx
+        .hashes(req.layer)
+        .await?
+        .into_iter()
+        .map(|(id, _)| id)
+        .collect();
     let features = make(&ids);
     // Room for both messages, so they are queued before the engine reads them.
     let (send, rx) = mpsc::channel(2);

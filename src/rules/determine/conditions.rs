@@ -11,7 +11,7 @@ use super::context::{
     practice_status, tmdl_evidence, water_evidence, Ctx, DateTest,
 };
 use super::{Conditions, Determination, Finding, Requirement, RequirementKind, RequirementStatus};
-use crate::rules::answer::Evidence;
+use crate::rules::finding::Evidence;
 use crate::rules::profile::{LargerCommonPlan, PollutantOfConcern, Role, StormwaterSourceScope};
 
 mod duties;

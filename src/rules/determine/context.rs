@@ -6,7 +6,7 @@ use super::{
     WaterEvidence,
 };
 use crate::domain::Area;
-use crate::rules::answer::{Evidence, Finding};
+use crate::rules::finding::{Evidence, Finding};
 use crate::rules::profile::{
     InspectionInterval, Profile, Role, Threshold, ThresholdUnit, TimeUnit, SQFT_PER_ACRE,
 };
@@ -90,7 +90,7 @@ impl<'a> Ctx<'a> {
                 self.area(),
                 t.comparison,
                 threshold_value(t),
-                crate::rules::answer::plain_citation(&t.citation)
+                crate::rules::finding::plain_citation(&t.citation)
             ),
         ))
     }

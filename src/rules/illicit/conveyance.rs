@@ -6,7 +6,10 @@
 //! illegal discharge"; indoor drains and sinks are illicit per se.
 
 use crate::domain::discharge::DischargeKind as K;
-use crate::rules::{AllowedRoute, DischargeCondition, Evidence, ExemptEntry, Finding, Profile};
+use crate::rules::{
+    AllowedRoute, DischargeCondition, Evidence, ExemptConveyance, ExemptEntry, ExemptionConditions,
+    Finding, PlanDuty, Profile, SumpPumpReading,
+};
 
 use super::{citation_of, ConnectionFacts, IllicitStatus, RuleIds, Verdict};
 
@@ -197,12 +200,9 @@ fn non_stormwater(
         return exempt(profile, entry, c, kind, f);
     }
     let town = &profile.name;
-    let amb05 = |key: &str| {
-        profile
-            .assumption("AMB-05")
-            .and_then(|a| a.setting.get(key))
-            .and_then(|v| v.as_str())
-    };
+    let sump = profile
+        .table_reading::<ExemptConveyance>()
+        .map(|r| r.basement_sump_pump);
 
     if kind == K::DyeTesting {
         if let Some(allowed) = profile.allowed(AllowedRoute::DyeTesting) {
@@ -218,7 +218,7 @@ fn non_stormwater(
 
     // The water of a basement sump may still be exempt as uncontaminated pumped groundwater;
     // the profile's AMB-05 reading says whether to ask for review instead of flagging it.
-    if kind == K::BasementSumpPump && amb05("basement_sump_pump") == Some("review") {
+    if kind == K::BasementSumpPump && sump == Some(SumpPumpReading::Review) {
         if let Some(pumped) = profile.is_exempt(K::UncontaminatedPumpedGroundwater) {
             f.cite(profile, &pumped.rule);
             if c.pollutants_found == Some(true) {
@@ -336,12 +336,10 @@ fn exempt(
     if !entry.conditions.is_empty() {
         f.assume(profile, "AMB-06");
     }
-    let amb06 = |key: &str| {
-        profile
-            .assumption("AMB-06")
-            .and_then(|a| a.setting.get(key))
-            .cloned()
-    };
+    // Load refuses a profile whose exempt list uses a condition this reading leaves out.
+    let amb06 = profile
+        .table_reading::<ExemptionConditions>()
+        .unwrap_or_default();
     let mut verdict = Verdict::Clear;
     let mut assumed: Vec<String> = Vec::new();
     let mut problems: Vec<String> = Vec::new();
@@ -391,8 +389,7 @@ fn exempt(
                 }
             }
             D::PollutantReductionPlan => {
-                let plan = amb06("pollutant_reduction_plan");
-                if plan.as_ref().and_then(|v| v.as_str()) == Some("condition") {
+                if amb06.pollutant_reduction_plan == Some(PlanDuty::Condition) {
                     fail(
                         Verdict::Review,
                         "it is exempt only when made under an appropriate plan for reducing \
@@ -426,9 +423,7 @@ fn exempt(
                 ),
             },
             D::NoPollutantsBySampling => {
-                let needs_sampling = amb06("catch_all_requires_sampling")
-                    .and_then(|v| v.as_bool())
-                    .unwrap_or(true);
+                let needs_sampling = amb06.catch_all_requires_sampling.unwrap_or(true);
                 match c.pollutants_found {
                     Some(false) => assumed.push("free of pollutants (sampling found none)".into()),
                     Some(true) => fail(

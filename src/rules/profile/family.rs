@@ -517,11 +517,17 @@ pub(super) fn reading_checks() -> Vec<ReadingCheck> {
 
 impl Family {
     /// The ambiguities this family's code reads, which its profiles must set.
-    pub fn required_readings(self) -> &'static [&'static str] {
-        match self.land_development {
-            LandDevelopmentFamily::NyConditions => &["AMB-08", "AMB-09", "AMB-12", "AMB-14"],
-            LandDevelopmentFamily::NyGeneralPermit => &["AMB-14"],
-            LandDevelopmentFamily::IllicitDischargeOnly => &[],
+    pub fn required_readings(self) -> Vec<&'static str> {
+        let mut ambs: Vec<&'static str> = match self.land_development {
+            LandDevelopmentFamily::NyConditions => {
+                vec!["AMB-07", "AMB-08", "AMB-09", "AMB-12", "AMB-14", "AMB-30"]
+            }
+            LandDevelopmentFamily::NyGeneralPermit => vec!["AMB-07", "AMB-14", "AMB-30"],
+            LandDevelopmentFamily::IllicitDischargeOnly => vec![],
+        };
+        if self.illicit_discharge == IllicitDischargeFamily::ModelOrdinance {
+            ambs.extend(["AMB-05", "AMB-06"]);
         }
+        ambs
     }
 }

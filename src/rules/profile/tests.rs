@@ -2,6 +2,7 @@ use super::builtin::BUILTIN;
 use super::*;
 
 mod lookups;
+mod readings;
 
 fn builtin(id: &str) -> Profile {
     Profile::builtin(id).unwrap_or_else(|e| panic!("{e}"))

@@ -102,7 +102,7 @@ fn family(p: &Profile) -> Check {
         )?;
     }
     for amb in p.family.required_readings() {
-        if !p.assumptions.contains_key(*amb) {
+        if !p.assumptions.contains_key(amb) {
             fail(
                 format!("assumptions.{amb}"),
                 format!(
@@ -146,6 +146,13 @@ fn family(p: &Profile) -> Check {
                 format!("assumptions.{}.setting", super::ListCycle::AMB),
                 why,
             )?;
+        }
+    }
+    for check in super::readings::table_checks() {
+        if let Some(a) = p.assumptions.get(check.amb) {
+            if let Err(why) = (check.check)(&a.setting, p) {
+                fail(format!("assumptions.{}.setting", check.amb), why)?;
+            }
         }
     }
     for (role, id) in &p.roles {

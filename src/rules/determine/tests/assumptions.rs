@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 /// Every finding of a determination.
 fn all_assumptions(d: &Determination) -> Vec<(String, String)> {
     let mut out = Vec::new();
-    let mut take = |a: &[crate::rules::answer::AssumptionTaken]| {
+    let mut take = |a: &[crate::rules::finding::AssumptionTaken]| {
         out.extend(a.iter().map(|a| (a.id.clone(), a.text.clone())));
     };
     take(&d.land_development_activity.assumptions);

@@ -11,7 +11,7 @@ mod windsor;
 use super::context::{group, trim};
 use super::*;
 use crate::domain::{AreaUnit, LengthUnit};
-use crate::rules::answer::Evidence;
+use crate::rules::finding::Evidence;
 use crate::rules::profile::{AssumptionValue, SQFT_PER_ACRE};
 use RequirementKind as K;
 use RequirementStatus as S;
