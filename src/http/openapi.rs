@@ -275,6 +275,7 @@ mod tests {
             ("cases.rs", "/api"),
             ("upload.rs", "/api"),
             ("tokens.rs", "/api"),
+            ("footprint.rs", "/api"),
             // The page's own files are not API routes; its `/api/session` is.
             ("page.rs", ""),
         ] {
