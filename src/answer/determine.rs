@@ -105,8 +105,18 @@ impl<'de> Deserialize<'de> for DetermineParams {
             parcel: take(&mut body, "parcel").map_err(D::Error::custom)?,
             footprint: body.remove("footprint"),
         };
-        let facts = ProjectFactsParams::deserialize(serde_json::Value::Object(body))
-            .map_err(D::Error::custom)?;
+        // Through serde_path_to_error, so a bad fact's error names it (`agricultural: 7
+        // is not true or false`), as the body's other errors name their field.
+        let facts: ProjectFactsParams =
+            serde_path_to_error::deserialize(serde_json::Value::Object(body)).map_err(|e| {
+                let path = e.path().to_string();
+                let inner = e.into_inner();
+                if path == "." || path.is_empty() {
+                    D::Error::custom(inner)
+                } else {
+                    D::Error::custom(format!("{path}: {inner}"))
+                }
+            })?;
         Ok(DetermineParams {
             place: place.into(),
             facts,
