@@ -121,10 +121,13 @@ pub const ROUTES: &[Route] = &[
     r("delete", "/api/tokens/{id}", "Revoke a token", &[], None, Access::Role("admin")),
 ];
 
-/// The media type of a route's answer: GeoJSON for features, JSON otherwise.
+/// The media type of a route's answer: GeoJSON for features, printable HTML for the
+/// notices, JSON otherwise.
 fn media_type(path: &str) -> &'static str {
     if path.contains("/items") {
         "application/geo+json"
+    } else if path.ends_with("/notice") || path.starts_with("/api/notices/") {
+        "text/html"
     } else {
         "application/json"
     }
