@@ -97,6 +97,8 @@ mod tests {
             day: None,
             weekday: Some("mon".into()),
             nth: Some(-1),
+            easter_offset: None,
+            on_or_after: None,
             observed: false,
         }];
         let c = Calendar::new(&hs);
@@ -106,5 +108,93 @@ mod tests {
         assert_eq!(c.holiday(d("2026-05-25")), Some("Memorial Day"));
         assert_eq!(c.skipped(d("2026-05-21"), d("2026-05-27")).len(), 3);
         assert_eq!(c.add_business_days(d("2026-05-21"), 0), d("2026-05-21"));
+    }
+
+    #[test]
+    fn good_friday_is_counted_from_easter() {
+        let hs = vec![Holiday {
+            name: "Good Friday".into(),
+            month: 0,
+            day: None,
+            weekday: None,
+            nth: None,
+            easter_offset: Some(-2),
+            on_or_after: None,
+            observed: false,
+        }];
+        // Easter Sunday fell on 31 March 2024, 20 April 2025 and falls on 5 April 2026
+        // and 28 March 2027.
+        for (year, good_friday) in [
+            (2024, "2024-03-29"),
+            (2025, "2025-04-18"),
+            (2026, "2026-04-03"),
+            (2027, "2027-03-26"),
+        ] {
+            assert_eq!(hs[0].date_in(year), Some(d(good_friday)), "{year}");
+        }
+        let c = Calendar::new(&hs);
+        // Thursday 2 April 2026 + 1 business day: Good Friday and the weekend skipped.
+        assert_eq!(c.add_business_days(d("2026-04-02"), 1), d("2026-04-06"));
+    }
+
+    #[test]
+    fn election_day_is_the_tuesday_after_the_first_monday_of_november() {
+        let h = Holiday {
+            name: "Election Day".into(),
+            month: 11,
+            day: None,
+            weekday: Some("tue".into()),
+            nth: None,
+            easter_offset: None,
+            on_or_after: Some(2),
+            observed: false,
+        };
+        // 1 November 2022 was a Tuesday: Election Day was the 8th. 2 November 2026 is the
+        // first Monday, so it is the 3rd.
+        for (year, day) in [
+            (2022, "2022-11-08"),
+            (2024, "2024-11-05"),
+            (2026, "2026-11-03"),
+        ] {
+            assert_eq!(h.date_in(year), Some(d(day)), "{year}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod state_holidays {
+    use super::*;
+    use crate::rules::Profile;
+
+    fn d(s: &str) -> NaiveDate {
+        NaiveDate::parse_from_str(s, "%Y-%m-%d").unwrap()
+    }
+
+    /// The built-in towns' calendars hold their states' holidays (Conn. Gen. Stat. § 1-4;
+    /// N.Y. Gen. Constr. Law § 24), the ones a federal list lacks included.
+    #[test]
+    fn the_built_in_calendars_hold_their_states_holidays() {
+        let windsor = Profile::builtin("windsor-ct").unwrap();
+        let c = Calendar::new(&windsor.idde.holidays);
+        for (day, name) in [
+            ("2026-02-12", "Lincoln's Birthday"),
+            ("2026-04-03", "Good Friday"),
+            ("2026-06-19", "Juneteenth Independence Day"),
+        ] {
+            assert_eq!(c.holiday(d(day)), Some(name), "Windsor {day}");
+        }
+        let nc = Profile::builtin("north-castle-ny").unwrap();
+        let c = Calendar::new(&nc.idde.holidays);
+        for (day, name) in [
+            ("2026-02-12", "Lincoln's Birthday"),
+            ("2026-06-19", "Juneteenth"),
+            ("2026-10-12", "Columbus Day"),
+            ("2026-11-03", "Election Day"),
+            ("2026-11-11", "Veterans Day"),
+        ] {
+            assert_eq!(c.holiday(d(day)), Some(name), "North Castle {day}");
+        }
+        // Good Friday is not a New York public holiday.
+        assert_eq!(c.holiday(d("2026-04-03")), None);
     }
 }

@@ -154,15 +154,17 @@ impl Default for IddeSettings {
     }
 }
 
-/// A holiday: a fixed date (`month`, `day`) or the `nth` `weekday` of a month (`nth = -1`
-/// is the last). `observed` moves a fixed holiday on a Saturday to the Friday before and
-/// one on a Sunday to the Monday after, as the town's offices close.
+/// A holiday: a fixed date (`month`, `day`), the `nth` `weekday` of a month (`nth = -1`
+/// is the last), or a day counted from Easter Sunday (`easter_offset`, -2 for Good
+/// Friday, with no month). `observed` moves a fixed holiday on a Saturday to the Friday
+/// before and one on a Sunday to the Monday after, as the town's offices close.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Holiday {
     /// Its name, for answers.
     pub name: String,
-    /// 1-12.
+    /// 1-12 (0, or left out, for a day counted from Easter).
+    #[serde(default)]
     pub month: u32,
     /// The day of the month, for a fixed holiday.
     #[serde(default)]
@@ -173,14 +175,40 @@ pub struct Holiday {
     /// 1-5, or -1 for the last.
     #[serde(default)]
     pub nth: Option<i32>,
+    /// Days from Easter Sunday (Western, Gregorian): -2 is Good Friday.
+    #[serde(default)]
+    pub easter_offset: Option<i32>,
+    /// With `weekday` and no `nth`: the first such weekday on or after this day of the
+    /// month (New York's Election Day, the Tuesday after the first Monday of November, is
+    /// the first Tuesday on or after the 2nd).
+    #[serde(default)]
+    pub on_or_after: Option<u32>,
     /// Whether a weekend date is observed on the Friday before or the Monday after.
     #[serde(default)]
     pub observed: bool,
 }
 
+/// Easter Sunday of a year in the Gregorian calendar (the anonymous Gregorian algorithm,
+/// as Meeus gives it).
+pub fn easter(year: i32) -> Option<NaiveDate> {
+    let (a, b, c) = (year % 19, year / 100, year % 100);
+    let (d, e) = (b / 4, b % 4);
+    let f = (b + 8) / 25;
+    let g = (b - f + 1) / 3;
+    let h = (19 * a + b - d - g + 15) % 30;
+    let (i, k) = (c / 4, c % 4);
+    let l = (32 + 2 * e + 2 * i - h - k) % 7;
+    let m = (a + 11 * h + 22 * l) / 451;
+    let n = h + l - 7 * m + 114;
+    NaiveDate::from_ymd_opt(year, (n / 31) as u32, (n % 31 + 1) as u32)
+}
+
 impl Holiday {
     /// The day the town's offices are closed for it in `year`, if it falls in that year.
     pub fn date_in(&self, year: i32) -> Option<NaiveDate> {
+        if let Some(off) = self.easter_offset {
+            return easter(year)?.checked_add_signed(chrono::Duration::days(off.into()));
+        }
         if let Some(day) = self.day {
             let d = NaiveDate::from_ymd_opt(year, self.month, day)?;
             if !self.observed {
@@ -193,6 +221,11 @@ impl Holiday {
             });
         }
         let wd = parse_weekday(self.weekday.as_deref()?)?;
+        if let Some(after) = self.on_or_after {
+            let from = NaiveDate::from_ymd_opt(year, self.month, after)?;
+            let ahead = (7 + wd.num_days_from_monday() - from.weekday().num_days_from_monday()) % 7;
+            return from.checked_add_signed(chrono::Duration::days(ahead.into()));
+        }
         let nth = self.nth?;
         if nth > 0 {
             NaiveDate::from_weekday_of_month_opt(year, self.month, wd, nth as u8)
@@ -313,8 +346,19 @@ pub(super) fn validate(s: &IddeSettings) -> Result<(), Issue> {
     }
     for (i, h) in s.holidays.iter().enumerate() {
         let ok = match (h.day, &h.weekday, h.nth) {
-            (Some(_), None, None) => h.date_in(2024).is_some(),
-            (None, Some(w), Some(n)) => {
+            _ if h.easter_offset.is_some() => {
+                h.day.is_none()
+                    && h.weekday.is_none()
+                    && h.nth.is_none()
+                    && h.month == 0
+                    && !h.observed
+                    && h.easter_offset.is_some_and(|o| o.abs() <= 60)
+            }
+            (Some(_), None, None) => h.on_or_after.is_none() && h.date_in(2024).is_some(),
+            (None, Some(w), None) if h.on_or_after.is_some() => {
+                parse_weekday(w).is_some() && h.date_in(2024).is_some() && !h.observed
+            }
+            (None, Some(w), Some(n)) if h.on_or_after.is_none() => {
                 parse_weekday(w).is_some()
                     && (n == -1 || (1..=5).contains(&n))
                     && (1..=12).contains(&h.month)
@@ -325,7 +369,7 @@ pub(super) fn validate(s: &IddeSettings) -> Result<(), Issue> {
             return fail(
                 format!("idde.holidays[{i}]"),
                 format!(
-                    "{:?}: give month and day, or month, weekday (mon..sun) and nth (1-5 or -1)",
+                    "{:?}: give month and day, or month, weekday (mon..sun) and nth (1-5 or -1), or month, weekday and on_or_after (a day of the month), or only easter_offset (days from Easter Sunday, -60 to 60)",
                     h.name
                 ),
             );
@@ -461,6 +505,8 @@ mod tests {
             day,
             weekday: wd.map(str::to_string),
             nth,
+            easter_offset: None,
+            on_or_after: None,
             observed,
         }
     }
