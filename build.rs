@@ -11,7 +11,10 @@ fn main() {
     println!("cargo:rerun-if-changed=migrations");
     println!("cargo:rerun-if-changed=web/dist");
     println!("cargo:rerun-if-env-changed=CI");
-    let dist = Path::new(env!("CARGO_MANIFEST_DIR")).join("web/dist");
+    // Read when the script runs, not when it was compiled: a target directory shared by two
+    // checkouts may run a build script compiled in the other one.
+    let manifest = std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
+    let dist = Path::new(&manifest).join("web/dist");
     let mut files = Vec::new();
     if dist.join("index.html").is_file() {
         walk(&dist, &mut files);
