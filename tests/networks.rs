@@ -35,3 +35,25 @@ use ms4::import::{import, ImportOptions};
 fn net(name: &str) -> std::path::PathBuf {
     fixture(&format!("networks/{name}"))
 }
+
+/// A new, empty North Castle registry in EPSG:2260 on `kind`'s store (a GeoPackage in a
+/// temporary folder, or a fresh PostGIS database named with `pg_prefix`); returns its URL
+/// and the folder that keeps it.
+fn new_registry(kind: &str, pg_prefix: &str) -> (String, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let url = match kind {
+        "sqlite" => format!("sqlite://{}", dir.path().join("r.gpkg").display()),
+        _ => fresh_pg_url(pg_prefix).expect("postgis requested"),
+    };
+    run_ok(
+        &url,
+        &[
+            "init",
+            "--jurisdiction",
+            "north-castle-ny",
+            "--crs",
+            "EPSG:2260",
+        ],
+    );
+    (url, dir)
+}

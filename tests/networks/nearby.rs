@@ -5,18 +5,7 @@
 use super::*;
 
 fn registry() -> (String, tempfile::TempDir) {
-    let dir = tempfile::tempdir().unwrap();
-    let url = format!("sqlite://{}", dir.path().join("r.gpkg").display());
-    run_ok(
-        &url,
-        &[
-            "init",
-            "--jurisdiction",
-            "north-castle-ny",
-            "--crs",
-            "EPSG:2260",
-        ],
-    );
+    let (url, dir) = new_registry("sqlite", "");
     let s = net("structures.structures.geojson");
     run_ok(
         &url,

@@ -7,21 +7,7 @@ use super::*;
 /// A registry of `kind` holding the case's structures (split into layers by their
 /// `kind` field) and pipes; returns its URL and the folder that keeps it.
 pub(crate) fn load_case(kind: &str, case: &str) -> (String, tempfile::TempDir) {
-    let dir = tempfile::tempdir().unwrap();
-    let url = match kind {
-        "sqlite" => format!("sqlite://{}", dir.path().join("r.gpkg").display()),
-        _ => fresh_pg_url("nw").expect("postgis requested"),
-    };
-    run_ok(
-        &url,
-        &[
-            "init",
-            "--jurisdiction",
-            "north-castle-ny",
-            "--crs",
-            "EPSG:2260",
-        ],
-    );
+    let (url, dir) = new_registry(kind, "nw");
     let s = net(&format!("{case}.structures.geojson"));
     run_ok(
         &url,

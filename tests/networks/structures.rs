@@ -7,21 +7,7 @@ use super::*;
 
 /// A registry holding the structures fixture, split over five layers by its `kind`.
 fn load(kind: &str) -> (String, tempfile::TempDir) {
-    let dir = tempfile::tempdir().unwrap();
-    let url = match kind {
-        "sqlite" => format!("sqlite://{}", dir.path().join("r.gpkg").display()),
-        _ => fresh_pg_url("nws").expect("postgis requested"),
-    };
-    run_ok(
-        &url,
-        &[
-            "init",
-            "--jurisdiction",
-            "north-castle-ny",
-            "--crs",
-            "EPSG:2260",
-        ],
-    );
+    let (url, dir) = new_registry(kind, "nws");
     let s = net("structures.structures.geojson");
     let out = run_ok(
         &url,
