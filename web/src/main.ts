@@ -55,7 +55,8 @@ async function showQueue(): Promise<void> {
     ...rejected.map((e) => h('span', { class: 'error' }, ` · ${e.body.asset_id} refused: ${e.error} `, h('button', { type: 'button', onclick: async () => { await queue.remove(e.key); showQueue(); } }, 'Discard'))),
   );
 }
-queue.onChange = () => void showQueue();
+// A failure to redraw the line must not fail the save it reports on.
+queue.onChange = () => showQueue().catch((e) => console.error('queue line:', e));
 
 async function loadSession(): Promise<void> {
   try {

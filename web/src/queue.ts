@@ -61,8 +61,9 @@ export interface FlushResult {
 export class Queue {
   private db: Promise<IDBDatabase>;
   private flushing: Promise<FlushResult> | null = null;
-  /** Called after every change, for the page's "waiting" line. */
-  onChange: () => void = () => {};
+  /** Called after every change, for the page's "waiting" line. Awaited, so when `add`,
+   *  `remove` or a flush returns, the line already says what the queue holds. */
+  onChange: () => void | Promise<void> = () => {};
 
   constructor(idb: IDBFactory = indexedDB) {
     this.db = open(idb);
@@ -79,7 +80,7 @@ export class Queue {
     const latest = (await this.all()).reduce((m, x) => Math.max(m, x.queuedAt), 0);
     const e: Entry = { key, body, photos, queuedAt: Math.max(Date.now(), latest + 1), state: 'waiting' };
     await done((await this.tx('readwrite')).put(e));
-    this.onChange();
+    await this.onChange();
     return e;
   }
 
@@ -91,12 +92,12 @@ export class Queue {
 
   async remove(key: string): Promise<void> {
     await done((await this.tx('readwrite')).delete(key));
-    this.onChange();
+    await this.onChange();
   }
 
   private async put(e: Entry): Promise<void> {
     await done((await this.tx('readwrite')).put(e));
-    this.onChange();
+    await this.onChange();
   }
 
   /** Sends what is waiting, oldest first; one flush at a time (a second call joins the
