@@ -149,10 +149,12 @@ pub fn export_with(
         path: path_str.clone(),
         message,
     };
-    let mut losses = if format == ExportFormat::Shapefile {
-        shapefile_losses(layer, features)
-    } else {
-        Vec::new()
+    let mut losses = match format {
+        ExportFormat::Shapefile => shapefile_losses(layer, features),
+        // GDAL's CSV writer puts a blank and a null alike as an empty cell (quoted or
+        // not), and its reader cannot tell them apart either.
+        ExportFormat::Csv => blank_losses(layer, features, "a CSV", str::is_empty),
+        _ => Vec::new(),
     };
     if !losses.is_empty() && !opts.allow_lossy {
         return Err(fail(lossy_message(&losses)));
@@ -224,30 +226,43 @@ fn lossy_message(losses: &[String]) -> String {
     )
 }
 
-/// What a shapefile would lose: every text value longer than a DBF field holds, and per
-/// field the blank strings (a DBF cannot tell a blank from no value: they come back as
-/// nulls).
-fn shapefile_losses(layer: Layer, features: &[Feature]) -> Vec<String> {
+/// Per field, the blank strings a format that cannot tell a blank from no value
+/// (`what`: "a shapefile", "a CSV") would turn into nulls; `blank` says which strings it
+/// loses (a DBF pads with spaces, so all-space ones too; a CSV only the empty ones).
+fn blank_losses(
+    layer: Layer,
+    features: &[Feature],
+    what: &str,
+    blank: fn(&str) -> bool,
+) -> Vec<String> {
     let mut out = Vec::new();
     let mut blanks: std::collections::BTreeMap<&str, usize> = Default::default();
     for f in features {
         for (spec, v) in layer.fields().iter().zip(&f.values) {
-            if matches!(v, Value::Text(t) if t.trim().is_empty()) {
+            if matches!(v, Value::Text(t) if blank(t)) {
                 *blanks.entry(spec.name).or_default() += 1;
             }
         }
         for (k, v) in &f.extra {
-            if matches!(v, serde_json::Value::String(t) if t.trim().is_empty()) {
+            if matches!(v, serde_json::Value::String(t) if blank(t)) {
                 *blanks.entry(k.as_str()).or_default() += 1;
             }
         }
     }
     for (field, n) in blanks {
         out.push(format!(
-            "layer {layer} field {field}: {n} blank {}, which a shapefile cannot tell from no value (they come back as nulls)",
+            "layer {layer} field {field}: {n} blank {}, which {what} cannot tell from no value (they come back as nulls)",
             if n == 1 { "string" } else { "strings" }
         ));
     }
+    out
+}
+
+/// What a shapefile would lose: every text value longer than a DBF field holds, and per
+/// field the blank strings (a DBF cannot tell a blank from no value: they come back as
+/// nulls).
+fn shapefile_losses(layer: Layer, features: &[Feature]) -> Vec<String> {
+    let mut out = blank_losses(layer, features, "a shapefile", |t| t.trim().is_empty());
     let long = |s: &str| s.len() > DBF_MAX_TEXT_BYTES;
     for f in features {
         let mut note = |field: &str, n: usize| {

@@ -29,6 +29,7 @@
 
 mod build;
 mod check;
+mod graph;
 mod names;
 mod tee;
 mod trace;

@@ -112,9 +112,9 @@ async fn round_trip_through_every_export_format_keeps_ids_attributes_and_positio
         let meta = src.store.meta().await.unwrap();
         for ext in ["gpkg", "shp", "geojson", "csv"] {
             let path = src.dir.path().join(format!("outfalls.{ext}"));
-            // A shapefile cannot keep the blank strings of three extra fields apart from
-            // nulls: the export says so, and is made only with the loss allowed.
-            let lossy = ext == "shp";
+            // A shapefile (or a CSV) cannot keep the blank strings of three extra fields
+            // apart from nulls: the export says so, and is made only with the loss allowed.
+            let lossy = ext == "shp" || ext == "csv";
             let done = ms4::import::export::export_with(
                 Layer::Outfalls,
                 &before,
@@ -125,7 +125,10 @@ async fn round_trip_through_every_export_format_keeps_ids_attributes_and_positio
             .unwrap();
             assert_eq!(done.written, 959);
             if lossy {
-                assert_eq!(done.losses.len(), 3, "{:?}", done.losses);
+                // The shapefile loses all-space values too (a DBF pads with spaces); the
+                // CSV only the empty ones, which one of the three fields has.
+                let fields = if ext == "shp" { 3 } else { 1 };
+                assert_eq!(done.losses.len(), fields, "{ext}: {:?}", done.losses);
                 assert!(
                     done.losses.iter().all(|l| l.contains("blank strings")),
                     "{:?}",
