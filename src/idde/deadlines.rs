@@ -118,7 +118,8 @@ pub fn case_deadlines_on(
         .iter()
         .flat_map(|f| case_fines(case, f, as_of))
         .collect();
-    let accrued = fines.iter().map(|f| f.accrued).sum();
+    // `+ 0.0`: an empty f64 sum is -0.0, which would print as "-0" dollars.
+    let accrued = fines.iter().map(|f| f.accrued).sum::<f64>() + 0.0;
     CaseDeadlines {
         case_id: case.case_id.clone(),
         case_status: case.status.clone(),
@@ -309,7 +310,7 @@ pub fn all_deadlines(
         jurisdiction: jurisdiction.to_string(),
         due: count("due"),
         overdue: count("overdue"),
-        accrued: out.iter().map(|c| c.accrued).sum(),
+        accrued: out.iter().map(|c| c.accrued).sum::<f64>() + 0.0,
         note: (s.deadlines.is_empty() && s.fines.is_empty())
             .then(|| "the profile lists no enforcement deadlines or fines ([idde])".to_string()),
         cases: out,

@@ -476,7 +476,8 @@ fn count(
     }
 }
 
-/// The report as CSV: one row per count, the record ids joined by `;`.
+/// The report as CSV: one row per count, the record ids joined by `;`, then one
+/// `open_fact` row per open fact (its text in the label column).
 pub fn to_csv(r: &AnnualReport) -> String {
     let q = |s: &str| {
         if s.contains([',', '"', '\n']) {
@@ -506,6 +507,11 @@ pub fn to_csv(r: &AnnualReport) -> String {
             .join(","),
         );
         out.push('\n');
+    }
+    // What the report rests on but nobody has checked goes with the figures, so a
+    // spreadsheet made from the CSV carries it too: one row each, after the counts.
+    for f in &r.open_facts {
+        out.push_str(&format!("open_fact,{},,,,,,,,\n", q(f)));
     }
     out
 }

@@ -135,6 +135,9 @@ fn photos_and_formats_through_the_cli() {
     ))
     .unwrap();
     assert_eq!(v["due"], 2, "{v}");
+    // No fine has accrued yet: nought dollars, never "-0" (an empty sum of floats).
+    assert!(v["accrued"].as_f64() == Some(0.0), "{v}");
+    assert!(!v.to_string().contains("-0.0"), "{v}");
 
     // The reporting year's start is the profile's setting, not checked against the
     // permit: the report says so as an open fact.
@@ -149,6 +152,18 @@ fn photos_and_formats_through_the_cli() {
     assert!(
         f.contains("starts on 2026-01-01") && f.contains("has not been checked against"),
         "{f}"
+    );
+    let csv = run_ok(&url, &["report", "--year", "2026", "--format", "csv"]);
+    let last = csv.lines().last().unwrap();
+    assert!(
+        last.starts_with("open_fact,\"the reporting year starts on 2026-01-01")
+            && last.ends_with(",,,,,,,,"),
+        "{csv}"
+    );
+    assert_eq!(
+        last.split(',').count() - f.matches(',').count(),
+        csv.lines().next().unwrap().split(',').count(),
+        "as many columns as the header: {last}"
     );
     let table = run_ok(&url, &["report", "--year", "2026"]);
     assert!(

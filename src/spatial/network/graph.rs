@@ -73,13 +73,41 @@ mod tests {
             node(CatchBasin, "D", point!(x: 100.0, y: 100.0)),
             node(CatchBasin, "E", point!(x: 200.0, y: 0.0)),
         ];
-        let mut bi = pipe("P5", None, None, line_string![(x: 100.0, y: 0.0), (x: 200.0, y: 0.0)]);
-        bi.extra.insert("flow_direction".into(), serde_json::Value::String("BI".into()));
+        let mut bi = pipe(
+            "P5",
+            None,
+            None,
+            line_string![(x: 100.0, y: 0.0), (x: 200.0, y: 0.0)],
+        );
+        bi.extra.insert(
+            "flow_direction".into(),
+            serde_json::Value::String("BI".into()),
+        );
         let pipes = [
-            pipe("P1", None, None, line_string![(x: 100.0, y: 0.0), (x: 0.0, y: 0.0)]),
-            pipe("P2", None, None, line_string![(x: 50.0, y: 50.0), (x: 50.0, y: 0.0)]),
-            pipe("P3", None, None, line_string![(x: 100.0, y: 100.0), (x: 75.0, y: 75.0)]),
-            pipe("P4", None, None, line_string![(x: 75.0, y: 75.0), (x: 50.0, y: 50.0)]),
+            pipe(
+                "P1",
+                None,
+                None,
+                line_string![(x: 100.0, y: 0.0), (x: 0.0, y: 0.0)],
+            ),
+            pipe(
+                "P2",
+                None,
+                None,
+                line_string![(x: 50.0, y: 50.0), (x: 50.0, y: 0.0)],
+            ),
+            pipe(
+                "P3",
+                None,
+                None,
+                line_string![(x: 100.0, y: 100.0), (x: 75.0, y: 75.0)],
+            ),
+            pipe(
+                "P4",
+                None,
+                None,
+                line_string![(x: 75.0, y: 75.0), (x: 50.0, y: 50.0)],
+            ),
             bi,
         ];
         let net = network(&nodes, &pipes, 1.0);
