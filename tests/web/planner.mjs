@@ -101,6 +101,23 @@ try {
   const drawnAnswer = await checkAgainstApi(page, 'drawn');
   assert.equal(drawnAnswer.parcel, null);
 
+  // Two corners are not a footprint: Finish says so and the drawing stays open; a third
+  // corner, then a tap on the first one again, closes it (terra-draw's closing point).
+  await page.click('#draw-footprint');
+  await page.mouse.click(cx - 30, cy - 30);
+  await page.mouse.click(cx + 30, cy - 30);
+  await page.click('#finish-footprint');
+  assert.match(await page.textContent('#message'), /at least three corners/);
+  assert.equal(await page.textContent('#place'), 'Drawing a footprint');
+  await page.mouse.click(cx + 30, cy + 30);
+  await page.mouse.click(cx - 30, cy - 30);
+  await page.waitForFunction(() => /footprint drawn \(3 corners\)/.test(document.getElementById('place').textContent));
+  await page.click('#determine');
+  const triangle = await checkAgainstApi(page, 'triangle');
+  assert.equal(triangle.parcel, null);
+  const tsent = JSON.parse(await page.getAttribute('#determination', 'data-request'));
+  assert.equal(tsent.footprint.coordinates[0].length, 4, 'three corners and the closing one');
+
   // A GeoJSON file of the footprint.
   const fc = { type: 'FeatureCollection', features: [{ type: 'Feature', properties: {}, geometry: parcel.geometry }] };
   await page.setInputFiles('#footprint-file', { name: 'site.geojson', mimeType: 'application/geo+json', buffer: Buffer.from(JSON.stringify(fc)) });

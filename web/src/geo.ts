@@ -35,12 +35,6 @@ export function firstPolygon(gj: any): { type: 'Polygon' | 'MultiPolygon'; coord
   return p;
 }
 
-/** A closed ring from clicked points (at least three). */
-export function ringOf(points: [number, number][]): [number, number][] {
-  if (points.length < 3) throw new Error('a footprint needs at least three points');
-  return [...points, points[0]];
-}
-
 /** Whether a position lies inside a polygon ring (even-odd rule; a point on an edge may
  *  fall either way, which a boundary filter can live with). */
 export function inRing(p: [number, number], ring: [number, number][]): boolean {

@@ -81,6 +81,8 @@ async function loadSession(): Promise<void> {
 function show(name: string): void {
   document.querySelectorAll<HTMLButtonElement>('#tabs button').forEach((b) => b.setAttribute('aria-pressed', String(b.dataset.view === name)));
   ctx.onMapClick(null);
+  // A footprint half drawn in the planner must not keep taking the map's taps.
+  planner.leave();
   const el = $('view');
   el.replaceChildren();
   document.body.dataset.view = name;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildInspection, FORMS, kindFor, localDate, missing } from '../src/forms';
 import { fieldOf } from '../src/api';
-import { compass, firstPolygon, formatDistance, ringOf } from '../src/geo';
+import { compass, firstPolygon, formatDistance } from '../src/geo';
 
 describe('the inspection forms', () => {
   it('has one form per facility kind that takes an inspection', () => {
@@ -60,7 +60,5 @@ describe('geometry helpers', () => {
     const poly = { type: 'Polygon', coordinates: [[[0, 0], [1, 0], [1, 1], [0, 0]]] };
     expect(firstPolygon({ type: 'FeatureCollection', features: [{ type: 'Feature', geometry: { type: 'Point', coordinates: [0, 0] } }, { type: 'Feature', geometry: poly }] })).toEqual(poly);
     expect(() => firstPolygon({ type: 'Point', coordinates: [0, 0] })).toThrow(/no Polygon/);
-    expect(ringOf([[0, 0], [1, 0], [1, 1]])).toEqual([[0, 0], [1, 0], [1, 1], [0, 0]]);
-    expect(() => ringOf([[0, 0], [1, 0]])).toThrow(/three points/);
   });
 });

@@ -3,14 +3,25 @@
 // evidence drawn; a print view.
 import { api, authHeaders } from '../api';
 import { AREA_UNITS, determinationRequest, FACTS, resultWord, type FactValues, type Place } from '../facts';
-import { firstPolygon, ringOf } from '../geo';
+import { firstPolygon } from '../geo';
 import { getMap, showAnswer, showDraft, type FC } from '../map';
 import { h, markDrawn, type Ctx } from '../ui';
 
 let place: Place | null = null;
-let drawing: [number, number][] = [];
+// The drawing library is loaded the first time a footprint is drawn, so the page's first
+// map draw does not wait for it.
+let drawMod: typeof import('../draw') | null = null;
+const drawing = async () => (drawMod ??= await import('../draw'));
+
+/** Leaving the planner: a footprint half drawn stops taking the map's taps. */
+export function leave(): void {
+  drawMod?.stop();
+}
 
 export function render(el: HTMLElement, ctx: Ctx): void {
+  // Fetched while the planner reads the form, so a footprint can be drawn at once, and
+  // (cached by the service worker) offline later.
+  setTimeout(() => void drawing().catch(() => {}), 0);
   const where = h('p', { id: 'place', role: 'status', text: place ? describe(place) : 'No place chosen yet.' });
   const out = h('div', { id: 'determination' });
   const facts = h('form', { id: 'facts', 'aria-label': 'Project facts', novalidate: true },
@@ -43,7 +54,7 @@ export function render(el: HTMLElement, ctx: Ctx): void {
     h('h2', { text: 'Planner' }),
     h('div', { class: 'row no-print' },
       h('button', { type: 'button', id: 'pick-parcel', onclick: () => pickParcel(where, ctx) }, 'Pick a parcel'),
-      h('button', { type: 'button', id: 'draw-footprint', onclick: () => draw(where, ctx) }, 'Draw a footprint'),
+      h('button', { type: 'button', id: 'draw-footprint', onclick: () => void draw(where, ctx) }, 'Draw a footprint'),
       h('button', { type: 'button', id: 'finish-footprint', onclick: () => finish(where, ctx) }, 'Finish footprint'),
       h('label', { for: 'footprint-file', class: 'button' }, 'Upload GeoJSON or zipped shapefile'),
       h('input', { id: 'footprint-file', type: 'file', accept: '.geojson,.json,.zip,.gpkg,.kml,.fgb,application/geo+json,application/json,application/zip', onchange: (ev: Event) => upload(ev, where, ctx) }),
@@ -55,6 +66,7 @@ export function render(el: HTMLElement, ctx: Ctx): void {
         const v = (document.getElementById('parcel-id') as HTMLInputElement).value.trim();
         if (!v) return ctx.say('Type a parcel id first.', true);
         // Without a pointer: the parcel by its id (the server says if there is none).
+        leave();
         place = { parcel: v };
         where.textContent = describe(place);
         showDraft({ type: 'FeatureCollection', features: [] });
@@ -71,6 +83,7 @@ function describe(p: Place): string {
 }
 
 function pickParcel(where: HTMLElement, ctx: Ctx): void {
+  leave();
   ctx.say('Tap a parcel on the map.');
   ctx.onMapClick((_ll, pt) => {
     const hit = getMap().queryRenderedFeatures([pt.x, pt.y] as any, { layers: ['parcels'] })[0];
@@ -83,30 +96,24 @@ function pickParcel(where: HTMLElement, ctx: Ctx): void {
   });
 }
 
-function draw(where: HTMLElement, ctx: Ctx): void {
-  drawing = [];
-  ctx.say('Tap the corners of the footprint, then Finish footprint.');
-  ctx.onMapClick((ll) => {
-    drawing.push([ll.lng, ll.lat]);
-    const fc: FC = { type: 'FeatureCollection', features: drawing.map((c) => ({ type: 'Feature', geometry: { type: 'Point', coordinates: c }, properties: {} })) };
-    if (drawing.length >= 2) fc.features.push({ type: 'Feature', geometry: { type: 'LineString', coordinates: drawing }, properties: {} });
-    showDraft(fc);
-    where.textContent = `Footprint: ${drawing.length} corner${drawing.length === 1 ? '' : 's'}`;
-  });
-}
-
-function finish(where: HTMLElement, ctx: Ctx): void {
-  try {
-    const ring = ringOf(drawing);
-    ctx.onMapClick(null);
+async function draw(where: HTMLElement, ctx: Ctx): Promise<void> {
+  ctx.onMapClick(null);
+  showDraft({ type: 'FeatureCollection', features: [] });
+  ctx.say('Tap the corners of the footprint; tap the first corner again, press Enter or Finish footprint to close it.');
+  where.textContent = 'Drawing a footprint';
+  (await drawing()).start(getMap(), (ring) => {
     const poly = { type: 'Polygon', coordinates: [ring] };
     place = { footprint: poly };
     showDraft({ type: 'FeatureCollection', features: [{ type: 'Feature', geometry: poly, properties: {} }] });
-    where.textContent = `${describe(place)} (${drawing.length} corners)`;
+    where.textContent = `${describe(place)} (${ring.length - 1} corners)`;
     ctx.say('');
-  } catch (e) {
-    ctx.say((e as Error).message, true);
-  }
+  });
+}
+
+function finish(_where: HTMLElement, ctx: Ctx): void {
+  if (!drawMod?.finish(getMap())) return ctx.say('Draw a footprint first.', true);
+  // terra-draw closes a polygon only when it has enough corners; still open, it has not.
+  if (drawMod.drawingNow()) ctx.say('A footprint needs at least three corners.', true);
 }
 
 /** The footprint the server reads from a file (`POST /api/footprint`). */
