@@ -47,6 +47,13 @@ pub(super) struct Collector<'a> {
 impl Collector<'_> {
     /// Returns false once the writer has gone (its error is the one to report).
     pub fn take(&mut self, outcome: pipeline::Outcome) -> bool {
+        let t = crate::store::timing::start();
+        let go = self.take_timed(outcome);
+        crate::store::timing::add(&crate::store::timing::COLLECT, t);
+        go
+    }
+
+    fn take_timed(&mut self, outcome: pipeline::Outcome) -> bool {
         let misplaced = match &outcome {
             pipeline::Outcome::Accepted { feature, .. } => {
                 feature.geom.as_ref().and_then(|g| self.misplaced(g))
@@ -115,7 +122,10 @@ impl Collector<'_> {
             self.chunk.push(f);
             if self.chunk.len() == CHUNK {
                 let full = std::mem::replace(&mut self.chunk, Vec::with_capacity(CHUNK));
-                if tx.blocking_send(WriteMsg::Features(full)).is_err() {
+                let t = crate::store::timing::start();
+                let sent = tx.blocking_send(WriteMsg::Features(full));
+                crate::store::timing::add(&crate::store::timing::COLLECT_WAIT, t);
+                if sent.is_err() {
                     return false;
                 }
             }

@@ -18,6 +18,7 @@ mod pipeline;
 mod progress;
 mod report;
 mod select;
+pub mod settings;
 pub mod source;
 pub mod split;
 
@@ -83,8 +84,10 @@ pub struct ImportOptions {
     pub allow_empty: bool,
     /// Let `--replace` delete more than `max_delete_share` of a layer.
     pub allow_mass_delete: bool,
-    /// The share of a layer `--replace` may delete without `allow_mass_delete`.
-    pub max_delete_share: f64,
+    /// The share of a layer `--replace` may delete without `allow_mass_delete`; `None`
+    /// for the registry's setting (`ms4 profile set max_delete_share`), which defaults
+    /// to [`DEFAULT_MAX_DELETE_SHARE`].
+    pub max_delete_share: Option<f64>,
     /// Only the source features this OGR SQL condition selects (`--where`).
     pub filter: Option<String>,
     /// Ids from this expression over the source fields (`--id`).
@@ -110,7 +113,7 @@ impl ImportOptions {
             any_driver: false,
             allow_empty: false,
             allow_mass_delete: false,
-            max_delete_share: DEFAULT_MAX_DELETE_SHARE,
+            max_delete_share: None,
             filter: None,
             id_expr: None,
             id_prefix: None,
@@ -180,6 +183,7 @@ pub async fn import_many(
         }
         out.push(report);
     }
+    crate::store::timing::report(started.elapsed().as_secs_f64());
     Ok(out)
 }
 
@@ -198,8 +202,11 @@ type Started = (
 async fn start_read(
     store: &dyn Store,
     meta: &crate::store::RegistryMeta,
-    opts: ImportOptions,
+    mut opts: ImportOptions,
 ) -> Result<Started> {
+    if opts.mode == WriteMode::Replace && opts.max_delete_share.is_none() {
+        opts.max_delete_share = Some(settings::max_delete_share(store).await?);
+    }
     let boundary: Vec<MultiPolygon<f64>> = if opts.layer == Layer::Boundary {
         Vec::new()
     } else {
@@ -555,11 +562,14 @@ fn replace_refusal(
         ));
     }
     let share = deleting as f64 / existing as f64;
-    if report.imported > 0 && share > opts.max_delete_share && !opts.allow_mass_delete {
+    let allowed = opts.max_delete_share.unwrap_or(DEFAULT_MAX_DELETE_SHARE);
+    if report.imported > 0 && share > allowed && !opts.allow_mass_delete {
         return Some(format!(
-            "{path}: --replace would delete {deleting} of the {existing} features of {layer} ({:.0}%), more than the {:.0}% allowed at once; check that the file is the whole layer (--dry-run lists what would go), or say so with --allow-mass-delete (allow_mass_delete=true in an upload)",
+            "{path}: --replace would delete {deleting} of the {existing} features of {layer} ({:.0}%), more than the {:.0}% allowed at once (the registry's {} setting; change it with ms4 profile set {} <share>); check that the file is the whole layer (--dry-run lists what would go), or say so with --allow-mass-delete (allow_mass_delete=true in an upload)",
             share * 100.0,
-            opts.max_delete_share * 100.0
+            allowed * 100.0,
+            settings::MAX_DELETE_SHARE,
+            settings::MAX_DELETE_SHARE,
         ));
     }
     None
