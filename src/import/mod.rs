@@ -21,6 +21,7 @@ mod select;
 pub mod settings;
 pub mod source;
 pub mod split;
+pub mod zipcheck;
 
 use std::path::PathBuf;
 use std::sync::Arc;
