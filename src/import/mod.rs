@@ -235,6 +235,9 @@ async fn start_read(
         None
     };
 
+    // A write into a layer that has rows compares content hashes: the conversion
+    // threads compute them, so the writer, one task, only compares.
+    let hash_here = !opts.dry_run && store.count(opts.layer).await? > 0;
     // Room for a few hundred thousand features between reader and writer: the reader
     // keeps going while the database digests a chunk, instead of the two taking turns.
     let (tx, rx) = mpsc::channel::<WriteMsg>(CHANNEL_CHUNKS);
@@ -263,6 +266,7 @@ async fn start_read(
             &boundary,
             existing.as_ref(),
             sink,
+            hash_here,
         );
         match &result {
             Ok(report) => {
@@ -315,6 +319,7 @@ fn read_source(
     boundary: &[MultiPolygon<f64>],
     existing: Option<&rustc_hash::FxHashSet<String>>,
     sink: Option<&mpsc::Sender<WriteMsg>>,
+    hash_here: bool,
 ) -> Result<ImportReport> {
     let path_str = opts.path.display().to_string();
     let layer = opts.layer;
@@ -460,6 +465,7 @@ fn read_source(
         } else {
             pipeline::default_workers()
         },
+        hash: hash_here,
     };
     let mut collector = Collector {
         report: &mut report,
@@ -474,6 +480,8 @@ fn read_source(
         unit,
         seen: Default::default(),
         chunk: Vec::with_capacity(CHUNK),
+        hashes: Vec::new(),
+        pending_hash: None,
         sink,
         progress,
     };
@@ -485,12 +493,8 @@ fn read_source(
         &src_name,
         |outcome| collector.take(outcome),
     )?;
-    let Collector {
-        chunk,
-        progress,
-        seen,
-        ..
-    } = collector;
+    let last = (!collector.chunk.is_empty()).then(|| collector.take_chunk());
+    let Collector { progress, seen, .. } = collector;
     progress.finish(report.read);
     if let Some(n) = declared {
         if read != n {
@@ -499,10 +503,8 @@ fn read_source(
             )));
         }
     }
-    if let Some(tx) = sink {
-        if !chunk.is_empty() {
-            let _ = tx.blocking_send(WriteMsg::Features(chunk));
-        }
+    if let (Some(tx), Some(last)) = (sink, last) {
+        let _ = tx.blocking_send(last);
     }
     if read == 0 {
         report.warnings.push(match &report.filter {

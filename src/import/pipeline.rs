@@ -37,6 +37,9 @@ pub(super) struct Setup<'a> {
     pub invalid: InvalidPolicy,
     /// Conversion threads.
     pub workers: usize,
+    /// Whether each accepted feature's content hash is computed here (for a write into a
+    /// layer that has rows to compare with).
+    pub hash: bool,
 }
 
 /// One source feature, as plain values.
@@ -59,6 +62,8 @@ pub(super) enum Outcome {
         converted: Vec<&'static str>,
         /// Why the geometry was repaired, when it was.
         repaired: Option<String>,
+        /// Its content hash, when the setup asks for it.
+        hash: Option<i64>,
     },
     /// Kept out, with the problem.
     Rejected {
@@ -309,12 +314,21 @@ fn convert_one(setup: &Setup<'_>, ct: Option<&CoordTransform>, mut raw: RawFeatu
         };
     timing::add(&timing::ATTRIBUTES, t);
     match convert::convert_geometry(setup.layer, ogr.as_ref(), ct, setup.invalid) {
-        Ok((geom, repaired)) => Outcome::Accepted {
-            fid: raw.fid,
-            feature: Feature { geom, ..feature },
-            converted,
-            repaired,
-        },
+        Ok((geom, repaired)) => {
+            let feature = Feature { geom, ..feature };
+            let t = timing::start();
+            let hash = setup
+                .hash
+                .then(|| crate::store::hash::content_hash(&feature));
+            timing::add(&timing::SOURCE_HASH, t);
+            Outcome::Accepted {
+                fid: raw.fid,
+                feature,
+                converted,
+                repaired,
+                hash,
+            }
+        }
         Err(p) => Outcome::Rejected {
             fid: raw.fid,
             id: Some(feature.id),

@@ -10,7 +10,7 @@ pub mod allocate;
 mod audit;
 pub mod ddl;
 mod error;
-mod hash;
+pub(crate) mod hash;
 pub mod outside;
 pub mod photos;
 pub mod postgis;
@@ -92,6 +92,9 @@ pub struct WriteRequest {
 pub enum WriteMsg {
     /// More features; ids are unique across the whole stream (the importer sees to it).
     Features(Vec<Feature>),
+    /// More features with their content hashes (`store::hash`), computed on the sender's
+    /// threads so a re-import's writer only compares them.
+    Hashed(Vec<Feature>, Vec<i64>),
     /// Commit, storing this import report with the import record.
     Commit {
         /// The quality report, kept with the import record.

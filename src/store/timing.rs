@@ -42,7 +42,7 @@ phases! {
     REPROJECT = "convert: reprojection",
     DECODE = "convert: WKB decode and checks",
     VALIDATE = "convert: GEOS validation",
-    SOURCE_HASH = "convert: source hash",
+    SOURCE_HASH = "convert: content hash",
     COLLECT = "collector: ids, bounds, report",
     COLLECT_WAIT = "collector: waiting for the writer",
     HASHES_READ = "write: stored id+hash pass",
