@@ -87,9 +87,8 @@ impl Collector<'_> {
                 repaired,
                 hash,
             } => {
-                if let Some(h) = hash {
-                    self.pending_hash = Some(h);
-                }
+                // This feature's own (or none), never one left by a feature turned away.
+                self.pending_hash = hash;
                 (fid, feature, converted, repaired)
             }
         };
