@@ -49,7 +49,8 @@ pub enum ProfileAction {
     },
     /// Change one network setting in the stored profile (checked and audited as an
     /// update): `ms4 profile set snap_tolerance 0.5ft` (also record_tolerance,
-    /// receiving_water_tolerance; units ft, us_ft or m).
+    /// receiving_water_tolerance; units ft, us_ft or m); and the registry's
+    /// max_delete_share (`0.25` or `25%`), the share of a layer a replace may delete.
     Set {
         /// The setting: snap_tolerance, record_tolerance or receiving_water_tolerance.
         key: String,
@@ -295,9 +296,16 @@ const SETTABLE: [&str; 3] = [
 /// Sets one `[tolerances]` distance in the stored profile's text and stores it as an
 /// update (checked, audited); the rest of the text, comments included, is kept.
 async fn set(store: &dyn Store, key: &str, value: &str) -> anyhow::Result<()> {
+    // The share a replace may delete is the registry's own setting, not the profile's.
+    let share_key = crate::import::settings::MAX_DELETE_SHARE;
+    if key == share_key {
+        let share = crate::import::settings::set_max_delete_share(store, value, &default_actor()).await?;
+        println!("{share_key} set to {share}: a --replace may delete up to {:.0}% of a layer without --allow-mass-delete", share * 100.0);
+        return Ok(());
+    }
     if !SETTABLE.contains(&key) {
         bail!(
-            "{key:?} is not a setting ms4 profile set changes; those are: {}",
+            "{key:?} is not a setting ms4 profile set changes; those are: {}, {share_key}",
             SETTABLE.join(", ")
         );
     }

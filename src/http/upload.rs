@@ -194,6 +194,9 @@ async fn upload(
         .await
         .map_err(|e| match e {
             ImportError::Store(s) => HttpError::from(s),
+            ImportError::TooLarge { message, .. } => {
+                HttpError::PayloadTooLarge(format!("file: {uploaded_as}: the zip {message}"))
+            }
             // Everything else is about the file or the request: say so, by name, without the
             // server's temporary path.
             other => HttpError::Unprocessable(

@@ -40,13 +40,24 @@ pub(super) struct Collector<'a> {
     // and a million of them are hashed on the hot path.
     pub seen: rustc_hash::FxHashMap<String, u64>,
     pub chunk: Vec<Feature>,
+    /// The content hashes of `chunk`'s features, when the conversion threads made them.
+    pub hashes: Vec<i64>,
     pub sink: Option<&'a mpsc::Sender<WriteMsg>>,
+    /// The hash of the feature being taken, until it joins the chunk.
+    pub pending_hash: Option<i64>,
     pub progress: Progress,
 }
 
 impl Collector<'_> {
     /// Returns false once the writer has gone (its error is the one to report).
     pub fn take(&mut self, outcome: pipeline::Outcome) -> bool {
+        let t = crate::store::timing::start();
+        let go = self.take_timed(outcome);
+        crate::store::timing::add(&crate::store::timing::COLLECT, t);
+        go
+    }
+
+    fn take_timed(&mut self, outcome: pipeline::Outcome) -> bool {
         let misplaced = match &outcome {
             pipeline::Outcome::Accepted { feature, .. } => {
                 feature.geom.as_ref().and_then(|g| self.misplaced(g))
@@ -74,7 +85,12 @@ impl Collector<'_> {
                 feature,
                 converted,
                 repaired,
-            } => (fid, feature, converted, repaired),
+                hash,
+            } => {
+                // This feature's own (or none), never one left by a feature turned away.
+                self.pending_hash = hash;
+                (fid, feature, converted, repaired)
+            }
         };
         if let Some(why) = misplaced {
             let p = Problem::OutsideArea(why);
@@ -113,14 +129,32 @@ impl Collector<'_> {
         report.imported += 1;
         if let Some(tx) = self.sink {
             self.chunk.push(f);
+            if let Some(h) = self.pending_hash.take() {
+                self.hashes.push(h);
+            }
             if self.chunk.len() == CHUNK {
-                let full = std::mem::replace(&mut self.chunk, Vec::with_capacity(CHUNK));
-                if tx.blocking_send(WriteMsg::Features(full)).is_err() {
+                let msg = self.take_chunk();
+                let t = crate::store::timing::start();
+                let sent = tx.blocking_send(msg);
+                crate::store::timing::add(&crate::store::timing::COLLECT_WAIT, t);
+                if sent.is_err() {
                     return false;
                 }
             }
         }
         true
+    }
+
+    /// The chunk gathered so far as a message for the writer, with its hashes when every
+    /// feature has one; a new chunk starts.
+    pub fn take_chunk(&mut self) -> WriteMsg {
+        let full = std::mem::replace(&mut self.chunk, Vec::with_capacity(CHUNK));
+        let hashes = std::mem::take(&mut self.hashes);
+        if hashes.len() == full.len() && !full.is_empty() {
+            WriteMsg::Hashed(full, hashes)
+        } else {
+            WriteMsg::Features(full)
+        }
     }
 
     /// Why a geometry cannot be where it says it is, if it cannot.

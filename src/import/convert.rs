@@ -8,6 +8,7 @@ use geo_types::{Geometry, LineString, MultiLineString, MultiPolygon, Polygon};
 
 use super::source::FieldPlan;
 use crate::domain::{wkb, Feature, GeomKind, Layer, Value};
+use crate::store::timing;
 
 /// What to do with an invalid polygon.
 #[derive(
@@ -228,6 +229,7 @@ pub fn convert_geometry(
             Err(Problem::EmptyGeometry)
         };
     }
+    let t = timing::start();
     let transformed;
     let ogr = match ct {
         Some(ct) => {
@@ -242,6 +244,8 @@ pub fn convert_geometry(
         }
         None => ogr,
     };
+    timing::add(&timing::REPROJECT, t);
+    let t = timing::start();
     let bytes = ogr.wkb().map_err(|_| malformed())?;
     let geom = match wkb::read_wkb(&bytes) {
         Ok((g, _)) => g,
@@ -258,6 +262,8 @@ pub fn convert_geometry(
         return Err(Problem::Transform("a coordinate is not finite".into()));
     }
     let geom = fit_kind(kind, geom)?;
+    timing::add(&timing::DECODE, t);
+    let t = timing::start();
     // GEOS (through OGR) is the reference GIS tools agree on, and also catches rings
     // that touch themselves at a point; geo then names what is wrong.
     let invalidity = (is_areal(&geom) && !ogr.is_valid()).then(|| {
@@ -265,6 +271,7 @@ pub fn convert_geometry(
             "ring self-intersection (a ring touches itself; found by GEOS)".to_string()
         })
     });
+    timing::add(&timing::VALIDATE, t);
     match invalidity {
         None => Ok((Some(geom), None)),
         Some(why) if invalid == InvalidPolicy::Reject => Err(Problem::Invalid(why)),

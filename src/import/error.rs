@@ -14,6 +14,14 @@ pub enum ImportError {
         /// GDAL's message.
         message: String,
     },
+    /// The file is over a size limit (a zip that unpacks to too much).
+    #[error("{path}: the zip {message}")]
+    TooLarge {
+        /// The file.
+        path: String,
+        /// What is over which limit.
+        message: String,
+    },
     /// The file holds several layers and none was chosen.
     #[error("{path}: holds {count} layers ({names}); choose one with --src-layer NAME")]
     WhichLayer {

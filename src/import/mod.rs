@@ -18,8 +18,10 @@ mod pipeline;
 mod progress;
 mod report;
 mod select;
+pub mod settings;
 pub mod source;
 pub mod split;
+pub mod zipcheck;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -83,8 +85,10 @@ pub struct ImportOptions {
     pub allow_empty: bool,
     /// Let `--replace` delete more than `max_delete_share` of a layer.
     pub allow_mass_delete: bool,
-    /// The share of a layer `--replace` may delete without `allow_mass_delete`.
-    pub max_delete_share: f64,
+    /// The share of a layer `--replace` may delete without `allow_mass_delete`; `None`
+    /// for the registry's setting (`ms4 profile set max_delete_share`), which defaults
+    /// to [`DEFAULT_MAX_DELETE_SHARE`].
+    pub max_delete_share: Option<f64>,
     /// Only the source features this OGR SQL condition selects (`--where`).
     pub filter: Option<String>,
     /// Ids from this expression over the source fields (`--id`).
@@ -110,7 +114,7 @@ impl ImportOptions {
             any_driver: false,
             allow_empty: false,
             allow_mass_delete: false,
-            max_delete_share: DEFAULT_MAX_DELETE_SHARE,
+            max_delete_share: None,
             filter: None,
             id_expr: None,
             id_prefix: None,
@@ -180,6 +184,7 @@ pub async fn import_many(
         }
         out.push(report);
     }
+    crate::store::timing::report(started.elapsed().as_secs_f64());
     Ok(out)
 }
 
@@ -198,8 +203,11 @@ type Started = (
 async fn start_read(
     store: &dyn Store,
     meta: &crate::store::RegistryMeta,
-    opts: ImportOptions,
+    mut opts: ImportOptions,
 ) -> Result<Started> {
+    if opts.mode == WriteMode::Replace && opts.max_delete_share.is_none() {
+        opts.max_delete_share = Some(settings::max_delete_share(store).await?);
+    }
     let boundary: Vec<MultiPolygon<f64>> = if opts.layer == Layer::Boundary {
         Vec::new()
     } else {
@@ -227,6 +235,9 @@ async fn start_read(
         None
     };
 
+    // A write into a layer that has rows compares content hashes: the conversion
+    // threads compute them, so the writer, one task, only compares.
+    let hash_here = !opts.dry_run && store.count(opts.layer).await? > 0;
     // Room for a few hundred thousand features between reader and writer: the reader
     // keeps going while the database digests a chunk, instead of the two taking turns.
     let (tx, rx) = mpsc::channel::<WriteMsg>(CHANNEL_CHUNKS);
@@ -255,6 +266,7 @@ async fn start_read(
             &boundary,
             existing.as_ref(),
             sink,
+            hash_here,
         );
         match &result {
             Ok(report) => {
@@ -307,6 +319,7 @@ fn read_source(
     boundary: &[MultiPolygon<f64>],
     existing: Option<&rustc_hash::FxHashSet<String>>,
     sink: Option<&mpsc::Sender<WriteMsg>>,
+    hash_here: bool,
 ) -> Result<ImportReport> {
     let path_str = opts.path.display().to_string();
     let layer = opts.layer;
@@ -452,6 +465,7 @@ fn read_source(
         } else {
             pipeline::default_workers()
         },
+        hash: hash_here,
     };
     let mut collector = Collector {
         report: &mut report,
@@ -466,6 +480,8 @@ fn read_source(
         unit,
         seen: Default::default(),
         chunk: Vec::with_capacity(CHUNK),
+        hashes: Vec::new(),
+        pending_hash: None,
         sink,
         progress,
     };
@@ -477,12 +493,8 @@ fn read_source(
         &src_name,
         |outcome| collector.take(outcome),
     )?;
-    let Collector {
-        chunk,
-        progress,
-        seen,
-        ..
-    } = collector;
+    let last = (!collector.chunk.is_empty()).then(|| collector.take_chunk());
+    let Collector { progress, seen, .. } = collector;
     progress.finish(report.read);
     if let Some(n) = declared {
         if read != n {
@@ -491,10 +503,8 @@ fn read_source(
             )));
         }
     }
-    if let Some(tx) = sink {
-        if !chunk.is_empty() {
-            let _ = tx.blocking_send(WriteMsg::Features(chunk));
-        }
+    if let (Some(tx), Some(last)) = (sink, last) {
+        let _ = tx.blocking_send(last);
     }
     if read == 0 {
         report.warnings.push(match &report.filter {
@@ -555,11 +565,14 @@ fn replace_refusal(
         ));
     }
     let share = deleting as f64 / existing as f64;
-    if report.imported > 0 && share > opts.max_delete_share && !opts.allow_mass_delete {
+    let allowed = opts.max_delete_share.unwrap_or(DEFAULT_MAX_DELETE_SHARE);
+    if report.imported > 0 && share > allowed && !opts.allow_mass_delete {
         return Some(format!(
-            "{path}: --replace would delete {deleting} of the {existing} features of {layer} ({:.0}%), more than the {:.0}% allowed at once; check that the file is the whole layer (--dry-run lists what would go), or say so with --allow-mass-delete (allow_mass_delete=true in an upload)",
+            "{path}: --replace would delete {deleting} of the {existing} features of {layer} ({:.0}%), more than the {:.0}% allowed at once (the registry's {} setting; change it with ms4 profile set {} <share>); check that the file is the whole layer (--dry-run lists what would go), or say so with --allow-mass-delete (allow_mass_delete=true in an upload)",
             share * 100.0,
-            opts.max_delete_share * 100.0
+            allowed * 100.0,
+            settings::MAX_DELETE_SHARE,
+            settings::MAX_DELETE_SHARE,
         ));
     }
     None

@@ -18,6 +18,7 @@ use super::error::{ImportError, Result};
 use super::gdal_guard;
 use super::source::FieldPlan;
 use crate::domain::{Feature, Layer, Value};
+use crate::store::timing;
 
 /// Features per batch handed to a worker.
 const BATCH: usize = 512;
@@ -36,6 +37,9 @@ pub(super) struct Setup<'a> {
     pub invalid: InvalidPolicy,
     /// Conversion threads.
     pub workers: usize,
+    /// Whether each accepted feature's content hash is computed here (for a write into a
+    /// layer that has rows to compare with).
+    pub hash: bool,
 }
 
 /// One source feature, as plain values.
@@ -58,6 +62,8 @@ pub(super) enum Outcome {
         converted: Vec<&'static str>,
         /// Why the geometry was repaired, when it was.
         repaired: Option<String>,
+        /// Its content hash, when the setup asks for it.
+        hash: Option<i64>,
     },
     /// Kept out, with the problem.
     Rejected {
@@ -149,6 +155,9 @@ fn read_batches(
     let mut batch = Vec::with_capacity(BATCH);
     let mut k = 0usize;
     let mut position = 0u64;
+    // The reader's own time is GDAL's, less the time it waits for a conversion thread.
+    let read_started = timing::start();
+    let mut waited = 0u64;
     // GDAL keeps error handlers per thread: this one sees exactly the reads below.
     let capture = gdal_guard::ErrorCapture::start();
     let failed = |fid: u64, errors: Vec<String>| {
@@ -215,8 +224,12 @@ fn read_batches(
         batch.push(RawFeature { fid, values, wkb });
         if batch.len() == BATCH {
             let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
+            let w = timing::start();
             if work[k % work.len()].send(full).is_err() {
                 return Ok(position); // the collector stopped: the writer's error will tell why
+            }
+            if let Some(w) = w {
+                waited += w.elapsed().as_nanos() as u64;
             }
             k += 1;
         }
@@ -226,6 +239,10 @@ fn read_batches(
     let errors = capture.take();
     if !errors.is_empty() {
         return Err(failed(position + 1, errors));
+    }
+    if let Some(t) = read_started {
+        timing::add_nanos(&timing::GDAL_READ, (t.elapsed().as_nanos() as u64).saturating_sub(waited));
+        timing::add_nanos(&timing::READER_WAIT, waited);
     }
     if !batch.is_empty() {
         let _ = work[k % work.len()].send(batch);
@@ -289,18 +306,29 @@ fn convert_one(setup: &Setup<'_>, ct: Option<&CoordTransform>, mut raw: RawFeatu
         },
         Err(e) => return rejected(Problem::Invalid(e.clone())),
     };
+    let t = timing::start();
     let (feature, converted) =
         match convert::convert_attributes(setup.layer, setup.plan, &mut raw.values) {
             Ok(x) => x,
             Err(p) => return rejected(p),
         };
+    timing::add(&timing::ATTRIBUTES, t);
     match convert::convert_geometry(setup.layer, ogr.as_ref(), ct, setup.invalid) {
-        Ok((geom, repaired)) => Outcome::Accepted {
-            fid: raw.fid,
-            feature: Feature { geom, ..feature },
-            converted,
-            repaired,
-        },
+        Ok((geom, repaired)) => {
+            let feature = Feature { geom, ..feature };
+            let t = timing::start();
+            let hash = setup
+                .hash
+                .then(|| crate::store::hash::content_hash(&feature));
+            timing::add(&timing::SOURCE_HASH, t);
+            Outcome::Accepted {
+                fid: raw.fid,
+                feature,
+                converted,
+                repaired,
+                hash,
+            }
+        }
         Err(p) => Outcome::Rejected {
             fid: raw.fid,
             id: Some(feature.id),

@@ -139,6 +139,17 @@ pub fn check_source(path: &Path, any_driver: bool) -> Result<()> {
             "not a regular file (a FIFO, socket or device); ms4 reads only regular files".into(),
         ));
     }
+    if has_extension(path, "zip") {
+        // Before GDAL inflates a byte: what the zip claims to hold, from its directory.
+        let (max_bytes, max_members) = super::zipcheck::limits();
+        super::zipcheck::check(path, max_bytes, max_members).map_err(|r| match r {
+            super::zipcheck::ZipRefusal::TooLarge(message) => ImportError::TooLarge {
+                path: display.clone(),
+                message,
+            },
+            super::zipcheck::ZipRefusal::Unreadable(message) => refuse(message),
+        })?;
+    }
     if any_driver {
         return Ok(());
     }

@@ -21,12 +21,8 @@ pub(crate) async fn run(
     make: Allocate,
 ) -> Result<(WriteSummary, Vec<Feature>)> {
     // The layer's ids (read with their content hashes, which are not needed here).
-    let ids: Vec<String> = tx
-        .hashes(req.layer)
-        .await?
-        .into_iter()
-        .map(|(id, _)| id)
-        .collect();
+    let stored = tx.hashes(req.layer).await?;
+    let ids: Vec<String> = stored.ids().map(str::to_string).collect();
     let features = make(&ids);
     // Room for both messages, so they are queued before the engine reads them.
     let (send, rx) = mpsc::channel(2);

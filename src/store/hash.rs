@@ -122,6 +122,91 @@ fn json(h: &mut Sha256, v: &serde_json::Value) {
     }
 }
 
+/// The id and stored hash of every row of a layer, for a write that compares a whole
+/// layer: the ids in one text buffer, sorted, each with its hash and whether the write has
+/// carried it yet. A million ids cost tens of megabytes here, where a map of owned
+/// strings cost hundreds, and building it allocates twice instead of once per row.
+#[derive(Default)]
+pub(crate) struct StoredHashes {
+    text: String,
+    entries: Vec<Entry>,
+    carried: usize,
+}
+
+#[derive(Clone, Copy)]
+struct Entry {
+    start: usize,
+    len: u32,
+    hash: i64,
+    has_hash: bool,
+    carried: bool,
+}
+
+impl StoredHashes {
+    /// Adds a stored row's id and hash (rows in any order; call [`Self::sorted`] after).
+    pub fn push(&mut self, id: &str, hash: Option<i64>) {
+        let start = self.text.len();
+        self.text.push_str(id);
+        self.entries.push(Entry {
+            start,
+            len: id.len() as u32,
+            hash: hash.unwrap_or(0),
+            has_hash: hash.is_some(),
+            carried: false,
+        });
+    }
+
+    /// The set, ready to look ids up in.
+    pub fn sorted(mut self) -> Self {
+        let text = &self.text;
+        let key = |e: &Entry| &text[e.start..e.start + e.len as usize];
+        if !self.entries.is_sorted_by(|a, b| key(a) <= key(b)) {
+            self.entries.sort_unstable_by(|a, b| key(a).cmp(key(b)));
+        }
+        self
+    }
+
+    fn id(&self, e: &Entry) -> &str {
+        &self.text[e.start..e.start + e.len as usize]
+    }
+
+    /// Marks `id` carried by the write and returns its stored hash: `None` when the layer
+    /// has no such row (or the write carried it already), `Some(None)` when the row has
+    /// no hash.
+    pub fn take(&mut self, id: &str) -> Option<Option<i64>> {
+        let i = self
+            .entries
+            .binary_search_by(|e| self.id(e).cmp(id))
+            .ok()?;
+        let e = &mut self.entries[i];
+        if e.carried {
+            return None;
+        }
+        e.carried = true;
+        self.carried += 1;
+        Some(e.has_hash.then_some(e.hash))
+    }
+
+    /// How many stored rows the write has not carried.
+    pub fn left(&self) -> usize {
+        self.entries.len() - self.carried
+    }
+
+    /// Every stored id, in order.
+    pub fn ids(&self) -> impl Iterator<Item = &str> {
+        self.entries.iter().map(|e| self.id(e))
+    }
+
+    /// The ids of the stored rows the write has not carried, in order.
+    pub fn not_carried(&self) -> Vec<String> {
+        self.entries
+            .iter()
+            .filter(|e| !e.carried)
+            .map(|e| self.id(e).to_string())
+            .collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -176,6 +261,22 @@ mod tests {
         let mut no_geom = a.clone();
         no_geom.geom = None;
         assert_ne!(content_hash(&a), content_hash(&no_geom));
+    }
+
+    #[test]
+    fn stored_hashes_find_ids_in_any_order_and_name_what_was_not_carried() {
+        let mut s = StoredHashes::default();
+        for (id, h) in [("p3", Some(3)), ("p1", None), ("p20", Some(20)), ("p2", Some(2))] {
+            s.push(id, h);
+        }
+        let mut s = s.sorted();
+        assert_eq!(s.ids().collect::<Vec<_>>(), ["p1", "p2", "p20", "p3"]);
+        assert_eq!(s.take("p20"), Some(Some(20)));
+        assert_eq!(s.take("p20"), None, "carried once");
+        assert_eq!(s.take("p1"), Some(None), "stored without a hash");
+        assert_eq!(s.take("p4"), None, "not stored");
+        assert_eq!(s.left(), 2);
+        assert_eq!(s.not_carried(), ["p2", "p3"]);
     }
 
     #[test]

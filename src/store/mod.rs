@@ -10,13 +10,14 @@ pub mod allocate;
 mod audit;
 pub mod ddl;
 mod error;
-mod hash;
+pub(crate) mod hash;
 pub mod outside;
 pub mod photos;
 pub mod postgis;
 pub mod profile;
 mod row;
 pub mod sqlite;
+pub(crate) mod timing;
 mod write;
 
 use std::collections::HashMap;
@@ -91,6 +92,9 @@ pub struct WriteRequest {
 pub enum WriteMsg {
     /// More features; ids are unique across the whole stream (the importer sees to it).
     Features(Vec<Feature>),
+    /// More features with their content hashes (`store::hash`), computed on the sender's
+    /// threads so a re-import's writer only compares them.
+    Hashed(Vec<Feature>, Vec<i64>),
     /// Commit, storing this import report with the import record.
     Commit {
         /// The quality report, kept with the import record.
@@ -216,6 +220,12 @@ pub trait Store: Send + Sync {
     /// it fills in the profile of a registry that keeps only its id, as a migration does:
     /// not audited, and an already stored profile is kept (`false` returned).
     async fn store_profile(&self, profile: &StoredProfile, only_if_absent: bool) -> Result<bool>;
+    /// A registry setting kept in `ms4_meta` under `setting.<key>` (such as the share of a
+    /// layer a replace may delete), or `None` when it was never set.
+    async fn setting(&self, key: &str) -> Result<Option<String>>;
+    /// Stores a registry setting and audits it (`setting`, the old and new value, the
+    /// key as the row's feature), in one transaction.
+    async fn set_setting(&self, key: &str, value: &str, actor: &str) -> Result<()>;
     /// Stores a photo of an inspection with its SHA-256 and audits it, in one
     /// transaction; the same bytes for the same inspection again are not stored twice
     /// (`false`).

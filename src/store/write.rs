@@ -7,6 +7,8 @@ use tokio::sync::mpsc;
 use super::audit::{feature_change, feature_json};
 use rustc_hash::FxHashMap;
 
+use super::hash::StoredHashes;
+use super::timing;
 use super::{Result, StoreError, WriteMode, WriteMsg, WriteRequest, WriteSummary};
 use crate::domain::{Feature, Layer, Value};
 
@@ -31,7 +33,7 @@ pub(crate) trait WriteTx: Send {
     /// The id and stored content hash (see `store::hash`; `None` when missing) of every
     /// row of the layer, in one pass. A row whose very id cannot be read is left out: it
     /// cannot be named, so it stays (a replace cannot delete it either).
-    async fn hashes(&mut self, layer: Layer) -> Result<Vec<(String, Option<i64>)>>;
+    async fn hashes(&mut self, layer: Layer) -> Result<StoredHashes>;
     /// Stores the content hash of unchanged rows (ids with their hash), without touching
     /// anything else in them: not a change, so not audited.
     async fn set_hashes(&mut self, layer: Layer, rows: &[(String, i64)]) -> Result<()>;
@@ -98,7 +100,9 @@ pub(crate) async fn run_many(
     for (req, rx) in writes {
         done.push(write_one(tx.as_mut(), req, rx).await?);
     }
+    let t = timing::start();
     tx.commit().await?;
+    timing::add(&timing::COMMIT, t);
     Ok(done)
 }
 
@@ -113,8 +117,13 @@ async fn write_one(
     // The stored hash of each id the write has not (yet) carried, when the whole layer's
     // were read: a replace reads them at once (what is left at the end is what it
     // deletes); a large write reads them at its first chunk.
-    let mut stored: Option<FxHashMap<String, Option<i64>>> = match (req.mode, empty) {
-        (WriteMode::Replace, false) => Some(tx.hashes(layer).await?.into_iter().collect()),
+    let mut stored: Option<StoredHashes> = match (req.mode, empty) {
+        (WriteMode::Replace, false) => {
+            let t = timing::start();
+            let s = tx.hashes(layer).await?;
+            timing::add(&timing::HASHES_READ, t);
+            Some(s)
+        }
         _ => None,
     };
     let import_id = tx.begin_import(&req, &at).await?;
@@ -124,12 +133,14 @@ async fn write_one(
     };
 
     let report = loop {
-        let msg = rx
-            .recv()
-            .await
-            .ok_or_else(|| StoreError::Aborted("the writer stopped before committing".into()))?;
-        let chunk = match msg {
-            WriteMsg::Features(c) => c,
+        let t = timing::start();
+        let msg = rx.recv().await;
+        timing::add(&timing::WRITER_WAIT, t);
+        let msg =
+            msg.ok_or_else(|| StoreError::Aborted("the writer stopped before committing".into()))?;
+        let (chunk, mut given) = match msg {
+            WriteMsg::Features(c) => (c, None),
+            WriteMsg::Hashed(c, h) => (c, Some(h.into_iter())),
             WriteMsg::Commit { report } => break report,
             WriteMsg::Abort(why) => return Err(StoreError::Aborted(why)),
         };
@@ -139,7 +150,9 @@ async fn write_one(
         if stored.is_none() && !empty && chunk.len() >= WHOLE_LAYER_FROM {
             // A large write: one pass over the layer's hashes costs less than reading
             // the rows of every chunk's ids.
-            stored = Some(tx.hashes(layer).await?.into_iter().collect());
+            let t = timing::start();
+            stored = Some(tx.hashes(layer).await?);
+            timing::add(&timing::HASHES_READ, t);
         }
         // The features whose stored row must be read to decide: all of them for a small
         // write, else only those whose stored hash is missing or differs.
@@ -153,28 +166,36 @@ async fn write_one(
             }
             None => chunk,
             Some(hashes) => {
+                let t = timing::start();
                 let mut pending = Vec::new();
                 for f in chunk {
-                    match hashes.remove(&f.id) {
+                    let mine = given.as_mut().and_then(Iterator::next);
+                    match hashes.take(&f.id) {
                         None => {
                             audit.push(inserted(&f));
                             inserts.push(f);
                         }
-                        Some(Some(h)) if h == super::hash::content_hash(&f) => {
+                        Some(Some(h))
+                            if h == mine.unwrap_or_else(|| super::hash::content_hash(&f)) =>
+                        {
                             summary.rows_compared += 1;
                             summary.unchanged += 1;
                         }
                         Some(_) => pending.push(f),
                     }
                 }
+                timing::add(&timing::HASH_COMPARE, t);
                 pending
             }
         };
         let read = if pending.is_empty() {
             super::LayerRows::default()
         } else {
+            let t = timing::start();
             let ids: Vec<String> = pending.iter().map(|f| f.id.clone()).collect();
-            tx.existing(layer, &ids).await?
+            let read = tx.existing(layer, &ids).await?;
+            timing::add(&timing::EXISTING, t);
+            read
         };
         summary.rows_compared += (read.features.len() + read.unreadable.len()) as u64;
         let mut existing: FxHashMap<String, Feature> = read
@@ -233,20 +254,23 @@ async fn write_one(
         }
         summary.inserted += inserts.len() as u64;
         summary.updated += updates.len() as u64;
+        let t = timing::start();
         if !inserts.is_empty() {
             tx.insert(layer, inserts, import_id).await?;
         }
         if !updates.is_empty() {
             tx.update(layer, &updates, import_id).await?;
         }
+        timing::add(&timing::INSERT_UPDATE, t);
+        let t = timing::start();
         tx.audit(&req, import_id, &at, audit).await?;
+        timing::add(&timing::AUDIT, t);
     };
 
     // What a replace did not carry is deleted, each row audited as it was.
     let not_carried = stored.filter(|_| req.mode == WriteMode::Replace);
-    if let Some(left) = not_carried.filter(|l| !l.is_empty()) {
-        let mut ids: Vec<String> = left.into_keys().collect();
-        ids.sort();
+    if let Some(left) = not_carried.filter(|l| l.left() > 0) {
+        let ids = left.not_carried();
         for chunk in ids.chunks(DELETE_CHUNK) {
             let read = tx.existing(layer, chunk).await?;
             let mut before: FxHashMap<String, serde_json::Value> = read
@@ -289,9 +313,11 @@ async fn write_one(
         }],
     )
     .await?;
+    let t = timing::start();
     summary.change = Some(tx.bump(layer).await?);
     tx.finish_import(&req, import_id, &summary, &report, &at)
         .await?;
+    timing::add(&timing::FINISH, t);
     Ok(summary)
 }
 

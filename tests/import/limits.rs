@@ -179,3 +179,101 @@ fn errors_say_what_is_wrong_in_plain_words() {
     let out = run_ok(&store, &["import", "outfalls", &empty]);
     assert!(out.contains("the file has no features"), "{out}");
 }
+
+/// A zip whose one member is `mb` megabytes of deflated zeros (a few kilobytes on disk),
+/// beside a few small members; made with Python's zipfile, as analysts' tools make them.
+fn zip_of_zeros(zip: &std::path::Path, mb: usize, small: usize) {
+    let st = Command::new("python3")
+        .args([
+            "-c",
+            "import sys, zipfile\nz = zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED)\nz.writestr('parcels.shp', bytes(int(sys.argv[2]) << 20))\nfor i in range(int(sys.argv[3])): z.writestr(f'note{i}.txt', 'x')\nz.close()",
+        ])
+        .arg(zip)
+        .arg(mb.to_string())
+        .arg(small.to_string())
+        .status()
+        .unwrap();
+    assert!(st.success(), "python3 zipfile");
+}
+
+#[test]
+fn a_zip_that_unpacks_past_the_limit_is_refused_before_gdal_opens_it() {
+    let (dir, store) = cli_registry();
+    let bomb = dir.path().join("bomb.zip");
+    zip_of_zeros(&bomb, 64, 2);
+    let on_disk = std::fs::metadata(&bomb).unwrap().len();
+    assert!(on_disk < 1 << 20, "the zip itself is small: {on_disk} bytes");
+    let b = bomb.to_str().unwrap();
+    // 64 MB unpacked against a limit of 10 MB.
+    let out = ms4()
+        .env("MS4_MAX_ZIP_BYTES", "10000000")
+        .args(["--store", &store, "import", "parcels", b])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains("bomb.zip") && err.contains("unpacks to more than 10000000 bytes"),
+        "{err}"
+    );
+    // Three members against a limit of two.
+    let out = ms4()
+        .env("MS4_MAX_ZIP_MEMBERS", "2")
+        .args(["--store", &store, "import", "parcels", b])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains("bomb.zip") && err.contains("holds 3 files, more than the 2"),
+        "{err}"
+    );
+    // Under the default limits the same zip gets as far as GDAL, which finds no
+    // shapefile in zeros: a different error, so the limit was what stopped it above.
+    let err = run_err(&store, &["import", "parcels", b]);
+    assert!(!err.contains("unpacks to more than"), "{err}");
+}
+
+#[tokio::test]
+async fn an_upload_of_a_zip_that_unpacks_past_the_limit_is_a_413_naming_the_file() {
+    use std::io::{BufRead, BufReader};
+    for kind in kinds() {
+        let reg = demo_registry(kind, "north-castle-ny").await;
+        let t = token(&reg.url, "analyst", "Analyst", &[]);
+        let mut child = ms4()
+            .env("MS4_MAX_ZIP_BYTES", "10000000")
+            .args(["--store", &reg.url, "serve", "--listen", "127.0.0.1:0"])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let base = loop {
+            let line = lines.next().expect("the server prints its URL").unwrap();
+            if let Some(u) = line.strip_prefix("serving the registry at ") {
+                break u.trim().trim_end_matches('/').to_string();
+            }
+        };
+        let server = Server { child, base };
+        let dir = tempfile::tempdir().unwrap();
+        let bomb = dir.path().join("parcels-bomb.zip");
+        zip_of_zeros(&bomb, 64, 0);
+        let before = reg.store.count(Layer::Parcels).await.unwrap();
+        let (s, body) = upload(
+            &server,
+            &t,
+            "parcels",
+            "parcels-bomb.zip",
+            std::fs::read(&bomb).unwrap(),
+            &[],
+        )
+        .await;
+        assert_eq!(s, 413, "{kind}: {body}");
+        let msg = body["error"].as_str().unwrap();
+        assert!(
+            msg.contains("parcels-bomb.zip") && msg.contains("unpacks to more than 10000000 bytes"),
+            "{kind}: {msg}"
+        );
+        assert_eq!(reg.store.count(Layer::Parcels).await.unwrap(), before, "{kind}");
+    }
+}

@@ -184,3 +184,78 @@ async fn an_upload_replacing_with_nothing_needs_allow_empty_and_dry_runs_are_log
         );
     }
 }
+
+/// A fresh registry through the CLI on a store kind (a GeoPackage, or a new PostGIS
+/// database).
+fn cli_registry_on(kind: &str) -> (tempfile::TempDir, String) {
+    if kind == "sqlite" {
+        return cli_registry();
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let store = fresh_pg_url("share").expect("postgis requested");
+    run_ok(
+        &store,
+        &[
+            "init",
+            "--jurisdiction",
+            "north-castle-ny",
+            "--crs",
+            "EPSG:2260",
+        ],
+    );
+    (dir, store)
+}
+
+#[test]
+fn the_share_a_replace_may_delete_is_a_stored_registry_setting() {
+    for kind in kinds() {
+        let (dir, store) = cli_registry_on(kind);
+        ten_outfalls(&store, dir.path());
+        let seven = dir.path().join("seven.geojson");
+        let ids: Vec<String> = (1..=7).map(|i| format!("OF-{i:02}")).collect();
+        let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
+        std::fs::write(&seven, north_castle_points(&refs)).unwrap();
+        let f = seven.to_str().unwrap();
+
+        let bad = run_err(&store, &["profile", "set", "max_delete_share", "1.5"]);
+        assert!(bad.contains("not a share"), "{kind}: {bad}");
+        let out = run_ok(&store, &["profile", "set", "max_delete_share", "20%"]);
+        assert!(out.contains("max_delete_share set to 0.2"), "{kind}: {out}");
+
+        // Three of ten (30%) is more than the 20% now allowed, in the import and in
+        // the dry run's refusal alike.
+        let err = run_err(&store, &["import", "outfalls", f, "--replace"]);
+        assert!(
+            err.contains("delete 3 of the 10")
+                && err.contains("more than the 20% allowed")
+                && err.contains("max_delete_share"),
+            "{kind}: {err}"
+        );
+        assert_eq!(count(&store, dir.path()), 10, "{kind}");
+        let json = run_ok(
+            &store,
+            &[
+                "import",
+                "outfalls",
+                f,
+                "--replace",
+                "--dry-run",
+                "--format",
+                "json",
+            ],
+        );
+        let r: serde_json::Value = serde_json::from_str(&json).unwrap();
+        let warnings = r["warnings"].to_string();
+        assert!(
+            warnings.contains("would be refused") && warnings.contains("the 20% allowed"),
+            "{kind}: {json}"
+        );
+        assert_eq!(r["deletes"].as_array().unwrap().len(), 3, "{kind}: {json}");
+
+        // Raised to 30%, the same replace goes ahead.
+        run_ok(&store, &["profile", "set", "max_delete_share", "0.3"]);
+        let out = run_ok(&store, &["import", "outfalls", f, "--replace"]);
+        assert!(out.contains("3 deleted"), "{kind}: {out}");
+        assert_eq!(count(&store, dir.path()), 7, "{kind}");
+    }
+}

@@ -182,6 +182,43 @@ impl Store for PostgisStore {
         "postgis"
     }
 
+    async fn setting(&self, key: &str) -> Result<Option<String>> {
+        let row: Option<(String,)> = sqlx::query_as("SELECT value FROM ms4_meta WHERE key = $1")
+            .bind(format!("setting.{key}"))
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(row.map(|r| r.0))
+    }
+
+    async fn set_setting(&self, key: &str, value: &str, actor: &str) -> Result<()> {
+        let name = format!("setting.{key}");
+        let mut tx = self.pool.begin().await?;
+        // The row's lock (taken by FOR UPDATE, or by the insert) orders two setters.
+        let before: Option<(String,)> =
+            sqlx::query_as("SELECT value FROM ms4_meta WHERE key = $1 FOR UPDATE")
+                .bind(&name)
+                .fetch_optional(&mut *tx)
+                .await?;
+        sqlx::query(
+            "INSERT INTO ms4_meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        )
+        .bind(&name)
+        .bind(value)
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query(
+            "INSERT INTO ms4_audit (at, actor, action, feature_id, before, after) VALUES (now(), $1, 'setting', $2, $3::jsonb, $4::jsonb)",
+        )
+        .bind(actor)
+        .bind(key)
+        .bind(before.map(|b| serde_json::json!({ key: b.0 }).to_string()))
+        .bind(serde_json::json!({ key: value }).to_string())
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
     async fn meta(&self) -> Result<RegistryMeta> {
         let rows: Vec<(String, String)> = sqlx::query_as("SELECT key, value FROM ms4_meta")
             .fetch_all(&self.pool)

@@ -266,17 +266,25 @@ impl WriteTx for PgTx {
         Ok(decode_rows(layer, &rows))
     }
 
-    async fn hashes(&mut self, layer: Layer) -> Result<Vec<(String, Option<i64>)>> {
+    async fn hashes(&mut self, layer: Layer) -> Result<crate::store::hash::StoredHashes> {
+        use futures_util::TryStreamExt;
+        use sqlx::Row;
         self.end_stream().await?;
-        let rows: Vec<(String, Option<i64>)> = sqlx::query_as(crate::store::trusted(format!(
+        let sql = crate::store::trusted(format!(
             "SELECT {}, {} FROM {}",
             layer.id_field(),
             crate::store::hash::COLUMN,
             layer.name()
-        )))
-        .fetch_all(&mut **self.tx())
-        .await?;
-        Ok(rows)
+        ));
+        // Streamed into the compact set row by row: a million rows never sit in memory
+        // as rows.
+        let mut out = crate::store::hash::StoredHashes::default();
+        let mut rows = sqlx::query(sql).fetch(&mut **self.tx());
+        while let Some(r) = rows.try_next().await? {
+            out.push(r.try_get::<&str, _>(0)?, r.try_get::<Option<i64>, _>(1)?);
+        }
+        drop(rows);
+        Ok(out.sorted())
     }
 
     async fn set_hashes(&mut self, layer: Layer, rows: &[(String, i64)]) -> Result<()> {

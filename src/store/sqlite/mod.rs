@@ -224,6 +224,42 @@ impl Store for SqliteStore {
         "sqlite"
     }
 
+    async fn setting(&self, key: &str) -> Result<Option<String>> {
+        let row: Option<(String,)> = sqlx::query_as("SELECT value FROM ms4_meta WHERE key = ?")
+            .bind(format!("setting.{key}"))
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(row.map(|r| r.0))
+    }
+
+    async fn set_setting(&self, key: &str, value: &str, actor: &str) -> Result<()> {
+        let name = format!("setting.{key}");
+        let now = super::now().to_rfc3339();
+        // IMMEDIATE: the old value is read and the new one written under one write lock.
+        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        let before: Option<(String,)> = sqlx::query_as("SELECT value FROM ms4_meta WHERE key = ?")
+            .bind(&name)
+            .fetch_optional(&mut *tx)
+            .await?;
+        sqlx::query("INSERT OR REPLACE INTO ms4_meta (key, value) VALUES (?, ?)")
+            .bind(&name)
+            .bind(value)
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query(
+            "INSERT INTO ms4_audit (at, actor, action, feature_id, before, after) VALUES (?, ?, 'setting', ?, ?, ?)",
+        )
+        .bind(&now)
+        .bind(actor)
+        .bind(key)
+        .bind(before.map(|b| serde_json::json!({ key: b.0 }).to_string()))
+        .bind(serde_json::json!({ key: value }).to_string())
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
     async fn meta(&self) -> Result<RegistryMeta> {
         let rows: Vec<(String, String)> = sqlx::query_as("SELECT key, value FROM ms4_meta")
             .fetch_all(&self.pool)

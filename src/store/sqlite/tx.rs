@@ -65,24 +65,26 @@ impl WriteTx for SqliteTx {
         Ok(out)
     }
 
-    async fn hashes(&mut self, layer: Layer) -> Result<Vec<(String, Option<i64>)>> {
-        let rows = sqlx::query(crate::store::trusted(format!(
+    async fn hashes(&mut self, layer: Layer) -> Result<crate::store::hash::StoredHashes> {
+        use futures_util::TryStreamExt;
+        let sql = crate::store::trusted(format!(
             "SELECT {}, {} FROM {}",
             layer.id_field(),
             crate::store::hash::COLUMN,
             layer.name()
-        )))
-        .fetch_all(&mut *self.tx)
-        .await?;
-        // A row whose very id cannot be read cannot be named, so it stays (as before); a
-        // hash another program put in a form ms4 does not write counts as none.
-        Ok(rows
-            .iter()
-            .filter_map(|r| {
-                let id = r.try_get::<String, _>(0).ok()?;
-                Some((id, r.try_get::<Option<i64>, _>(1).ok().flatten()))
-            })
-            .collect())
+        ));
+        // Streamed into the compact set row by row: a million rows never sit in memory
+        // as rows.
+        let mut out = crate::store::hash::StoredHashes::default();
+        let mut rows = sqlx::query(sql).fetch(&mut *self.tx);
+        while let Some(r) = rows.try_next().await? {
+            // A row whose very id cannot be read cannot be named, so it stays (as before);
+            // a hash another program put in a form ms4 does not write counts as none.
+            if let Ok(id) = r.try_get::<&str, _>(0) {
+                out.push(id, r.try_get::<Option<i64>, _>(1).ok().flatten());
+            }
+        }
+        Ok(out.sorted())
     }
 
     async fn set_hashes(&mut self, layer: Layer, rows: &[(String, i64)]) -> Result<()> {
