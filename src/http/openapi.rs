@@ -114,6 +114,7 @@ const ITEMS_QUERY: &[(&str, &str)] = &[
 ];
 const ITEM_QUERY: &[(&str, &str)] = &[("crs", "CRS84 (default) or the registry's CRS URI")];
 
+use super::cases::{AsOf, ListParams, ReportParams};
 use super::openapi_types::{determine_request, object as t, Typed};
 use crate::answer::determine::{PlaceWire, ScreenParams};
 use crate::answer::illicit::IllicitParams;
@@ -121,7 +122,6 @@ use crate::answer::nearby::NearbyParams;
 use crate::answer::smps::SmpsParams;
 use crate::answer::trace::{NetworkCheckParams, TraceParams};
 use crate::answer::watershed::WatershedParams;
-use super::cases::{AsOf, ListParams, ReportParams};
 
 /// Every route of the service.
 pub const ROUTES: &[Route] = &[
@@ -287,7 +287,8 @@ pub fn spec() -> serde_json::Value {
                 // A body without a typed schema is still a media type object, never null.
                 None => serde_json::json!({}),
             };
-            op["requestBody"] = serde_json::json!({"required": true, "content": {body.media: media}});
+            op["requestBody"] =
+                serde_json::json!({"required": true, "content": {body.media: media}});
         }
         let entry = paths
             .entry(route.path.to_string())
@@ -323,9 +324,16 @@ mod tests {
     /// The map's files: the document names them by file (`/tiles/{z}/{x}/{y}.mvt`) where
     /// the router has one `{file}` segment, and the page's own files are not API routes.
     fn is_map_file(path: &str) -> bool {
-        ["/tiles", "/styles/", "/page/", "/tileMatrixSets", "/sw.js", "/manifest.webmanifest"]
-            .iter()
-            .any(|p| path.starts_with(p))
+        [
+            "/tiles",
+            "/styles/",
+            "/page/",
+            "/tileMatrixSets",
+            "/sw.js",
+            "/manifest.webmanifest",
+        ]
+        .iter()
+        .any(|p| path.starts_with(p))
             || path.ends_with("/tiles")
             || path.contains("/tiles/")
     }
@@ -401,7 +409,9 @@ mod tests {
                     .body(axum::body::Body::empty())
                     .unwrap();
                 let res = app.oneshot(req).await.unwrap();
-                let body = axum::body::to_bytes(res.into_body(), 1 << 20).await.unwrap();
+                let body = axum::body::to_bytes(res.into_body(), 1 << 20)
+                    .await
+                    .unwrap();
                 String::from_utf8_lossy(&body).to_string()
             }
         };
@@ -416,7 +426,9 @@ mod tests {
                 .map(|seg| if seg.starts_with('{') { "x" } else { seg })
                 .collect::<Vec<_>>()
                 .join("/");
-            let params = doc["paths"][route.path]["get"]["parameters"].as_array().unwrap();
+            let params = doc["paths"][route.path]["get"]["parameters"]
+                .as_array()
+                .unwrap();
             for p in params.iter().filter(|p| p["in"] == "query") {
                 let schema = &p["schema"];
                 let value = match (schema["type"].as_str(), schema["enum"][0].as_str()) {
@@ -602,7 +614,9 @@ mod typed_tests {
         assert_eq!(k["schema"]["type"], "integer");
         assert_eq!(k["schema"]["maximum"], crate::answer::nearby::MAX_K as f64);
         assert_eq!(param("/api/nearby", "lon")["schema"]["type"], "number");
-        assert!(param("/api/nearby", "lon")["schema"].get("nullable").is_none());
+        assert!(param("/api/nearby", "lon")["schema"]
+            .get("nullable")
+            .is_none());
         let kinds = param("/api/nearby", "kinds");
         assert_eq!(kinds["schema"]["type"], "array");
         assert_eq!(kinds["explode"], false);
@@ -614,7 +628,10 @@ mod typed_tests {
             param("/api/trace/{asset_id}", "direction")["schema"]["enum"],
             serde_json::json!(["upstream", "downstream"])
         );
-        assert_eq!(param("/api/smps-without-easement", "all")["schema"]["type"], "boolean");
+        assert_eq!(
+            param("/api/smps-without-easement", "all")["schema"]["type"],
+            "boolean"
+        );
         assert_eq!(param("/api/report", "year")["schema"]["type"], "integer");
         assert!(param("/api/nearby", "radius")["description"]
             .as_str()
