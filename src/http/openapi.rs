@@ -3,15 +3,17 @@
 
 use axum::Json;
 
-/// Who may call a route.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Access {
-    /// Anyone.
-    Open,
-    /// Any valid token (or none on a public-read server).
-    Read,
-    /// A token of the role named (or admin).
-    Role(&'static str),
+use super::auth::Need;
+use crate::auth::Role;
+
+/// Anyone may call the route: it holds no registry data.
+const OPEN: Option<Need> = None;
+/// Any valid token (or none on a public-read server).
+const READ: Option<Need> = Some(Need::Read);
+
+/// A token of this role (or admin).
+const fn role(r: Role) -> Option<Need> {
+    Some(Need::Role(r))
 }
 
 /// A schema written by the generator: a typed struct's schema, its nested definitions
@@ -53,8 +55,8 @@ pub struct Route {
     pub query: Query,
     /// Whether it takes a body, and its media type.
     pub body: Option<Body>,
-    /// Who may call it.
-    pub access: Access,
+    /// What a caller needs (none: open to anyone).
+    pub access: Option<Need>,
 }
 
 const fn r(
@@ -63,7 +65,7 @@ const fn r(
     summary: &'static str,
     query: Query,
     body: Option<Body>,
-    access: Access,
+    access: Option<Need>,
 ) -> Route {
     Route {
         method,
@@ -125,47 +127,47 @@ use crate::answer::watershed::WatershedParams;
 
 /// Every route of the service.
 pub const ROUTES: &[Route] = &[
-    r("get", "/", "Landing page (OGC API – Features)", NO, None, Access::Open),
-    r("get", "/conformance", "Conformance classes", NO, None, Access::Open),
-    r("get", "/health", "Liveness (200 while serving), readiness (`ready`, `database`: reachable or unreachable), store kind, jurisdiction and CRS", NO, None, Access::Open),
-    r("get", "/api/openapi.json", "This document", NO, None, Access::Open),
-    r("get", "/api/session", "Who the token (or no token) is and what it may do: {signed_in, public_read, may_read, subject, role, may: {read, inspect, import, admin}}; a token that is not valid is a 401", NO, None, Access::Open),
-    r("get", "/collections", "The registry's layers with extent and CRS list", NO, None, Access::Read),
-    r("get", "/collections/{layer}", "One layer", NO, None, Access::Read),
-    r("get", "/collections/{layer}/items", "A layer's features (GeoJSON), by page", Query::Ogc(ITEMS_QUERY), None, Access::Read),
-    r("get", "/collections/{layer}/items/{id}", "One feature", Query::Ogc(ITEM_QUERY), None, Access::Read),
-    r("get", "/api/nearby", "Facilities near a point, nearest first, as `ms4 nearby`", q(t::<NearbyParams>), None, Access::Read),
-    r("get", "/api/watersheds/{id}/facilities", "Facilities in a watershed ranked for inspection, as `ms4 watershed-facilities`", q(t::<WatershedParams>), None, Access::Read),
-    r("post", "/api/watersheds/{id}/facilities", "The same inside a GeoJSON polygon sent as the body", q(t::<WatershedParams>), JSON, Access::Read),
-    r("get", "/api/watersheds/{id}/inspections", "Inspections of the facilities in a watershed, newest first", NO, None, Access::Read),
-    r("get", "/api/trace/{asset_id}", "Trace the drainage network, as `ms4 trace`", q(t::<TraceParams>), None, Access::Read),
-    r("get", "/api/illicit", "Every connection judged, with citations, as `ms4 illicit`", q(t::<IllicitParams>), None, Access::Read),
-    r("get", "/api/smps-without-easement", "Structural SMPs without a recorded maintenance easement", q(t::<SmpsParams>), None, Access::Read),
-    r("get", "/api/network-check", "Dangling ends, parts, cycles, reversed pipes, orphans", q(t::<NetworkCheckParams>), None, Access::Read),
-    r("get", "/api/receiving-waters", "Receiving waters of a parcel, by watershed and by the network", q(t::<PlaceWire>), None, Access::Read),
-    r("post", "/api/receiving-waters", "Receiving waters of a footprint: {\"footprint\": GeoJSON} or {\"parcel\": id}", NO, json(Some(t::<PlaceWire>)), Access::Read),
-    r("post", "/api/determinations", "Land development activity, exemptions, Conditions One/Two/Three and requirements, as `ms4 determine`: the place (parcel or footprint) and the project's facts (the schema DetermineRequest)", NO, json(Some(determine_request)), Access::Read),
-    r("get", "/api/screen", "Condition One for a project on every parcel, as `ms4 screen`", q(t::<ScreenParams>), None, Access::Read),
-    r("get", "/api/assets/{id}/inspections", "An asset's inspections, newest first", NO, None, Access::Read),
-    r("post", "/api/inspections", "Record an inspection: {asset_id, inspected_on, kind (dry_weather_screening | smp_maintenance | catch_basin_cleaning), result, inspector?, notes?, screening?: {flow, odour, colour, turbidity, floatables, deposits, field_tests: {ph, ammonia_mg_l, ...}}}", NO, JSON, Access::Role("inspector")),
-    r("get", "/api/cases", "Illicit discharge cases with their candidates and action logs", q(t::<ListParams>), None, Access::Read),
-    r("get", "/api/cases/{id}", "A case with its deadlines and fines computed as of a time", q(t::<AsOf>), None, Access::Read),
-    r("get", "/api/cases/{id}/notice", "The case's notice of violation as printable HTML", q(t::<AsOf>), None, Access::Read),
-    r("post", "/api/notices/land-development", "The land development notice of violation (NC ch. 267 Part 1 C(1), Carmel § 156-88A) as printable HTML: {case_id?, parcel_id?, owner?, owner_address?, site?, violation?, remedial_measures?: [{measure, complete_by?}], served_on?, earlier_offences?, offence_on?}; the print view is the paper form", NO, JSON, Access::Read),
-    r("get", "/api/deadlines", "What is due and overdue, by case, and the fines accrued (computed from the profile)", q(t::<AsOf>), None, Access::Read),
-    r("get", "/api/report", "The annual report: each count with its period, denominator and record ids", q(t::<ReportParams>), None, Access::Read),
-    r("get", "/api/inspections/{id}/photos", "An inspection's photos with their SHA-256", NO, None, Access::Read),
-    r("get", "/api/photos/{sha256}", "A photo's bytes, by its SHA-256", NO, None, Access::Read),
-    r("post", "/api/cases", "Open a case: {origin (complaint | hotline | screening | connection | staff), opened_on, reported_by?, description?, asset_id?, connection_id?, parcel_id?, inspection_id?}", NO, JSON, Access::Role("inspector")),
-    r("post", "/api/cases/from-connections", "Open a case for each connection found illicit or needing review that no case names: {opened_on}", NO, JSON, Access::Role("inspector")),
-    r("post", "/api/cases/{id}/actions", "Log an action: {kind, on, at?, by?, method?, outcome?, violations?, results?, connection_id?, notes?}", NO, JSON, Access::Role("inspector")),
-    r("post", "/api/cases/{id}/close", "Close a case: {closure (eliminated | unfounded | referred), on, by?, notes?, referred_to?, connection_id?}", NO, JSON, Access::Role("inspector")),
-    r("post", "/api/inspections/{id}/photos", "Store a photo of an inspection: the image bytes as the body with its Content-Type; answers {photo_id, sha256}", NO, raw("image/*"), Access::Role("inspector")),
-    r("post", "/api/layers/{layer}/import", "Upload a file for a layer (multipart: file, map, src_layer, s_srs, dry_run, replace, invalid); answers the quality report", NO, raw("multipart/form-data"), Access::Role("analyst")),
-    r("post", "/api/footprint", "A footprint from a file (multipart: file, s_srs): a zipped shapefile, GeoPackage, GeoJSON, KML or FlatGeobuf, answered as one GeoJSON feature in CRS84", NO, raw("multipart/form-data"), Access::Read),
-    r("get", "/api/tokens", "List tokens (never the tokens themselves)", NO, None, Access::Role("admin")),
-    r("post", "/api/tokens", "Create a token: {role, subject, expires_at?}; the answer shows it once", NO, JSON, Access::Role("admin")),
-    r("delete", "/api/tokens/{id}", "Revoke a token", NO, None, Access::Role("admin")),
+    r("get", "/", "Landing page (OGC API – Features)", NO, None, OPEN),
+    r("get", "/conformance", "Conformance classes", NO, None, OPEN),
+    r("get", "/health", "Liveness (200 while serving), readiness (`ready`, `database`: reachable or unreachable), store kind, jurisdiction and CRS", NO, None, OPEN),
+    r("get", "/api/openapi.json", "This document", NO, None, OPEN),
+    r("get", "/api/session", "Who the token (or no token) is and what it may do: {signed_in, public_read, may_read, subject, role, may: {read, inspect, import, admin}}; a token that is not valid is a 401", NO, None, OPEN),
+    r("get", "/collections", "The registry's layers with extent and CRS list", NO, None, READ),
+    r("get", "/collections/{layer}", "One layer", NO, None, READ),
+    r("get", "/collections/{layer}/items", "A layer's features (GeoJSON), by page", Query::Ogc(ITEMS_QUERY), None, READ),
+    r("get", "/collections/{layer}/items/{id}", "One feature", Query::Ogc(ITEM_QUERY), None, READ),
+    r("get", "/api/nearby", "Facilities near a point, nearest first, as `ms4 nearby`", q(t::<NearbyParams>), None, READ),
+    r("get", "/api/watersheds/{id}/facilities", "Facilities in a watershed ranked for inspection, as `ms4 watershed-facilities`", q(t::<WatershedParams>), None, READ),
+    r("post", "/api/watersheds/{id}/facilities", "The same inside a GeoJSON polygon sent as the body", q(t::<WatershedParams>), JSON, READ),
+    r("get", "/api/watersheds/{id}/inspections", "Inspections of the facilities in a watershed, newest first", NO, None, READ),
+    r("get", "/api/trace/{asset_id}", "Trace the drainage network, as `ms4 trace`", q(t::<TraceParams>), None, READ),
+    r("get", "/api/illicit", "Every connection judged, with citations, as `ms4 illicit`", q(t::<IllicitParams>), None, READ),
+    r("get", "/api/smps-without-easement", "Structural SMPs without a recorded maintenance easement", q(t::<SmpsParams>), None, READ),
+    r("get", "/api/network-check", "Dangling ends, parts, cycles, reversed pipes, orphans", q(t::<NetworkCheckParams>), None, READ),
+    r("get", "/api/receiving-waters", "Receiving waters of a parcel, by watershed and by the network", q(t::<PlaceWire>), None, READ),
+    r("post", "/api/receiving-waters", "Receiving waters of a footprint: {\"footprint\": GeoJSON} or {\"parcel\": id}", NO, json(Some(t::<PlaceWire>)), READ),
+    r("post", "/api/determinations", "Land development activity, exemptions, Conditions One/Two/Three and requirements, as `ms4 determine`: the place (parcel or footprint) and the project's facts (the schema DetermineRequest)", NO, json(Some(determine_request)), READ),
+    r("get", "/api/screen", "Condition One for a project on every parcel, as `ms4 screen`", q(t::<ScreenParams>), None, READ),
+    r("get", "/api/assets/{id}/inspections", "An asset's inspections, newest first", NO, None, READ),
+    r("post", "/api/inspections", "Record an inspection: {asset_id, inspected_on, kind (dry_weather_screening | smp_maintenance | catch_basin_cleaning), result, inspector?, notes?, screening?: {flow, odour, colour, turbidity, floatables, deposits, field_tests: {ph, ammonia_mg_l, ...}}}", NO, JSON, role(Role::Inspector)),
+    r("get", "/api/cases", "Illicit discharge cases with their candidates and action logs", q(t::<ListParams>), None, READ),
+    r("get", "/api/cases/{id}", "A case with its deadlines and fines computed as of a time", q(t::<AsOf>), None, READ),
+    r("get", "/api/cases/{id}/notice", "The case's notice of violation as printable HTML", q(t::<AsOf>), None, READ),
+    r("post", "/api/notices/land-development", "The land development notice of violation (NC ch. 267 Part 1 C(1), Carmel § 156-88A) as printable HTML: {case_id?, parcel_id?, owner?, owner_address?, site?, violation?, remedial_measures?: [{measure, complete_by?}], served_on?, earlier_offences?, offence_on?}; the print view is the paper form", NO, JSON, READ),
+    r("get", "/api/deadlines", "What is due and overdue, by case, and the fines accrued (computed from the profile)", q(t::<AsOf>), None, READ),
+    r("get", "/api/report", "The annual report: each count with its period, denominator and record ids", q(t::<ReportParams>), None, READ),
+    r("get", "/api/inspections/{id}/photos", "An inspection's photos with their SHA-256", NO, None, READ),
+    r("get", "/api/photos/{sha256}", "A photo's bytes, by its SHA-256", NO, None, READ),
+    r("post", "/api/cases", "Open a case: {origin (complaint | hotline | screening | connection | staff), opened_on, reported_by?, description?, asset_id?, connection_id?, parcel_id?, inspection_id?}", NO, JSON, role(Role::Inspector)),
+    r("post", "/api/cases/from-connections", "Open a case for each connection found illicit or needing review that no case names: {opened_on}", NO, JSON, role(Role::Inspector)),
+    r("post", "/api/cases/{id}/actions", "Log an action: {kind, on, at?, by?, method?, outcome?, violations?, results?, connection_id?, notes?}", NO, JSON, role(Role::Inspector)),
+    r("post", "/api/cases/{id}/close", "Close a case: {closure (eliminated | unfounded | referred), on, by?, notes?, referred_to?, connection_id?}", NO, JSON, role(Role::Inspector)),
+    r("post", "/api/inspections/{id}/photos", "Store a photo of an inspection: the image bytes as the body with its Content-Type; answers {photo_id, sha256}", NO, raw("image/*"), role(Role::Inspector)),
+    r("post", "/api/layers/{layer}/import", "Upload a file for a layer (multipart: file, map, src_layer, s_srs, dry_run, replace, invalid); answers the quality report", NO, raw("multipart/form-data"), role(Role::Analyst)),
+    r("post", "/api/footprint", "A footprint from a file (multipart: file, s_srs): a zipped shapefile, GeoPackage, GeoJSON, KML or FlatGeobuf, answered as one GeoJSON feature in CRS84", NO, raw("multipart/form-data"), READ),
+    r("get", "/api/tokens", "List tokens (never the tokens themselves)", NO, None, role(Role::Admin)),
+    r("post", "/api/tokens", "Create a token: {role, subject, expires_at?}; the answer shows it once", NO, JSON, role(Role::Admin)),
+    r("delete", "/api/tokens/{id}", "Revoke a token", NO, None, role(Role::Admin)),
 ];
 
 /// The media type of a route's answer: GeoJSON for features, printable HTML for the
@@ -267,13 +269,13 @@ pub fn spec() -> serde_json::Value {
             op["responses"]["422"] = error.clone();
         }
         match route.access {
-            Access::Open => op["security"] = serde_json::json!([]),
-            Access::Read => {
+            None => op["security"] = serde_json::json!([]),
+            Some(Need::Read) => {
                 op["responses"]["401"] = error.clone();
             }
-            Access::Role(role) => {
+            Some(Need::Role(role)) => {
                 op["description"] =
-                    format!("Needs a token with the {role} role (or admin).").into();
+                    format!("Needs a token with the {} role (or admin).", role.name()).into();
                 op["responses"]["401"] = error.clone();
                 op["responses"]["403"] = error.clone();
             }
@@ -378,6 +380,16 @@ mod tests {
     /// Whether the router routes `method path` to a handler: any answer but its own
     /// fallbacks' (a route's 400, 401 or 404 is an answer of that route).
     async fn routed(app: &axum::Router, method: &str, path: &str) -> bool {
+        answer(app, method, path).await.is_some()
+    }
+
+    /// The status the service answers `method path` with, without a token; `None` when
+    /// only its fallbacks answer.
+    async fn answer(
+        app: &axum::Router,
+        method: &str,
+        path: &str,
+    ) -> Option<axum::http::StatusCode> {
         use tower::ServiceExt;
         let uri: String = path
             .split('/')
@@ -390,7 +402,10 @@ mod tests {
             .body(axum::body::Body::empty())
             .unwrap();
         let res = app.clone().oneshot(req).await.unwrap();
-        res.extensions().get::<super::super::Unrouted>().is_none()
+        match res.extensions().get::<super::super::Unrouted>() {
+            Some(_) => None,
+            None => Some(res.status()),
+        }
     }
 
     /// Every query parameter the document gives an answer route is one its handler takes:
@@ -477,6 +492,19 @@ mod tests {
             assert!(
                 routed(&app, route.method, route.path).await,
                 "{} {} is documented but not mounted",
+                route.method,
+                route.path
+            );
+        }
+        // What the table says a route needs is what the router asks: on a public-read
+        // server a write without a token is a 401, a read is not.
+        for route in ROUTES {
+            let status = answer(&app, route.method, route.path).await.unwrap();
+            let refused = status == axum::http::StatusCode::UNAUTHORIZED;
+            assert_eq!(
+                refused,
+                matches!(route.access, Some(Need::Role(_))),
+                "{} {} answered {status} without a token",
                 route.method,
                 route.path
             );
