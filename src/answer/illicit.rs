@@ -9,7 +9,7 @@ use crate::rules::Finding;
 use crate::spatial::connections::{connection_facts_traced, Ms4Trace};
 
 /// `ms4 illicit` and `GET /api/illicit`.
-#[derive(Debug, Clone, Default, Args, Deserialize)]
+#[derive(Debug, Clone, Default, Args, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct IllicitParams {
     /// Only these statuses: illicit, needs_review, ok, not_covered (comma-separated;

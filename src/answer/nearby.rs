@@ -15,14 +15,16 @@ use crate::spatial::query::{self, NearbyFacility, NearbyQuery, FACILITY_LAYERS};
 pub const MAX_K: usize = 10_000;
 
 /// Where to look and for what: `ms4 nearby` and `GET /api/nearby`.
-#[derive(Debug, Clone, Default, Args, Deserialize)]
+#[derive(Debug, Clone, Default, Args, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct NearbyParams {
     /// Longitude (WGS 84), with --lat.
     #[arg(long, requires = "lat", conflicts_with_all = ["x", "y"], allow_hyphen_values = true)]
+    #[schemars(range(min = -180, max = 180))]
     pub lon: Option<f64>,
     /// Latitude (WGS 84), with --lon.
     #[arg(long, requires = "lon", allow_hyphen_values = true)]
+    #[schemars(range(min = -90, max = 90))]
     pub lat: Option<f64>,
     /// Easting in the registry's CRS, with --y.
     #[arg(long, requires = "y", allow_hyphen_values = true)]
@@ -35,6 +37,7 @@ pub struct NearbyParams {
     pub radius: Option<String>,
     /// At most this many (default 10 when no radius is given).
     #[arg(long)]
+    #[schemars(range(min = 1, max = 10_000))]
     pub k: Option<usize>,
     /// Which facilities: catch_basin, manhole, outfall, smp, structure (comma-separated).
     #[arg(long, value_delimiter = ',')]

@@ -69,18 +69,18 @@ pub fn footprint_from_geojson(
 
 /// The length of the first position with fewer than two numbers, if any.
 fn short_position(v: &geojson::GeometryValue) -> Option<usize> {
-    use geojson::GeometryValue as G;
+    use geojson::GeometryValue;
     let short = |ps: &[geojson::Position]| ps.iter().map(|p| p.len()).find(|&n| n < 2);
     match v {
-        G::Point { coordinates } => Some(coordinates.len()).filter(|&n| n < 2),
-        G::MultiPoint { coordinates } | G::LineString { coordinates } => short(coordinates),
-        G::MultiLineString { coordinates } | G::Polygon { coordinates } => {
+        GeometryValue::Point { coordinates } => Some(coordinates.len()).filter(|&n| n < 2),
+        GeometryValue::MultiPoint { coordinates } | GeometryValue::LineString { coordinates } => short(coordinates),
+        GeometryValue::MultiLineString { coordinates } | GeometryValue::Polygon { coordinates } => {
             coordinates.iter().find_map(|l| short(l))
         }
-        G::MultiPolygon { coordinates } => coordinates
+        GeometryValue::MultiPolygon { coordinates } => coordinates
             .iter()
             .find_map(|p| p.iter().find_map(|l| short(l))),
-        G::GeometryCollection { geometries } => {
+        GeometryValue::GeometryCollection { geometries } => {
             geometries.iter().find_map(|g| short_position(&g.value))
         }
     }

@@ -10,7 +10,7 @@ use crate::rules::Finding;
 use crate::spatial::query;
 
 /// `ms4 smps-without-easement` and `GET /api/smps-without-easement`.
-#[derive(Debug, Clone, Default, Args, Deserialize)]
+#[derive(Debug, Clone, Default, Args, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct SmpsParams {
     /// List every SMP with its status, not only those lacking an easement.

@@ -13,7 +13,7 @@ use crate::spatial::query::nearest_in;
 use crate::spatial::waters::outfall_water;
 
 /// `ms4 trace` and `GET /api/trace/{asset_id}?direction=upstream|downstream`.
-#[derive(Debug, Clone, Default, Args, Deserialize)]
+#[derive(Debug, Clone, Default, Args, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct TraceParams {
     /// The structure or pipe to start from (over HTTP, the path's `{asset_id}`).
@@ -30,7 +30,19 @@ pub struct TraceParams {
     /// Which way, `upstream` or `downstream` (HTTP only; the command line says
     /// `--upstream` or `--downstream`).
     #[arg(skip)]
+    #[schemars(schema_with = "direction_schema")]
     pub direction: Option<String>,
+}
+
+/// The words `direction` takes, for the API document (the short `up` and `down` are
+/// read too, but not offered).
+fn direction_schema(_: &mut schemars::gen::SchemaGenerator) -> schemars::schema::Schema {
+    let mut s = schemars::schema::SchemaObject {
+        instance_type: Some(schemars::schema::InstanceType::String.into()),
+        ..Default::default()
+    };
+    s.enum_values = Some(vec!["upstream".into(), "downstream".into()]);
+    s.into()
 }
 
 impl TraceParams {
@@ -167,7 +179,7 @@ pub fn trace(ask: &Ask<'_>, p: &TraceParams) -> Result<TraceAnswer, AskError> {
 }
 
 /// `ms4 network-check` and `GET /api/network-check`: no parameters.
-#[derive(Debug, Clone, Default, Args, Deserialize)]
+#[derive(Debug, Clone, Default, Args, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct NetworkCheckParams {}
 

@@ -12,7 +12,7 @@ use crate::rules::quantity::parse_length;
 use crate::spatial::inspection::{inspection_list, InspectionList, RankOptions};
 
 /// `ms4 watershed-facilities` and `GET /api/watersheds/{id}/facilities`.
-#[derive(Debug, Clone, Args, Deserialize)]
+#[derive(Debug, Clone, Args, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct WatershedParams {
     /// The watershed (over HTTP, the path's `{id}`).
@@ -32,6 +32,7 @@ pub struct WatershedParams {
     pub hot_spot_distance: String,
     /// Days after which an inspection is overdue.
     #[arg(long, default_value_t = DEFAULT_OVERDUE_AFTER_DAYS)]
+    #[schemars(range(min = 0))]
     pub overdue_after_days: i64,
 }
 

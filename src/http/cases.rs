@@ -307,9 +307,10 @@ async fn close_case(
     Ok(Json(case_json(&state, &closed, now())))
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
-struct ListParams {
+pub(super) struct ListParams {
+    /// `open` or `closed` (default: both).
     status: Option<String>,
 }
 
@@ -338,10 +339,12 @@ async fn list(
     })))
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
-struct AsOf {
+pub(super) struct AsOf {
+    /// YYYY-MM-DD or YYYY-MM-DDTHH:MM (default now).
     as_of: Option<String>,
+    /// Closed cases too (the deadlines list).
     all: Option<bool>,
 }
 
@@ -423,10 +426,12 @@ async fn deadlines(
     Ok(Json(serde_json::to_value(a).unwrap_or_default()))
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
-struct ReportParams {
+pub(super) struct ReportParams {
+    /// The reporting year.
     year: Option<i32>,
+    /// `json` (default) or `csv`.
     format: Option<String>,
 }
 

@@ -225,26 +225,42 @@ fn cors_layer(origins: &[String]) -> tower_http::cors::CorsLayer {
         .max_age(Duration::from_secs(3600))
 }
 
+/// Marks an answer of the router's own fallbacks (no route at the path, or none for the
+/// method), so the route check tells them from a route's own 404 or 405.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Unrouted {
+    /// No route at the path.
+    Path,
+    /// A route at the path, not for this method.
+    Method,
+}
+
 async fn wrong_method(
     method: axum::http::Method,
     uri: axum::http::Uri,
 ) -> axum::response::Response {
     use axum::response::IntoResponse;
-    (
+    let mut res = (
         axum::http::StatusCode::METHOD_NOT_ALLOWED,
         Json(serde_json::json!({
             "error": format!("{method} {}: this route does not take {method}; /api/openapi.json lists its methods", uri.path()),
             "status": 405,
         })),
     )
-        .into_response()
+        .into_response();
+    res.extensions_mut().insert(Unrouted::Method);
+    res
 }
 
-async fn not_found(uri: axum::http::Uri) -> HttpError {
-    HttpError::NotFound(format!(
+async fn not_found(uri: axum::http::Uri) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let mut res = HttpError::NotFound(format!(
         "{}: no such route; /api/openapi.json lists them",
         uri.path()
     ))
+    .into_response();
+    res.extensions_mut().insert(Unrouted::Path);
+    res
 }
 
 /// How long `/health` waits for the database before calling it unreachable.

@@ -3,19 +3,47 @@
 
 use axum::Json;
 
-/// Who may call a route.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Access {
-    /// Anyone.
-    Open,
-    /// Any valid token (or none on a public-read server).
-    Read,
-    /// A token of the role named (or admin).
-    Role(&'static str),
+use super::auth::Need;
+use crate::auth::Role;
+
+/// Anyone may call the route: it holds no registry data.
+const OPEN: Option<Need> = None;
+/// Any valid token (or none on a public-read server).
+const READ: Option<Need> = Some(Need::Read);
+
+/// A token of this role (or admin).
+const fn role(r: Role) -> Option<Need> {
+    Some(Need::Role(r))
+}
+
+/// A schema written by the generator: a typed struct's schema, its nested definitions
+/// kept for `components/schemas`.
+pub type SchemaOf = fn(&mut Typed) -> serde_json::Value;
+
+/// A route's query parameters.
+#[derive(Clone, Copy)]
+pub enum Query {
+    /// None.
+    None,
+    /// One parameter per field of the struct the handler deserializes the query into.
+    Typed(SchemaOf),
+    /// The OGC API – Features items parameters, read by hand in `ogc.rs` (their names
+    /// have hyphens and any other name filters a property): (name, description).
+    Ogc(&'static [(&'static str, &'static str)]),
+}
+
+/// A route's body: its media type and, for JSON, the schema of the type the handler
+/// deserializes it into (none: a body the handler reads as any JSON, or a file).
+#[derive(Clone, Copy)]
+pub struct Body {
+    /// The media type.
+    pub media: &'static str,
+    /// The body's schema.
+    pub schema: Option<SchemaOf>,
 }
 
 /// One route: method, path (axum's `{param}` syntax, which is also OpenAPI's), summary,
-/// query parameters (name, description) and who may call it.
+/// query, body and who may call it.
 pub struct Route {
     /// `get`, `post` or `delete`.
     pub method: &'static str,
@@ -24,20 +52,20 @@ pub struct Route {
     /// What it does.
     pub summary: &'static str,
     /// Query parameters.
-    pub query: &'static [(&'static str, &'static str)],
+    pub query: Query,
     /// Whether it takes a body, and its media type.
-    pub body: Option<&'static str>,
-    /// Who may call it.
-    pub access: Access,
+    pub body: Option<Body>,
+    /// What a caller needs (none: open to anyone).
+    pub access: Option<Need>,
 }
 
 const fn r(
     method: &'static str,
     path: &'static str,
     summary: &'static str,
-    query: &'static [(&'static str, &'static str)],
-    body: Option<&'static str>,
-    access: Access,
+    query: Query,
+    body: Option<Body>,
+    access: Option<Need>,
 ) -> Route {
     Route {
         method,
@@ -49,7 +77,29 @@ const fn r(
     }
 }
 
-const JSON: Option<&str> = Some("application/json");
+/// The query of type `T`.
+const fn q(schema: SchemaOf) -> Query {
+    Query::Typed(schema)
+}
+
+/// A JSON body of type `T` (`Some`) or of any JSON (`None`).
+const fn json(schema: Option<SchemaOf>) -> Option<Body> {
+    Some(Body {
+        media: "application/json",
+        schema,
+    })
+}
+
+/// A body that is not JSON (a file, a form).
+const fn raw(media: &'static str) -> Option<Body> {
+    Some(Body {
+        media,
+        schema: None,
+    })
+}
+
+const JSON: Option<Body> = json(None);
+const NO: Query = Query::None;
 const ITEMS_QUERY: &[(&str, &str)] = &[
     ("limit", "features per page, 1 to 10000 (default 100)"),
     ("offset", "features to skip (the next link sets it)"),
@@ -64,61 +114,60 @@ const ITEMS_QUERY: &[(&str, &str)] = &[
         "any property name: features whose value equals this text",
     ),
 ];
-const PLACE: &[(&str, &str)] = &[("parcel", "a parcel id")];
+const ITEM_QUERY: &[(&str, &str)] = &[("crs", "CRS84 (default) or the registry's CRS URI")];
+
+use super::cases::{AsOf, ListParams, ReportParams};
+use super::openapi_types::{determine_request, object as t, Typed};
+use crate::answer::determine::{PlaceWire, ScreenParams};
+use crate::answer::illicit::IllicitParams;
+use crate::answer::nearby::NearbyParams;
+use crate::answer::smps::SmpsParams;
+use crate::answer::trace::{NetworkCheckParams, TraceParams};
+use crate::answer::watershed::WatershedParams;
 
 /// Every route of the service.
 pub const ROUTES: &[Route] = &[
-    r("get", "/", "Landing page (OGC API – Features)", &[], None, Access::Open),
-    r("get", "/conformance", "Conformance classes", &[], None, Access::Open),
-    r("get", "/health", "Liveness (200 while serving), readiness (`ready`, `database`: reachable or unreachable), store kind, jurisdiction and CRS", &[], None, Access::Open),
-    r("get", "/api/openapi.json", "This document", &[], None, Access::Open),
-    r("get", "/api/session", "Who the token (or no token) is and what it may do: {signed_in, public_read, may_read, subject, role, may: {read, inspect, import, admin}}; a token that is not valid is a 401", &[], None, Access::Open),
-    r("get", "/collections", "The registry's layers with extent and CRS list", &[], None, Access::Read),
-    r("get", "/collections/{layer}", "One layer", &[], None, Access::Read),
-    r("get", "/collections/{layer}/items", "A layer's features (GeoJSON), by page", ITEMS_QUERY, None, Access::Read),
-    r("get", "/collections/{layer}/items/{id}", "One feature", &[("crs", "CRS84 (default) or the registry's CRS URI")], None, Access::Read),
-    r("get", "/api/nearby", "Facilities near a point, nearest first, as `ms4 nearby`", &[
-        ("lon", "WGS 84 longitude (with lat)"), ("lat", "WGS 84 latitude"),
-        ("x", "easting in the registry CRS (with y)"), ("y", "northing"),
-        ("radius", "with unit: 500ft, 150m"), ("k", "at most this many"),
-        ("kinds", "catch_basin,manhole,outfall,smp"),
-    ], None, Access::Read),
-    r("get", "/api/watersheds/{id}/facilities", "Facilities in a watershed ranked for inspection, as `ms4 watershed-facilities`", &[
-        ("kinds", "catch_basin,manhole,outfall,smp"), ("hot_spot_distance", "with unit: 200ft"),
-        ("overdue_after_days", "days since the last inspection"),
-    ], None, Access::Read),
-    r("post", "/api/watersheds/{id}/facilities", "The same inside a GeoJSON polygon sent as the body", &[], JSON, Access::Read),
-    r("get", "/api/watersheds/{id}/inspections", "Inspections of the facilities in a watershed, newest first", &[], None, Access::Read),
-    r("get", "/api/trace/{asset_id}", "Trace the drainage network, as `ms4 trace`", &[
-        ("direction", "upstream or downstream"), ("upstream", "true"), ("downstream", "true"),
-    ], None, Access::Read),
-    r("get", "/api/illicit", "Every connection judged, with citations, as `ms4 illicit`", &[("status", "illicit,needs_review,ok,not_covered")], None, Access::Read),
-    r("get", "/api/smps-without-easement", "Structural SMPs without a recorded maintenance easement", &[("all", "true: every SMP")], None, Access::Read),
-    r("get", "/api/network-check", "Dangling ends, parts, cycles, reversed pipes, orphans", &[], None, Access::Read),
-    r("get", "/api/receiving-waters", "Receiving waters of a parcel, by watershed and by the network", PLACE, None, Access::Read),
-    r("post", "/api/receiving-waters", "Receiving waters of a footprint: {\"footprint\": GeoJSON} or {\"parcel\": id}", &[], JSON, Access::Read),
-    r("post", "/api/determinations", "Land development activity, exemptions, Conditions One/Two/Three and requirements, as `ms4 determine`: the place (parcel or footprint) and the project's facts (the schema DetermineRequest)", &[], JSON, Access::Read),
-    r("get", "/api/screen", "Condition One for a project on every parcel, as `ms4 screen`", &[], None, Access::Read),
-    r("get", "/api/assets/{id}/inspections", "An asset's inspections, newest first", &[], None, Access::Read),
-    r("post", "/api/inspections", "Record an inspection: {asset_id, inspected_on, kind (dry_weather_screening | smp_maintenance | catch_basin_cleaning), result, inspector?, notes?, screening?: {flow, odour, colour, turbidity, floatables, deposits, field_tests: {ph, ammonia_mg_l, ...}}}", &[], JSON, Access::Role("inspector")),
-    r("get", "/api/cases", "Illicit discharge cases with their candidates and action logs", &[("status", "open or closed")], None, Access::Read),
-    r("get", "/api/cases/{id}", "A case with its deadlines and fines computed as of a time", &[("as_of", "YYYY-MM-DD or YYYY-MM-DDTHH:MM (default now)")], None, Access::Read),
-    r("get", "/api/cases/{id}/notice", "The case's notice of violation as printable HTML", &[("as_of", "YYYY-MM-DD or YYYY-MM-DDTHH:MM (default now)")], None, Access::Read),
-    r("post", "/api/notices/land-development", "The land development notice of violation (NC ch. 267 Part 1 C(1), Carmel § 156-88A) as printable HTML: {case_id?, parcel_id?, owner?, owner_address?, site?, violation?, remedial_measures?: [{measure, complete_by?}], served_on?, earlier_offences?, offence_on?}; the print view is the paper form", &[], JSON, Access::Read),
-    r("get", "/api/deadlines", "What is due and overdue, by case, and the fines accrued (computed from the profile)", &[("as_of", "YYYY-MM-DD or YYYY-MM-DDTHH:MM (default now)"), ("all", "true: closed cases too")], None, Access::Read),
-    r("get", "/api/report", "The annual report: each count with its period, denominator and record ids", &[("year", "the reporting year"), ("format", "json (default) or csv")], None, Access::Read),
-    r("get", "/api/inspections/{id}/photos", "An inspection's photos with their SHA-256", &[], None, Access::Read),
-    r("get", "/api/photos/{sha256}", "A photo's bytes, by its SHA-256", &[], None, Access::Read),
-    r("post", "/api/cases", "Open a case: {origin (complaint | hotline | screening | connection | staff), opened_on, reported_by?, description?, asset_id?, connection_id?, parcel_id?, inspection_id?}", &[], JSON, Access::Role("inspector")),
-    r("post", "/api/cases/from-connections", "Open a case for each connection found illicit or needing review that no case names: {opened_on}", &[], JSON, Access::Role("inspector")),
-    r("post", "/api/cases/{id}/actions", "Log an action: {kind, on, at?, by?, method?, outcome?, violations?, results?, connection_id?, notes?}", &[], JSON, Access::Role("inspector")),
-    r("post", "/api/cases/{id}/close", "Close a case: {closure (eliminated | unfounded | referred), on, by?, notes?, referred_to?, connection_id?}", &[], JSON, Access::Role("inspector")),
-    r("post", "/api/inspections/{id}/photos", "Store a photo of an inspection: the image bytes as the body with its Content-Type; answers {photo_id, sha256}", &[], Some("image/*"), Access::Role("inspector")),
-    r("post", "/api/layers/{layer}/import", "Upload a file for a layer (multipart: file, map, src_layer, s_srs, dry_run, replace, invalid); answers the quality report", &[], Some("multipart/form-data"), Access::Role("analyst")),
-    r("post", "/api/footprint", "A footprint from a file (multipart: file, s_srs): a zipped shapefile, GeoPackage, GeoJSON, KML or FlatGeobuf, answered as one GeoJSON feature in CRS84", &[], Some("multipart/form-data"), Access::Read),
-    r("get", "/api/tokens", "List tokens (never the tokens themselves)", &[], None, Access::Role("admin")),
-    r("post", "/api/tokens", "Create a token: {role, subject, expires_at?}; the answer shows it once", &[], JSON, Access::Role("admin")),
-    r("delete", "/api/tokens/{id}", "Revoke a token", &[], None, Access::Role("admin")),
+    r("get", "/", "Landing page (OGC API – Features)", NO, None, OPEN),
+    r("get", "/conformance", "Conformance classes", NO, None, OPEN),
+    r("get", "/health", "Liveness (200 while serving), readiness (`ready`, `database`: reachable or unreachable), store kind, jurisdiction and CRS", NO, None, OPEN),
+    r("get", "/api/openapi.json", "This document", NO, None, OPEN),
+    r("get", "/api/session", "Who the token (or no token) is and what it may do: {signed_in, public_read, may_read, subject, role, may: {read, inspect, import, admin}}; a token that is not valid is a 401", NO, None, OPEN),
+    r("get", "/collections", "The registry's layers with extent and CRS list", NO, None, READ),
+    r("get", "/collections/{layer}", "One layer", NO, None, READ),
+    r("get", "/collections/{layer}/items", "A layer's features (GeoJSON), by page", Query::Ogc(ITEMS_QUERY), None, READ),
+    r("get", "/collections/{layer}/items/{id}", "One feature", Query::Ogc(ITEM_QUERY), None, READ),
+    r("get", "/api/nearby", "Facilities near a point, nearest first, as `ms4 nearby`", q(t::<NearbyParams>), None, READ),
+    r("get", "/api/watersheds/{id}/facilities", "Facilities in a watershed ranked for inspection, as `ms4 watershed-facilities`", q(t::<WatershedParams>), None, READ),
+    r("post", "/api/watersheds/{id}/facilities", "The same inside a GeoJSON polygon sent as the body", q(t::<WatershedParams>), JSON, READ),
+    r("get", "/api/watersheds/{id}/inspections", "Inspections of the facilities in a watershed, newest first", NO, None, READ),
+    r("get", "/api/trace/{asset_id}", "Trace the drainage network, as `ms4 trace`", q(t::<TraceParams>), None, READ),
+    r("get", "/api/illicit", "Every connection judged, with citations, as `ms4 illicit`", q(t::<IllicitParams>), None, READ),
+    r("get", "/api/smps-without-easement", "Structural SMPs without a recorded maintenance easement", q(t::<SmpsParams>), None, READ),
+    r("get", "/api/network-check", "Dangling ends, parts, cycles, reversed pipes, orphans", q(t::<NetworkCheckParams>), None, READ),
+    r("get", "/api/receiving-waters", "Receiving waters of a parcel, by watershed and by the network", q(t::<PlaceWire>), None, READ),
+    r("post", "/api/receiving-waters", "Receiving waters of a footprint: {\"footprint\": GeoJSON} or {\"parcel\": id}", NO, json(Some(t::<PlaceWire>)), READ),
+    r("post", "/api/determinations", "Land development activity, exemptions, Conditions One/Two/Three and requirements, as `ms4 determine`: the place (parcel or footprint) and the project's facts (the schema DetermineRequest)", NO, json(Some(determine_request)), READ),
+    r("get", "/api/screen", "Condition One for a project on every parcel, as `ms4 screen`", q(t::<ScreenParams>), None, READ),
+    r("get", "/api/assets/{id}/inspections", "An asset's inspections, newest first", NO, None, READ),
+    r("post", "/api/inspections", "Record an inspection: {asset_id, inspected_on, kind (dry_weather_screening | smp_maintenance | catch_basin_cleaning), result, inspector?, notes?, screening?: {flow, odour, colour, turbidity, floatables, deposits, field_tests: {ph, ammonia_mg_l, ...}}}", NO, JSON, role(Role::Inspector)),
+    r("get", "/api/cases", "Illicit discharge cases with their candidates and action logs", q(t::<ListParams>), None, READ),
+    r("get", "/api/cases/{id}", "A case with its deadlines and fines computed as of a time", q(t::<AsOf>), None, READ),
+    r("get", "/api/cases/{id}/notice", "The case's notice of violation as printable HTML", q(t::<AsOf>), None, READ),
+    r("post", "/api/notices/land-development", "The land development notice of violation (NC ch. 267 Part 1 C(1), Carmel § 156-88A) as printable HTML: {case_id?, parcel_id?, owner?, owner_address?, site?, violation?, remedial_measures?: [{measure, complete_by?}], served_on?, earlier_offences?, offence_on?}; the print view is the paper form", NO, JSON, READ),
+    r("get", "/api/deadlines", "What is due and overdue, by case, and the fines accrued (computed from the profile)", q(t::<AsOf>), None, READ),
+    r("get", "/api/report", "The annual report: each count with its period, denominator and record ids", q(t::<ReportParams>), None, READ),
+    r("get", "/api/inspections/{id}/photos", "An inspection's photos with their SHA-256", NO, None, READ),
+    r("get", "/api/photos/{sha256}", "A photo's bytes, by its SHA-256", NO, None, READ),
+    r("post", "/api/cases", "Open a case: {origin (complaint | hotline | screening | connection | staff), opened_on, reported_by?, description?, asset_id?, connection_id?, parcel_id?, inspection_id?}", NO, JSON, role(Role::Inspector)),
+    r("post", "/api/cases/from-connections", "Open a case for each connection found illicit or needing review that no case names: {opened_on}", NO, JSON, role(Role::Inspector)),
+    r("post", "/api/cases/{id}/actions", "Log an action: {kind, on, at?, by?, method?, outcome?, violations?, results?, connection_id?, notes?}", NO, JSON, role(Role::Inspector)),
+    r("post", "/api/cases/{id}/close", "Close a case: {closure (eliminated | unfounded | referred), on, by?, notes?, referred_to?, connection_id?}", NO, JSON, role(Role::Inspector)),
+    r("post", "/api/inspections/{id}/photos", "Store a photo of an inspection: the image bytes as the body with its Content-Type; answers {photo_id, sha256}", NO, raw("image/*"), role(Role::Inspector)),
+    r("post", "/api/layers/{layer}/import", "Upload a file for a layer (multipart: file, map, src_layer, s_srs, dry_run, replace, invalid); answers the quality report", NO, raw("multipart/form-data"), role(Role::Analyst)),
+    r("post", "/api/footprint", "A footprint from a file (multipart: file, s_srs): a zipped shapefile, GeoPackage, GeoJSON, KML or FlatGeobuf, answered as one GeoJSON feature in CRS84", NO, raw("multipart/form-data"), READ),
+    r("get", "/api/tokens", "List tokens (never the tokens themselves)", NO, None, role(Role::Admin)),
+    r("post", "/api/tokens", "Create a token: {role, subject, expires_at?}; the answer shows it once", NO, JSON, role(Role::Admin)),
+    r("delete", "/api/tokens/{id}", "Revoke a token", NO, None, role(Role::Admin)),
 ];
 
 /// The media type of a route's answer: GeoJSON for features, printable HTML for the
@@ -133,23 +182,13 @@ fn media_type(path: &str) -> &'static str {
     }
 }
 
-/// A query parameter's schema, with the constraints the service checks.
-fn param_schema(path: &str, name: &str) -> serde_json::Value {
+/// An OGC items parameter's schema, with the constraints `ogc.rs` checks.
+fn ogc_param_schema(name: &str) -> serde_json::Value {
     use serde_json::json;
     match name {
         "limit" => json!({"type": "integer", "minimum": 1, "maximum": 10000, "default": 100}),
         "offset" => json!({"type": "integer", "minimum": 0, "default": 0}),
-        "k" => json!({"type": "integer", "minimum": 1, "maximum": crate::answer::nearby::MAX_K}),
-        "lon" => json!({"type": "number", "minimum": -180, "maximum": 180}),
-        "lat" => json!({"type": "number", "minimum": -90, "maximum": 90}),
-        "x" | "y" => json!({"type": "number"}),
-        "overdue_after_days" => json!({"type": "integer", "minimum": 0}),
-        "all" | "upstream" | "downstream" => json!({"type": "boolean"}),
-        "direction" => json!({"type": "string", "enum": ["upstream", "downstream"]}),
-        "year" => json!({"type": "integer", "minimum": 1900, "maximum": 2200}),
-        "status" if path == "/api/cases" => json!({"type": "string", "enum": ["open", "closed"]}),
-        "format" if path == "/api/report" => json!({"type": "string", "enum": ["json", "csv"]}),
-        "bbox" if path.contains("/items") => json!({
+        "bbox" => json!({
             "type": "array", "minItems": 4, "maxItems": 6,
             "items": {"type": "number"},
         }),
@@ -157,9 +196,36 @@ fn param_schema(path: &str, name: &str) -> serde_json::Value {
     }
 }
 
+/// A route's query parameters.
+fn query_params(typed: &mut Typed, query: Query) -> Vec<serde_json::Value> {
+    let mut params = match query {
+        Query::None => Vec::new(),
+        Query::Typed(schema) => {
+            let schema = schema(typed);
+            super::openapi_types::query_params(&schema)
+        }
+        Query::Ogc(list) => list
+            .iter()
+            .filter(|(n, _)| !n.starts_with('{'))
+            .map(|(n, d)| {
+                serde_json::json!({"name": n, "in": "query", "required": false, "description": d, "schema": ogc_param_schema(n)})
+            })
+            .collect(),
+    };
+    for p in &mut params {
+        if p["schema"]["type"] == "array" {
+            // bbox=1,2,3,4 (OGC API Features), kinds=a,b: one comma-separated value, as
+            // the handlers read a list, not bbox=1&bbox=2...
+            p["style"] = "form".into();
+            p["explode"] = false.into();
+        }
+    }
+    params
+}
+
 /// The OpenAPI document.
 pub fn spec() -> serde_json::Value {
-    let mut typed = super::openapi_types::Typed::new();
+    let mut typed = Typed::new();
     let mut paths = serde_json::Map::new();
     for route in ROUTES {
         let mut params: Vec<serde_json::Value> = route
@@ -168,17 +234,7 @@ pub fn spec() -> serde_json::Value {
             .filter_map(|seg| seg.strip_prefix('{')?.strip_suffix('}'))
             .map(|p| serde_json::json!({"name": p, "in": "path", "required": true, "schema": {"type": "string"}}))
             .collect();
-        params.extend(typed.query(route.method, route.path));
-        params.extend(route.query.iter().filter(|(n, _)| !n.starts_with('{')).map(|(n, d)| {
-            let schema = param_schema(route.path, n);
-            let mut p = serde_json::json!({"name": n, "in": "query", "required": false, "description": d, "schema": schema});
-            if p["schema"]["type"] == "array" {
-                // bbox=1,2,3,4 (OGC API Features), not bbox=1&bbox=2...
-                p["style"] = "form".into();
-                p["explode"] = false.into();
-            }
-            p
-        }));
+        params.extend(query_params(&mut typed, route.query));
         let error = serde_json::json!({"description": "an error; the message names the parameter at fault", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}});
         let ok = if route.method == "post"
             && (route.path == "/api/inspections"
@@ -213,13 +269,13 @@ pub fn spec() -> serde_json::Value {
             op["responses"]["422"] = error.clone();
         }
         match route.access {
-            Access::Open => op["security"] = serde_json::json!([]),
-            Access::Read => {
+            None => op["security"] = serde_json::json!([]),
+            Some(Need::Read) => {
                 op["responses"]["401"] = error.clone();
             }
-            Access::Role(role) => {
+            Some(Need::Role(role)) => {
                 op["description"] =
-                    format!("Needs a token with the {role} role (or admin).").into();
+                    format!("Needs a token with the {} role (or admin).", role.name()).into();
                 op["responses"]["401"] = error.clone();
                 op["responses"]["403"] = error.clone();
             }
@@ -227,11 +283,14 @@ pub fn spec() -> serde_json::Value {
         if route.path == "/api/session" {
             op["responses"]["401"] = error.clone();
         }
-        if let Some(ty) = route.body {
-            let schema = typed
-                .body(route.method, route.path)
-                .unwrap_or_else(|| serde_json::json!({}));
-            op["requestBody"] = serde_json::json!({"required": true, "content": {ty: schema}});
+        if let Some(body) = route.body {
+            let media = match body.schema {
+                Some(schema) => serde_json::json!({"schema": schema(&mut typed)}),
+                // A body without a typed schema is still a media type object, never null.
+                None => serde_json::json!({}),
+            };
+            op["requestBody"] =
+                serde_json::json!({"required": true, "content": {body.media: media}});
         }
         let entry = paths
             .entry(route.path.to_string())
@@ -264,91 +323,195 @@ pub(super) async fn document() -> Json<serde_json::Value> {
 mod tests {
     use super::*;
 
-    /// The routes mounted in the service's source, as (method, full path): each
-    /// `.route("path", get(..).post(..))` of the files under src/http, with `/api` in
-    /// front for the routers nested there.
-    fn mounted() -> Vec<(String, String)> {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/http");
-        let mut out = Vec::new();
-        for (file, prefix) in [
-            ("mod.rs", ""),
-            ("ogc.rs", ""),
-            ("api.rs", "/api"),
-            ("inspections.rs", "/api"),
-            ("cases.rs", "/api"),
-            ("upload.rs", "/api"),
-            ("tokens.rs", "/api"),
-            ("footprint.rs", "/api"),
-            // The page's own files are not API routes; its `/api/session` is.
-            ("page.rs", ""),
-        ] {
-            let src = std::fs::read_to_string(dir.join(file)).unwrap();
-            for chunk in src.split(".route(").skip(1) {
-                let chunk = chunk.trim_start();
-                let Some(rest) = chunk.strip_prefix('"') else {
-                    continue;
-                };
-                let path = &rest[..rest.find('"').unwrap()];
-                if file == "page.rs" && !path.starts_with("/api/") {
-                    continue;
-                }
-                // The handlers: up to the end of this .route( call.
-                let mut depth = 1;
-                let mut end = chunk.len();
-                for (i, c) in chunk.char_indices() {
-                    match c {
-                        '(' => depth += 1,
-                        ')' => {
-                            depth -= 1;
-                            if depth == 0 {
-                                end = i;
-                                break;
-                            }
-                        }
-                        _ => {}
-                    }
-                }
-                let handlers = &chunk[..end];
-                let full = if path.starts_with("/api/") && prefix == "/api" {
-                    path.to_string()
-                } else {
-                    format!("{prefix}{path}")
-                };
-                for m in ["get", "post", "delete", "put", "patch"] {
-                    let calls = [format!("{m}("), format!(".{m}(")];
-                    if handlers
-                        .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '(' || c == '.'))
-                        .any(|tok| calls.iter().any(|c| tok.starts_with(c.as_str())))
-                    {
-                        out.push((m.to_string(), full.clone()));
-                    }
-                }
-            }
-        }
+    /// The map's files: the document names them by file (`/tiles/{z}/{x}/{y}.mvt`) where
+    /// the router has one `{file}` segment, and the page's own files are not API routes.
+    fn is_map_file(path: &str) -> bool {
+        [
+            "/tiles",
+            "/styles/",
+            "/page/",
+            "/tileMatrixSets",
+            "/sw.js",
+            "/manifest.webmanifest",
+        ]
+        .iter()
+        .any(|p| path.starts_with(p))
+            || path.ends_with("/tiles")
+            || path.contains("/tiles/")
+    }
+
+    /// The service itself, on a new SQLite registry, public-read so a read is answered
+    /// without a token (a write still asks for one, which is an answer of its route).
+    async fn service() -> (tempfile::TempDir, axum::Router) {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}", dir.path().join("routes.gpkg").display());
+        let meta = crate::import::crs::registry_meta("carmel-ny", 2263).unwrap();
+        let store = crate::store::create(&url, &meta).await.unwrap();
+        let snapshot = crate::spatial::SnapshotHandle::load(store.as_ref())
+            .await
+            .unwrap();
+        let profile = crate::rules::Profile::builtin("carmel-ny").unwrap();
+        let config = super::super::ServeConfig {
+            public_read: true,
+            ..Default::default()
+        };
+        let state = super::super::AppState::with_config(store, snapshot, profile, config);
+        (dir, super::super::app(state))
+    }
+
+    /// The paths the router holds. axum lists no routes, but its router's debug form names
+    /// every path it matches (`RouteId(3): "/api/nearby"`): read from the router the
+    /// service runs, not from the source text.
+    fn router_paths(app: &axum::Router) -> Vec<String> {
+        let text = format!("{app:?}");
+        let mut out: Vec<String> = text
+            .split("RouteId(")
+            .filter_map(|chunk| {
+                let rest = chunk.split_once("): \"")?.1;
+                Some(rest[..rest.find('"')?].to_string())
+            })
+            .filter(|p| p.starts_with('/') && !p.contains("__private__"))
+            .collect();
+        out.sort();
+        out.dedup();
         out
     }
 
-    #[test]
-    fn every_mounted_route_is_documented_and_every_documented_one_mounted() {
-        let mounted = mounted();
-        assert!(mounted.len() >= 20, "found only {mounted:?}");
+    /// Whether the router routes `method path` to a handler: any answer but its own
+    /// fallbacks' (a route's 400, 401 or 404 is an answer of that route).
+    async fn routed(app: &axum::Router, method: &str, path: &str) -> bool {
+        answer(app, method, path).await.is_some()
+    }
+
+    /// The status the service answers `method path` with, without a token; `None` when
+    /// only its fallbacks answer.
+    async fn answer(
+        app: &axum::Router,
+        method: &str,
+        path: &str,
+    ) -> Option<axum::http::StatusCode> {
+        use tower::ServiceExt;
+        let uri: String = path
+            .split('/')
+            .map(|seg| if seg.starts_with('{') { "x" } else { seg })
+            .collect::<Vec<_>>()
+            .join("/");
+        let req = axum::http::Request::builder()
+            .method(method.to_ascii_uppercase().as_str())
+            .uri(if uri.is_empty() { "/".to_string() } else { uri })
+            .body(axum::body::Body::empty())
+            .unwrap();
+        let res = app.clone().oneshot(req).await.unwrap();
+        match res.extensions().get::<super::super::Unrouted>() {
+            Some(_) => None,
+            None => Some(res.status()),
+        }
+    }
+
+    /// Every query parameter the document gives an answer route is one its handler takes:
+    /// sent alone through the service, it is never refused as unknown (a name the type does
+    /// not have is, naming it).
+    #[tokio::test]
+    async fn every_documented_query_parameter_is_one_the_handler_takes() {
+        use tower::ServiceExt;
+        let (_dir, app) = service().await;
         let doc = spec();
+        let ask = |uri: String| {
+            let app = app.clone();
+            async move {
+                let req = axum::http::Request::builder()
+                    .uri(uri)
+                    .body(axum::body::Body::empty())
+                    .unwrap();
+                let res = app.oneshot(req).await.unwrap();
+                let body = axum::body::to_bytes(res.into_body(), 1 << 20)
+                    .await
+                    .unwrap();
+                String::from_utf8_lossy(&body).to_string()
+            }
+        };
+        let mut checked = 0;
+        for route in ROUTES.iter().filter(|r| r.method == "get") {
+            if !matches!(route.query, Query::Typed(_)) {
+                continue;
+            }
+            let path: String = route
+                .path
+                .split('/')
+                .map(|seg| if seg.starts_with('{') { "x" } else { seg })
+                .collect::<Vec<_>>()
+                .join("/");
+            let params = doc["paths"][route.path]["get"]["parameters"]
+                .as_array()
+                .unwrap();
+            for p in params.iter().filter(|p| p["in"] == "query") {
+                let schema = &p["schema"];
+                let value = match (schema["type"].as_str(), schema["enum"][0].as_str()) {
+                    (_, Some(first)) => first.to_string(),
+                    (Some("integer" | "number"), _) => "1".into(),
+                    (Some("boolean"), _) => "true".into(),
+                    _ => "a".into(),
+                };
+                let name = p["name"].as_str().unwrap();
+                let body = ask(format!("{path}?{name}={value}")).await;
+                assert!(
+                    !body.contains("unknown field"),
+                    "{} documents {name}, which its handler refuses: {body}",
+                    route.path
+                );
+                checked += 1;
+            }
+            let body = ask(format!("{path}?no_such_parameter=1")).await;
+            assert!(body.contains("no_such_parameter"), "{}: {body}", route.path);
+        }
+        assert!(checked >= 15, "only {checked} parameters checked");
+    }
+
+    #[tokio::test]
+    async fn every_mounted_route_is_documented_and_every_documented_one_mounted() {
+        let (_dir, app) = service().await;
+        let paths = router_paths(&app);
+        assert!(paths.len() >= 20, "found only {paths:?}");
+        let doc = spec();
+        let mut mounted = Vec::new();
+        for path in paths.iter().filter(|p| !is_map_file(p)) {
+            for m in ["get", "post", "delete", "put", "patch"] {
+                if routed(&app, m, path).await {
+                    mounted.push((m, path.clone()));
+                }
+            }
+        }
+        assert!(mounted.len() >= 40, "found only {mounted:?}");
         for (m, p) in &mounted {
             assert!(
-                doc["paths"][p.as_str()][m.as_str()].is_object(),
+                doc["paths"][p.as_str()][*m].is_object(),
                 "{m} {p} is mounted but not in the OpenAPI document"
             );
         }
         for route in ROUTES {
             assert!(
-                mounted
-                    .iter()
-                    .any(|(m, p)| m == route.method && p == route.path),
+                routed(&app, route.method, route.path).await,
                 "{} {} is documented but not mounted",
                 route.method,
                 route.path
             );
         }
+        // What the table says a route needs is what the router asks: on a public-read
+        // server a write without a token is a 401, a read is not.
+        for route in ROUTES {
+            let status = answer(&app, route.method, route.path).await.unwrap();
+            let refused = status == axum::http::StatusCode::UNAUTHORIZED;
+            assert_eq!(
+                refused,
+                matches!(route.access, Some(Need::Role(_))),
+                "{} {} answered {status} without a token",
+                route.method,
+                route.path
+            );
+        }
+        // The check can fail: a path the router does not hold is not routed.
+        assert!(!routed(&app, "get", "/api/no-such-question").await);
+        assert!(!routed(&app, "delete", "/api/nearby").await);
     }
 }
 
@@ -464,5 +627,43 @@ mod typed_tests {
         assert_eq!(bbox["schema"]["items"]["type"], "number");
         let limit = items.iter().find(|p| p["name"] == "limit").unwrap();
         assert_eq!(limit["schema"]["type"], "integer");
+        // The answer routes' queries come from their types: integers as integers, lists
+        // as one comma-separated value, a direction as its two words.
+        let param = |path: &str, name: &str| {
+            doc["paths"][path]["get"]["parameters"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|p| p["name"] == name)
+                .unwrap_or_else(|| panic!("{path} {name}"))
+                .clone()
+        };
+        let k = param("/api/nearby", "k");
+        assert_eq!(k["schema"]["type"], "integer");
+        assert_eq!(k["schema"]["maximum"], crate::answer::nearby::MAX_K as f64);
+        assert_eq!(param("/api/nearby", "lon")["schema"]["type"], "number");
+        assert!(param("/api/nearby", "lon")["schema"]
+            .get("nullable")
+            .is_none());
+        let kinds = param("/api/nearby", "kinds");
+        assert_eq!(kinds["schema"]["type"], "array");
+        assert_eq!(kinds["explode"], false);
+        assert_eq!(
+            param("/api/watersheds/{id}/facilities", "overdue_after_days")["schema"]["type"],
+            "integer"
+        );
+        assert_eq!(
+            param("/api/trace/{asset_id}", "direction")["schema"]["enum"],
+            serde_json::json!(["upstream", "downstream"])
+        );
+        assert_eq!(
+            param("/api/smps-without-easement", "all")["schema"]["type"],
+            "boolean"
+        );
+        assert_eq!(param("/api/report", "year")["schema"]["type"], "integer");
+        assert!(param("/api/nearby", "radius")["description"]
+            .as_str()
+            .unwrap()
+            .contains("500ft"));
     }
 }

@@ -1,17 +1,18 @@
 //! The parts of the OpenAPI document generated from the request types themselves (their
 //! `JsonSchema` derive), so a parameter's name, type and description are the ones the
-//! handler deserializes and the CLI's flags take: the body of `POST /api/determinations`
-//! (the place and [`ProjectFactsParams`]) and the query of `GET /api/screen`.
+//! handler deserializes and the CLI's flags take: every answer route's query (the
+//! `*Params` of `crate::answer`), the body of `POST /api/determinations` (the place and
+//! [`ProjectFactsParams`]) and the place of the receiving waters.
 
 use schemars::gen::{SchemaGenerator, SchemaSettings};
 use schemars::JsonSchema;
 use serde_json::{json, Map, Value};
 
-use crate::answer::determine::{PlaceWire, ScreenParams};
+use crate::answer::determine::PlaceWire;
 use crate::answer::facts::ProjectFactsParams;
 
 /// The generator and the schemas it has named, for one document.
-pub(super) struct Typed {
+pub struct Typed {
     gen: SchemaGenerator,
     extra: Map<String, Value>,
 }
@@ -26,80 +27,6 @@ impl Typed {
         }
     }
 
-    /// The object schema of `T`, inline (its nested definitions kept for `schemas`).
-    fn object<T: JsonSchema>(&mut self) -> Value {
-        let schema = self.gen.root_schema_for::<T>();
-        for (name, def) in schema.definitions {
-            self.extra
-                .insert(name, serde_json::to_value(def).unwrap_or_default());
-        }
-        let mut v = serde_json::to_value(schema.schema).unwrap_or_default();
-        if let Some(o) = v.as_object_mut() {
-            o.remove("title");
-        }
-        v
-    }
-
-    /// The query parameters of a route whose query is a typed struct: one per field,
-    /// required when the struct requires it, described by the field's doc comment.
-    pub(super) fn query(&mut self, method: &str, path: &str) -> Vec<Value> {
-        let schema = match (method, path) {
-            ("get", "/api/screen") => self.object::<ScreenParams>(),
-            _ => return Vec::new(),
-        };
-        let required: Vec<&str> = schema["required"]
-            .as_array()
-            .map(|r| r.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_default();
-        let Some(props) = schema["properties"].as_object() else {
-            return Vec::new();
-        };
-        props
-            .iter()
-            .map(|(name, prop)| {
-                let mut prop = prop.clone();
-                let description = prop
-                    .as_object_mut()
-                    .and_then(|o| o.remove("description"))
-                    .unwrap_or_default();
-                json!({
-                    "name": name, "in": "query",
-                    "required": required.contains(&name.as_str()),
-                    "description": description, "schema": prop,
-                })
-            })
-            .collect()
-    }
-
-    /// The body (media type object) of a route whose body is a typed struct.
-    pub(super) fn body(&mut self, method: &str, path: &str) -> Option<Value> {
-        match (method, path) {
-            ("post", "/api/determinations") => {
-                let facts = self.object::<ProjectFactsParams>();
-                self.extra
-                    .insert("ProjectFactsParams".into(), facts.clone());
-                // The place's keys beside the facts, in one object: the handler reads the
-                // two from the same body.
-                let place = self.object::<PlaceWire>();
-                let mut request = facts;
-                if let (Some(to), Some(from)) = (
-                    request["properties"].as_object_mut(),
-                    place["properties"].as_object(),
-                ) {
-                    for (k, v) in from {
-                        to.insert(k.clone(), v.clone());
-                    }
-                }
-                request["description"] =
-                    "Where the project is (`parcel` or `footprint`, one of them) and its facts"
-                        .into();
-                self.extra.insert("DetermineRequest".into(), request);
-                Some(json!({"schema": {"$ref": "#/components/schemas/DetermineRequest"}}))
-            }
-            _ => None,
-        }
-    }
-
     /// `fixed` with every schema the document named.
     pub(super) fn schemas(&mut self, fixed: Value) -> Value {
         let mut all = self.extra.clone();
@@ -108,4 +35,79 @@ impl Typed {
         }
         Value::Object(all)
     }
+}
+
+/// The object schema of `T`, inline (its nested definitions kept for `schemas`).
+pub(super) fn object<T: JsonSchema>(t: &mut Typed) -> Value {
+    let schema = t.gen.root_schema_for::<T>();
+    for (name, def) in schema.definitions {
+        t.extra
+            .insert(name, serde_json::to_value(def).unwrap_or_default());
+    }
+    let mut v = serde_json::to_value(schema.schema).unwrap_or_default();
+    if let Some(o) = v.as_object_mut() {
+        o.remove("title");
+    }
+    v
+}
+
+/// The query parameters of a struct's schema: one per field, required when the struct
+/// requires it, described by the field's doc comment. A query leaves a value out rather
+/// than sending null, so `nullable` and a `null` default are dropped; a field of any
+/// JSON (a GeoJSON footprint) is one string holding it.
+pub(super) fn query_params(schema: &Value) -> Vec<Value> {
+    let required: Vec<&str> = schema["required"]
+        .as_array()
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let Some(props) = schema["properties"].as_object() else {
+        return Vec::new();
+    };
+    props
+        .iter()
+        .map(|(name, prop)| {
+            let mut prop = prop.clone();
+            let mut description = Value::Null;
+            if let Some(o) = prop.as_object_mut() {
+                description = o.remove("description").unwrap_or_default();
+                o.remove("nullable");
+                if o.get("default").is_some_and(Value::is_null) {
+                    o.remove("default");
+                }
+                if !o.contains_key("type") && !o.contains_key("$ref") {
+                    o.insert("type".into(), "string".into());
+                }
+            } else {
+                // `true`: any JSON.
+                prop = json!({"type": "string"});
+            }
+            json!({
+                "name": name, "in": "query",
+                "required": required.contains(&name.as_str()),
+                "description": description, "schema": prop,
+            })
+        })
+        .collect()
+}
+
+/// The body of `POST /api/determinations`: the place's keys beside the facts, in one
+/// object (the handler reads the two from the same body), named `DetermineRequest`, and
+/// the facts alone as `ProjectFactsParams` for the page's list.
+pub(super) fn determine_request(t: &mut Typed) -> Value {
+    let facts = object::<ProjectFactsParams>(t);
+    t.extra.insert("ProjectFactsParams".into(), facts.clone());
+    let place = object::<PlaceWire>(t);
+    let mut request = facts;
+    if let (Some(to), Some(from)) = (
+        request["properties"].as_object_mut(),
+        place["properties"].as_object(),
+    ) {
+        for (k, v) in from {
+            to.insert(k.clone(), v.clone());
+        }
+    }
+    request["description"] =
+        "Where the project is (`parcel` or `footprint`, one of them) and its facts".into();
+    t.extra.insert("DetermineRequest".into(), request);
+    json!({"$ref": "#/components/schemas/DetermineRequest"})
 }

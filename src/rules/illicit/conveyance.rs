@@ -5,7 +5,7 @@
 //! water is not illicit, because the definition speaks of a conveyance that "allows an
 //! illegal discharge"; indoor drains and sinks are illicit per se.
 
-use crate::domain::discharge::DischargeKind as K;
+use crate::domain::discharge::DischargeKind;
 use crate::rules::{
     AllowedRoute, DischargeCondition, Evidence, ExemptConveyance, ExemptEntry, ExemptionConditions,
     Finding, PlanDuty, Profile, SumpPumpReading,
@@ -22,7 +22,7 @@ pub(super) fn clause_one(
     f: &mut Finding<IllicitStatus>,
 ) -> Verdict {
     let (kind, verdict) = by_kind(profile, ids, c, f);
-    if matches!(kind, K::Stormwater | K::Unknown) || verdict == Verdict::Clear {
+    if matches!(kind, DischargeKind::Stormwater | DischargeKind::Unknown) || verdict == Verdict::Clear {
         return verdict;
     }
     permitted(profile, ids, c, verdict, f)
@@ -107,13 +107,13 @@ fn by_kind(
     ids: &RuleIds,
     c: &ConnectionFacts,
     f: &mut Finding<IllicitStatus>,
-) -> (K, Verdict) {
+) -> (DischargeKind, Verdict) {
     let (kind, problem) = match c.discharge_kind_raw.as_deref() {
         None => (
-            K::Unknown,
+            DischargeKind::Unknown,
             Some("no discharge kind is recorded".to_string()),
         ),
-        Some(raw) => K::parse_or_unknown(raw),
+        Some(raw) => DischargeKind::parse_or_unknown(raw),
     };
     f.evidence.push(Evidence::Fact {
         text: match &c.discharge_kind_raw {
@@ -125,11 +125,11 @@ fn by_kind(
     let clause = citation_of(profile, &ids.conveyance);
 
     let verdict = match kind {
-        K::Stormwater => {
+        DischargeKind::Stormwater => {
             f.because("clause (1) is not met: the connection carries stormwater only");
             Verdict::Clear
         }
-        K::Unknown => {
+        DischargeKind::Unknown => {
             let why = problem.unwrap_or_else(|| "the discharge kind is recorded as unknown".into());
             f.because(format!(
                 "clause (1) cannot be decided: {why}; whether the connection lets a \
@@ -137,7 +137,7 @@ fn by_kind(
             ));
             Verdict::Review
         }
-        K::Sewage => {
+        DischargeKind::Sewage => {
             cite_prohibition(profile, ids, f);
             f.cite(profile, &ids.sewage_line);
             f.because(format!(
@@ -148,7 +148,7 @@ fn by_kind(
             ));
             Verdict::Illicit
         }
-        K::ProcessWastewater | K::WashWater => {
+        DischargeKind::ProcessWastewater | DischargeKind::WashWater => {
             cite_prohibition(profile, ids, f);
             f.because(format!(
                 "clause (1) is met: the connection carries {}, a non-stormwater discharge \
@@ -158,7 +158,7 @@ fn by_kind(
             ));
             Verdict::Illicit
         }
-        K::IndoorDrain => {
+        DischargeKind::IndoorDrain => {
             cite_prohibition(profile, ids, f);
             f.assume(profile, "AMB-05");
             f.because(format!(
@@ -174,7 +174,7 @@ fn by_kind(
 }
 
 /// A kind's name for a sentence: "air conditioning condensate".
-fn words(kind: K) -> String {
+fn words(kind: DischargeKind) -> String {
     kind.as_str().replace('_', " ")
 }
 
@@ -191,7 +191,7 @@ fn non_stormwater(
     profile: &Profile,
     ids: &RuleIds,
     c: &ConnectionFacts,
-    kind: K,
+    kind: DischargeKind,
     f: &mut Finding<IllicitStatus>,
 ) -> Verdict {
     cite_prohibition(profile, ids, f);
@@ -204,7 +204,7 @@ fn non_stormwater(
         .table_reading::<ExemptConveyance>()
         .map(|r| r.basement_sump_pump);
 
-    if kind == K::DyeTesting {
+    if kind == DischargeKind::DyeTesting {
         if let Some(allowed) = profile.allowed(AllowedRoute::DyeTesting) {
             f.cite(profile, &allowed.rule);
             f.because(format!(
@@ -218,8 +218,8 @@ fn non_stormwater(
 
     // The water of a basement sump may still be exempt as uncontaminated pumped groundwater;
     // the profile's AMB-05 reading says whether to ask for review instead of flagging it.
-    if kind == K::BasementSumpPump && sump == Some(SumpPumpReading::Review) {
-        if let Some(pumped) = profile.is_exempt(K::UncontaminatedPumpedGroundwater) {
+    if kind == DischargeKind::BasementSumpPump && sump == Some(SumpPumpReading::Review) {
+        if let Some(pumped) = profile.is_exempt(DischargeKind::UncontaminatedPumpedGroundwater) {
             f.cite(profile, &pumped.rule);
             if c.pollutants_found == Some(true) {
                 f.because(format!(
@@ -240,7 +240,7 @@ fn non_stormwater(
         }
     }
 
-    if kind == K::ActiveGroundwaterDewateringSystem {
+    if kind == DischargeKind::ActiveGroundwaterDewateringSystem {
         // Windsor carves dewatering systems out of its footing-drain item; North Castle never
         // names them, so they may be its exempt "uncontaminated pumped groundwater".
         if let Some(carve_out) = profile
@@ -269,7 +269,7 @@ fn non_stormwater(
             ));
             return Verdict::Review;
         }
-        if let Some(pumped) = profile.is_exempt(K::UncontaminatedPumpedGroundwater) {
+        if let Some(pumped) = profile.is_exempt(DischargeKind::UncontaminatedPumpedGroundwater) {
             f.cite(profile, &pumped.rule);
             if c.pollutants_found != Some(true) {
                 f.because(format!(
@@ -328,7 +328,7 @@ fn exempt(
     profile: &Profile,
     entry: &ExemptEntry,
     c: &ConnectionFacts,
-    kind: K,
+    kind: DischargeKind,
     f: &mut Finding<IllicitStatus>,
 ) -> Verdict {
     use DischargeCondition as D;

@@ -1,58 +1,65 @@
 //! Carmel: Conditions Two and Three, and the inspection schedule.
 
+use rstest::rstest;
+
 use super::*;
 
-#[test]
-fn carmel_conditions_two_and_three_split_at_one_and_five_acres() {
-    // (area, single-family, agricultural, [Condition One, Two, Three])
-    let cases: &[(Area, bool, bool, [bool; 3])] = &[
-        (sqft(5_000.0), false, false, [false, false, false]),
-        (sqft(43_559.0), false, false, [false, false, false]),
-        (acres(1.0), false, false, [false, false, true]),
-        (sqft(43_560.0), false, false, [false, false, true]),
-        (acres(2.5), false, false, [false, false, true]),
-        (sqft(217_799.0), false, false, [false, false, true]),
-        (acres(5.0), false, false, [false, true, false]),
-        (sqft(217_800.0), false, false, [false, true, false]),
-        (acres(12.0), false, false, [false, true, false]),
-        // Exclusions from Condition Three, never from Condition Two.
-        (acres(1.0), true, false, [false, false, false]),
-        (acres(2.5), true, false, [false, false, false]),
-        (acres(2.5), false, true, [false, false, false]),
-        (sqft(217_799.0), true, true, [false, false, false]),
-        (acres(5.0), true, false, [false, true, false]),
-        (acres(5.0), false, true, [false, true, false]),
-        (acres(8.0), true, true, [false, true, false]),
-    ];
-    for &(area, single_family, agricultural, expected) in cases {
-        let f = ProjectFacts {
-            single_family: Some(single_family),
-            agricultural: Some(agricultural),
-            ..facts(area)
-        };
-        let d = run(CARMEL, &f, &unlisted_water());
-        assert_eq!(
-            conditions(&d),
-            expected,
-            "{area:?} sf={single_family} ag={agricultural}: {:?}",
-            d.conditions
-        );
-        // Agricultural property is not the agricultural-activity exemption.
-        assert!(!d.exempt.result, "{area:?}");
-        let any = expected.iter().any(|m| *m);
-        let due = if any { S::Applies } else { S::DoesNotApply };
-        assert_eq!(status(&d, K::PostConstructionControls), Some(due));
-        assert_eq!(status(&d, K::ConstructionInspections), Some(due));
-        assert_eq!(
-            status(&d, K::ConditionOnePreparerCertification),
-            Some(S::DoesNotApply)
-        );
-        let facility = if any { S::Applies } else { S::Depends };
-        assert_eq!(status(&d, K::MaintenanceEasement), Some(facility));
-        assert_eq!(status(&d, K::MaintenanceAgreement), Some(facility));
-        assert_eq!(status(&d, K::EnhancedPhosphorus), None);
-    }
+/// Conditions Two and Three by area and the § 156-81C(3) exclusions: [Condition One, Two,
+/// Three] met, and the requirements that follow.
+#[rstest]
+#[case::at_the_land_development_threshold(sqft(5_000.0), false, false, [false, false, false])]
+#[case::a_square_foot_under_one_acre(sqft(43_559.0), false, false, [false, false, false])]
+#[case::one_acre(acres(1.0), false, false, [false, false, true])]
+#[case::one_acre_in_square_feet(sqft(43_560.0), false, false, [false, false, true])]
+#[case::two_and_a_half_acres(acres(2.5), false, false, [false, false, true])]
+#[case::a_square_foot_under_five_acres(sqft(217_799.0), false, false, [false, false, true])]
+#[case::five_acres_is_condition_two(acres(5.0), false, false, [false, true, false])]
+#[case::five_acres_in_square_feet(sqft(217_800.0), false, false, [false, true, false])]
+#[case::twelve_acres(acres(12.0), false, false, [false, true, false])]
+// Exclusions from Condition Three, never from Condition Two.
+#[case::single_family_at_one_acre(acres(1.0), true, false, [false, false, false])]
+#[case::single_family_at_two_and_a_half(acres(2.5), true, false, [false, false, false])]
+#[case::agricultural_at_two_and_a_half(acres(2.5), false, true, [false, false, false])]
+#[case::both_excluded_under_five(sqft(217_799.0), true, true, [false, false, false])]
+#[case::single_family_at_five_acres(acres(5.0), true, false, [false, true, false])]
+#[case::agricultural_at_five_acres(acres(5.0), false, true, [false, true, false])]
+#[case::both_excluded_at_eight_acres(acres(8.0), true, true, [false, true, false])]
+fn carmel_conditions_two_and_three_split_at_one_and_five_acres(
+    #[case] area: Area,
+    #[case] single_family: bool,
+    #[case] agricultural: bool,
+    #[case] expected: [bool; 3],
+) {
+    let f = ProjectFacts {
+        single_family: Some(single_family),
+        agricultural: Some(agricultural),
+        ..facts(area)
+    };
+    let d = run(CARMEL, &f, &unlisted_water());
+    assert_eq!(
+        conditions(&d),
+        expected,
+        "{area:?} sf={single_family} ag={agricultural}: {:?}",
+        d.conditions
+    );
+    // Agricultural property is not the agricultural-activity exemption.
+    assert!(!d.exempt.result, "{area:?}");
+    let any = expected.iter().any(|m| *m);
+    let due = if any { S::Applies } else { S::DoesNotApply };
+    assert_eq!(status(&d, K::PostConstructionControls), Some(due));
+    assert_eq!(status(&d, K::ConstructionInspections), Some(due));
+    assert_eq!(
+        status(&d, K::ConditionOnePreparerCertification),
+        Some(S::DoesNotApply)
+    );
+    let facility = if any { S::Applies } else { S::Depends };
+    assert_eq!(status(&d, K::MaintenanceEasement), Some(facility));
+    assert_eq!(status(&d, K::MaintenanceAgreement), Some(facility));
+    assert_eq!(status(&d, K::EnhancedPhosphorus), None);
+}
 
+#[test]
+fn a_single_family_residence_is_excluded_from_condition_three_with_its_readings() {
     let excluded = run(
         CARMEL,
         &ProjectFacts {

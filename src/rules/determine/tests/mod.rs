@@ -5,6 +5,7 @@ mod assumptions;
 mod carmel;
 mod condition_one;
 mod findings;
+mod goldens;
 mod north_castle;
 mod windsor;
 

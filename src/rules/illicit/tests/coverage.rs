@@ -21,7 +21,7 @@ fn carmel_is_not_covered() {
 
 #[test]
 fn every_finding_cites_rules_of_its_profile() {
-    let kinds: Vec<Option<&str>> = K::ALL
+    let kinds: Vec<Option<&str>> = DischargeKind::ALL
         .iter()
         .map(|k| Some(k.as_str()))
         .chain([None, Some("gizmo")])

@@ -11,41 +11,41 @@ fn kinds_exempt_in_one_town_only_differ_in_outcome() {
     // Windsor's AMB-05 reading sends basement sumps to review (their water may be exempt
     // uncontaminated pumped groundwater); every other kind is ok in one and illicit in the
     // other.
-    let table: &[(K, Option<bool>, IllicitStatus, IllicitStatus)] = &[
-        (K::OtherPotableWaterSource, None, Ok, Illicit),
-        (K::LawnWatering, None, Ok, Illicit),
-        (K::IrrigationWater, None, Ok, Illicit),
-        (K::BasementSumpPump, None, Ok, NeedsReview),
-        (K::BasementSumpPump, Some(true), Ok, Illicit),
-        (K::AirConditioningCondensate, None, Ok, Illicit),
-        (K::IndividualResidentialCarWashing, None, Ok, Illicit),
-        (K::DechlorinatedSwimmingPoolDischarge, None, Ok, Illicit),
-        (K::ResidentialStreetWashWater, None, Ok, Illicit),
+    let table: &[(DischargeKind, Option<bool>, IllicitStatus, IllicitStatus)] = &[
+        (DischargeKind::OtherPotableWaterSource, None, Ok, Illicit),
+        (DischargeKind::LawnWatering, None, Ok, Illicit),
+        (DischargeKind::IrrigationWater, None, Ok, Illicit),
+        (DischargeKind::BasementSumpPump, None, Ok, NeedsReview),
+        (DischargeKind::BasementSumpPump, Some(true), Ok, Illicit),
+        (DischargeKind::AirConditioningCondensate, None, Ok, Illicit),
+        (DischargeKind::IndividualResidentialCarWashing, None, Ok, Illicit),
+        (DischargeKind::DechlorinatedSwimmingPoolDischarge, None, Ok, Illicit),
+        (DischargeKind::ResidentialStreetWashWater, None, Ok, Illicit),
         (
-            K::OtherWaterNotContainingPollutants,
+            DischargeKind::OtherWaterNotContainingPollutants,
             Some(false),
             Ok,
             Illicit,
         ),
         (
-            K::OtherWaterNotContainingPollutants,
+            DischargeKind::OtherWaterNotContainingPollutants,
             None,
             NeedsReview,
             Illicit,
         ),
         (
-            K::OtherWaterNotContainingPollutants,
+            DischargeKind::OtherWaterNotContainingPollutants,
             Some(true),
             Illicit,
             Illicit,
         ),
     ];
     // The table covers exactly the kinds on one list and not the other.
-    let mut differing: Vec<K> = K::ALL
+    let mut differing: Vec<DischargeKind> = DischargeKind::ALL
         .into_iter()
         .filter(|k| nc.is_exempt(*k).is_some() != windsor.is_exempt(*k).is_some())
         .collect();
-    let mut tabled: Vec<K> = table.iter().map(|row| row.0).collect();
+    let mut tabled: Vec<DischargeKind> = table.iter().map(|row| row.0).collect();
     differing.sort();
     tabled.sort();
     tabled.dedup();
@@ -83,7 +83,7 @@ fn kinds_exempt_in_one_town_only_differ_in_outcome() {
 /// (kind, sampling result, substantial-contributor determination, North Castle, Windsor, a
 /// phrase the reasons must contain)
 type BothRow = (
-    K,
+    DischargeKind,
     Option<bool>,
     bool,
     IllicitStatus,
@@ -96,24 +96,24 @@ fn kinds_exempt_in_both_towns_and_their_conditions() {
     let nc = profile("north-castle-ny");
     let windsor = profile("windsor-ct");
     let table: &[BothRow] = &[
-        (K::WaterlineFlushing, None, false, Ok, Ok, "exempt list"),
-        (K::LandscapeIrrigation, None, false, Ok, Ok, "exempt list"),
-        (K::RisingGroundwater, None, false, Ok, Ok, "exempt list"),
-        (K::Springs, None, false, Ok, Ok, "exempt list"),
-        (K::FirefightingWater, None, false, Ok, Ok, "exempt list"),
-        (K::CrawlSpaceSumpPump, None, false, Ok, Ok, "exempt list"),
+        (DischargeKind::WaterlineFlushing, None, false, Ok, Ok, "exempt list"),
+        (DischargeKind::LandscapeIrrigation, None, false, Ok, Ok, "exempt list"),
+        (DischargeKind::RisingGroundwater, None, false, Ok, Ok, "exempt list"),
+        (DischargeKind::Springs, None, false, Ok, Ok, "exempt list"),
+        (DischargeKind::FirefightingWater, None, false, Ok, Ok, "exempt list"),
+        (DischargeKind::CrawlSpaceSumpPump, None, false, Ok, Ok, "exempt list"),
         (
-            K::NaturalRiparianHabitatOrWetlandFlows,
+            DischargeKind::NaturalRiparianHabitatOrWetlandFlows,
             None,
             false,
             Ok,
             Ok,
             "exempt list",
         ),
-        (K::FootingDrain, None, false, Ok, Ok, "exempt list"),
-        (K::FoundationDrain, None, false, Ok, Ok, "exempt list"),
+        (DischargeKind::FootingDrain, None, false, Ok, Ok, "exempt list"),
+        (DischargeKind::FoundationDrain, None, false, Ok, Ok, "exempt list"),
         (
-            K::UncontaminatedPumpedGroundwater,
+            DischargeKind::UncontaminatedPumpedGroundwater,
             None,
             false,
             Ok,
@@ -121,7 +121,7 @@ fn kinds_exempt_in_both_towns_and_their_conditions() {
             "uncontaminated",
         ),
         (
-            K::UncontaminatedPumpedGroundwater,
+            DischargeKind::UncontaminatedPumpedGroundwater,
             Some(true),
             false,
             Illicit,
@@ -129,7 +129,7 @@ fn kinds_exempt_in_both_towns_and_their_conditions() {
             "sampling found pollutants",
         ),
         (
-            K::UncontaminatedGroundwaterInfiltration,
+            DischargeKind::UncontaminatedGroundwaterInfiltration,
             Some(true),
             false,
             Illicit,
@@ -137,10 +137,10 @@ fn kinds_exempt_in_both_towns_and_their_conditions() {
             "sampling found pollutants",
         ),
         // Only North Castle withdraws an exemption on a substantial-contributor finding.
-        (K::Springs, None, true, Illicit, Ok, "exempt list"),
+        (DischargeKind::Springs, None, true, Illicit, Ok, "exempt list"),
         // Only North Castle limits the exemption to "existing" diversions (AMB-06, AMB-14).
         (
-            K::DivertedStreamFlows,
+            DischargeKind::DivertedStreamFlows,
             None,
             false,
             NeedsReview,

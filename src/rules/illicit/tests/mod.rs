@@ -8,7 +8,7 @@ mod prohibited_kinds;
 mod reporting;
 
 use super::*;
-use crate::domain::discharge::DischargeKind as K;
+use crate::domain::discharge::DischargeKind;
 use IllicitStatus::{Illicit, NeedsReview, NotCovered, Ok};
 
 fn profile(id: &str) -> Profile {

@@ -1,84 +1,63 @@
 //! Named non-stormwater kinds are illicit; unrecognised kinds need review.
 
+use rstest::rstest;
+
 use super::*;
 
-#[test]
-fn named_non_stormwater_kinds_are_illicit_in_both_towns() {
-    // (raw kind, North Castle, Windsor, extra rule id suffix that must be cited)
-    let table: &[(&str, IllicitStatus, IllicitStatus, &str)] = &[
-        ("sewage", Illicit, Illicit, "illicit_connection.sewage_line"),
-        (
-            "sanitary lateral",
-            Illicit,
-            Illicit,
-            "illicit_connection.sewage_line",
-        ),
-        (
-            "process wastewater",
-            Illicit,
-            Illicit,
-            "enum.exempt_discharge_kinds",
-        ),
-        (
-            "wash water",
-            Illicit,
-            Illicit,
-            "enum.exempt_discharge_kinds",
-        ),
-        (
-            "floor drain",
-            Illicit,
-            Illicit,
-            "enum.exempt_discharge_kinds",
-        ),
-        ("sink", Illicit, Illicit, "enum.exempt_discharge_kinds"),
-        (
-            "chlorinated pool water",
-            Illicit,
-            Illicit,
-            "enum.exempt_discharge_kinds",
-        ),
-        // Windsor's footing-drain item excludes dewatering systems, but whether the exclusion
-        // reaches its "uncontaminated pumped groundwater" is open (AMB-33); North Castle does
-        // not name them, and they may be its exempt "uncontaminated pumped groundwater".
-        (
-            "active groundwater dewatering system",
-            NeedsReview,
-            NeedsReview,
-            "illicit_connection.nonstormwater_conveyance",
-        ),
-        // Dye testing is allowed with verbal notice, which the registry does not hold.
-        ("dye testing", NeedsReview, NeedsReview, "dye_testing"),
-    ];
-    for (raw, want_nc, want_windsor, rule) in table {
-        for (p, want) in [
-            (profile("north-castle-ny"), want_nc),
-            (profile("windsor-ct"), want_windsor),
-        ] {
-            // A residential source with an approved record: clause (1) ignores approvals.
-            let c = facts(
-                Some(*raw),
-                Some(residential(&p)),
-                vec![record("R-1", Some(true))],
-            );
-            let got = evaluate(&p, &c);
-            let what = format!("{raw:?} in {}", p.id);
-            assert_eq!(got.result, *want, "{what}: {}", reasons(&got));
-            check_shape(&p, &got, &what);
-            let suffix_cited = got.citations.iter().any(|c| c.rule.ends_with(rule));
+/// A named non-stormwater kind in North Castle and Windsor, and the rule (by id suffix)
+/// that must be cited.
+#[rstest]
+#[case::sewage("sewage", Illicit, Illicit, "illicit_connection.sewage_line")]
+#[case::sanitary_lateral("sanitary lateral", Illicit, Illicit, "illicit_connection.sewage_line")]
+#[case::process_wastewater("process wastewater", Illicit, Illicit, "enum.exempt_discharge_kinds")]
+#[case::wash_water("wash water", Illicit, Illicit, "enum.exempt_discharge_kinds")]
+#[case::floor_drain("floor drain", Illicit, Illicit, "enum.exempt_discharge_kinds")]
+#[case::sink("sink", Illicit, Illicit, "enum.exempt_discharge_kinds")]
+#[case::chlorinated_pool_water("chlorinated pool water", Illicit, Illicit, "enum.exempt_discharge_kinds")]
+// Windsor's footing-drain item excludes dewatering systems, but whether the exclusion
+// reaches its "uncontaminated pumped groundwater" is open (AMB-33); North Castle does not
+// name them, and they may be its exempt "uncontaminated pumped groundwater".
+#[case::groundwater_dewatering(
+    "active groundwater dewatering system",
+    NeedsReview,
+    NeedsReview,
+    "illicit_connection.nonstormwater_conveyance"
+)]
+// Dye testing is allowed with verbal notice, which the registry does not hold.
+#[case::dye_testing("dye testing", NeedsReview, NeedsReview, "dye_testing")]
+fn named_non_stormwater_kinds_are_illicit_in_both_towns(
+    #[case] raw: &str,
+    #[case] want_nc: IllicitStatus,
+    #[case] want_windsor: IllicitStatus,
+    #[case] rule: &str,
+) {
+    for (p, want) in [
+        (profile("north-castle-ny"), want_nc),
+        (profile("windsor-ct"), want_windsor),
+    ] {
+        // A residential source with an approved record: clause (1) ignores approvals.
+        let c = facts(
+            Some(raw),
+            Some(residential(&p)),
+            vec![record("R-1", Some(true))],
+        );
+        let got = evaluate(&p, &c);
+        let what = format!("{raw:?} in {}", p.id);
+        assert_eq!(got.result, want, "{what}: {}", reasons(&got));
+        check_shape(&p, &got, &what);
+        let suffix_cited = got.citations.iter().any(|c| c.rule.ends_with(rule));
+        assert!(
+            suffix_cited,
+            "{what}: {rule} not cited in {:?}",
+            got.citations
+        );
+        if got.result == Illicit {
             assert!(
-                suffix_cited,
-                "{what}: {rule} not cited in {:?}",
-                got.citations
+                reasons(&got).contains("does not clear clause (1)"),
+                "{what}: {}",
+                reasons(&got)
             );
-            if got.result == Illicit {
-                assert!(
-                    reasons(&got).contains("does not clear clause (1)"),
-                    "{what}: {}",
-                    reasons(&got)
-                );
-                assert!(assumes(&got, "AMB-31"));
-            }
+            assert!(assumes(&got, "AMB-31"));
         }
     }
 }

@@ -1,5 +1,5 @@
 use super::*;
-use crate::domain::discharge::DischargeKind as K;
+use crate::domain::discharge::DischargeKind;
 
 #[test]
 fn north_castle_and_windsor_exempt_lists_differ_where_the_catalogue_says() {
@@ -7,15 +7,15 @@ fn north_castle_and_windsor_exempt_lists_differ_where_the_catalogue_says() {
     let windsor = builtin("windsor-ct");
     // Exempt in North Castle only (RULES.md, northcastle.enum.exempt_discharge_kinds).
     for kind in [
-        K::OtherPotableWaterSource,
-        K::LawnWatering,
-        K::IrrigationWater,
-        K::BasementSumpPump,
-        K::AirConditioningCondensate,
-        K::IndividualResidentialCarWashing,
-        K::DechlorinatedSwimmingPoolDischarge,
-        K::ResidentialStreetWashWater,
-        K::OtherWaterNotContainingPollutants,
+        DischargeKind::OtherPotableWaterSource,
+        DischargeKind::LawnWatering,
+        DischargeKind::IrrigationWater,
+        DischargeKind::BasementSumpPump,
+        DischargeKind::AirConditioningCondensate,
+        DischargeKind::IndividualResidentialCarWashing,
+        DischargeKind::DechlorinatedSwimmingPoolDischarge,
+        DischargeKind::ResidentialStreetWashWater,
+        DischargeKind::OtherWaterNotContainingPollutants,
     ] {
         assert!(
             nc.is_exempt(kind).is_some(),
@@ -28,41 +28,41 @@ fn north_castle_and_windsor_exempt_lists_differ_where_the_catalogue_says() {
     }
     // Exempt in both.
     for kind in [
-        K::WaterlineFlushing,
-        K::LandscapeIrrigation,
-        K::DivertedStreamFlows,
-        K::RisingGroundwater,
-        K::UncontaminatedGroundwaterInfiltration,
-        K::UncontaminatedPumpedGroundwater,
-        K::FoundationDrain,
-        K::FootingDrain,
-        K::CrawlSpaceSumpPump,
-        K::Springs,
-        K::NaturalRiparianHabitatOrWetlandFlows,
-        K::FirefightingWater,
+        DischargeKind::WaterlineFlushing,
+        DischargeKind::LandscapeIrrigation,
+        DischargeKind::DivertedStreamFlows,
+        DischargeKind::RisingGroundwater,
+        DischargeKind::UncontaminatedGroundwaterInfiltration,
+        DischargeKind::UncontaminatedPumpedGroundwater,
+        DischargeKind::FoundationDrain,
+        DischargeKind::FootingDrain,
+        DischargeKind::CrawlSpaceSumpPump,
+        DischargeKind::Springs,
+        DischargeKind::NaturalRiparianHabitatOrWetlandFlows,
+        DischargeKind::FirefightingWater,
     ] {
         assert!(nc.is_exempt(kind).is_some(), "{kind} in North Castle");
         assert!(windsor.is_exempt(kind).is_some(), "{kind} in Windsor");
     }
     // Exempt nowhere.
     for kind in [
-        K::Stormwater,
-        K::Sewage,
-        K::ProcessWastewater,
-        K::WashWater,
-        K::IndoorDrain,
-        K::ActiveGroundwaterDewateringSystem,
-        K::ChlorinatedSwimmingPoolWater,
-        K::Unknown,
+        DischargeKind::Stormwater,
+        DischargeKind::Sewage,
+        DischargeKind::ProcessWastewater,
+        DischargeKind::WashWater,
+        DischargeKind::IndoorDrain,
+        DischargeKind::ActiveGroundwaterDewateringSystem,
+        DischargeKind::ChlorinatedSwimmingPoolWater,
+        DischargeKind::Unknown,
     ] {
         assert!(nc.is_exempt(kind).is_none(), "{kind} in North Castle");
         assert!(windsor.is_exempt(kind).is_none(), "{kind} in Windsor");
     }
     // Only Windsor carves out active dewatering; only North Castle has the override.
-    let footing = windsor.is_exempt(K::FootingDrain).unwrap();
+    let footing = windsor.is_exempt(DischargeKind::FootingDrain).unwrap();
     assert!(footing.has_condition(DischargeCondition::NotActiveGroundwaterDewatering));
     assert_eq!(footing.rule, "windsor.illegal_discharge.exempt_listed");
-    let springs = nc.is_exempt(K::Springs).unwrap();
+    let springs = nc.is_exempt(DischargeKind::Springs).unwrap();
     assert!(springs.has_condition(DischargeCondition::NotSubstantialContributor));
     assert_eq!(springs.citation, "§ 267-12A(1)");
     assert!(windsor
@@ -80,7 +80,7 @@ fn carmel_has_no_illicit_rules() {
         Some("carmel.illicit_discharge.absent")
     );
     assert!(carmel.exempt_discharges.is_empty());
-    assert!(carmel.is_exempt(K::Springs).is_none());
+    assert!(carmel.is_exempt(DischargeKind::Springs).is_none());
     let windsor = builtin("windsor-ct");
     assert!(!windsor.coverage.land_development.present);
     assert!(windsor.thresholds.land_development_activity.is_none());

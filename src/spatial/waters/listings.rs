@@ -1,0 +1,99 @@
+//! The 303(d) listings of the waters reached and the TMDL areas overlapped: which list
+//! cycle counts, and what a listing rests on.
+
+use super::{text, Listing, TmdlHit};
+use crate::domain::{Feature, Layer};
+use crate::spatial::snapshot::Snapshot;
+
+pub(super) fn tmdl_hit(t: &Feature, overlap: f64, reached_by: Option<String>) -> TmdlHit {
+    TmdlHit {
+        tmdl_id: t.id.clone(),
+        pollutant: text(t, Layer::TmdlAreas, "pollutant"),
+        stormwater_source: t.get(Layer::TmdlAreas, "stormwater_source").as_bool(),
+        overlap,
+        reached_by,
+    }
+}
+
+/// The latest 303(d) list cycle in the impairments table, if any row records one.
+pub(super) fn latest_cycle(snap: &Snapshot) -> Option<i64> {
+    snap.layer(Layer::Impairments)
+        .features
+        .iter()
+        .filter_map(|i| {
+            i.get(Layer::Impairments, "cycle")
+                .as_f64()
+                .map(|c| c as i64)
+        })
+        .max()
+}
+
+/// A water's 303(d) listing in list cycle `cycle` (rows without a cycle count in any):
+/// its impairments, or its `listed_303d` flag. `None` when it is not listed, with a note
+/// when the data would have said otherwise: an explicit `listed_303d = false` is never
+/// overridden by an impairment row (nor a row of another cycle taken as a listing).
+pub(super) fn listing(
+    snap: &Snapshot,
+    water_id: &str,
+    cycle: Option<i64>,
+) -> (Option<Listing>, Option<String>) {
+    let water = snap.layer(Layer::ReceivingWaters).get(water_id);
+    let flag = water.and_then(|w| w.get(Layer::ReceivingWaters, "listed_303d").as_bool());
+    let mut pollutants: Vec<String> = Vec::new();
+    let mut other_cycles: Vec<i64> = Vec::new();
+    if !snap.pollutants(water_id).is_empty() {
+        for i in &snap.layer(Layer::Impairments).features {
+            if i.get(Layer::Impairments, "water_id").as_str() != Some(water_id) {
+                continue;
+            }
+            let Some(p) = i.get(Layer::Impairments, "pollutant").as_str() else {
+                continue;
+            };
+            let row_cycle = i
+                .get(Layer::Impairments, "cycle")
+                .as_f64()
+                .map(|c| c as i64);
+            match (cycle, row_cycle) {
+                (Some(c), Some(r)) if c != r => {
+                    if !other_cycles.contains(&r) {
+                        other_cycles.push(r);
+                    }
+                }
+                _ => {
+                    if !pollutants.iter().any(|x| x == p) {
+                        pollutants.push(p.to_string());
+                    }
+                }
+            }
+        }
+    }
+    pollutants.sort();
+    other_cycles.sort();
+    if flag == Some(false) {
+        let note = (!pollutants.is_empty() || !other_cycles.is_empty()).then(|| {
+            format!(
+                "water {water_id} has impairment rows but its record says listed_303d = false; the explicit flag is taken: not 303(d)-listed"
+            )
+        });
+        return (None, note);
+    }
+    if pollutants.is_empty() && flag != Some(true) {
+        let note = (!other_cycles.is_empty()).then(|| {
+            format!(
+                "water {water_id} is listed only in cycle(s) {} of the 303(d) list, not in the cycle {} used (AMB-30)",
+                other_cycles.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(", "),
+                cycle.map_or("?".to_string(), |c| c.to_string())
+            )
+        });
+        return (None, note);
+    }
+    (
+        Some(Listing {
+            water_id: water_id.to_string(),
+            name: water.and_then(|w| text(w, Layer::ReceivingWaters, "name")),
+            pollutants,
+            reached_by: Vec::new(),
+        }),
+        None,
+    )
+}
