@@ -318,6 +318,24 @@ fn in_tile(g: &Geometry<f64>, frame: &Frame, out: &mut Vec<Geometry<f64>>) {
     out.extend(one);
 }
 
+/// Turns lines round (their parts in the other order, each part reversed), so a pipe the
+/// network turned by its inverts runs downstream in the tile.
+fn turn(parts: &mut [Geometry<f64>]) {
+    parts.reverse();
+    for p in parts.iter_mut() {
+        match p {
+            Geometry::LineString(l) => l.0.reverse(),
+            Geometry::MultiLineString(m) => {
+                m.0.reverse();
+                for l in &mut m.0 {
+                    l.0.reverse();
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 /// Writes the features `hits` (positions in `merc`) of one layer, or none when no feature
 /// has anything left in the tile.
 pub fn layer(
@@ -339,6 +357,9 @@ pub fn layer(
             continue;
         }
         let f = &index.features[*pos];
+        if ctx.flows.is_some_and(|fl| fl.turned.contains(&f.id)) {
+            turn(&mut parts);
+        }
         let mut feature_tags = Vec::with_capacity(spec.fields.len() * 2);
         for field in spec.fields {
             if let Some(v) = props::value(spec.layer, field.name, f, ctx) {
