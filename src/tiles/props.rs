@@ -163,7 +163,7 @@ pub struct Context<'a> {
     /// Land-use classes already worked out for this tile, by raw value: classifying a
     /// value normalises every word of the profile's lists, and a tile's parcels share a
     /// few dozen values at most.
-    pub land_use: std::cell::RefCell<HashMap<String, &'static str>>,
+    pub land_use: std::cell::RefCell<rustc_hash::FxHashMap<String, &'static str>>,
 }
 
 impl Context<'_> {
@@ -188,39 +188,123 @@ fn from_value(v: &Value) -> Option<TileValue> {
     })
 }
 
-/// The value of property `name` of feature `f` of `layer` (none when it has no value).
-pub fn value(layer: Layer, name: &str, f: &Feature, ctx: &Context<'_>) -> Option<TileValue> {
-    match name {
-        "id" => Some(TileValue::Str(f.id.clone())),
-        "last_inspection" => ctx
-            .snap
-            .last_inspection(&f.id)
-            .map(|d| TileValue::Str(d.format("%Y-%m-%d").to_string())),
-        "overdue" => Some(TileValue::Bool(match ctx.snap.last_inspection(&f.id) {
+/// Where a tile property's value comes from, worked out once per layer of a tile rather
+/// than by matching its name (and finding a recorded field by name) for every feature.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    /// The feature's id.
+    Id,
+    /// The day of its latest inspection.
+    LastInspection,
+    /// Whether that is too long ago (or never).
+    Overdue,
+    /// The profile's class of the recorded land use (at this field position).
+    LandUseClass(Option<usize>),
+    /// The water's 303(d) flag (at this field position), else any impairment.
+    Listed303d(Option<usize>),
+    /// The connection's illicit finding.
+    Finding,
+    /// The SMP's easement state.
+    Easement,
+    /// The outfall's latest dry-weather screening result.
+    LastScreening,
+    /// Whether that screening found sewage indicators.
+    SewageIndicators,
+    /// A recorded field, at this position of the layer's fields.
+    Field(usize),
+    /// A name the layer does not record: never a value.
+    Missing,
+}
+
+impl Source {
+    /// The source of property `name` of `layer`.
+    pub fn of(layer: Layer, name: &str) -> Source {
+        match name {
+            "id" => Source::Id,
+            "last_inspection" => Source::LastInspection,
+            "overdue" => Source::Overdue,
+            "land_use_class" => Source::LandUseClass(layer.field_index("land_use")),
+            "listed_303d" => Source::Listed303d(layer.field_index("listed_303d")),
+            "finding" => Source::Finding,
+            "easement" => Source::Easement,
+            "last_screening" => Source::LastScreening,
+            "sewage_indicators" => Source::SewageIndicators,
+            field => layer
+                .field_index(field)
+                .map_or(Source::Missing, Source::Field),
+        }
+    }
+}
+
+/// A property value as read, borrowed from the snapshot where it can be: a tile's value
+/// table copies each distinct value once, not once per feature.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Prop<'a> {
+    /// Text.
+    Str(&'a str),
+    /// A day, written `YYYY-MM-DD`.
+    Date(NaiveDate),
+    /// True or false.
+    Bool(bool),
+    /// A whole number.
+    Int(i64),
+    /// A number.
+    Real(f64),
+    /// A value made for this feature (the rare derived ones).
+    Owned(TileValue),
+}
+
+impl Prop<'_> {
+    /// As an MVT value.
+    pub fn to_tile_value(&self) -> TileValue {
+        match self {
+            Prop::Str(s) => TileValue::Str((*s).to_string()),
+            Prop::Date(d) => TileValue::Str(d.format("%Y-%m-%d").to_string()),
+            Prop::Bool(b) => TileValue::Bool(*b),
+            Prop::Int(i) => TileValue::Sint(*i),
+            Prop::Real(r) => TileValue::Double(*r),
+            Prop::Owned(v) => v.clone(),
+        }
+    }
+}
+
+fn recorded(v: &Value) -> Option<Prop<'_>> {
+    Some(match v {
+        Value::Null => return None,
+        Value::Bool(b) => Prop::Bool(*b),
+        Value::Int(i) => Prop::Int(*i),
+        Value::Real(r) => Prop::Real(*r),
+        Value::Date(d) => Prop::Date(*d),
+        Value::Text(s) => Prop::Str(s),
+    })
+}
+
+/// The value of the property from `src` of feature `f` (none when it has no value).
+pub fn prop<'a>(src: Source, f: &'a Feature, ctx: &Context<'a>) -> Option<Prop<'a>> {
+    let at = |i: Option<usize>| i.and_then(|i| f.values.get(i));
+    match src {
+        Source::Id => Some(Prop::Str(&f.id)),
+        Source::LastInspection => ctx.snap.last_inspection(&f.id).map(Prop::Date),
+        Source::Overdue => Some(Prop::Bool(match ctx.snap.last_inspection(&f.id) {
             Some(d) => (ctx.today - d).num_days() > OVERDUE_AFTER_DAYS,
             None => true,
         })),
-        "land_use_class" => f
-            .get(layer, "land_use")
-            .as_str()
-            .map(|raw| TileValue::Str(ctx.land_use_class(raw).to_string())),
-        "listed_303d" => Some(TileValue::Bool(match f.get(layer, "listed_303d") {
-            Value::Bool(b) => *b,
+        Source::LandUseClass(i) => match at(i) {
+            Some(Value::Text(raw)) => Some(Prop::Str(ctx.land_use_class(raw))),
+            _ => None,
+        },
+        Source::Listed303d(i) => Some(Prop::Bool(match at(i) {
+            Some(Value::Bool(b)) => *b,
             _ => !ctx.snap.pollutants(&f.id).is_empty(),
         })),
-        "finding" => ctx
-            .derived?
-            .findings
-            .get(&f.id)
-            .map(|s| TileValue::Str(s.to_string())),
-        "easement" => ctx
-            .derived?
-            .easements
-            .get(&f.id)
-            .map(|s| TileValue::Str(s.to_string())),
-        "last_screening" => from_value(&latest_screening(ctx.snap, &f.id)?.1),
-        "sewage_indicators" => from_value(&latest_screening(ctx.snap, &f.id)?.2),
-        field => from_value(f.get(layer, field)),
+        Source::Finding => ctx.derived?.findings.get(&f.id).map(|s| Prop::Str(s)),
+        Source::Easement => ctx.derived?.easements.get(&f.id).map(|s| Prop::Str(s)),
+        Source::LastScreening => from_value(&latest_screening(ctx.snap, &f.id)?.1).map(Prop::Owned),
+        Source::SewageIndicators => {
+            from_value(&latest_screening(ctx.snap, &f.id)?.2).map(Prop::Owned)
+        }
+        Source::Field(i) => recorded(f.values.get(i)?),
+        Source::Missing => None,
     }
 }
 
