@@ -10,6 +10,8 @@ use common::*;
 
 #[path = "tiles/answers.rs"]
 mod answers;
+#[path = "tiles/flow.rs"]
+mod flow;
 #[path = "tiles/freshness.rs"]
 mod freshness;
 #[path = "tiles/style.rs"]

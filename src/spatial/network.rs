@@ -392,6 +392,16 @@ impl Network {
         Some(self.pipe_info(e))
     }
 
+    /// The pipes whose inverts turned them round, against the order they were digitised
+    /// in: with [`PipeInfo::direction`], what a map needs to draw each pipe's flow as the
+    /// network reads it.
+    pub fn turned_by_inverts(&self) -> impl Iterator<Item = &str> {
+        self.reversed
+            .iter()
+            .filter(|r| r.turned_by_inverts)
+            .map(|r| r.pipe.as_str())
+    }
+
     /// Bytes held on the heap, for sizing (capacities, not counting allocator overhead).
     pub fn heap_bytes(&self) -> usize {
         self.names.heap_bytes()

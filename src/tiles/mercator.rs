@@ -96,14 +96,22 @@ impl MercatorLayer {
     }
 }
 
-/// The structure layers a pipe's `from_id` / `to_id` may name.
-const STRUCTURES: [Layer; 3] = [Layer::Manholes, Layer::CatchBasins, Layer::Outfalls];
+/// The layers a pipe's `from_id` / `to_id` may name: every node layer of the network.
+const STRUCTURES: [Layer; 5] = [
+    Layer::Manholes,
+    Layer::CatchBasins,
+    Layer::Outfalls,
+    Layer::Structures,
+    Layer::Smps,
+];
 
 /// A pipe's line turned, when its `from_id` / `to_id` say so, to run from its upstream end
 /// to its downstream end, so the style's arrows along it point the way the water flows.
 /// The recorded ids decide, as they do first for the network: the end nearer the `from_id`
 /// structure is upstream (else the end farther from the `to_id` one). A pipe naming no
-/// structure keeps the order it was digitised in.
+/// structure keeps the order it was digitised in here; the network may still turn it by
+/// its inverts, which the tile applies when it draws it (see `Flows`), since only the
+/// whole network decides that.
 fn downstream(snap: &Snapshot, f: &crate::domain::Feature, g: &Geometry<f64>) -> Geometry<f64> {
     use geo::{Distance, Euclidean};
     // A line, or a multi-line of one part (as GeoPackages often store pipes).

@@ -41,8 +41,8 @@ pub struct Tiles {
     pub mercator: mercator::MercatorCache,
     /// Findings and easement states of the current snapshot, derived on first need.
     pub derived: props::PerSnapshot<props::Derived>,
-    /// The latest screenings of the current snapshot, read on first need.
-    pub screenings: props::PerSnapshot<props::Screenings>,
+    /// Which pipes the current snapshot's network turned by their inverts.
+    pub flows: props::PerSnapshot<props::Flows>,
     /// Names of snapshots.
     pub generations: Generations,
     /// Tiles already rendered from the current snapshot.
@@ -84,8 +84,12 @@ pub fn render(
         } else {
             None
         };
-        let screenings = if spec.layer == crate::domain::Layer::Outfalls {
-            Some(tiles.screenings.get(snap, || Ok(props::screenings(snap)))?)
+        let flows = if spec.layer == crate::domain::Layer::Pipes {
+            Some(
+                tiles
+                    .flows
+                    .get(snap, || network().map(|n| props::Flows::of(&n)))?,
+            )
         } else {
             None
         };
@@ -93,7 +97,7 @@ pub fn render(
             snap,
             profile,
             derived: derived.as_deref(),
-            screenings: screenings.as_deref(),
+            flows: flows.as_deref(),
             today,
             land_use: Default::default(),
         };
