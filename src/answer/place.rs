@@ -73,7 +73,9 @@ fn short_position(v: &geojson::GeometryValue) -> Option<usize> {
     let short = |ps: &[geojson::Position]| ps.iter().map(|p| p.len()).find(|&n| n < 2);
     match v {
         GeometryValue::Point { coordinates } => Some(coordinates.len()).filter(|&n| n < 2),
-        GeometryValue::MultiPoint { coordinates } | GeometryValue::LineString { coordinates } => short(coordinates),
+        GeometryValue::MultiPoint { coordinates } | GeometryValue::LineString { coordinates } => {
+            short(coordinates)
+        }
         GeometryValue::MultiLineString { coordinates } | GeometryValue::Polygon { coordinates } => {
             coordinates.iter().find_map(|l| short(l))
         }

@@ -299,7 +299,8 @@ async fn set(store: &dyn Store, key: &str, value: &str) -> anyhow::Result<()> {
     // The share a replace may delete is the registry's own setting, not the profile's.
     let share_key = crate::import::settings::MAX_DELETE_SHARE;
     if key == share_key {
-        let share = crate::import::settings::set_max_delete_share(store, value, &default_actor()).await?;
+        let share =
+            crate::import::settings::set_max_delete_share(store, value, &default_actor()).await?;
         println!("{share_key} set to {share}: a --replace may delete up to {:.0}% of a layer without --allow-mass-delete", share * 100.0);
         return Ok(());
     }

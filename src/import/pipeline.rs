@@ -241,7 +241,10 @@ fn read_batches(
         return Err(failed(position + 1, errors));
     }
     if let Some(t) = read_started {
-        timing::add_nanos(&timing::GDAL_READ, (t.elapsed().as_nanos() as u64).saturating_sub(waited));
+        timing::add_nanos(
+            &timing::GDAL_READ,
+            (t.elapsed().as_nanos() as u64).saturating_sub(waited),
+        );
         timing::add_nanos(&timing::READER_WAIT, waited);
     }
     if !batch.is_empty() {

@@ -34,7 +34,9 @@ pub fn parse_share(text: &str) -> std::result::Result<f64, String> {
         .map(|n| n / scale)
         .filter(|n| n.is_finite() && (0.0..=1.0).contains(n))
         .ok_or_else(|| {
-            format!("{text:?} is not a share: give a fraction from 0 to 1 (0.25) or a percentage (25%)")
+            format!(
+                "{text:?} is not a share: give a fraction from 0 to 1 (0.25) or a percentage (25%)"
+            )
         })
 }
 

@@ -174,10 +174,7 @@ impl StoredHashes {
     /// has no such row (or the write carried it already), `Some(None)` when the row has
     /// no hash.
     pub fn take(&mut self, id: &str) -> Option<Option<i64>> {
-        let i = self
-            .entries
-            .binary_search_by(|e| self.id(e).cmp(id))
-            .ok()?;
+        let i = self.entries.binary_search_by(|e| self.id(e).cmp(id)).ok()?;
         let e = &mut self.entries[i];
         if e.carried {
             return None;
@@ -266,7 +263,12 @@ mod tests {
     #[test]
     fn stored_hashes_find_ids_in_any_order_and_name_what_was_not_carried() {
         let mut s = StoredHashes::default();
-        for (id, h) in [("p3", Some(3)), ("p1", None), ("p20", Some(20)), ("p2", Some(2))] {
+        for (id, h) in [
+            ("p3", Some(3)),
+            ("p1", None),
+            ("p20", Some(20)),
+            ("p2", Some(2)),
+        ] {
             s.push(id, h);
         }
         let mut s = s.sorted();

@@ -202,7 +202,10 @@ fn a_zip_that_unpacks_past_the_limit_is_refused_before_gdal_opens_it() {
     let bomb = dir.path().join("bomb.zip");
     zip_of_zeros(&bomb, 64, 2);
     let on_disk = std::fs::metadata(&bomb).unwrap().len();
-    assert!(on_disk < 1 << 20, "the zip itself is small: {on_disk} bytes");
+    assert!(
+        on_disk < 1 << 20,
+        "the zip itself is small: {on_disk} bytes"
+    );
     let b = bomb.to_str().unwrap();
     // 64 MB unpacked against a limit of 10 MB.
     let out = ms4()
@@ -274,6 +277,10 @@ async fn an_upload_of_a_zip_that_unpacks_past_the_limit_is_a_413_naming_the_file
             msg.contains("parcels-bomb.zip") && msg.contains("unpacks to more than 10000000 bytes"),
             "{kind}: {msg}"
         );
-        assert_eq!(reg.store.count(Layer::Parcels).await.unwrap(), before, "{kind}");
+        assert_eq!(
+            reg.store.count(Layer::Parcels).await.unwrap(),
+            before,
+            "{kind}"
+        );
     }
 }

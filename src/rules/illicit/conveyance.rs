@@ -22,7 +22,9 @@ pub(super) fn clause_one(
     f: &mut Finding<IllicitStatus>,
 ) -> Verdict {
     let (kind, verdict) = by_kind(profile, ids, c, f);
-    if matches!(kind, DischargeKind::Stormwater | DischargeKind::Unknown) || verdict == Verdict::Clear {
+    if matches!(kind, DischargeKind::Stormwater | DischargeKind::Unknown)
+        || verdict == Verdict::Clear
+    {
         return verdict;
     }
     permitted(profile, ids, c, verdict, f)

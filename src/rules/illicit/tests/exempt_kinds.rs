@@ -18,8 +18,18 @@ fn kinds_exempt_in_one_town_only_differ_in_outcome() {
         (DischargeKind::BasementSumpPump, None, Ok, NeedsReview),
         (DischargeKind::BasementSumpPump, Some(true), Ok, Illicit),
         (DischargeKind::AirConditioningCondensate, None, Ok, Illicit),
-        (DischargeKind::IndividualResidentialCarWashing, None, Ok, Illicit),
-        (DischargeKind::DechlorinatedSwimmingPoolDischarge, None, Ok, Illicit),
+        (
+            DischargeKind::IndividualResidentialCarWashing,
+            None,
+            Ok,
+            Illicit,
+        ),
+        (
+            DischargeKind::DechlorinatedSwimmingPoolDischarge,
+            None,
+            Ok,
+            Illicit,
+        ),
         (DischargeKind::ResidentialStreetWashWater, None, Ok, Illicit),
         (
             DischargeKind::OtherWaterNotContainingPollutants,
@@ -96,12 +106,47 @@ fn kinds_exempt_in_both_towns_and_their_conditions() {
     let nc = profile("north-castle-ny");
     let windsor = profile("windsor-ct");
     let table: &[BothRow] = &[
-        (DischargeKind::WaterlineFlushing, None, false, Ok, Ok, "exempt list"),
-        (DischargeKind::LandscapeIrrigation, None, false, Ok, Ok, "exempt list"),
-        (DischargeKind::RisingGroundwater, None, false, Ok, Ok, "exempt list"),
+        (
+            DischargeKind::WaterlineFlushing,
+            None,
+            false,
+            Ok,
+            Ok,
+            "exempt list",
+        ),
+        (
+            DischargeKind::LandscapeIrrigation,
+            None,
+            false,
+            Ok,
+            Ok,
+            "exempt list",
+        ),
+        (
+            DischargeKind::RisingGroundwater,
+            None,
+            false,
+            Ok,
+            Ok,
+            "exempt list",
+        ),
         (DischargeKind::Springs, None, false, Ok, Ok, "exempt list"),
-        (DischargeKind::FirefightingWater, None, false, Ok, Ok, "exempt list"),
-        (DischargeKind::CrawlSpaceSumpPump, None, false, Ok, Ok, "exempt list"),
+        (
+            DischargeKind::FirefightingWater,
+            None,
+            false,
+            Ok,
+            Ok,
+            "exempt list",
+        ),
+        (
+            DischargeKind::CrawlSpaceSumpPump,
+            None,
+            false,
+            Ok,
+            Ok,
+            "exempt list",
+        ),
         (
             DischargeKind::NaturalRiparianHabitatOrWetlandFlows,
             None,
@@ -110,8 +155,22 @@ fn kinds_exempt_in_both_towns_and_their_conditions() {
             Ok,
             "exempt list",
         ),
-        (DischargeKind::FootingDrain, None, false, Ok, Ok, "exempt list"),
-        (DischargeKind::FoundationDrain, None, false, Ok, Ok, "exempt list"),
+        (
+            DischargeKind::FootingDrain,
+            None,
+            false,
+            Ok,
+            Ok,
+            "exempt list",
+        ),
+        (
+            DischargeKind::FoundationDrain,
+            None,
+            false,
+            Ok,
+            Ok,
+            "exempt list",
+        ),
         (
             DischargeKind::UncontaminatedPumpedGroundwater,
             None,
@@ -137,7 +196,14 @@ fn kinds_exempt_in_both_towns_and_their_conditions() {
             "sampling found pollutants",
         ),
         // Only North Castle withdraws an exemption on a substantial-contributor finding.
-        (DischargeKind::Springs, None, true, Illicit, Ok, "exempt list"),
+        (
+            DischargeKind::Springs,
+            None,
+            true,
+            Illicit,
+            Ok,
+            "exempt list",
+        ),
         // Only North Castle limits the exemption to "existing" diversions (AMB-06, AMB-14).
         (
             DischargeKind::DivertedStreamFlows,

@@ -399,7 +399,11 @@ fn item_15_every_assumption_id_emitted_is_one_a_test_exercises() {
     ];
     let mut emitted = std::collections::BTreeSet::new();
     for p in both() {
-        for kind in DischargeKind::ALL.iter().map(|k| Some(k.as_str())).chain([None]) {
+        for kind in DischargeKind::ALL
+            .iter()
+            .map(|k| Some(k.as_str()))
+            .chain([None])
+        {
             for land in [residential(&p), industrial(&p)] {
                 for reach in &reaches {
                     for records in [vec![], vec![permit_record(Some(true))]] {

@@ -13,7 +13,12 @@ use super::*;
 #[case::wash_water("wash water", Illicit, Illicit, "enum.exempt_discharge_kinds")]
 #[case::floor_drain("floor drain", Illicit, Illicit, "enum.exempt_discharge_kinds")]
 #[case::sink("sink", Illicit, Illicit, "enum.exempt_discharge_kinds")]
-#[case::chlorinated_pool_water("chlorinated pool water", Illicit, Illicit, "enum.exempt_discharge_kinds")]
+#[case::chlorinated_pool_water(
+    "chlorinated pool water",
+    Illicit,
+    Illicit,
+    "enum.exempt_discharge_kinds"
+)]
 // Windsor's footing-drain item excludes dewatering systems, but whether the exclusion
 // reaches its "uncontaminated pumped groundwater" is open (AMB-33); North Castle does not
 // name them, and they may be its exempt "uncontaminated pumped groundwater".
