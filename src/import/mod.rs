@@ -37,7 +37,7 @@ pub use error::{ImportError, Result};
 pub use report::{FeatureNote, ImportReport, ProblemCounts};
 
 use crate::domain::Layer;
-use crate::store::{Store, WriteMode, WriteMsg, WriteRequest};
+use crate::store::{Store, StoreError, WriteMode, WriteMsg, WriteRequest};
 use collect::{Bounds, Collector};
 use progress::Progress;
 use source::CsvGeometry;
@@ -163,6 +163,18 @@ pub async fn import_many(
     } else {
         Some(store.write_layers(writes).await)
     };
+    // A write that failed by itself (a full disk, a refused row, the database gone) closes
+    // the channel, and its readers then stop early and report a read cut short. The
+    // write's error is the cause, so it is the one reported; a write the readers aborted
+    // gives way to the readers' own error below.
+    if let Some(Err(e)) = &written {
+        if !matches!(e, StoreError::Aborted(_)) {
+            for (reader, ..) in readers {
+                let _ = reader.await;
+            }
+            return Err(written.expect("some").expect_err("an error").into());
+        }
+    }
     let mut reports = Vec::with_capacity(readers.len());
     for (reader, actor, source_name) in readers {
         let report = reader.await.map_err(|e| ImportError::Read {

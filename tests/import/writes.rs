@@ -376,3 +376,67 @@ async fn features_outside_the_jurisdiction_boundary_are_reported_by_id() {
     // The city filed SWDP-100586 under NE_04, but it lies 0.07 ft outside.
     assert!(outside.contains("SWDP-100586"));
 }
+
+/// A write that fails by itself (here a trigger that refuses every row, as a full disk or
+/// a lost database would) is the error reported, not the read it cut short; and nothing
+/// is written. Enough points that the reader is still reading when the write fails.
+#[tokio::test]
+async fn a_write_that_fails_by_itself_is_the_error_reported_not_a_short_read() {
+    let n = 40_000;
+    let features: Vec<String> = (0..n)
+        .map(|i| {
+            format!(
+                r#"{{"type":"Feature","properties":{{"asset_id":"CB-{i}"}},"geometry":{{"type":"Point","coordinates":[{},{}]}}}}"#,
+                -73.70 + (i % 200) as f64 * 1e-4,
+                41.10 + (i / 200) as f64 * 1e-4
+            )
+        })
+        .collect();
+    for kind in kinds() {
+        let reg = registry(kind, 2260).await;
+        let file = reg.dir.path().join("many.geojson");
+        std::fs::write(
+            &file,
+            format!(
+                r#"{{"type":"FeatureCollection","features":[{}]}}"#,
+                features.join(",")
+            ),
+        )
+        .unwrap();
+        let refuse = match kind {
+            "sqlite" => {
+                let path = reg.url.trim_start_matches("sqlite://");
+                let out = Command::new("sqlite3")
+                    .arg(path)
+                    .arg("CREATE TRIGGER refuse_all BEFORE INSERT ON catch_basins BEGIN SELECT RAISE(ABORT, 'refused by the test trigger'); END;")
+                    .output()
+                    .expect("sqlite3 runs");
+                out.status.success()
+            }
+            _ => {
+                let out = Command::new("psql")
+                    .arg(&reg.url)
+                    .args(["-v", "ON_ERROR_STOP=1", "-q", "-c"])
+                    .arg("CREATE FUNCTION refuse_all() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused by the test trigger'; END $$; CREATE TRIGGER refuse_all BEFORE INSERT ON catch_basins FOR EACH ROW EXECUTE FUNCTION refuse_all();")
+                    .output()
+                    .expect("psql runs");
+                out.status.success()
+            }
+        };
+        assert!(refuse, "{kind}: the trigger is made");
+        let err = import(
+            reg.store.clone(),
+            ImportOptions::new(Layer::CatchBasins, &file),
+        )
+        .await
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("refused by the test trigger"),
+            "{kind}: the write's own error: {err}"
+        );
+        assert!(!err.contains("cut short"), "{kind}: {err}");
+        let stored = reg.store.features(Layer::CatchBasins).await.unwrap();
+        assert!(stored.is_empty(), "{kind}: nothing written");
+    }
+}
