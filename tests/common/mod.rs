@@ -177,8 +177,14 @@ impl Drop for Server {
 
 /// Starts `ms4 serve` on a store with extra arguments and waits for its URL.
 pub fn serve(store: &str, extra: &[&str]) -> Server {
+    serve_with_env(store, extra, &[])
+}
+
+/// The same, with environment variables set for the server (a lowered limit, say).
+pub fn serve_with_env(store: &str, extra: &[&str], env: &[(&str, &str)]) -> Server {
     use std::io::{BufRead, BufReader};
     let mut child = ms4()
+        .envs(env.iter().copied())
         .args(["--store", store, "serve", "--listen", "127.0.0.1:0"])
         .args(extra)
         .stdout(std::process::Stdio::piped())

@@ -207,26 +207,25 @@ fn a_zip_that_unpacks_past_the_limit_is_refused_before_gdal_opens_it() {
         "the zip itself is small: {on_disk} bytes"
     );
     let b = bomb.to_str().unwrap();
+    // The import's error under a lowered limit; it must fail.
+    let refused = |var: &str, value: &str| {
+        let out = ms4()
+            .env(var, value)
+            .args(["--store", &store, "import", "parcels", b])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(!out.status.success(), "{err}");
+        err
+    };
     // 64 MB unpacked against a limit of 10 MB.
-    let out = ms4()
-        .env("MS4_MAX_ZIP_BYTES", "10000000")
-        .args(["--store", &store, "import", "parcels", b])
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "{err}");
+    let err = refused("MS4_MAX_ZIP_BYTES", "10000000");
     assert!(
         err.contains("bomb.zip") && err.contains("unpacks to more than 10000000 bytes"),
         "{err}"
     );
     // Three members against a limit of two.
-    let out = ms4()
-        .env("MS4_MAX_ZIP_MEMBERS", "2")
-        .args(["--store", &store, "import", "parcels", b])
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "{err}");
+    let err = refused("MS4_MAX_ZIP_MEMBERS", "2");
     assert!(
         err.contains("bomb.zip") && err.contains("holds 3 files, more than the 2"),
         "{err}"
@@ -239,25 +238,10 @@ fn a_zip_that_unpacks_past_the_limit_is_refused_before_gdal_opens_it() {
 
 #[tokio::test]
 async fn an_upload_of_a_zip_that_unpacks_past_the_limit_is_a_413_naming_the_file() {
-    use std::io::{BufRead, BufReader};
     for kind in kinds() {
         let reg = demo_registry(kind, "north-castle-ny").await;
         let t = token(&reg.url, "analyst", "Analyst", &[]);
-        let mut child = ms4()
-            .env("MS4_MAX_ZIP_BYTES", "10000000")
-            .args(["--store", &reg.url, "serve", "--listen", "127.0.0.1:0"])
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-        let base = loop {
-            let line = lines.next().expect("the server prints its URL").unwrap();
-            if let Some(u) = line.strip_prefix("serving the registry at ") {
-                break u.trim().trim_end_matches('/').to_string();
-            }
-        };
-        let server = Server { child, base };
+        let server = serve_with_env(&reg.url, &[], &[("MS4_MAX_ZIP_BYTES", "10000000")]);
         let dir = tempfile::tempdir().unwrap();
         let bomb = dir.path().join("parcels-bomb.zip");
         zip_of_zeros(&bomb, 64, 0);
