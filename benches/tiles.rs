@@ -6,6 +6,9 @@
 //! MS4_TEST_PG=postgres://ms4:ms4@127.0.0.1:5432/postgres cargo bench --bench tiles
 //! MS4_BENCH_PARCELS=100000 ... for a smaller county; MS4_BENCH_SECONDS for wrk's run.
 //!
+//! `MS4_BENCH_ONLY=render` times the in-process renders alone (for a profiler), over
+//! `MS4_BENCH_ROUNDS` rounds of the list (3 by default).
+//!
 //! When a `martin` binary is on PATH (or in cargo's bin folder), it serves the same
 //! PostGIS tables and the same tile list is timed through it over HTTP, beside `ms4 serve`
 //! over HTTP. `MS4_BENCH_INSTALL_MARTIN=1` lets the set-up run `cargo install martin
@@ -135,8 +138,13 @@ async fn run() {
         "first pass (Web Mercator copies, findings, network built): {:.1} s",
         t.elapsed().as_secs_f64()
     );
+    let only_render = std::env::var("MS4_BENCH_ONLY").is_ok_and(|o| o == "render");
+    let rounds: usize = std::env::var("MS4_BENCH_ROUNDS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(3);
     let mut ours = Vec::new();
-    for _ in 0..3 {
+    for _ in 0..rounds {
         for tile in &list {
             let t = Instant::now();
             std::hint::black_box(
@@ -158,6 +166,28 @@ async fn run() {
         max_tile.y,
         bytes as f64 / list.len() as f64 / 1024.0
     );
+    if only_render {
+        // Where the time goes: each layer alone over the same list, summed.
+        for l in &layers {
+            let one = [*l];
+            let t = Instant::now();
+            let mut n = 0usize;
+            for _ in 0..rounds {
+                for tile in &list {
+                    n += tiles::render(&state, &snap, &profile, &source, &one, *tile, today)
+                        .unwrap()
+                        .len();
+                }
+            }
+            eprintln!(
+                "  {:<18} {:>8.3} ms per round, {:>8.1} KB per round",
+                l.name(),
+                t.elapsed().as_secs_f64() * 1000.0 / rounds as f64,
+                n as f64 / rounds as f64 / 1024.0
+            );
+        }
+        return;
+    }
 
     // PostGIS: the same tiles, the same layers, over GiST indexes.
     let mut martin_med: Option<f64> = None;

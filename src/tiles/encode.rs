@@ -102,7 +102,7 @@ fn lines(mls: MultiLineString<f64>) -> Option<Geometry<f64>> {
     let rect = clip_rect();
     let clipped = match mls.bounding_rect() {
         Some(b) if inside(&rect, &b) => mls,
-        Some(_) => rect.to_polygon().clip(&mls, false),
+        Some(_) => MultiLineString(mls.0.iter().flat_map(cut_line).collect()),
         None => return None,
     };
     let parts: Vec<LineString<f64>> = clipped
@@ -116,6 +116,72 @@ fn lines(mls: MultiLineString<f64>) -> Option<Geometry<f64>> {
         1 => parts.into_iter().next().map(Geometry::LineString),
         _ => Some(Geometry::MultiLineString(MultiLineString(parts))),
     }
+}
+
+/// A line cut to the tile and its buffer: the parts inside, each in the line's own
+/// direction (a pipe's flow), segment by segment (Liang-Barsky), so a line that leaves and
+/// comes back gives one part per stay.
+fn cut_line(l: &LineString<f64>) -> Vec<LineString<f64>> {
+    let (lo, hi) = (-BUFFER, EXTENT as f64 + BUFFER);
+    let mut parts = Vec::new();
+    let mut part: Vec<Coord<f64>> = Vec::new();
+    for w in l.0.windows(2) {
+        let (a, b) = (w[0], w[1]);
+        let (dx, dy) = (b.x - a.x, b.y - a.y);
+        // The segment is a + t (b - a), kept for t in [t0, t1].
+        let (mut t0, mut t1) = (0.0f64, 1.0f64);
+        let mut keep = true;
+        for (p, q) in [(-dx, a.x - lo), (dx, hi - a.x), (-dy, a.y - lo), (dy, hi - a.y)] {
+            if p == 0.0 {
+                if q < 0.0 {
+                    keep = false;
+                    break;
+                }
+            } else {
+                let r = q / p;
+                if p < 0.0 {
+                    t0 = t0.max(r);
+                } else {
+                    t1 = t1.min(r);
+                }
+            }
+        }
+        if !keep || t0 > t1 {
+            if part.len() >= 2 {
+                parts.push(LineString(std::mem::take(&mut part)));
+            }
+            part.clear();
+            continue;
+        }
+        let at = |t: f64| Coord {
+            x: a.x + dx * t,
+            y: a.y + dy * t,
+        };
+        let (p0, p1) = (
+            if t0 > 0.0 { at(t0) } else { a },
+            if t1 < 1.0 { at(t1) } else { b },
+        );
+        if t0 > 0.0 || part.is_empty() {
+            // Entering (or the first segment inside): a new part.
+            if part.len() >= 2 {
+                parts.push(LineString(std::mem::take(&mut part)));
+            }
+            part.clear();
+            part.push(p0);
+        }
+        part.push(p1);
+        if t1 < 1.0 {
+            // Leaving.
+            if part.len() >= 2 {
+                parts.push(LineString(std::mem::take(&mut part)));
+            }
+            part.clear();
+        }
+    }
+    if part.len() >= 2 {
+        parts.push(LineString(part));
+    }
+    parts
 }
 
 /// A ring snapped to the grid, or none when it collapses to under a unit of area.
@@ -373,6 +439,12 @@ fn in_tile(g: &Geometry<f64>, frame: &Frame, out: &mut Vec<Geometry<f64>>) {
             Some(done) => done,
             None => polygons(MultiPolygon(vec![p.map_coords(t)])),
         },
+        // Polygon layers are stored as multipolygons (single and multi parts mix), and most
+        // hold one part: a lot is then the small case as much as a plain polygon is.
+        Geometry::MultiPolygon(m) if m.0.len() == 1 => match small_polygon(&m.0[0], frame) {
+            Some(done) => done,
+            None => polygons(m.map_coords(t)),
+        },
         Geometry::MultiPolygon(m) => polygons(m.map_coords(t)),
         Geometry::Rect(r) => polygons(MultiPolygon(vec![r.to_polygon().map_coords(t)])),
         Geometry::Triangle(r) => polygons(MultiPolygon(vec![r.to_polygon().map_coords(t)])),
@@ -433,6 +505,12 @@ impl<'a> Tags<'a> {
             self.keys.push(name.to_string());
             self.keys.len() as u32 - 1
         })
+    }
+
+    /// Adds a value without looking for it first (one known to be new to the table).
+    fn push(&mut self, t: TileValue) -> u32 {
+        self.values.push(t);
+        self.values.len() as u32 - 1
     }
 
     fn value(&mut self, v: Prop<'a>) -> u32 {
@@ -509,7 +587,12 @@ pub fn layer(
         for (k, (src, field)) in sources.iter().zip(spec.fields).enumerate() {
             if let Some(v) = props::prop(*src, f, ctx) {
                 feature_tags.push(tags.key(k, field.name));
-                feature_tags.push(tags.value(v));
+                feature_tags.push(match (src, v) {
+                    // Ids are unique within a layer: looking each up before adding it would
+                    // only cost a hash and a probe per feature.
+                    (props::Source::Id, Prop::Str(s)) => tags.push(TileValue::Str(s.to_string())),
+                    (_, v) => tags.value(v),
+                });
             }
         }
         let last = parts.len() - 1;
@@ -710,5 +793,59 @@ mod tests {
         };
         assert_eq!(l.0.last().unwrap().x, EXTENT as f64 + BUFFER);
         assert_eq!(l.0[0].y, 4096.0 - 100.0);
+    }
+
+    #[test]
+    fn the_line_cut_keeps_what_the_general_clip_keeps_in_the_line_s_direction() {
+        use geo::{Euclidean, Length};
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::SmallRng::seed_from_u64(7);
+        let rect = clip_rect();
+        let mut crossing = 0;
+        for _ in 0..2000 {
+            // Polylines of 2 to 6 positions, from well outside to well inside the buffer.
+            let n = rng.gen_range(2..7);
+            let l = LineString(
+                (0..n)
+                    .map(|_| Coord {
+                        x: rng.gen_range(-3000.0..7000.0),
+                        y: rng.gen_range(-3000.0..7000.0),
+                    })
+                    .collect(),
+            );
+            let ours = cut_line(&l);
+            let theirs = rect
+                .to_polygon()
+                .clip(&MultiLineString(vec![l.clone()]), false);
+            let len = |ls: &[LineString<f64>]| ls.iter().map(|p| Euclidean.length(p)).sum::<f64>();
+            let (a, b) = (len(&ours), len(&theirs.0));
+            assert!((a - b).abs() < 1e-6 * (1.0 + b), "{l:?}: {a} against {b}");
+            crossing += usize::from(!ours.is_empty());
+            for part in &ours {
+                assert!(part.0.len() >= 2);
+                for c in &part.0 {
+                    assert!(c.x >= rect.min().x - 1e-9 && c.x <= rect.max().x + 1e-9, "{c:?}");
+                    assert!(c.y >= rect.min().y - 1e-9 && c.y <= rect.max().y + 1e-9, "{c:?}");
+                }
+                // Each piece runs the way its segment of the line runs (a pipe's flow).
+                let (p, q) = (part.0[0], part.0[1]);
+                let seg = l
+                    .lines()
+                    .find(|s| {
+                        let d = (s.end - s.start, q - p);
+                        let cross = d.0.x * d.1.y - d.0.y * d.1.x;
+                        cross.abs() < 1e-6 * (d.0.x.hypot(d.0.y) * d.1.x.hypot(d.1.y) + 1.0)
+                            && d.0.x * d.1.x + d.0.y * d.1.y > 0.0
+                    });
+                assert!(seg.is_some(), "{part:?} runs against {l:?}");
+            }
+        }
+        assert!(crossing > 500, "only {crossing} of 2000 lines met the tile");
+        // Out and back in: two parts, in order.
+        let l: LineString<f64> = wkt!(LINESTRING(100. 100.,100. 9000.,200. 9000.,200. 100.));
+        let parts = cut_line(&l);
+        assert_eq!(parts.len(), 2, "{parts:?}");
+        assert_eq!(parts[0].0[0], Coord { x: 100., y: 100. });
+        assert_eq!(parts[1].0.last(), Some(&Coord { x: 200., y: 100. }));
     }
 }

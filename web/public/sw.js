@@ -28,7 +28,8 @@ self.addEventListener('activate', (event) => {
 });
 
 function isTile(url) {
-  return url.pathname.startsWith('/tiles') || url.pathname === '/styles/ms4.json';
+  // The style and its sprite (the flow arrows) too.
+  return url.pathname.startsWith('/tiles') || url.pathname.startsWith('/styles/');
 }
 
 self.addEventListener('fetch', (event) => {

@@ -1,7 +1,7 @@
 // The page: sign-in, the views per user, the map and the offline queue.
 import './style.css';
 import { api, ApiError, authHeaders, setToken, token, type Session } from './api';
-import { createMap, getMap, reloadTiles } from './map';
+import { createMap, firstDrawn, getMap, tileUrlsAsked } from './map';
 import { Queue } from './queue';
 import { h, type Ctx } from './ui';
 import * as inspector from './views/inspector';
@@ -113,20 +113,28 @@ async function start(): Promise<void> {
   await restart();
   if ('serviceWorker' in navigator) {
     const first = !navigator.serviceWorker.controller;
+    // Installed after the first draw: its install fetches the whole shell, which would
+    // otherwise compete with the map for the first second.
+    if (mapMade) await firstDrawn();
     navigator.serviceWorker.register('/sw.js').catch((e) => console.warn('no service worker', e));
     // The first visit loaded the session, style and tiles before the worker was there to
     // keep them: fetch them once more through it, so the page opens offline next time.
+    // Without redrawing the map: a style reload here would throw away what is drawn and
+    // draw it again (half a second on the demo).
     if (first) {
       navigator.serviceWorker.addEventListener('controllerchange', async () => {
-        for (const u of ['/api/session', '/styles/ms4.json', '/tiles.json', '/health']) {
+        const urls = ['/api/session', '/styles/ms4.json', '/tiles.json', '/health', ...SPRITE, ...(mapMade ? tileUrlsAsked() : [])];
+        for (const u of urls) {
           await fetch(u, { headers: authHeaders() }).catch(() => {});
         }
-        if (mapMade) await reloadTiles();
         document.body.dataset.offlineReady = 'true';
       }, { once: true });
     } else document.body.dataset.offlineReady = 'true';
   }
 }
+
+/** The style's sprite (the pipes' flow arrows), at both pixel ratios. */
+const SPRITE = ['/styles/sprite.json', '/styles/sprite.png', '/styles/sprite@2x.json', '/styles/sprite@2x.png'];
 
 let mapMade = false;
 async function restart(): Promise<void> {

@@ -10,6 +10,11 @@ export const EMPTY: FC = { type: 'FeatureCollection', features: [] };
 
 let map: maplibregl.Map;
 let answer: FC = EMPTY;
+/** The tile URLs the map has asked for (at most a few hundred), so the page can fetch
+ *  them once more through the service worker the first visit did not yet have. */
+const tilesAsked = new Set<string>();
+const TILES_REMEMBERED = 400;
+let firstIdle: Promise<void> = new Promise(() => {});
 let draft: FC = EMPTY;
 
 /** Answer features are coloured by `role` (a word the page sets: near, trace, water,
@@ -38,7 +43,11 @@ export function createMap(container: string, bounds?: [number, number, number, n
     attributionControl: false,
     // The token rides on every request to the service (tiles and TileJSON too), so a
     // registry that is not public-read still draws.
-    transformRequest: (url: string) => (sameOrigin(url) ? { url, headers: authHeaders() } : { url }),
+    transformRequest: (url: string, kind?: string) => {
+      if (!sameOrigin(url)) return { url };
+      if (kind === 'Tile' && tilesAsked.size < TILES_REMEMBERED) tilesAsked.add(url);
+      return { url, headers: authHeaders() };
+    },
     maxTileCacheSize: 2000,
     // No symbol fades: the first draw (and the tests' "idle") need not wait 300 ms more.
     fadeDuration: 0,
@@ -47,7 +56,12 @@ export function createMap(container: string, bounds?: [number, number, number, n
   map.addControl(new maplibregl.NavigationControl({ showCompass: true }), 'top-right');
   map.on('style.load', addOverlays);
   // The first complete draw (style, tiles in view, all rendered), from navigation start.
-  map.once('idle', () => ((window as any).__ms4firstDraw = performance.now()));
+  firstIdle = new Promise((resolve) =>
+    map.once('idle', () => {
+      (window as any).__ms4firstDraw = performance.now();
+      resolve();
+    }),
+  );
   (window as any).__ms4map = map;
   return map;
 }
@@ -158,6 +172,16 @@ export function reloadTiles(): Promise<void> {
     showDraft(draft);
   });
   return new Promise((r) => map.once('idle', () => r()));
+}
+
+/** Resolves after the map's first complete draw. */
+export function firstDrawn(): Promise<void> {
+  return firstIdle;
+}
+
+/** The tile URLs the map has asked for so far. */
+export function tileUrlsAsked(): string[] {
+  return [...tilesAsked];
 }
 
 export function getMap(): maplibregl.Map {
