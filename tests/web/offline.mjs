@@ -19,6 +19,9 @@ try {
     const shell = keys.find((k) => k.startsWith('ms4-shell'));
     return !!shell && (await (await caches.open(shell)).keys()).length >= 5 && document.body.dataset.offlineReady === 'true';
   }, null, { timeout: 20000, polling: 250 });
+  // The worker arrived during the first visit and fetched what the map had drawn through
+  // itself, without making the map load its style and tiles again.
+  assert.equal(await page.evaluate(() => window.__ms4styleLoads), 1, 'the style was loaded again when the service worker took over');
   await page.click('#near-me');
   await page.waitForFunction(() => document.body.dataset.drawn === 'nearby');
   const rows = await page.$$eval('#nearby tbody tr', (rs) => rs.map((r) => [r.cells[0].textContent, r.cells[1].textContent]));

@@ -54,7 +54,12 @@ export function createMap(container: string, bounds?: [number, number, number, n
     cooperativeGestures: false,
   });
   map.addControl(new maplibregl.NavigationControl({ showCompass: true }), 'top-right');
-  map.on('style.load', addOverlays);
+  map.on('style.load', () => {
+    // Counted for the tests: a first visit loads the style once, the service worker's
+    // arrival must not make the map start over.
+    (window as any).__ms4styleLoads = ((window as any).__ms4styleLoads ?? 0) + 1;
+    addOverlays();
+  });
   // The first complete draw (style, tiles in view, all rendered), from navigation start.
   firstIdle = new Promise((resolve) =>
     map.once('idle', () => {
