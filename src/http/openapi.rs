@@ -123,7 +123,7 @@ use crate::answer::illicit::IllicitParams;
 use crate::answer::nearby::NearbyParams;
 use crate::answer::smps::SmpsParams;
 use crate::answer::trace::{NetworkCheckParams, TraceParams};
-use crate::answer::watershed::WatershedParams;
+use crate::answer::watershed_facilities::WatershedFacilitiesParams;
 
 /// Every route of the service.
 pub const ROUTES: &[Route] = &[
@@ -137,8 +137,8 @@ pub const ROUTES: &[Route] = &[
     r("get", "/collections/{layer}/items", "A layer's features (GeoJSON), by page", Query::Ogc(ITEMS_QUERY), None, READ),
     r("get", "/collections/{layer}/items/{id}", "One feature", Query::Ogc(ITEM_QUERY), None, READ),
     r("get", "/api/nearby", "Facilities near a point, nearest first, as `ms4 nearby`", q(t::<NearbyParams>), None, READ),
-    r("get", "/api/watersheds/{id}/facilities", "Facilities in a watershed ranked for inspection, as `ms4 watershed-facilities`", q(t::<WatershedParams>), None, READ),
-    r("post", "/api/watersheds/{id}/facilities", "The same inside a GeoJSON polygon sent as the body", q(t::<WatershedParams>), JSON, READ),
+    r("get", "/api/watersheds/{id}/facilities", "Facilities in a watershed ranked for inspection, as `ms4 watershed-facilities`", q(t::<WatershedFacilitiesParams>), None, READ),
+    r("post", "/api/watersheds/{id}/facilities", "The same inside a GeoJSON polygon sent as the body", q(t::<WatershedFacilitiesParams>), JSON, READ),
     r("get", "/api/watersheds/{id}/inspections", "Inspections of the facilities in a watershed, newest first", NO, None, READ),
     r("get", "/api/trace/{asset_id}", "Trace the drainage network, as `ms4 trace`", q(t::<TraceParams>), None, READ),
     r("get", "/api/illicit", "Every connection judged, with citations, as `ms4 illicit`", q(t::<IllicitParams>), None, READ),
