@@ -15,7 +15,7 @@ use super::extract::{path_param, Body, Params};
 use super::{AppState, HttpError};
 use crate::answer::{self, Ask, AskError};
 use crate::answer::{
-    determine::{DetermineParams, ReceivingParams, ScreenParams},
+    determine::{DetermineParams, ReceivingWatersParams, ScreenParams},
     illicit::IllicitParams,
     nearby::NearbyParams,
     smps::SmpsParams,
@@ -180,7 +180,7 @@ async fn network_check(
 
 async fn receiving_waters(
     State(state): State<AppState>,
-    Params(p): Params<ReceivingParams>,
+    Params(p): Params<ReceivingWatersParams>,
 ) -> Result<Response, HttpError> {
     blocking(state, move |ask| {
         answer::to_json(&answer::determine::receiving_waters(ask, &p)?)
@@ -190,7 +190,7 @@ async fn receiving_waters(
 
 async fn receiving_waters_of_footprint(
     State(state): State<AppState>,
-    Body(p): Body<ReceivingParams>,
+    Body(p): Body<ReceivingWatersParams>,
 ) -> Result<Response, HttpError> {
     blocking(state, move |ask| {
         answer::to_json(&answer::determine::receiving_waters(ask, &p)?)
