@@ -9,7 +9,8 @@
 //! - [`rules`]: jurisdiction profiles (data in `data/jurisdictions/`) and pure rule
 //!   evaluation with citations: determinations, illicit connections, easements.
 //! - [`spatial`]: the in-memory snapshot with one R-tree per layer; nearby facilities,
-//!   receiving waters, the drainage network and traces, inspection lists.
+//!   receiving waters, the drainage network and traces, a watershed's facilities ranked
+//!   for inspection.
 //! - [`store`]: the [`store::Store`] trait; a GeoPackage file and PostGIS behind it.
 //! - [`import`]: GDAL import (read, reproject, validate, report) and export.
 //! - [`synth`]: deterministic synthetic towns and counties for demos and benchmarks.

@@ -214,21 +214,24 @@ pub fn determine(ask: &Ask<'_>, p: &DetermineParams) -> Result<DetermineAnswer, 
 /// `ms4 receiving-waters` and `GET /api/receiving-waters?parcel=ID` (or POST with a
 /// footprint).
 #[derive(Debug, Clone, Default, Args)]
-pub struct ReceivingParams {
+pub struct ReceivingWatersParams {
     /// The parcel or footprint.
     #[command(flatten)]
     pub place: PlaceParams,
 }
 
-impl<'de> Deserialize<'de> for ReceivingParams {
+impl<'de> Deserialize<'de> for ReceivingWatersParams {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        PlaceParams::deserialize(d).map(|place| ReceivingParams { place })
+        PlaceParams::deserialize(d).map(|place| ReceivingWatersParams { place })
     }
 }
 
 /// The receiving waters of a parcel or footprint: both methods side by side, then the
 /// 303(d) listings and TMDL areas.
-pub fn receiving_waters(ask: &Ask<'_>, p: &ReceivingParams) -> Result<ReceivingWaters, AskError> {
+pub fn receiving_waters(
+    ask: &Ask<'_>,
+    p: &ReceivingWatersParams,
+) -> Result<ReceivingWaters, AskError> {
     let fp = p.place.footprint(ask)?;
     waters_for(ask, &fp, p.place.parcel.as_deref())
 }

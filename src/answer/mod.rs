@@ -15,7 +15,7 @@ pub mod place;
 pub mod smps;
 pub mod trace;
 pub mod validate;
-pub mod watershed;
+pub mod watershed_facilities;
 
 use std::cell::OnceCell;
 use std::sync::Arc;

@@ -6,7 +6,7 @@ use clap::Args;
 
 use super::output::QueryFormat;
 use crate::answer::determine::{
-    determine, receiving_waters, screen, DetermineParams, ReceivingParams, ScreenParams,
+    determine, receiving_waters, screen, DetermineParams, ReceivingWatersParams, ScreenParams,
 };
 use crate::answer::{to_pretty_json, Ask};
 use crate::domain::{Area, AreaUnit};
@@ -220,7 +220,7 @@ fn print_determination(d: &rules::Determination) {
 pub struct ReceivingArgs {
     /// The question (the same parameters as `GET /api/receiving-waters`).
     #[command(flatten)]
-    pub ask: ReceivingParams,
+    pub ask: ReceivingWatersParams,
     /// How to print the answer.
     #[arg(long, value_enum, default_value_t = QueryFormat::Table)]
     pub format: QueryFormat,

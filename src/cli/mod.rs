@@ -22,7 +22,7 @@ mod smps;
 mod synth;
 mod token;
 mod trace;
-mod watershed;
+mod watershed_facilities;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
@@ -71,7 +71,7 @@ pub enum Command {
     Determine(determine::DetermineArgs),
     /// The facilities inside a watershed, ranked for an inspection program.
     #[command(name = "watershed-facilities")]
-    WatershedFacilities(watershed::WatershedArgs),
+    WatershedFacilities(watershed_facilities::WatershedFacilitiesArgs),
     /// Trace the drainage network up or down stream from a structure or pipe.
     Trace(trace::TraceArgs),
     /// Report dangling ends, disconnected parts, cycles, reversed pipes and orphan structures.
@@ -123,7 +123,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Nearby(a) => nearby::run(&store, a).await,
         Command::Illicit(a) => illicit::run(&store, a).await,
         Command::Trace(a) => trace::run_trace(&store, a).await,
-        Command::WatershedFacilities(a) => watershed::run(&store, a).await,
+        Command::WatershedFacilities(a) => watershed_facilities::run(&store, a).await,
         Command::NetworkCheck(a) => trace::run_check(&store, a).await,
         Command::Determine(a) => determine::run(&store, a).await,
         Command::ReceivingWaters(a) => determine::run_receiving(&store, a).await,

@@ -15,12 +15,12 @@ use super::extract::{path_param, Body, Params};
 use super::{AppState, HttpError};
 use crate::answer::{self, Ask, AskError};
 use crate::answer::{
-    determine::{DetermineParams, ReceivingParams, ScreenParams},
+    determine::{DetermineParams, ReceivingWatersParams, ScreenParams},
     illicit::IllicitParams,
     nearby::NearbyParams,
     smps::SmpsParams,
     trace::{NetworkCheckParams, TraceParams},
-    watershed::WatershedParams,
+    watershed_facilities::WatershedFacilitiesParams,
 };
 
 /// The `/api` answer routes (nested under `/api` by [`super::app`]).
@@ -104,11 +104,13 @@ async fn nearby(
 async fn watershed_facilities(
     State(state): State<AppState>,
     id: Result<Path<String>, PathRejection>,
-    Params(mut p): Params<WatershedParams>,
+    Params(mut p): Params<WatershedFacilitiesParams>,
 ) -> Result<Response, HttpError> {
     p.watershed_id = Some(path_param(id, "id")?);
     blocking(state, move |ask| {
-        answer::to_json(&answer::watershed::watershed_facilities(ask, &p, None)?)
+        answer::to_json(&answer::watershed_facilities::watershed_facilities(
+            ask, &p, None,
+        )?)
     })
     .await
 }
@@ -116,13 +118,13 @@ async fn watershed_facilities(
 async fn watershed_facilities_in_polygon(
     State(state): State<AppState>,
     id: Result<Path<String>, PathRejection>,
-    Params(mut p): Params<WatershedParams>,
+    Params(mut p): Params<WatershedFacilitiesParams>,
     Body(polygon): Body<serde_json::Value>,
 ) -> Result<Response, HttpError> {
     p.watershed_id = Some(path_param(id, "id")?);
     blocking(state, move |ask| {
         let area = answer::place::footprint_from_value(polygon, ask.snap.meta.srid, "polygon")?;
-        answer::to_json(&answer::watershed::watershed_facilities(
+        answer::to_json(&answer::watershed_facilities::watershed_facilities(
             ask,
             &p,
             Some(area),
@@ -178,7 +180,7 @@ async fn network_check(
 
 async fn receiving_waters(
     State(state): State<AppState>,
-    Params(p): Params<ReceivingParams>,
+    Params(p): Params<ReceivingWatersParams>,
 ) -> Result<Response, HttpError> {
     blocking(state, move |ask| {
         answer::to_json(&answer::determine::receiving_waters(ask, &p)?)
@@ -188,7 +190,7 @@ async fn receiving_waters(
 
 async fn receiving_waters_of_footprint(
     State(state): State<AppState>,
-    Body(p): Body<ReceivingParams>,
+    Body(p): Body<ReceivingWatersParams>,
 ) -> Result<Response, HttpError> {
     blocking(state, move |ask| {
         answer::to_json(&answer::determine::receiving_waters(ask, &p)?)

@@ -24,12 +24,12 @@ use crate::import::crs::cached_reprojector;
 use crate::spatial::envelope::rect_position;
 use crate::spatial::Snapshot;
 
+mod params;
+use params::{parse_item_query, parse_items_query};
+pub(super) use params::{ItemParams, ItemsParams};
+
 /// CRS84: WGS 84 longitude, latitude — the default of OGC API Features and GeoJSON.
 pub const CRS84: &str = "http://www.opengis.net/def/crs/OGC/1.3/CRS84";
-
-/// Features per page unless `limit` says otherwise, and the most one page may hold.
-const DEFAULT_LIMIT: usize = 100;
-const MAX_LIMIT: usize = 10_000;
 
 /// The conformance classes implemented.
 const CONFORMS_TO: [&str; 4] = [
@@ -178,92 +178,6 @@ async fn collection(
     )))
 }
 
-/// The items query, read by hand: OGC parameter names have hyphens (`bbox-crs`), any
-/// other name is a property filter, and each error must name its parameter.
-#[derive(Debug, Default)]
-struct ItemsQuery {
-    limit: usize,
-    offset: usize,
-    bbox: Option<[f64; 4]>,
-    bbox_crs: Option<String>,
-    crs: Option<String>,
-    filters: Vec<(String, String)>,
-}
-
-fn parse_items_query(raw: Option<&str>, layer: Layer) -> Result<ItemsQuery, HttpError> {
-    let mut q = ItemsQuery {
-        limit: DEFAULT_LIMIT,
-        ..Default::default()
-    };
-    let bad = |p: &str, m: String| HttpError::BadRequest(format!("{p}: {m}"));
-    for (k, v) in url::form_urlencoded::parse(raw.unwrap_or("").as_bytes()) {
-        match k.as_ref() {
-            "limit" => {
-                q.limit = v
-                    .parse()
-                    .ok()
-                    .filter(|n| (1..=MAX_LIMIT).contains(n))
-                    .ok_or_else(|| {
-                        bad(
-                            "limit",
-                            format!("{v:?} is not a whole number from 1 to {MAX_LIMIT}"),
-                        )
-                    })?;
-            }
-            "offset" => {
-                q.offset = v
-                    .parse()
-                    .map_err(|_| bad("offset", format!("{v:?} is not a whole number")))?;
-            }
-            "bbox" => {
-                let n: Vec<f64> = v
-                    .split(',')
-                    .map(|s| s.trim().parse::<f64>())
-                    .collect::<Result<_, _>>()
-                    .map_err(|_| bad("bbox", format!("{v:?} is not a list of numbers")))?;
-                let b = match n.as_slice() {
-                    [a, b, c, d] => [*a, *b, *c, *d],
-                    // Six numbers carry heights, which the registry does not hold.
-                    [a, b, _, d, e, _] => [*a, *b, *d, *e],
-                    _ => {
-                        return Err(bad(
-                            "bbox",
-                            format!("{v:?}: expected 4 (or 6) numbers, minx,miny,maxx,maxy"),
-                        ))
-                    }
-                };
-                if !b.iter().all(|x| x.is_finite()) || b[0] > b[2] || b[1] > b[3] {
-                    return Err(bad(
-                        "bbox",
-                        format!("{v:?}: the minimum must not exceed the maximum"),
-                    ));
-                }
-                q.bbox = Some(b);
-            }
-            "bbox-crs" => q.bbox_crs = Some(v.into_owned()),
-            "crs" => q.crs = Some(v.into_owned()),
-            // Accepted and ignored: the format (always GeoJSON) and time (the registry's
-            // features carry no single valid time).
-            "f" | "datetime" => {}
-            name => {
-                let known =
-                    name == layer.id_field() || layer.fields().iter().any(|f| f.name == name);
-                if !known {
-                    return Err(bad(
-                        name,
-                        format!(
-                            "not a parameter of {} items nor one of its properties",
-                            layer.name()
-                        ),
-                    ));
-                }
-                q.filters.push((name.to_string(), v.into_owned()));
-            }
-        }
-    }
-    Ok(q)
-}
-
 /// A property value as the text a filter compares with.
 fn value_text(f: &crate::domain::Feature, layer: Layer, field: &str) -> Option<String> {
     if field == layer.id_field() {
@@ -346,7 +260,7 @@ async fn items(
 fn page(
     snap: &Snapshot,
     layer: Layer,
-    q: &ItemsQuery,
+    q: &ItemsParams,
     out_crs: i32,
     bbox_crs: i32,
     self_url: &str,
@@ -509,18 +423,11 @@ async fn item(
     let layer = layer_of(&layer)?;
     let snap = state.snapshot.current();
     let srid = snap.meta.srid;
-    let mut out_crs = 4326;
-    for (k, v) in url::form_urlencoded::parse(raw.as_deref().unwrap_or("").as_bytes()) {
-        match k.as_ref() {
-            "crs" => out_crs = parse_crs("crs", &v, srid)?,
-            "f" => {}
-            other => {
-                return Err(HttpError::BadRequest(format!(
-                    "{other}: not a parameter of a single item (crs, f)"
-                )))
-            }
-        }
-    }
+    let out_crs = parse_item_query(raw.as_deref())?
+        .crs
+        .map(|c| parse_crs("crs", &c, srid))
+        .transpose()?
+        .unwrap_or(4326);
     let f = snap.layer(layer).get(&id).ok_or_else(|| {
         HttpError::NotFound(format!("{}: no feature with id {id:?}", layer.name()))
     })?;
@@ -556,27 +463,6 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.starts_with("bbox-crs:"), "{e}");
-    }
-
-    #[test]
-    fn items_queries_name_the_parameter_at_fault() {
-        let err = |q: &str| {
-            parse_items_query(Some(q), Layer::Outfalls)
-                .unwrap_err()
-                .to_string()
-        };
-        assert!(err("limit=0").starts_with("limit:"));
-        assert!(err("bbox=1,2,3").starts_with("bbox:"));
-        assert!(err("bbox=3,2,1,4").starts_with("bbox:"));
-        assert!(err("colour=red").starts_with("colour:"));
-        let q =
-            parse_items_query(Some("status=active&limit=5&bbox=1,2,3,4"), Layer::Outfalls).unwrap();
-        assert_eq!(q.limit, 5);
-        assert_eq!(q.bbox, Some([1.0, 2.0, 3.0, 4.0]));
-        assert_eq!(
-            q.filters,
-            vec![("status".to_string(), "active".to_string())]
-        );
     }
 
     #[test]

@@ -25,11 +25,9 @@ pub type SchemaOf = fn(&mut Typed) -> serde_json::Value;
 pub enum Query {
     /// None.
     None,
-    /// One parameter per field of the struct the handler deserializes the query into.
+    /// One parameter per field of the struct the handler deserializes the query into
+    /// (the OGC items' too, which `ogc.rs` reads by hand into its typed struct).
     Typed(SchemaOf),
-    /// The OGC API – Features items parameters, read by hand in `ogc.rs` (their names
-    /// have hyphens and any other name filters a property): (name, description).
-    Ogc(&'static [(&'static str, &'static str)]),
 }
 
 /// A route's body: its media type and, for JSON, the schema of the type the handler
@@ -100,30 +98,16 @@ const fn raw(media: &'static str) -> Option<Body> {
 
 const JSON: Option<Body> = json(None);
 const NO: Query = Query::None;
-const ITEMS_QUERY: &[(&str, &str)] = &[
-    ("limit", "features per page, 1 to 10000 (default 100)"),
-    ("offset", "features to skip (the next link sets it)"),
-    ("bbox", "minx,miny,maxx,maxy in bbox-crs"),
-    ("bbox-crs", "CRS84 (default) or the registry's CRS URI"),
-    (
-        "crs",
-        "the CRS of the answer: CRS84 (default) or the registry's CRS URI",
-    ),
-    (
-        "{property}",
-        "any property name: features whose value equals this text",
-    ),
-];
-const ITEM_QUERY: &[(&str, &str)] = &[("crs", "CRS84 (default) or the registry's CRS URI")];
 
 use super::cases::{AsOf, ListParams, ReportParams};
+use super::ogc::{ItemParams, ItemsParams};
 use super::openapi_types::{determine_request, object as t, Typed};
 use crate::answer::determine::{PlaceWire, ScreenParams};
 use crate::answer::illicit::IllicitParams;
 use crate::answer::nearby::NearbyParams;
 use crate::answer::smps::SmpsParams;
 use crate::answer::trace::{NetworkCheckParams, TraceParams};
-use crate::answer::watershed::WatershedParams;
+use crate::answer::watershed_facilities::WatershedFacilitiesParams;
 
 /// Every route of the service.
 pub const ROUTES: &[Route] = &[
@@ -134,11 +118,11 @@ pub const ROUTES: &[Route] = &[
     r("get", "/api/session", "Who the token (or no token) is and what it may do: {signed_in, public_read, may_read, subject, role, may: {read, inspect, import, admin}}; a token that is not valid is a 401", NO, None, OPEN),
     r("get", "/collections", "The registry's layers with extent and CRS list", NO, None, READ),
     r("get", "/collections/{layer}", "One layer", NO, None, READ),
-    r("get", "/collections/{layer}/items", "A layer's features (GeoJSON), by page", Query::Ogc(ITEMS_QUERY), None, READ),
-    r("get", "/collections/{layer}/items/{id}", "One feature", Query::Ogc(ITEM_QUERY), None, READ),
+    r("get", "/collections/{layer}/items", "A layer's features (GeoJSON), by page", q(t::<ItemsParams>), None, READ),
+    r("get", "/collections/{layer}/items/{id}", "One feature", q(t::<ItemParams>), None, READ),
     r("get", "/api/nearby", "Facilities near a point, nearest first, as `ms4 nearby`", q(t::<NearbyParams>), None, READ),
-    r("get", "/api/watersheds/{id}/facilities", "Facilities in a watershed ranked for inspection, as `ms4 watershed-facilities`", q(t::<WatershedParams>), None, READ),
-    r("post", "/api/watersheds/{id}/facilities", "The same inside a GeoJSON polygon sent as the body", q(t::<WatershedParams>), JSON, READ),
+    r("get", "/api/watersheds/{id}/facilities", "Facilities in a watershed ranked for inspection, as `ms4 watershed-facilities`", q(t::<WatershedFacilitiesParams>), None, READ),
+    r("post", "/api/watersheds/{id}/facilities", "The same inside a GeoJSON polygon sent as the body", q(t::<WatershedFacilitiesParams>), JSON, READ),
     r("get", "/api/watersheds/{id}/inspections", "Inspections of the facilities in a watershed, newest first", NO, None, READ),
     r("get", "/api/trace/{asset_id}", "Trace the drainage network, as `ms4 trace`", q(t::<TraceParams>), None, READ),
     r("get", "/api/illicit", "Every connection judged, with citations, as `ms4 illicit`", q(t::<IllicitParams>), None, READ),
@@ -182,20 +166,6 @@ fn media_type(path: &str) -> &'static str {
     }
 }
 
-/// An OGC items parameter's schema, with the constraints `ogc.rs` checks.
-fn ogc_param_schema(name: &str) -> serde_json::Value {
-    use serde_json::json;
-    match name {
-        "limit" => json!({"type": "integer", "minimum": 1, "maximum": 10000, "default": 100}),
-        "offset" => json!({"type": "integer", "minimum": 0, "default": 0}),
-        "bbox" => json!({
-            "type": "array", "minItems": 4, "maxItems": 6,
-            "items": {"type": "number"},
-        }),
-        _ => json!({"type": "string"}),
-    }
-}
-
 /// A route's query parameters.
 fn query_params(typed: &mut Typed, query: Query) -> Vec<serde_json::Value> {
     let mut params = match query {
@@ -204,13 +174,6 @@ fn query_params(typed: &mut Typed, query: Query) -> Vec<serde_json::Value> {
             let schema = schema(typed);
             super::openapi_types::query_params(&schema)
         }
-        Query::Ogc(list) => list
-            .iter()
-            .filter(|(n, _)| !n.starts_with('{'))
-            .map(|(n, d)| {
-                serde_json::json!({"name": n, "in": "query", "required": false, "description": d, "schema": ogc_param_schema(n)})
-            })
-            .collect(),
     };
     for p in &mut params {
         if p["schema"]["type"] == "array" {
@@ -320,350 +283,4 @@ pub(super) async fn document() -> Json<serde_json::Value> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The map's files: the document names them by file (`/tiles/{z}/{x}/{y}.mvt`) where
-    /// the router has one `{file}` segment, and the page's own files are not API routes.
-    fn is_map_file(path: &str) -> bool {
-        [
-            "/tiles",
-            "/styles/",
-            "/page/",
-            "/tileMatrixSets",
-            "/sw.js",
-            "/manifest.webmanifest",
-        ]
-        .iter()
-        .any(|p| path.starts_with(p))
-            || path.ends_with("/tiles")
-            || path.contains("/tiles/")
-    }
-
-    /// The service itself, on a new SQLite registry, public-read so a read is answered
-    /// without a token (a write still asks for one, which is an answer of its route).
-    async fn service() -> (tempfile::TempDir, axum::Router) {
-        let dir = tempfile::tempdir().unwrap();
-        let url = format!("sqlite://{}", dir.path().join("routes.gpkg").display());
-        let meta = crate::import::crs::registry_meta("carmel-ny", 2263).unwrap();
-        let store = crate::store::create(&url, &meta).await.unwrap();
-        let snapshot = crate::spatial::SnapshotHandle::load(store.as_ref())
-            .await
-            .unwrap();
-        let profile = crate::rules::Profile::builtin("carmel-ny").unwrap();
-        let config = super::super::ServeConfig {
-            public_read: true,
-            ..Default::default()
-        };
-        let state = super::super::AppState::with_config(store, snapshot, profile, config);
-        (dir, super::super::app(state))
-    }
-
-    /// The paths the router holds. axum lists no routes, but its router's debug form names
-    /// every path it matches (`RouteId(3): "/api/nearby"`): read from the router the
-    /// service runs, not from the source text.
-    fn router_paths(app: &axum::Router) -> Vec<String> {
-        let text = format!("{app:?}");
-        let mut out: Vec<String> = text
-            .split("RouteId(")
-            .filter_map(|chunk| {
-                let rest = chunk.split_once("): \"")?.1;
-                Some(rest[..rest.find('"')?].to_string())
-            })
-            .filter(|p| p.starts_with('/') && !p.contains("__private__"))
-            .collect();
-        out.sort();
-        out.dedup();
-        out
-    }
-
-    /// Whether the router routes `method path` to a handler: any answer but its own
-    /// fallbacks' (a route's 400, 401 or 404 is an answer of that route).
-    async fn routed(app: &axum::Router, method: &str, path: &str) -> bool {
-        answer(app, method, path).await.is_some()
-    }
-
-    /// The status the service answers `method path` with, without a token; `None` when
-    /// only its fallbacks answer.
-    async fn answer(
-        app: &axum::Router,
-        method: &str,
-        path: &str,
-    ) -> Option<axum::http::StatusCode> {
-        use tower::ServiceExt;
-        let uri: String = path
-            .split('/')
-            .map(|seg| if seg.starts_with('{') { "x" } else { seg })
-            .collect::<Vec<_>>()
-            .join("/");
-        let req = axum::http::Request::builder()
-            .method(method.to_ascii_uppercase().as_str())
-            .uri(if uri.is_empty() { "/".to_string() } else { uri })
-            .body(axum::body::Body::empty())
-            .unwrap();
-        let res = app.clone().oneshot(req).await.unwrap();
-        match res.extensions().get::<super::super::Unrouted>() {
-            Some(_) => None,
-            None => Some(res.status()),
-        }
-    }
-
-    /// Every query parameter the document gives an answer route is one its handler takes:
-    /// sent alone through the service, it is never refused as unknown (a name the type does
-    /// not have is, naming it).
-    #[tokio::test]
-    async fn every_documented_query_parameter_is_one_the_handler_takes() {
-        use tower::ServiceExt;
-        let (_dir, app) = service().await;
-        let doc = spec();
-        let ask = |uri: String| {
-            let app = app.clone();
-            async move {
-                let req = axum::http::Request::builder()
-                    .uri(uri)
-                    .body(axum::body::Body::empty())
-                    .unwrap();
-                let res = app.oneshot(req).await.unwrap();
-                let body = axum::body::to_bytes(res.into_body(), 1 << 20)
-                    .await
-                    .unwrap();
-                String::from_utf8_lossy(&body).to_string()
-            }
-        };
-        let mut checked = 0;
-        for route in ROUTES.iter().filter(|r| r.method == "get") {
-            if !matches!(route.query, Query::Typed(_)) {
-                continue;
-            }
-            let path: String = route
-                .path
-                .split('/')
-                .map(|seg| if seg.starts_with('{') { "x" } else { seg })
-                .collect::<Vec<_>>()
-                .join("/");
-            let params = doc["paths"][route.path]["get"]["parameters"]
-                .as_array()
-                .unwrap();
-            for p in params.iter().filter(|p| p["in"] == "query") {
-                let schema = &p["schema"];
-                let value = match (schema["type"].as_str(), schema["enum"][0].as_str()) {
-                    (_, Some(first)) => first.to_string(),
-                    (Some("integer" | "number"), _) => "1".into(),
-                    (Some("boolean"), _) => "true".into(),
-                    _ => "a".into(),
-                };
-                let name = p["name"].as_str().unwrap();
-                let body = ask(format!("{path}?{name}={value}")).await;
-                assert!(
-                    !body.contains("unknown field"),
-                    "{} documents {name}, which its handler refuses: {body}",
-                    route.path
-                );
-                checked += 1;
-            }
-            let body = ask(format!("{path}?no_such_parameter=1")).await;
-            assert!(body.contains("no_such_parameter"), "{}: {body}", route.path);
-        }
-        assert!(checked >= 15, "only {checked} parameters checked");
-    }
-
-    #[tokio::test]
-    async fn every_mounted_route_is_documented_and_every_documented_one_mounted() {
-        let (_dir, app) = service().await;
-        let paths = router_paths(&app);
-        assert!(paths.len() >= 20, "found only {paths:?}");
-        let doc = spec();
-        let mut mounted = Vec::new();
-        for path in paths.iter().filter(|p| !is_map_file(p)) {
-            for m in ["get", "post", "delete", "put", "patch"] {
-                if routed(&app, m, path).await {
-                    mounted.push((m, path.clone()));
-                }
-            }
-        }
-        assert!(mounted.len() >= 40, "found only {mounted:?}");
-        for (m, p) in &mounted {
-            assert!(
-                doc["paths"][p.as_str()][*m].is_object(),
-                "{m} {p} is mounted but not in the OpenAPI document"
-            );
-        }
-        for route in ROUTES {
-            assert!(
-                routed(&app, route.method, route.path).await,
-                "{} {} is documented but not mounted",
-                route.method,
-                route.path
-            );
-        }
-        // What the table says a route needs is what the router asks: on a public-read
-        // server a write without a token is a 401, a read is not.
-        for route in ROUTES {
-            let status = answer(&app, route.method, route.path).await.unwrap();
-            let refused = status == axum::http::StatusCode::UNAUTHORIZED;
-            assert_eq!(
-                refused,
-                matches!(route.access, Some(Need::Role(_))),
-                "{} {} answered {status} without a token",
-                route.method,
-                route.path
-            );
-        }
-        // The check can fail: a path the router does not hold is not routed.
-        assert!(!routed(&app, "get", "/api/no-such-question").await);
-        assert!(!routed(&app, "delete", "/api/nearby").await);
-    }
-}
-
-#[cfg(test)]
-mod typed_tests {
-    use clap::{Args, Command};
-
-    use super::*;
-    use crate::answer::determine::DetermineParams;
-
-    fn determine_request() -> serde_json::Value {
-        spec()["components"]["schemas"]["DetermineRequest"].clone()
-    }
-
-    /// One type: every property of the body schema is a flag of `ms4 determine` and a key
-    /// the handler's deserializer takes, and every flag is a property.
-    #[test]
-    fn the_determination_body_is_generated_from_the_type_the_flags_and_the_handler_use() {
-        let doc = spec();
-        let op = &doc["paths"]["/api/determinations"]["post"];
-        assert_eq!(
-            op["requestBody"]["content"]["application/json"]["schema"]["$ref"],
-            "#/components/schemas/DetermineRequest"
-        );
-        let req = determine_request();
-        let props = req["properties"].as_object().unwrap();
-        let cmd = DetermineParams::augment_args(Command::new("determine"));
-        let flags: Vec<String> = cmd
-            .get_arguments()
-            .filter_map(|a| a.get_long().map(|l| l.replace('-', "_")))
-            .collect();
-        for name in props.keys() {
-            assert!(
-                flags.contains(name),
-                "{name} is in the body schema but not a flag"
-            );
-        }
-        for flag in &flags {
-            assert!(
-                props.contains_key(flag),
-                "--{flag} is a flag but not in the body schema"
-            );
-        }
-        assert_eq!(req["required"], serde_json::json!(["disturbed"]));
-        assert_eq!(props["single_family"]["type"], "boolean");
-        assert_eq!(props["single_family"]["nullable"], true);
-        assert_eq!(props["larger_common_plan"]["type"], "boolean");
-        assert_eq!(props["plat_approved_on"]["format"], "date");
-        assert!(props["gp_coverage"]["description"]
-            .as_str()
-            .unwrap()
-            .contains("AMB-13"));
-        // The facts alone, for the page's list.
-        let facts = &doc["components"]["schemas"]["ProjectFactsParams"]["properties"];
-        assert!(facts["disturbed"].is_object() && facts["parcel"].is_null());
-
-        // The handler takes every property (here with a value of its type) and refuses a
-        // key the schema does not have, naming it.
-        let mut body = serde_json::Map::new();
-        for (name, p) in props {
-            let v = match (p["type"].as_str(), p["format"].as_str()) {
-                (Some("boolean"), _) => serde_json::json!(true),
-                (Some("string"), Some("date")) => serde_json::json!("2020-01-02"),
-                _ if name == "footprint" => serde_json::Value::Null,
-                _ => serde_json::json!("1acre"),
-            };
-            body.insert(name.clone(), v);
-        }
-        let p: DetermineParams = serde_json::from_value(serde_json::Value::Object(body.clone()))
-            .unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(p.facts.disturbed, "1acre");
-        assert_eq!(p.facts.gp_enhanced_phosphorus, Some(true));
-        body.insert("single_familly".into(), serde_json::json!(true));
-        let err = serde_json::from_value::<DetermineParams>(serde_json::Value::Object(body))
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("single_familly"), "{err}");
-    }
-
-    #[test]
-    fn the_screen_query_is_generated_from_its_type_and_the_session_is_documented() {
-        let doc = spec();
-        // A body with no typed schema is still a media type object, never null.
-        let cases = &doc["paths"]["/api/cases"]["post"]["requestBody"]["content"];
-        assert!(cases["application/json"].is_object(), "{cases}");
-        let params = doc["paths"]["/api/screen"]["get"]["parameters"]
-            .as_array()
-            .unwrap()
-            .clone();
-        let by = |n: &str| {
-            params
-                .iter()
-                .find(|p| p["name"] == n)
-                .unwrap_or_else(|| panic!("{n}: {params:?}"))
-                .clone()
-        };
-        assert_eq!(by("disturbed")["required"], true);
-        assert_eq!(by("disturbed")["schema"]["type"], "string");
-        assert_eq!(by("all")["required"], false);
-        assert_eq!(by("all")["schema"]["type"], "boolean");
-        assert!(by("all")["description"]
-            .as_str()
-            .unwrap()
-            .contains("every parcel"));
-        let session = &doc["paths"]["/api/session"]["get"];
-        assert!(session["responses"]["200"].is_object());
-        assert!(session["responses"]["401"].is_object());
-        // bbox is numbers, limit an integer.
-        let items = doc["paths"]["/collections/{layer}/items"]["get"]["parameters"]
-            .as_array()
-            .unwrap();
-        let bbox = items.iter().find(|p| p["name"] == "bbox").unwrap();
-        assert_eq!(bbox["schema"]["items"]["type"], "number");
-        let limit = items.iter().find(|p| p["name"] == "limit").unwrap();
-        assert_eq!(limit["schema"]["type"], "integer");
-        // The answer routes' queries come from their types: integers as integers, lists
-        // as one comma-separated value, a direction as its two words.
-        let param = |path: &str, name: &str| {
-            doc["paths"][path]["get"]["parameters"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .find(|p| p["name"] == name)
-                .unwrap_or_else(|| panic!("{path} {name}"))
-                .clone()
-        };
-        let k = param("/api/nearby", "k");
-        assert_eq!(k["schema"]["type"], "integer");
-        assert_eq!(k["schema"]["maximum"], crate::answer::nearby::MAX_K as f64);
-        assert_eq!(param("/api/nearby", "lon")["schema"]["type"], "number");
-        assert!(param("/api/nearby", "lon")["schema"]
-            .get("nullable")
-            .is_none());
-        let kinds = param("/api/nearby", "kinds");
-        assert_eq!(kinds["schema"]["type"], "array");
-        assert_eq!(kinds["explode"], false);
-        assert_eq!(
-            param("/api/watersheds/{id}/facilities", "overdue_after_days")["schema"]["type"],
-            "integer"
-        );
-        assert_eq!(
-            param("/api/trace/{asset_id}", "direction")["schema"]["enum"],
-            serde_json::json!(["upstream", "downstream"])
-        );
-        assert_eq!(
-            param("/api/smps-without-easement", "all")["schema"]["type"],
-            "boolean"
-        );
-        assert_eq!(param("/api/report", "year")["schema"]["type"], "integer");
-        assert!(param("/api/nearby", "radius")["description"]
-            .as_str()
-            .unwrap()
-            .contains("500ft"));
-    }
-}
+mod tests;

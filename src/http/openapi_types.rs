@@ -1,7 +1,8 @@
 //! The parts of the OpenAPI document generated from the request types themselves (their
 //! `JsonSchema` derive), so a parameter's name, type and description are the ones the
 //! handler deserializes and the CLI's flags take: every answer route's query (the
-//! `*Params` of `crate::answer`), the body of `POST /api/determinations` (the place and
+//! `*Params` of `crate::answer`), the OGC items' and item's (the structs `ogc.rs` reads
+//! them into), the body of `POST /api/determinations` (the place and
 //! [`ProjectFactsParams`]) and the place of the receiving waters.
 
 use schemars::gen::{SchemaGenerator, SchemaSettings};

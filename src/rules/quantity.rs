@@ -255,6 +255,8 @@ fn parse_number(number: &str) -> Result<f64, &'static str> {
 
 #[cfg(test)]
 mod tests {
+    use rstest::rstest;
+
     use super::*;
 
     const SQFT: AreaUnit = AreaUnit::Square(LengthUnit::Foot);
@@ -264,123 +266,123 @@ mod tests {
         (a - b).abs() <= 1e-9 * b.abs().max(1.0)
     }
 
-    #[test]
-    fn areas_are_read_as_typed() {
-        let cases: &[(&str, f64, AreaUnit)] = &[
-            ("2.5acres", 2.5, AreaUnit::Acre),
-            ("2.5 acres", 2.5, AreaUnit::Acre),
-            ("1 acre", 1.0, AreaUnit::Acre),
-            ("  1 Acre  ", 1.0, AreaUnit::Acre),
-            ("2.5ac", 2.5, AreaUnit::Acre),
-            (".5 acre", 0.5, AreaUnit::Acre),
-            ("8000sqft", 8000.0, SQFT),
-            ("8,000 sq ft", 8000.0, SQFT),
-            ("8,000 sq. ft.", 8000.0, SQFT),
-            ("1,234,567.5 SF", 1_234_567.5, SQFT),
-            ("5000 ft2", 5000.0, SQFT),
-            ("5000 ft²", 5000.0, SQFT),
-            ("4,999 square feet", 4999.0, SQFT),
-            ("0 sqft", 0.0, SQFT),
-            ("0.2ha", 2000.0, M2),
-            ("1.5 hectares", 15_000.0, M2),
-            ("500m2", 500.0, M2),
-            ("500 sq m", 500.0, M2),
-            ("500 square metres", 500.0, M2),
-        ];
-        for &(input, value, unit) in cases {
-            let area = parse_area(input).unwrap_or_else(|e| panic!("{input}: {e}"));
-            assert_eq!(area.unit, unit, "{input}");
-            assert!(close(area.value, value), "{input}: {}", area.value);
-        }
+    /// An area as typed: the value and the unit it keeps.
+    #[rstest]
+    #[case::acres_without_a_space("2.5acres", 2.5, AreaUnit::Acre)]
+    #[case::acres_with_a_space("2.5 acres", 2.5, AreaUnit::Acre)]
+    #[case::one_acre_singular("1 acre", 1.0, AreaUnit::Acre)]
+    #[case::capitalised_and_padded("  1 Acre  ", 1.0, AreaUnit::Acre)]
+    #[case::ac_abbreviation("2.5ac", 2.5, AreaUnit::Acre)]
+    #[case::leading_decimal_point(".5 acre", 0.5, AreaUnit::Acre)]
+    #[case::sqft_without_a_space("8000sqft", 8000.0, SQFT)]
+    #[case::thousands_separator_and_sq_ft("8,000 sq ft", 8000.0, SQFT)]
+    #[case::sq_ft_with_dots("8,000 sq. ft.", 8000.0, SQFT)]
+    #[case::millions_with_decimals_in_sf("1,234,567.5 SF", 1_234_567.5, SQFT)]
+    #[case::ft2("5000 ft2", 5000.0, SQFT)]
+    #[case::ft_squared_sign("5000 ft²", 5000.0, SQFT)]
+    #[case::square_feet_in_words("4,999 square feet", 4999.0, SQFT)]
+    #[case::zero_square_feet("0 sqft", 0.0, SQFT)]
+    #[case::hectares_become_square_metres("0.2ha", 2000.0, M2)]
+    #[case::hectares_in_words("1.5 hectares", 15_000.0, M2)]
+    #[case::m2("500m2", 500.0, M2)]
+    #[case::sq_m("500 sq m", 500.0, M2)]
+    #[case::square_metres_in_words("500 square metres", 500.0, M2)]
+    fn areas_are_read_as_typed(#[case] input: &str, #[case] value: f64, #[case] unit: AreaUnit) {
+        let area = parse_area(input).unwrap_or_else(|e| panic!("{input}: {e}"));
+        assert_eq!(area.unit, unit, "{input}");
+        assert!(close(area.value, value), "{input}: {}", area.value);
+    }
+
+    /// A length as typed: the value and the unit it keeps.
+    #[rstest]
+    #[case::ft_without_a_space("500ft", 500.0, LengthUnit::Foot)]
+    #[case::feet_in_words("500 feet", 500.0, LengthUnit::Foot)]
+    #[case::feet_with_a_thousands_separator("1,320 ft", 1320.0, LengthUnit::Foot)]
+    #[case::m_without_a_space("150m", 150.0, LengthUnit::Metre)]
+    #[case::m_with_a_space("150 m", 150.0, LengthUnit::Metre)]
+    #[case::metres_in_words("150 metres", 150.0, LengthUnit::Metre)]
+    #[case::kilometres_become_metres("1.5 km", 1500.0, LengthUnit::Metre)]
+    #[case::miles_become_feet("0.5mi", 2640.0, LengthUnit::Foot)]
+    #[case::miles_in_words("0.25 miles", 1320.0, LengthUnit::Foot)]
+    #[case::us_survey_feet("500 ftUS", 500.0, LengthUnit::UsSurveyFoot)]
+    #[case::inches("12 in", 12.0, LengthUnit::Inch)]
+    fn lengths_are_read_as_typed(
+        #[case] input: &str,
+        #[case] value: f64,
+        #[case] unit: LengthUnit,
+    ) {
+        let length = parse_length(input).unwrap_or_else(|e| panic!("{input}: {e}"));
+        assert_eq!(length.unit, unit, "{input}");
+        assert!(close(length.value, value), "{input}: {}", length.value);
+    }
+
+    /// Refused input: parsed as an area (or a length), the variant, and words the message
+    /// must contain besides the input and the accepted forms.
+    #[rstest]
+    #[case::empty("", true, "NoNumber", "does not start with a number")]
+    #[case::a_unit_alone("acres", true, "NoNumber", "does not start with a number")]
+    #[case::words_before_the_number(
+        "about 2 acres",
+        true,
+        "NoNumber",
+        "does not start with a number"
+    )]
+    #[case::an_area_without_a_unit("5000", true, "NoUnit", "unit is missing")]
+    #[case::a_length_without_a_unit("5000", false, "NoUnit", "unit is missing")]
+    #[case::a_minus_sign("-2 acres", true, "BadNumber", "sign")]
+    #[case::a_plus_sign("+2 acres", true, "BadNumber", "sign")]
+    #[case::a_decimal_comma("1,5 ha", true, "BadNumber", "thousands")]
+    #[case::a_comma_not_between_thousands("80,00 sqft", true, "BadNumber", "thousands")]
+    #[case::a_leading_comma(",500 sqft", true, "BadNumber", "thousands")]
+    #[case::two_decimal_points("1.2.3 acres", true, "BadNumber", "decimal point")]
+    #[case::a_comma_after_the_decimal_point(
+        "1.000,5 sqft",
+        true,
+        "BadNumber",
+        "comma after the decimal point"
+    )]
+    #[case::a_point_without_digits(". acres", true, "BadNumber", "no digits")]
+    #[case::square_yards_are_not_offered("500 sqyd", true, "UnknownUnit", "\"sqyd\"")]
+    #[case::a_length_unit_for_an_area("500 ft", true, "UnknownUnit", "\"ft\"")]
+    #[case::an_area_unit_for_a_length("2 acres", false, "UnknownUnit", "\"acres\"")]
+    #[case::words_after_the_unit("2 acres of land", true, "UnknownUnit", "\"acres of land\"")]
+    #[case::an_unknown_length_unit("150 parsecs", false, "UnknownUnit", "\"parsecs\"")]
+    fn bad_input_is_refused_with_the_input_and_the_accepted_forms(
+        #[case] input: &str,
+        #[case] area: bool,
+        #[case] variant: &str,
+        #[case] words: &str,
+    ) {
+        let err = if area {
+            parse_area(input).map(|_| ()).unwrap_err()
+        } else {
+            parse_length(input).map(|_| ()).unwrap_err()
+        };
+        let name = match &err {
+            QuantityError::NoNumber { .. } => "NoNumber",
+            QuantityError::BadNumber { .. } => "BadNumber",
+            QuantityError::NoUnit { .. } => "NoUnit",
+            QuantityError::UnknownUnit { .. } => "UnknownUnit",
+        };
+        assert_eq!(name, variant, "{input:?}: {err}");
+        let message = err.to_string();
+        assert!(message.contains(words), "{input:?}: {message}");
+        assert!(message.contains(&format!("{input:?}")), "{message}");
+        let forms = if area { "0.2 ha" } else { "0.5 mi" };
+        assert!(message.contains(forms), "{message}");
+    }
+
+    #[rstest]
+    #[case::one_acre(Area::new(1.0, AreaUnit::Acre), 43_560.0)]
+    #[case::five_acres(Area::new(5.0, AreaUnit::Acre), 217_800.0)]
+    #[case::half_an_acre(Area::new(0.5, AreaUnit::Acre), 21_780.0)]
+    #[case::square_feet_as_they_are(Area::new(4_999.0, SQFT), 4_999.0)]
+    fn square_feet_are_exact_for_acres(#[case] area: Area, #[case] sqft: f64) {
+        assert_eq!(square_feet(area), sqft, "{area:?}");
     }
 
     #[test]
-    fn lengths_are_read_as_typed() {
-        let cases: &[(&str, f64, LengthUnit)] = &[
-            ("500ft", 500.0, LengthUnit::Foot),
-            ("500 feet", 500.0, LengthUnit::Foot),
-            ("1,320 ft", 1320.0, LengthUnit::Foot),
-            ("150m", 150.0, LengthUnit::Metre),
-            ("150 m", 150.0, LengthUnit::Metre),
-            ("150 metres", 150.0, LengthUnit::Metre),
-            ("1.5 km", 1500.0, LengthUnit::Metre),
-            ("0.5mi", 2640.0, LengthUnit::Foot),
-            ("0.25 miles", 1320.0, LengthUnit::Foot),
-            ("500 ftUS", 500.0, LengthUnit::UsSurveyFoot),
-            ("12 in", 12.0, LengthUnit::Inch),
-        ];
-        for &(input, value, unit) in cases {
-            let length = parse_length(input).unwrap_or_else(|e| panic!("{input}: {e}"));
-            assert_eq!(length.unit, unit, "{input}");
-            assert!(close(length.value, value), "{input}: {}", length.value);
-        }
-    }
-
-    #[test]
-    fn bad_input_is_refused_with_the_input_and_the_accepted_forms() {
-        // (input, parse as area?, expected variant name, a word the message must contain)
-        let cases: &[(&str, bool, &str, &str)] = &[
-            ("", true, "NoNumber", "does not start with a number"),
-            ("acres", true, "NoNumber", "does not start with a number"),
-            (
-                "about 2 acres",
-                true,
-                "NoNumber",
-                "does not start with a number",
-            ),
-            ("5000", true, "NoUnit", "unit is missing"),
-            ("5000", false, "NoUnit", "unit is missing"),
-            ("-2 acres", true, "BadNumber", "sign"),
-            ("+2 acres", true, "BadNumber", "sign"),
-            ("1,5 ha", true, "BadNumber", "thousands"),
-            ("80,00 sqft", true, "BadNumber", "thousands"),
-            (",500 sqft", true, "BadNumber", "thousands"),
-            ("1.2.3 acres", true, "BadNumber", "decimal point"),
-            (
-                "1.000,5 sqft",
-                true,
-                "BadNumber",
-                "comma after the decimal point",
-            ),
-            (". acres", true, "BadNumber", "no digits"),
-            ("500 sqyd", true, "UnknownUnit", "\"sqyd\""),
-            ("500 ft", true, "UnknownUnit", "\"ft\""),
-            ("2 acres", false, "UnknownUnit", "\"acres\""),
-            ("2 acres of land", true, "UnknownUnit", "\"acres of land\""),
-            ("150 parsecs", false, "UnknownUnit", "\"parsecs\""),
-        ];
-        for &(input, area, variant, words) in cases {
-            let err = if area {
-                parse_area(input).map(|_| ()).unwrap_err()
-            } else {
-                parse_length(input).map(|_| ()).unwrap_err()
-            };
-            let name = match &err {
-                QuantityError::NoNumber { .. } => "NoNumber",
-                QuantityError::BadNumber { .. } => "BadNumber",
-                QuantityError::NoUnit { .. } => "NoUnit",
-                QuantityError::UnknownUnit { .. } => "UnknownUnit",
-            };
-            assert_eq!(name, variant, "{input:?}: {err}");
-            let message = err.to_string();
-            assert!(message.contains(words), "{input:?}: {message}");
-            assert!(message.contains(&format!("{input:?}")), "{message}");
-            let forms = if area { "0.2 ha" } else { "0.5 mi" };
-            assert!(message.contains(forms), "{message}");
-        }
-    }
-
-    #[test]
-    fn square_feet_are_exact_for_acres() {
-        let cases: &[(Area, f64)] = &[
-            (Area::new(1.0, AreaUnit::Acre), 43_560.0),
-            (Area::new(5.0, AreaUnit::Acre), 217_800.0),
-            (Area::new(0.5, AreaUnit::Acre), 21_780.0),
-            (Area::new(4_999.0, SQFT), 4_999.0),
-        ];
-        for &(area, sqft) in cases {
-            assert_eq!(square_feet(area), sqft, "{area:?}");
-        }
+    fn square_metres_and_hectares_convert_to_square_feet() {
         let m2 = square_feet(Area::new(1.0, M2));
         assert!(close(m2, 1.0 / (0.3048 * 0.3048)), "{m2}");
         let ha = square_feet(parse_area("0.2 ha").unwrap());

@@ -3,11 +3,11 @@
 
 pub mod connections;
 pub mod envelope;
-pub mod inspection;
 pub mod network;
 pub mod query;
 pub mod screen;
 pub mod snapshot;
 pub mod waters;
+pub mod watershed_facilities;
 
 pub use snapshot::{LayerIndex, Snapshot, SnapshotHandle};

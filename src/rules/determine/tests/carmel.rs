@@ -105,36 +105,41 @@ fn carmel_inspections_carry_the_seven_day_and_storm_schedule() {
 /// a project of one to five acres is neither in nor out of Condition Three: undetermined,
 /// with each missing fact open; given false, Condition Three is met; outside the range
 /// they do not matter.
+#[rstest]
+#[case::neither_given(None, None, None)]
+#[case::not_single_family_agricultural_not_given(Some(false), None, None)]
+#[case::not_agricultural_single_family_not_given(None, Some(false), None)]
+#[case::neither_exclusion_applies(Some(false), Some(false), Some(true))]
+#[case::agricultural_excludes_it_single_family_not_given(None, Some(true), Some(false))]
+#[case::single_family_excludes_it_agricultural_not_given(Some(true), None, Some(false))]
+fn carmel_156_81c3_exclusions_not_given_leave_condition_three_undetermined(
+    #[case] sf: Option<bool>,
+    #[case] ag: Option<bool>,
+    #[case] want: Option<bool>,
+) {
+    let f = ProjectFacts {
+        single_family: sf,
+        agricultural: ag,
+        ..facts(acres(2.5))
+    };
+    let d = run(CARMEL, &f, &unlisted_water());
+    assert_eq!(conditions_tri(&d)[2], want, "sf={sf:?} ag={ag:?}");
+    let open = d.open_facts.join("; ");
+    assert_eq!(
+        open.contains("single-family residence"),
+        want.is_none() && sf.is_none(),
+        "sf={sf:?} ag={ag:?}: {open}"
+    );
+    assert_eq!(
+        open.contains("agricultural property"),
+        want.is_none() && ag.is_none(),
+        "sf={sf:?} ag={ag:?}: {open}"
+    );
+}
+
+/// Above five acres Condition Two decides, and the exclusions are not asked for.
 #[test]
-fn carmel_156_81c3_exclusions_not_given_leave_condition_three_undetermined() {
-    for (sf, ag, want) in [
-        (None, None, None),
-        (Some(false), None, None),
-        (None, Some(false), None),
-        (Some(false), Some(false), Some(true)),
-        (None, Some(true), Some(false)),
-        (Some(true), None, Some(false)),
-    ] {
-        let f = ProjectFacts {
-            single_family: sf,
-            agricultural: ag,
-            ..facts(acres(2.5))
-        };
-        let d = run(CARMEL, &f, &unlisted_water());
-        assert_eq!(conditions_tri(&d)[2], want, "sf={sf:?} ag={ag:?}");
-        let open = d.open_facts.join("; ");
-        assert_eq!(
-            open.contains("single-family residence"),
-            want.is_none() && sf.is_none(),
-            "sf={sf:?} ag={ag:?}: {open}"
-        );
-        assert_eq!(
-            open.contains("agricultural property"),
-            want.is_none() && ag.is_none(),
-            "sf={sf:?} ag={ag:?}: {open}"
-        );
-    }
-    // Above five acres Condition Two decides, and the exclusions are not asked for.
+fn above_five_acres_condition_two_decides_without_the_exclusions() {
     let d = run(CARMEL, &facts(acres(8.0)), &unlisted_water());
     assert_eq!(conditions_tri(&d)[1..], [Some(true), Some(false)]);
 }

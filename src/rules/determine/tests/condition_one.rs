@@ -1,152 +1,132 @@
 //! Condition One: Carmel's reading of the water evidence, and the screen on its own.
 
+use rstest::rstest;
+
 use super::*;
 
-/// (label, area, larger common plan, water, Condition One, open fact expected)
-type WaterCase<'a> = (&'a str, Area, bool, WaterEvidence, bool, Option<&'a str>);
-
-#[test]
-fn carmel_condition_one_is_decided_from_the_water_evidence() {
-    // (area, larger common plan, water, Condition One, open fact expected)
-    let cases: &[WaterCase] = &[
-        (
-            "303(d) water",
-            sqft(10_000.0),
-            false,
-            listed("phosphorus"),
-            true,
-            None,
-        ),
-        (
-            "TMDL, stormwater a source",
-            sqft(10_000.0),
-            false,
-            tmdl("phosphorus", Some(true), 8_000.0),
-            true,
-            None,
-        ),
-        (
-            "TMDL, stormwater not a source",
-            sqft(10_000.0),
-            false,
-            tmdl("phosphorus", Some(false), 8_000.0),
-            false,
-            None,
-        ),
-        (
-            "TMDL, source unknown",
-            sqft(10_000.0),
-            false,
-            tmdl("pathogens", None, 8_000.0),
-            false,
-            Some("TMDL-7"),
-        ),
-        (
-            "TMDL touching only",
-            sqft(10_000.0),
-            false,
-            tmdl("phosphorus", Some(true), 0.0),
-            false,
-            None,
-        ),
-        ("neither", sqft(10_000.0), false, no_water(), false, None),
-        (
-            "303(d) water, not an LDA",
-            sqft(4_000.0),
-            false,
-            listed("sediment"),
-            false,
-            None,
-        ),
-        (
-            "303(d) water, larger common plan",
-            sqft(1_000.0),
-            true,
-            listed("sediment"),
-            true,
-            None,
-        ),
-        (
-            "303(d) water, 6 acres",
-            acres(6.0),
-            false,
-            listed("pathogens"),
-            true,
-            None,
-        ),
-    ];
-    for (label, area, plan, water, expected, open) in cases {
-        let f = ProjectFacts {
-            larger_common_plan: *plan,
-            ..facts(*area)
-        };
-        let d = run(CARMEL, &f, water);
-        let c1 = &d.conditions.as_ref().unwrap().condition_one;
-        assert_eq!(
-            c1.result == Some(true),
-            *expected,
-            "{label}: {}",
-            reasons(c1)
+/// Carmel's Condition One from the runoff's water evidence: (area, larger common plan,
+/// water, Condition One met, the open fact expected).
+#[rstest]
+#[case::a_303d_water(sqft(10_000.0), false, listed("phosphorus"), true, None)]
+#[case::a_tmdl_with_stormwater_a_source(
+    sqft(10_000.0),
+    false,
+    tmdl("phosphorus", Some(true), 8_000.0),
+    true,
+    None
+)]
+#[case::a_tmdl_with_stormwater_not_a_source(
+    sqft(10_000.0),
+    false,
+    tmdl("phosphorus", Some(false), 8_000.0),
+    false,
+    None
+)]
+#[case::a_tmdl_whose_sources_are_unknown_is_left_open(
+    sqft(10_000.0),
+    false,
+    tmdl("pathogens", None, 8_000.0),
+    false,
+    Some("TMDL-7")
+)]
+#[case::a_tmdl_touching_only(
+    sqft(10_000.0),
+    false,
+    tmdl("phosphorus", Some(true), 0.0),
+    false,
+    None
+)]
+#[case::neither_a_listed_water_nor_a_tmdl(sqft(10_000.0), false, no_water(), false, None)]
+#[case::a_303d_water_but_not_a_land_development_activity(
+    sqft(4_000.0),
+    false,
+    listed("sediment"),
+    false,
+    None
+)]
+#[case::a_303d_water_and_a_larger_common_plan(sqft(1_000.0), true, listed("sediment"), true, None)]
+#[case::a_303d_water_at_six_acres(acres(6.0), false, listed("pathogens"), true, None)]
+fn carmel_condition_one_is_decided_from_the_water_evidence(
+    #[case] area: Area,
+    #[case] plan: bool,
+    #[case] water: WaterEvidence,
+    #[case] expected: bool,
+    #[case] open: Option<&str>,
+) {
+    let label = format!("{area:?} plan={plan}");
+    let f = ProjectFacts {
+        larger_common_plan: plan,
+        ..facts(area)
+    };
+    let d = run(CARMEL, &f, &water);
+    let c1 = &d.conditions.as_ref().unwrap().condition_one;
+    assert_eq!(
+        c1.result == Some(true),
+        expected,
+        "{label}: {}",
+        reasons(c1)
+    );
+    for amb in ["AMB-07", "AMB-08", "AMB-09", "AMB-30"] {
+        assert!(c1.assumptions.iter().any(|a| a.id == amb), "{label}: {amb}");
+    }
+    // Each water and TMDL area found is named as evidence.
+    for w in &water.waters_303d {
+        assert!(
+            c1.evidence.iter().any(|e| matches!(e,
+                Evidence::Feature { layer, id, note }
+                    if layer == "receiving_waters" && *id == w.water_id
+                        && note.contains(&w.reached_by) && note.contains(&w.pollutants[0]))),
+            "{label}: {:?}",
+            c1.evidence
         );
-        for amb in ["AMB-07", "AMB-08", "AMB-09", "AMB-30"] {
-            assert!(c1.assumptions.iter().any(|a| a.id == amb), "{label}: {amb}");
-        }
-        // Each water and TMDL area found is named as evidence.
-        for w in &water.waters_303d {
-            assert!(
-                c1.evidence.iter().any(|e| matches!(e,
-                    Evidence::Feature { layer, id, note }
-                        if layer == "receiving_waters" && *id == w.water_id
-                            && note.contains(&w.reached_by) && note.contains(&w.pollutants[0]))),
-                "{label}: {:?}",
-                c1.evidence
-            );
-        }
-        for t in &water.tmdl_areas {
-            assert!(
-                c1.evidence.iter().any(|e| matches!(e,
-                    Evidence::Feature { layer, id, .. } if layer == "tmdl_areas" && *id == t.tmdl_id)),
-                "{label}"
-            );
-            assert!(
-                c1.evidence.iter().any(|e| matches!(e,
-                    Evidence::Measure { what, .. } if what == "overlap_area")),
-                "{label}"
-            );
-        }
-        match open {
-            Some(fact) => assert!(
-                d.open_facts.iter().any(|o| o.contains(fact)),
-                "{label}: {:?}",
-                d.open_facts
-            ),
-            None => assert!(
-                !d.open_facts.iter().any(|o| o.contains("TMDL")),
-                "{label}: {:?}",
-                d.open_facts
-            ),
-        }
-        let one = if *expected {
-            S::Applies
-        } else if c1.result.is_none() {
-            S::Depends
-        } else {
-            S::DoesNotApply
-        };
-        assert_eq!(
-            status(&d, K::ConditionOnePreparerCertification),
-            Some(one),
+    }
+    for t in &water.tmdl_areas {
+        assert!(
+            c1.evidence.iter().any(|e| matches!(e,
+                Evidence::Feature { layer, id, .. } if layer == "tmdl_areas" && *id == t.tmdl_id)),
             "{label}"
         );
-        if *expected {
-            assert_eq!(status(&d, K::PostConstructionControls), Some(S::Applies));
-            assert_eq!(status(&d, K::ConstructionInspections), Some(S::Applies));
-            assert_eq!(status(&d, K::MaintenanceEasement), Some(S::Applies));
-            assert_eq!(status(&d, K::MaintenanceAgreement), Some(S::Applies));
-        }
+        assert!(
+            c1.evidence.iter().any(|e| matches!(e,
+                Evidence::Measure { what, .. } if what == "overlap_area")),
+            "{label}"
+        );
     }
+    match open {
+        Some(fact) => assert!(
+            d.open_facts.iter().any(|o| o.contains(fact)),
+            "{label}: {:?}",
+            d.open_facts
+        ),
+        None => assert!(
+            !d.open_facts.iter().any(|o| o.contains("TMDL")),
+            "{label}: {:?}",
+            d.open_facts
+        ),
+    }
+    let one = if expected {
+        S::Applies
+    } else if c1.result.is_none() {
+        S::Depends
+    } else {
+        S::DoesNotApply
+    };
+    assert_eq!(
+        status(&d, K::ConditionOnePreparerCertification),
+        Some(one),
+        "{label}"
+    );
+    if expected {
+        assert_eq!(status(&d, K::PostConstructionControls), Some(S::Applies));
+        assert_eq!(status(&d, K::ConstructionInspections), Some(S::Applies));
+        assert_eq!(status(&d, K::MaintenanceEasement), Some(S::Applies));
+        assert_eq!(status(&d, K::MaintenanceAgreement), Some(S::Applies));
+    }
+}
 
-    // How a TMDL that does not name stormwater was treated is said, with AMB-09.
+/// How a TMDL that does not name stormwater was treated is said, with AMB-09.
+#[test]
+fn a_tmdl_not_naming_stormwater_is_said_not_counted() {
     let d = run(
         CARMEL,
         &facts(sqft(10_000.0)),
@@ -155,7 +135,11 @@ fn carmel_condition_one_is_decided_from_the_water_evidence() {
     let c1 = &d.conditions.as_ref().unwrap().condition_one;
     assert!(reasons(c1).contains("AMB-09"), "{}", reasons(c1));
     assert!(reasons(c1).contains("not counted"), "{}", reasons(c1));
-    // The reached-by path of a 303(d) water is in the reasons as well as the evidence.
+}
+
+/// The reached-by path of a 303(d) water is in the reasons as well as the evidence.
+#[test]
+fn the_path_to_a_303d_water_is_in_the_reasons() {
     let d = run(CARMEL, &facts(sqft(10_000.0)), &listed("phosphorus"));
     let c1 = &d.conditions.as_ref().unwrap().condition_one;
     assert!(
@@ -182,10 +166,9 @@ fn carmel_condition_one_follows_the_profiles_pollutant_reading() {
     assert!(conditions(&sediment)[0]);
 }
 
-#[test]
-fn condition_one_alone_agrees_with_the_whole_determination() {
-    let carmel = Profile::builtin("carmel-ny").unwrap();
-    let water = WaterEvidence {
+/// A lake listed for phosphorus, reached through watershed WS-1.
+fn lake() -> WaterEvidence {
+    WaterEvidence {
         waters_303d: vec![ListedWater {
             water_id: "NY-1".into(),
             name: "Lake".into(),
@@ -193,28 +176,38 @@ fn condition_one_alone_agrees_with_the_whole_determination() {
             reached_by: "watershed WS-1".into(),
         }],
         ..WaterEvidence::default()
-    };
-    for (acres, water) in [
-        (2.0, &water),
-        (2.0, &WaterEvidence::default()),
-        (0.05, &water),
-    ] {
-        let facts = ProjectFacts::new(crate::domain::Area::new(
-            acres,
-            crate::domain::AreaUnit::Acre,
-        ));
-        let alone = condition_one(&carmel, &facts, water).unwrap();
-        let whole = determine(&carmel, &facts, water)
-            .conditions
-            .unwrap()
-            .condition_one;
-        assert_eq!(alone, whole, "{acres} acres");
     }
+}
+
+/// The screen's Condition One on its own is the whole determination's.
+#[rstest]
+#[case::two_acres_reaching_a_listed_water(2.0, lake())]
+#[case::two_acres_reaching_no_water(2.0, WaterEvidence::default())]
+#[case::under_the_land_development_threshold_reaching_a_listed_water(0.05, lake())]
+fn condition_one_alone_agrees_with_the_whole_determination(
+    #[case] acres: f64,
+    #[case] water: WaterEvidence,
+) {
+    let carmel = Profile::builtin("carmel-ny").unwrap();
+    let facts = ProjectFacts::new(crate::domain::Area::new(
+        acres,
+        crate::domain::AreaUnit::Acre,
+    ));
+    let alone = condition_one(&carmel, &facts, &water).unwrap();
+    let whole = determine(&carmel, &facts, &water)
+        .conditions
+        .unwrap()
+        .condition_one;
+    assert_eq!(alone, whole, "{acres} acres");
+}
+
+#[test]
+fn condition_one_alone_is_none_in_a_town_without_conditions() {
     let nc = Profile::builtin("north-castle-ny").unwrap();
     assert!(condition_one(
         &nc,
         &ProjectFacts::new(crate::domain::Area::new(2.0, crate::domain::AreaUnit::Acre)),
-        &water
+        &lake()
     )
     .is_none());
 }

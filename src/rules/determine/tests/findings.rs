@@ -1,9 +1,16 @@
 //! Every profile: citations, serialisation and readable numbers.
 
+use rstest::rstest;
+
 use super::*;
 
-#[test]
-fn every_finding_cites_rules_listed_in_the_profile() {
+/// Every finding of a town's determinations, over a spread of facts and water evidence,
+/// cites rules of its own profile.
+#[rstest]
+#[case::north_castle(NC)]
+#[case::carmel(CARMEL)]
+#[case::windsor(WINDSOR)]
+fn every_finding_cites_rules_listed_in_the_profile(#[case] id: &str) {
     let variants: Vec<ProjectFacts> = vec![
         facts(sqft(1_000.0)),
         facts(sqft(5_000.0)),
@@ -35,37 +42,35 @@ fn every_finding_cites_rules_listed_in_the_profile() {
         tmdl("phosphorus", None, 100.0),
         tmdl("phosphorus", Some(false), 100.0),
     ];
-    for id in [NC, CARMEL, WINDSOR] {
-        let p = profile(id);
-        for f in &variants {
-            for w in &waters {
-                let d = determine(&p, f, w);
-                assert_eq!(d.jurisdiction, id);
-                for (name, citations) in d.citations() {
-                    assert!(!citations.is_empty(), "{id}: {name} cites nothing");
-                    for c in citations {
-                        assert!(
-                            p.rules.contains_key(&c.rule),
-                            "{id}: {name} cites {} which is not in [rules]",
-                            c.rule
-                        );
-                        assert!(!c.citation.is_empty() && !c.title.is_empty());
-                    }
-                }
-                for r in &d.requirements {
+    let p = profile(id);
+    for f in &variants {
+        for w in &waters {
+            let d = determine(&p, f, w);
+            assert_eq!(d.jurisdiction, id);
+            for (name, citations) in d.citations() {
+                assert!(!citations.is_empty(), "{id}: {name} cites nothing");
+                for c in citations {
                     assert!(
-                        !r.reasons.is_empty(),
-                        "{id}: {:?} gives no reason",
-                        r.result.kind
+                        p.rules.contains_key(&c.rule),
+                        "{id}: {name} cites {} which is not in [rules]",
+                        c.rule
                     );
-                    for a in &r.assumptions {
-                        assert!(p.assumption(&a.id).is_some());
-                    }
+                    assert!(!c.citation.is_empty() && !c.title.is_empty());
                 }
-                let json = serde_json::to_value(&d).unwrap();
-                assert!(json["land_development_activity"]["citations"][0]["rule"].is_string());
-                assert!(json["requirements"][0]["result"]["status"].is_string());
             }
+            for r in &d.requirements {
+                assert!(
+                    !r.reasons.is_empty(),
+                    "{id}: {:?} gives no reason",
+                    r.result.kind
+                );
+                for a in &r.assumptions {
+                    assert!(p.assumption(&a.id).is_some());
+                }
+            }
+            let json = serde_json::to_value(&d).unwrap();
+            assert!(json["land_development_activity"]["citations"][0]["rule"].is_string());
+            assert!(json["requirements"][0]["result"]["status"].is_string());
         }
     }
 }
@@ -102,14 +107,26 @@ fn determination_serialises_for_the_planner() {
     assert_eq!(w, no_water());
 }
 
+/// Square feet in reasons are grouped by thousands, with at most two decimals.
+#[rstest]
+#[case::under_five_acres(217_799.0, "217,799")]
+#[case::the_land_development_threshold(5_000.0, "5,000")]
+#[case::under_a_thousand_with_a_decimal(999.5, "999.5")]
+#[case::millions_with_decimals(1_234_567.25, "1,234,567.25")]
+fn square_feet_in_reasons_are_grouped_by_thousands(#[case] value: f64, #[case] text: &str) {
+    assert_eq!(group(value, 2), text);
+}
+
+/// Acres in reasons carry six decimals at most, without trailing zeros.
+#[rstest]
+#[case::a_square_foot_under_5000_sq_ft(4_999.0, "0.114761")]
+#[case::a_square_foot_under_five_acres(217_799.0, "4.999977")]
+fn acres_in_reasons_are_trimmed_to_six_decimals(#[case] sqft: f64, #[case] text: &str) {
+    assert_eq!(trim(sqft / SQFT_PER_ACRE, 6), text);
+}
+
 #[test]
 fn numbers_in_reasons_are_readable() {
-    assert_eq!(group(217_799.0, 2), "217,799");
-    assert_eq!(group(5_000.0, 2), "5,000");
-    assert_eq!(group(999.5, 2), "999.5");
-    assert_eq!(group(1_234_567.25, 2), "1,234,567.25");
-    assert_eq!(trim(4_999.0 / SQFT_PER_ACRE, 6), "0.114761");
-    assert_eq!(trim(217_799.0 / SQFT_PER_ACRE, 6), "4.999977");
     let d = run(NC, &facts(sqft(4_999.0)), &no_water());
     let why = reasons(&d.land_development_activity);
     assert!(

@@ -1,94 +1,111 @@
 //! North Castle: the general permit indicator and enhanced phosphorus.
 
+use rstest::rstest;
+
 use super::*;
 
-/// (jurisdiction, area, water, reviewer's entry, enhanced phosphorus, post-construction)
-type PhosphorusCase<'a> = (
-    &'a str,
-    Area,
-    WaterEvidence,
-    Option<bool>,
-    Option<S>,
-    Option<S>,
-);
+/// North Castle has no Conditions; the general permit indicator and the qualified
+/// inspector by (area, in the NYC East of Hudson watershed, larger common plan).
+#[rstest]
+#[case::under_5000_sq_ft_nothing_applies(
+    sqft(4_999.0),
+    Some(true),
+    false,
+    S::DoesNotApply,
+    S::DoesNotApply
+)]
+// Under one acre the chapter's own inspections do not apply, but the permit's do if the
+// project needs coverage (§ 267-7A(1)), which is not entered: depends.
+#[case::at_5000_sq_ft_east_of_hudson_the_permit_is_indicated(
+    sqft(5_000.0),
+    Some(true),
+    false,
+    S::Indicated,
+    S::Depends
+)]
+#[case::at_5000_sq_ft_outside_east_of_hudson_no_permit(
+    sqft(5_000.0),
+    Some(false),
+    false,
+    S::DoesNotApply,
+    S::Depends
+)]
+#[case::east_of_hudson_not_entered_leaves_the_permit_open(
+    sqft(5_000.0),
+    None,
+    false,
+    S::Depends,
+    S::Depends
+)]
+#[case::a_larger_common_plan_under_an_acre_leaves_the_permit_open(
+    sqft(5_000.0),
+    Some(false),
+    true,
+    S::Depends,
+    S::Depends
+)]
+#[case::a_square_foot_under_an_acre_outside_east_of_hudson(
+    sqft(43_559.0),
+    Some(false),
+    false,
+    S::DoesNotApply,
+    S::Depends
+)]
+#[case::one_acre_needs_the_permit_anywhere(acres(1.0), None, false, S::Indicated, S::Applies)]
+#[case::five_acres_needs_the_permit(acres(5.0), None, false, S::Indicated, S::Applies)]
+#[case::a_square_foot_under_five_acres_outside_east_of_hudson(
+    sqft(217_799.0),
+    Some(false),
+    false,
+    S::Indicated,
+    S::Applies
+)]
+fn north_castle_has_no_conditions_and_reads_the_general_permit_indicator(
+    #[case] area: Area,
+    #[case] eoh: Option<bool>,
+    #[case] plan: bool,
+    #[case] gp: S,
+    #[case] inspector: S,
+) {
+    let f = ProjectFacts {
+        in_nyc_east_of_hudson_watershed: eoh,
+        larger_common_plan: plan,
+        ..facts(area)
+    };
+    let d = run(NC, &f, &no_water());
+    assert!(d.conditions.is_none());
+    let absent = d
+        .conditions_absent
+        .as_ref()
+        .expect("North Castle: no Conditions");
+    assert!(absent.result);
+    assert!(absent
+        .citations
+        .iter()
+        .any(|c| c.rule == "northcastle.conditions.absent"));
+    let g = d.requirement(K::ConstructionGeneralPermit).unwrap();
+    assert_eq!(
+        g.result.status,
+        gp,
+        "{area:?} {eoh:?} plan={plan}: {}",
+        reasons(g)
+    );
+    assert_eq!(
+        status(&d, K::ConstructionInspections),
+        Some(inspector),
+        "{area:?}"
+    );
+    if gp == S::Depends && eoh.is_none() {
+        assert!(d
+            .open_facts
+            .contains(&"in_nyc_east_of_hudson_watershed".to_string()));
+    }
+    assert_eq!(status(&d, K::ConditionOnePreparerCertification), None);
+    assert!(!d.not_covered);
+}
 
 #[test]
-fn north_castle_has_no_conditions_and_reads_the_general_permit_indicator() {
-    // (area, in NYC East of Hudson, larger common plan, GP status, qualified inspector)
-    let cases: &[(Area, Option<bool>, bool, S, S)] = &[
-        (
-            sqft(4_999.0),
-            Some(true),
-            false,
-            S::DoesNotApply,
-            S::DoesNotApply,
-        ),
-        // Under one acre the chapter's own inspections do not apply, but the permit's do
-        // if the project needs coverage (§ 267-7A(1)), which is not entered: depends.
-        (sqft(5_000.0), Some(true), false, S::Indicated, S::Depends),
-        (
-            sqft(5_000.0),
-            Some(false),
-            false,
-            S::DoesNotApply,
-            S::Depends,
-        ),
-        (sqft(5_000.0), None, false, S::Depends, S::Depends),
-        (sqft(5_000.0), Some(false), true, S::Depends, S::Depends),
-        (
-            sqft(43_559.0),
-            Some(false),
-            false,
-            S::DoesNotApply,
-            S::Depends,
-        ),
-        (acres(1.0), None, false, S::Indicated, S::Applies),
-        (acres(5.0), None, false, S::Indicated, S::Applies),
-        (
-            sqft(217_799.0),
-            Some(false),
-            false,
-            S::Indicated,
-            S::Applies,
-        ),
-    ];
-    for &(area, eoh, plan, gp, inspector) in cases {
-        let f = ProjectFacts {
-            in_nyc_east_of_hudson_watershed: eoh,
-            larger_common_plan: plan,
-            ..facts(area)
-        };
-        let d = run(NC, &f, &no_water());
-        assert!(d.conditions.is_none());
-        let absent = d
-            .conditions_absent
-            .as_ref()
-            .expect("North Castle: no Conditions");
-        assert!(absent.result);
-        assert!(absent
-            .citations
-            .iter()
-            .any(|c| c.rule == "northcastle.conditions.absent"));
-        let g = d.requirement(K::ConstructionGeneralPermit).unwrap();
-        assert_eq!(
-            g.result.status,
-            gp,
-            "{area:?} {eoh:?} plan={plan}: {}",
-            reasons(g)
-        );
-        assert_eq!(
-            status(&d, K::ConstructionInspections),
-            Some(inspector),
-            "{area:?}"
-        );
-        if gp == S::Depends && eoh.is_none() {
-            assert!(d
-                .open_facts
-                .contains(&"in_nyc_east_of_hudson_watershed".to_string()));
-        }
-        assert_eq!(status(&d, K::ConditionOnePreparerCertification), None);
-        assert!(!d.not_covered);
-    }
+fn north_castle_inspections_are_weekly_without_a_storm_trigger() {
     let d = run(NC, &facts(acres(2.0)), &no_water());
     let r = d.requirement(K::ConstructionInspections).unwrap();
     assert_eq!(r.result.schedule.len(), 1);
@@ -99,8 +116,11 @@ fn north_castle_has_no_conditions_and_reads_the_general_permit_indicator() {
         r.result.summary
     );
     assert!(r.result.summary.contains("no storm-event trigger"));
+}
 
-    // A reviewer's entry of the permit's outcome wins over the indicator.
+/// A reviewer's entry of the permit's outcome wins over the indicator.
+#[test]
+fn a_reviewers_general_permit_entry_wins_over_the_indicator() {
     let f = ProjectFacts {
         gp: GpDeterminations {
             coverage: Some(false),
@@ -115,129 +135,132 @@ fn north_castle_has_no_conditions_and_reads_the_general_permit_indicator() {
     );
 }
 
-#[test]
-fn enhanced_phosphorus_only_in_north_castle_and_only_with_a_phosphorus_tmdl_overlap() {
-    let reviewer = |ep: Option<bool>| GpDeterminations {
-        enhanced_phosphorus: ep,
-        ..Default::default()
+/// Enhanced phosphorus and post-construction controls by (jurisdiction, area, water, the
+/// reviewer's entry of enhanced phosphorus).
+#[rstest]
+#[case::a_total_phosphorus_tmdl_overlap_indicates_it(
+    NC,
+    sqft(10_000.0),
+    tmdl("Phosphorus, total", Some(true), 6_000.0),
+    None,
+    Some(S::Indicated),
+    Some(S::Indicated)
+)]
+#[case::a_phosphorus_tmdl_overlap_indicates_it_whatever_its_sources(
+    NC,
+    sqft(10_000.0),
+    tmdl("phosphorus", None, 6_000.0),
+    None,
+    Some(S::Indicated),
+    Some(S::Indicated)
+)]
+#[case::a_tmdl_for_another_pollutant_does_not(
+    NC,
+    sqft(10_000.0),
+    tmdl("pathogens", Some(true), 6_000.0),
+    None,
+    Some(S::Depends),
+    Some(S::Depends)
+)]
+#[case::a_phosphorus_tmdl_touching_only_does_not(
+    NC,
+    sqft(10_000.0),
+    tmdl("phosphorus", Some(true), 0.0),
+    None,
+    Some(S::Depends),
+    Some(S::Depends)
+)]
+#[case::a_303d_phosphorus_listing_is_not_a_tmdl(
+    NC,
+    sqft(10_000.0),
+    listed("phosphorus"),
+    None,
+    Some(S::Depends),
+    Some(S::Depends)
+)]
+#[case::no_water_evidence_leaves_it_open(
+    NC,
+    sqft(10_000.0),
+    no_water(),
+    None,
+    Some(S::Depends),
+    Some(S::Depends)
+)]
+#[case::under_5000_sq_ft_it_does_not_apply(
+    NC,
+    sqft(4_000.0),
+    tmdl("phosphorus", Some(true), 4_000.0),
+    None,
+    Some(S::DoesNotApply),
+    Some(S::DoesNotApply)
+)]
+#[case::the_reviewers_yes_applies_it(
+    NC,
+    sqft(10_000.0),
+    no_water(),
+    Some(true),
+    Some(S::Applies),
+    Some(S::Applies)
+)]
+#[case::the_reviewers_no_wins_over_the_overlap(
+    NC,
+    sqft(10_000.0),
+    tmdl("phosphorus", Some(true), 6_000.0),
+    Some(false),
+    Some(S::DoesNotApply),
+    Some(S::Depends)
+)]
+#[case::carmel_has_no_enhanced_phosphorus_rule(
+    CARMEL,
+    sqft(10_000.0),
+    tmdl("phosphorus", Some(true), 6_000.0),
+    None,
+    None,
+    Some(S::Applies)
+)]
+#[case::windsor_has_neither_rule(
+    WINDSOR,
+    sqft(10_000.0),
+    tmdl("phosphorus", Some(true), 6_000.0),
+    None,
+    None,
+    None
+)]
+fn enhanced_phosphorus_only_in_north_castle_and_only_with_a_phosphorus_tmdl_overlap(
+    #[case] id: &str,
+    #[case] area: Area,
+    #[case] water: WaterEvidence,
+    #[case] ep: Option<bool>,
+    #[case] expected: Option<S>,
+    #[case] post: Option<S>,
+) {
+    let f = ProjectFacts {
+        gp: GpDeterminations {
+            enhanced_phosphorus: ep,
+            ..Default::default()
+        },
+        ..facts(area)
     };
-    // (jurisdiction, area, water, reviewer's entry, enhanced phosphorus, post-construction)
-    let cases: &[PhosphorusCase] = &[
-        (
-            NC,
-            sqft(10_000.0),
-            tmdl("Phosphorus, total", Some(true), 6_000.0),
-            None,
-            Some(S::Indicated),
-            Some(S::Indicated),
-        ),
-        (
-            NC,
-            sqft(10_000.0),
-            tmdl("phosphorus", None, 6_000.0),
-            None,
-            Some(S::Indicated),
-            Some(S::Indicated),
-        ),
-        (
-            NC,
-            sqft(10_000.0),
-            tmdl("pathogens", Some(true), 6_000.0),
-            None,
-            Some(S::Depends),
-            Some(S::Depends),
-        ),
-        (
-            NC,
-            sqft(10_000.0),
-            tmdl("phosphorus", Some(true), 0.0),
-            None,
-            Some(S::Depends),
-            Some(S::Depends),
-        ),
-        (
-            NC,
-            sqft(10_000.0),
-            listed("phosphorus"),
-            None,
-            Some(S::Depends),
-            Some(S::Depends),
-        ),
-        (
-            NC,
-            sqft(10_000.0),
-            no_water(),
-            None,
-            Some(S::Depends),
-            Some(S::Depends),
-        ),
-        (
-            NC,
-            sqft(4_000.0),
-            tmdl("phosphorus", Some(true), 4_000.0),
-            None,
-            Some(S::DoesNotApply),
-            Some(S::DoesNotApply),
-        ),
-        (
-            NC,
-            sqft(10_000.0),
-            no_water(),
-            Some(true),
-            Some(S::Applies),
-            Some(S::Applies),
-        ),
-        (
-            NC,
-            sqft(10_000.0),
-            tmdl("phosphorus", Some(true), 6_000.0),
-            Some(false),
-            Some(S::DoesNotApply),
-            Some(S::Depends),
-        ),
-        (
-            CARMEL,
-            sqft(10_000.0),
-            tmdl("phosphorus", Some(true), 6_000.0),
-            None,
-            None,
-            Some(S::Applies),
-        ),
-        (
-            WINDSOR,
-            sqft(10_000.0),
-            tmdl("phosphorus", Some(true), 6_000.0),
-            None,
-            None,
-            None,
-        ),
-    ];
-    for (id, area, water, ep, expected, post) in cases {
-        let f = ProjectFacts {
-            gp: reviewer(*ep),
-            ..facts(*area)
-        };
-        let d = run(id, &f, water);
-        assert_eq!(
-            status(&d, K::EnhancedPhosphorus),
-            *expected,
-            "{id} {area:?} {water:?}"
-        );
-        assert_eq!(
-            status(&d, K::PostConstructionControls),
-            *post,
-            "{id} {area:?}"
-        );
-        if *expected == Some(S::Indicated) {
-            let r = d.requirement(K::EnhancedPhosphorus).unwrap();
-            assert!(r
-                .evidence
-                .iter()
-                .any(|e| matches!(e, Evidence::Feature { id, .. } if id == "TMDL-7")));
-            assert!(r.assumptions.iter().any(|a| a.id == "AMB-13"));
-            // Enhanced phosphorus design brings the easement and agreement with it.
-            assert_eq!(status(&d, K::MaintenanceEasement), Some(S::Indicated));
-        }
+    let d = run(id, &f, &water);
+    assert_eq!(
+        status(&d, K::EnhancedPhosphorus),
+        expected,
+        "{id} {area:?} {water:?}"
+    );
+    assert_eq!(
+        status(&d, K::PostConstructionControls),
+        post,
+        "{id} {area:?}"
+    );
+    if expected == Some(S::Indicated) {
+        let r = d.requirement(K::EnhancedPhosphorus).unwrap();
+        assert!(r
+            .evidence
+            .iter()
+            .any(|e| matches!(e, Evidence::Feature { id, .. } if id == "TMDL-7")));
+        assert!(r.assumptions.iter().any(|a| a.id == "AMB-13"));
+        // Enhanced phosphorus design brings the easement and agreement with it.
+        assert_eq!(status(&d, K::MaintenanceEasement), Some(S::Indicated));
     }
 }
 

@@ -1,54 +1,61 @@
 //! Windsor: no land development rules.
 
+use rstest::rstest;
+
 use super::*;
 
-#[test]
-fn windsor_has_no_land_development_rules() {
-    // (area, construction permit, premises inspection)
-    let cases: &[(Area, Option<bool>, S)] = &[
-        (sqft(4_999.0), None, S::Depends),
-        (sqft(21_779.0), None, S::Depends),
-        (sqft(21_779.0), Some(true), S::Applies),
-        (sqft(21_779.0), Some(false), S::DoesNotApply),
-        (acres(0.5), None, S::Applies),
-        (sqft(21_780.0), Some(false), S::Applies),
-        (acres(5.0), None, S::Applies),
-    ];
-    for &(area, permit, premises) in cases {
-        let f = ProjectFacts {
-            construction_permit: permit,
-            single_family: Some(true),
-            ..facts(area)
-        };
-        let d = run(WINDSOR, &f, &listed("sediment"));
-        assert!(d.not_covered);
-        assert!(!d.land_development_activity.result);
-        assert!(!d.exempt.result);
-        assert!(d.conditions.is_none());
-        assert!(d.conditions_absent.as_ref().unwrap().result);
-        assert_eq!(status(&d, K::LandDevelopmentRules), Some(S::NotCovered));
-        let p = d.requirement(K::PremisesInspection).unwrap();
-        assert_eq!(
-            p.result.status,
-            premises,
-            "{area:?} {permit:?}: {}",
-            reasons(p)
-        );
-        assert!(p
-            .citations
-            .iter()
-            .any(|c| c.rule == "windsor.construction_activity_threshold"));
-        assert_eq!(
-            d.open_facts.contains(&"construction_permit".to_string()),
-            premises == S::Depends
-        );
-        for kind in [
-            K::Swppp,
-            K::PostConstructionControls,
-            K::ConstructionInspections,
-        ] {
-            assert_eq!(status(&d, kind), None, "{kind:?}");
-        }
+/// Windsor has no land development rules; its premises inspection by (area, whether a
+/// construction permit is needed), at and around its half-acre threshold.
+#[rstest]
+#[case::under_5000_sq_ft_the_permit_not_entered(sqft(4_999.0), None, S::Depends)]
+#[case::a_square_foot_under_half_an_acre_the_permit_not_entered(sqft(21_779.0), None, S::Depends)]
+#[case::under_half_an_acre_with_a_construction_permit(sqft(21_779.0), Some(true), S::Applies)]
+#[case::under_half_an_acre_without_a_construction_permit(
+    sqft(21_779.0),
+    Some(false),
+    S::DoesNotApply
+)]
+#[case::half_an_acre(acres(0.5), None, S::Applies)]
+#[case::half_an_acre_in_square_feet_without_a_permit(sqft(21_780.0), Some(false), S::Applies)]
+#[case::five_acres(acres(5.0), None, S::Applies)]
+fn windsor_has_no_land_development_rules(
+    #[case] area: Area,
+    #[case] permit: Option<bool>,
+    #[case] premises: S,
+) {
+    let f = ProjectFacts {
+        construction_permit: permit,
+        single_family: Some(true),
+        ..facts(area)
+    };
+    let d = run(WINDSOR, &f, &listed("sediment"));
+    assert!(d.not_covered);
+    assert!(!d.land_development_activity.result);
+    assert!(!d.exempt.result);
+    assert!(d.conditions.is_none());
+    assert!(d.conditions_absent.as_ref().unwrap().result);
+    assert_eq!(status(&d, K::LandDevelopmentRules), Some(S::NotCovered));
+    let p = d.requirement(K::PremisesInspection).unwrap();
+    assert_eq!(
+        p.result.status,
+        premises,
+        "{area:?} {permit:?}: {}",
+        reasons(p)
+    );
+    assert!(p
+        .citations
+        .iter()
+        .any(|c| c.rule == "windsor.construction_activity_threshold"));
+    assert_eq!(
+        d.open_facts.contains(&"construction_permit".to_string()),
+        premises == S::Depends
+    );
+    for kind in [
+        K::Swppp,
+        K::PostConstructionControls,
+        K::ConstructionInspections,
+    ] {
+        assert_eq!(status(&d, kind), None, "{kind:?}");
     }
 }
 

@@ -1,22 +1,21 @@
 //! Every profile: Carmel not covered, citations within the profile's rules.
 
+use rstest::rstest;
+
 use super::*;
 
-#[test]
-fn carmel_is_not_covered() {
+/// Carmel's code has no illicit discharge rules: whatever the connection, not covered.
+#[rstest]
+#[case::sewage_from_industrial_land(facts(Some("sewage"), Some("710"), vec![]))]
+#[case::stormwater_from_a_residence(facts(Some("stormwater"), Some("210"), vec![]))]
+#[case::nothing_known_but_a_record(facts(None, None, vec![record("R-1", None)]))]
+fn carmel_is_not_covered(#[case] c: ConnectionFacts) {
     let carmel = profile("carmel-ny");
-    let cases = [
-        facts(Some("sewage"), Some("710"), vec![]),
-        facts(Some("stormwater"), Some("210"), vec![]),
-        facts(None, None, vec![record("R-1", None)]),
-    ];
-    for c in &cases {
-        let got = evaluate(&carmel, c);
-        assert_eq!(got.result, NotCovered);
-        assert_eq!(got.citations.len(), 1);
-        assert_eq!(got.citations[0].rule, "carmel.illicit_discharge.absent");
-        check_shape(&carmel, &got, "carmel");
-    }
+    let got = evaluate(&carmel, &c);
+    assert_eq!(got.result, NotCovered);
+    assert_eq!(got.citations.len(), 1);
+    assert_eq!(got.citations[0].rule, "carmel.illicit_discharge.absent");
+    check_shape(&carmel, &got, "carmel");
 }
 
 #[test]

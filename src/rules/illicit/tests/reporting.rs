@@ -1,5 +1,7 @@
 //! Summaries and serialisation of the statuses.
 
+use rstest::rstest;
+
 use super::*;
 
 #[test]
@@ -30,7 +32,7 @@ fn summaries_count_statuses() {
 }
 
 #[test]
-fn statuses_serialise_as_snake_case() {
+fn statuses_serialise_as_their_names_and_back() {
     for status in IllicitStatus::ALL {
         let json = serde_json::to_string(&status).unwrap();
         assert_eq!(json, format!("\"{}\"", status.as_str()));
@@ -39,14 +41,20 @@ fn statuses_serialise_as_snake_case() {
             status
         );
     }
-    assert_eq!(
-        serde_json::to_string(&NeedsReview).unwrap(),
-        "\"needs_review\""
-    );
-    assert_eq!(
-        serde_json::to_string(&NotCovered).unwrap(),
-        "\"not_covered\""
-    );
+}
+
+/// Each status by its wire name, in snake case.
+#[rstest]
+#[case::ok(Ok, "\"ok\"")]
+#[case::illicit(Illicit, "\"illicit\"")]
+#[case::needs_review(NeedsReview, "\"needs_review\"")]
+#[case::not_covered(NotCovered, "\"not_covered\"")]
+fn statuses_serialise_as_snake_case(#[case] status: IllicitStatus, #[case] json: &str) {
+    assert_eq!(serde_json::to_string(&status).unwrap(), json);
+}
+
+#[test]
+fn a_finding_serialises_its_status() {
     let got = evaluate(
         &profile("windsor-ct"),
         &facts(Some("sewage"), Some("101"), vec![]),

@@ -1,64 +1,95 @@
+use rstest::rstest;
+
 use super::*;
 use crate::domain::discharge::DischargeKind;
 
-#[test]
-fn north_castle_and_windsor_exempt_lists_differ_where_the_catalogue_says() {
+/// Whether a kind is exempt in North Castle and in Windsor, as the catalogue says
+/// (RULES.md, northcastle.enum.exempt_discharge_kinds).
+#[rstest]
+// Exempt in North Castle only.
+#[case::other_potable_water_source(DischargeKind::OtherPotableWaterSource, true, false)]
+#[case::lawn_watering(DischargeKind::LawnWatering, true, false)]
+#[case::irrigation_water(DischargeKind::IrrigationWater, true, false)]
+#[case::basement_sump_pump(DischargeKind::BasementSumpPump, true, false)]
+#[case::air_conditioning_condensate(DischargeKind::AirConditioningCondensate, true, false)]
+#[case::individual_residential_car_washing(
+    DischargeKind::IndividualResidentialCarWashing,
+    true,
+    false
+)]
+#[case::dechlorinated_swimming_pool_discharge(
+    DischargeKind::DechlorinatedSwimmingPoolDischarge,
+    true,
+    false
+)]
+#[case::residential_street_wash_water(DischargeKind::ResidentialStreetWashWater, true, false)]
+#[case::other_water_not_containing_pollutants(
+    DischargeKind::OtherWaterNotContainingPollutants,
+    true,
+    false
+)]
+// Exempt in both.
+#[case::waterline_flushing(DischargeKind::WaterlineFlushing, true, true)]
+#[case::landscape_irrigation(DischargeKind::LandscapeIrrigation, true, true)]
+#[case::diverted_stream_flows(DischargeKind::DivertedStreamFlows, true, true)]
+#[case::rising_groundwater(DischargeKind::RisingGroundwater, true, true)]
+#[case::uncontaminated_groundwater_infiltration(
+    DischargeKind::UncontaminatedGroundwaterInfiltration,
+    true,
+    true
+)]
+#[case::uncontaminated_pumped_groundwater(
+    DischargeKind::UncontaminatedPumpedGroundwater,
+    true,
+    true
+)]
+#[case::foundation_drain(DischargeKind::FoundationDrain, true, true)]
+#[case::footing_drain(DischargeKind::FootingDrain, true, true)]
+#[case::crawl_space_sump_pump(DischargeKind::CrawlSpaceSumpPump, true, true)]
+#[case::springs(DischargeKind::Springs, true, true)]
+#[case::natural_riparian_habitat_or_wetland_flows(
+    DischargeKind::NaturalRiparianHabitatOrWetlandFlows,
+    true,
+    true
+)]
+#[case::firefighting_water(DischargeKind::FirefightingWater, true, true)]
+// Exempt nowhere.
+#[case::stormwater(DischargeKind::Stormwater, false, false)]
+#[case::sewage(DischargeKind::Sewage, false, false)]
+#[case::process_wastewater(DischargeKind::ProcessWastewater, false, false)]
+#[case::wash_water(DischargeKind::WashWater, false, false)]
+#[case::indoor_drain(DischargeKind::IndoorDrain, false, false)]
+#[case::active_groundwater_dewatering_system(
+    DischargeKind::ActiveGroundwaterDewateringSystem,
+    false,
+    false
+)]
+#[case::chlorinated_swimming_pool_water(DischargeKind::ChlorinatedSwimmingPoolWater, false, false)]
+#[case::unknown(DischargeKind::Unknown, false, false)]
+fn north_castle_and_windsor_exempt_lists_differ_where_the_catalogue_says(
+    #[case] kind: DischargeKind,
+    #[case] in_north_castle: bool,
+    #[case] in_windsor: bool,
+) {
     let nc = builtin("north-castle-ny");
     let windsor = builtin("windsor-ct");
-    // Exempt in North Castle only (RULES.md, northcastle.enum.exempt_discharge_kinds).
-    for kind in [
-        DischargeKind::OtherPotableWaterSource,
-        DischargeKind::LawnWatering,
-        DischargeKind::IrrigationWater,
-        DischargeKind::BasementSumpPump,
-        DischargeKind::AirConditioningCondensate,
-        DischargeKind::IndividualResidentialCarWashing,
-        DischargeKind::DechlorinatedSwimmingPoolDischarge,
-        DischargeKind::ResidentialStreetWashWater,
-        DischargeKind::OtherWaterNotContainingPollutants,
-    ] {
-        assert!(
-            nc.is_exempt(kind).is_some(),
-            "{kind} should be exempt in North Castle"
-        );
-        assert!(
-            windsor.is_exempt(kind).is_none(),
-            "{kind} should not be exempt in Windsor"
-        );
-    }
-    // Exempt in both.
-    for kind in [
-        DischargeKind::WaterlineFlushing,
-        DischargeKind::LandscapeIrrigation,
-        DischargeKind::DivertedStreamFlows,
-        DischargeKind::RisingGroundwater,
-        DischargeKind::UncontaminatedGroundwaterInfiltration,
-        DischargeKind::UncontaminatedPumpedGroundwater,
-        DischargeKind::FoundationDrain,
-        DischargeKind::FootingDrain,
-        DischargeKind::CrawlSpaceSumpPump,
-        DischargeKind::Springs,
-        DischargeKind::NaturalRiparianHabitatOrWetlandFlows,
-        DischargeKind::FirefightingWater,
-    ] {
-        assert!(nc.is_exempt(kind).is_some(), "{kind} in North Castle");
-        assert!(windsor.is_exempt(kind).is_some(), "{kind} in Windsor");
-    }
-    // Exempt nowhere.
-    for kind in [
-        DischargeKind::Stormwater,
-        DischargeKind::Sewage,
-        DischargeKind::ProcessWastewater,
-        DischargeKind::WashWater,
-        DischargeKind::IndoorDrain,
-        DischargeKind::ActiveGroundwaterDewateringSystem,
-        DischargeKind::ChlorinatedSwimmingPoolWater,
-        DischargeKind::Unknown,
-    ] {
-        assert!(nc.is_exempt(kind).is_none(), "{kind} in North Castle");
-        assert!(windsor.is_exempt(kind).is_none(), "{kind} in Windsor");
-    }
-    // Only Windsor carves out active dewatering; only North Castle has the override.
+    assert_eq!(
+        nc.is_exempt(kind).is_some(),
+        in_north_castle,
+        "{kind} in North Castle"
+    );
+    assert_eq!(
+        windsor.is_exempt(kind).is_some(),
+        in_windsor,
+        "{kind} in Windsor"
+    );
+}
+
+/// Only Windsor carves out active dewatering; only North Castle has the override.
+#[test]
+fn the_exemption_conditions_are_each_towns_own() {
+    let nc = builtin("north-castle-ny");
+    let windsor = builtin("windsor-ct");
     let footing = windsor.is_exempt(DischargeKind::FootingDrain).unwrap();
     assert!(footing.has_condition(DischargeCondition::NotActiveGroundwaterDewatering));
     assert_eq!(footing.rule, "windsor.illegal_discharge.exempt_listed");
@@ -86,60 +117,62 @@ fn carmel_has_no_illicit_rules() {
     assert!(windsor.thresholds.land_development_activity.is_none());
 }
 
+/// A land-use value as recorded, classified by the town's code list and words.
+#[rstest]
+#[case::ny_code_in_the_commercial_range("north-castle-ny", "410", LandUseClass::Commercial)]
+#[case::ny_code_in_the_industrial_range("north-castle-ny", "710", LandUseClass::Industrial)]
+#[case::ny_one_family_code("north-castle-ny", "210", LandUseClass::Other)]
+#[case::ny_commercial_in_words("north-castle-ny", "Commercial", LandUseClass::Commercial)]
+#[case::ny_empty("north-castle-ny", "", LandUseClass::Unknown)]
+#[case::ny_blank("north-castle-ny", "   ", LandUseClass::Unknown)]
+#[case::ny_apartments_code_411_is_left_unknown("north-castle-ny", "411", LandUseClass::Unknown)]
+#[case::ny_code_484_with_its_description(
+    "north-castle-ny",
+    "484 - One story small structure",
+    LandUseClass::Unknown
+)]
+#[case::ny_code_with_decimals("north-castle-ny", "710.00", LandUseClass::Industrial)]
+#[case::ny_code_with_a_leading_zero("north-castle-ny", "0210", LandUseClass::Other)]
+#[case::ny_industrial_in_capitals("north-castle-ny", "LIGHT INDUSTRIAL", LandUseClass::Industrial)]
+#[case::ny_residence_in_words("north-castle-ny", "Single Family Residence", LandUseClass::Other)]
+#[case::ny_mixed_use_in_words(
+    "north-castle-ny",
+    "Mixed use: retail / apartments",
+    LandUseClass::Unknown
+)]
+#[case::ny_a_word_in_no_list("north-castle-ny", "parking", LandUseClass::Unknown)]
+#[case::ny_a_two_digit_code("north-castle-ny", "42", LandUseClass::Unknown)]
+// Massachusetts-style codes (Windsor): 4-digit and mixed-use codes.
+#[case::ma_commercial_code("windsor-ct", "340", LandUseClass::Commercial)]
+#[case::ma_four_digit_commercial_code("windsor-ct", "3400", LandUseClass::Commercial)]
+#[case::ma_mixed_use_code_0325("windsor-ct", "0325", LandUseClass::Commercial)]
+#[case::ma_industrial_code("windsor-ct", "400", LandUseClass::Industrial)]
+#[case::ma_four_digit_industrial_code("windsor-ct", "4010", LandUseClass::Industrial)]
+#[case::ma_four_digit_residential_code("windsor-ct", "1010", LandUseClass::Other)]
+#[case::ma_code_112_is_left_unknown("windsor-ct", "112", LandUseClass::Unknown)]
+#[case::ma_mixed_use_code_013("windsor-ct", "013", LandUseClass::Unknown)]
+#[case::ma_mixed_use_code_034("windsor-ct", "034", LandUseClass::Commercial)]
+fn land_use_codes_and_words_are_classified(
+    #[case] id: &str,
+    #[case] raw: &str,
+    #[case] want: LandUseClass,
+) {
+    let p = builtin(id);
+    assert_eq!(
+        p.land_use_class(raw),
+        want,
+        "{raw:?}: {:?}",
+        p.classify_land_use(raw)
+    );
+}
+
 #[test]
-fn land_use_codes_and_words_are_classified() {
+fn a_land_use_class_says_its_basis() {
     let nc = builtin("north-castle-ny");
-    let cases = [
-        ("410", LandUseClass::Commercial),
-        ("710", LandUseClass::Industrial),
-        ("210", LandUseClass::Other),
-        ("Commercial", LandUseClass::Commercial),
-        ("", LandUseClass::Unknown),
-        ("   ", LandUseClass::Unknown),
-        ("411", LandUseClass::Unknown),
-        ("484 - One story small structure", LandUseClass::Unknown),
-        ("710.00", LandUseClass::Industrial),
-        ("0210", LandUseClass::Other),
-        ("LIGHT INDUSTRIAL", LandUseClass::Industrial),
-        ("Single Family Residence", LandUseClass::Other),
-        ("Mixed use: retail / apartments", LandUseClass::Unknown),
-        ("parking", LandUseClass::Unknown),
-        ("42", LandUseClass::Unknown),
-    ];
-    for (raw, want) in cases {
-        assert_eq!(
-            nc.land_use_class(raw),
-            want,
-            "{raw:?}: {:?}",
-            nc.classify_land_use(raw)
-        );
-    }
     let m = nc.classify_land_use("410");
     assert_eq!(m.basis, "code 410 matches commercial code 400-499");
     assert!(LandUseClass::Commercial.is_commercial_or_industrial());
     assert!(!LandUseClass::Unknown.is_commercial_or_industrial());
-
-    // Massachusetts-style codes (Windsor): 4-digit and mixed-use codes.
-    let windsor = builtin("windsor-ct");
-    let cases = [
-        ("340", LandUseClass::Commercial),
-        ("3400", LandUseClass::Commercial),
-        ("0325", LandUseClass::Commercial),
-        ("400", LandUseClass::Industrial),
-        ("4010", LandUseClass::Industrial),
-        ("1010", LandUseClass::Other),
-        ("112", LandUseClass::Unknown),
-        ("013", LandUseClass::Unknown),
-        ("034", LandUseClass::Commercial),
-    ];
-    for (raw, want) in cases {
-        assert_eq!(
-            windsor.land_use_class(raw),
-            want,
-            "{raw:?}: {:?}",
-            windsor.classify_land_use(raw)
-        );
-    }
 }
 
 #[test]
@@ -223,23 +256,18 @@ fn profile_serialises_to_json() {
     assert_eq!(json["crs_hint"]["unit"], "us_ft");
 }
 
-#[test]
-fn rule_ids_are_checked_for_catalogue_shape() {
-    for ok in [
-        "northcastle.lda.applicability",
-        "northcastle.inspection.48h_notice",
-        "shared.def.x",
-    ] {
-        assert!(validate::is_rule_id(ok), "{ok}");
-    }
-    for bad in [
-        "northcastle",
-        "Northcastle.lda",
-        "northcastle..lda",
-        "4x.lda",
-        "carmel.condition one",
-        "",
-    ] {
-        assert!(!validate::is_rule_id(bad), "{bad}");
-    }
+/// A rule id: two or more lower-case dotted segments (the town's, or `shared`, first);
+/// only the first may not start with a digit.
+#[rstest]
+#[case::a_town_and_two_parts("northcastle.lda.applicability", true)]
+#[case::a_part_starting_with_a_digit("northcastle.inspection.48h_notice", true)]
+#[case::shared("shared.def.x", true)]
+#[case::a_town_alone("northcastle", false)]
+#[case::a_capital("Northcastle.lda", false)]
+#[case::an_empty_part("northcastle..lda", false)]
+#[case::a_town_starting_with_a_digit("4x.lda", false)]
+#[case::a_space("carmel.condition one", false)]
+#[case::empty("", false)]
+fn rule_ids_are_checked_for_catalogue_shape(#[case] id: &str, #[case] ok: bool) {
+    assert_eq!(validate::is_rule_id(id), ok, "{id}");
 }

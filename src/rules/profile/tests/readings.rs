@@ -2,6 +2,8 @@
 //! misspelt word, an unknown key, a missing key or a missing reading is refused at load with
 //! the file, the key and the line.
 
+use rstest::rstest;
+
 use super::super::builtin::BUILTIN;
 use super::*;
 
@@ -58,38 +60,52 @@ fn amb05_reads_as_its_variants() {
     assert_eq!(r.basement_sump_pump, SumpPumpReading::Review);
 }
 
-#[test]
-fn amb05_misspelt_unknown_or_missing_is_refused() {
-    let err = refused(
-        "basement_sump_pump = \"exempt\"",
-        "basement_sump_pump = \"exmept\"",
-    );
-    names(
-        &err,
-        "AMB-05.setting",
-        &["exmept", "exempt", "review"],
-        AMB05,
-    );
-    let err = refused("reading = \"chapeau\"", "reading = \"chapo\"");
-    names(&err, "AMB-05.setting", &["chapo", "chapeau"], AMB05);
-    let err = refused(", basement_sump_pump = \"exempt\" }", " }");
-    names(&err, "AMB-05.setting", &["basement_sump_pump"], AMB05);
-    let err = refused("reading = \"chapeau\",", "reading = \"chapeau\", sump = 1,");
-    names(&err, "AMB-05.setting", &["sump"], AMB05);
-    let err = refused(
-        "floor_drains_are_indoor_drains = true",
-        "floor_drains_are_indoor_drains = false",
-    );
-    names(
-        &err,
-        "AMB-05.setting",
-        &["floor_drains_are_indoor_drains"],
-        AMB05,
-    );
-    // The illicit-discharge family reads it: a profile of that family must give it.
-    let err = refused("[assumptions.AMB-05]\n", "[assumptions.AMB-99]\n");
+/// North Castle's AMB-05 with one edit (from, to): refused, naming the file, the setting,
+/// its line and these words.
+#[rstest]
+#[case::sump_pump_reading_misspelt(
+    "basement_sump_pump = \"exempt\"",
+    "basement_sump_pump = \"exmept\"",
+    &["exmept", "exempt", "review"]
+)]
+#[case::conveyance_reading_misspelt(
+    "reading = \"chapeau\"",
+    "reading = \"chapo\"",
+    &["chapo", "chapeau"]
+)]
+#[case::sump_pump_reading_missing(
+    ", basement_sump_pump = \"exempt\" }",
+    " }",
+    &["basement_sump_pump"]
+)]
+#[case::an_unknown_key(
+    "reading = \"chapeau\",",
+    "reading = \"chapeau\", sump = 1,",
+    &["sump"]
+)]
+#[case::floor_drains_not_indoor_drains(
+    "floor_drains_are_indoor_drains = true",
+    "floor_drains_are_indoor_drains = false",
+    &["floor_drains_are_indoor_drains"]
+)]
+fn amb05_misspelt_unknown_or_missing_is_refused(
+    #[case] from: &str,
+    #[case] to: &str,
+    #[case] words: &[&str],
+) {
+    names(&refused(from, to), "AMB-05.setting", words, AMB05);
+}
+
+/// A family that reads a table setting needs it: a profile of that family without it is
+/// refused, naming the assumption.
+#[rstest]
+// The illicit-discharge family reads AMB-05.
+#[case::amb05("AMB-05")]
+#[case::amb07("AMB-07")]
+fn a_table_reading_left_out_is_refused(#[case] amb: &str) {
+    let err = refused(&format!("[assumptions.{amb}]\n"), "[assumptions.AMB-99]\n");
     assert!(
-        err.contains("assumptions.AMB-05") && err.contains("give its setting"),
+        err.contains(&format!("assumptions.{amb}")) && err.contains("give its setting"),
         "{err}"
     );
 }
@@ -114,41 +130,42 @@ fn amb06_reads_as_its_variants() {
     assert_eq!(r.irrigation, Some(IrrigationScope::LandscapeOnly));
 }
 
-#[test]
-fn amb06_misspelt_unknown_or_missing_is_refused() {
-    let err = refused(
-        "pollutant_reduction_plan = \"separate_duty\"",
-        "pollutant_reduction_plan = \"seperate_duty\"",
-    );
-    names(
-        &err,
-        "AMB-06.setting",
-        &["seperate_duty", "separate_duty"],
-        AMB06,
-    );
-    let err = refused(
-        "catch_all_requires_sampling = true",
-        "catch_all_requires_sampling = \"yes\"",
-    );
-    names(&err, "AMB-06.setting", &["yes"], AMB06);
-    // North Castle's exempt list has a plan condition: the plan key cannot be left out.
-    let err = refused("pollutant_reduction_plan = \"separate_duty\", ", "");
-    names(
-        &err,
-        "AMB-06.setting",
-        &["pollutant_reduction_plan is missing"],
-        AMB06,
-    );
-    let err = refused(", catch_all_requires_sampling = true }", " }");
-    names(
-        &err,
-        "AMB-06.setting",
-        &["catch_all_requires_sampling is missing"],
-        AMB06,
-    );
-    // "No general condition" contradicts an exempt list with the plan condition.
-    let err = refused(AMB06, "setting = { conditions = \"none\" }");
-    names(&err, "AMB-06.setting", &["no general condition"], AMB06);
+/// North Castle's AMB-06 with one edit (from, to): refused, naming the file, the setting,
+/// its line and these words.
+#[rstest]
+#[case::plan_duty_misspelt(
+    "pollutant_reduction_plan = \"separate_duty\"",
+    "pollutant_reduction_plan = \"seperate_duty\"",
+    &["seperate_duty", "separate_duty"]
+)]
+#[case::sampling_not_a_boolean(
+    "catch_all_requires_sampling = true",
+    "catch_all_requires_sampling = \"yes\"",
+    &["yes"]
+)]
+// North Castle's exempt list has a plan condition: the plan key cannot be left out.
+#[case::plan_duty_missing(
+    "pollutant_reduction_plan = \"separate_duty\", ",
+    "",
+    &["pollutant_reduction_plan is missing"]
+)]
+#[case::sampling_missing(
+    ", catch_all_requires_sampling = true }",
+    " }",
+    &["catch_all_requires_sampling is missing"]
+)]
+// "No general condition" contradicts an exempt list with the plan condition.
+#[case::no_general_condition_beside_a_plan_condition(
+    AMB06,
+    "setting = { conditions = \"none\" }",
+    &["no general condition"]
+)]
+fn amb06_misspelt_unknown_or_missing_is_refused(
+    #[case] from: &str,
+    #[case] to: &str,
+    #[case] words: &[&str],
+) {
+    names(&refused(from, to), "AMB-06.setting", words, AMB06);
 }
 
 #[test]
@@ -163,81 +180,84 @@ fn amb07_reads_as_its_values() {
     assert_eq!(r.downstream_steps, 10);
 }
 
-#[test]
-fn amb07_misspelt_unknown_or_missing_is_refused() {
-    let err = refused(
-        "method = \"trace_and_watershed\"",
-        "method = \"trace_or_watershed\"",
+/// North Castle's AMB-07 with one edit (from, to): refused, naming the file, the setting,
+/// its line and these words.
+#[rstest]
+#[case::method_misspelt(
+    "method = \"trace_and_watershed\"",
+    "method = \"trace_or_watershed\"",
+    &["trace_or_watershed", "trace_and_watershed"]
+)]
+#[case::steps_not_a_number("downstream_steps = 10", "downstream_steps = \"ten\"", &["ten"])]
+#[case::an_unknown_key(
+    "downstream_steps = 10",
+    "downstream_step = 10",
+    &["downstream_step"]
+)]
+#[case::share_missing("min_watershed_share = 0.01, ", "", &["min_watershed_share"])]
+#[case::share_over_one(
+    "min_watershed_share = 0.01",
+    "min_watershed_share = 1.5",
+    &["min_watershed_share 1.5"]
+)]
+fn amb07_misspelt_unknown_or_missing_is_refused(
+    #[case] from: &str,
+    #[case] to: &str,
+    #[case] words: &[&str],
+) {
+    names(&refused(from, to), "AMB-07.setting", words, AMB07);
+}
+
+/// Carmel's text (ny-conditions), which reads AMB-08, AMB-09, AMB-12, AMB-14 and AMB-30.
+fn carmel() -> &'static str {
+    BUILTIN[1].1
+}
+
+/// A word reading misspelt is refused with the file, the setting and its line.
+#[rstest]
+#[case::amb08("AMB-08")]
+#[case::amb09("AMB-09")]
+#[case::amb12("AMB-12")]
+fn a_word_reading_misspelt_is_refused(#[case] amb: &str) {
+    let carmel = carmel();
+    let head = format!("[assumptions.{amb}]\nsetting = \"");
+    let at = carmel.find(&head).unwrap_or_else(|| panic!("{amb}")) + head.len();
+    let mut text = carmel.to_string();
+    text.insert_str(at, "x");
+    let err = Profile::from_toml_str(&text, "carmel-ny.toml")
+        .unwrap_err()
+        .to_string();
+    let line = format!(
+        "line {}",
+        line_of(carmel, &head[..head.find('\n').unwrap()]) + 1
     );
-    names(
-        &err,
-        "AMB-07.setting",
-        &["trace_or_watershed", "trace_and_watershed"],
-        AMB07,
-    );
-    let err = refused("downstream_steps = 10", "downstream_steps = \"ten\"");
-    names(&err, "AMB-07.setting", &["ten"], AMB07);
-    let err = refused("downstream_steps = 10", "downstream_step = 10");
-    names(&err, "AMB-07.setting", &["downstream_step"], AMB07);
-    let err = refused("min_watershed_share = 0.01, ", "");
-    names(&err, "AMB-07.setting", &["min_watershed_share"], AMB07);
-    let err = refused("min_watershed_share = 0.01", "min_watershed_share = 1.5");
-    names(&err, "AMB-07.setting", &["min_watershed_share 1.5"], AMB07);
-    let err = refused("[assumptions.AMB-07]\n", "[assumptions.AMB-99]\n");
     assert!(
-        err.contains("assumptions.AMB-07") && err.contains("give its setting"),
-        "{err}"
+        err.contains("carmel-ny.toml")
+            && err.contains(&format!("assumptions.{amb}.setting"))
+            && err.contains("unknown reading")
+            && err.contains(&line),
+        "{amb}: {err}"
     );
 }
 
-#[test]
-fn word_readings_misspelt_or_missing_are_refused() {
-    // AMB-08, AMB-09 and AMB-12 are words; Carmel (ny-conditions) reads all three.
-    let carmel = BUILTIN[1].1;
-    for amb in ["AMB-08", "AMB-09", "AMB-12"] {
-        let head = format!("[assumptions.{amb}]\nsetting = \"");
-        let at = carmel.find(&head).unwrap_or_else(|| panic!("{amb}")) + head.len();
-        let mut text = carmel.to_string();
-        text.insert_str(at, "x");
-        let err = Profile::from_toml_str(&text, "carmel-ny.toml")
-            .unwrap_err()
-            .to_string();
-        let line = format!(
-            "line {}",
-            line_of(carmel, &head[..head.find('\n').unwrap()]) + 1
-        );
-        assert!(
-            err.contains("carmel-ny.toml")
-                && err.contains(&format!("assumptions.{amb}.setting"))
-                && err.contains("unknown reading")
-                && err.contains(&line),
-            "{amb}: {err}"
-        );
-        let text = carmel.replacen(
-            &format!("[assumptions.{amb}]\n"),
-            &format!("[assumptions.AMB-99]\n"),
-            1,
-        );
-        let err = Profile::from_toml_str(&text, "carmel-ny.toml")
-            .unwrap_err()
-            .to_string();
-        assert!(
-            err.contains(&format!("assumptions.{amb}")) && err.contains("give its setting"),
-            "{amb}: {err}"
-        );
-    }
-    for amb in ["AMB-14", "AMB-30"] {
-        let text = carmel.replacen(
-            &format!("[assumptions.{amb}]\n"),
-            &format!("[assumptions.AMB-99]\n"),
-            1,
-        );
-        let err = Profile::from_toml_str(&text, "carmel-ny.toml")
-            .unwrap_err()
-            .to_string();
-        assert!(
-            err.contains(&format!("assumptions.{amb}")) && err.contains("give its setting"),
-            "{amb}: {err}"
-        );
-    }
+/// A word reading the family reads, left out, is refused naming the assumption.
+#[rstest]
+#[case::amb08("AMB-08")]
+#[case::amb09("AMB-09")]
+#[case::amb12("AMB-12")]
+#[case::amb14("AMB-14")]
+#[case::amb30("AMB-30")]
+fn a_word_reading_left_out_is_refused(#[case] amb: &str) {
+    let text = carmel().replacen(
+        &format!("[assumptions.{amb}]\n"),
+        "[assumptions.AMB-99]\n",
+        1,
+    );
+    let err = Profile::from_toml_str(&text, "carmel-ny.toml")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains(&format!("assumptions.{amb}")) && err.contains("give its setting"),
+        "{amb}: {err}"
+    );
 }

@@ -9,12 +9,12 @@ use serde::{Deserialize, Serialize};
 use super::place;
 use super::{comma_list, nearby::facility_layers, Ask, AskError, Measure};
 use crate::rules::quantity::parse_length;
-use crate::spatial::inspection::{inspection_list, InspectionList, RankOptions};
+use crate::spatial::watershed_facilities::{rank_facilities, RankOptions, WatershedFacilities};
 
 /// `ms4 watershed-facilities` and `GET /api/watersheds/{id}/facilities`.
 #[derive(Debug, Clone, Args, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
-pub struct WatershedParams {
+pub struct WatershedFacilitiesParams {
     /// The watershed (over HTTP, the path's `{id}`).
     #[serde(skip)]
     pub watershed_id: Option<String>,
@@ -39,9 +39,9 @@ pub struct WatershedParams {
 const DEFAULT_HOT_SPOT_DISTANCE: &str = "100ft";
 const DEFAULT_OVERDUE_AFTER_DAYS: i64 = 365;
 
-impl Default for WatershedParams {
+impl Default for WatershedFacilitiesParams {
     fn default() -> Self {
-        WatershedParams {
+        WatershedFacilitiesParams {
             watershed_id: None,
             polygon: None,
             kinds: Vec::new(),
@@ -64,9 +64,9 @@ pub struct RankAssumptions {
 
 /// The ranked list and what it was ranked with.
 #[derive(Debug, Clone, Serialize)]
-pub struct WatershedAnswer {
+pub struct WatershedFacilitiesAnswer {
     /// The facilities, ranked, with the watershed's 303(d) and TMDL status.
-    pub list: InspectionList,
+    pub list: WatershedFacilities,
     /// The settings used.
     pub assumptions: RankAssumptions,
 }
@@ -76,9 +76,9 @@ pub struct WatershedAnswer {
 /// already in the registry's CRS; it takes the place of the watershed's own polygon.
 pub fn watershed_facilities(
     ask: &Ask<'_>,
-    p: &WatershedParams,
+    p: &WatershedFacilitiesParams,
     polygon: Option<geo_types::MultiPolygon<f64>>,
-) -> Result<WatershedAnswer, AskError> {
+) -> Result<WatershedFacilitiesAnswer, AskError> {
     let snap = ask.snap;
     let area = match (polygon, &p.polygon, &p.watershed_id) {
         (Some(area), _, _) => area,
@@ -107,7 +107,7 @@ pub fn watershed_facilities(
         overdue_after_days: p.overdue_after_days,
         today: chrono::Utc::now().date_naive(),
     };
-    let list = inspection_list(
+    let list = rank_facilities(
         snap,
         ask.profile,
         &area,
@@ -115,7 +115,7 @@ pub fn watershed_facilities(
         &layers,
         &opts,
     );
-    Ok(WatershedAnswer {
+    Ok(WatershedFacilitiesAnswer {
         list,
         assumptions: RankAssumptions {
             // In the CRS's unit, without conversion noise (200 ft is 199.9996 ftUS).

@@ -3,22 +3,22 @@
 use clap::Args;
 
 use super::output::{self, QueryFormat};
-use crate::answer::watershed::{watershed_facilities, WatershedParams};
+use crate::answer::watershed_facilities::{watershed_facilities, WatershedFacilitiesParams};
 use crate::answer::{to_pretty_json, Ask};
 use crate::spatial::Snapshot;
 
 /// Arguments of `ms4 watershed-facilities`.
 #[derive(Debug, Args)]
-pub struct WatershedArgs {
+pub struct WatershedFacilitiesArgs {
     /// The question (the same parameters as `GET /api/watersheds/{id}/facilities`).
     #[command(flatten)]
-    pub ask: WatershedParams,
+    pub ask: WatershedFacilitiesParams,
     /// How to print the answer.
     #[arg(long, value_enum, default_value_t = QueryFormat::Table)]
     pub format: QueryFormat,
 }
 
-pub(super) async fn run(store_url: &str, mut a: WatershedArgs) -> anyhow::Result<()> {
+pub(super) async fn run(store_url: &str, mut a: WatershedFacilitiesArgs) -> anyhow::Result<()> {
     if a.ask.watershed_id.is_none() && a.ask.polygon.is_none() {
         anyhow::bail!(
             "give the watershed's id (ms4 watershed-facilities WS-0003; ms4 list watersheds lists them) or --polygon with a GeoJSON file or inline GeoJSON"

@@ -1,6 +1,10 @@
-//! Inspection-program lists: every facility inside a watershed (or a drawn polygon),
-//! ranked so the ones that matter come first — in a TMDL area where stormwater is a
+//! The facilities of a watershed (or a drawn polygon), ranked for the inspection
+//! program so the ones that matter come first — in a TMDL area where stormwater is a
 //! source, near commercial or industrial land (hot spots), never inspected or overdue.
+//!
+//! The answer of `ms4 watershed-facilities` and `GET /api/watersheds/{id}/facilities`.
+//! Recorded inspections (`POST /api/inspections`) are another thing: this module only
+//! reads each facility's latest one from the snapshot.
 
 use chrono::NaiveDate;
 use geo::{Distance, Euclidean, Intersects};
@@ -23,7 +27,7 @@ pub struct RankOptions {
     pub today: NaiveDate,
 }
 
-/// One facility of the list.
+/// One facility of the ranking.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RankedFacility {
     /// Its layer.
@@ -56,9 +60,9 @@ pub struct HotSpot {
     pub distance: f64,
 }
 
-/// The list for one area.
+/// The facilities of one area, ranked, with the area's 303(d) and TMDL standing.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct InspectionList {
+pub struct WatershedFacilities {
     /// The watershed, when the area is one.
     pub watershed_id: Option<String>,
     /// The water it drains to.
@@ -84,17 +88,17 @@ fn listed_303d(snap: &Snapshot, water: &str) -> bool {
 }
 
 /// Ranks the facilities of `layers` inside `area`.
-pub fn inspection_list(
+pub fn rank_facilities(
     snap: &Snapshot,
     profile: &Profile,
     area: &MultiPolygon<f64>,
     watershed_id: Option<&str>,
     layers: &[Layer],
     opts: &RankOptions,
-) -> InspectionList {
+) -> WatershedFacilities {
     let area_geom = Geometry::MultiPolygon(area.clone());
     let Some(r) = wkb::bounding_rect(&area_geom) else {
-        return InspectionList {
+        return WatershedFacilities {
             watershed_id: watershed_id.map(str::to_string),
             drains_to: None,
             drains_to_303d: false,
@@ -212,7 +216,7 @@ pub fn inspection_list(
             .then_with(|| a.layer.cmp(&b.layer))
             .then_with(|| a.id.cmp(&b.id))
     });
-    InspectionList {
+    WatershedFacilities {
         watershed_id: watershed_id.map(str::to_string),
         drains_to,
         drains_to_303d,
@@ -320,7 +324,7 @@ mod tests {
             overdue_after_days: 365,
             today: NaiveDate::from_ymd_opt(2026, 11, 30).unwrap(),
         };
-        let list = inspection_list(&snap, &profile, &area, None, &[Layer::CatchBasins], &opts);
+        let list = rank_facilities(&snap, &profile, &area, None, &[Layer::CatchBasins], &opts);
         let order: Vec<(&str, u8)> = list
             .facilities
             .iter()
@@ -341,7 +345,7 @@ mod tests {
             today: NaiveDate::from_ymd_opt(2027, 6, 2).unwrap(),
             ..opts
         };
-        let list = inspection_list(&snap, &profile, &area, None, &[Layer::CatchBasins], &later);
+        let list = rank_facilities(&snap, &profile, &area, None, &[Layer::CatchBasins], &later);
         assert!(
             list.facilities.iter().find(|f| f.id == "CB-C").unwrap().due,
             "a year and a day later it is overdue"
