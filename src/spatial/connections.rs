@@ -204,8 +204,9 @@ fn determination_facts(d: &Feature) -> DeterminationFacts {
     }
 }
 
-/// Outfall inspections that found sewage indicators.
-fn sewage_screenings(snap: &Snapshot) -> Vec<ScreeningFacts> {
+/// Outfall inspections that found sewage indicators: all the illicit rule reads of the
+/// inspections (the tiles keep their findings while this and the other layers stay).
+pub(crate) fn sewage_screenings(snap: &Snapshot) -> Vec<ScreeningFacts> {
     let l = Layer::Inspections;
     let outfalls = snap.layer(Layer::Outfalls);
     snap.layer(l)

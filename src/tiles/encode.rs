@@ -131,7 +131,12 @@ fn cut_line(l: &LineString<f64>) -> Vec<LineString<f64>> {
         // The segment is a + t (b - a), kept for t in [t0, t1].
         let (mut t0, mut t1) = (0.0f64, 1.0f64);
         let mut keep = true;
-        for (p, q) in [(-dx, a.x - lo), (dx, hi - a.x), (-dy, a.y - lo), (dy, hi - a.y)] {
+        for (p, q) in [
+            (-dx, a.x - lo),
+            (dx, hi - a.x),
+            (-dy, a.y - lo),
+            (dy, hi - a.y),
+        ] {
             if p == 0.0 {
                 if q < 0.0 {
                     keep = false;
@@ -824,19 +829,23 @@ mod tests {
             for part in &ours {
                 assert!(part.0.len() >= 2);
                 for c in &part.0 {
-                    assert!(c.x >= rect.min().x - 1e-9 && c.x <= rect.max().x + 1e-9, "{c:?}");
-                    assert!(c.y >= rect.min().y - 1e-9 && c.y <= rect.max().y + 1e-9, "{c:?}");
+                    assert!(
+                        c.x >= rect.min().x - 1e-9 && c.x <= rect.max().x + 1e-9,
+                        "{c:?}"
+                    );
+                    assert!(
+                        c.y >= rect.min().y - 1e-9 && c.y <= rect.max().y + 1e-9,
+                        "{c:?}"
+                    );
                 }
                 // Each piece runs the way its segment of the line runs (a pipe's flow).
                 let (p, q) = (part.0[0], part.0[1]);
-                let seg = l
-                    .lines()
-                    .find(|s| {
-                        let d = (s.end - s.start, q - p);
-                        let cross = d.0.x * d.1.y - d.0.y * d.1.x;
-                        cross.abs() < 1e-6 * (d.0.x.hypot(d.0.y) * d.1.x.hypot(d.1.y) + 1.0)
-                            && d.0.x * d.1.x + d.0.y * d.1.y > 0.0
-                    });
+                let seg = l.lines().find(|s| {
+                    let d = (s.end - s.start, q - p);
+                    let cross = d.0.x * d.1.y - d.0.y * d.1.x;
+                    cross.abs() < 1e-6 * (d.0.x.hypot(d.0.y) * d.1.x.hypot(d.1.y) + 1.0)
+                        && d.0.x * d.1.x + d.0.y * d.1.y > 0.0
+                });
                 assert!(seg.is_some(), "{part:?} runs against {l:?}");
             }
         }

@@ -39,8 +39,9 @@ use crate::spatial::Snapshot;
 pub struct Tiles {
     /// Web Mercator copies of the layers, kept while their layer is current.
     pub mercator: mercator::MercatorCache,
-    /// Findings and easement states of the current snapshot, derived on first need.
-    pub derived: props::PerSnapshot<props::Derived>,
+    /// Findings and easement states of the current snapshot, derived on first need and
+    /// kept while their inputs are unchanged.
+    pub derived: props::DerivedCache,
     /// Which pipes the current snapshot's network turned by their inverts.
     pub flows: props::PerSnapshot<props::Flows>,
     /// Names of snapshots.
@@ -79,7 +80,7 @@ pub fn render(
             Some(
                 tiles
                     .derived
-                    .get(snap, || props::Derived::of(snap, profile, network))?,
+                    .get(snap, profile, || props::Derived::of(snap, profile, network))?,
             )
         } else {
             None

@@ -59,6 +59,106 @@ impl Derived {
     }
 }
 
+/// The derived facts, kept while what they are derived from is unchanged.
+///
+/// [`Derived::of`] reads every layer but the inspections in full, and of the inspections
+/// only the screenings that found sewage indicators (the illicit rule's evidence), with
+/// the profile. Most writes leave those alone — an inspection without sewage indicators,
+/// above all, which is what a day in the field writes — and then the facts are kept for
+/// the new snapshot instead of judging every connection again (seconds on a county).
+#[derive(Clone, Default)]
+pub struct DerivedCache {
+    // The lock is held while deriving, so two first tiles derive once.
+    inner: Arc<Mutex<Option<DerivedEntry>>>,
+    /// How many times the facts were derived.
+    derivations: Arc<std::sync::atomic::AtomicU64>,
+}
+
+struct DerivedEntry {
+    /// The snapshot the facts were last given for.
+    snap: Weak<Snapshot>,
+    /// What they were derived from.
+    inputs: DerivedInputs,
+    derived: Arc<Derived>,
+}
+
+/// What [`Derived::of`] reads.
+struct DerivedInputs {
+    /// Every layer but the inspections, by identity: a layer a write left alone is the
+    /// same shared index in the next snapshot. (A live `Weak` keeps its allocation, so an
+    /// equal pointer is the same layer, never a new one at an old address.)
+    layers: Vec<Weak<crate::spatial::LayerIndex>>,
+    /// The screenings that found sewage indicators, as the illicit rule reads them.
+    sewage: Vec<crate::rules::illicit::ScreeningFacts>,
+    profile: Profile,
+}
+
+/// The layers whose every row the derived facts may read (all but the inspections).
+fn read_in_full() -> impl Iterator<Item = crate::domain::Layer> {
+    crate::domain::Layer::ALL
+        .into_iter()
+        .filter(|l| *l != crate::domain::Layer::Inspections)
+}
+
+impl DerivedInputs {
+    fn of(snap: &Snapshot, profile: &Profile) -> Self {
+        DerivedInputs {
+            layers: read_in_full()
+                .map(|l| Arc::downgrade(&snap.layer_shared(l)))
+                .collect(),
+            sewage: crate::spatial::connections::sewage_screenings(snap),
+            profile: profile.clone(),
+        }
+    }
+
+    /// Whether `snap` and `profile` give the same inputs.
+    fn same(&self, snap: &Snapshot, profile: &Profile) -> bool {
+        self.profile == *profile
+            && self.layers.iter().zip(read_in_full()).all(|(w, l)| {
+                w.strong_count() > 0 && std::ptr::eq(w.as_ptr(), Arc::as_ptr(&snap.layer_shared(l)))
+            })
+            && self.sewage == crate::spatial::connections::sewage_screenings(snap)
+    }
+}
+
+impl DerivedCache {
+    /// The facts for `snap` under `profile`, made with `make` unless the cache holds facts
+    /// derived from the same inputs. Blocking.
+    pub fn get(
+        &self,
+        snap: &Arc<Snapshot>,
+        profile: &Profile,
+        make: impl FnOnce() -> anyhow::Result<Derived>,
+    ) -> anyhow::Result<Arc<Derived>> {
+        let mut g = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(e) = g.as_mut() {
+            let same_snap = e.snap.upgrade().is_some_and(|s| Arc::ptr_eq(&s, snap));
+            if same_snap && e.inputs.profile == *profile {
+                return Ok(e.derived.clone());
+            }
+            if !same_snap && e.inputs.same(snap, profile) {
+                e.snap = Arc::downgrade(snap);
+                return Ok(e.derived.clone());
+            }
+        }
+        let derived = Arc::new(make()?);
+        self.derivations
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        *g = Some(DerivedEntry {
+            snap: Arc::downgrade(snap),
+            inputs: DerivedInputs::of(snap, profile),
+            derived: derived.clone(),
+        });
+        Ok(derived)
+    }
+
+    /// How many times the facts were derived (a write that leaves their inputs alone
+    /// must not count).
+    pub fn derivations(&self) -> u64 {
+        self.derivations.load(std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
 /// The pipes the network turned round by their inverts, against their digitised order
 /// (the Mercator copy already runs a pipe from its `from_id` end to its `to_id` end, as
 /// the network does; pipes with no usable id follow their inverts there, so the tile
@@ -376,5 +476,68 @@ mod tests {
             result(&snap, "OF-1"),
             Some((day("2026-06-01"), Value::Text("dry".into())))
         );
+    }
+
+    #[test]
+    fn findings_are_kept_while_what_they_are_derived_from_is_unchanged() {
+        let meta = crate::store::RegistryMeta {
+            jurisdiction: "north-castle-ny".into(),
+            srid: 2260,
+            crs_name: String::new(),
+            crs_wkt: String::new(),
+            linear_unit: crate::domain::LengthUnit::UsSurveyFoot,
+        };
+        let outfall = |id: &str, x: f64| {
+            let mut f = Feature::new(Layer::Outfalls, id);
+            f.geom = Some(geo_types::Point::new(x, 0.0).into());
+            f
+        };
+        let snap = Arc::new(Snapshot::from_features(
+            meta,
+            HashMap::from([
+                (Layer::Outfalls, vec![outfall("OF-1", 0.0)]),
+                (
+                    Layer::Inspections,
+                    vec![inspection(
+                        "i1",
+                        "OF-1",
+                        "2026-05-01",
+                        "dry_weather_screening",
+                        "dry",
+                    )],
+                ),
+            ]),
+        ));
+        let profile = Profile::builtin("north-castle-ny").unwrap();
+        let cache = DerivedCache::default();
+        let get = |s: &Arc<Snapshot>, p: &Profile| {
+            cache.get(s, p, || Ok(Derived::default())).unwrap();
+            cache.derivations()
+        };
+        assert_eq!(get(&snap, &profile), 1);
+        assert_eq!(get(&snap, &profile), 1, "the same snapshot");
+        // A day in the field: an inspection with no sewage indicators changes nothing the
+        // findings read.
+        let routine = Arc::new(snap.with_upserts(
+            Layer::Inspections,
+            vec![inspection("i2", "OF-1", "2026-06-01", "routine", "ok")],
+        ));
+        assert_eq!(get(&routine, &profile), 1, "an inspection without sewage");
+        // A screening that found sewage is the illicit rule's evidence: judged again.
+        let mut sewage = inspection("i3", "OF-1", "2026-06-02", "dry_weather_screening", "flow");
+        sewage.set(Layer::Inspections, "sewage_indicators", Value::Bool(true));
+        let sewage = Arc::new(routine.with_upserts(Layer::Inspections, vec![sewage]));
+        assert_eq!(get(&sewage, &profile), 2, "a screening that found sewage");
+        // Any other layer written: judged again.
+        let more = Arc::new(sewage.with_upserts(Layer::Outfalls, vec![outfall("OF-2", 9.0)]));
+        assert_eq!(get(&more, &profile), 3, "an outfall written");
+        // Another profile, the same snapshot: judged again, and again when it goes back.
+        let mut other = profile.clone();
+        other.name.push_str(" (amended)");
+        assert_eq!(get(&more, &other), 4, "the profile changed");
+        assert_eq!(get(&more, &profile), 5, "the profile changed back");
+        // The sewage screening's outfall removed from the registry: no longer evidence.
+        let gone = Arc::new(more.with_layer(Layer::Outfalls, vec![outfall("OF-2", 9.0)]));
+        assert_eq!(get(&gone, &profile), 6, "the screened outfall gone");
     }
 }

@@ -204,3 +204,138 @@ async fn a_kept_tile_is_the_tile_rendered_afresh() {
         "the pyramid holds no outfall: nothing was compared"
     );
 }
+
+/// Every connection's finding in the tiles (the page's tiles, every layer) is the one
+/// `/api/illicit` gives: before any write, after an inspection that leaves the findings'
+/// evidence alone (the server keeps the findings it derived), and after screenings that
+/// found sewage downstream, which the illicit rule reads (then they are judged again).
+#[tokio::test]
+async fn connection_findings_in_tiles_follow_the_screenings_that_found_sewage() {
+    let reg = demo_registry("sqlite", "north-castle-ny").await;
+    let inspector = token(&reg.url, "inspector", "Ann Field", &[]);
+    let server = serve(&reg.url, &["--public-read"]);
+    let base = &server.base;
+    let c = reqwest::Client::new();
+    let findings = || async {
+        let v = get_json(
+            &c,
+            &format!("{base}/api/illicit?status=illicit,needs_review,ok,not_covered"),
+        )
+        .await;
+        v["connections"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|k| {
+                (
+                    k["connection_id"].as_str().unwrap().to_string(),
+                    k["finding"]["result"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect::<std::collections::HashMap<String, String>>()
+    };
+    // The z16 tile of each connection's first position.
+    let z = 16;
+    let mut tile_of_conn = std::collections::HashMap::new();
+    for f in items(&c, base, "connections").await {
+        let id = f["id"].as_str().unwrap().to_string();
+        let g = &f["geometry"]["coordinates"];
+        let first = if g[0].is_array() { &g[0] } else { g };
+        let (mx, my) = merc(first[0].as_f64().unwrap(), first[1].as_f64().unwrap());
+        tile_of_conn.insert(id, tile_of(mx, my, z));
+    }
+    assert!(tile_of_conn.len() > 10, "the demo has connections");
+    // The tiles' findings of the connections `ids`, compared with the API's.
+    let check = |ids: Vec<String>,
+                 api: std::collections::HashMap<String, String>,
+                 when: &'static str| {
+        let c = c.clone();
+        let tile_of_conn = tile_of_conn.clone();
+        async move {
+            let mut tiles: Vec<(u32, u32)> = ids.iter().map(|i| tile_of_conn[i]).collect();
+            tiles.sort();
+            tiles.dedup();
+            let mut seen = 0;
+            for (x, y) in tiles.into_iter().take(6) {
+                let (s, _, bytes) = get_tile(&c, &format!("{base}/tiles/{z}/{x}/{y}.mvt")).await;
+                assert_eq!(s, 200);
+                for f in decode(&bytes, z, x, y, "connections") {
+                    let id = f["properties"]["id"].as_str().unwrap();
+                    assert_eq!(
+                        f["properties"]["finding"].as_str(),
+                        api.get(id).map(String::as_str),
+                        "{when}: connection {id} in tile {z}/{x}/{y}"
+                    );
+                    seen += 1;
+                }
+            }
+            assert!(seen > 0, "{when}: no connection read from the tiles");
+        }
+    };
+    let before = findings().await;
+    check(
+        before.keys().cloned().collect(),
+        before.clone(),
+        "before any write",
+    )
+    .await;
+
+    let outfalls = items(&c, base, "outfalls").await;
+    let today = chrono::Local::now().date_naive().to_string();
+    let post = |asset: String, body: serde_json::Value| {
+        let c = c.clone();
+        let inspector = inspector.clone();
+        async move {
+            let mut b = body;
+            b["asset_id"] = asset.into();
+            let r = c
+                .post(format!("{base}/api/inspections"))
+                .bearer_auth(&inspector)
+                .json(&b)
+                .send()
+                .await
+                .unwrap();
+            // 200 when it replaces the same day's screening of the outfall.
+            assert!(
+                r.status() == 201 || r.status() == 200,
+                "{}",
+                r.text().await.unwrap()
+            );
+        }
+    };
+    // A screening that found no flow: nothing the findings read.
+    let first = outfalls[0]["id"].as_str().unwrap().to_string();
+    post(first, serde_json::json!({"inspected_on": today, "kind": "dry_weather_screening", "result": "no flow"})).await;
+    let after_dry = findings().await;
+    assert_eq!(
+        after_dry, before,
+        "a screening without sewage changed a finding"
+    );
+    check(
+        before.keys().cloned().collect(),
+        after_dry,
+        "after a screening without sewage",
+    )
+    .await;
+
+    // Sewage found at every outfall: evidence against the connections upstream.
+    for of in &outfalls {
+        post(
+            of["id"].as_str().unwrap().to_string(),
+            serde_json::json!({"inspected_on": today, "kind": "dry_weather_screening", "result": "needs_follow_up",
+                "screening": {"flow": "trickle", "odour": "sewage", "colour": "grey", "turbidity": "cloudy"}}),
+        )
+        .await;
+    }
+    let after_sewage = findings().await;
+    let changed: Vec<String> = after_sewage
+        .iter()
+        .filter(|(id, f)| before.get(*id) != Some(*f))
+        .map(|(id, _)| id.clone())
+        .collect();
+    assert!(
+        !changed.is_empty(),
+        "sewage at every outfall changed no connection's finding"
+    );
+    check(changed, after_sewage, "after screenings that found sewage").await;
+}
