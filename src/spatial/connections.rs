@@ -237,6 +237,17 @@ fn nearest_connection_of_records(
         .iter()
         .map(|c| c.geom.as_ref().and_then(ms4_end))
         .collect();
+    // The ends in an R-tree: a record looks only at the ends within the tolerance, not at
+    // every connection of the registry (which made this quadratic: seconds on a county).
+    let tree = rstar::RTree::bulk_load(
+        ends.iter()
+            .enumerate()
+            .filter_map(|(i, e)| e.map(|p| rstar::primitives::GeomWithData::new([p.x(), p.y()], i)))
+            .collect(),
+    );
+    // A hair wider than the tolerance, so no end the exact test below keeps is missed by
+    // the squared distance's rounding.
+    let reach = t * (1.0 + 1e-9) + 1e-9;
     snap.layer(Layer::ConnectionRecords)
         .features
         .iter()
@@ -249,8 +260,15 @@ fn nearest_connection_of_records(
             };
             let parcel = text(r, Layer::ConnectionRecords, "parcel_id");
             let mut best = (usize::MAX, f64::INFINITY);
-            for (i, end) in ends.iter().enumerate() {
-                let Some(end) = end else { continue };
+            let mut near: Vec<usize> = tree
+                .locate_within_distance([rp.x(), rp.y()], reach * reach)
+                .map(|e| e.data)
+                .collect();
+            // In the connections' order, as a scan of them all would meet them: of two
+            // ends equally near, the first connection wins.
+            near.sort_unstable();
+            for i in near {
+                let Some(end) = &ends[i] else { continue };
                 let d = Euclidean.distance(end, rp);
                 let same_parcel = match (&parcel, &sources[i]) {
                     (None, _) => true,
