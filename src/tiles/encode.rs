@@ -108,7 +108,14 @@ fn lines(mls: MultiLineString<f64>) -> Option<Geometry<f64>> {
     let parts: Vec<LineString<f64>> = clipped
         .0
         .iter()
-        .map(|l| snap_line(&l.simplify(0.5)))
+        // Two positions are already as simple as a line gets (most pipes and connections).
+        .map(|l| {
+            if l.0.len() > 2 {
+                snap_line(&l.simplify(0.5))
+            } else {
+                snap_line(l)
+            }
+        })
         .filter(|l| l.0.len() >= 2)
         .collect();
     match parts.len() {
