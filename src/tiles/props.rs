@@ -422,15 +422,19 @@ mod tests {
         f
     }
 
-    #[test]
-    fn the_latest_screening_follows_each_inspection_written() {
-        let meta = crate::store::RegistryMeta {
+    fn meta() -> crate::store::RegistryMeta {
+        crate::store::RegistryMeta {
             jurisdiction: "north-castle-ny".into(),
             srid: 2260,
             crs_name: String::new(),
             crs_wkt: String::new(),
             linear_unit: crate::domain::LengthUnit::UsSurveyFoot,
-        };
+        }
+    }
+
+    #[test]
+    fn the_latest_screening_follows_each_inspection_written() {
+        let meta = meta();
         let snap = Snapshot::from_features(
             meta,
             HashMap::from([(
@@ -480,13 +484,7 @@ mod tests {
 
     #[test]
     fn findings_are_kept_while_what_they_are_derived_from_is_unchanged() {
-        let meta = crate::store::RegistryMeta {
-            jurisdiction: "north-castle-ny".into(),
-            srid: 2260,
-            crs_name: String::new(),
-            crs_wkt: String::new(),
-            linear_unit: crate::domain::LengthUnit::UsSurveyFoot,
-        };
+        let meta = meta();
         let outfall = |id: &str, x: f64| {
             let mut f = Feature::new(Layer::Outfalls, id);
             f.geom = Some(geo_types::Point::new(x, 0.0).into());
