@@ -3,12 +3,8 @@
 // answer (nearby, a determination) takes from the server's reply to being drawn.
 // Prints one JSON line per server.
 import { chromium } from 'playwright-core';
+import { FLAGS } from './flags.mjs';
 
-const FLAGS = [
-  '--headless=new', '--no-sandbox', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
-  '--enable-unsafe-swiftshader', '--use-angle=swiftshader',
-];
 const [, , name, base, runsArg] = process.argv;
 const runs = Number(runsArg || 5);
 const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: FLAGS });

@@ -1,5 +1,9 @@
+// Where a first visit's time goes, for looking into the page bench's first-draw figure:
+// each resource's start and end, the map's style and tile events, and its renders, from
+// navigation start. Not a benchmark (no figures are recorded from it).
+//   node web/bench/trace.mjs http://127.0.0.1:8080 3
 import { chromium } from 'playwright-core';
-const FLAGS = ['--headless=new', '--no-sandbox', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--enable-unsafe-swiftshader', '--use-angle=swiftshader'];
+import { FLAGS } from './flags.mjs';
 const [, , base, runsArg] = process.argv;
 const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: FLAGS });
 for (let i = 0; i < Number(runsArg || 3); i++) {
@@ -25,7 +29,7 @@ for (let i = 0; i < Number(runsArg || 3); i++) {
     first: window.__ms4firstDraw,
     dcl: performance.getEntriesByType('navigation')[0].domContentLoadedEventEnd,
     res: performance.getEntriesByType('resource').map((e) => [e.name.replace(location.origin, ''), Math.round(e.startTime), Math.round(e.responseEnd), e.transferSize]),
-    marks: window.__marks.filter((m, i, a) => m[0] !== 'render' || i === a.findIndex(x => x[0]==='render') || i === a.length-1 || true).map(m => [m[0], Math.round(m[1])]),
+    marks: window.__marks.map((m) => [m[0], Math.round(m[1])]),
     zoom: window.__ms4map.getZoom(),
   }));
   console.log('first', Math.round(r.first), 'dcl', Math.round(r.dcl), 'zoom', r.zoom.toFixed(2));
