@@ -5,8 +5,6 @@
 
 mod common;
 
-use std::process::Command;
-
 use common::*;
 use geo_types::{Geometry, Point};
 use ms4::domain::{Feature, Layer, Value};
@@ -71,41 +69,13 @@ fn counts(s: &WriteSummary) -> (u64, u64, u64, u64) {
     (s.inserted, s.updated, s.deleted, s.unchanged)
 }
 
-/// SQL run by another program: `ogrinfo -sql` on the GeoPackage (GDAL has the functions
-/// its triggers call), `psql` on PostGIS.
-fn outside_sql(kind: &str, reg: &Registry, sql: &str) -> String {
-    let gpkg = reg.dir.path().join("registry.gpkg").display().to_string();
-    let out = match kind {
-        "sqlite" => Command::new("ogrinfo")
-            .args(["-q", &gpkg, "-sql", sql])
-            .output(),
-        _ => Command::new("psql")
-            .args(["-v", "ON_ERROR_STOP=1", "-qtA", &reg.url, "-c", sql])
-            .output(),
-    }
-    .unwrap();
-    assert!(
-        out.status.success(),
-        "{sql}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
 /// How many pipes have no stored hash, counted by another program.
 fn unhashed(kind: &str, reg: &Registry) -> usize {
-    let out = outside_sql(
+    outside_count(
         kind,
         reg,
         "SELECT count(*) AS n FROM pipes WHERE ms4_hash IS NULL",
-    );
-    // ogrinfo prints `n (Integer) = 3`; psql -tA prints `3`.
-    let n = out
-        .lines()
-        .filter_map(|l| l.rsplit('=').next())
-        .filter_map(|v| v.trim().parse::<usize>().ok())
-        .next_back();
-    n.unwrap_or_else(|| panic!("no count in {out:?}"))
+    )
 }
 
 #[tokio::test]

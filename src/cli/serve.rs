@@ -169,6 +169,8 @@ pub async fn serve_store(
     // Tests and scripts read the URL as the last word of this line.
     println!("serving the registry at http://{addr}/");
     let state = AppState::with_config(store.clone(), snapshot, profile, config);
+    // The first map drawn after start-up (or after a write) finds its tiles' inputs made.
+    http::tiles_warm::keep_warm(state.clone(), std::time::Duration::from_millis(500));
     // A committed `ms4 profile update` is answered with within a second or so.
     state.profile.watch(
         store,

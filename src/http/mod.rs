@@ -22,6 +22,7 @@ pub mod profile;
 pub mod server;
 mod style;
 mod tiles;
+pub mod tiles_warm;
 mod tokens;
 mod upload;
 

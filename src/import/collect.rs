@@ -11,7 +11,7 @@ use super::progress::Progress;
 use super::report::{FeatureNote, ImportReport, ProblemCounts};
 use super::CHUNK;
 use crate::domain::{Feature, Layer};
-use crate::store::WriteMsg;
+use crate::store::{ImportChunk, WriteMsg};
 
 /// Where a layer's features may lie, in the registry's CRS.
 #[derive(Debug, Clone, Copy, Default)]
@@ -42,6 +42,11 @@ pub(super) struct Collector<'a> {
     pub chunk: Vec<Feature>,
     /// The content hashes of `chunk`'s features, when the conversion threads made them.
     pub hashes: Vec<i64>,
+    /// The source hashes of `chunk`'s features (see `unchanged`): none for a feature
+    /// whose conversion had something to say, so that it is converted, and said, again.
+    pub sources: Vec<Option<i64>>,
+    /// Features not converted, their source unchanged: id and source hash.
+    pub same: Vec<(String, i64)>,
     pub sink: Option<&'a mpsc::Sender<WriteMsg>>,
     /// The hash of the feature being taken, until it joins the chunk.
     pub pending_hash: Option<i64>,
@@ -62,12 +67,30 @@ impl Collector<'_> {
             pipeline::Outcome::Accepted { feature, .. } => {
                 feature.geom.as_ref().and_then(|g| self.misplaced(g))
             }
-            pipeline::Outcome::Rejected { .. } => None,
+            pipeline::Outcome::Rejected { .. } | pipeline::Outcome::Same { .. } => None,
         };
         let report = &mut *self.report;
         report.read += 1;
         self.progress.tick(report.read);
-        let (fid, f, conv, repaired) = match outcome {
+        let (fid, f, conv, repaired, source) = match outcome {
+            pipeline::Outcome::Same { fid, id, source } => {
+                // Its stored row is what converting it gives: only the file's own
+                // consistency is left to check.
+                if let Some(first) = self.seen.get(&id) {
+                    report.problems.duplicate_id += 1;
+                    let why =
+                        format!("duplicate id {id} (first at feature {first}); the first is kept");
+                    report.reject(fid, Some(&id), Some(self.layer.id_field()), why);
+                    return true;
+                }
+                self.seen.insert(id.clone(), fid);
+                report.imported += 1;
+                if self.sink.is_some() {
+                    self.same.push((id, source));
+                    return self.send_if_full();
+                }
+                return true;
+            }
             pipeline::Outcome::Rejected { fid, id, problem } => {
                 count_problem(&mut report.problems, &problem);
                 let reason = match (&problem, &self.csv_columns) {
@@ -86,10 +109,11 @@ impl Collector<'_> {
                 converted,
                 repaired,
                 hash,
+                source,
             } => {
                 // This feature's own (or none), never one left by a feature turned away.
                 self.pending_hash = hash;
-                (fid, feature, converted, repaired)
+                (fid, feature, converted, repaired, source)
             }
         };
         if let Some(why) = misplaced {
@@ -108,6 +132,8 @@ impl Collector<'_> {
             return true;
         }
         self.seen.insert(f.id.clone(), fid);
+        // Only a conversion that had nothing to say may be skipped next time.
+        let mut quiet = conv.is_empty() && repaired.is_none();
         for c in conv {
             *report.converted.entry(c.to_string()).or_default() += 1;
         }
@@ -123,38 +149,54 @@ impl Collector<'_> {
             if let Some(g) = &f.geom {
                 if !inside_any(g, self.boundary, self.boundary_boxes) {
                     report.outside_boundary.push(f.id.clone());
+                    quiet = false;
                 }
             }
         }
         report.imported += 1;
-        if let Some(tx) = self.sink {
+        if self.sink.is_some() {
             self.chunk.push(f);
+            self.sources.push(source.filter(|_| quiet));
             if let Some(h) = self.pending_hash.take() {
                 self.hashes.push(h);
             }
-            if self.chunk.len() == CHUNK {
-                let msg = self.take_chunk();
-                let t = crate::store::timing::start();
-                let sent = tx.blocking_send(msg);
-                crate::store::timing::add(&crate::store::timing::COLLECT_WAIT, t);
-                if sent.is_err() {
-                    return false;
-                }
-            }
+            return self.send_if_full();
         }
         true
     }
 
-    /// The chunk gathered so far as a message for the writer, with its hashes when every
-    /// feature has one; a new chunk starts.
-    pub fn take_chunk(&mut self) -> WriteMsg {
-        let full = std::mem::replace(&mut self.chunk, Vec::with_capacity(CHUNK));
-        let hashes = std::mem::take(&mut self.hashes);
-        if hashes.len() == full.len() && !full.is_empty() {
-            WriteMsg::Hashed(full, hashes)
-        } else {
-            WriteMsg::Features(full)
+    /// Sends the chunk once it is full; false once the writer has gone.
+    fn send_if_full(&mut self) -> bool {
+        if self.chunk.len() + self.same.len() < CHUNK {
+            return true;
         }
+        let Some(tx) = self.sink else {
+            return true;
+        };
+        let msg = self.take_chunk();
+        let t = crate::store::timing::start();
+        let sent = tx.blocking_send(msg);
+        crate::store::timing::add(&crate::store::timing::COLLECT_WAIT, t);
+        sent.is_ok()
+    }
+
+    /// The chunk gathered so far as a message for the writer, with its content hashes
+    /// when every feature has one; a new chunk starts.
+    pub fn take_chunk(&mut self) -> WriteMsg {
+        let features = std::mem::replace(&mut self.chunk, Vec::with_capacity(CHUNK));
+        let hashes = std::mem::take(&mut self.hashes);
+        let hashes = (hashes.len() == features.len() && !features.is_empty()).then_some(hashes);
+        WriteMsg::Imported(ImportChunk {
+            features,
+            hashes,
+            sources: std::mem::take(&mut self.sources),
+            same: std::mem::take(&mut self.same),
+        })
+    }
+
+    /// Whether features are gathered for the writer.
+    pub fn has_chunk(&self) -> bool {
+        !self.chunk.is_empty() || !self.same.is_empty()
     }
 
     /// Why a geometry cannot be where it says it is, if it cannot.

@@ -266,11 +266,13 @@ pub fn convert_geometry(
     let t = timing::start();
     // GEOS (through OGR) is the reference GIS tools agree on, and also catches rings
     // that touch themselves at a point; geo then names what is wrong.
-    let invalidity = (is_areal(&geom) && !ogr.is_valid()).then(|| {
-        first_invalidity(&geom).unwrap_or_else(|| {
-            "ring self-intersection (a ring touches itself; found by GEOS)".to_string()
-        })
-    });
+    // Most parcels are plainly valid (`simple`), which spares them the copy into GEOS.
+    let invalidity = (is_areal(&geom) && !super::simple::plainly_valid(&geom) && !ogr.is_valid())
+        .then(|| {
+            first_invalidity(&geom).unwrap_or_else(|| {
+                "ring self-intersection (a ring touches itself; found by GEOS)".to_string()
+            })
+        });
     timing::add(&timing::VALIDATE, t);
     match invalidity {
         None => Ok((Some(geom), None)),

@@ -19,8 +19,10 @@ mod progress;
 mod report;
 mod select;
 pub mod settings;
+mod simple;
 pub mod source;
 pub mod split;
+mod unchanged;
 pub mod zipcheck;
 
 use std::path::PathBuf;
@@ -465,6 +467,36 @@ fn read_source(
         near_boundary: grown_union(&boundary_boxes, BOUNDARY_MARGIN_M / unit_metres),
     };
 
+    // Source hashes are made for every import that writes; the stored rows to look them
+    // up in are asked of the writer when the write will compare the whole layer anyway
+    // (a replace, or a large file into a layer that has rows), as it reads them once.
+    let recipe = sink.map(|_| {
+        unchanged::Recipe::new(&unchanged::RecipeParts {
+            layer,
+            source_fields: &source_fields,
+            plan: &plan,
+            source_wkt: source_wkt.as_deref(),
+            target_srid,
+            invalid: opts.invalid,
+            bounds,
+            boundary,
+        })
+    });
+    let large = declared.is_some_and(|n| n >= crate::store::WHOLE_LAYER_FROM as u64)
+        || opts.mode == WriteMode::Replace;
+    let stored = match sink {
+        Some(tx) if hash_here && large => {
+            let (ask, answer) = tokio::sync::oneshot::channel();
+            if tx.blocking_send(WriteMsg::StoredRows(ask)).is_ok() {
+                // A writer that failed before answering drops the question: the import
+                // then converts everything, and the write's error is the one reported.
+                answer.blocking_recv().ok().flatten()
+            } else {
+                None
+            }
+        }
+        _ => None,
+    };
     let setup = pipeline::Setup {
         layer,
         plan: &plan,
@@ -478,6 +510,8 @@ fn read_source(
             pipeline::default_workers()
         },
         hash: hash_here,
+        recipe: recipe.as_ref(),
+        stored,
     };
     let mut collector = Collector {
         report: &mut report,
@@ -493,6 +527,8 @@ fn read_source(
         seen: Default::default(),
         chunk: Vec::with_capacity(CHUNK),
         hashes: Vec::new(),
+        sources: Vec::with_capacity(CHUNK),
+        same: Vec::new(),
         pending_hash: None,
         sink,
         progress,
@@ -505,7 +541,7 @@ fn read_source(
         &src_name,
         |outcome| collector.take(outcome),
     )?;
-    let last = (!collector.chunk.is_empty()).then(|| collector.take_chunk());
+    let last = collector.has_chunk().then(|| collector.take_chunk());
     let Collector { progress, seen, .. } = collector;
     progress.finish(report.read);
     if let Some(n) = declared {

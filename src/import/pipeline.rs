@@ -17,8 +17,9 @@ use super::crs;
 use super::error::{ImportError, Result};
 use super::gdal_guard;
 use super::source::FieldPlan;
+use super::unchanged::Recipe;
 use crate::domain::{Feature, Layer, Value};
-use crate::store::timing;
+use crate::store::{timing, StoredRows};
 
 /// Features per batch handed to a worker.
 const BATCH: usize = 512;
@@ -40,6 +41,11 @@ pub(super) struct Setup<'a> {
     /// Whether each accepted feature's content hash is computed here (for a write into a
     /// layer that has rows to compare with).
     pub hash: bool,
+    /// How features are converted, for their source hashes (`unchanged`), when the
+    /// import writes.
+    pub recipe: Option<&'a Recipe>,
+    /// The layer's stored rows, to find the features whose source is unchanged.
+    pub stored: Option<std::sync::Arc<StoredRows>>,
 }
 
 /// One source feature, as plain values.
@@ -64,6 +70,18 @@ pub(super) enum Outcome {
         repaired: Option<String>,
         /// Its content hash, when the setup asks for it.
         hash: Option<i64>,
+        /// Its source hash, when the setup has a recipe.
+        source: Option<i64>,
+    },
+    /// Not converted: its source hash is its stored row's, so it would convert to that
+    /// row again.
+    Same {
+        /// Source FID.
+        fid: u64,
+        /// Its id, as its stored row has it.
+        id: String,
+        /// Its source hash.
+        source: i64,
     },
     /// Kept out, with the problem.
     Rejected {
@@ -292,6 +310,19 @@ fn convert_one(setup: &Setup<'_>, ct: Option<&CoordTransform>, mut raw: RawFeatu
             .then(|| v.to_string().trim().to_string())
             .filter(|s| !s.is_empty())
     });
+    let t = timing::start();
+    let source = setup.recipe.map(|r| r.source_hash(&raw.values, &raw.wkb));
+    if let (Some(source), Some(stored), Some(id)) = (source, &setup.stored, &id_guess) {
+        if stored.source_of(id) == Some(source) {
+            timing::add(&timing::SOURCE_HASH, t);
+            return Outcome::Same {
+                fid: raw.fid,
+                id: id.clone(),
+                source,
+            };
+        }
+    }
+    timing::add(&timing::SOURCE_HASH, t);
     let rejected = |problem| Outcome::Rejected {
         fid: raw.fid,
         id: id_guess.clone(),
@@ -323,13 +354,14 @@ fn convert_one(setup: &Setup<'_>, ct: Option<&CoordTransform>, mut raw: RawFeatu
             let hash = setup
                 .hash
                 .then(|| crate::store::hash::content_hash(&feature));
-            timing::add(&timing::SOURCE_HASH, t);
+            timing::add(&timing::CONTENT_HASH, t);
             Outcome::Accepted {
                 fid: raw.fid,
                 feature,
                 converted,
                 repaired,
                 hash,
+                source,
             }
         }
         Err(p) => Outcome::Rejected {

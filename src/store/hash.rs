@@ -22,6 +22,11 @@ use crate::domain::{wkb, Feature, Value};
 /// The name of the column that holds the hash in every layer table.
 pub(crate) const COLUMN: &str = "ms4_hash";
 
+/// The name of the column that holds, beside the content hash, the hash of the source
+/// feature an import made the row from and of how it converted it (see
+/// `import::unchanged`). The outside-edit triggers clear it with the content hash.
+pub(crate) const SOURCE_COLUMN: &str = "ms4_source";
+
 /// The content hash of a feature as ms4 would store it (see the module docs).
 pub(crate) fn content_hash(f: &Feature) -> i64 {
     let mut h = Sha256::new();
@@ -122,87 +127,7 @@ fn json(h: &mut Sha256, v: &serde_json::Value) {
     }
 }
 
-/// The id and stored hash of every row of a layer, for a write that compares a whole
-/// layer: the ids in one text buffer, sorted, each with its hash and whether the write has
-/// carried it yet. A million ids cost tens of megabytes here, where a map of owned
-/// strings cost hundreds, and building it allocates twice instead of once per row.
-#[derive(Default)]
-pub(crate) struct StoredHashes {
-    text: String,
-    entries: Vec<Entry>,
-    carried: usize,
-}
-
-#[derive(Clone, Copy)]
-struct Entry {
-    start: usize,
-    len: u32,
-    hash: i64,
-    has_hash: bool,
-    carried: bool,
-}
-
-impl StoredHashes {
-    /// Adds a stored row's id and hash (rows in any order; call [`Self::sorted`] after).
-    pub fn push(&mut self, id: &str, hash: Option<i64>) {
-        let start = self.text.len();
-        self.text.push_str(id);
-        self.entries.push(Entry {
-            start,
-            len: id.len() as u32,
-            hash: hash.unwrap_or(0),
-            has_hash: hash.is_some(),
-            carried: false,
-        });
-    }
-
-    /// The set, ready to look ids up in.
-    pub fn sorted(mut self) -> Self {
-        let text = &self.text;
-        let key = |e: &Entry| &text[e.start..e.start + e.len as usize];
-        if !self.entries.is_sorted_by(|a, b| key(a) <= key(b)) {
-            self.entries.sort_unstable_by(|a, b| key(a).cmp(key(b)));
-        }
-        self
-    }
-
-    fn id(&self, e: &Entry) -> &str {
-        &self.text[e.start..e.start + e.len as usize]
-    }
-
-    /// Marks `id` carried by the write and returns its stored hash: `None` when the layer
-    /// has no such row (or the write carried it already), `Some(None)` when the row has
-    /// no hash.
-    pub fn take(&mut self, id: &str) -> Option<Option<i64>> {
-        let i = self.entries.binary_search_by(|e| self.id(e).cmp(id)).ok()?;
-        let e = &mut self.entries[i];
-        if e.carried {
-            return None;
-        }
-        e.carried = true;
-        self.carried += 1;
-        Some(e.has_hash.then_some(e.hash))
-    }
-
-    /// How many stored rows the write has not carried.
-    pub fn left(&self) -> usize {
-        self.entries.len() - self.carried
-    }
-
-    /// Every stored id, in order.
-    pub fn ids(&self) -> impl Iterator<Item = &str> {
-        self.entries.iter().map(|e| self.id(e))
-    }
-
-    /// The ids of the stored rows the write has not carried, in order.
-    pub fn not_carried(&self) -> Vec<String> {
-        self.entries
-            .iter()
-            .filter(|e| !e.carried)
-            .map(|e| self.id(e).to_string())
-            .collect()
-    }
-}
+pub(crate) use super::stored::StoredHashes;
 
 #[cfg(test)]
 mod tests {
@@ -269,16 +194,24 @@ mod tests {
             ("p20", Some(20)),
             ("p2", Some(2)),
         ] {
-            s.push(id, h);
+            s.push(id, h, h.map(|h| h * 10));
         }
         let mut s = s.sorted();
+        let rows = s.rows();
+        assert_eq!(rows.source_of("p20"), Some(200));
+        assert_eq!(rows.source_of("p1"), None, "stored without a source hash");
+        assert_eq!(rows.source_of("p4"), None, "not stored");
+        assert!(!s.take_same("p2", 21), "another source is not the same");
+        assert!(s.take_same("p2", 20));
+        assert!(!s.take_same("p2", 20), "carried once");
+        assert_eq!(s.take("p2"), None);
         assert_eq!(s.ids().collect::<Vec<_>>(), ["p1", "p2", "p20", "p3"]);
-        assert_eq!(s.take("p20"), Some(Some(20)));
+        assert_eq!(s.take("p20"), Some((Some(20), Some(200))));
         assert_eq!(s.take("p20"), None, "carried once");
-        assert_eq!(s.take("p1"), Some(None), "stored without a hash");
+        assert_eq!(s.take("p1"), Some((None, None)), "stored without a hash");
         assert_eq!(s.take("p4"), None, "not stored");
-        assert_eq!(s.left(), 2);
-        assert_eq!(s.not_carried(), ["p2", "p3"]);
+        assert_eq!(s.left(), 1);
+        assert_eq!(s.not_carried(), ["p3"]);
     }
 
     #[test]

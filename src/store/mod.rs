@@ -11,6 +11,8 @@ mod audit;
 pub mod ddl;
 mod error;
 pub(crate) mod hash;
+mod stored;
+pub use stored::StoredRows;
 pub mod outside;
 pub mod photos;
 pub mod postgis;
@@ -19,6 +21,7 @@ mod row;
 pub mod sqlite;
 pub(crate) mod timing;
 mod write;
+pub(crate) use write::WHOLE_LAYER_FROM;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -92,9 +95,12 @@ pub struct WriteRequest {
 pub enum WriteMsg {
     /// More features; ids are unique across the whole stream (the importer sees to it).
     Features(Vec<Feature>),
-    /// More features with their content hashes (`store::hash`), computed on the sender's
-    /// threads so a re-import's writer only compares them.
-    Hashed(Vec<Feature>, Vec<i64>),
+    /// More features from an import, with what the importer knows of them.
+    Imported(ImportChunk),
+    /// The importer asks for the layer's stored rows (ids with their content and source
+    /// hashes), read by the writer inside its transaction, to find the source features
+    /// that are unchanged before converting them; `None` when the layer is empty.
+    StoredRows(tokio::sync::oneshot::Sender<Option<std::sync::Arc<StoredRows>>>),
     /// Commit, storing this import report with the import record.
     Commit {
         /// The quality report, kept with the import record.
@@ -102,6 +108,22 @@ pub enum WriteMsg {
     },
     /// Roll back.
     Abort(String),
+}
+
+/// A chunk of an import's features.
+#[derive(Debug, Default)]
+pub struct ImportChunk {
+    /// Converted features; ids are unique across the whole stream.
+    pub features: Vec<Feature>,
+    /// Their content hashes (`store::hash`), one per feature, when the importer computed
+    /// them on its own threads so that the writer only compares.
+    pub hashes: Option<Vec<i64>>,
+    /// Their source hashes (`import::unchanged`), one per feature, stored with the rows
+    /// written; `None` for a feature a later import must convert again.
+    pub sources: Vec<Option<i64>>,
+    /// Features the importer did not convert because their source is the one their
+    /// stored row was made from: id and source hash.
+    pub same: Vec<(String, i64)>,
 }
 
 /// What a committed write did.
@@ -117,6 +139,11 @@ pub struct WriteSummary {
     pub deleted: u64,
     /// Features written again with nothing changed.
     pub unchanged: u64,
+    /// Of those unchanged, the features an import recognised by their source (the same
+    /// values and geometry, converted the same way, as their stored row was made from)
+    /// without converting them again (see `import::unchanged`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unchanged_at_source: u64,
     /// Stored rows the write read to compare with what it carried: the rows of the ids
     /// it wrote, not the layer (not part of the report: it tells how much work a write
     /// did).
@@ -125,6 +152,10 @@ pub struct WriteSummary {
     /// The layer's change number before and after the write, when it committed.
     #[serde(skip)]
     pub change: Option<LayerChange>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// A layer's change number around one write (see [`Store::changes`]).

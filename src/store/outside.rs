@@ -91,8 +91,13 @@ pub(crate) fn sqlite_triggers(layer: Layer) -> Vec<String> {
     // Another program's content is not what ms4 hashed: its hash goes (see
     // `store::hash`). The update trigger watches every column but the hash, so clearing
     // the hash never fires it, whatever the program's `recursive_triggers`.
+    // The source hash (`import::unchanged`) goes with it: the row is no longer what
+    // its source made.
     let hash = super::hash::COLUMN;
-    let clear = format!("UPDATE {t} SET {hash} = NULL WHERE fid = NEW.fid AND {hash} IS NOT NULL");
+    let source = super::hash::SOURCE_COLUMN;
+    let clear = format!(
+        "UPDATE {t} SET {hash} = NULL, {source} = NULL WHERE fid = NEW.fid AND ({hash} IS NOT NULL OR {source} IS NOT NULL)"
+    );
     let mut watched = vec!["fid".to_string()];
     if layer.geom_kind() != GeomKind::None {
         watched.push("geom".into());
@@ -224,10 +229,12 @@ pub(crate) fn pg_triggers(layer: Layer) -> Vec<String> {
         // column is added here, not by a migration, so a layer any migration adds gets
         // it too (this list changes with the layers, so it runs again then).
         format!("ALTER TABLE {t} ADD COLUMN IF NOT EXISTS {hash} BIGINT", hash = super::hash::COLUMN),
+        format!("ALTER TABLE {t} ADD COLUMN IF NOT EXISTS {source} BIGINT", source = super::hash::SOURCE_COLUMN),
         format!(
             "CREATE OR REPLACE FUNCTION {PREFIX}{t}_unhash() RETURNS trigger LANGUAGE plpgsql AS $f$ BEGIN \
-             NEW.{hash} := NULL; RETURN NEW; END $f$",
-            hash = super::hash::COLUMN
+             NEW.{hash} := NULL; NEW.{source} := NULL; RETURN NEW; END $f$",
+            hash = super::hash::COLUMN,
+            source = super::hash::SOURCE_COLUMN
         ),
         format!("DROP TRIGGER IF EXISTS {PREFIX}{t}_unhash ON {t}"),
         format!("CREATE TRIGGER {PREFIX}{t}_unhash BEFORE INSERT OR UPDATE ON {t} FOR EACH ROW WHEN ({OUTSIDE_PG}) EXECUTE FUNCTION {PREFIX}{t}_unhash()"),

@@ -9,7 +9,7 @@ use rustc_hash::FxHashMap;
 
 use super::hash::StoredHashes;
 use super::timing;
-use super::{Result, StoreError, WriteMode, WriteMsg, WriteRequest, WriteSummary};
+use super::{ImportChunk, Result, StoreError, WriteMode, WriteMsg, WriteRequest, WriteSummary};
 use crate::domain::{Feature, Layer, Value};
 
 /// A pending audit row.
@@ -34,15 +34,29 @@ pub(crate) trait WriteTx: Send {
     /// row of the layer, in one pass. A row whose very id cannot be read is left out: it
     /// cannot be named, so it stays (a replace cannot delete it either).
     async fn hashes(&mut self, layer: Layer) -> Result<StoredHashes>;
-    /// Stores the content hash of unchanged rows (ids with their hash), without touching
-    /// anything else in them: not a change, so not audited.
-    async fn set_hashes(&mut self, layer: Layer, rows: &[(String, i64)]) -> Result<()>;
+    /// Stores the content hash and source hash (see `import::unchanged`) of unchanged rows,
+    /// without touching anything else in them: not a change, so not audited.
+    async fn set_hashes(&mut self, layer: Layer, rows: &[(String, i64, Option<i64>)])
+        -> Result<()>;
     /// Starts the import record; returns its id.
     async fn begin_import(&mut self, req: &WriteRequest, at: &str) -> Result<i64>;
-    /// Inserts new features.
-    async fn insert(&mut self, layer: Layer, features: Vec<Feature>, import_id: i64) -> Result<()>;
-    /// Overwrites features that exist, by id.
-    async fn update(&mut self, layer: Layer, features: &[Feature], import_id: i64) -> Result<()>;
+    /// Inserts new features, each stored with its source hash (`sources[i]` for
+    /// `features[i]`; none when `sources` is shorter).
+    async fn insert(
+        &mut self,
+        layer: Layer,
+        features: Vec<Feature>,
+        sources: &[Option<i64>],
+        import_id: i64,
+    ) -> Result<()>;
+    /// Overwrites features that exist, by id, each with its source hash (as `insert`).
+    async fn update(
+        &mut self,
+        layer: Layer,
+        features: &[Feature],
+        sources: &[Option<i64>],
+        import_id: i64,
+    ) -> Result<()>;
     /// Deletes features by id.
     async fn delete(&mut self, layer: Layer, ids: &[String]) -> Result<()>;
     /// Appends audit rows.
@@ -138,15 +152,57 @@ async fn write_one(
         timing::add(&timing::WRITER_WAIT, t);
         let msg =
             msg.ok_or_else(|| StoreError::Aborted("the writer stopped before committing".into()))?;
-        let (chunk, mut given) = match msg {
-            WriteMsg::Features(c) => (c, None),
-            WriteMsg::Hashed(c, h) => (c, Some(h.into_iter())),
+        let (chunk, mut given, sources, same) = match msg {
+            WriteMsg::Features(c) => (c, None, Vec::new(), Vec::new()),
+            WriteMsg::Imported(ImportChunk {
+                features,
+                hashes,
+                sources,
+                same,
+            }) => (features, hashes.map(Vec::into_iter), sources, same),
+            WriteMsg::StoredRows(reply) => {
+                // Read now, inside the transaction, and shared: the importer looks its
+                // source features up in the very rows this write compares with.
+                if stored.is_none() && !empty {
+                    let t = timing::start();
+                    stored = Some(tx.hashes(layer).await?);
+                    timing::add(&timing::HASHES_READ, t);
+                }
+                let _ = reply.send(stored.as_ref().map(StoredHashes::rows));
+                continue;
+            }
             WriteMsg::Commit { report } => break report,
             WriteMsg::Abort(why) => return Err(StoreError::Aborted(why)),
         };
+        let mut sources = sources.into_iter();
         let mut inserts = Vec::with_capacity(chunk.len());
+        let mut insert_sources = Vec::with_capacity(chunk.len());
         let mut updates = Vec::new();
+        let mut update_sources = Vec::new();
         let mut audit = Vec::with_capacity(chunk.len());
+        // Unchanged rows whose stored hashes are missing (written before hashes, or
+        // edited by another program) or stale: they get the hashes of what they hold, so
+        // the next re-import compares them by hash (and by source, when it has one).
+        let mut rehash: Vec<(String, i64, Option<i64>)> = Vec::new();
+        if !same.is_empty() {
+            // Features whose source is the one their row was made from: the importer
+            // found them in the rows read above, so they are there, uncarried.
+            let Some(hashes) = stored.as_mut() else {
+                return Err(StoreError::Aborted(
+                    "features were found unchanged at their source without the stored rows to compare them with".into(),
+                ));
+            };
+            for (id, source) in same {
+                if !hashes.take_same(&id, source) {
+                    return Err(StoreError::Aborted(format!(
+                        "feature {id} was found unchanged at its source, but its stored row no longer matches; nothing was written, import again"
+                    )));
+                }
+                summary.rows_compared += 1;
+                summary.unchanged += 1;
+                summary.unchanged_at_source += 1;
+            }
+        }
         if stored.is_none() && !empty && chunk.len() >= WHOLE_LAYER_FROM {
             // A large write: one pass over the layer's hashes costs less than reading
             // the rows of every chunk's ids.
@@ -156,32 +212,41 @@ async fn write_one(
         }
         // The features whose stored row must be read to decide: all of them for a small
         // write, else only those whose stored hash is missing or differs.
-        let pending: Vec<Feature> = match stored.as_mut() {
+        let pending: Vec<(Feature, Option<i64>)> = match stored.as_mut() {
             None if empty => {
                 for f in chunk {
                     audit.push(inserted(&f));
                     inserts.push(f);
+                    insert_sources.push(sources.next().flatten());
                 }
                 Vec::new()
             }
-            None => chunk,
+            None => chunk
+                .into_iter()
+                .map(|f| (f, sources.next().flatten()))
+                .collect(),
             Some(hashes) => {
                 let t = timing::start();
                 let mut pending = Vec::new();
                 for f in chunk {
                     let mine = given.as_mut().and_then(Iterator::next);
+                    let source = sources.next().flatten();
                     match hashes.take(&f.id) {
                         None => {
                             audit.push(inserted(&f));
                             inserts.push(f);
+                            insert_sources.push(source);
                         }
-                        Some(Some(h))
+                        Some((Some(h), stored_source))
                             if h == mine.unwrap_or_else(|| super::hash::content_hash(&f)) =>
                         {
                             summary.rows_compared += 1;
                             summary.unchanged += 1;
+                            if source.is_some() && source != stored_source {
+                                rehash.push((f.id, h, source));
+                            }
                         }
-                        Some(_) => pending.push(f),
+                        Some(_) => pending.push((f, source)),
                     }
                 }
                 timing::add(&timing::HASH_COMPARE, t);
@@ -192,7 +257,7 @@ async fn write_one(
             super::LayerRows::default()
         } else {
             let t = timing::start();
-            let ids: Vec<String> = pending.iter().map(|f| f.id.clone()).collect();
+            let ids: Vec<String> = pending.iter().map(|(f, _)| f.id.clone()).collect();
             let read = tx.existing(layer, &ids).await?;
             timing::add(&timing::EXISTING, t);
             read
@@ -211,11 +276,7 @@ async fn write_one(
             .into_iter()
             .filter_map(|u| Some((u.id?, u.reason)))
             .collect();
-        // Unchanged rows whose stored hash was missing (written before hashes, or edited
-        // by another program) or straddled a rounding boundary: they get the hash of
-        // what they hold, so the next re-import compares them by hash.
-        let mut rehash = Vec::new();
-        for f in pending {
+        for (f, source) in pending {
             if let Some(reason) = unreadable.remove(&f.id) {
                 audit.push(AuditRow {
                     action: "update",
@@ -224,17 +285,19 @@ async fn write_one(
                     after: Some(feature_json(layer, &f)),
                 });
                 updates.push(f);
+                update_sources.push(source);
                 continue;
             }
             match existing.remove(&f.id) {
                 None => {
                     audit.push(inserted(&f));
                     inserts.push(f);
+                    insert_sources.push(source);
                 }
                 Some(old) if same_feature(&old, &f) => {
                     summary.unchanged += 1;
                     if stored.is_some() {
-                        rehash.push((old.id.clone(), super::hash::content_hash(&old)));
+                        rehash.push((old.id.clone(), super::hash::content_hash(&old), source));
                     }
                 }
                 Some(old) => {
@@ -246,6 +309,7 @@ async fn write_one(
                         after: Some(after),
                     });
                     updates.push(f);
+                    update_sources.push(source);
                 }
             }
         }
@@ -256,10 +320,12 @@ async fn write_one(
         summary.updated += updates.len() as u64;
         let t = timing::start();
         if !inserts.is_empty() {
-            tx.insert(layer, inserts, import_id).await?;
+            tx.insert(layer, inserts, &insert_sources, import_id)
+                .await?;
         }
         if !updates.is_empty() {
-            tx.update(layer, &updates, import_id).await?;
+            tx.update(layer, &updates, &update_sources, import_id)
+                .await?;
         }
         timing::add(&timing::INSERT_UPDATE, t);
         let t = timing::start();
@@ -323,7 +389,7 @@ async fn write_one(
 
 /// From how many features in a chunk a write compares by the whole layer's stored hashes
 /// rather than reading the stored rows of its ids.
-const WHOLE_LAYER_FROM: usize = 1000;
+pub(crate) const WHOLE_LAYER_FROM: usize = 1000;
 
 /// The audit row of a new feature (its content is the row itself).
 fn inserted(f: &Feature) -> AuditRow {

@@ -50,6 +50,32 @@ pub struct Tiles {
     pub rendered: cache::TileCache,
 }
 
+/// Prepares what the tiles of `snap` are rendered with — the Mercator copy of every tile
+/// layer, the connections' findings and the pipes' flow — so that the first tile after a
+/// server starts, or after a write, does not wait seconds for them. What is already made
+/// for the same inputs is kept, so this costs little when nothing changed. Blocking.
+pub fn warm(
+    tiles: &Tiles,
+    snap: &Arc<Snapshot>,
+    profile: &Profile,
+    network: &dyn Fn() -> anyhow::Result<Arc<Network>>,
+) -> anyhow::Result<()> {
+    for spec in TILE_LAYERS.iter() {
+        tiles.mercator.get(snap, spec.layer)?;
+        if spec.needs_derived() {
+            tiles
+                .derived
+                .get(snap, profile, || props::Derived::of(snap, profile, network))?;
+        }
+        if spec.layer == crate::domain::Layer::Pipes {
+            tiles
+                .flows
+                .get(snap, || network().map(|n| props::Flows::of(&n)))?;
+        }
+    }
+    Ok(())
+}
+
 /// A tile's layers as MVT bytes (uncompressed protobuf). Layers below their minimum
 /// zoom, and layers with no feature in the tile, are left out: an empty tile is valid.
 ///

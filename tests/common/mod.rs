@@ -293,3 +293,35 @@ pub fn line(pts: &[(f64, f64)]) -> String {
     let c: Vec<String> = pts.iter().map(|(x, y)| format!("[{x},{y}]")).collect();
     format!(r#"{{"type":"LineString","coordinates":[{}]}}"#, c.join(","))
 }
+
+/// SQL run by another program: `ogrinfo -sql` on the GeoPackage (GDAL has the functions
+/// its triggers call), `psql` on PostGIS. Returns what it printed.
+pub fn outside_sql(kind: &str, reg: &Registry, sql: &str) -> String {
+    let gpkg = reg.dir.path().join("registry.gpkg").display().to_string();
+    let out = match kind {
+        "sqlite" => Command::new("ogrinfo")
+            .args(["-q", &gpkg, "-sql", sql])
+            .output(),
+        _ => Command::new("psql")
+            .args(["-v", "ON_ERROR_STOP=1", "-qtA", &reg.url, "-c", sql])
+            .output(),
+    }
+    .unwrap();
+    assert!(
+        out.status.success(),
+        "{sql}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The number a `SELECT count(*) AS n ...` run by another program prints.
+pub fn outside_count(kind: &str, reg: &Registry, sql: &str) -> usize {
+    let out = outside_sql(kind, reg, sql);
+    // ogrinfo prints `n (Integer) = 3`; psql -tA prints `3`.
+    out.lines()
+        .filter_map(|l| l.rsplit('=').next())
+        .filter_map(|v| v.trim().parse::<usize>().ok())
+        .next_back()
+        .unwrap_or_else(|| panic!("no count in {out:?}"))
+}

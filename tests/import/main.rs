@@ -9,6 +9,7 @@ mod limits;
 mod real_files;
 mod replace_guard;
 mod short_reads;
+mod unchanged;
 mod writes;
 
 use std::collections::HashMap;

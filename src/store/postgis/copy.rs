@@ -58,13 +58,20 @@ fn hex(out: &mut String, bytes: &[u8]) {
     out.push_str(std::str::from_utf8(&v).expect("hex digits are ASCII"));
 }
 
-/// A chunk of features as COPY text-format rows.
-pub(super) fn encode_copy(layer: Layer, features: &[Feature], srid: i32, import_id: i64) -> String {
+/// A chunk of features as COPY text-format rows, each with its source hash
+/// (`sources[i]` for `features[i]`; none when `sources` is shorter).
+pub(super) fn encode_copy(
+    layer: Layer,
+    features: &[Feature],
+    sources: &[Option<i64>],
+    srid: i32,
+    import_id: i64,
+) -> String {
     use std::fmt::Write;
     let mut buf = String::with_capacity(features.len() * 256);
     let spatial = layer.geom_kind() != GeomKind::None;
     let import_id = import_id.to_string();
-    for f in features {
+    for (i, f) in features.iter().enumerate() {
         if spatial {
             match &f.geom {
                 Some(g) => hex(&mut buf, &wkb::to_ewkb(g, srid)),
@@ -90,6 +97,13 @@ pub(super) fn encode_copy(layer: Layer, features: &[Feature], srid: i32, import_
         buf.push_str(&import_id);
         buf.push('\t');
         let _ = write!(buf, "{}", crate::store::hash::content_hash(f));
+        buf.push('\t');
+        match sources.get(i).copied().flatten() {
+            Some(s) => {
+                let _ = write!(buf, "{s}");
+            }
+            None => buf.push_str("\\N"),
+        }
         buf.push('\n');
     }
     buf

@@ -68,6 +68,7 @@ pub(super) fn columns(layer: Layer) -> Vec<&'static str> {
     cols.push("extra");
     cols.push("import_id");
     cols.push(crate::store::hash::COLUMN);
+    cols.push(crate::store::hash::SOURCE_COLUMN);
     cols
 }
 
@@ -142,10 +143,12 @@ impl PgTx {
         &mut self,
         layer: Layer,
         features: &[Feature],
+        sources: &[Option<i64>],
         import_id: i64,
     ) -> Result<()> {
         self.end_stream().await?;
-        self.write_rows(layer, features, import_id, true).await
+        self.write_rows(layer, features, sources, import_id, true)
+            .await
     }
 
     /// Writes rows one statement each, every value bound as text and cast by the
@@ -154,6 +157,7 @@ impl PgTx {
         &mut self,
         layer: Layer,
         features: &[Feature],
+        sources: &[Option<i64>],
         import_id: i64,
         insert: bool,
     ) -> Result<()> {
@@ -178,6 +182,8 @@ impl PgTx {
         exprs.push(format!("${}", next()));
         cols.push(crate::store::hash::COLUMN.into());
         exprs.push(format!("${}", next()));
+        cols.push(crate::store::hash::SOURCE_COLUMN.into());
+        exprs.push(format!("${}::bigint", next()));
         let id_param = next();
         let sql = if insert {
             format!(
@@ -200,7 +206,7 @@ impl PgTx {
                 layer.id_field()
             )
         };
-        for f in features {
+        for (i, f) in features.iter().enumerate() {
             let mut q = sqlx::query(crate::store::trusted(sql.clone()));
             if layer.geom_kind() != GeomKind::None {
                 q = q.bind(f.geom.as_ref().map(|g| wkb::to_ewkb(g, self.srid)));
@@ -215,6 +221,7 @@ impl PgTx {
                 )
                 .bind(import_id)
                 .bind(crate::store::hash::content_hash(f))
+                .bind(sources.get(i).copied().flatten())
                 .bind(f.id.clone());
             q.execute(&mut **self.tx()).await?;
         }
@@ -271,9 +278,10 @@ impl WriteTx for PgTx {
         use sqlx::Row;
         self.end_stream().await?;
         let sql = crate::store::trusted(format!(
-            "SELECT {}, {} FROM {}",
+            "SELECT {}, {}, {} FROM {}",
             layer.id_field(),
             crate::store::hash::COLUMN,
+            crate::store::hash::SOURCE_COLUMN,
             layer.name()
         ));
         // Streamed into the compact set row by row: a million rows never sit in memory
@@ -281,24 +289,35 @@ impl WriteTx for PgTx {
         let mut out = crate::store::hash::StoredHashes::default();
         let mut rows = sqlx::query(sql).fetch(&mut **self.tx());
         while let Some(r) = rows.try_next().await? {
-            out.push(r.try_get::<&str, _>(0)?, r.try_get::<Option<i64>, _>(1)?);
+            out.push(
+                r.try_get::<&str, _>(0)?,
+                r.try_get::<Option<i64>, _>(1)?,
+                r.try_get::<Option<i64>, _>(2)?,
+            );
         }
         drop(rows);
         Ok(out.sorted())
     }
 
-    async fn set_hashes(&mut self, layer: Layer, rows: &[(String, i64)]) -> Result<()> {
+    async fn set_hashes(
+        &mut self,
+        layer: Layer,
+        rows: &[(String, i64, Option<i64>)],
+    ) -> Result<()> {
         self.end_stream().await?;
-        let (ids, hashes): (Vec<&str>, Vec<i64>) =
-            rows.iter().map(|(id, h)| (id.as_str(), *h)).unzip();
+        let ids: Vec<&str> = rows.iter().map(|r| r.0.as_str()).collect();
+        let hashes: Vec<i64> = rows.iter().map(|r| r.1).collect();
+        let sources: Vec<Option<i64>> = rows.iter().map(|r| r.2).collect();
         sqlx::query(crate::store::trusted(format!(
-            "UPDATE {t} SET {c} = v.h FROM unnest($1::text[], $2::bigint[]) AS v(id, h) WHERE {t}.{id} = v.id",
+            "UPDATE {t} SET {c} = v.h, {s} = v.s FROM unnest($1::text[], $2::bigint[], $3::bigint[]) AS v(id, h, s) WHERE {t}.{id} = v.id",
             t = layer.name(),
             c = crate::store::hash::COLUMN,
+            s = crate::store::hash::SOURCE_COLUMN,
             id = layer.id_field()
         )))
         .bind(ids)
         .bind(hashes)
+        .bind(sources)
         .execute(&mut **self.tx())
         .await?;
         Ok(())
@@ -339,7 +358,13 @@ impl WriteTx for PgTx {
         Ok(id)
     }
 
-    async fn insert(&mut self, layer: Layer, features: Vec<Feature>, import_id: i64) -> Result<()> {
+    async fn insert(
+        &mut self,
+        layer: Layer,
+        features: Vec<Feature>,
+        sources: &[Option<i64>],
+        import_id: i64,
+    ) -> Result<()> {
         if self.was_empty && !self.index_dropped && layer.geom_kind() != GeomKind::None {
             // Loading an empty layer: building the GiST index once at the end is several
             // times faster than maintaining it row by row. DDL is transactional here, so
@@ -381,13 +406,15 @@ impl WriteTx for PgTx {
         let srid = self.srid;
         if !self.was_empty && features.len() <= FEW {
             // An inspection: a plain INSERT per row (see `audit`).
-            return self.insert_few(layer, &features, import_id).await;
+            return self.insert_few(layer, &features, sources, import_id).await;
         }
+        let sources = sources.to_vec();
         if !self.was_empty {
-            let buf =
-                tokio::task::spawn_blocking(move || encode_copy(layer, &features, srid, import_id))
-                    .await
-                    .map_err(|e| StoreError::Aborted(format!("encoding rows failed: {e}")))?;
+            let buf = tokio::task::spawn_blocking(move || {
+                encode_copy(layer, &features, &sources, srid, import_id)
+            })
+            .await
+            .map_err(|e| StoreError::Aborted(format!("encoding rows failed: {e}")))?;
             self.insert_buf.push_str(&buf);
             self.gathered_layer = Some(layer);
             if self.insert_buf.len() > GATHER_BYTES {
@@ -397,8 +424,9 @@ impl WriteTx for PgTx {
         }
         // Encode this chunk on another thread while the database takes the previous one:
         // the two overlap instead of taking turns.
-        let next =
-            tokio::task::spawn_blocking(move || encode_copy(layer, &features, srid, import_id));
+        let next = tokio::task::spawn_blocking(move || {
+            encode_copy(layer, &features, &sources, srid, import_id)
+        });
         if self.copy.is_none() {
             let tx = self.tx.take().expect("no COPY is under way");
             self.copy = Some(CopyStream::start(tx, layer));
@@ -418,9 +446,16 @@ impl WriteTx for PgTx {
         Ok(())
     }
 
-    async fn update(&mut self, layer: Layer, features: &[Feature], import_id: i64) -> Result<()> {
+    async fn update(
+        &mut self,
+        layer: Layer,
+        features: &[Feature],
+        sources: &[Option<i64>],
+        import_id: i64,
+    ) -> Result<()> {
         self.end_stream().await?;
-        self.write_rows(layer, features, import_id, false).await
+        self.write_rows(layer, features, sources, import_id, false)
+            .await
     }
 
     async fn delete(&mut self, layer: Layer, ids: &[String]) -> Result<()> {

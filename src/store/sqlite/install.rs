@@ -16,11 +16,11 @@ use crate::store::outside::{self, META_KEY, PREFIX};
 use crate::store::{trusted, Result};
 
 /// What is missing: whether the triggers are stale, the layers without an R-tree, and
-/// the layers without the content-hash column (see `store::hash`).
+/// the layers without the content-hash or source-hash column (see `store::hash`).
 async fn missing(
     db: &mut sqlx::SqliteConnection,
     version: &str,
-) -> Result<(bool, Vec<Layer>, Vec<Layer>)> {
+) -> Result<(bool, Vec<Layer>, Vec<(Layer, &'static str)>)> {
     let names: HashSet<String> = sqlx::query_as::<_, (String,)>(
         "SELECT name FROM sqlite_master WHERE type IN ('table', 'trigger')",
     )
@@ -40,19 +40,25 @@ async fn missing(
         .filter(|l| l.geom_kind() != GeomKind::None)
         .filter(|l| !names.contains(&format!("rtree_{}_geom", l.name())))
         .collect();
-    let hashed: HashSet<String> = sqlx::query_as::<_, (String,)>(
-        "SELECT m.name FROM sqlite_master m, pragma_table_info(m.name) p WHERE m.type = 'table' AND p.name = ?",
-    )
-    .bind(hash::COLUMN)
-    .fetch_all(&mut *db)
-    .await?
-    .into_iter()
-    .map(|(n,)| n)
-    .collect();
-    let unhashed = Layer::ALL
+    // The layers lacking each hash column, as (layer, column) pairs.
+    let mut unhashed = Vec::new();
+    for column in [hash::COLUMN, hash::SOURCE_COLUMN] {
+        let have: HashSet<String> = sqlx::query_as::<_, (String,)>(
+            "SELECT m.name FROM sqlite_master m, pragma_table_info(m.name) p WHERE m.type = 'table' AND p.name = ?",
+        )
+        .bind(column)
+        .fetch_all(&mut *db)
+        .await?
         .into_iter()
-        .filter(|l| !hashed.contains(l.name()))
+        .map(|(n,)| n)
         .collect();
+        unhashed.extend(
+            Layer::ALL
+                .into_iter()
+                .filter(|l| !have.contains(l.name()))
+                .map(|l| (l, column)),
+        );
+    }
     Ok((stale, unindexed, unhashed))
 }
 
@@ -69,11 +75,11 @@ pub(super) async fn run(pool: &SqlitePool) -> Result<()> {
     let (stale, unindexed, unhashed) = missing(&mut tx, &version).await?;
     // The column comes before the triggers that name it. Rows already stored get their
     // hash on the next large write that finds them unchanged.
-    for layer in unhashed {
+    for (layer, column) in unhashed {
         sqlx::query(trusted(format!(
             "ALTER TABLE {} ADD COLUMN {} INTEGER",
             layer.name(),
-            hash::COLUMN
+            column
         )))
         .execute(&mut *tx)
         .await?;

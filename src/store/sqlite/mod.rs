@@ -20,6 +20,7 @@ mod functions;
 mod install;
 mod photos;
 mod profile;
+mod scan;
 mod tx;
 
 use super::write;

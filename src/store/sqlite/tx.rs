@@ -2,7 +2,7 @@
 //! write engine (`store::write`) drives.
 
 use async_trait::async_trait;
-use sqlx::{Row, Sqlite, Transaction};
+use sqlx::{Sqlite, Transaction};
 
 use super::{bind_value, decode_rows, extra_text, select_columns, MAX_PARAMS};
 use crate::domain::{wkb, Feature, GeomKind, Layer};
@@ -28,6 +28,7 @@ fn columns(layer: Layer) -> Vec<&'static str> {
     cols.push("extra");
     cols.push("import_id");
     cols.push(crate::store::hash::COLUMN);
+    cols.push(crate::store::hash::SOURCE_COLUMN);
     cols
 }
 
@@ -66,37 +67,25 @@ impl WriteTx for SqliteTx {
     }
 
     async fn hashes(&mut self, layer: Layer) -> Result<crate::store::hash::StoredHashes> {
-        use futures_util::TryStreamExt;
-        let sql = crate::store::trusted(format!(
-            "SELECT {}, {} FROM {}",
-            layer.id_field(),
-            crate::store::hash::COLUMN,
-            layer.name()
-        ));
-        // Streamed into the compact set row by row: a million rows never sit in memory
-        // as rows.
-        let mut out = crate::store::hash::StoredHashes::default();
-        let mut rows = sqlx::query(sql).fetch(&mut *self.tx);
-        while let Some(r) = rows.try_next().await? {
-            // A row whose very id cannot be read cannot be named, so it stays (as before);
-            // a hash another program put in a form ms4 does not write counts as none.
-            if let Ok(id) = r.try_get::<&str, _>(0) {
-                out.push(id, r.try_get::<Option<i64>, _>(1).ok().flatten());
-            }
-        }
-        Ok(out.sorted())
+        super::scan::stored_hashes(&mut self.tx, layer).await
     }
 
-    async fn set_hashes(&mut self, layer: Layer, rows: &[(String, i64)]) -> Result<()> {
+    async fn set_hashes(
+        &mut self,
+        layer: Layer,
+        rows: &[(String, i64, Option<i64>)],
+    ) -> Result<()> {
         let sql = format!(
-            "UPDATE {} SET {} = ? WHERE {} = ?",
+            "UPDATE {} SET {} = ?, {} = ? WHERE {} = ?",
             layer.name(),
             crate::store::hash::COLUMN,
+            crate::store::hash::SOURCE_COLUMN,
             layer.id_field()
         );
-        for (id, h) in rows {
+        for (id, h, source) in rows {
             sqlx::query(crate::store::trusted(sql.clone()))
                 .bind(*h)
+                .bind(*source)
                 .bind(id.as_str())
                 .execute(&mut *self.tx)
                 .await?;
@@ -138,13 +127,19 @@ impl WriteTx for SqliteTx {
         Ok(id)
     }
 
-    async fn insert(&mut self, layer: Layer, features: Vec<Feature>, import_id: i64) -> Result<()> {
+    async fn insert(
+        &mut self,
+        layer: Layer,
+        features: Vec<Feature>,
+        sources: &[Option<i64>],
+        import_id: i64,
+    ) -> Result<()> {
         let cols = columns(layer);
         let srid = srid_of(&mut self.tx, layer).await?;
         let per_row = cols.len();
         let rows_per_stmt = (MAX_PARAMS / per_row).clamp(1, 500);
         let row_sql = format!("({})", vec!["?"; per_row].join(","));
-        for chunk in features.chunks(rows_per_stmt) {
+        for (k, chunk) in features.chunks(rows_per_stmt).enumerate() {
             let sql = format!(
                 "INSERT INTO {} ({}) VALUES {}",
                 layer.name(),
@@ -152,7 +147,7 @@ impl WriteTx for SqliteTx {
                 vec![row_sql.as_str(); chunk.len()].join(",")
             );
             let mut q = sqlx::query(crate::store::trusted(sql.clone()));
-            for f in chunk {
+            for (j, f) in chunk.iter().enumerate() {
                 if layer.geom_kind() != GeomKind::None {
                     q = q.bind(f.geom.as_ref().map(|g| wkb::to_gpkg(g, srid)));
                 }
@@ -160,14 +155,25 @@ impl WriteTx for SqliteTx {
                 for v in &f.values {
                     q = bind_value(q, v);
                 }
-                q = q.bind(extra_text(f)).bind(import_id).bind(content_hash(f));
+                let source = sources.get(k * rows_per_stmt + j).copied().flatten();
+                q = q
+                    .bind(extra_text(f))
+                    .bind(import_id)
+                    .bind(content_hash(f))
+                    .bind(source);
             }
             q.execute(&mut *self.tx).await?;
         }
         Ok(())
     }
 
-    async fn update(&mut self, layer: Layer, features: &[Feature], import_id: i64) -> Result<()> {
+    async fn update(
+        &mut self,
+        layer: Layer,
+        features: &[Feature],
+        sources: &[Option<i64>],
+        import_id: i64,
+    ) -> Result<()> {
         let cols = columns(layer);
         let srid = srid_of(&mut self.tx, layer).await?;
         let sets: Vec<String> = cols
@@ -181,7 +187,7 @@ impl WriteTx for SqliteTx {
             sets.join(", "),
             layer.id_field()
         );
-        for f in features {
+        for (i, f) in features.iter().enumerate() {
             let mut q = sqlx::query(crate::store::trusted(sql.clone()));
             if layer.geom_kind() != GeomKind::None {
                 q = q.bind(f.geom.as_ref().map(|g| wkb::to_gpkg(g, srid)));
@@ -193,6 +199,7 @@ impl WriteTx for SqliteTx {
                 .bind(extra_text(f))
                 .bind(import_id)
                 .bind(content_hash(f))
+                .bind(sources.get(i).copied().flatten())
                 .bind(f.id.clone());
             q.execute(&mut *self.tx).await?;
         }
