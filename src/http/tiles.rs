@@ -118,6 +118,7 @@ async fn tile(
     asked: Option<&String>,
     headers: &HeaderMap,
 ) -> Result<Response, HttpError> {
+    state.tiles.mark_used();
     let snap = state.snapshot.current();
     let generation = state.tiles.generations.of(&snap);
     let seq = snap.seq;

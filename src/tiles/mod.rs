@@ -48,6 +48,28 @@ pub struct Tiles {
     pub generations: Generations,
     /// Tiles already rendered from the current snapshot.
     pub rendered: cache::TileCache,
+    /// When a tile was last asked for (seconds since the Unix epoch; 0 for never).
+    pub last_used: Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl Tiles {
+    /// Notes that a tile was asked for now.
+    pub fn mark_used(&self) {
+        self.last_used
+            .store(now_secs(), std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Whether a tile was asked for within `window`: a map is open somewhere.
+    pub fn used_within(&self, window: std::time::Duration) -> bool {
+        let last = self.last_used.load(std::sync::atomic::Ordering::Relaxed);
+        last > 0 && now_secs().saturating_sub(last) <= window.as_secs()
+    }
+}
+
+fn now_secs() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
 }
 
 /// Prepares what the tiles of `snap` are rendered with — the Mercator copy of every tile
