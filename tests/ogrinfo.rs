@@ -175,3 +175,126 @@ async fn a_layer_added_by_a_later_migration_is_registered_when_an_older_registry
         "ogrinfo lists the layer after ms4 opened the registry: {after}"
     );
 }
+
+/// A load of more than a thousand parcels into an empty GeoPackage layer builds the
+/// layer's R-tree apart from the row inserts and copies it in: the tree is whole and
+/// sound (SQLite's `rtreecheck`), every parcel is in it, GDAL's spatial filter finds
+/// exactly the parcels whose boxes meet the window, and the insert trigger is back, so a
+/// later write is indexed row by row as before.
+#[tokio::test]
+async fn a_bulk_load_leaves_the_standard_r_tree_whole_and_its_trigger_back() {
+    let reg = registry("sqlite", 2260).await;
+    let gpkg = reg.dir.path().join("registry.gpkg");
+    let gpkg = gpkg.to_str().unwrap();
+    let parcels = |from: usize, n: usize| {
+        let features: Vec<String> = (from..from + n)
+            .map(|i| {
+                let (x, y) = (
+                    660_000.0 + (i % 50) as f64 * 90.0,
+                    860_000.0 + (i / 50) as f64 * 90.0,
+                );
+                feature(
+                    &format!(r#""parcel_id":"R-{i:05}","land_use":"residential""#),
+                    &square(x, y, 80.0 + (i % 3) as f64),
+                )
+            })
+            .collect();
+        let path = reg.dir.path().join(format!("parcels-{from}.geojson"));
+        std::fs::write(&path, fc(&features)).unwrap();
+        path
+    };
+    let sql = |q: &str| -> String {
+        let out = Command::new("sqlite3").args([gpkg, q]).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{q}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap().trim().to_string()
+    };
+    let n = 2400;
+    let r = ms4::import::import(
+        reg.store.clone(),
+        ms4::import::ImportOptions::new(ms4::domain::Layer::Parcels, parcels(0, n)),
+    )
+    .await
+    .unwrap();
+    assert_eq!(r.imported, n as u64);
+    assert_eq!(sql("SELECT rtreecheck('rtree_parcels_geom')"), "ok");
+    assert_eq!(
+        sql("SELECT count(*) FROM rtree_parcels_geom"),
+        n.to_string()
+    );
+    // Every parcel's entry holds its box (widened only by the R-tree's 32-bit floats).
+    let stored: std::collections::HashMap<String, geo::Rect<f64>> = reg
+        .store
+        .features(ms4::domain::Layer::Parcels)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|f| {
+            use geo::BoundingRect;
+            (f.id.clone(), f.geom.unwrap().bounding_rect().unwrap())
+        })
+        .collect();
+    let entries = sql("SELECT p.parcel_id, r.minx, r.maxx, r.miny, r.maxy FROM parcels p JOIN rtree_parcels_geom r ON r.id = p.fid");
+    let mut seen = 0;
+    for line in entries.lines() {
+        let v: Vec<&str> = line.split('|').collect();
+        let n: Vec<f64> = v[1..].iter().map(|x| x.parse().unwrap()).collect();
+        let b = stored[v[0]];
+        let near = |a: f64, b: f64| (a - b).abs() < 0.25;
+        assert!(
+            n[0] <= b.min().x && n[1] >= b.max().x && n[2] <= b.min().y && n[3] >= b.max().y,
+            "{line} holds {b:?}"
+        );
+        assert!(
+            near(n[0], b.min().x)
+                && near(n[1], b.max().x)
+                && near(n[2], b.min().y)
+                && near(n[3], b.max().y),
+            "{line} is {b:?}"
+        );
+        seen += 1;
+    }
+    assert_eq!(seen, n, "one entry per parcel");
+    assert_eq!(
+        sql("SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name = 'rtree_parcels_geom_insert'"),
+        "1"
+    );
+
+    // GDAL's spatial filter (through the R-tree) finds the parcels whose boxes meet a
+    // window, as the stored features say.
+    let (wx0, wy0, wx1, wy1) = (661_000.0, 861_000.0, 662_500.0, 862_200.0);
+    let want = reg
+        .store
+        .features(ms4::domain::Layer::Parcels)
+        .await
+        .unwrap()
+        .iter()
+        .filter(|f| {
+            use geo::BoundingRect;
+            let b = f.geom.as_ref().unwrap().bounding_rect().unwrap();
+            b.min().x <= wx1 && b.max().x >= wx0 && b.min().y <= wy1 && b.max().y >= wy0
+        })
+        .count();
+    assert!(want > 10, "the window holds parcels ({want})");
+    let listed = ogrinfo(&[
+        "-ro", "-q", gpkg, "parcels", "-spat", "661000", "861000", "662500", "862200",
+    ]);
+    let got = listed.matches("OGRFeature(parcels)").count();
+    assert_eq!(got, want, "parcels in the window");
+
+    // A later small write goes through the trigger again.
+    ms4::import::import(
+        reg.store.clone(),
+        ms4::import::ImportOptions::new(ms4::domain::Layer::Parcels, parcels(n, 3)),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        sql("SELECT count(*) FROM rtree_parcels_geom"),
+        (n + 3).to_string()
+    );
+    assert_eq!(sql("SELECT rtreecheck('rtree_parcels_geom')"), "ok");
+}

@@ -20,6 +20,7 @@ mod functions;
 mod install;
 mod photos;
 mod profile;
+mod rtree_load;
 mod scan;
 mod tx;
 
@@ -298,7 +299,7 @@ impl Store for SqliteStore {
             .bind(&req.actor)
             .execute(&mut *tx)
             .await?;
-        write::run(Box::new(SqliteTx { tx }), req, rx).await
+        write::run(Box::new(SqliteTx::new(tx)), req, rx).await
     }
 
     async fn write_allocating(
@@ -313,7 +314,7 @@ impl Store for SqliteStore {
             .bind(&req.actor)
             .execute(&mut *tx)
             .await?;
-        crate::store::allocate::run(Box::new(SqliteTx { tx }), req, report, make).await
+        crate::store::allocate::run(Box::new(SqliteTx::new(tx)), req, report, make).await
     }
 
     async fn write_layers(
@@ -329,7 +330,7 @@ impl Store for SqliteStore {
             .bind(&actor)
             .execute(&mut *tx)
             .await?;
-        write::run_many(Box::new(SqliteTx { tx }), writes).await
+        write::run_many(Box::new(SqliteTx::new(tx)), writes).await
     }
 
     async fn generation(&self) -> Result<i64> {

@@ -12,6 +12,7 @@ use std::ffi::{c_int, CStr, CString};
 
 use libsqlite3_sys as ffi;
 
+use super::rtree_load::message;
 use crate::domain::Layer;
 use crate::store::hash::{StoredHashes, COLUMN, SOURCE_COLUMN};
 use crate::store::{Result, StoreError};
@@ -77,14 +78,4 @@ unsafe fn scan(db: *mut ffi::sqlite3, sql: &CStr) -> std::result::Result<StoredH
     };
     ffi::sqlite3_finalize(stmt);
     result
-}
-
-/// The connection's last error message.
-unsafe fn message(db: *mut ffi::sqlite3) -> String {
-    let m = ffi::sqlite3_errmsg(db);
-    if m.is_null() {
-        "unknown SQLite error".into()
-    } else {
-        CStr::from_ptr(m).to_string_lossy().into_owned()
-    }
 }

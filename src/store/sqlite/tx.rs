@@ -2,8 +2,10 @@
 //! write engine (`store::write`) drives.
 
 use async_trait::async_trait;
+use geo::BoundingRect;
 use sqlx::{Sqlite, Transaction};
 
+use super::rtree_load::RtreeLoad;
 use super::{bind_value, decode_rows, extra_text, select_columns, MAX_PARAMS};
 use crate::domain::{wkb, Feature, GeomKind, Layer};
 use crate::store::hash::content_hash;
@@ -16,7 +18,96 @@ fn layer_is_spatial(layer: Layer) -> bool {
 
 pub(super) struct SqliteTx {
     pub(super) tx: Transaction<'static, Sqlite>,
+    /// The layer of the current write held nothing when it began.
+    was_empty: bool,
+    /// A load into an empty layer whose R-tree is built apart (see `rtree_load`).
+    rtree: Option<RtreeLoad>,
 }
+
+impl SqliteTx {
+    /// A write's transaction.
+    pub(super) fn new(tx: Transaction<'static, Sqlite>) -> Self {
+        SqliteTx {
+            tx,
+            was_empty: false,
+            rtree: None,
+        }
+    }
+
+    /// Copies in the R-tree built apart, if a load built one.
+    async fn finish_rtree(&mut self) -> Result<()> {
+        if let Some(load) = self.rtree.take() {
+            load.finish(&mut self.tx).await?;
+        }
+        Ok(())
+    }
+}
+
+impl SqliteTx {
+    /// Inserts rows, with their fids and their boxes for the builder when the layer's
+    /// R-tree is built apart.
+    async fn insert_rows(
+        &mut self,
+        layer: Layer,
+        features: &[Feature],
+        sources: &[Option<i64>],
+        import_id: i64,
+        mut bulk: Option<&mut RtreeLoad>,
+    ) -> Result<()> {
+        let mut cols = columns(layer);
+        if bulk.is_some() {
+            cols.insert(0, "fid");
+        }
+        let srid = srid_of(&mut self.tx, layer).await?;
+        let per_row = cols.len();
+        let rows_per_stmt = (MAX_PARAMS / per_row).clamp(1, 500);
+        let row_sql = format!("({})", vec!["?"; per_row].join(","));
+        for (k, chunk) in features.chunks(rows_per_stmt).enumerate() {
+            let sql = format!(
+                "INSERT INTO {} ({}) VALUES {}",
+                layer.name(),
+                cols.join(","),
+                vec![row_sql.as_str(); chunk.len()].join(",")
+            );
+            let mut q = sqlx::query(crate::store::trusted(sql.clone()));
+            let first_fid = bulk.as_mut().map(|b| b.take_fids(chunk.len()));
+            let mut boxes = Vec::with_capacity(if bulk.is_some() { chunk.len() } else { 0 });
+            for (j, f) in chunk.iter().enumerate() {
+                if let Some(first) = first_fid {
+                    let fid = first + j as i64;
+                    q = q.bind(fid);
+                    // As the standard trigger: a row without geometry, or an empty one,
+                    // has no entry.
+                    if let Some(r) = f.geom.as_ref().and_then(|g| g.bounding_rect()) {
+                        boxes.push((fid, [r.min().x, r.max().x, r.min().y, r.max().y]));
+                    }
+                }
+                if layer.geom_kind() != GeomKind::None {
+                    q = q.bind(f.geom.as_ref().map(|g| wkb::to_gpkg(g, srid)));
+                }
+                q = q.bind(f.id.clone());
+                for v in &f.values {
+                    q = bind_value(q, v);
+                }
+                let source = sources.get(k * rows_per_stmt + j).copied().flatten();
+                q = q
+                    .bind(extra_text(f))
+                    .bind(import_id)
+                    .bind(content_hash(f))
+                    .bind(source);
+            }
+            q.execute(&mut *self.tx).await?;
+            if let Some(b) = bulk.as_mut() {
+                b.send(boxes)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// From how many features in a first chunk a load into an empty layer builds the
+/// layer's R-tree apart: below it, one tree insertion per row costs less than the set-up.
+const RTREE_APART: usize = 1000;
 
 fn columns(layer: Layer) -> Vec<&'static str> {
     let mut cols = Vec::new();
@@ -41,6 +132,7 @@ impl WriteTx for SqliteTx {
         )))
         .fetch_one(&mut *self.tx)
         .await?;
+        self.was_empty = !any;
         Ok(!any)
     }
 
@@ -134,37 +226,19 @@ impl WriteTx for SqliteTx {
         sources: &[Option<i64>],
         import_id: i64,
     ) -> Result<()> {
-        let cols = columns(layer);
-        let srid = srid_of(&mut self.tx, layer).await?;
-        let per_row = cols.len();
-        let rows_per_stmt = (MAX_PARAMS / per_row).clamp(1, 500);
-        let row_sql = format!("({})", vec!["?"; per_row].join(","));
-        for (k, chunk) in features.chunks(rows_per_stmt).enumerate() {
-            let sql = format!(
-                "INSERT INTO {} ({}) VALUES {}",
-                layer.name(),
-                cols.join(","),
-                vec![row_sql.as_str(); chunk.len()].join(",")
-            );
-            let mut q = sqlx::query(crate::store::trusted(sql.clone()));
-            for (j, f) in chunk.iter().enumerate() {
-                if layer.geom_kind() != GeomKind::None {
-                    q = q.bind(f.geom.as_ref().map(|g| wkb::to_gpkg(g, srid)));
-                }
-                q = q.bind(f.id.clone());
-                for v in &f.values {
-                    q = bind_value(q, v);
-                }
-                let source = sources.get(k * rows_per_stmt + j).copied().flatten();
-                q = q
-                    .bind(extra_text(f))
-                    .bind(import_id)
-                    .bind(content_hash(f))
-                    .bind(source);
-            }
-            q.execute(&mut *self.tx).await?;
+        if self.rtree.is_none()
+            && self.was_empty
+            && layer_is_spatial(layer)
+            && features.len() >= RTREE_APART
+        {
+            self.rtree = RtreeLoad::start(&mut self.tx, layer).await?;
         }
-        Ok(())
+        let mut bulk = self.rtree.take();
+        let result = self
+            .insert_rows(layer, &features, sources, import_id, bulk.as_mut())
+            .await;
+        self.rtree = bulk;
+        result
     }
 
     async fn update(
@@ -264,6 +338,8 @@ impl WriteTx for SqliteTx {
         report: &serde_json::Value,
         at: &str,
     ) -> Result<()> {
+        // The extent below is read from the R-tree: it must be whole first.
+        self.finish_rtree().await?;
         sqlx::query(
             "UPDATE ms4_imports SET finished_at = ?, inserted = ?, updated = ?, deleted = ?, unchanged = ?, report = ? WHERE import_id = ?",
         )
@@ -306,6 +382,8 @@ impl WriteTx for SqliteTx {
     }
 
     async fn commit(mut self: Box<Self>) -> Result<()> {
+        // Never commit a layer without its R-tree and its trigger.
+        self.finish_rtree().await?;
         // The marker must never be committed: other programs' writes would go unaudited.
         sqlx::query("DELETE FROM ms4_writer")
             .execute(&mut *self.tx)
