@@ -1,5 +1,6 @@
 //! Unit tests of the replace guard's thresholds and the grown boundary box.
 
+use super::read::{grown_union, replace_refusal};
 use super::*;
 
 fn report(imported: u64, deletes: usize) -> ImportReport {

@@ -1,0 +1,343 @@
+//! Reading one source into a write: GDAL opens it (allowed drivers only), the CRS and
+//! the field plan are settled, the conversion threads and the collector turn its
+//! features into chunks for the writer, and the guards of a replace are applied.
+
+use gdal::vector::LayerAccess;
+use geo::BoundingRect;
+use geo_types::MultiPolygon;
+use tokio::sync::mpsc;
+
+use super::collect::{Bounds, Collector};
+use super::error::{ImportError, Result};
+use super::progress::Progress;
+use super::report::ImportReport;
+use super::source::{self, CsvGeometry};
+use super::{
+    crs, declared, gdal_guard, pipeline, select, settings, unchanged, ImportOptions,
+    BOUNDARY_MARGIN_M, CHUNK, DEFAULT_MAX_DELETE_SHARE,
+};
+use crate::store::{WriteMode, WriteMsg};
+
+/// Reads `opts`'s source, feeding `sink` (none for a dry run), and returns the report.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn read_source(
+    opts: &ImportOptions,
+    target_srid: i32,
+    unit: &'static str,
+    unit_metres: f64,
+    boundary: &[MultiPolygon<f64>],
+    existing: Option<&rustc_hash::FxHashSet<String>>,
+    sink: Option<&mpsc::Sender<WriteMsg>>,
+    hash_here: bool,
+) -> Result<ImportReport> {
+    let path_str = opts.path.display().to_string();
+    let layer = opts.layer;
+    let mut report = ImportReport {
+        source: path_str.clone(),
+        layer: layer.name().into(),
+        ..Default::default()
+    };
+
+    // Before any byte is read: no FIFO, device, VRT or network path.
+    source::check_source(&opts.path, opts.any_driver)?;
+    let source_srs_override = opts.s_srs.map(crs::srs_from_epsg).transpose()?;
+    let csv = if source::is_csv(&opts.path) {
+        let planar = source_srs_override
+            .as_ref()
+            .is_some_and(|s| s.is_projected());
+        source::csv_geometry(&opts.path, planar)?
+    } else {
+        CsvGeometry::None
+    };
+    let opened = source::open(&opts.path, &csv, opts.any_driver)?;
+    let ds = &opened.ds;
+    let mut src = source::pick_layer(ds, &path_str, opts.src_layer.as_deref(), layer)?;
+    let src_name = src.name();
+    report.source_layer = src_name.clone();
+    let filtered = select::apply_filter(&mut src, opts, &path_str, &src_name, &mut report)?;
+    let short = |message: String| ImportError::ShortRead {
+        path: path_str.clone(),
+        src_layer: src_name.clone(),
+        message,
+    };
+
+    // What the source says it holds, to hold the read against.
+    // With a filter, GDAL counts what the filter selects only by reading it: the read
+    // itself (where any damage is an error) stands in for the declared count.
+    let mut declared = if filtered {
+        None
+    } else {
+        src.try_feature_count()
+    };
+    if opened.driver == "ESRI Shapefile" && !filtered {
+        if let Some(n) =
+            declared::shapefile_records(&gdal_guard::file_list(ds), &src_name).map_err(short)?
+        {
+            declared = Some(n);
+        }
+    }
+    report.declared = declared;
+
+    // The source CRS: --s-srs, else the file's, else (CSV lon/lat only) WGS 84.
+    let target = crs::srs_from_epsg(target_srid)?;
+    report.target_crs = crs::describe(&target);
+    let has_geometry =
+        src.defn().geom_fields().count() > 0 && layer.geom_kind() != crate::domain::GeomKind::None;
+    // GDAL reads a GeoJSON whose "crs" it does not know as WGS 84, and only says so on
+    // stderr: that guess must not pass for the file's CRS.
+    let unknown_crs = (opened.driver == "GeoJSON" && !opened.open_errors.is_empty())
+        .then(|| source::geojson_crs_name(&opts.path).unwrap_or_else(|| "a CRS".into()));
+    let source_srs = match (source_srs_override, src.spatial_ref()) {
+        (Some(s), file) => {
+            match (&unknown_crs, file) {
+                (Some(name), _) => report.warnings.push(format!(
+                    "the file's crs {name} is unknown to PROJ; read as {} from --s-srs",
+                    crs::describe(&s)
+                )),
+                (None, Some(f)) => report.warnings.push(format!(
+                    "the file's CRS {} was overridden by --s-srs",
+                    crs::describe(&f)
+                )),
+                (None, None) => {}
+            }
+            Some(s)
+        }
+        (None, _) if has_geometry && unknown_crs.is_some() => {
+            return Err(ImportError::Crs(format!(
+                "{path_str} (layer {src_name}): its \"crs\" member names {}, which PROJ does not know; give the CRS with --s-srs EPSG:<code>",
+                unknown_crs.unwrap_or_default()
+            )))
+        }
+        (None, Some(mut s)) => {
+            s.set_axis_mapping_strategy(gdal::spatial_ref::AxisMappingStrategy::TraditionalGisOrder);
+            Some(s)
+        }
+        (None, None) if matches!(csv, CsvGeometry::LonLat(..)) => {
+            report.warnings.push("the CSV's longitude/latitude columns were read as WGS 84 (EPSG:4326); give --s-srs if they are not".into());
+            Some(crs::srs_from_epsg(4326)?)
+        }
+        (None, None) if has_geometry => {
+            return Err(ImportError::Crs(format!(
+                "{path_str} (layer {src_name}): the source has no CRS (no .prj, an empty .prj, or one PROJ cannot read); give it with --s-srs EPSG:<code>"
+            )))
+        }
+        (None, None) => None,
+    };
+    report.source_crs = source_srs.as_ref().map(crs::describe);
+    // Each conversion thread builds its own transform from this WKT (PROJ objects are not
+    // shared between threads).
+    let source_wkt = match &source_srs {
+        Some(s) if has_geometry => Some(s.to_wkt().map_err(|e| ImportError::Crs(e.to_string()))?),
+        _ => None,
+    };
+
+    let source_fields: Vec<String> = src.defn().fields().map(|f| f.name()).collect();
+    let id_rule = select::id_rule(opts, &source_fields, &path_str, &src_name)?;
+    if let Some(r) = &id_rule {
+        report.ids = Some(r.describe());
+    }
+    let plan = match source::plan_fields_with(
+        layer,
+        &source_fields,
+        &opts.maps,
+        &path_str,
+        &src_name,
+        id_rule,
+    ) {
+        // A file with no features often has no fields either (an empty GeoJSON): what
+        // is wrong with it is that it is empty, which the report and --replace's guard say.
+        Err(ImportError::MissingField { .. }) if declared == Some(0) => {
+            source::FieldPlan::empty(layer)
+        }
+        other => other?,
+    };
+    report.field_map = plan.described.iter().cloned().collect();
+    report.extra_fields = plan.extra.iter().map(|(_, n)| n.clone()).collect();
+
+    let total = declared;
+    let progress = Progress::new(opts.progress, total, &src_name);
+    let boundary_boxes: Vec<_> = boundary.iter().filter_map(|b| b.bounding_rect()).collect();
+    let bounds = Bounds {
+        area_of_use: crs::area_of_use_rect(&target),
+        near_boundary: grown_union(&boundary_boxes, BOUNDARY_MARGIN_M / unit_metres),
+    };
+
+    // Source hashes are made for every import that writes; the stored rows to look them
+    // up in are asked of the writer when the write will compare the whole layer anyway
+    // (a replace, or a large file into a layer that has rows), as it reads them once.
+    let recipe = sink.map(|_| {
+        unchanged::Recipe::new(&unchanged::RecipeParts {
+            layer,
+            source_fields: &source_fields,
+            plan: &plan,
+            source_wkt: source_wkt.as_deref(),
+            target_srid,
+            invalid: opts.invalid,
+            bounds,
+            boundary,
+        })
+    });
+    let large = declared.is_some_and(|n| n >= crate::store::WHOLE_LAYER_FROM as u64)
+        || opts.mode == WriteMode::Replace;
+    let stored = match sink {
+        Some(tx) if hash_here && large => {
+            let (ask, answer) = tokio::sync::oneshot::channel();
+            if tx.blocking_send(WriteMsg::StoredRows(ask)).is_ok() {
+                // A writer that failed before answering drops the question: the import
+                // then converts everything, and the write's error is the one reported.
+                answer.blocking_recv().ok().flatten()
+            } else {
+                None
+            }
+        }
+        _ => None,
+    };
+    let setup = pipeline::Setup {
+        layer,
+        plan: &plan,
+        source_wkt: source_wkt.as_deref(),
+        target_srid,
+        invalid: opts.invalid,
+        // Threads cost a PROJ set-up each; a small file is done before it pays back.
+        workers: if total.is_some_and(|n| n < 20_000) {
+            1
+        } else {
+            pipeline::default_workers()
+        },
+        hash: hash_here,
+        recipe: recipe.as_ref(),
+        stored,
+    };
+    let mut collector = Collector {
+        report: &mut report,
+        layer,
+        boundary,
+        boundary_boxes: &boundary_boxes,
+        bounds,
+        csv_columns: match &csv {
+            CsvGeometry::LonLat(x, y) | CsvGeometry::Xy(x, y) => Some((x.clone(), y.clone())),
+            CsvGeometry::None => None,
+        },
+        unit,
+        seen: Default::default(),
+        chunk: Vec::with_capacity(CHUNK),
+        hashes: Vec::new(),
+        sources: Vec::with_capacity(CHUNK),
+        same: Vec::new(),
+        pending_hash: None,
+        sink,
+        progress,
+    };
+    let read = pipeline::run(
+        &mut src,
+        &setup,
+        &source_fields,
+        &path_str,
+        &src_name,
+        |outcome| collector.take(outcome),
+    )?;
+    let last = collector.has_chunk().then(|| collector.take_chunk());
+    let Collector { progress, seen, .. } = collector;
+    progress.finish(report.read);
+    if let Some(n) = declared {
+        if read != n {
+            return Err(short(format!(
+                "GDAL read {read} of the {n} features the file declares; it is damaged or cut short, and nothing was imported"
+            )));
+        }
+    }
+    if let (Some(tx), Some(last)) = (sink, last) {
+        let _ = tx.blocking_send(last);
+    }
+    if read == 0 {
+        report.warnings.push(match &report.filter {
+            Some(w) => format!("no feature of the file matches {w}"),
+            None => "the file has no features".into(),
+        });
+    }
+    if opts.mode == WriteMode::Replace && report.rejected > 0 && sink.is_some() {
+        // A rejected feature's current version would be deleted by the replace: refuse
+        // rather than lose it. The writer rolls back when it sees the error.
+        return Err(ImportError::Refused(format!(
+            "{path_str}: {} features were rejected, and --replace would delete their current versions from {}; fix them (see the report with --dry-run) or import without --replace",
+            report.rejected, layer
+        )));
+    }
+    if let Some(existing) = existing {
+        let mut deletes: Vec<String> = existing
+            .iter()
+            .filter(|id| !seen.contains_key(*id))
+            .cloned()
+            .collect();
+        deletes.sort();
+        report.deletes = deletes;
+        if let Some(why) = replace_refusal(opts, &report, existing.len(), &path_str) {
+            if sink.is_some() {
+                return Err(ImportError::Refused(why));
+            }
+            report
+                .warnings
+                .push(format!("the import itself would be refused: {why}"));
+        }
+    }
+    if report.problems.invalid_geometry == 0 && !report.repaired.is_empty() {
+        report.warnings.push(format!(
+            "{} invalid geometries were repaired (use --invalid reject to refuse them)",
+            report.repaired.len()
+        ));
+    }
+    Ok(report)
+}
+
+/// Why a replace must not go ahead without an explicit yes: it would empty the layer, or
+/// delete more of it than the allowed share.
+pub(super) fn replace_refusal(
+    opts: &ImportOptions,
+    report: &ImportReport,
+    existing: usize,
+    path: &str,
+) -> Option<String> {
+    let layer = opts.layer;
+    let deleting = report.deletes.len();
+    if existing == 0 || deleting == 0 {
+        return None;
+    }
+    if report.imported == 0 && !opts.allow_empty {
+        return Some(format!(
+            "{path}: the file has no features to import, and --replace would delete all {existing} features of {layer}; if the layer is to be emptied, say so with --allow-empty (allow_empty=true in an upload)"
+        ));
+    }
+    let share = deleting as f64 / existing as f64;
+    let allowed = opts.max_delete_share.unwrap_or(DEFAULT_MAX_DELETE_SHARE);
+    if report.imported > 0 && share > allowed && !opts.allow_mass_delete {
+        return Some(format!(
+            "{path}: --replace would delete {deleting} of the {existing} features of {layer} ({:.0}%), more than the {:.0}% allowed at once (the registry's {} setting; change it with ms4 profile set {} <share>); check that the file is the whole layer (--dry-run lists what would go), or say so with --allow-mass-delete (allow_mass_delete=true in an upload)",
+            share * 100.0,
+            allowed * 100.0,
+            settings::MAX_DELETE_SHARE,
+            settings::MAX_DELETE_SHARE,
+        ));
+    }
+    None
+}
+
+/// The union of the boundary's boxes grown on every side by its larger dimension, or by
+/// `floor` (in the registry's unit) when that is more.
+pub(super) fn grown_union(
+    boxes: &[geo_types::Rect<f64>],
+    floor: f64,
+) -> Option<geo_types::Rect<f64>> {
+    let mut it = boxes.iter();
+    let first = *it.next()?;
+    let u = it.fold(first, |a, b| {
+        geo_types::Rect::new(
+            geo_types::coord! { x: a.min().x.min(b.min().x), y: a.min().y.min(b.min().y) },
+            geo_types::coord! { x: a.max().x.max(b.max().x), y: a.max().y.max(b.max().y) },
+        )
+    });
+    let m = u.width().max(u.height()).max(floor);
+    Some(geo_types::Rect::new(
+        geo_types::coord! { x: u.min().x - m, y: u.min().y - m },
+        geo_types::coord! { x: u.max().x + m, y: u.max().y + m },
+    ))
+}
