@@ -16,7 +16,10 @@
 //! representation, whose geometry was repaired or which lies outside the boundary is
 //! converted every time, so the import report still counts and lists it. The outside-edit
 //! triggers clear the source hash with the content hash, so a row another program
-//! changed is always compared in full again.
+//! changed is always compared in full again; and the source hash is stored bound to the
+//! content hash written with it (`store::hash::bind_source`), so a writer that changes a
+//! row and its content hash without knowing of source hashes (an older ms4) cannot leave
+//! a source hash that still matches.
 
 use geo_types::MultiPolygon;
 use sha2::{Digest, Sha256};

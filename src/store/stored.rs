@@ -66,8 +66,13 @@ pub(crate) struct StoredHashes {
 }
 
 impl StoredHashes {
-    /// Adds a stored row's id and hashes (rows in any order; call [`Self::sorted`] after).
-    pub fn push(&mut self, id: &str, hash: Option<i64>, source: Option<i64>) {
+    /// Adds a stored row's id, content hash and source hash as stored (bound to the
+    /// content hash, see `hash::bind_source`); rows in any order, [`Self::sorted`] after.
+    pub fn push(&mut self, id: &str, hash: Option<i64>, stored_source: Option<i64>) {
+        // A source hash means something only beside the content hash it was bound to.
+        let source = stored_source
+            .zip(hash)
+            .map(|(s, h)| super::hash::bind_source(s, h));
         let b = &mut self.building;
         let start = b.text.len();
         b.text.push_str(id);

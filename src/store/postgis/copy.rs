@@ -96,11 +96,12 @@ pub(super) fn encode_copy(
         buf.push('\t');
         buf.push_str(&import_id);
         buf.push('\t');
-        let _ = write!(buf, "{}", crate::store::hash::content_hash(f));
+        let h = crate::store::hash::content_hash(f);
+        let _ = write!(buf, "{h}");
         buf.push('\t');
         match sources.get(i).copied().flatten() {
             Some(s) => {
-                let _ = write!(buf, "{s}");
+                let _ = write!(buf, "{}", crate::store::hash::bind_source(s, h));
             }
             None => buf.push_str("\\N"),
         }

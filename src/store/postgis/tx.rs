@@ -221,7 +221,9 @@ impl PgTx {
                 )
                 .bind(import_id)
                 .bind(crate::store::hash::content_hash(f))
-                .bind(sources.get(i).copied().flatten())
+                .bind(sources.get(i).copied().flatten().map(|s| {
+                    crate::store::hash::bind_source(s, crate::store::hash::content_hash(f))
+                }))
                 .bind(f.id.clone());
             q.execute(&mut **self.tx()).await?;
         }
@@ -307,7 +309,10 @@ impl WriteTx for PgTx {
         self.end_stream().await?;
         let ids: Vec<&str> = rows.iter().map(|r| r.0.as_str()).collect();
         let hashes: Vec<i64> = rows.iter().map(|r| r.1).collect();
-        let sources: Vec<Option<i64>> = rows.iter().map(|r| r.2).collect();
+        let sources: Vec<Option<i64>> = rows
+            .iter()
+            .map(|r| r.2.map(|s| crate::store::hash::bind_source(s, r.1)))
+            .collect();
         sqlx::query(crate::store::trusted(format!(
             "UPDATE {t} SET {c} = v.h, {s} = v.s FROM unnest($1::text[], $2::bigint[], $3::bigint[]) AS v(id, h, s) WHERE {t}.{id} = v.id",
             t = layer.name(),

@@ -8,7 +8,7 @@ use sqlx::{Sqlite, Transaction};
 use super::rtree_load::RtreeLoad;
 use super::{bind_value, decode_rows, extra_text, select_columns, MAX_PARAMS};
 use crate::domain::{wkb, Feature, GeomKind, Layer};
-use crate::store::hash::content_hash;
+use crate::store::hash::{bind_source, content_hash};
 use crate::store::write::{AuditRow, WriteTx};
 use crate::store::{LayerChange, LayerRows, Result, WriteRequest, WriteSummary};
 
@@ -90,11 +90,12 @@ impl SqliteTx {
                     q = bind_value(q, v);
                 }
                 let source = sources.get(k * rows_per_stmt + j).copied().flatten();
+                let h = content_hash(f);
                 q = q
                     .bind(extra_text(f))
                     .bind(import_id)
-                    .bind(content_hash(f))
-                    .bind(source);
+                    .bind(h)
+                    .bind(source.map(|s| bind_source(s, h)));
             }
             q.execute(&mut *self.tx).await?;
             if let Some(b) = bulk.as_mut() {
@@ -177,7 +178,7 @@ impl WriteTx for SqliteTx {
         for (id, h, source) in rows {
             sqlx::query(crate::store::trusted(sql.clone()))
                 .bind(*h)
-                .bind(*source)
+                .bind(source.map(|s| bind_source(s, *h)))
                 .bind(id.as_str())
                 .execute(&mut *self.tx)
                 .await?;
@@ -269,11 +270,12 @@ impl WriteTx for SqliteTx {
             for v in &f.values {
                 q = bind_value(q, v);
             }
+            let h = content_hash(f);
             q = q
                 .bind(extra_text(f))
                 .bind(import_id)
-                .bind(content_hash(f))
-                .bind(sources.get(i).copied().flatten())
+                .bind(h)
+                .bind(sources.get(i).copied().flatten().map(|s| bind_source(s, h)))
                 .bind(f.id.clone());
             q.execute(&mut *self.tx).await?;
         }
