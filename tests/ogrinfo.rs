@@ -221,6 +221,20 @@ async fn a_bulk_load_leaves_the_standard_r_tree_whole_and_its_trigger_back() {
     .unwrap();
     assert_eq!(r.imported, n as u64);
     assert_eq!(sql("SELECT rtreecheck('rtree_parcels_geom')"), "ok");
+    // The load's audit: one `insert` per parcel, in the order written, by the importer,
+    // under the import's id, and the import's summary row after them.
+    assert_eq!(
+        sql("SELECT count(*), count(DISTINCT feature_id), min(actor = (SELECT actor FROM ms4_imports)), min(import_id = (SELECT max(import_id) FROM ms4_imports)) FROM ms4_audit WHERE action = 'insert' AND layer = 'parcels'"),
+        format!("{n}|{n}|1|1")
+    );
+    assert_eq!(
+        sql("SELECT group_concat(feature_id) FROM (SELECT feature_id FROM ms4_audit WHERE action = 'insert' ORDER BY audit_id LIMIT 3)"),
+        "R-00000,R-00001,R-00002"
+    );
+    assert_eq!(
+        sql("SELECT (SELECT max(audit_id) FROM ms4_audit WHERE action = 'insert') < (SELECT audit_id FROM ms4_audit WHERE action = 'import')"),
+        "1"
+    );
     assert_eq!(
         sql("SELECT count(*) FROM rtree_parcels_geom"),
         n.to_string()

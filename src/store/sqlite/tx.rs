@@ -22,6 +22,9 @@ pub(super) struct SqliteTx {
     was_empty: bool,
     /// A load into an empty layer whose R-tree is built apart (see `rtree_load`).
     rtree: Option<RtreeLoad>,
+    /// The `insert` audit rows of a load into an empty layer, written at the end by one
+    /// statement from the layer itself (see `audit`): layer, when, who, import.
+    inserts_audited_from_layer: Option<(Layer, String, String, i64)>,
 }
 
 impl SqliteTx {
@@ -31,7 +34,30 @@ impl SqliteTx {
             tx,
             was_empty: false,
             rtree: None,
+            inserts_audited_from_layer: None,
         }
+    }
+
+    /// Writes the `insert` audit rows of a load into an empty layer, if some wait: one
+    /// per row of the layer (every one is this write's), in the order they were written.
+    async fn audit_inserts_from_layer(&mut self) -> Result<()> {
+        let Some((layer, at, actor, import_id)) = self.inserts_audited_from_layer.take() else {
+            return Ok(());
+        };
+        sqlx::query(crate::store::trusted(format!(
+            "INSERT INTO ms4_audit (at, actor, action, layer, feature_id, import_id) \
+             SELECT ?, ?, 'insert', ?, {id}, ? FROM {t} WHERE import_id = ? ORDER BY fid",
+            id = layer.id_field(),
+            t = layer.name()
+        )))
+        .bind(at)
+        .bind(actor)
+        .bind(layer.name())
+        .bind(import_id)
+        .bind(import_id)
+        .execute(&mut *self.tx)
+        .await?;
+        Ok(())
     }
 
     /// Copies in the R-tree built apart, if a load built one.
@@ -306,6 +332,28 @@ impl WriteTx for SqliteTx {
         at: &str,
         rows: Vec<AuditRow>,
     ) -> Result<()> {
+        if self.was_empty
+            && rows
+                .iter()
+                .all(|r| r.action == "insert" && r.before.is_none() && r.after.is_none())
+        {
+            // A load into an empty layer: every row it adds has one of these, saying only
+            // "inserted" and the id. One statement writes them at the end from the layer,
+            // instead of a million rows bound value by value here.
+            let key = (req.layer, at.to_string(), req.actor.clone(), import_id);
+            match &self.inserts_audited_from_layer {
+                None => self.inserts_audited_from_layer = Some(key),
+                Some(k) if *k == key => {}
+                Some(_) => {
+                    return Err(crate::store::StoreError::Aborted(
+                        "audit rows of two writes were mixed in one load".into(),
+                    ))
+                }
+            }
+            return Ok(());
+        }
+        // Rows after them (the write's summary row) come after them in the audit.
+        self.audit_inserts_from_layer().await?;
         const COLS: usize = 8;
         for chunk in rows.chunks(MAX_PARAMS / COLS) {
             if chunk.is_empty() {
@@ -342,6 +390,7 @@ impl WriteTx for SqliteTx {
     ) -> Result<()> {
         // The extent below is read from the R-tree: it must be whole first.
         self.finish_rtree().await?;
+        self.audit_inserts_from_layer().await?;
         sqlx::query(
             "UPDATE ms4_imports SET finished_at = ?, inserted = ?, updated = ?, deleted = ?, unchanged = ?, report = ? WHERE import_id = ?",
         )
@@ -384,8 +433,9 @@ impl WriteTx for SqliteTx {
     }
 
     async fn commit(mut self: Box<Self>) -> Result<()> {
-        // Never commit a layer without its R-tree and its trigger.
+        // Never commit a layer without its R-tree and its trigger, nor a load unaudited.
         self.finish_rtree().await?;
+        self.audit_inserts_from_layer().await?;
         // The marker must never be committed: other programs' writes would go unaudited.
         sqlx::query("DELETE FROM ms4_writer")
             .execute(&mut *self.tx)
