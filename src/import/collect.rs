@@ -76,15 +76,10 @@ impl Collector<'_> {
             pipeline::Outcome::Same { fid, id, source } => {
                 // Its stored row is what converting it gives: only the file's own
                 // consistency is left to check.
-                if let Some(first) = self.seen.get(&id) {
-                    report.problems.duplicate_id += 1;
-                    let why =
-                        format!("duplicate id {id} (first at feature {first}); the first is kept");
-                    report.reject(fid, Some(&id), Some(self.layer.id_field()), why);
+                if self.duplicate(fid, &id) {
                     return true;
                 }
-                self.seen.insert(id.clone(), fid);
-                report.imported += 1;
+                self.report.imported += 1;
                 if self.sink.is_some() {
                     self.same.push((id, source));
                     return self.send_if_full();
@@ -122,16 +117,10 @@ impl Collector<'_> {
             report.reject(fid, Some(&f.id), p.field(), p.reason());
             return true;
         }
-        if let Some(first) = self.seen.get(&f.id) {
-            report.problems.duplicate_id += 1;
-            let why = format!(
-                "duplicate id {} (first at feature {first}); the first is kept",
-                f.id
-            );
-            report.reject(fid, Some(&f.id), Some(self.layer.id_field()), why);
+        if self.duplicate(fid, &f.id) {
             return true;
         }
-        self.seen.insert(f.id.clone(), fid);
+        let report = &mut *self.report;
         // Only a conversion that had nothing to say may be skipped next time.
         let mut quiet = conv.is_empty() && repaired.is_none();
         for c in conv {
@@ -163,6 +152,20 @@ impl Collector<'_> {
             return self.send_if_full();
         }
         true
+    }
+
+    /// Whether `id` came earlier in the file (then this feature is rejected and
+    /// reported); otherwise it is noted as seen.
+    fn duplicate(&mut self, fid: u64, id: &str) -> bool {
+        if let Some(first) = self.seen.get(id) {
+            self.report.problems.duplicate_id += 1;
+            let why = format!("duplicate id {id} (first at feature {first}); the first is kept");
+            self.report
+                .reject(fid, Some(id), Some(self.layer.id_field()), why);
+            return true;
+        }
+        self.seen.insert(id.to_string(), fid);
+        false
     }
 
     /// Sends the chunk once it is full; false once the writer has gone.

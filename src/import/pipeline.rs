@@ -312,17 +312,18 @@ fn convert_one(setup: &Setup<'_>, ct: Option<&CoordTransform>, mut raw: RawFeatu
     });
     let t = timing::start();
     let source = setup.recipe.map(|r| r.source_hash(&raw.values, &raw.wkb));
-    if let (Some(source), Some(stored), Some(id)) = (source, &setup.stored, &id_guess) {
-        if stored.source_of(id) == Some(source) {
-            timing::add(&timing::SOURCE_HASH, t);
-            return Outcome::Same {
-                fid: raw.fid,
-                id: id.clone(),
-                source,
-            };
-        }
-    }
+    let same = match (source, &setup.stored, &id_guess) {
+        (Some(source), Some(stored), Some(id)) => stored.source_of(id) == Some(source),
+        _ => false,
+    };
     timing::add(&timing::SOURCE_HASH, t);
+    if let (true, Some(source), Some(id)) = (same, source, &id_guess) {
+        return Outcome::Same {
+            fid: raw.fid,
+            id: id.clone(),
+            source,
+        };
+    }
     let rejected = |problem| Outcome::Rejected {
         fid: raw.fid,
         id: id_guess.clone(),

@@ -88,7 +88,7 @@ impl Recipe {
         let mut h = self.state.clone();
         h.update((values.len() as u64).to_le_bytes());
         for v in values {
-            exact_value(&mut h, v);
+            crate::store::hash::value_with(&mut h, v, exact_real);
         }
         match wkb {
             Ok(None) => h.update([0]),
@@ -107,30 +107,11 @@ impl Recipe {
     }
 }
 
-/// A value as read, bit for bit: unlike the content hash, no rounding, since the
+/// A number as read, bit for bit: unlike the content hash, no rounding, since the
 /// conversion sees every bit.
-fn exact_value(h: &mut Sha256, v: &Value) {
-    match v {
-        Value::Null => h.update([0]),
-        Value::Bool(b) => h.update([1, *b as u8]),
-        Value::Int(i) => {
-            h.update([2]);
-            h.update(i.to_le_bytes());
-        }
-        Value::Real(x) => {
-            h.update([3]);
-            h.update(x.to_bits().to_le_bytes());
-        }
-        Value::Text(s) => {
-            h.update([4]);
-            h.update((s.len() as u64).to_le_bytes());
-            h.update(s.as_bytes());
-        }
-        Value::Date(d) => {
-            h.update([5]);
-            h.update(d.format("%Y-%m-%d").to_string().as_bytes());
-        }
-    }
+fn exact_real(h: &mut Sha256, x: f64) {
+    h.update([3]);
+    h.update(x.to_bits().to_le_bytes());
 }
 
 #[cfg(test)]

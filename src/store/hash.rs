@@ -72,6 +72,12 @@ fn real(h: &mut Sha256, x: f64) {
 }
 
 fn value(h: &mut Sha256, v: &Value) {
+    value_with(h, v, real);
+}
+
+/// A value, its number written by `real` (the content hash rounds it; the source hash of
+/// `import::unchanged` takes every bit).
+pub(crate) fn value_with(h: &mut Sha256, v: &Value, real: fn(&mut Sha256, f64)) {
     match v {
         Value::Null => h.update([0]),
         Value::Bool(b) => h.update([1, *b as u8]),

@@ -3,8 +3,7 @@
 use sqlx::{Postgres, Transaction};
 use tokio::sync::mpsc;
 
-use super::columns;
-use crate::domain::{wkb, Feature, GeomKind, Layer, Value};
+use crate::domain::{wkb, Feature, FieldType, GeomKind, Layer, Value};
 use crate::store::{Result, StoreError};
 
 /// Appends a value to a COPY text-format line, escaped.
@@ -56,6 +55,33 @@ fn hex(out: &mut String, bytes: &[u8]) {
     }
     // Hex digits are ASCII.
     out.push_str(std::str::from_utf8(&v).expect("hex digits are ASCII"));
+}
+
+/// The SQL type a value sent as text is cast to, by its field's type.
+pub(super) fn cast(ty: FieldType) -> &'static str {
+    match ty {
+        FieldType::Text => "text",
+        FieldType::Integer => "bigint",
+        FieldType::Real | FieldType::Length(_) | FieldType::Elevation => "double precision",
+        FieldType::Bool => "boolean",
+        FieldType::Date => "date",
+    }
+}
+
+/// The columns a row is written with, in the order of COPY's rows (and of `write_rows`'
+/// values).
+pub(super) fn columns(layer: Layer) -> Vec<&'static str> {
+    let mut cols = Vec::new();
+    if layer.geom_kind() != GeomKind::None {
+        cols.push("geom");
+    }
+    cols.push(layer.id_field());
+    cols.extend(layer.fields().iter().map(|f| f.name));
+    cols.push("extra");
+    cols.push("import_id");
+    cols.push(crate::store::hash::COLUMN);
+    cols.push(crate::store::hash::SOURCE_COLUMN);
+    cols
 }
 
 /// A chunk of features as COPY text-format rows, each with its source hash

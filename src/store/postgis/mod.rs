@@ -20,7 +20,7 @@ mod tx;
 
 use setup::{ensure_database, install_outside};
 
-use tx::{columns, PgTx};
+use tx::PgTx;
 
 use super::write;
 use super::{

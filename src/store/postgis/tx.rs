@@ -5,9 +5,9 @@
 use async_trait::async_trait;
 use sqlx::{Postgres, Transaction};
 
-use super::copy::{copy_text, encode_copy, CopyStream, Tx};
+use super::copy::{cast, columns, copy_text, encode_copy, CopyStream, Tx};
 use super::{decode_rows, select_columns};
-use crate::domain::{wkb, Feature, FieldType, GeomKind, Layer, Value};
+use crate::domain::{wkb, Feature, GeomKind, Layer, Value};
 use crate::store::write::{AuditRow, WriteTx};
 use crate::store::{Result, StoreError, WriteRequest, WriteSummary};
 
@@ -58,20 +58,6 @@ const BULK_KEYS: usize = 1000;
 /// large enough that few COPYs pay their closing round trip, small enough to bound memory.
 const GATHER_BYTES: usize = 32 << 20;
 
-pub(super) fn columns(layer: Layer) -> Vec<&'static str> {
-    let mut cols = Vec::new();
-    if layer.geom_kind() != GeomKind::None {
-        cols.push("geom");
-    }
-    cols.push(layer.id_field());
-    cols.extend(layer.fields().iter().map(|f| f.name));
-    cols.push("extra");
-    cols.push("import_id");
-    cols.push(crate::store::hash::COLUMN);
-    cols.push(crate::store::hash::SOURCE_COLUMN);
-    cols
-}
-
 fn bind_value<'q>(
     q: sqlx::query::Query<'q, Postgres, sqlx::postgres::PgArguments>,
     v: &Value,
@@ -81,16 +67,6 @@ fn bind_value<'q>(
     match v {
         Value::Null => q.bind(None::<String>),
         v => q.bind(v.to_string()),
-    }
-}
-
-fn cast(ty: FieldType) -> &'static str {
-    match ty {
-        FieldType::Text => "text",
-        FieldType::Integer => "bigint",
-        FieldType::Real | FieldType::Length(_) | FieldType::Elevation => "double precision",
-        FieldType::Bool => "boolean",
-        FieldType::Date => "date",
     }
 }
 
@@ -207,6 +183,7 @@ impl PgTx {
             )
         };
         for (i, f) in features.iter().enumerate() {
+            let h = crate::store::hash::content_hash(f);
             let mut q = sqlx::query(crate::store::trusted(sql.clone()));
             if layer.geom_kind() != GeomKind::None {
                 q = q.bind(f.geom.as_ref().map(|g| wkb::to_ewkb(g, self.srid)));
@@ -220,10 +197,14 @@ impl PgTx {
                         .then(|| serde_json::Value::Object(f.extra.clone()).to_string()),
                 )
                 .bind(import_id)
-                .bind(crate::store::hash::content_hash(f))
-                .bind(sources.get(i).copied().flatten().map(|s| {
-                    crate::store::hash::bind_source(s, crate::store::hash::content_hash(f))
-                }))
+                .bind(h)
+                .bind(
+                    sources
+                        .get(i)
+                        .copied()
+                        .flatten()
+                        .map(|s| crate::store::hash::bind_source(s, h)),
+                )
                 .bind(f.id.clone());
             q.execute(&mut **self.tx()).await?;
         }

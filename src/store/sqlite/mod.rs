@@ -20,6 +20,7 @@ mod functions;
 mod install;
 mod photos;
 mod profile;
+mod raw;
 mod rtree_load;
 mod scan;
 mod tx;

@@ -16,12 +16,13 @@
 //! tree built has nodes of the size the layer's own tree uses. Otherwise the rows are
 //! indexed one by one by the trigger, as for any other write.
 
-use std::ffi::{c_int, CStr, CString};
+use std::ffi::c_int;
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 
 use libsqlite3_sys as ffi;
 use sqlx::SqliteConnection;
 
+use super::raw::{exec, Stmt};
 use crate::domain::Layer;
 use crate::store::{trusted, Result, StoreError};
 
@@ -216,10 +217,7 @@ fn build(page_size: i64, rx: Receiver<Vec<RowBox>>) -> std::result::Result<Tree,
                 for (i, v) in b.iter().enumerate() {
                     ffi::sqlite3_bind_double(insert.0, i as c_int + 2, *v);
                 }
-                if ffi::sqlite3_step(insert.0) != ffi::SQLITE_DONE {
-                    return Err(message(db.0));
-                }
-                ffi::sqlite3_reset(insert.0);
+                insert.done(db.0)?;
             }
         }
         drop(insert);
@@ -308,75 +306,4 @@ unsafe fn copy_tree(
         }
     }
     Ok(())
-}
-
-/// A prepared statement, finalized when dropped.
-struct Stmt(*mut ffi::sqlite3_stmt);
-
-impl Stmt {
-    unsafe fn prepare(db: *mut ffi::sqlite3, sql: &str) -> std::result::Result<Self, String> {
-        let sql = CString::new(sql).map_err(|_| "a NUL in SQL".to_string())?;
-        let mut stmt = std::ptr::null_mut();
-        if ffi::sqlite3_prepare_v2(db, sql.as_ptr(), -1, &mut stmt, std::ptr::null_mut())
-            != ffi::SQLITE_OK
-        {
-            return Err(message(db));
-        }
-        Ok(Stmt(stmt))
-    }
-
-    /// Steps to the next row; false at the end.
-    unsafe fn row(&self, db: *mut ffi::sqlite3) -> std::result::Result<bool, String> {
-        match ffi::sqlite3_step(self.0) {
-            ffi::SQLITE_ROW => Ok(true),
-            ffi::SQLITE_DONE => Ok(false),
-            _ => Err(message(db)),
-        }
-    }
-
-    /// Runs the bound statement once and resets it for the next binding.
-    unsafe fn done(&self, db: *mut ffi::sqlite3) -> std::result::Result<(), String> {
-        let rc = ffi::sqlite3_step(self.0);
-        ffi::sqlite3_reset(self.0);
-        if rc == ffi::SQLITE_DONE {
-            Ok(())
-        } else {
-            Err(message(db))
-        }
-    }
-}
-
-impl Drop for Stmt {
-    fn drop(&mut self) {
-        // SAFETY: prepared by `Stmt::prepare`, finalized once, here.
-        unsafe { ffi::sqlite3_finalize(self.0) };
-    }
-}
-
-unsafe fn exec(db: *mut ffi::sqlite3, sql: &str) -> std::result::Result<(), String> {
-    let sql = CString::new(sql).map_err(|_| "a NUL in SQL".to_string())?;
-    if ffi::sqlite3_exec(
-        db,
-        sql.as_ptr(),
-        None,
-        std::ptr::null_mut(),
-        std::ptr::null_mut(),
-    ) != ffi::SQLITE_OK
-    {
-        return Err(message(db));
-    }
-    Ok(())
-}
-
-/// The connection's last error message.
-///
-/// # Safety
-/// `db` must be an open connection.
-pub(super) unsafe fn message(db: *mut ffi::sqlite3) -> String {
-    let m = ffi::sqlite3_errmsg(db);
-    if m.is_null() {
-        "unknown SQLite error".into()
-    } else {
-        CStr::from_ptr(m).to_string_lossy().into_owned()
-    }
 }

@@ -8,11 +8,11 @@
 //! small part of it. It runs on the transaction's own connection, so it sees the layer
 //! exactly as the write does.
 
-use std::ffi::{c_int, CStr, CString};
+use std::ffi::c_int;
 
 use libsqlite3_sys as ffi;
 
-use super::rtree_load::message;
+use super::raw::Stmt;
 use crate::domain::Layer;
 use crate::store::hash::{StoredHashes, COLUMN, SOURCE_COLUMN};
 use crate::store::{Result, StoreError};
@@ -24,12 +24,11 @@ pub(super) async fn stored_hashes(
     conn: &mut sqlx::SqliteConnection,
     layer: Layer,
 ) -> Result<StoredHashes> {
-    let sql = CString::new(format!(
+    let sql = format!(
         "SELECT {}, {COLUMN}, {SOURCE_COLUMN} FROM {}",
         layer.id_field(),
         layer.name()
-    ))
-    .expect("layer and column names have no NUL");
+    );
     let mut handle = conn.lock_handle().await?;
     let db = handle.as_raw_handle().as_ptr();
     // SAFETY: `db` is the live connection, held locked by `handle` for the whole scan,
@@ -45,37 +44,26 @@ pub(super) async fn stored_hashes(
 ///
 /// # Safety
 /// `db` must be an open connection no other thread uses during the call.
-unsafe fn scan(db: *mut ffi::sqlite3, sql: &CStr) -> std::result::Result<StoredHashes, String> {
-    let mut stmt: *mut ffi::sqlite3_stmt = std::ptr::null_mut();
-    let rc = ffi::sqlite3_prepare_v2(db, sql.as_ptr(), -1, &mut stmt, std::ptr::null_mut());
-    if rc != ffi::SQLITE_OK {
-        return Err(message(db));
-    }
-    let mut out = StoredHashes::default();
+unsafe fn scan(db: *mut ffi::sqlite3, sql: &str) -> std::result::Result<StoredHashes, String> {
+    let stmt = Stmt::prepare(db, sql)?;
     let int = |i: c_int| {
-        (ffi::sqlite3_column_type(stmt, i) == ffi::SQLITE_INTEGER)
-            .then(|| ffi::sqlite3_column_int64(stmt, i))
+        (ffi::sqlite3_column_type(stmt.0, i) == ffi::SQLITE_INTEGER)
+            .then(|| ffi::sqlite3_column_int64(stmt.0, i))
     };
-    let result = loop {
-        match ffi::sqlite3_step(stmt) {
-            ffi::SQLITE_ROW => {
-                if ffi::sqlite3_column_type(stmt, 0) != ffi::SQLITE_TEXT {
-                    continue;
-                }
-                let text = ffi::sqlite3_column_text(stmt, 0);
-                let len = ffi::sqlite3_column_bytes(stmt, 0);
-                if text.is_null() || len < 0 {
-                    continue;
-                }
-                let bytes = std::slice::from_raw_parts(text, len as usize);
-                if let Ok(id) = std::str::from_utf8(bytes) {
-                    out.push(id, int(1), int(2));
-                }
-            }
-            ffi::SQLITE_DONE => break Ok(out.sorted()),
-            _ => break Err(message(db)),
+    let mut out = StoredHashes::default();
+    while stmt.row(db)? {
+        if ffi::sqlite3_column_type(stmt.0, 0) != ffi::SQLITE_TEXT {
+            continue;
         }
-    };
-    ffi::sqlite3_finalize(stmt);
-    result
+        let text = ffi::sqlite3_column_text(stmt.0, 0);
+        let len = ffi::sqlite3_column_bytes(stmt.0, 0);
+        if text.is_null() || len < 0 {
+            continue;
+        }
+        let bytes = std::slice::from_raw_parts(text, len as usize);
+        if let Ok(id) = std::str::from_utf8(bytes) {
+            out.push(id, int(1), int(2));
+        }
+    }
+    Ok(out.sorted())
 }
