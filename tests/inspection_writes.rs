@@ -62,26 +62,6 @@ async fn history(store: &dyn Store, spare: &str) {
     assert_eq!(s.inserted, HISTORY as u64);
 }
 
-/// Runs another program's SQL on the registry: `sqlite3` on the GeoPackage, `psql` on
-/// PostGIS.
-fn outside_sql(kind: &str, reg: &Registry, sql: &str) {
-    let out = match kind {
-        "sqlite" => Command::new("sqlite3")
-            .arg(reg.dir.path().join("registry.gpkg"))
-            .arg(sql)
-            .output(),
-        _ => Command::new("psql")
-            .args(["-v", "ON_ERROR_STOP=1", "-q", &reg.url, "-c", sql])
-            .output(),
-    }
-    .unwrap();
-    assert!(
-        out.status.success(),
-        "{sql}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
 #[tokio::test]
 async fn a_write_through_the_handle_reads_no_layer_and_an_outside_edit_after_it_is_seen() {
     for kind in kinds() {
@@ -136,9 +116,10 @@ async fn a_write_through_the_handle_reads_no_layer_and_an_outside_edit_after_it_
         );
 
         // Another program changes the inspection afterwards: the watcher reloads it.
-        outside_sql(
+        shell_sql(
             kind,
-            &reg,
+            reg.dir.path(),
+            &reg.url,
             &format!(
                 "UPDATE inspections SET result = 'fail' WHERE inspection_id = '{}'",
                 f.id
@@ -165,15 +146,17 @@ async fn a_write_through_the_handle_reads_no_layer_and_an_outside_edit_after_it_
 
         // A write the store refuses (a rule another program added) changes nothing.
         match kind {
-            "sqlite" => outside_sql(
+            "sqlite" => shell_sql(
                 kind,
-                &reg,
+                reg.dir.path(),
+                &reg.url,
                 "CREATE TRIGGER refuse_boom BEFORE INSERT ON inspections WHEN NEW.result = 'boom' \
                  BEGIN SELECT RAISE(ABORT, 'boom is refused'); END",
             ),
-            _ => outside_sql(
+            _ => shell_sql(
                 kind,
-                &reg,
+                reg.dir.path(),
+                &reg.url,
                 "CREATE FUNCTION refuse_boom() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN \
                  IF NEW.result = 'boom' THEN RAISE EXCEPTION 'boom is refused'; END IF; \
                  RETURN NEW; END $$; \

@@ -204,7 +204,7 @@ async fn a_bulk_load_leaves_the_standard_r_tree_whole_and_its_trigger_back() {
         path
     };
     let sql = |q: &str| -> String {
-        let out = Command::new("sqlite3").args([gpkg, q]).output().unwrap();
+        let out = sqlite3(std::path::Path::new(gpkg), q);
         assert!(
             out.status.success(),
             "{q}: {}",

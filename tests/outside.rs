@@ -45,7 +45,7 @@ fn other(program: &str, args: &[&str]) -> String {
 fn outside_sql(kind: &str, reg: &Registry, program: &str, sql: &str) {
     match kind {
         "sqlite" if program == "sqlite3" => {
-            other("sqlite3", &[&gpkg(reg), sql]);
+            other("sqlite3", &["-cmd", ".timeout 10000", &gpkg(reg), sql]);
         }
         "sqlite" => {
             other("ogrinfo", &["-q", &gpkg(reg), "-sql", sql]);

@@ -294,6 +294,36 @@ pub fn line(pts: &[(f64, f64)]) -> String {
     format!(r#"{{"type":"LineString","coordinates":[{}]}}"#, c.join(","))
 }
 
+/// The `sqlite3` shell run on a GeoPackage with `sql`, waiting up to ten seconds for
+/// the write lock as QGIS and GDAL do. The shell alone waits for no one, and a store
+/// dropped in the test's own process closes its connections in the background: the
+/// last one checkpoints the WAL, which holds the lock for a moment.
+pub fn sqlite3(gpkg: &Path, sql: &str) -> Output {
+    Command::new("sqlite3")
+        .args(["-cmd", ".timeout 10000"])
+        .arg(gpkg)
+        .arg(sql)
+        .output()
+        .expect("sqlite3 runs (scripts/setup.sh installs it)")
+}
+
+/// SQL run by each store's own shell, as another program would: `sqlite3` on the
+/// GeoPackage in `dir`, `psql` on the PostGIS `url`. Asserts it succeeded.
+pub fn shell_sql(kind: &str, dir: &Path, url: &str, sql: &str) {
+    let out = match kind {
+        "sqlite" => sqlite3(&dir.join("registry.gpkg"), sql),
+        _ => Command::new("psql")
+            .args(["-v", "ON_ERROR_STOP=1", "-q", url, "-c", sql])
+            .output()
+            .unwrap(),
+    };
+    assert!(
+        out.status.success(),
+        "{sql}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// SQL run by another program: `ogrinfo -sql` on the GeoPackage (GDAL has the functions
 /// its triggers call), `psql` on PostGIS. Returns what it printed.
 pub fn outside_sql(kind: &str, reg: &Registry, sql: &str) -> String {

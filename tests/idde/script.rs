@@ -427,7 +427,7 @@ pub async fn scripted_year(kind: &str, via: Via) {
              CREATE TRIGGER refuse_removed BEFORE INSERT OR UPDATE ON connections FOR EACH ROW \
              EXECUTE FUNCTION refuse_removed();",
     };
-    store_sql(kind, dir.path(), &url, refuse);
+    shell_sql(kind, dir.path(), &url, refuse);
     let refused = close(case, eliminated.clone()).await.unwrap_err();
     assert!(refused.contains("removal is refused"), "{refused}");
     let still = t
@@ -447,7 +447,7 @@ pub async fn scripted_year(kind: &str, via: Via) {
         sew_before,
         "{kind} {via:?}"
     );
-    store_sql(
+    shell_sql(
         kind,
         dir.path(),
         &url,
@@ -649,23 +649,4 @@ pub async fn scripted_year(kind: &str, via: Via) {
             assert_eq!(v["features"].as_array().unwrap().len(), 2, "{v}");
         }
     }
-}
-
-/// Runs SQL on the registry as another program would (sqlite3 or psql).
-fn store_sql(kind: &str, dir: &std::path::Path, url: &str, sql: &str) {
-    let out = match kind {
-        "sqlite" => std::process::Command::new("sqlite3")
-            .arg(dir.join("registry.gpkg"))
-            .arg(sql)
-            .output(),
-        _ => std::process::Command::new("psql")
-            .args(["-v", "ON_ERROR_STOP=1", "-q", url, "-c", sql])
-            .output(),
-    }
-    .unwrap();
-    assert!(
-        out.status.success(),
-        "{sql}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
 }

@@ -406,11 +406,10 @@ async fn a_write_that_fails_by_itself_is_the_error_reported_not_a_short_read() {
         let refuse = match kind {
             "sqlite" => {
                 let path = reg.url.trim_start_matches("sqlite://");
-                let out = Command::new("sqlite3")
-                    .arg(path)
-                    .arg("CREATE TRIGGER refuse_all BEFORE INSERT ON catch_basins BEGIN SELECT RAISE(ABORT, 'refused by the test trigger'); END;")
-                    .output()
-                    .expect("sqlite3 runs");
+                let out = crate::common::sqlite3(
+                    std::path::Path::new(path),
+                    "CREATE TRIGGER refuse_all BEFORE INSERT ON catch_basins BEGIN SELECT RAISE(ABORT, 'refused by the test trigger'); END;",
+                );
                 out.status.success()
             }
             _ => {
