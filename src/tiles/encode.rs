@@ -258,8 +258,16 @@ fn small_polygon(p: &Polygon<f64>, frame: &Frame) -> Option<Option<Geometry<f64>
     if ring.len() < 4 {
         return Some(None);
     }
-    // Whole tile units: twice the signed area is exact in integers.
-    let pts: Vec<(i64, i64)> = ring.iter().map(|c| (c.x as i64, c.y as i64)).collect();
+    // Whole tile units: twice the signed area is exact in integers. At most 8 corners
+    // and 4 more from the cut, closed: the positions fit on the stack.
+    let mut buf = [(0i64, 0i64); 16];
+    if ring.len() > buf.len() {
+        return None;
+    }
+    for (b, c) in buf.iter_mut().zip(&ring) {
+        *b = (c.x as i64, c.y as i64);
+    }
+    let pts = &buf[..ring.len()];
     let twice: i64 = pts
         .windows(2)
         .map(|w| w[0].0 * w[1].1 - w[1].0 * w[0].1)
@@ -267,7 +275,7 @@ fn small_polygon(p: &Polygon<f64>, frame: &Frame) -> Option<Option<Geometry<f64>
     if twice.abs() < 2 {
         return if outside { None } else { Some(None) };
     }
-    if !plainly_simple(&pts) {
+    if !plainly_simple(pts) {
         return None;
     }
     // Positive area is geo's counter-clockwise, the winding `polygons` gives exteriors.
@@ -339,7 +347,7 @@ struct Tags<'a> {
     keys: Vec<String>,
     /// The key index of each of the layer's fields, once used.
     key_of: Vec<Option<u32>>,
-    values: Vec<TileValue>,
+    values: Vec<tile::Value>,
     strs: FxHashMap<&'a str, u32>,
     dates: FxHashMap<chrono::NaiveDate, u32>,
     ints: FxHashMap<i64, u32>,
@@ -348,9 +356,14 @@ struct Tags<'a> {
 }
 
 impl<'a> Tags<'a> {
-    fn new(fields: usize) -> Self {
+    /// The tables of a layer with `fields` fields and up to `features` features: sized
+    /// for one text value per feature (ids apart), so a tile of distinct owners is
+    /// written without the table growing as it fills.
+    fn new(fields: usize, features: usize) -> Self {
         Tags {
             key_of: vec![None; fields],
+            values: Vec::with_capacity(features),
+            strs: FxHashMap::with_capacity_and_hasher(features, Default::default()),
             ..Default::default()
         }
     }
@@ -364,14 +377,14 @@ impl<'a> Tags<'a> {
 
     /// Adds a value without looking for it first (one known to be new to the table).
     fn push(&mut self, t: TileValue) -> u32 {
-        self.values.push(t);
+        self.values.push(t.into());
         self.values.len() as u32 - 1
     }
 
     fn value(&mut self, v: Prop<'a>) -> u32 {
         let values = &mut self.values;
         let mut push = |t: TileValue| {
-            values.push(t);
+            values.push(t.into());
             values.len() as u32 - 1
         };
         match v {
@@ -397,6 +410,7 @@ impl<'a> Tags<'a> {
             // Rare (an outfall's screening): looked for among the values made so far.
             Prop::Owned(t) => {
                 drop(push);
+                let t: tile::Value = t.into();
                 match self.values.iter().position(|v| *v == t) {
                     Some(i) => i as u32,
                     None => {
@@ -424,8 +438,8 @@ pub fn layer(
         .iter()
         .map(|f| props::Source::of(spec.layer, f.name))
         .collect();
-    let mut tags = Tags::new(sources.len());
-    let mut features = Vec::new();
+    let mut tags = Tags::new(sources.len(), hits.len());
+    let mut features = Vec::with_capacity(hits.len());
     let mut parts = Vec::new();
     for &h in hits {
         let (pos, g) = &merc.geoms[h];
@@ -473,7 +487,7 @@ pub fn layer(
         name: spec.name().to_string(),
         features,
         keys: tags.keys,
-        values: tags.values.into_iter().map(Into::into).collect(),
+        values: tags.values,
         extent: Some(EXTENT),
     })
 }

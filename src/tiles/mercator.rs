@@ -46,7 +46,7 @@ impl MercatorLayer {
         for (i, f) in index.features.iter().enumerate() {
             let Some(g) = &f.geom else { continue };
             match rp.apply(&prepare(f, g)) {
-                Ok(m) if finite(&m) => geoms.push((i, m)),
+                Ok(m) if finite(&m) => geoms.push((i, single(m))),
                 _ => dropped += 1,
             }
         }
@@ -93,6 +93,24 @@ impl MercatorLayer {
             env.upper()[0],
             env.upper()[1],
         ])
+    }
+}
+
+/// A multi-part geometry of one part as that part (as GeoPackages store most lots and
+/// pipes): the same shape and the same tile geometry, one pointer nearer its coordinates,
+/// which a tile reads for hundreds of features, most often from memory its cache lost.
+fn single(g: Geometry<f64>) -> Geometry<f64> {
+    match g {
+        Geometry::MultiPolygon(mut m) if m.0.len() == 1 => {
+            Geometry::Polygon(m.0.pop().expect("one part"))
+        }
+        Geometry::MultiLineString(mut m) if m.0.len() == 1 => {
+            Geometry::LineString(m.0.pop().expect("one part"))
+        }
+        Geometry::MultiPoint(mut m) if m.0.len() == 1 => {
+            Geometry::Point(m.0.pop().expect("one part"))
+        }
+        g => g,
     }
 }
 
