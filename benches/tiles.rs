@@ -11,7 +11,8 @@
 //! MS4_BENCH_PARCELS=100000 ... for a smaller county; MS4_BENCH_SECONDS for wrk's run.
 //!
 //! `MS4_BENCH_ONLY=render` times the in-process renders alone (for a profiler), over
-//! `MS4_BENCH_ROUNDS` rounds of the list (3 by default).
+//! `MS4_BENCH_ROUNDS` rounds of the list (3 by default): back to back, after a 4 ms sleep
+//! and after 4 ms of spinning, then each layer alone.
 //!
 //! When a `martin` binary is on PATH (or in cargo's bin folder), it serves the same
 //! PostGIS tables and the same tile list is timed through it over HTTP, beside `ms4 serve`
@@ -171,6 +172,36 @@ async fn run() {
         bytes as f64 / list.len() as f64 / 1024.0
     );
     if only_render {
+        // The same renders after a pause, idle or busy: how much of a lone tile's time
+        // is the machine's, not the render's (see BENCHMARKS.md, the tile-by-tile figure).
+        for (label, pause) in [
+            ("back to back", None),
+            ("after sleeping 4 ms", Some(false)),
+            ("after spinning 4 ms", Some(true)),
+        ] {
+            let mut v = Vec::new();
+            for _ in 0..rounds {
+                for tile in &list {
+                    match pause {
+                        Some(false) => std::thread::sleep(std::time::Duration::from_millis(4)),
+                        Some(true) => {
+                            let t = Instant::now();
+                            while t.elapsed().as_micros() < 4000 {
+                                std::hint::spin_loop();
+                            }
+                        }
+                        None => {}
+                    }
+                    let t = Instant::now();
+                    std::hint::black_box(
+                        tiles::render(&state, &snap, &profile, &source, &layers, *tile, today)
+                            .unwrap(),
+                    );
+                    v.push(t.elapsed().as_secs_f64() * 1000.0);
+                }
+            }
+            eprintln!("  {label:<20} median {:.3} ms per tile", median(&mut v));
+        }
         // What a write costs the next tile with connections or SMPs: the findings and
         // easement states derived again for the new snapshot (the network kept).
         let t = Instant::now();
