@@ -20,6 +20,8 @@
 //! --version 1.14.0 --locked` first (a long build; never under CI).
 
 mod common;
+#[path = "tiles/peers.rs"]
+mod peers;
 #[allow(dead_code)]
 #[path = "http/serve.rs"]
 mod serve;
@@ -74,40 +76,6 @@ fn tile_list(snap: &Snapshot) -> Vec<TileId> {
         }
     }
     out
-}
-
-/// The SQL of one tile for PostGIS: one `ST_AsMVT` per layer at or above its minimum
-/// zoom, concatenated (as martin joins a composite source's layers), with the layer's
-/// recorded properties (those PostGIS holds as columns; derived ones are left out, which
-/// only spares PostGIS work).
-fn pg_sql(z: u8, srid: i32) -> String {
-    let parts: Vec<String> = TILE_LAYERS
-        .iter()
-        .filter(|l| z >= l.minzoom)
-        .map(|l| {
-            let cols: Vec<String> = l
-                .fields
-                .iter()
-                .filter_map(|f| {
-                    if f.name == "id" {
-                        Some(format!("{} AS id", l.layer.id_field()))
-                    } else {
-                        l.layer.field_index(f.name).map(|_| f.name.to_string())
-                    }
-                })
-                .collect();
-            format!(
-                "(SELECT COALESCE(ST_AsMVT(t, '{name}', 4096, 'geom'), ''::bytea) FROM (
-                   SELECT ST_AsMVTGeom(ST_Transform(geom, 3857), ST_TileEnvelope($1, $2, $3), 4096, 64, true) AS geom, {cols}
-                   FROM {name}
-                   WHERE geom && ST_Transform(ST_TileEnvelope($1, $2, $3, margin => (64.0 / 4096)), {srid})
-                 ) t WHERE geom IS NOT NULL)",
-                name = l.name(),
-                cols = cols.join(", ")
-            )
-        })
-        .collect();
-    format!("SELECT {}", parts.join(" || "))
 }
 
 async fn run() {
@@ -242,7 +210,7 @@ async fn run() {
         let _pg = common::county_registry(u.as_str(), &data).await;
         let pool = sqlx::PgPool::connect(u.as_str()).await.unwrap();
         sqlx::query("ANALYZE").execute(&pool).await.unwrap();
-        let sql: Vec<String> = (0..=22).map(|z| pg_sql(z, snap.meta.srid)).collect();
+        let sql: Vec<String> = (0..=22).map(|z| peers::pg_sql(z, snap.meta.srid)).collect();
         let pg_tile = |tile: TileId| {
             let q = sql[tile.z as usize].clone();
             let pool = &pool;
@@ -300,7 +268,7 @@ async fn run() {
             }
         }
         pg_bytes /= rounds.max(1);
-        martin_side(u.as_str(), &list, &mut martin_med).await;
+        peers::martin_side(u.as_str(), &list, &mut martin_med).await;
         let pg_med = median(&mut theirs);
         let alt_med = median(&mut ours_alt);
         println!(
@@ -424,7 +392,7 @@ async fn over_http(c: &reqwest::Client, base: &str, token: &str, list: &[TileId]
 
 /// The median time of the tiles of `list`, asked for one at a time at `path(tile)` on
 /// `base`, after one untimed round (the same warm-up PostGIS gets).
-async fn sequential(
+pub(crate) async fn sequential(
     c: &reqwest::Client,
     base: &str,
     token: Option<&str>,
@@ -456,90 +424,6 @@ async fn sequential(
         }
     }
     median(&mut times)
-}
-
-/// The `martin` binary: on PATH, else in cargo's bin folder; installed first when
-/// `MS4_BENCH_INSTALL_MARTIN` is set (never under CI).
-fn martin_binary() -> Option<std::path::PathBuf> {
-    let found = || -> Option<std::path::PathBuf> {
-        let home = std::env::var_os("CARGO_HOME")
-            .map(std::path::PathBuf::from)
-            .or_else(|| std::env::var_os("HOME").map(|h| std::path::Path::new(&h).join(".cargo")));
-        std::env::var_os("PATH")
-            .into_iter()
-            .flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
-            .chain(home.map(|h| h.join("bin")))
-            .map(|d| d.join("martin"))
-            .find(|m| m.is_file())
-    };
-    if let Some(m) = found() {
-        return Some(m);
-    }
-    if std::env::var_os("MS4_BENCH_INSTALL_MARTIN").is_some() && std::env::var_os("CI").is_none() {
-        eprintln!("installing martin 1.14.0 (cargo install; a long build)");
-        let st = std::process::Command::new("cargo")
-            .args(["install", "martin", "--version", "1.14.0", "--locked"])
-            .status()
-            .expect("cargo runs");
-        assert!(st.success(), "cargo install martin failed");
-        return found();
-    }
-    None
-}
-
-/// martin serving the PostGIS registry's tables (auto-published, its tile cache off), the
-/// tile list asked for one at a time; each zoom asks for the composite of the layers at or
-/// above their minimum zoom, as ms4 serves them.
-async fn martin_side(pg: &str, list: &[TileId], out: &mut Option<f64>) {
-    let Some(bin) = martin_binary() else {
-        println!(
-            "martin: not installed (MS4_BENCH_INSTALL_MARTIN=1 installs it); no martin figures"
-        );
-        return;
-    };
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let child = std::process::Command::new(&bin)
-        .arg(pg)
-        .args(["--listen-addresses", &format!("127.0.0.1:{port}")])
-        .args(["--cache-size", "0"])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("martin starts");
-    let _martin = serve::Proc(child);
-    let base = format!("http://127.0.0.1:{port}");
-    let c = reqwest::Client::new();
-    let t = Instant::now();
-    loop {
-        if let Ok(r) = c.get(format!("{base}/health")).send().await {
-            if r.status().is_success() {
-                break;
-            }
-        }
-        if t.elapsed().as_secs() > 60 {
-            println!("martin did not answer /health within 60 s; no martin figures");
-            return;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
-    }
-    let composite = |z: u8| -> String {
-        TILE_LAYERS
-            .iter()
-            .filter(|l| z >= l.minzoom)
-            .map(|l| l.name())
-            .collect::<Vec<_>>()
-            .join(",")
-    };
-    let m = sequential(&c, &base, None, list, |t| {
-        format!("/{}/{}/{}/{}", composite(t.z), t.z, t.x, t.y)
-    })
-    .await;
-    println!("martin over HTTP, one request at a time: median {m:.3} ms per tile");
-    *out = Some(m);
 }
 
 /// A generation change: an inspection POSTed, then the tile holding the asset asked for
