@@ -106,3 +106,19 @@ where
         geom,
     })
 }
+
+/// The columns a feature's row is written with, in the order both stores write them
+/// (COPY's rows on PostGIS, the INSERT's values in a GeoPackage).
+pub(crate) fn write_columns(layer: Layer) -> Vec<&'static str> {
+    let mut cols = Vec::new();
+    if layer.geom_kind() != crate::domain::GeomKind::None {
+        cols.push("geom");
+    }
+    cols.push(layer.id_field());
+    cols.extend(layer.fields().iter().map(|f| f.name));
+    cols.push("extra");
+    cols.push("import_id");
+    cols.push(super::hash::COLUMN);
+    cols.push(super::hash::SOURCE_COLUMN);
+    cols
+}

@@ -68,22 +68,6 @@ pub(super) fn cast(ty: FieldType) -> &'static str {
     }
 }
 
-/// The columns a row is written with, in the order of COPY's rows (and of `write_rows`'
-/// values).
-pub(super) fn columns(layer: Layer) -> Vec<&'static str> {
-    let mut cols = Vec::new();
-    if layer.geom_kind() != GeomKind::None {
-        cols.push("geom");
-    }
-    cols.push(layer.id_field());
-    cols.extend(layer.fields().iter().map(|f| f.name));
-    cols.push("extra");
-    cols.push("import_id");
-    cols.push(crate::store::hash::COLUMN);
-    cols.push(crate::store::hash::SOURCE_COLUMN);
-    cols
-}
-
 /// A chunk of features as COPY text-format rows, each with its source hash
 /// (`sources[i]` for `features[i]`; none when `sources` is shorter).
 pub(super) fn encode_copy(
@@ -152,7 +136,7 @@ impl CopyStream {
                 let stmt = format!(
                     "COPY {} ({}) FROM STDIN",
                     layer.name(),
-                    columns(layer).join(",")
+                    crate::store::row::write_columns(layer).join(",")
                 );
                 let mut copy = tx.copy_in_raw(&stmt).await?;
                 while let Some(encoded) = rx.recv().await {

@@ -5,7 +5,7 @@
 use async_trait::async_trait;
 use sqlx::{Postgres, Transaction};
 
-use super::copy::{cast, columns, copy_text, encode_copy, CopyStream, Tx};
+use super::copy::{cast, copy_text, encode_copy, CopyStream, Tx};
 use super::{decode_rows, select_columns};
 use crate::domain::{wkb, Feature, GeomKind, Layer, Value};
 use crate::store::write::{AuditRow, WriteTx};
@@ -220,7 +220,7 @@ impl PgTx {
         let stmt = format!(
             "COPY {} ({}) FROM STDIN",
             layer.name(),
-            columns(layer).join(",")
+            crate::store::row::write_columns(layer).join(",")
         );
         let mut copy = self.tx().copy_in_raw(&stmt).await?;
         copy.send(buf.into_bytes()).await?;

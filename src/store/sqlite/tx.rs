@@ -80,7 +80,7 @@ impl SqliteTx {
         import_id: i64,
         mut bulk: Option<&mut RtreeLoad>,
     ) -> Result<()> {
-        let mut cols = columns(layer);
+        let mut cols = crate::store::row::write_columns(layer);
         if bulk.is_some() {
             cols.insert(0, "fid");
         }
@@ -135,20 +135,6 @@ impl SqliteTx {
 /// From how many features in a first chunk a load into an empty layer builds the
 /// layer's R-tree apart: below it, one tree insertion per row costs less than the set-up.
 const RTREE_APART: usize = 1000;
-
-fn columns(layer: Layer) -> Vec<&'static str> {
-    let mut cols = Vec::new();
-    if layer.geom_kind() != GeomKind::None {
-        cols.push("geom");
-    }
-    cols.push(layer.id_field());
-    cols.extend(layer.fields().iter().map(|f| f.name));
-    cols.push("extra");
-    cols.push("import_id");
-    cols.push(crate::store::hash::COLUMN);
-    cols.push(crate::store::hash::SOURCE_COLUMN);
-    cols
-}
 
 #[async_trait]
 impl WriteTx for SqliteTx {
@@ -275,7 +261,7 @@ impl WriteTx for SqliteTx {
         sources: &[Option<i64>],
         import_id: i64,
     ) -> Result<()> {
-        let cols = columns(layer);
+        let cols = crate::store::row::write_columns(layer);
         let srid = srid_of(&mut self.tx, layer).await?;
         let sets: Vec<String> = cols
             .iter()
