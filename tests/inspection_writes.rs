@@ -330,3 +330,117 @@ async fn a_posted_inspection_is_in_the_answers_and_items_at_once_with_a_long_his
         assert_eq!(all["numberMatched"], HISTORY + 2, "{kind}");
     }
 }
+
+/// A GeoJSON file of `n` catch basins a few feet from stored ones, from the `from`th on,
+/// with ids `CB-NEW-<that number>` (CRS84, as uploaded).
+fn new_basins(stored: &[Feature], from: usize, n: usize, status: &str) -> String {
+    let rp = ms4::import::crs::Reprojector::new(2260, 4326).unwrap();
+    let features: Vec<serde_json::Value> = stored
+        .iter()
+        .enumerate()
+        .skip(from)
+        .take(n)
+        .map(|(i, f)| {
+            let Some(geo_types::Geometry::Point(p)) = &f.geom else {
+                panic!("a catch basin without a point: {f:?}")
+            };
+            let (lon, lat) = rp.point(p.x() + 7.0, p.y() + 7.0).unwrap();
+            json!({"type": "Feature",
+                   "properties": {"asset_id": format!("CB-NEW-{i}"), "status": status},
+                   "geometry": {"type": "Point", "coordinates": [lon, lat]}})
+        })
+        .collect();
+    json!({"type": "FeatureCollection", "features": features}).to_string()
+}
+
+/// Imports a file as an upload does: a copy of the features kept, the watcher told.
+async fn upload(
+    handle: &SnapshotHandle,
+    store: &Arc<dyn Store>,
+    path: &std::path::Path,
+) -> ms4::store::WriteSummary {
+    let _writing = handle.writing(Layer::CatchBasins);
+    let mut opts = ms4::import::ImportOptions::new(Layer::CatchBasins, path);
+    opts.keep_written = 100;
+    let mut report = ms4::import::import(store.clone(), opts).await.unwrap();
+    let written = report.written.clone().expect("a write");
+    handle
+        .after_import(store.as_ref(), Layer::CatchBasins, &written, report.kept.take())
+        .await
+        .unwrap();
+    written
+}
+
+/// Whether the snapshot's catch basins are exactly the store's.
+async fn same_as_stored(handle: &SnapshotHandle, store: &dyn Store, kind: &str) {
+    let stored = store.features(Layer::CatchBasins).await.unwrap();
+    let snap = handle.current();
+    let layer = snap.layer(Layer::CatchBasins);
+    assert_eq!(layer.features.len(), stored.len(), "{kind}");
+    for f in &stored {
+        assert_eq!(layer.get(&f.id), Some(f), "{kind}: {}", f.id);
+    }
+}
+
+/// An upload that only adds features is applied to the snapshot from the features it
+/// wrote, with no read of the layer, and the snapshot then holds exactly what the store
+/// holds. One that changes a stored feature, or that follows another program's write to
+/// the layer, reads the layer again.
+#[tokio::test]
+async fn an_upload_that_only_adds_is_applied_without_reading_the_layer() {
+    for kind in kinds() {
+        let reg = demo_registry(kind, "north-castle-ny").await;
+        let handle = SnapshotHandle::load(reg.store.as_ref()).await.unwrap();
+        let watcher = handle.watch(reg.store.clone(), Duration::from_millis(20));
+        let stored = reg.store.features(Layer::CatchBasins).await.unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("new.geojson");
+        let reads = handle.layer_reads();
+
+        std::fs::write(&file, new_basins(&stored, 0, 3, "active")).unwrap();
+        let s = upload(&handle, &reg.store, &file).await;
+        assert_eq!((s.inserted, s.updated), (3, 0), "{kind}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        assert_eq!(handle.layer_reads(), reads, "{kind}: no layer was read whole");
+        assert!(handle.current().layer(Layer::CatchBasins).get("CB-NEW-2").is_some());
+        same_as_stored(&handle, reg.store.as_ref(), kind).await;
+
+        // The same file again changes nothing and reads nothing.
+        let s = upload(&handle, &reg.store, &file).await;
+        assert_eq!((s.inserted, s.unchanged), (0, 3), "{kind}");
+        assert_eq!(handle.layer_reads(), reads, "{kind}");
+
+        // An update of a stored feature: the layer is read again.
+        std::fs::write(&file, new_basins(&stored, 0, 3, "abandoned")).unwrap();
+        let s = upload(&handle, &reg.store, &file).await;
+        assert_eq!(s.updated, 3, "{kind}");
+        assert_eq!(handle.layer_reads(), reads + 1, "{kind}");
+        same_as_stored(&handle, reg.store.as_ref(), kind).await;
+
+        // Another program's edit just before an upload that adds: the snapshot must not
+        // be patched from a state it never had, so the layer is read again.
+        {
+            let _held = handle.writing(Layer::CatchBasins);
+            outside_sql(
+                kind,
+                &reg,
+                &format!(
+                    "UPDATE catch_basins SET status = 'inactive' WHERE asset_id = '{}'",
+                    stored[0].id
+                ),
+            );
+            std::fs::write(&file, new_basins(&stored, 3, 2, "active")).unwrap();
+            let s = upload(&handle, &reg.store, &file).await;
+            assert_eq!(s.inserted, 2, "{kind}");
+        }
+        assert_eq!(handle.layer_reads(), reads + 2, "{kind}");
+        same_as_stored(&handle, reg.store.as_ref(), kind).await;
+        let first = handle.current().layer(Layer::CatchBasins).get(&stored[0].id).cloned();
+        assert_eq!(
+            first.unwrap().get(Layer::CatchBasins, "status").as_str(),
+            Some("inactive"),
+            "{kind}"
+        );
+        watcher.abort();
+    }
+}

@@ -29,6 +29,9 @@ const ACCEPTED: [&str; 7] = ["zip", "gpkg", "geojson", "json", "csv", "kml", "fg
 
 /// The longest file name an upload may carry (most file systems' limit for one name).
 const MAX_FILE_NAME_BYTES: usize = 255;
+/// Uploads of up to this many features keep a copy of them, so the server can add them
+/// to its snapshot without reading the layer again (a few megabytes at most).
+const KEEP_WRITTEN: usize = 10_000;
 /// The longest stem kept for the temporary copy: the name only helps GDAL and the
 /// messages, and the server's temporary folder adds its own length.
 const MAX_STEM_CHARS: usize = 100;
@@ -190,6 +193,10 @@ async fn upload(
     };
     let dry_run = opts.dry_run;
     let seen = state.store.generation().await?;
+    // A small upload is applied to the snapshot from the features it wrote (see
+    // `SnapshotHandle::after_import`); the watcher leaves the layer to it meanwhile.
+    opts.keep_written = KEEP_WRITTEN;
+    let _writing = (!dry_run).then(|| state.snapshot.writing(layer));
     let mut report = import::import(state.store.clone(), opts)
         .await
         .map_err(|e| match e {
@@ -208,10 +215,21 @@ async fn upload(
     // The report names the file as the analyst sent it, not where the server kept it.
     report.source = uploaded_as;
     if !dry_run {
-        state
-            .snapshot
-            .reload_layer(state.store.as_ref(), layer, seen)
-            .await?;
+        let kept = report.kept.take();
+        match &report.written {
+            Some(written) => {
+                state
+                    .snapshot
+                    .after_import(state.store.as_ref(), layer, written, kept)
+                    .await?
+            }
+            None => {
+                state
+                    .snapshot
+                    .reload_layer(state.store.as_ref(), layer, seen)
+                    .await?
+            }
+        }
         // A new network is built here, before the answer, so the analyst's next question
         // sees it; everyone else keeps being answered from the snapshot before the upload
         // meanwhile (see `NetworkCache::consistent`).

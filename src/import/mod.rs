@@ -93,6 +93,10 @@ pub struct ImportOptions {
     pub id_expr: Option<String>,
     /// Ids generated from this prefix and the source feature number (`--id-prefix`).
     pub id_prefix: Option<String>,
+    /// Keep a copy of the features written, when there are no more than this many, in
+    /// [`ImportReport::kept`]: a server applies a small upload to its snapshot from them
+    /// instead of reading the whole layer again. 0 keeps none.
+    pub keep_written: usize,
 }
 
 impl ImportOptions {
@@ -116,6 +120,7 @@ impl ImportOptions {
             filter: None,
             id_expr: None,
             id_prefix: None,
+            keep_written: 0,
         }
     }
 }
@@ -147,10 +152,14 @@ pub async fn import_many(
     let mut writes = Vec::with_capacity(all.len());
     let mut readers = Vec::with_capacity(all.len());
     let dry_run = all.iter().any(|o| o.dry_run);
+    let mut kept = Vec::with_capacity(all.len());
     for opts in all {
+        let keep = if opts.dry_run { 0 } else { opts.keep_written };
         let (req, rx, reader) = start_read(store.as_ref(), &meta, opts).await?;
+        let (rx, copies) = keep_copies(rx, keep);
         writes.push((req, rx));
         readers.push(reader);
+        kept.push(copies);
     }
     let written = if dry_run {
         drop(writes);
@@ -185,8 +194,11 @@ pub async fn import_many(
     }
     let mut written = written.transpose()?.map(Vec::into_iter);
     let mut out = Vec::with_capacity(reports.len());
-    for (mut report, actor, source_name) in reports {
+    for ((mut report, actor, source_name), copies) in reports.into_iter().zip(kept) {
         report.written = written.as_mut().and_then(Iterator::next);
+        if let (Some(copies), Some(_)) = (copies, &report.written) {
+            report.kept = copies.await.ok().flatten();
+        }
         report.dry_run = dry_run;
         report.seconds = started.elapsed().as_secs_f64();
         if dry_run {
@@ -196,6 +208,45 @@ pub async fn import_many(
     }
     crate::store::timing::report(started.elapsed().as_secs_f64());
     Ok(out)
+}
+
+/// The write's channel, and when `keep` is above 0 a task that passes every message on
+/// and returns a copy of the features that went through, if they were no more than
+/// `keep` (`None` beyond, the copies dropped as soon as the count passes it).
+fn keep_copies(
+    mut rx: mpsc::Receiver<WriteMsg>,
+    keep: usize,
+) -> (
+    mpsc::Receiver<WriteMsg>,
+    Option<tokio::task::JoinHandle<Option<Vec<crate::domain::Feature>>>>,
+) {
+    if keep == 0 {
+        return (rx, None);
+    }
+    let (tx, out) = mpsc::channel::<WriteMsg>(CHANNEL_CHUNKS);
+    let task = tokio::spawn(async move {
+        let mut copies = Some(Vec::new());
+        while let Some(msg) = rx.recv().await {
+            let features = match &msg {
+                WriteMsg::Features(f) => Some(f),
+                WriteMsg::Imported(c) => Some(&c.features),
+                _ => None,
+            };
+            if let (Some(c), Some(f)) = (copies.as_mut(), features) {
+                if c.len() + f.len() > keep {
+                    copies = None;
+                } else {
+                    c.extend(f.iter().cloned());
+                }
+            }
+            if tx.send(msg).await.is_err() {
+                // The writer stopped: what it wrote, if anything, is not known here.
+                return None;
+            }
+        }
+        copies
+    });
+    (out, Some(task))
 }
 
 /// A running read: the write it feeds, and the reader with who and what it reads.

@@ -104,6 +104,10 @@ pub struct ImportReport {
     pub written: Option<WriteSummary>,
     /// Seconds the import took.
     pub seconds: f64,
+    /// A copy of the features handed to the write, when the import asked to keep them
+    /// ([`super::ImportOptions::keep_written`]) and they were no more than that.
+    #[serde(skip)]
+    pub kept: Option<Vec<crate::domain::Feature>>,
 }
 
 impl ImportReport {

@@ -8,14 +8,16 @@
 //! cost does not grow with the layer's history.
 
 mod features;
+mod handle;
 mod inspections;
 mod sharded;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 
 pub use features::Features;
+pub use handle::{SnapshotHandle, Writing};
 use inspections::InspectionIndex;
 pub use inspections::IDEMPOTENCY_KEY;
 use sharded::ShardedMap;
@@ -411,7 +413,7 @@ fn pollutants_of(impairments: &LayerIndex) -> rustc_hash::FxHashMap<String, Vec<
     pollutants
 }
 
-fn log_unreadable(rows: &[UnreadableRow]) {
+pub(super) fn log_unreadable(rows: &[UnreadableRow]) {
     for u in rows {
         tracing::warn!(
             layer = %u.layer,
@@ -419,229 +421,6 @@ fn log_unreadable(rows: &[UnreadableRow]) {
             reason = %u.reason,
             "stored row cannot be read; it is left out of the snapshot"
         );
-    }
-}
-
-/// Up to this many features a write applies to the snapshot on the request's own
-/// thread; more go to a blocking thread.
-const INLINE_UPSERTS: usize = 2000;
-
-/// The current snapshot, shared by all readers.
-#[derive(Debug, Clone)]
-pub struct SnapshotHandle {
-    // A std RwLock held only to clone or replace the Arc: never across an await.
-    inner: Arc<RwLock<Arc<Snapshot>>>,
-    // Each layer's change number the snapshot reflects, as far as this process knows.
-    seen: Arc<std::sync::Mutex<HashMap<Layer, i64>>>,
-    // Held (across awaits, hence tokio's) from reading a layer to swapping the snapshot,
-    // so two reloads of different layers cannot each start from the same snapshot and
-    // the second swap lose the first one's layer; also held by a write through the
-    // handle from its commit's start to its swap, so writes apply in commit order.
-    reloading: Arc<tokio::sync::Mutex<()>>,
-    // How many times a layer (or everything) was read whole from the store.
-    layer_reads: Arc<AtomicU64>,
-}
-
-impl SnapshotHandle {
-    /// Wraps a first snapshot.
-    pub fn new(s: Snapshot) -> Self {
-        SnapshotHandle {
-            inner: Arc::new(RwLock::new(Arc::new(s))),
-            seen: Arc::default(),
-            reloading: Arc::default(),
-            layer_reads: Arc::default(),
-        }
-    }
-
-    /// How many times this handle has read a layer whole from the store (a reload after
-    /// an import or an outside edit; a full reload counts once per layer). A write
-    /// through [`SnapshotHandle::write`] that was the only one since the snapshot adds
-    /// none: that is what keeps an inspection's cost from growing with the layer.
-    pub fn layer_reads(&self) -> u64 {
-        self.layer_reads.load(Ordering::Relaxed)
-    }
-
-    /// Writes features in one transaction and brings the snapshot up to it. When the
-    /// layer's change number shows the write was the only one since the snapshot's, an
-    /// upsert is applied to the snapshot from the features written (no read of the
-    /// layer); otherwise (a replace, or someone else wrote the layer meanwhile) the layer
-    /// is reloaded. A write that fails leaves the snapshot as it was.
-    pub async fn write(
-        &self,
-        store: &dyn Store,
-        req: crate::store::WriteRequest,
-        features: Vec<Feature>,
-        report: serde_json::Value,
-    ) -> Result<crate::store::WriteSummary> {
-        let _in_commit_order = self.reloading.lock().await;
-        let layer = req.layer;
-        let upsert = req.mode == crate::store::WriteMode::Upsert;
-        // Kept to apply after the commit; a copy, because the store takes its own.
-        let written = upsert.then(|| features.clone());
-        let summary = crate::store::write_all(store, req, features, report).await?;
-        let change = summary
-            .change
-            .expect("a committed write reports its change number");
-        let in_step = change.before == self.seen().get(&layer).copied();
-        match written {
-            Some(written) if in_step => {
-                let current = self.current();
-                let next = if written.len() <= INLINE_UPSERTS {
-                    current.with_upserts(layer, written)
-                } else {
-                    tokio::task::spawn_blocking(move || current.with_upserts(layer, written))
-                        .await
-                        .expect("indexing does not panic")
-                };
-                self.swap(next);
-                self.seen().insert(layer, change.after);
-            }
-            _ => self.reload_layer_locked(store, layer).await?,
-        }
-        Ok(summary)
-    }
-
-    /// Writes features to several layers in one transaction, then reloads those layers:
-    /// a write that must land whole or not at all (a case closed as eliminated with its
-    /// connection's new status). A write that fails leaves the snapshot as it was.
-    pub async fn write_layers(
-        &self,
-        store: &dyn Store,
-        writes: Vec<(crate::store::WriteRequest, Vec<Feature>, serde_json::Value)>,
-    ) -> Result<Vec<crate::store::WriteSummary>> {
-        let _in_commit_order = self.reloading.lock().await;
-        let layers: Vec<Layer> = writes.iter().map(|(r, _, _)| r.layer).collect();
-        let summaries = crate::store::write_all_layers(store, writes).await?;
-        for layer in layers {
-            self.reload_layer_locked(store, layer).await?;
-        }
-        Ok(summaries)
-    }
-
-    /// Loads a first snapshot from a store, remembering the change numbers read before
-    /// it, so a watcher started later misses no write committed meanwhile.
-    pub async fn load(store: &dyn Store) -> Result<Self> {
-        let changes = store.changes().await?;
-        let h = Self::new(Snapshot::load(store).await?);
-        *h.seen() = changes;
-        Ok(h)
-    }
-
-    /// The current snapshot.
-    pub fn current(&self) -> Arc<Snapshot> {
-        self.inner.read().unwrap_or_else(|p| p.into_inner()).clone()
-    }
-
-    fn swap(&self, next: Snapshot) {
-        *self.inner.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(next);
-    }
-
-    fn seen(&self) -> std::sync::MutexGuard<'_, HashMap<Layer, i64>> {
-        self.seen.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    /// Keeps the snapshot in step with writes committed by anyone else — an analyst's
-    /// `ms4 import` while the server runs, or an edit in QGIS or psql, which the store's
-    /// triggers count: reads every layer's change number every `interval` and reloads
-    /// just the layers whose number moved. Runs until the runtime stops.
-    pub fn watch(
-        &self,
-        store: std::sync::Arc<dyn Store>,
-        interval: std::time::Duration,
-    ) -> tokio::task::JoinHandle<()> {
-        let handle = self.clone();
-        tokio::spawn(async move {
-            // The snapshot was loaded before this: anything counted since is reloaded
-            // at the first turn, which at worst reloads a layer once for nothing.
-            if let Ok(c) = store.changes().await {
-                let mut seen = handle.seen();
-                for (l, n) in c {
-                    seen.entry(l).or_insert(n);
-                }
-            }
-            loop {
-                tokio::time::sleep(interval).await;
-                let changes = match store.changes().await {
-                    Ok(c) => c,
-                    Err(e) => {
-                        tracing::warn!(error = %e, "cannot read the registry's change numbers");
-                        continue;
-                    }
-                };
-                let stale: Vec<Layer> = {
-                    let seen = handle.seen();
-                    let mut v: Vec<Layer> = changes
-                        .iter()
-                        .filter(|(l, n)| seen.get(l) != Some(n))
-                        .map(|(l, _)| *l)
-                        .collect();
-                    v.sort();
-                    v
-                };
-                for layer in stale {
-                    match handle
-                        .reload_if_stale(store.as_ref(), layer, changes[&layer])
-                        .await
-                    {
-                        Ok(false) => {}
-                        Ok(true) => tracing::info!(%layer, "layer changed in the store; reloaded"),
-                        Err(e) => {
-                            tracing::warn!(%layer, error = %e, "reloading a layer failed; keeping the old one")
-                        }
-                    }
-                }
-            }
-        })
-    }
-
-    /// Reloads one layer from the store (after a write to it) and swaps the new snapshot
-    /// in. The layer's change number is read before the layer, so a write committed in
-    /// between raises it again and the watcher reloads once more: nothing is missed.
-    /// (`_seen`, the generation before the write, is no longer needed.)
-    pub async fn reload_layer(&self, store: &dyn Store, layer: Layer, _seen: i64) -> Result<()> {
-        let _one_at_a_time = self.reloading.lock().await;
-        self.reload_layer_locked(store, layer).await
-    }
-
-    /// Reloads a layer the watcher saw at change number `number`, unless the snapshot
-    /// has reached that number meanwhile (a write through this handle, which the
-    /// watcher saw committed before the handle had applied it); returns whether it
-    /// reloaded.
-    async fn reload_if_stale(&self, store: &dyn Store, layer: Layer, number: i64) -> Result<bool> {
-        let _one_at_a_time = self.reloading.lock().await;
-        if self.seen().get(&layer) == Some(&number) {
-            return Ok(false);
-        }
-        self.reload_layer_locked(store, layer).await?;
-        Ok(true)
-    }
-
-    async fn reload_layer_locked(&self, store: &dyn Store, layer: Layer) -> Result<()> {
-        self.layer_reads.fetch_add(1, Ordering::Relaxed);
-        let number = store.changes().await?.get(&layer).copied();
-        let rows = store.read_layer(layer).await?;
-        log_unreadable(&rows.unreadable);
-        let current = self.current();
-        let next = tokio::task::spawn_blocking(move || current.with_layer_rows(layer, rows))
-            .await
-            .expect("indexing does not panic");
-        self.swap(next);
-        if let Some(n) = number {
-            self.seen().insert(layer, n);
-        }
-        Ok(())
-    }
-
-    /// Rebuilds from the store and swaps the new snapshot in.
-    pub async fn reload(&self, store: &dyn Store) -> Result<()> {
-        let _one_at_a_time = self.reloading.lock().await;
-        self.layer_reads
-            .fetch_add(Layer::ALL.len() as u64, Ordering::Relaxed);
-        let changes = store.changes().await?;
-        let next = Snapshot::load(store).await?;
-        self.swap(next);
-        *self.seen() = changes;
-        Ok(())
     }
 }
 
