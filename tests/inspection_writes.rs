@@ -365,7 +365,12 @@ async fn upload(
     let mut report = ms4::import::import(store.clone(), opts).await.unwrap();
     let written = report.written.clone().expect("a write");
     handle
-        .after_import(store.as_ref(), Layer::CatchBasins, &written, report.kept.take())
+        .after_import(
+            store.as_ref(),
+            Layer::CatchBasins,
+            &written,
+            report.kept.take(),
+        )
         .await
         .unwrap();
     written
@@ -401,8 +406,16 @@ async fn an_upload_that_only_adds_is_applied_without_reading_the_layer() {
         let s = upload(&handle, &reg.store, &file).await;
         assert_eq!((s.inserted, s.updated), (3, 0), "{kind}");
         tokio::time::sleep(Duration::from_millis(200)).await;
-        assert_eq!(handle.layer_reads(), reads, "{kind}: no layer was read whole");
-        assert!(handle.current().layer(Layer::CatchBasins).get("CB-NEW-2").is_some());
+        assert_eq!(
+            handle.layer_reads(),
+            reads,
+            "{kind}: no layer was read whole"
+        );
+        assert!(handle
+            .current()
+            .layer(Layer::CatchBasins)
+            .get("CB-NEW-2")
+            .is_some());
         same_as_stored(&handle, reg.store.as_ref(), kind).await;
 
         // The same file again changes nothing and reads nothing.
@@ -435,7 +448,11 @@ async fn an_upload_that_only_adds_is_applied_without_reading_the_layer() {
         }
         assert_eq!(handle.layer_reads(), reads + 2, "{kind}");
         same_as_stored(&handle, reg.store.as_ref(), kind).await;
-        let first = handle.current().layer(Layer::CatchBasins).get(&stored[0].id).cloned();
+        let first = handle
+            .current()
+            .layer(Layer::CatchBasins)
+            .get(&stored[0].id)
+            .cloned();
         assert_eq!(
             first.unwrap().get(Layer::CatchBasins, "status").as_str(),
             Some("inactive"),

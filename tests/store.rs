@@ -298,3 +298,98 @@ async fn opening_a_store_without_a_registry_or_initialising_twice_is_a_clear_err
     let e = store::open("mysql://x").await.err().unwrap().to_string();
     assert!(e.contains("sqlite://") && e.contains("postgres://"), "{e}");
 }
+
+/// A load into an empty layer is audited one entry per new feature, in the order written
+/// and before the write's summary, on both stores. PostGIS records such a load's new
+/// features in one `insert` row listing their ids (`feature_ids`), which the view
+/// `ms4_audit_entries` and `Store::audit` give back one entry per feature.
+#[tokio::test]
+async fn a_bulk_load_is_audited_one_entry_per_feature_in_order() {
+    const N: usize = 1500;
+    for kind in kinds() {
+        let reg = registry(kind, 2260).await;
+        let s = reg.store.as_ref();
+        let parcels: Vec<Feature> = (0..N)
+            .map(|i| parcel(&format!("P{i:05}"), "210", square(i as f64 * 200.0, 0.0)))
+            .collect();
+        let first = write_all(
+            s,
+            req(Layer::Parcels, WriteMode::Upsert),
+            parcels.clone(),
+            serde_json::json!({}),
+        )
+        .await
+        .unwrap();
+        assert_eq!(first.inserted, N as u64, "{kind}");
+
+        let audit = s.audit(Some(Layer::Parcels), 10_000).await.unwrap();
+        assert_eq!(audit.len(), N + 1, "{kind}");
+        assert_eq!(
+            audit[0].action, "import",
+            "{kind}: the summary is the newest"
+        );
+        let inserts: Vec<&str> = audit[1..]
+            .iter()
+            .rev()
+            .map(|e| {
+                assert_eq!(e.action, "insert", "{kind}");
+                assert_eq!(e.actor, "tester", "{kind}");
+                assert_eq!(e.import_id, Some(first.import_id), "{kind}");
+                e.feature_id.as_deref().unwrap()
+            })
+            .collect();
+        let written: Vec<&str> = parcels.iter().map(|f| f.id.as_str()).collect();
+        assert_eq!(inserts, written, "{kind}: one entry per feature, in order");
+        // The newest few, as `ms4 audit` lists them.
+        let newest = s.audit(Some(Layer::Parcels), 3).await.unwrap();
+        let ids: Vec<Option<&str>> = newest.iter().map(|e| e.feature_id.as_deref()).collect();
+        assert_eq!(ids, [None, Some("P01499"), Some("P01498")], "{kind}");
+
+        if kind == "postgis" {
+            let rows = outside_sql(
+                kind,
+                &reg,
+                "SELECT count(*), count(feature_ids), max(cardinality(feature_ids)) FROM ms4_audit WHERE layer = 'parcels'",
+            );
+            assert_eq!(
+                rows.trim(),
+                format!("2|1|{N}"),
+                "one row lists the load's ids"
+            );
+            let entries = outside_sql(
+                kind,
+                &reg,
+                "SELECT count(*), count(DISTINCT feature_id) FROM ms4_audit_entries WHERE layer = 'parcels' AND action = 'insert'",
+            );
+            assert_eq!(entries.trim(), format!("{N}|{N}"));
+        }
+
+        // A later write to the same layer is audited row by row, as before.
+        let mut changed = parcels[7].clone();
+        changed.set(Layer::Parcels, "land_use", Value::Text("710".into()));
+        let second = write_all(
+            s,
+            req(Layer::Parcels, WriteMode::Upsert),
+            vec![changed, parcel("Q1", "411", square(0.0, 500.0))],
+            serde_json::json!({}),
+        )
+        .await
+        .unwrap();
+        assert_eq!((second.inserted, second.updated), (1, 1), "{kind}");
+        let audit = s.audit(Some(Layer::Parcels), 4).await.unwrap();
+        let got: Vec<(&str, Option<&str>)> = audit
+            .iter()
+            .map(|e| (e.action.as_str(), e.feature_id.as_deref()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("import", None),
+                ("insert", Some("Q1")),
+                ("update", Some("P00007")),
+                ("import", None)
+            ],
+            "{kind}"
+        );
+    }
+}

@@ -210,16 +210,16 @@ pub async fn import_many(
     Ok(out)
 }
 
+/// The task keeping copies of a write's features, if one was asked for.
+type Copies = Option<tokio::task::JoinHandle<Option<Vec<crate::domain::Feature>>>>;
+
 /// The write's channel, and when `keep` is above 0 a task that passes every message on
 /// and returns a copy of the features that went through, if they were no more than
 /// `keep` (`None` beyond, the copies dropped as soon as the count passes it).
 fn keep_copies(
     mut rx: mpsc::Receiver<WriteMsg>,
     keep: usize,
-) -> (
-    mpsc::Receiver<WriteMsg>,
-    Option<tokio::task::JoinHandle<Option<Vec<crate::domain::Feature>>>>,
-) {
+) -> (mpsc::Receiver<WriteMsg>, Copies) {
     if keep == 0 {
         return (rx, None);
     }

@@ -181,7 +181,11 @@ impl SnapshotHandle {
                     }
                 };
                 let stale: Vec<Layer> = {
-                    let applying = handle.applying.lock().unwrap_or_else(|p| p.into_inner()).clone();
+                    let applying = handle
+                        .applying
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .clone();
                     let seen = handle.seen();
                     let mut v: Vec<Layer> = changes
                         .iter()

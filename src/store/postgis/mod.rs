@@ -311,7 +311,8 @@ impl Store for PostgisStore {
         let rows = sqlx::query(
             "SELECT audit_id, to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"+00:00\"'), actor, action, layer,
                     feature_id, import_id, before::text, after::text
-             FROM ms4_audit WHERE ($1::text IS NULL OR layer = $1) ORDER BY audit_id DESC LIMIT $2",
+             FROM ms4_audit_entries WHERE ($1::text IS NULL OR layer = $1)
+             ORDER BY audit_id DESC, entry DESC LIMIT $2",
         )
         .bind(layer.map(|l| l.name()))
         .bind(limit)

@@ -5,7 +5,9 @@
 use async_trait::async_trait;
 use sqlx::{Postgres, Transaction};
 
-use super::copy::{cast, copy_text, encode_copy, CopyStream, Tx};
+mod audit;
+
+use super::copy::{cast, encode_copy, CopyStream, Tx};
 use super::{decode_rows, select_columns};
 use crate::domain::{wkb, Feature, GeomKind, Layer, Value};
 use crate::store::write::{AuditRow, WriteTx};
@@ -39,6 +41,9 @@ pub(super) struct PgTx {
     /// The key constraints (name, definition) dropped for a bulk load, to add again
     /// before commit; `None` until the first insert decided.
     keys_dropped: Option<Vec<(String, String)>>,
+    /// The ids of a bulk load's new features, in the order written, for its one
+    /// `insert` audit row (see [`PgTx::audit`]).
+    bulk_inserts: Vec<String>,
 }
 
 /// Up to this many rows a write sends as plain statements rather than a COPY.
@@ -83,6 +88,7 @@ impl PgTx {
             gathered_layer: None,
             index_dropped: false,
             keys_dropped: None,
+            bulk_inserts: Vec::new(),
         }
     }
 
@@ -464,66 +470,7 @@ impl WriteTx for PgTx {
         at: &str,
         rows: Vec<AuditRow>,
     ) -> Result<()> {
-        if rows.is_empty() {
-            return Ok(());
-        }
-        if rows.len() <= FEW && self.audit_buf.is_empty() {
-            // A few rows (an inspection's, the summary row): plain INSERTs, which go in
-            // one message each and so wait for no Nagle timer, as a COPY's end would.
-            // Not while rows are gathered: they are copied at the end, and audit ids
-            // must keep the order the rows were written in (the summary row last).
-            self.end_stream().await?;
-            for r in rows {
-                sqlx::query(
-                    "INSERT INTO ms4_audit (at, actor, action, layer, feature_id, import_id, before, after) \
-                     VALUES ($1::timestamptz, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb)",
-                )
-                .bind(at)
-                .bind(&req.actor)
-                .bind(r.action)
-                .bind(req.layer.name())
-                .bind(r.feature_id)
-                .bind(import_id)
-                .bind(r.before.map(|v| v.to_string()))
-                .bind(r.after.map(|v| v.to_string()))
-                .execute(&mut **self.tx())
-                .await?;
-            }
-            return Ok(());
-        }
-        // Gathered and copied once at the end (see `PgTx`): a million-row load writes a
-        // million audit rows.
-        let mut prefix = String::new();
-        copy_text(&mut prefix, at);
-        prefix.push('\t');
-        copy_text(&mut prefix, &req.actor);
-        prefix.push('\t');
-        let layer = req.layer.name();
-        let import_id = import_id.to_string();
-        let mut buf = String::with_capacity(rows.len() * 64);
-        for r in rows {
-            buf.push_str(&prefix);
-            buf.push_str(r.action);
-            buf.push('\t');
-            buf.push_str(layer);
-            buf.push('\t');
-            match &r.feature_id {
-                Some(id) => copy_text(&mut buf, id),
-                None => buf.push_str("\\N"),
-            }
-            buf.push('\t');
-            buf.push_str(&import_id);
-            for j in [&r.before, &r.after] {
-                buf.push('\t');
-                match j {
-                    Some(v) => copy_text(&mut buf, &v.to_string()),
-                    None => buf.push_str("\\N"),
-                }
-            }
-            buf.push('\n');
-        }
-        self.audit_buf.push_str(&buf);
-        Ok(())
+        self.record_audit(req, import_id, at, rows).await
     }
 
     async fn finish_import(
@@ -532,18 +479,10 @@ impl WriteTx for PgTx {
         import_id: i64,
         s: &WriteSummary,
         report: &serde_json::Value,
-        _at: &str,
+        at: &str,
     ) -> Result<()> {
         self.flush().await?;
-        if !self.audit_buf.is_empty() {
-            let buf = std::mem::take(&mut self.audit_buf);
-            let mut copy = self
-                .tx()
-                .copy_in_raw("COPY ms4_audit (at, actor, action, layer, feature_id, import_id, before, after) FROM STDIN")
-                .await?;
-            copy.send(buf.into_bytes()).await?;
-            copy.finish().await?;
-        }
+        self.write_gathered_audit(req, import_id, at).await?;
         sqlx::query(
             "UPDATE ms4_imports SET finished_at = now(), inserted = $1, updated = $2, deleted = $3, unchanged = $4, report = $5::jsonb WHERE import_id = $6",
         )
