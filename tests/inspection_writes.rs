@@ -5,7 +5,6 @@
 
 mod common;
 
-use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -368,7 +367,7 @@ async fn upload(
         .after_import(
             store.as_ref(),
             Layer::CatchBasins,
-            &written,
+            Some(&written),
             report.kept.take(),
         )
         .await

@@ -192,7 +192,6 @@ async fn upload(
         WriteMode::Upsert
     };
     let dry_run = opts.dry_run;
-    let seen = state.store.generation().await?;
     // A small upload is applied to the snapshot from the features it wrote (see
     // `SnapshotHandle::after_import`); the watcher leaves the layer to it meanwhile.
     opts.keep_written = KEEP_WRITTEN;
@@ -216,20 +215,10 @@ async fn upload(
     report.source = uploaded_as;
     if !dry_run {
         let kept = report.kept.take();
-        match &report.written {
-            Some(written) => {
-                state
-                    .snapshot
-                    .after_import(state.store.as_ref(), layer, written, kept)
-                    .await?
-            }
-            None => {
-                state
-                    .snapshot
-                    .reload_layer(state.store.as_ref(), layer, seen)
-                    .await?
-            }
-        }
+        state
+            .snapshot
+            .after_import(state.store.as_ref(), layer, report.written.as_ref(), kept)
+            .await?;
         // A new network is built here, before the answer, so the analyst's next question
         // sees it; everyone else keeps being answered from the snapshot before the upload
         // meanwhile (see `NetworkCache::consistent`).

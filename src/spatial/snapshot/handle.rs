@@ -96,18 +96,7 @@ impl SnapshotHandle {
             .expect("a committed write reports its change number");
         let in_step = change.before == self.seen().get(&layer).copied();
         match written {
-            Some(written) if in_step => {
-                let current = self.current();
-                let next = if written.len() <= INLINE_UPSERTS {
-                    current.with_upserts(layer, written)
-                } else {
-                    tokio::task::spawn_blocking(move || current.with_upserts(layer, written))
-                        .await
-                        .expect("indexing does not panic")
-                };
-                self.swap(next);
-                self.seen().insert(layer, change.after);
-            }
+            Some(written) if in_step => self.apply_upserts(layer, written, change.after).await,
             _ => self.reload_layer_locked(store, layer).await?,
         }
         Ok(summary)
@@ -238,11 +227,11 @@ impl SnapshotHandle {
         &self,
         store: &dyn Store,
         layer: Layer,
-        written: &crate::store::WriteSummary,
+        written: Option<&crate::store::WriteSummary>,
         kept: Option<Vec<Feature>>,
     ) -> Result<()> {
         let _in_commit_order = self.reloading.lock().await;
-        let Some(change) = written.change else {
+        let Some((written, change)) = written.and_then(|w| Some((w, w.change?))) else {
             return self.reload_layer_locked(store, layer).await;
         };
         let seen = self.seen().get(&layer).copied();
@@ -259,19 +248,28 @@ impl SnapshotHandle {
             (written.updated == 0 && written.deleted == 0 && added.len() as u64 == written.inserted)
                 .then_some(added)
         });
-        let Some(added) = added else {
-            return self.reload_layer_locked(store, layer).await;
-        };
-        let next = if added.len() <= INLINE_UPSERTS {
-            current.with_upserts(layer, added)
+        match added {
+            Some(added) => {
+                self.apply_upserts(layer, added, change.after).await;
+                Ok(())
+            }
+            None => self.reload_layer_locked(store, layer).await,
+        }
+    }
+
+    /// Applies features a committed write upserted to the current snapshot, which then
+    /// stands at the layer's change number `after`. Call with `reloading` held.
+    async fn apply_upserts(&self, layer: Layer, features: Vec<Feature>, after: i64) {
+        let current = self.current();
+        let next = if features.len() <= INLINE_UPSERTS {
+            current.with_upserts(layer, features)
         } else {
-            tokio::task::spawn_blocking(move || current.with_upserts(layer, added))
+            tokio::task::spawn_blocking(move || current.with_upserts(layer, features))
                 .await
                 .expect("indexing does not panic")
         };
         self.swap(next);
-        self.seen().insert(layer, change.after);
-        Ok(())
+        self.seen().insert(layer, after);
     }
 
     /// Reloads one layer from the store (after a write to it) and swaps the new snapshot
