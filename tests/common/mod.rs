@@ -65,12 +65,64 @@ pub fn pg_base() -> Option<String> {
 }
 
 /// A fresh, uniquely named database URL on the test server (created by `ms4 init`).
+///
+/// The database is dropped when the [`Registry`] holding it is dropped, or else when the
+/// test binary exits: a run creates hundreds of them, a dozen megabytes each with PostGIS,
+/// and a small CI disk fills up if they all stay until the end.
 pub fn fresh_pg_url(tag: &str) -> Option<String> {
     let base = pg_base()?;
     let mut url = url::Url::parse(&base).expect("MS4_TEST_PG is a URL");
     let name = format!("ms4_test_{}_{}_{}", tag, std::process::id(), unique());
     url.set_path(&name);
-    Some(url.to_string())
+    let url = url.to_string();
+    created_databases().push(url.clone());
+    static AT_EXIT: std::sync::Once = std::sync::Once::new();
+    AT_EXIT.call_once(|| {
+        // SAFETY: registers a plain `extern "C"` function with no arguments; it runs once,
+        // after `main` returns, when no test holds the list's lock.
+        unsafe { libc::atexit(drop_created_databases) };
+    });
+    Some(url)
+}
+
+/// The PostGIS databases this process created and has not dropped yet.
+fn created_databases() -> std::sync::MutexGuard<'static, Vec<String>> {
+    static CREATED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    // A test that panicked while holding the lock leaves it poisoned; the list is still whole.
+    CREATED.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+extern "C" fn drop_created_databases() {
+    let left: Vec<String> = std::mem::take(&mut *created_databases());
+    for url in left {
+        drop_database(&url);
+    }
+}
+
+/// Drops a test database, ending any connection still open to it (a pool the test dropped,
+/// a server it killed). A failure is printed, never a panic: this is clean-up, and the test
+/// script drops whatever is left before the next run.
+fn drop_database(url: &str) {
+    created_databases().retain(|u| u != url);
+    let Some(base) = std::env::var("MS4_TEST_PG").ok().filter(|b| !b.is_empty()) else {
+        return;
+    };
+    let Ok(parsed) = url::Url::parse(url) else {
+        return;
+    };
+    let name = parsed.path().trim_start_matches('/').replace('"', "");
+    let sql = format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)");
+    match Command::new("psql")
+        .args(["-q", "-X", "-v", "ON_ERROR_STOP=1", "-d", &base, "-c", &sql])
+        .output()
+    {
+        Ok(o) if o.status.success() => {}
+        Ok(o) => eprintln!(
+            "could not drop the test database {name}: {}",
+            String::from_utf8_lossy(&o.stderr).trim()
+        ),
+        Err(e) => eprintln!("could not drop the test database {name}: psql: {e}"),
+    }
 }
 
 fn unique() -> u64 {
@@ -91,6 +143,14 @@ pub struct Registry {
     pub store: Arc<dyn Store>,
     /// Keeps the SQLite file's folder alive.
     pub dir: tempfile::TempDir,
+}
+
+impl Drop for Registry {
+    fn drop(&mut self) {
+        if self.url.starts_with("postgres") {
+            drop_database(&self.url);
+        }
+    }
 }
 
 /// The store kinds every store test runs on.
