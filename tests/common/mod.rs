@@ -112,10 +112,7 @@ fn drop_database(url: &str) {
     };
     let name = parsed.path().trim_start_matches('/').replace('"', "");
     let sql = format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)");
-    match Command::new("psql")
-        .args(["-q", "-X", "-v", "ON_ERROR_STOP=1", "-d", &base, "-c", &sql])
-        .output()
-    {
+    match psql(&base, &sql) {
         Ok(o) if o.status.success() => {}
         Ok(o) => eprintln!(
             "could not drop the test database {name}: {}",
@@ -372,16 +369,21 @@ pub fn sqlite3(gpkg: &Path, sql: &str) -> Output {
 pub fn shell_sql(kind: &str, dir: &Path, url: &str, sql: &str) {
     let out = match kind {
         "sqlite" => sqlite3(&dir.join("registry.gpkg"), sql),
-        _ => Command::new("psql")
-            .args(["-v", "ON_ERROR_STOP=1", "-q", url, "-c", sql])
-            .output()
-            .unwrap(),
+        _ => psql(url, sql).unwrap(),
     };
     assert!(
         out.status.success(),
         "{sql}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// Runs `sql` with `psql` on the database at `url`: stops at the first error, reads no
+/// `.psqlrc`, and prints bare values (`-tA`), one row a line.
+pub fn psql(url: &str, sql: &str) -> std::io::Result<Output> {
+    Command::new("psql")
+        .args(["-X", "-qtA", "-v", "ON_ERROR_STOP=1", "-d", url, "-c", sql])
+        .output()
 }
 
 /// SQL run by another program: `ogrinfo -sql` on the GeoPackage (GDAL has the functions
@@ -392,9 +394,7 @@ pub fn outside_sql(kind: &str, reg: &Registry, sql: &str) -> String {
         "sqlite" => Command::new("ogrinfo")
             .args(["-q", &gpkg, "-sql", sql])
             .output(),
-        _ => Command::new("psql")
-            .args(["-v", "ON_ERROR_STOP=1", "-qtA", &reg.url, "-c", sql])
-            .output(),
+        _ => psql(&reg.url, sql),
     }
     .unwrap();
     assert!(

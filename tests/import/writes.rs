@@ -413,12 +413,11 @@ async fn a_write_that_fails_by_itself_is_the_error_reported_not_a_short_read() {
                 out.status.success()
             }
             _ => {
-                let out = Command::new("psql")
-                    .arg(&reg.url)
-                    .args(["-v", "ON_ERROR_STOP=1", "-q", "-c"])
-                    .arg("CREATE FUNCTION refuse_all() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused by the test trigger'; END $$; CREATE TRIGGER refuse_all BEFORE INSERT ON catch_basins FOR EACH ROW EXECUTE FUNCTION refuse_all();")
-                    .output()
-                    .expect("psql runs");
+                let out = crate::common::psql(
+                    &reg.url,
+                    "CREATE FUNCTION refuse_all() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused by the test trigger'; END $$; CREATE TRIGGER refuse_all BEFORE INSERT ON catch_basins FOR EACH ROW EXECUTE FUNCTION refuse_all();",
+                )
+                .expect("psql runs");
                 out.status.success()
             }
         };
