@@ -108,6 +108,7 @@ fn cases(outfalls: &[Feature], rng: &mut impl Rng) -> Vec<Feature> {
         on,
         at: Some("10:00".into()),
         by: "Town Engineer".into(),
+        recorded_by: None,
         method: method.map(str::to_string),
         outcome: outcome.map(str::to_string),
         violations: (kind == "citation_issued").then_some(1),

@@ -18,8 +18,11 @@ use sha2::{Digest, Sha256};
 pub enum Role {
     /// Imports and edits layers.
     Analyst,
-    /// Records inspections.
+    /// Records inspections and their photos.
     Inspector,
+    /// Runs the illicit discharge programme: opens cases, logs their actions (notices,
+    /// citations, appeals) and closes them; may also inspect.
+    Officer,
     /// Asks for determinations (reads only).
     Planner,
     /// Everything, including token management.
@@ -28,21 +31,31 @@ pub enum Role {
 
 impl Role {
     /// Every role, in the order the docs list them.
-    pub const ALL: [Role; 4] = [Role::Analyst, Role::Inspector, Role::Planner, Role::Admin];
+    pub const ALL: [Role; 5] = [
+        Role::Analyst,
+        Role::Inspector,
+        Role::Officer,
+        Role::Planner,
+        Role::Admin,
+    ];
 
     /// The role's name as stored and as typed.
     pub fn name(self) -> &'static str {
         match self {
             Role::Analyst => "analyst",
             Role::Inspector => "inspector",
+            Role::Officer => "officer",
             Role::Planner => "planner",
             Role::Admin => "admin",
         }
     }
 
-    /// Whether this role may do what `needed` allows (admin may do anything).
+    /// Whether this role may do what `needed` allows (admin may do anything; an officer
+    /// may also inspect, as the officer often screens an outfall in person).
     pub fn allows(self, needed: Role) -> bool {
-        self == needed || self == Role::Admin
+        self == needed
+            || self == Role::Admin
+            || (self == Role::Officer && needed == Role::Inspector)
     }
 }
 
@@ -54,7 +67,7 @@ impl fmt::Display for Role {
 
 /// A role name that is not one.
 #[derive(Debug, thiserror::Error)]
-#[error("unknown role {0:?}; expected analyst, inspector, planner or admin")]
+#[error("unknown role {0:?}; expected analyst, inspector, officer, planner or admin")]
 pub struct UnknownRole(pub String);
 
 impl FromStr for Role {
@@ -189,6 +202,9 @@ mod tests {
         assert!(Role::Admin.allows(Role::Analyst));
         assert!(!Role::Planner.allows(Role::Inspector));
         assert!(Role::Inspector.allows(Role::Inspector));
+        assert!(Role::Officer.allows(Role::Inspector));
+        assert!(!Role::Inspector.allows(Role::Officer));
+        assert!(!Role::Officer.allows(Role::Analyst));
     }
 
     #[test]

@@ -8,8 +8,30 @@ use std::io::IsTerminal;
 use clap::Parser;
 use tracing_subscriber::EnvFilter;
 
-#[tokio::main]
-async fn main() -> std::process::ExitCode {
+/// How long blocking threads still running when the program is done may keep it alive.
+const RUNTIME_GRACE: std::time::Duration = std::time::Duration::from_secs(1);
+
+fn main() -> std::process::ExitCode {
+    // Built by hand rather than by `#[tokio::main]` for the way it ends: a runtime
+    // dropped the usual way waits for every blocking thread to return, and one thread in
+    // a long GDAL or GEOS call would keep a stopped server running for as long as it
+    // takes. Reads stop at the server's shutdown (see `http::server`); this is the wall.
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: cannot start the async runtime: {e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    let code = runtime.block_on(run());
+    runtime.shutdown_timeout(RUNTIME_GRACE);
+    code
+}
+
+async fn run() -> std::process::ExitCode {
     quiet_on_closed_pipe();
     let cli = ms4::cli::Cli::parse();
     let serving = cli.serves();

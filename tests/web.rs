@@ -168,6 +168,11 @@ impl Server {
 
     /// Runs a flow; panics with its output when it fails.
     pub fn flow(&self, script: &str) {
+        self.flow_with(script, &[]);
+    }
+
+    /// Runs a flow with more environment for it.
+    pub fn flow_with(&self, script: &str, env: &[(&str, &str)]) {
         let _one = BROWSER.lock().unwrap_or_else(|p| p.into_inner());
         let shots = std::env::var_os("MS4_SHOTS")
             .map(PathBuf::from)
@@ -181,6 +186,7 @@ impl Server {
             .env("MS4_TOKEN_ANALYST", self.token("analyst"))
             .env("MS4_TOKEN_PLANNER", self.token("planner"))
             .env("MS4_FIXTURES", root().join("tests/fixtures"))
+            .envs(env.iter().copied())
             .output()
             .unwrap();
         let text = format!(
@@ -357,6 +363,51 @@ fn photo_taken_with_an_inspection_reaches_the_server_after_the_inspection() {
         return;
     }
     Server::start(true).flow("photo.mjs");
+}
+
+/// Hostile photos never run script on the service's origin: an SVG, an HTML page said to
+/// be a PNG and a GIF/JS polyglot are refused; a PNG with a script appended and a
+/// JPEG/HTML polyglot are served inert; an SVG and an HTML page stored by an older version
+/// under the client's type are served as downloads. Opened in a signed-in admin's tab, as
+/// an image and as a frame, none runs nor reads the token.
+#[test]
+fn hostile_photos_are_refused_or_served_inert_in_a_browser() {
+    if !ready() {
+        return;
+    }
+    let s = Server::start(true);
+    let admin = run_ok(
+        &s.store,
+        &["token", "create", "--role", "admin", "--subject", "admin-1"],
+    );
+    let gpkg = Path::new(s.store.strip_prefix("sqlite://").unwrap());
+    let legacy: Vec<String> = [
+        (&b"<svg xmlns='http://www.w3.org/2000/svg'><script>document.title='pwned';fetch('/__pwned?t='+sessionStorage.getItem('ms4.token'))</script></svg>"[..], "image/svg+xml"),
+        (&b"<!doctype html><script>document.title='pwned';fetch('/__pwned?t='+sessionStorage.getItem('ms4.token'))</script>"[..], "text/html"),
+    ]
+    .iter()
+    .map(|(bytes, ty)| {
+        let sha = ms4::store::photos::sha256_hex(bytes);
+        let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        let out = sqlite3(
+            gpkg,
+            &format!(
+                "INSERT INTO ms4_photos (inspection_id, sha256, content_type, bytes, size, taken_by, stored_at) \
+                 VALUES ('legacy', '{sha}', '{ty}', X'{hex}', {}, 'an older version', '2025-01-01T00:00:00+00:00')",
+                bytes.len()
+            ),
+        );
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        sha
+    })
+    .collect();
+    s.flow_with(
+        "hostile_photo.mjs",
+        &[
+            ("MS4_TOKEN_ADMIN", admin.trim()),
+            ("MS4_LEGACY", &legacy.join(",")),
+        ],
+    );
 }
 
 /// The planner's footprint from a zipped shapefile: the server reads it through the

@@ -70,7 +70,7 @@ impl PlaceParams {
         match (&self.parcel, &self.footprint, &self.footprint_geojson) {
             (Some(id), None, None) => place::parcel_polygon(ask.snap, id),
             (None, Some(path), None) => place::footprint_from_file(path, srid, "footprint"),
-            (None, None, Some(v)) => place::footprint_from_value(v.clone(), srid, "footprint"),
+            (None, None, Some(v)) => place::footprint_from_value(v, srid, "footprint"),
             (None, None, None) => Err(AskError::invalid(
                 "parcel/footprint",
                 "give a parcel id or a footprint",

@@ -6,6 +6,7 @@ use geo_types::{Geometry, MultiPolygon};
 use super::AskError;
 use crate::domain::Layer;
 use crate::import::crs::Reprojector;
+use crate::spatial::size::{self, Size};
 use crate::spatial::{waters, Snapshot};
 
 /// A GeoJSON footprint (one Polygon or MultiPolygon: a geometry, a feature, or a
@@ -36,6 +37,9 @@ pub fn footprint_from_geojson(
         }
     };
     let geometry = geometry.ok_or_else(|| bad("the feature has no geometry".into()))?;
+    // Counted before anything is done with it: everything after (reprojecting, clipping
+    // against watersheds, testing every connection) costs more the larger it is.
+    footprint_size(param, size_of_value(&geometry.value))?;
     // geojson's conversion indexes x and y without checking: a position such as `[120]`
     // would panic there instead of being refused.
     if let Some(n) = short_position(&geometry.value) {
@@ -65,6 +69,54 @@ pub fn footprint_from_geojson(
     let mp = waters::as_multipolygon(&g).ok_or_else(|| bad("not a polygon".into()))?;
     super::validate::footprint(param, srid, &mp)?;
     Ok(mp)
+}
+
+/// Refuses a footprint over [`size::FOOTPRINT`], naming `param` and both counts: every
+/// footprint passes here (GeoJSON given to a determination, a file sent to
+/// `/api/footprint`) before any geometry work is done on it.
+pub fn footprint_size(param: &'static str, size: Size) -> Result<(), AskError> {
+    if !size.over(size::FOOTPRINT) {
+        return Ok(());
+    }
+    Err(AskError::invalid(
+        param,
+        format!(
+            "too large for a footprint ({}); simplify the outline in a GIS before sending it",
+            size.against(size::FOOTPRINT)
+        ),
+    ))
+}
+
+/// Parts and vertices of a GeoJSON geometry, counted without converting it.
+fn size_of_value(v: &geojson::GeometryValue) -> Size {
+    use geojson::GeometryValue;
+    let rings = |rs: &[Vec<geojson::Position>]| rs.iter().map(Vec::len).sum::<usize>();
+    match v {
+        GeometryValue::Point { .. } => Size {
+            parts: 1,
+            vertices: 1,
+        },
+        GeometryValue::MultiPoint { coordinates } | GeometryValue::LineString { coordinates } => {
+            Size {
+                parts: 1,
+                vertices: coordinates.len(),
+            }
+        }
+        GeometryValue::MultiLineString { coordinates } | GeometryValue::Polygon { coordinates } => {
+            Size {
+                parts: 1,
+                vertices: rings(coordinates),
+            }
+        }
+        GeometryValue::MultiPolygon { coordinates } => Size {
+            parts: coordinates.len(),
+            vertices: coordinates.iter().map(|p| rings(p)).sum(),
+        },
+        GeometryValue::GeometryCollection { geometries } => geometries
+            .iter()
+            .map(|g| size_of_value(&g.value))
+            .fold(Size::default(), Size::plus),
+    }
 }
 
 /// The length of the first position with fewer than two numbers, if any.
@@ -116,19 +168,56 @@ pub fn footprint_from_text(
 }
 
 /// A footprint from a JSON value: a GeoJSON object, or a string holding one (as a query
-/// string gives it).
+/// string gives it). An object is counted as it is, before it is converted.
 pub fn footprint_from_value(
-    v: serde_json::Value,
+    v: &serde_json::Value,
     srid: i32,
     param: &'static str,
 ) -> Result<MultiPolygon<f64>, AskError> {
+    use serde::Deserialize;
     match v {
-        serde_json::Value::String(s) => footprint_from_text(&s, srid, param),
+        serde_json::Value::String(s) => footprint_from_text(s, srid, param),
         v => {
-            let gj: geojson::GeoJson = serde_json::from_value(v)
+            footprint_size(param, size_of_json(v))?;
+            let gj = geojson::GeoJson::deserialize(v)
                 .map_err(|e| AskError::invalid(param, format!("not GeoJSON: {e}")))?;
             footprint_from_geojson(gj, srid, param)
         }
+    }
+}
+
+/// Parts and vertices of a GeoJSON object (a geometry, a feature, a collection of them)
+/// still as JSON. Converting 300,000 positions costs far more than counting them.
+fn size_of_json(v: &serde_json::Value) -> Size {
+    use serde_json::Value;
+    // A position is an array of numbers; anything else holds positions or nothing. The
+    // depth is bounded by the JSON reader's own nesting limit.
+    fn positions(v: &Value) -> usize {
+        match v {
+            Value::Array(a) if a.iter().any(Value::is_number) => 1,
+            Value::Array(a) => a.iter().map(positions).sum(),
+            _ => 0,
+        }
+    }
+    let all = |key: &str| {
+        v.get(key)
+            .and_then(Value::as_array)
+            .map(|a| a.iter().map(size_of_json).fold(Size::default(), Size::plus))
+            .unwrap_or_default()
+    };
+    let coordinates = v.get("coordinates");
+    match v.get("type").and_then(Value::as_str) {
+        Some("FeatureCollection") => all("features"),
+        Some("Feature") => v.get("geometry").map(size_of_json).unwrap_or_default(),
+        Some("GeometryCollection") => all("geometries"),
+        Some("MultiPolygon") => Size {
+            parts: coordinates.and_then(Value::as_array).map_or(0, Vec::len),
+            vertices: coordinates.map_or(0, positions),
+        },
+        _ => Size {
+            parts: 1,
+            vertices: coordinates.map_or(0, positions),
+        },
     }
 }
 
@@ -184,6 +273,69 @@ mod tests {
         let e = footprint_from_text(text, 4326, "footprint").unwrap_err();
         let m = e.to_string();
         assert!(m.contains("footprint") && m.contains("1 number"), "{m}");
+    }
+
+    #[test]
+    fn footprints_are_counted_as_json_and_as_geojson_alike() {
+        let ring = |n: usize| {
+            let mut r: Vec<serde_json::Value> = (0..n - 1)
+                .map(|i| {
+                    serde_json::json!([-73.85 + i as f64 * 1e-6, 41.22 + (i % 2) as f64 * 1e-4])
+                })
+                .collect();
+            r.push(r[0].clone());
+            r
+        };
+        let polygon = serde_json::json!({"type": "Polygon", "coordinates": [ring(5), ring(4)]});
+        let multi =
+            serde_json::json!({"type": "MultiPolygon", "coordinates": [[ring(5)], [ring(6)]]});
+        let feature = serde_json::json!({"type": "Feature", "properties": {}, "geometry": multi});
+        let collection = serde_json::json!({"type": "FeatureCollection", "features": [feature]});
+        for (v, parts, vertices) in [
+            (&polygon, 1, 9),
+            (&multi, 2, 11),
+            (&feature, 2, 11),
+            (&collection, 2, 11),
+        ] {
+            let want = Size { parts, vertices };
+            assert_eq!(size_of_json(v), want, "{v}");
+            let gj: geojson::GeoJson = serde_json::from_value(v.clone()).unwrap();
+            let value = match gj {
+                geojson::GeoJson::Geometry(g) => g.value,
+                geojson::GeoJson::Feature(f) => f.geometry.unwrap().value,
+                geojson::GeoJson::FeatureCollection(fc) => {
+                    fc.features[0].geometry.clone().unwrap().value
+                }
+            };
+            assert_eq!(size_of_value(&value), want, "{v}");
+        }
+    }
+
+    #[test]
+    fn a_footprint_over_its_budget_is_refused_by_name_with_both_counts() {
+        let n = size::FOOTPRINT.vertices + 1;
+        let mut ring: Vec<serde_json::Value> = (0..n - 1)
+            .map(|i| {
+                let a = std::f64::consts::TAU * i as f64 / (n - 1) as f64;
+                serde_json::json!([-73.85 + 0.001 * a.cos(), 41.22 + 0.001 * a.sin()])
+            })
+            .collect();
+        ring.push(ring[0].clone());
+        let v = serde_json::json!({"type": "Polygon", "coordinates": [ring]});
+        let m = footprint_from_value(&v, 2260, "footprint")
+            .unwrap_err()
+            .to_string();
+        assert!(m.starts_with("footprint: too large"), "{m}");
+        assert!(
+            m.contains(&format!("1 parts, {n} vertices"))
+                && m.contains(&format!("{} vertices", size::FOOTPRINT.vertices)),
+            "{m}"
+        );
+        let text = v.to_string();
+        let m = footprint_from_text(&text, 2260, "footprint")
+            .unwrap_err()
+            .to_string();
+        assert!(m.starts_with("footprint: too large"), "{m}");
     }
 
     #[test]

@@ -11,7 +11,7 @@ use crate::answer::Ask;
 use crate::domain::{Feature, Layer};
 use crate::http::inspections::{to_feature, NewInspection};
 use crate::http::Caller;
-use crate::idde::case::{all_cases, check_action, close, closing_writes, next_case_id};
+use crate::idde::case::{all_cases, close, closing_writes, new_action, next_case_id};
 use crate::idde::deadlines::case_deadlines;
 use crate::idde::open::{from_connections, open_case, store_new_case, OpenCase};
 use crate::idde::{Action, Case, Closing};
@@ -426,22 +426,25 @@ pub(super) async fn run(store_url: &str, a: CaseArgs) -> anyhow::Result<()> {
         }
         CaseAction::Action { id, body } => {
             let mut case = find(&snap, &id)?;
-            let mut act: Action = parse(&body)?;
-            if act.by.trim().is_empty() {
-                act.by = default_actor();
-            }
-            check_action(&case, &act, today()).map_err(|e| anyhow!("{e}"))?;
+            let act: Action = parse(&body)?;
+            let act = new_action(&case, act, &profile.idde.offices, &default_actor(), today())
+                .map_err(|e| anyhow!("{e}"))?;
             case.actions.push(act);
             write(s, Layer::Cases, case.to_feature(), "ms4 case action").await?;
             print(&case, now)
         }
         CaseAction::Close { id, body } => {
             let case = find(&snap, &id)?;
-            let mut c: Closing = parse(&body)?;
-            if c.by.trim().is_empty() {
-                c.by = default_actor();
-            }
-            let (closed, conn) = close(&snap, &case, &c, today()).map_err(|e| anyhow!("{e}"))?;
+            let c: Closing = parse(&body)?;
+            let (closed, conn) = close(
+                &snap,
+                &case,
+                &c,
+                &profile.idde.offices,
+                &default_actor(),
+                today(),
+            )
+            .map_err(|e| anyhow!("{e}"))?;
             // The case and its connection's new status in one transaction.
             let writes = closing_writes(&closed, conn, &default_actor(), "cli", "ms4 case close");
             crate::store::write_all_layers(s, writes).await?;

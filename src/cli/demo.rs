@@ -105,6 +105,7 @@ pub(super) async fn run(a: DemoArgs) -> anyhow::Result<()> {
     if a.no_serve {
         return Ok(());
     }
+    crate::store::set_write_wait(std::time::Duration::from_secs(5));
     let store = crate::store::open(&url).await?;
     // The demo town is public: anyone may read it without a token.
     let config = crate::http::ServeConfig {

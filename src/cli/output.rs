@@ -64,22 +64,10 @@ pub fn table(header: &[&str], rows: &[Vec<String>]) -> String {
     out
 }
 
-/// Prints rows under a header as CSV (RFC 4180 quoting).
+/// Prints rows under a header as CSV: RFC 4180 quoting, and text a spreadsheet would run
+/// as a formula after a single quote (see [`crate::domain::csv`]).
 pub fn csv(header: &[&str], rows: &[Vec<String>]) -> String {
-    let cell = |c: &str| {
-        if c.contains([',', '"', '\n', '\r']) {
-            format!("\"{}\"", c.replace('"', "\"\""))
-        } else {
-            c.to_string()
-        }
-    };
-    let mut out = header.iter().map(|h| cell(h)).collect::<Vec<_>>().join(",");
-    out.push('\n');
-    for r in rows {
-        out.push_str(&r.iter().map(|c| cell(c)).collect::<Vec<_>>().join(","));
-        out.push('\n');
-    }
-    out
+    crate::domain::csv::table(header, rows)
 }
 
 /// Whether an error is a write to a pipe whose reader has gone (`| head`): not a
@@ -156,6 +144,15 @@ mod tests {
             &[vec!["A".into(), "says \"hi\", twice".into()]],
         );
         assert_eq!(out, "id,note\nA,\"says \"\"hi\"\", twice\"\n");
+    }
+
+    #[test]
+    fn csv_answers_neutralise_formulas_and_keep_negative_numbers() {
+        let out = csv(
+            &["id", "x"],
+            &[vec!["=HYPERLINK(\"http://x\")".into(), "-3.2".into()]],
+        );
+        assert_eq!(out, "id,x\n\"'=HYPERLINK(\"\"http://x\"\")\",-3.2\n");
     }
 
     #[test]

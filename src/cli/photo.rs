@@ -1,7 +1,9 @@
 //! `ms4 inspect photo add|list|get`: an inspection's photos from the command line, kept
 //! with their SHA-256 in the same store table as `POST /api/inspections/{id}/photos`,
-//! with the same checks (an inspection that exists, an image type, not empty, at most
-//! the service's size limit).
+//! with the same checks (an inspection that exists, a JPEG, PNG, WebP or HEIC/HEIF image
+//! by its bytes, not empty, at most the service's size limit). The stored type is the one
+//! the bytes name; a file name or `--content-type` that says otherwise is refused rather
+//! than believed or silently overruled, as it means the file is not what was meant.
 
 use std::path::PathBuf;
 
@@ -9,6 +11,7 @@ use anyhow::{anyhow, bail, Context};
 use clap::Subcommand;
 
 use super::report::ReportFormat;
+use crate::domain::photo::PhotoKind;
 use crate::domain::Layer;
 use crate::idde::MAX_PHOTO_BYTES;
 use crate::import::default_actor;
@@ -23,7 +26,8 @@ pub enum PhotoAction {
         inspection: String,
         /// The image file.
         file: PathBuf,
-        /// Its media type (default: from the file's extension).
+        /// The media type the file should be; refused when its bytes are another (the
+        /// stored type is always the one the bytes name).
         #[arg(long)]
         content_type: Option<String>,
     },
@@ -45,17 +49,48 @@ pub enum PhotoAction {
     },
 }
 
-fn content_type_of(path: &std::path::Path) -> Option<&'static str> {
-    let ext = path.extension()?.to_str()?.to_ascii_lowercase();
-    Some(match ext.as_str() {
-        "jpg" | "jpeg" => "image/jpeg",
-        "png" => "image/png",
-        "gif" => "image/gif",
-        "webp" => "image/webp",
-        "heic" => "image/heic",
-        "tif" | "tiff" => "image/tiff",
-        _ => return None,
-    })
+/// The photo a file holds, refused naming the file when its bytes are no accepted image
+/// or are not the kind its extension or `content_type` says.
+fn photo_of(
+    inspection: &str,
+    file: &std::path::Path,
+    bytes: Vec<u8>,
+    content_type: Option<&str>,
+) -> anyhow::Result<NewPhoto> {
+    let name = file.display();
+    if let Some(ct) = content_type {
+        if PhotoKind::from_media_type(ct).is_none() {
+            bail!("--content-type: {ct:?} is not image/jpeg, image/png, image/webp, image/heic or image/heif");
+        }
+    }
+    let photo = NewPhoto::new(inspection, bytes).map_err(|e| {
+        anyhow!("{name}: {e}; a photo must be a JPEG, PNG, WebP or HEIC/HEIF image")
+    })?;
+    let kind = photo.kind();
+    if let Some(said) = content_type.and_then(PhotoKind::from_media_type) {
+        if said != kind {
+            bail!(
+                "{name}: the bytes are a {kind} image, not {}; give --content-type {} or none",
+                said.media_type(),
+                kind.media_type()
+            );
+        }
+    }
+    let named = file
+        .extension()
+        .and_then(|e| e.to_str())
+        .and_then(PhotoKind::from_extension);
+    if let Some(named) = named {
+        // HEIC and HEIF files are named either way by the programs that write them.
+        let heif = |k: PhotoKind| k.media_type().starts_with("image/hei");
+        if named != kind && !(heif(named) && heif(kind)) {
+            bail!(
+                "{name}: the bytes are a {kind} image but the name says {named}; rename it .{}",
+                kind.extension()
+            );
+        }
+    }
+    Ok(photo)
 }
 
 pub(super) async fn run(store_url: &str, a: PhotoAction) -> anyhow::Result<()> {
@@ -66,20 +101,6 @@ pub(super) async fn run(store_url: &str, a: PhotoAction) -> anyhow::Result<()> {
             file,
             content_type,
         } => {
-            let ct = match content_type {
-                Some(c) => c.trim().to_ascii_lowercase(),
-                None => content_type_of(&file)
-                    .ok_or_else(|| {
-                        anyhow!(
-                            "{}: the extension names no image type; give --content-type",
-                            file.display()
-                        )
-                    })?
-                    .to_string(),
-            };
-            if !ct.starts_with("image/") {
-                bail!("--content-type: {ct:?} is not an image type (image/jpeg, image/png, ...)");
-            }
             let bytes =
                 std::fs::read(&file).with_context(|| format!("reading {}", file.display()))?;
             if bytes.is_empty() {
@@ -88,21 +109,17 @@ pub(super) async fn run(store_url: &str, a: PhotoAction) -> anyhow::Result<()> {
             if bytes.len() > MAX_PHOTO_BYTES {
                 bail!("{}: over {MAX_PHOTO_BYTES} bytes", file.display());
             }
+            let photo = photo_of(&inspection, &file, bytes, content_type.as_deref())?;
             let ids = store.features(Layer::Inspections).await?;
             if !ids.iter().any(|f| f.id == inspection) {
                 bail!("inspection {inspection:?}: no such inspection");
             }
-            let photo = NewPhoto {
-                inspection_id: inspection,
-                content_type: ct,
-                bytes,
-            };
             let (rec, new) = store.add_photo(&photo, &default_actor()).await?;
             println!(
                 "{}",
                 serde_json::to_string_pretty(&serde_json::json!({
                     "photo_id": rec.photo_id, "sha256": rec.sha256, "size": rec.size,
-                    "content_type": rec.content_type, "stored": new,
+                    "content_type": photo.content_type(), "stored": new,
                 }))?
             );
         }
@@ -150,4 +167,51 @@ pub(super) async fn run(store_url: &str, a: PhotoAction) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::photo_of;
+
+    const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR";
+    const JPEG: &[u8] = b"\xFF\xD8\xFF\xE0\0\x10JFIF\0";
+
+    fn refusal(file: &str, bytes: &[u8], ct: Option<&str>) -> String {
+        photo_of("I-1", Path::new(file), bytes.to_vec(), ct)
+            .unwrap_err()
+            .to_string()
+    }
+
+    #[test]
+    fn the_bytes_decide_the_type_when_nothing_else_is_said() {
+        let p = photo_of("I-1", Path::new("IMG_0001"), PNG.to_vec(), None).unwrap();
+        assert_eq!(p.content_type(), "image/png");
+        let p = photo_of(
+            "I-1",
+            Path::new("a.JPEG"),
+            JPEG.to_vec(),
+            Some("image/jpeg"),
+        )
+        .unwrap();
+        assert_eq!(p.content_type(), "image/jpeg");
+    }
+
+    #[test]
+    fn a_file_that_is_no_image_is_refused_naming_it() {
+        let e = refusal("drawing.png", b"<svg onload=alert(1)/>", None);
+        assert!(e.starts_with("drawing.png: "), "{e}");
+        assert!(e.contains("markup"), "{e}");
+    }
+
+    #[test]
+    fn a_type_or_name_the_bytes_contradict_is_refused_naming_the_file() {
+        let e = refusal("shot.png", PNG, Some("image/jpeg"));
+        assert!(e.starts_with("shot.png: the bytes are a PNG image"), "{e}");
+        let e = refusal("shot.jpg", PNG, None);
+        assert!(e.contains("rename it .png"), "{e}");
+        let e = refusal("shot.png", PNG, Some("image/svg+xml"));
+        assert!(e.starts_with("--content-type:"), "{e}");
+    }
 }

@@ -26,6 +26,10 @@ pub struct ServeArgs {
     /// requests) before it is closed, in seconds.
     #[arg(long, default_value_t = 10)]
     pub header_timeout: u64,
+    /// How long a write waits for another program's write lock (an import, QGIS) before
+    /// it is answered 503 with Retry-After, in seconds.
+    #[arg(long, default_value_t = 5)]
+    pub write_wait: u64,
     /// The most connections open at once; more are answered 503 and closed. Keep it
     /// under the process's file-descriptor limit (`ulimit -n`).
     #[arg(long, default_value_t = 512)]
@@ -137,6 +141,7 @@ impl ServeArgs {
 
 pub(super) async fn run(store_url: &str, a: ServeArgs) -> anyhow::Result<()> {
     let config = a.config()?;
+    crate::store::set_write_wait(std::time::Duration::from_secs(a.write_wait.max(1)));
     let store = crate::store::open(store_url).await?;
     serve_store(store, a.listen, config).await
 }

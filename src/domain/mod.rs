@@ -1,9 +1,13 @@
 //! The registry's domain: layers and their canonical fields, features, units, discharge
-//! kinds and the geometry encoding shared by both stores. No I/O here.
+//! kinds, the geometry encoding shared by both stores and the CSV cell every CSV writer
+//! uses. No I/O here.
 
+pub mod csv;
 pub mod discharge;
 pub mod feature;
 pub mod layer;
+pub mod photo;
+pub mod text;
 pub mod units;
 pub mod wkb;
 

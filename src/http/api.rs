@@ -123,7 +123,7 @@ async fn watershed_facilities_in_polygon(
 ) -> Result<Response, HttpError> {
     p.watershed_id = Some(path_param(id, "id")?);
     blocking(state, move |ask| {
-        let area = answer::place::footprint_from_value(polygon, ask.snap.meta.srid, "polygon")?;
+        let area = answer::place::footprint_from_value(&polygon, ask.snap.meta.srid, "polygon")?;
         answer::to_json(&answer::watershed_facilities::watershed_facilities(
             ask,
             &p,

@@ -1,5 +1,5 @@
-//! Who is calling: `Authorization: Bearer <token>` checked against the store's token
-//! hashes, and the role each route needs.
+//! Who is calling: `Authorization: Bearer <token>` (or HTTP Basic with the token as the
+//! password) checked against the store's token hashes, and the role each route needs.
 //!
 //! Reads need any valid token unless the server runs public-read. Writes always check the
 //! store, so a revoked token stops writing at once; reads trust a token seen in the last
@@ -61,6 +61,10 @@ pub enum Need {
     Role(Role),
 }
 
+/// The token a request carries: `Authorization: Bearer <token>`, or HTTP Basic
+/// authentication with the token as the password and any user name, because some
+/// clients (QGIS's OGC API Features provider among them) can send only Basic. Basic
+/// sends the token in the clear like Bearer does: both need TLS in front of the service.
 fn bearer(headers: &axum::http::HeaderMap) -> Result<Option<String>, HttpError> {
     let Some(v) = headers.get(header::AUTHORIZATION) else {
         return Ok(None);
@@ -68,16 +72,37 @@ fn bearer(headers: &axum::http::HeaderMap) -> Result<Option<String>, HttpError> 
     let v = v.to_str().map_err(|_| {
         HttpError::Unauthorized("Authorization: the header is not readable text".into())
     })?;
-    match v.split_once(' ') {
+    match v.trim().split_once(' ') {
         Some((scheme, token))
             if scheme.eq_ignore_ascii_case("bearer") && !token.trim().is_empty() =>
         {
             Ok(Some(token.trim().to_string()))
         }
+        Some((scheme, creds)) if scheme.eq_ignore_ascii_case("basic") => {
+            basic_password(creds.trim()).map(Some)
+        }
         _ => Err(HttpError::Unauthorized(
-            "Authorization: expected `Bearer <token>`".into(),
+            "Authorization: expected `Bearer <token>`, or Basic with the token as the password"
+                .into(),
         )),
     }
+}
+
+/// The password of HTTP Basic credentials (`base64(user:password)`, RFC 7617).
+fn basic_password(creds: &str) -> Result<String, HttpError> {
+    use base64::Engine;
+    let bad = |why: &str| HttpError::Unauthorized(format!("Authorization: Basic {why}"));
+    let raw = base64::engine::general_purpose::STANDARD
+        .decode(creds)
+        .map_err(|_| bad("credentials are not base64"))?;
+    let text = String::from_utf8(raw).map_err(|_| bad("credentials are not UTF-8 text"))?;
+    let (_, password) = text
+        .split_once(':')
+        .ok_or_else(|| bad("credentials are not user:password"))?;
+    if password.trim().is_empty() {
+        return Err(bad("credentials have no password: give the token as the password"));
+    }
+    Ok(password.trim().to_string())
 }
 
 async fn check(state: &AppState, token: &str, fresh: bool) -> Result<TokenRecord, HttpError> {
@@ -201,7 +226,39 @@ pub async fn inspector(State(s): State<AppState>, req: Request, next: Next) -> R
     gate(s, req, next, Need::Role(Role::Inspector)).await
 }
 
+/// Layer: the officer role.
+pub async fn officer(State(s): State<AppState>, req: Request, next: Next) -> Response {
+    gate(s, req, next, Need::Role(Role::Officer)).await
+}
+
 /// Layer: the admin role.
 pub async fn admin(State(s): State<AppState>, req: Request, next: Next) -> Response {
     gate(s, req, next, Need::Role(Role::Admin)).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::http::{HeaderMap, HeaderValue};
+
+    fn with(auth: &str) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        h.insert(header::AUTHORIZATION, HeaderValue::from_str(auth).unwrap());
+        h
+    }
+
+    #[test]
+    fn the_token_is_read_from_bearer_or_as_the_basic_password() {
+        assert_eq!(bearer(&with("Bearer ms4_abc")).unwrap().as_deref(), Some("ms4_abc"));
+        // "qgis:ms4_abc" and ":ms4_abc", base64.
+        assert_eq!(bearer(&with("Basic cWdpczptczRfYWJj")).unwrap().as_deref(), Some("ms4_abc"));
+        assert_eq!(bearer(&with("basic Om1zNF9hYmM=")).unwrap().as_deref(), Some("ms4_abc"));
+        // A password with a colon in it is kept whole.
+        assert_eq!(bearer(&with("Basic dTphOmI=")).unwrap().as_deref(), Some("a:b"));
+        assert!(bearer(&HeaderMap::new()).unwrap().is_none());
+        for bad in ["Basic !!!", "Basic cWdpcw==", "Basic cWdpczo=", "Digest x", "Bearer "] {
+            let e = bearer(&with(bad)).unwrap_err();
+            assert_eq!(e.status_code(), 401, "{bad}");
+        }
+    }
 }

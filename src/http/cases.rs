@@ -1,7 +1,6 @@
 //! The illicit discharge programme over HTTP: cases (`/api/cases`), their actions,
 //! closing and notices; the deadlines and fines computed for them (`/api/deadlines`);
-//! the annual report (`/api/report`); and inspection photos, stored with their SHA-256
-//! and served back by it.
+//! and the annual report (`/api/report`). Inspection photos are in [`super::photos`].
 //!
 //! Case writes in one server go one at a time (a lock held across the read, the check
 //! and the write), so two actions posted at once cannot overwrite each other's log. A new
@@ -9,9 +8,8 @@
 //! so cases opened at once by this server and by other processes (`ms4 case open`, a
 //! second server) get distinct ids.
 
-use axum::body::Bytes;
 use axum::extract::{Path, State};
-use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Extension, Json, Router};
@@ -22,17 +20,14 @@ use super::extract::{Body, Params};
 use super::{AppState, Caller, HttpError};
 use crate::answer::{self, Ask};
 use crate::domain::Layer;
-use crate::idde::case::{check_action, close, closing_writes, next_case_id};
+use crate::idde::case::{close, closing_writes, new_action, next_case_id};
 use crate::idde::cases_cache::cases_of;
 use crate::idde::deadlines::{all_deadlines, case_deadlines, parse_as_of};
 use crate::idde::open::{from_connections, open_case, store_new_case, OpenCase};
 use crate::idde::{Action, Case, Closing, FieldError};
-use crate::store::photos::NewPhoto;
 use crate::store::{WriteMode, WriteRequest};
 
 static CASE_WRITES: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
-
-pub use crate::idde::MAX_PHOTO_BYTES;
 
 pub(super) fn read_router() -> Router<AppState> {
     Router::new()
@@ -42,8 +37,6 @@ pub(super) fn read_router() -> Router<AppState> {
         .route("/notices/land-development", post(ld_notice))
         .route("/deadlines", get(deadlines))
         .route("/report", get(report))
-        .route("/inspections/{id}/photos", get(photos_of))
-        .route("/photos/{sha256}", get(photo))
 }
 
 pub(super) fn write_router() -> Router<AppState> {
@@ -52,7 +45,6 @@ pub(super) fn write_router() -> Router<AppState> {
         .route("/cases/from-connections", post(create_from_connections))
         .route("/cases/{id}/actions", post(add_action))
         .route("/cases/{id}/close", post(close_case))
-        .route("/inspections/{id}/photos", post(add_photo))
 }
 
 fn field(e: FieldError) -> HttpError {
@@ -251,14 +243,12 @@ async fn add_action(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
-    Body(mut a): Body<Action>,
+    Body(a): Body<Action>,
 ) -> Result<(StatusCode, Json<serde_json::Value>), HttpError> {
     let _one_at_a_time = CASE_WRITES.lock().await;
     let mut case = find_case(&state, &id)?;
-    if a.by.trim().is_empty() {
-        a.by = caller.subject.clone();
-    }
-    check_action(&case, &a, today()).map_err(field)?;
+    let offices = state.profile.current().idde.offices.clone();
+    let a = new_action(&case, a, &offices, &caller.subject, today()).map_err(field)?;
     if let Some(c) = &a.connection_id {
         if state
             .snapshot
@@ -281,15 +271,14 @@ async fn close_case(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
-    Body(mut c): Body<Closing>,
+    Body(c): Body<Closing>,
 ) -> Result<Json<serde_json::Value>, HttpError> {
     let _one_at_a_time = CASE_WRITES.lock().await;
     let case = find_case(&state, &id)?;
-    if c.by.trim().is_empty() {
-        c.by = caller.subject.clone();
-    }
     let snap = state.snapshot.current();
-    let (closed, connection) = close(&snap, &case, &c, today()).map_err(field)?;
+    let offices = state.profile.current().idde.offices.clone();
+    let (closed, connection) =
+        close(&snap, &case, &c, &offices, &caller.subject, today()).map_err(field)?;
     // The case and its connection's new status in one transaction: a case says
     // eliminated only with the connection's record saying so, and neither without the
     // other.
@@ -466,118 +455,4 @@ async fn report(
             "format: {other:?} is not json or csv"
         ))),
     }
-}
-
-async fn add_photo(
-    State(state): State<AppState>,
-    Extension(caller): Extension<Caller>,
-    Path(id): Path<String>,
-    headers: HeaderMap,
-    body: Bytes,
-) -> Result<(StatusCode, Json<serde_json::Value>), HttpError> {
-    if state
-        .snapshot
-        .current()
-        .layer(Layer::Inspections)
-        .get(&id)
-        .is_none()
-    {
-        return Err(HttpError::NotFound(format!(
-            "inspection {id:?}: no such inspection"
-        )));
-    }
-    let ct = headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .map(|s| {
-            s.split(';')
-                .next()
-                .unwrap_or("")
-                .trim()
-                .to_ascii_lowercase()
-        })
-        .unwrap_or_default();
-    if !ct.starts_with("image/") {
-        return Err(HttpError::BadRequest(format!(
-            "content-type: {ct:?} is not an image type (image/jpeg, image/png, ...)"
-        )));
-    }
-    if body.is_empty() {
-        return Err(HttpError::BadRequest(
-            "body: empty; send the image bytes".into(),
-        ));
-    }
-    if body.len() > MAX_PHOTO_BYTES {
-        return Err(HttpError::PayloadTooLarge(format!(
-            "body: over {MAX_PHOTO_BYTES} bytes"
-        )));
-    }
-    let photo = NewPhoto {
-        inspection_id: id,
-        content_type: ct,
-        bytes: body.to_vec(),
-    };
-    let (rec, new) = state.store.add_photo(&photo, &caller.subject).await?;
-    let status = if new {
-        StatusCode::CREATED
-    } else {
-        StatusCode::OK
-    };
-    Ok((
-        status,
-        Json(
-            serde_json::json!({"photo_id": rec.photo_id, "sha256": rec.sha256, "size": rec.size, "content_type": rec.content_type}),
-        ),
-    ))
-}
-
-async fn photos_of(
-    State(state): State<AppState>,
-    Path(id): Path<String>,
-) -> Result<Json<serde_json::Value>, HttpError> {
-    let photos = state.store.photos_of(&id).await?;
-    let list: Vec<serde_json::Value> = photos
-        .iter()
-        .map(|p| {
-            let mut v = serde_json::to_value(p).unwrap_or_default();
-            v["href"] = format!("/api/photos/{}", p.sha256).into();
-            v
-        })
-        .collect();
-    Ok(Json(
-        serde_json::json!({"inspection_id": id, "photos": list}),
-    ))
-}
-
-async fn photo(
-    State(state): State<AppState>,
-    Path(sha): Path<String>,
-) -> Result<Response, HttpError> {
-    if sha.len() != 64 || !sha.bytes().all(|b| b.is_ascii_hexdigit()) {
-        return Err(HttpError::BadRequest(format!(
-            "sha256: {sha:?} is not 64 hex digits"
-        )));
-    }
-    let (rec, bytes) = state
-        .store
-        .photo(&sha.to_ascii_lowercase())
-        .await?
-        .ok_or_else(|| HttpError::NotFound(format!("photo {sha}: no such photo")))?;
-    let ct = HeaderValue::from_str(&rec.content_type)
-        .unwrap_or(HeaderValue::from_static("application/octet-stream"));
-    Ok((
-        [
-            (header::CONTENT_TYPE, ct),
-            (
-                header::ETAG,
-                HeaderValue::from_str(&format!("\"{}\"", rec.sha256)).expect("hex"),
-            ),
-            (
-                header::CACHE_CONTROL,
-                HeaderValue::from_static("private, max-age=31536000, immutable"),
-            ),
-        ],
-        bytes,
-    )
-        .into_response())
 }

@@ -22,6 +22,13 @@ pub enum HttpError {
     /// The request body is larger than the configured limit.
     #[error("{0}")]
     PayloadTooLarge(String),
+    /// The body's media type is not one the route reads (`text/plain` sent to a route
+    /// that reads JSON).
+    #[error("{0}")]
+    UnsupportedMediaType(String),
+    /// The request's headers are larger than the service reads.
+    #[error("{0}")]
+    HeadersTooLarge(String),
     /// The request is well formed but its content cannot be accepted (an import whose
     /// file has rejected features under `--replace`, say).
     #[error("{0}")]
@@ -49,6 +56,8 @@ impl HttpError {
             HttpError::Forbidden(_) => StatusCode::FORBIDDEN,
             HttpError::NotFound(_) => StatusCode::NOT_FOUND,
             HttpError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            HttpError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            HttpError::HeadersTooLarge(_) => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
             HttpError::Unprocessable(_) => StatusCode::UNPROCESSABLE_ENTITY,
             HttpError::Unavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
             HttpError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,

@@ -23,14 +23,38 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequestParts<S> for Params<T> {
     }
 }
 
-/// A JSON body, whatever its content type says, refused with a 400 that names the field
-/// at fault (or a 413 when it is over the server's body limit).
+/// A JSON body, refused with a 400 that names the field at fault, a 413 when it is over
+/// the server's body limit, or a 415 when its `Content-Type` names another media type.
+/// A body sent without a `Content-Type` is read as JSON (a command-line client's habit);
+/// one labelled `text/plain` or as a form is not, since that is what a page of another
+/// site can send without asking first.
 pub(super) struct Body<T>(pub(super) T);
+
+/// Whether a `Content-Type` names JSON: `application/json` or any `+json` type
+/// (`application/geo+json`), with any parameters.
+pub(super) fn is_json_media(content_type: &str) -> bool {
+    let essence = content_type
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    essence == "application/json"
+        || (essence.starts_with("application/") && essence.ends_with("+json"))
+}
 
 impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Body<T> {
     type Rejection = HttpError;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, HttpError> {
+        if let Some(ct) = req.headers().get(axum::http::header::CONTENT_TYPE) {
+            let ct = ct.to_str().unwrap_or("(not text)");
+            if !is_json_media(ct) {
+                return Err(HttpError::UnsupportedMediaType(format!(
+                    "Content-Type: {ct:?} is not JSON; send the body as application/json"
+                )));
+            }
+        }
         let bytes = Bytes::from_request(req, state).await.map_err(|e| {
             if e.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
                 HttpError::PayloadTooLarge(format!("body: {}", e.body_text()))
@@ -110,18 +134,18 @@ fn body_message(e: &JsonRejection) -> String {
     }
 }
 
-/// Refuses a date in year 0 or before: chrono reads `0000-01-01` and `-0001-01-01`, but
-/// no record of this registry can be that old, and other programs reading the store
-/// (GeoPackage readers, PostgreSQL's `date`) treat such years differently.
-pub(super) fn plausible_date(field: &str, date: chrono::NaiveDate) -> Result<(), HttpError> {
-    use chrono::Datelike;
-    if date.year() < 1 {
-        return Err(HttpError::BadRequest(format!(
-            "{field}: {date} is in year {} (before year 1); give the real date, YYYY-MM-DD",
-            date.year()
-        )));
+/// Refuses a day a record cannot carry: before 1900 (chrono reads `0000-01-01` and
+/// `-0001-01-01`, which other programs reading the store treat differently, and a year-1
+/// day is a typing error) or after `today` (see [`crate::domain::text::past_day_problem`]).
+pub(super) fn plausible_date(
+    field: &str,
+    date: chrono::NaiveDate,
+    today: chrono::NaiveDate,
+) -> Result<(), HttpError> {
+    match crate::domain::text::past_day_problem(date, today) {
+        Some(why) => Err(HttpError::BadRequest(format!("{field}: {why}"))),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 pub(super) fn path_param(
@@ -135,6 +159,16 @@ pub(super) fn path_param(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_json_media_types_are_read_as_json() {
+        for ct in ["application/json", "application/json; charset=utf-8", "Application/JSON", "application/geo+json"] {
+            assert!(is_json_media(ct), "{ct}");
+        }
+        for ct in ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "text/json+x", ""] {
+            assert!(!is_json_media(ct), "{ct}");
+        }
+    }
 
     #[test]
     fn rejections_are_said_by_parameter() {

@@ -7,18 +7,26 @@
 //! `s_srs` (`EPSG:n`) for a file that names no CRS. Every polygon of the file's layer is
 //! joined into one footprint, which must pass the same checks a footprint given to
 //! `/api/determinations` does; what is wrong is a 400 or 422 naming `file` (or `s_srs`).
+//!
+//! Anyone may send one to a public-read server, so the read is bounded: the file passes
+//! the same checks an upload does (no VRT, no GeoPackage view or trigger, a zip's
+//! limits), the polygons are counted against the footprint's budget as they are read
+//! and before they are joined, and the read stops when the request times out, the
+//! client goes away or the server shuts down ([`crate::import::cancel`]).
 
 use axum::extract::{Multipart, State};
 use axum::routing::post;
 use axum::{Json, Router};
 use gdal::spatial_ref::{AxisMappingStrategy, CoordTransform, SpatialRef};
-use gdal::vector::LayerAccess;
+use gdal::vector::{Geometry as OgrGeometry, LayerAccess};
 use geo_types::{Geometry, MultiPolygon, Polygon};
 use serde_json::{json, Value};
 
 use super::{AppState, HttpError};
 use crate::domain::Layer;
+use crate::import::cancel::{Cancel, Stop};
 use crate::import::{crs, gdal_guard, source};
+use crate::spatial::size::Size;
 
 pub(super) fn router() -> Router<AppState> {
     Router::new().route("/footprint", post(footprint))
@@ -87,19 +95,34 @@ async fn footprint(
         return Err(bad("missing; send the footprint as a part named file"));
     };
     let srid = state.snapshot.current().meta.srid;
-    let feature = tokio::task::spawn_blocking(move || read(&path, &name, s_srs))
+    let cancel = Cancel::within(state.config.request_timeout);
+    // Dropped with this future: when the client hangs up or the request times out, the
+    // blocking read stops too.
+    let _stop_reading = cancel.on_drop();
+    let feature = tokio::task::spawn_blocking(move || read(&path, &name, s_srs, &cancel))
         .await
         .map_err(|e| HttpError::Internal(e.to_string()))??;
     // The checks any footprint gets (a polygon, not empty, not absurdly large...).
-    crate::answer::place::footprint_from_value(feature.clone(), srid, "file")?;
+    crate::answer::place::footprint_from_value(&feature, srid, "file")?;
     Ok(Json(feature))
 }
 
 /// Every polygon of the file's layer, in CRS84, joined into one feature.
-fn read(path: &std::path::Path, name: &str, s_srs: Option<i32>) -> Result<Value, HttpError> {
-    let opened = source::open(path, &source::CsvGeometry::None, false).map_err(|e| {
-        HttpError::Unprocessable(format!("file: {name}: {}", strip(&e.to_string(), path)))
-    })?;
+fn read(
+    path: &std::path::Path,
+    name: &str,
+    s_srs: Option<i32>,
+    cancel: &Cancel,
+) -> Result<Value, HttpError> {
+    let unreadable = |e: crate::import::ImportError| match e {
+        crate::import::ImportError::TooLarge { message, .. } => {
+            HttpError::PayloadTooLarge(format!("file: {name}: the zip {message}"))
+        }
+        e => HttpError::Unprocessable(format!("file: {name}: {}", strip(&e.to_string(), path))),
+    };
+    source::check_source(path, false).map_err(unreadable)?;
+    let mut opened = source::open(path, &source::CsvGeometry::None, false).map_err(unreadable)?;
+    opened.watch(cancel);
     let mut layer = source::pick_layer(&opened.ds, name, None, Layer::Parcels)
         .map_err(|e| HttpError::Unprocessable(format!("file: {}", strip(&e.to_string(), path))))?;
     let mut from = match (s_srs, layer.spatial_ref()) {
@@ -119,9 +142,15 @@ fn read(path: &std::path::Path, name: &str, s_srs: Option<i32>) -> Result<Value,
     let ct = CoordTransform::new(&from, &to).map_err(|e| HttpError::Internal(e.to_string()))?;
     let mut polys: Vec<Polygon<f64>> = Vec::new();
     let mut features = 0;
+    let mut size = Size::default();
     for f in layer.features() {
+        cancel.check().map_err(|why| stopped(why, features))?;
         let Some(g) = f.geometry() else { continue };
         features += 1;
+        // Counted before the polygon is converted, and the whole file before the polygons
+        // are joined: a union's cost grows faster than its input.
+        size = size.plus(ogr_size(g));
+        crate::answer::place::footprint_size("file", size)?;
         let t = g.transform(&ct).map_err(|e| {
             HttpError::Unprocessable(format!("file: feature {features}: cannot reach CRS84: {e}"))
         })?;
@@ -139,6 +168,8 @@ fn read(path: &std::path::Path, name: &str, s_srs: Option<i32>) -> Result<Value,
             }
         }
     }
+    // An interrupted statement ends the loop as the end of the file would.
+    cancel.check().map_err(|why| stopped(why, features))?;
     if polys.is_empty() {
         return Err(HttpError::Unprocessable(format!(
             "file: {name} holds no polygon"
@@ -155,6 +186,37 @@ fn read(path: &std::path::Path, name: &str, s_srs: Option<i32>) -> Result<Value,
         "geometry": geometry,
         "properties": {"file": name, "features": features, "polygons": joined.0.len()},
     }))
+}
+
+/// Parts and vertices of an OGR geometry, counted without converting it.
+fn ogr_size(g: &OgrGeometry) -> Size {
+    fn vertices(g: &OgrGeometry) -> usize {
+        match g.geometry_count() {
+            0 => g.point_count(),
+            n => (0..n).map(|i| vertices(&g.get_geometry(i))).sum(),
+        }
+    }
+    use gdal_sys::OGRwkbGeometryType as T;
+    let parts = match gdal::vector::geometry_type_flatten(g.geometry_type()) {
+        T::wkbMultiPolygon | T::wkbMultiSurface | T::wkbGeometryCollection => g.geometry_count(),
+        _ => 1,
+    };
+    Size {
+        parts,
+        vertices: vertices(g),
+    }
+}
+
+/// A stopped read, answered (no one hears the answer to a request that went away).
+fn stopped(why: Stop, read: usize) -> HttpError {
+    tracing::info!(read, %why, "footprint read stopped");
+    match why {
+        Stop::ShuttingDown => HttpError::Unavailable {
+            message: "the server is shutting down; send the file again in a moment".into(),
+            retry_after: 5,
+        },
+        why => HttpError::Unprocessable(format!("file: {why}")),
+    }
 }
 
 /// A message without the server's temporary path.

@@ -12,7 +12,7 @@ use serde::Deserialize;
 
 use super::extract::Body;
 use super::{AppState, Caller, HttpError};
-use crate::domain::{Feature, Layer, Value};
+use crate::domain::{text, Feature, Layer, Value};
 use crate::spatial::query::FACILITY_LAYERS;
 use crate::spatial::snapshot::IDEMPOTENCY_KEY;
 use crate::store::{WriteMode, WriteRequest};
@@ -39,31 +39,45 @@ pub const KINDS: [(&str, Layer); 3] = [
 pub use crate::idde::Screening;
 
 /// `POST /api/inspections`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewInspection {
     /// The asset inspected.
+    #[serde(deserialize_with = "text::line")]
+    #[schemars(length(max = 1024))]
     pub asset_id: String,
     /// When, `YYYY-MM-DD`.
+    #[serde(deserialize_with = "text::line")]
+    #[schemars(length(max = 1024))]
     pub inspected_on: String,
     /// dry_weather_screening, smp_maintenance or catch_basin_cleaning.
+    #[serde(deserialize_with = "text::line")]
+    #[schemars(length(max = 1024))]
     pub kind: String,
     /// Who inspected (defaults to the token's subject).
+    #[serde(default, deserialize_with = "text::line_opt")]
+    #[schemars(length(max = 1024))]
     pub inspector: Option<String>,
     /// pass, fail, needs_follow_up or the program's own word.
+    #[serde(deserialize_with = "text::line")]
+    #[schemars(length(max = 1024))]
     pub result: String,
     /// Free text.
+    #[serde(default, deserialize_with = "text::note_opt")]
+    #[schemars(length(max = 65536))]
     pub notes: Option<String>,
     /// Dry-weather screening observations (outfalls only).
     pub screening: Option<Screening>,
     /// Where the inspector stood (WGS 84), kept with the inspection.
     pub position: Option<Position>,
     /// When it was observed (RFC 3339), as the device's clock said.
+    #[serde(default, deserialize_with = "text::line_opt")]
+    #[schemars(length(max = 1024))]
     pub observed_at: Option<String>,
 }
 
 /// A WGS 84 position.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Position {
     /// Longitude, degrees.
@@ -116,10 +130,7 @@ pub fn to_feature(
             format!("{:?} is not a date (YYYY-MM-DD)", n.inspected_on),
         )
     })?;
-    super::extract::plausible_date("inspected_on", date)?;
-    if date > today {
-        return Err(bad("inspected_on", format!("{date} is in the future")));
-    }
+    super::extract::plausible_date("inspected_on", date, today)?;
     if n.result.trim().is_empty() {
         return Err(bad(
             "result",
@@ -197,6 +208,8 @@ pub fn to_feature(
     if let Some(t) = n.observed_at.filter(|s| !s.trim().is_empty()) {
         let at = chrono::DateTime::parse_from_rfc3339(t.trim())
             .map_err(|_| bad("observed_at", format!("{t:?} is not an RFC 3339 time")))?;
+        // A device's clock may run ahead of the server's by a little, not by a day.
+        super::extract::plausible_date("observed_at", at.date_naive(), today.succ_opt().unwrap_or(today))?;
         f.extra.insert("observed_at".into(), at.to_rfc3339().into());
     }
     Ok(f)
@@ -241,6 +254,15 @@ async fn create(
                     first.id
                 )));
             }
+            // The same key with another body is a client's mistake, not a retry: the
+            // stored inspection stands and the new body is refused, never dropped in
+            // silence (the IETF Idempotency-Key draft's 422).
+            if !same_record(first, &f) {
+                return Err(HttpError::Unprocessable(format!(
+                    "Idempotency-Key: {k:?} was used for inspection {:?} with another body; nothing was written (send a new key for a new request)",
+                    first.id
+                )));
+            }
             // The same request again: the first answer, nothing written.
             return Ok((
                 StatusCode::CREATED,
@@ -277,6 +299,17 @@ async fn create(
         status,
         Json(serde_json::json!({"inspection": json, "write": summary, "case": case})),
     ))
+}
+
+/// Whether two inspections record the same thing: the same values, place and
+/// attributes, whatever idempotency key each carries.
+fn same_record(a: &Feature, b: &Feature) -> bool {
+    let without_key = |f: &Feature| {
+        let mut m = f.extra.clone();
+        m.remove(IDEMPOTENCY_KEY);
+        m
+    };
+    a.id == b.id && a.values == b.values && a.geom == b.geom && without_key(a) == without_key(b)
 }
 
 /// An inspection as JSON: its fields, with the screening findings as an object.

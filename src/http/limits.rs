@@ -1,5 +1,6 @@
 //! Refusals made before a handler runs, each with the JSON body every error has.
 //!
+//! - Headers over [`MAX_HEADER_BYTES`] together are a 431.
 //! - A declared `Content-Length` over the body limit is a 413 before the body is read, so
 //!   a client that sent `Expect: 100-continue` is told no instead of being asked for the
 //!   body (hyper sends `100 Continue` only once a handler starts reading).
@@ -25,7 +26,22 @@ pub(super) async fn refuse_early(
     next.run(req).await
 }
 
+/// The most bytes a request's headers may take together (names and values): a bearer
+/// token and a browser's usual headers take a few hundred; more is not a client of this
+/// service.
+pub const MAX_HEADER_BYTES: usize = 16 * 1024;
+
 fn check(req: &Request, body_limit: usize) -> Result<(), HttpError> {
+    let header_bytes: usize = req
+        .headers()
+        .iter()
+        .map(|(k, v)| k.as_str().len() + v.len() + 4)
+        .sum();
+    if header_bytes > MAX_HEADER_BYTES {
+        return Err(HttpError::HeadersTooLarge(format!(
+            "headers: {header_bytes} bytes is over this server's limit of {MAX_HEADER_BYTES} bytes"
+        )));
+    }
     if let Some(len) = req.headers().get(header::CONTENT_LENGTH) {
         let n: Option<u64> = len.to_str().ok().and_then(|s| s.trim().parse().ok());
         match n {
@@ -95,5 +111,11 @@ mod tests {
         assert!(e.to_string().contains("U+0000"), "{e}");
         assert!(check(&req("/api/assets/CB%2D1/inspections", None), 1000).is_ok());
         assert!(check(&req("/collections/x/items/a%", None), 1000).is_ok());
+        let mut big = req("/health", None);
+        big.headers_mut().insert(
+            "x-padding",
+            header::HeaderValue::from_str(&"a".repeat(MAX_HEADER_BYTES)).unwrap(),
+        );
+        assert_eq!(check(&big, 1000).unwrap_err().status_code(), 431);
     }
 }

@@ -18,7 +18,9 @@ mod ogc;
 mod openapi;
 mod openapi_types;
 mod page;
+mod photos;
 pub mod profile;
+mod security;
 pub mod server;
 mod style;
 mod tiles;
@@ -140,6 +142,11 @@ impl AppState {
     }
 }
 
+/// The largest JSON body a write of records takes (an inspection, a case, an action):
+/// room for several notes at their limit ([`crate::domain::text::MAX_NOTE_CHARS`]), and
+/// far below the upload limit, so a write cannot carry a file's worth of text.
+pub const MAX_JSON_WRITE_BYTES: usize = 1024 * 1024;
+
 /// The whole application, as a router tests can drive without a socket.
 ///
 /// Three kinds of route: open (health, the landing page, conformance and the API
@@ -154,6 +161,7 @@ pub fn app(state: AppState) -> Router {
                 .layer(from_fn_with_state(state.clone(), geo_answers::convert))
                 .merge(inspections::read_router())
                 .merge(cases::read_router())
+                .merge(photos::read_router())
                 .merge(footprint::router()),
         )
         .route_layer(from_fn_with_state(state.clone(), auth::read));
@@ -163,9 +171,17 @@ pub fn app(state: AppState) -> Router {
     let inspector = Router::new()
         .nest(
             "/api",
-            inspections::write_router().merge(cases::write_router()),
+            inspections::write_router()
+                .layer(DefaultBodyLimit::max(MAX_JSON_WRITE_BYTES))
+                .merge(photos::write_router(&state.config)),
         )
         .route_layer(from_fn_with_state(state.clone(), auth::inspector));
+    let officer = Router::new()
+        .nest(
+            "/api",
+            cases::write_router().layer(DefaultBodyLimit::max(MAX_JSON_WRITE_BYTES)),
+        )
+        .route_layer(from_fn_with_state(state.clone(), auth::officer));
     let admin = Router::new()
         .nest("/api", tokens::router())
         .route_layer(from_fn_with_state(state.clone(), auth::admin));
@@ -182,6 +198,7 @@ pub fn app(state: AppState) -> Router {
     open.merge(reads)
         .merge(analyst)
         .merge(inspector)
+        .merge(officer)
         .merge(admin)
         .fallback(not_found)
         .method_not_allowed_fallback(wrong_method)
@@ -194,6 +211,10 @@ pub fn app(state: AppState) -> Router {
         .layer(axum::middleware::from_fn(error::json_bodies))
         .layer(tower_http::trace::TraceLayer::new_for_http())
         .layer(cors)
+        .layer(axum::middleware::map_response_with_state(
+            security::Policies::new(&state.config),
+            security::baseline,
+        ))
         .with_state(state)
 }
 
@@ -224,6 +245,11 @@ fn cors_layer(origins: &[String]) -> tower_http::cors::CorsLayer {
             header::HeaderName::from_static("x-ms4-generation"),
         ])
         .max_age(Duration::from_secs(3600))
+}
+
+/// The OpenAPI document the service serves at `/api/openapi.json`.
+pub fn openapi_document() -> serde_json::Value {
+    openapi::spec()
 }
 
 /// Marks an answer of the router's own fallbacks (no route at the path, or none for the
@@ -290,8 +316,8 @@ async fn health(
     }))
 }
 
-/// Serves until Ctrl-C or SIGTERM, letting requests in flight finish; see [`server`]
-/// for the connection limits.
+/// Serves until Ctrl-C or SIGTERM, letting requests in flight finish for
+/// [`server::SHUTDOWN_GRACE`]; see [`server`] for the connection limits.
 pub async fn serve(state: AppState, listener: tokio::net::TcpListener) -> std::io::Result<()> {
     let config = state.config.clone();
     server::run(listener, app(state), &config, shutdown_signal()).await

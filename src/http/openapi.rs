@@ -100,6 +100,9 @@ const JSON: Option<Body> = json(None);
 const NO: Query = Query::None;
 
 use super::cases::{AsOf, ListParams, ReportParams};
+use super::inspections::NewInspection;
+use crate::idde::case::{Action, Closing};
+use crate::idde::open::OpenCase;
 use super::ogc::{ItemParams, ItemsParams};
 use super::openapi_types::{determine_request, object as t, Typed};
 use crate::answer::determine::{PlaceWire, ScreenParams};
@@ -133,7 +136,7 @@ pub const ROUTES: &[Route] = &[
     r("post", "/api/determinations", "Land development activity, exemptions, Conditions One/Two/Three and requirements, as `ms4 determine`: the place (parcel or footprint) and the project's facts (the schema DetermineRequest)", NO, json(Some(determine_request)), READ),
     r("get", "/api/screen", "Condition One for a project on every parcel, as `ms4 screen`", q(t::<ScreenParams>), None, READ),
     r("get", "/api/assets/{id}/inspections", "An asset's inspections, newest first", NO, None, READ),
-    r("post", "/api/inspections", "Record an inspection: {asset_id, inspected_on, kind (dry_weather_screening | smp_maintenance | catch_basin_cleaning), result, inspector?, notes?, screening?: {flow, odour, colour, turbidity, floatables, deposits, field_tests: {ph, ammonia_mg_l, ...}}}", NO, JSON, role(Role::Inspector)),
+    r("post", "/api/inspections", "Record an inspection: {asset_id, inspected_on, kind (dry_weather_screening | smp_maintenance | catch_basin_cleaning), result, inspector?, notes?, screening?: {flow, odour, colour, turbidity, floatables, deposits, field_tests: {ph, ammonia_mg_l, ...}}}", NO, json(Some(t::<NewInspection>)), role(Role::Inspector)),
     r("get", "/api/cases", "Illicit discharge cases with their candidates and action logs", q(t::<ListParams>), None, READ),
     r("get", "/api/cases/{id}", "A case with its deadlines and fines computed as of a time", q(t::<AsOf>), None, READ),
     r("get", "/api/cases/{id}/notice", "The case's notice of violation as printable HTML", q(t::<AsOf>), None, READ),
@@ -141,12 +144,12 @@ pub const ROUTES: &[Route] = &[
     r("get", "/api/deadlines", "What is due and overdue, by case, and the fines accrued (computed from the profile)", q(t::<AsOf>), None, READ),
     r("get", "/api/report", "The annual report: each count with its period, denominator and record ids", q(t::<ReportParams>), None, READ),
     r("get", "/api/inspections/{id}/photos", "An inspection's photos with their SHA-256", NO, None, READ),
-    r("get", "/api/photos/{sha256}", "A photo's bytes, by its SHA-256", NO, None, READ),
-    r("post", "/api/cases", "Open a case: {origin (complaint | hotline | screening | connection | staff), opened_on, reported_by?, description?, asset_id?, connection_id?, parcel_id?, inspection_id?}", NO, JSON, role(Role::Inspector)),
-    r("post", "/api/cases/from-connections", "Open a case for each connection found illicit or needing review that no case names: {opened_on}", NO, JSON, role(Role::Inspector)),
-    r("post", "/api/cases/{id}/actions", "Log an action: {kind, on, at?, by?, method?, outcome?, violations?, results?, connection_id?, notes?}", NO, JSON, role(Role::Inspector)),
-    r("post", "/api/cases/{id}/close", "Close a case: {closure (eliminated | unfounded | referred), on, by?, notes?, referred_to?, connection_id?}", NO, JSON, role(Role::Inspector)),
-    r("post", "/api/inspections/{id}/photos", "Store a photo of an inspection: the image bytes as the body with its Content-Type; answers {photo_id, sha256}", NO, raw("image/*"), role(Role::Inspector)),
+    r("get", "/api/photos/{sha256}", "A photo's bytes, by its SHA-256, under the type its bytes name, with nosniff and a sandboxing Content-Security-Policy", NO, None, READ),
+    r("post", "/api/cases", "Open a case: {origin (complaint | hotline | screening | connection | staff), opened_on, reported_by?, description?, asset_id?, connection_id?, parcel_id?, inspection_id?}", NO, json(Some(t::<OpenCase>)), role(Role::Officer)),
+    r("post", "/api/cases/from-connections", "Open a case for each connection found illicit or needing review that no case names: {opened_on}", NO, JSON, role(Role::Officer)),
+    r("post", "/api/cases/{id}/actions", "Log an action: {kind, on, at?, by?, method?, outcome?, violations?, results?, connection_id?, notes?}", NO, json(Some(t::<Action>)), role(Role::Officer)),
+    r("post", "/api/cases/{id}/close", "Close a case: {closure (eliminated | unfounded | referred), on, by?, notes?, referred_to?, connection_id?}", NO, json(Some(t::<Closing>)), role(Role::Officer)),
+    r("post", "/api/inspections/{id}/photos", "Store a photo of an inspection: the image bytes as the body, a JPEG, PNG, WebP or HEIC/HEIF image (its type is read from the bytes, never the Content-Type; any other bytes are a 415); answers {photo_id, sha256, size, content_type}", NO, raw("image/*"), role(Role::Inspector)),
     r("post", "/api/layers/{layer}/import", "Upload a file for a layer (multipart: file, map, src_layer, s_srs, dry_run, replace, invalid); answers the quality report", NO, raw("multipart/form-data"), role(Role::Analyst)),
     r("post", "/api/footprint", "A footprint from a file (multipart: file, s_srs): a zipped shapefile, GeoPackage, GeoJSON, KML or FlatGeobuf, answered as one GeoJSON feature in CRS84", NO, raw("multipart/form-data"), READ),
     r("get", "/api/tokens", "List tokens (never the tokens themselves)", NO, None, role(Role::Admin)),
@@ -161,6 +164,8 @@ fn media_type(path: &str) -> &'static str {
         "application/geo+json"
     } else if path.ends_with("/notice") || path.starts_with("/api/notices/") {
         "text/html"
+    } else if path.starts_with("/api/photos/") {
+        "image/*"
     } else {
         "application/json"
     }
@@ -254,6 +259,8 @@ pub fn spec() -> serde_json::Value {
             };
             op["requestBody"] =
                 serde_json::json!({"required": true, "content": {body.media: media}});
+            // A body of another media type than the route reads.
+            op["responses"]["415"] = error.clone();
         }
         let entry = paths
             .entry(route.path.to_string())
@@ -269,9 +276,14 @@ pub fn spec() -> serde_json::Value {
             "description": "OGC API – Features over the registry's layers, and the registry's answers with the law's citations under /api.",
         },
         "paths": paths,
-        "security": [{"bearer": []}],
+        "security": [{"bearer": []}, {"basic": []}],
         "components": {
-            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
+            // The token as a bearer token, or as the password of HTTP Basic (any user
+            // name) for clients that send only Basic.
+            "securitySchemes": {
+                "bearer": {"type": "http", "scheme": "bearer"},
+                "basic": {"type": "http", "scheme": "basic", "description": "the token as the password, any user name"},
+            },
             "schemas": typed.schemas(serde_json::json!({"Error": {"type": "object", "required": ["error"], "properties": {
                 "error": {"type": "string"}, "status": {"type": "integer"}}}})),
         },

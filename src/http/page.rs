@@ -92,15 +92,9 @@ fn with_type(ty: &'static str, bytes: &'static [u8], cache: &'static str) -> Res
     let h = r.headers_mut();
     h.insert(header::CONTENT_TYPE, HeaderValue::from_static(ty));
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static(cache));
-    // The page loads nothing from another origin; say so, so a browser refuses if a
-    // dependency ever tries.
-    h.insert(
-        header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(
-            "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; \
-             worker-src 'self' blob:; connect-src 'self'",
-        ),
-    );
+    // The page loads nothing from another origin: the baseline layer gives these files
+    // the policy that says so.
+    r.extensions_mut().insert(super::security::PageFile);
     r
 }
 
@@ -171,6 +165,7 @@ fn may(role: Option<Role>, read: bool) -> serde_json::Value {
     serde_json::json!({
         "read": read,
         "inspect": allows(Role::Inspector),
+        "enforce": allows(Role::Officer),
         "import": allows(Role::Analyst),
         "admin": allows(Role::Admin),
     })

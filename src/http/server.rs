@@ -9,7 +9,9 @@
 //! - hyper's own refusals (414 URI too long, 431 headers too large, 400 unparsable) carry
 //!   no body; [`JsonErrors`] gives them the same JSON body as every other error.
 //! - Graceful shutdown: on Ctrl-C or SIGTERM no new connection is accepted and those in
-//!   flight finish (for at most [`SHUTDOWN_GRACE`]).
+//!   flight finish (for at most [`SHUTDOWN_GRACE`]). A read still running a second before
+//!   the end is stopped ([`crate::import::cancel::shut_down`]) and its request answered
+//!   503; then the process ends, whatever its blocking threads are doing (see `main`).
 
 use std::io;
 use std::pin::Pin;
@@ -25,8 +27,14 @@ use tokio::sync::Semaphore;
 
 use super::ServeConfig;
 
-/// How long connections in flight may take to finish once shutdown is asked for.
-pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
+/// How long connections in flight may take to finish once shutdown is asked for: enough
+/// for an answer or a small upload, short enough that a service manager's stop (systemd
+/// waits 90 s, Docker 10 s before it kills) finds the process gone.
+pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+
+/// When, within the grace, reads still running (an upload, a footprint file) are stopped,
+/// leaving their requests a second to be answered.
+const STOP_READS_AFTER: Duration = Duration::from_secs(4);
 
 /// The largest request head hyper buffers (hyper's default is about 400 KB).
 const MAX_HEAD_BYTES: usize = 64 * 1024;
@@ -81,12 +89,23 @@ pub async fn run(
         });
     }
     drop(listener);
-    if tokio::time::timeout(SHUTDOWN_GRACE, graceful.shutdown())
+    let closed = graceful.shutdown();
+    tokio::pin!(closed);
+    if tokio::time::timeout(STOP_READS_AFTER, &mut closed)
         .await
         .is_err()
     {
-        tracing::warn!("connections still open {SHUTDOWN_GRACE:?} after shutdown was asked for");
+        // Reads on blocking threads do not end with their requests' futures: stopped
+        // now, their requests are still answered (503) before the connections close.
+        crate::import::cancel::shut_down();
+        if tokio::time::timeout(SHUTDOWN_GRACE - STOP_READS_AFTER, closed)
+            .await
+            .is_err()
+        {
+            tracing::warn!("connections still open {SHUTDOWN_GRACE:?} after shutdown was asked for; closing them");
+        }
     }
+    crate::import::cancel::shut_down();
     Ok(())
 }
 
@@ -94,8 +113,9 @@ pub async fn run(
 fn raw_response(status: u16, reason: &str, message: &str, extra: &str) -> Vec<u8> {
     let body = serde_json::json!({"error": message, "status": status}).to_string();
     format!(
-        "HTTP/1.1 {status} {reason}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n{extra}\r\n{body}",
-        body.len()
+        "HTTP/1.1 {status} {reason}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n{}{extra}\r\n{body}",
+        body.len(),
+        super::security::RAW_LINES,
     )
     .into_bytes()
 }

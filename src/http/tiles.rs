@@ -1,11 +1,12 @@
 //! Vector tiles over HTTP: `/tiles/...` (MVT), TileJSON 3.0, and OGC API – Tiles core for
 //! the WebMercatorQuad grid.
 //!
-//! Tile URLs handed out carry the generation of the snapshot the metadata was made from
-//! (`?g=...`). A tile is always rendered from the current snapshot, so it is never older
-//! than the generation its URL names; when the URL names the current generation the tile
-//! is cacheable for a year (the next write changes the URL), otherwise the browser must
-//! revalidate, which the ETag (generation and tile) makes a 304 while nothing changed.
+//! Tile URLs handed out carry the generation of the snapshot and profile the metadata was
+//! made from (`?g=...`). A tile is always rendered from the current snapshot with the
+//! current profile, so it is never older than the generation its URL names; when the URL
+//! names the current generation the tile is cacheable for a year (the next write, or the
+//! next profile update, changes the URL), otherwise the browser must revalidate, which
+//! the ETag (generation and tile) makes a 304 while nothing changed.
 
 use std::collections::HashMap;
 
@@ -120,8 +121,10 @@ async fn tile(
 ) -> Result<Response, HttpError> {
     state.tiles.mark_used();
     let snap = state.snapshot.current();
-    let generation = state.tiles.generations.of(&snap);
-    let seq = snap.seq;
+    // Taken with the snapshot: the tile is rendered with the profile its name counts.
+    let (profile_now, profile_number) = state.profile.numbered();
+    let generation = state.tiles.generations.of(&snap, profile_number);
+    let newness = (snap.seq, profile_number);
     let today = chrono::Local::now().date_naive();
     // "overdue" turns with the day: the day is part of the tile's identity.
     let etag = format!("\"{generation}.{today}.{set}.{}.{}.{}\"", t.z, t.x, t.y);
@@ -150,7 +153,7 @@ async fn tile(
     let matches = headers
         .get(header::IF_NONE_MATCH)
         .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.split(',').any(|e| e.trim() == etag || e.trim() == "*"));
+        .is_some_and(|v| etag_matches(v, &etag));
     if matches {
         let mut r = StatusCode::NOT_MODIFIED.into_response();
         head(&mut r);
@@ -167,7 +170,6 @@ async fn tile(
     }
     let keep = state.tiles.rendered.clone();
     let bytes = tokio::task::spawn_blocking(move || {
-        let profile_now = state.profile.current();
         let profile = &*profile_now;
         let networks = &state.networks;
         let source =
@@ -180,7 +182,7 @@ async fn tile(
     // Kept under the generation its snapshot was named when the request began: the tile
     // was rendered from that very snapshot.
     let bytes = bytes::Bytes::from(bytes);
-    keep.put(&generation, seq, today, set, t, bytes.clone());
+    keep.put(&generation, newness, today, set, t, bytes.clone());
     let mut r = (
         [(header::CONTENT_TYPE, HeaderValue::from_static(MVT))],
         bytes,
@@ -239,7 +241,10 @@ fn tilejson(
     layers: &[&TileLayer],
 ) -> serde_json::Value {
     let snap = state.snapshot.current();
-    let generation = state.tiles.generations.of(&snap);
+    let generation = state
+        .tiles
+        .generations
+        .of(&snap, state.profile.numbered().1);
     let base = links::base(&state.config, headers);
     let bounds = lon_lat_bounds(&snap, layers);
     let minzoom = layers.iter().map(|l| l.minzoom).min().unwrap_or(0);
@@ -322,7 +327,10 @@ async fn ogc_tileset(
 ) -> Result<Json<serde_json::Value>, HttpError> {
     let spec = layer_named(&layer)?;
     let b = links::base(&state.config, &headers);
-    let generation = state.tiles.generations.of(&state.snapshot.current());
+    let generation = state
+        .tiles
+        .generations
+        .of(&state.snapshot.current(), state.profile.numbered().1);
     Ok(Json(serde_json::json!({
         "title": format!("{} (WebMercatorQuad)", spec.name()),
         "dataType": "vector",
@@ -485,4 +493,30 @@ pub(super) fn openapi_paths(paths: &mut serde_json::Map<String, serde_json::Valu
             true,
         ),
     );
+}
+
+/// Whether an `If-None-Match` list names `etag`, by the weak comparison RFC 9110
+/// (§ 13.1.2) prescribes for it: `W/"x"` matches `"x"`, as a cache or proxy that
+/// weakened the tag sends it back.
+pub(super) fn etag_matches(if_none_match: &str, etag: &str) -> bool {
+    let opaque = |t: &str| t.trim().trim_start_matches("W/").to_string();
+    let want = opaque(etag);
+    if_none_match
+        .split(',')
+        .any(|e| e.trim() == "*" || opaque(e) == want)
+}
+
+#[cfg(test)]
+mod etag_tests {
+    use super::etag_matches;
+
+    #[test]
+    fn if_none_match_compares_weakly() {
+        assert!(etag_matches("\"g1-abc\"", "\"g1-abc\""));
+        assert!(etag_matches("W/\"g1-abc\"", "\"g1-abc\""));
+        assert!(etag_matches("\"x\", W/\"g1-abc\"", "\"g1-abc\""));
+        assert!(etag_matches("*", "\"g1-abc\""));
+        assert!(!etag_matches("\"g2-abc\"", "\"g1-abc\""));
+        assert!(!etag_matches("g1-abc", "\"g1-abc\""));
+    }
 }

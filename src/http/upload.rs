@@ -17,6 +17,7 @@ use axum::{Extension, Json, Router};
 
 use super::{AppState, Caller, HttpError, NETWORK_LAYERS};
 use crate::domain::Layer;
+use crate::import::cancel::{Cancel, Stop};
 use crate::import::{self, crs, gdal_guard, source, ImportError, ImportOptions, InvalidPolicy};
 use crate::store::WriteMode;
 
@@ -143,6 +144,9 @@ async fn upload(
                     .text()
                     .await
                     .map_err(|e| HttpError::BadRequest(format!("{other}: {}", e.body_text())))?;
+                if let Some(why) = crate::domain::text::line_problem(&v) {
+                    return Err(HttpError::BadRequest(format!("{other}: {why}")));
+                }
                 match other {
                     "map" => opts.maps.push(
                         source::parse_map(&v).map_err(|e| HttpError::BadRequest(format!("map: {e}")))?,
@@ -195,6 +199,11 @@ async fn upload(
     // A small upload is applied to the snapshot from the features it wrote (see
     // `SnapshotHandle::after_import`); the watcher leaves the layer to it meanwhile.
     opts.keep_written = KEEP_WRITTEN;
+    // The read runs on a blocking thread: it stops, and the write rolls back, when the
+    // request times out, the client hangs up (this future is dropped) or the server
+    // shuts down.
+    opts.cancel = Cancel::within(state.config.request_timeout);
+    let _stop_reading = opts.cancel.on_drop();
     let _writing = (!dry_run).then(|| state.snapshot.writing(layer));
     let mut report = import::import(state.store.clone(), opts)
         .await
@@ -203,6 +212,13 @@ async fn upload(
             ImportError::TooLarge { message, .. } => {
                 HttpError::PayloadTooLarge(format!("file: {uploaded_as}: the zip {message}"))
             }
+            ImportError::Stopped {
+                why: Stop::ShuttingDown,
+                ..
+            } => HttpError::Unavailable {
+                message: "the server is shutting down; nothing was imported, send the file again in a moment".into(),
+                retry_after: 5,
+            },
             // Everything else is about the file or the request: say so, by name, without the
             // server's temporary path.
             other => HttpError::Unprocessable(

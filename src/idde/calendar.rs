@@ -1,11 +1,54 @@
 //! Business days: weekdays that are not one of the jurisdiction's holidays (its
 //! `[[idde.holidays]]`), so a deadline "in two business days" skips a weekend and a
 //! holiday as the town's offices do.
+//!
+//! Every walk over days is bounded whatever the data: a count over the profile's bound
+//! ([`MAX_BUSINESS_DAYS`]) is refused before any day is walked, a walk that meets no
+//! business day for [`MAX_WALK_DAYS`] days (a calendar of holidays only) stops, and a
+//! date past the calendar's end is an error, never a panic.
 
-use chrono::{Datelike, Duration, NaiveDate, Weekday};
+use chrono::{Datelike, NaiveDate, NaiveDateTime, Weekday};
 use rustc_hash::FxHashMap;
 
+use crate::rules::bounds::{MAX_BUSINESS_DAYS, MAX_DAYS, MAX_HOURS};
 use crate::rules::Holiday;
+
+/// The most calendar days a business-day count walks: twice the longest count's span,
+/// far more than weekends and any list of holidays add.
+pub const MAX_WALK_DAYS: i64 = 2 * MAX_DAYS as i64 + 366;
+
+/// Why the clock could not count a period.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ClockError {
+    /// A longer period than any law gives.
+    #[error("{n} {unit} is more than the {max} a period may run (ten years)")]
+    TooLong {
+        /// The count asked for.
+        n: u32,
+        /// Its unit: `hours`, `days` or `business days`.
+        unit: &'static str,
+        /// The bound.
+        max: u32,
+    },
+    /// The calendar's holidays leave no business day within the walk's bound.
+    #[error(
+        "no {n} business days after {from} within {MAX_WALK_DAYS} days: the holidays leave too few"
+    )]
+    TooFewBusinessDays {
+        /// The start.
+        from: NaiveDate,
+        /// The count asked for.
+        n: u32,
+    },
+    /// A date past the last (or before the first) the calendar holds.
+    #[error("{from} plus {span} is past the last date the calendar holds")]
+    OutOfRange {
+        /// The start.
+        from: String,
+        /// What was added, in words (`3 days`).
+        span: String,
+    },
+}
 
 /// The years whose holidays a calendar works out once, when it is made; a day outside
 /// them is worked out when asked.
@@ -51,34 +94,74 @@ impl<'a> Calendar<'a> {
         !matches!(d.weekday(), Weekday::Sat | Weekday::Sun) && self.holiday(d).is_none()
     }
 
-    /// The `n`th business day after `d` (`d` itself when `n` is 0).
-    pub fn add_business_days(&self, d: NaiveDate, n: u32) -> NaiveDate {
+    /// The `n`th business day after `d` (`d` itself when `n` is 0). Refused, before
+    /// any day is walked, when `n` is over [`MAX_BUSINESS_DAYS`]; an error when the walk
+    /// finds too few business days or leaves the calendar's dates.
+    pub fn add_business_days(&self, d: NaiveDate, n: u32) -> Result<NaiveDate, ClockError> {
+        too_long(n, "business days", MAX_BUSINESS_DAYS)?;
         let mut day = d;
         let mut left = n;
+        let mut walked = 0;
         while left > 0 {
-            day += Duration::days(1);
+            if walked == MAX_WALK_DAYS {
+                return Err(ClockError::TooFewBusinessDays { from: d, n });
+            }
+            day = day.succ_opt().ok_or_else(|| ClockError::OutOfRange {
+                from: d.to_string(),
+                span: format!("{n} business days"),
+            })?;
+            walked += 1;
             if self.is_business_day(day) {
                 left -= 1;
             }
         }
-        day
+        Ok(day)
     }
 
     /// The days skipped between `from` (exclusive) and `to` (inclusive) that were not
     /// business days, with why: what an answer shows so a reader can check the count.
+    /// At most [`MAX_WALK_DAYS`] days are looked at.
     pub fn skipped(&self, from: NaiveDate, to: NaiveDate) -> Vec<String> {
         let mut out = Vec::new();
-        let mut d = from + Duration::days(1);
-        while d <= to {
+        let days = std::iter::successors(from.succ_opt(), |d| d.succ_opt())
+            .take_while(|d| *d <= to)
+            .take(MAX_WALK_DAYS as usize);
+        for d in days {
             if let Some(h) = self.holiday(d) {
                 out.push(format!("{d} ({h})"));
             } else if matches!(d.weekday(), Weekday::Sat | Weekday::Sun) {
                 out.push(format!("{d} ({})", d.format("%A")));
             }
-            d += Duration::days(1);
         }
         out
     }
+}
+
+/// `d` and `n` calendar days (at most [`MAX_DAYS`]).
+pub fn add_days(d: NaiveDate, n: u32) -> Result<NaiveDate, ClockError> {
+    too_long(n, "days", MAX_DAYS)?;
+    d.checked_add_days(chrono::Days::new(n.into()))
+        .ok_or_else(|| ClockError::OutOfRange {
+            from: d.to_string(),
+            span: format!("{n} days"),
+        })
+}
+
+/// `t` and `h` hours (at most [`MAX_HOURS`]).
+pub fn add_hours(t: NaiveDateTime, h: u32) -> Result<NaiveDateTime, ClockError> {
+    too_long(h, "hours", MAX_HOURS)?;
+    t.checked_add_signed(chrono::Duration::hours(h.into()))
+        .ok_or_else(|| ClockError::OutOfRange {
+            from: t.format("%Y-%m-%d %H:%M").to_string(),
+            span: format!("{h} hours"),
+        })
+}
+
+fn too_long(n: u32, unit: &'static str, max: u32) -> Result<(), ClockError> {
+    if n > max {
+        return Err(ClockError::TooLong { n, unit, max });
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -104,10 +187,83 @@ mod tests {
         let c = Calendar::new(&hs);
         // Thursday 21 May 2026 + 3 business days: Fri 22, (Sat, Sun, Memorial Day
         // Mon 25), Tue 26, Wed 27.
-        assert_eq!(c.add_business_days(d("2026-05-21"), 3), d("2026-05-27"));
+        assert_eq!(
+            c.add_business_days(d("2026-05-21"), 3).unwrap(),
+            d("2026-05-27")
+        );
         assert_eq!(c.holiday(d("2026-05-25")), Some("Memorial Day"));
         assert_eq!(c.skipped(d("2026-05-21"), d("2026-05-27")).len(), 3);
-        assert_eq!(c.add_business_days(d("2026-05-21"), 0), d("2026-05-21"));
+        assert_eq!(
+            c.add_business_days(d("2026-05-21"), 0).unwrap(),
+            d("2026-05-21")
+        );
+    }
+
+    #[test]
+    fn a_huge_count_is_refused_at_once_and_no_walk_runs_past_its_bounds() {
+        let c = Calendar::new(&[]);
+        let t = std::time::Instant::now();
+        assert_eq!(
+            c.add_business_days(d("2026-05-21"), 100_000_000),
+            Err(ClockError::TooLong {
+                n: 100_000_000,
+                unit: "business days",
+                max: MAX_BUSINESS_DAYS
+            })
+        );
+        assert!(c
+            .add_business_days(d("2026-05-21"), MAX_BUSINESS_DAYS)
+            .is_ok());
+        assert!(matches!(
+            add_days(d("2026-05-21"), u32::MAX),
+            Err(ClockError::TooLong { .. })
+        ));
+        let noon = d("2026-05-21").and_hms_opt(12, 0, 0).unwrap();
+        assert!(matches!(
+            add_hours(noon, u32::MAX),
+            Err(ClockError::TooLong { .. })
+        ));
+        assert!(matches!(
+            add_days(NaiveDate::MAX, 1),
+            Err(ClockError::OutOfRange { .. })
+        ));
+        // The calendar's last day: an error, not a panic.
+        let last = NaiveDate::MAX;
+        assert!(matches!(
+            c.add_business_days(last, 1),
+            Err(ClockError::OutOfRange { .. })
+        ));
+        assert!(c.skipped(last, last).is_empty());
+        assert!(c.skipped(NaiveDate::MIN, NaiveDate::MAX).len() <= MAX_WALK_DAYS as usize);
+        assert!(
+            t.elapsed() < std::time::Duration::from_millis(100),
+            "{:?}",
+            t.elapsed()
+        );
+    }
+
+    #[test]
+    fn a_calendar_of_holidays_only_stops_the_walk() {
+        // Every day of the year a holiday: no business day is ever found.
+        let every_day: Vec<Holiday> = (1..=12)
+            .flat_map(|m| (1..=31).map(move |day| (m, day)))
+            .filter(|(m, day)| NaiveDate::from_ymd_opt(2024, *m, *day).is_some())
+            .map(|(month, day)| Holiday {
+                name: format!("{month}-{day}"),
+                month,
+                day: Some(day),
+                weekday: None,
+                nth: None,
+                easter_offset: None,
+                on_or_after: None,
+                observed: false,
+            })
+            .collect();
+        let c = Calendar::new(&every_day);
+        assert!(matches!(
+            c.add_business_days(d("2026-05-21"), 1),
+            Err(ClockError::TooFewBusinessDays { .. })
+        ));
     }
 
     #[test]
@@ -134,7 +290,10 @@ mod tests {
         }
         let c = Calendar::new(&hs);
         // Thursday 2 April 2026 + 1 business day: Good Friday and the weekend skipped.
-        assert_eq!(c.add_business_days(d("2026-04-02"), 1), d("2026-04-06"));
+        assert_eq!(
+            c.add_business_days(d("2026-04-02"), 1).unwrap(),
+            d("2026-04-06")
+        );
     }
 
     #[test]

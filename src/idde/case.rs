@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use super::candidates::Candidate;
 use super::screening::FieldError;
-use crate::domain::{Feature, Layer, Value};
+use crate::domain::{text, Feature, Layer, Value};
 use crate::spatial::Snapshot;
 
 /// How a case can come to be opened.
@@ -73,40 +73,84 @@ pub const ACTION_KINDS: [(&str, &str); 19] = [
 pub const CLOSURES: [&str; 3] = ["eliminated", "unfounded", "referred"];
 
 /// One entry of a case's action log.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+///
+/// Its text is bounded and printable ([`crate::domain::text`]): [`Action::text_problem`]
+/// refuses an over-long note or a control character, naming the field, before a new
+/// action is logged. A log read back from the store is read as it was written.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Action {
     /// One of [`ACTION_KINDS`].
+    #[schemars(length(max = 1024))]
     pub kind: String,
     /// The day it was done.
     pub on: NaiveDate,
     /// The time of day, `HH:MM`, where a deadline counts hours from it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 1024))]
     pub at: Option<String>,
-    /// Who did it.
+    /// The office that acted, as the profile names it (`Town Manager`), or `respondent`
+    /// for what the person answering the case did (a plan, a report, a payment, an
+    /// appeal); left out, the profile's enforcement office (or `respondent`).
     #[serde(default)]
+    #[schemars(length(max = 1024))]
     pub by: String,
+    /// Who recorded it: the subject of the token (or the user at the command line).
+    /// Set by the registry, never taken from a request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(skip)]
+    pub recorded_by: Option<String>,
     /// For a notice: `hand` or `mail` (certified and first-class).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 1024))]
     pub method: Option<String>,
     /// What it found or decided (`corrected`, `not_corrected`, `upheld`, `positive`...).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 1024))]
     pub outcome: Option<String>,
     /// For a citation: the number of violations cited.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(max = 100000))]
     pub violations: Option<u32>,
-    /// Readings or results (a sample's, a dye test's), as given.
+    /// Readings or results (a sample's, a dye test's), as given: at most 64 KiB.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub results: Option<serde_json::Value>,
     /// The connection it concerns, when one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 1024))]
     pub connection_id: Option<String>,
     /// Free text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 65536))]
     pub notes: Option<String>,
 }
 
 impl Action {
+    /// The first field whose text is over its limit or holds a character a record may
+    /// not ([`crate::domain::text`]), with why.
+    pub fn text_problem(&self) -> Option<FieldError> {
+        let lines = [
+            ("kind", Some(&self.kind)),
+            ("at", self.at.as_ref()),
+            ("by", Some(&self.by)),
+            ("method", self.method.as_ref()),
+            ("outcome", self.outcome.as_ref()),
+            ("connection_id", self.connection_id.as_ref()),
+        ];
+        for (field, v) in lines {
+            if let Some(why) = v.and_then(|v| text::line_problem(v)) {
+                return Some(err(field, why));
+            }
+        }
+        if let Some(why) = self.notes.as_deref().and_then(text::note_problem) {
+            return Some(err("notes", why));
+        }
+        if let Some(why) = self.results.as_ref().and_then(text::json_problem) {
+            return Some(err("results", why));
+        }
+        None
+    }
+
     /// When it was done, to the minute (the start of its day without a time).
     pub fn datetime(&self) -> chrono::NaiveDateTime {
         let t = self
@@ -300,8 +344,94 @@ fn err(field: &str, message: impl Into<String>) -> FieldError {
     }
 }
 
+/// The kinds of action the person answering a case takes (a plan, a report, a payment,
+/// an appeal): logged as by [`RESPONDENT`], not by an office of the Town.
+pub const RESPONDENT_KINDS: [&str; 4] = [
+    "correction_plan",
+    "compliance_report",
+    "fine_paid",
+    "appeal_filed",
+];
+
+/// Who a respondent's action is by.
+pub const RESPONDENT: &str = "respondent";
+
+/// The most violations one citation may cite: the fine is counted per violation, and
+/// no citation of the three laws reaches this.
+pub const MAX_VIOLATIONS: u32 = 10_000;
+
+/// Who did an action of `kind`, as the log records it: `by` as the profile spells the
+/// office (any case and spacing accepted), or [`RESPONDENT`] for a respondent's kind;
+/// left empty, the profile's first office (or [`RESPONDENT`]). A profile that lists no
+/// offices takes any printable name, and the recorder's name when none is given.
+pub fn resolve_by(
+    kind: &str,
+    by: &str,
+    offices: &[String],
+    recorder: &str,
+) -> Result<String, FieldError> {
+    let given = by.split_whitespace().collect::<Vec<_>>().join(" ");
+    if RESPONDENT_KINDS.contains(&kind) {
+        if given.is_empty() || given.eq_ignore_ascii_case(RESPONDENT) {
+            return Ok(RESPONDENT.into());
+        }
+        return Err(err(
+            "by",
+            format!("a {kind} is the respondent's: by is {RESPONDENT:?} (or left out), not {given:?}"),
+        ));
+    }
+    if offices.is_empty() {
+        let name = if given.is_empty() { recorder.trim() } else { &given };
+        if let Some(why) = text::line_problem(name) {
+            return Err(err("by", why));
+        }
+        if name.is_empty() {
+            return Err(err("by", "say who did it"));
+        }
+        return Ok(name.to_string());
+    }
+    if given.is_empty() {
+        return Ok(offices[0].clone());
+    }
+    offices
+        .iter()
+        .find(|o| o.eq_ignore_ascii_case(&given))
+        .cloned()
+        .ok_or_else(|| {
+            err(
+                "by",
+                format!(
+                    "{given:?} is not an office of this town's law; name one of {} (the profile's [idde] offices)",
+                    offices.join(", ")
+                ),
+            )
+        })
+}
+
+/// A new action as the log will record it: its `by` resolved ([`resolve_by`]), who
+/// recorded it set to `recorder` (whatever the request said), then checked against the
+/// case ([`check_action`]).
+pub fn new_action(
+    case: &Case,
+    mut a: Action,
+    offices: &[String],
+    recorder: &str,
+    today: NaiveDate,
+) -> Result<Action, FieldError> {
+    if let Some(e) = a.text_problem() {
+        return Err(e);
+    }
+    // The case's state and the action's kind first: their refusals say more than a
+    // name's.
+    check_action(case, &a, today)?;
+    a.by = resolve_by(&a.kind, &a.by, offices, recorder)?;
+    a.recorded_by = Some(recorder.to_string());
+    Ok(a)
+}
+
 /// Checks a new action against the case: open, a known kind, a date on or after the
-/// opening and not in the future, and the fields its kind needs.
+/// opening and not in the future, and the fields its kind needs (who did it is
+/// [`resolve_by`]'s).
 pub fn check_action(case: &Case, a: &Action, today: NaiveDate) -> Result<(), FieldError> {
     if !case.is_open() {
         return Err(err(
@@ -343,9 +473,6 @@ pub fn check_action(case: &Case, a: &Action, today: NaiveDate) -> Result<(), Fie
             return Err(err("at", format!("{t:?} is not a time of day, HH:MM")));
         }
     }
-    if a.by.trim().is_empty() {
-        return Err(err("by", "say who did it"));
-    }
     let needs = |field: &str, v: &Option<String>, allowed: &[&str]| match v.as_deref() {
         Some(x) if allowed.contains(&x) => Ok(()),
         other => Err(err(
@@ -369,28 +496,41 @@ pub fn check_action(case: &Case, a: &Action, today: NaiveDate) -> Result<(), Fie
     if a.kind == "citation_issued" && a.violations == Some(0) {
         return Err(err("violations", "a citation cites one violation or more"));
     }
+    if let Some(n) = a.violations.filter(|n| *n > MAX_VIOLATIONS) {
+        return Err(err(
+            "violations",
+            format!("{n} is over the {MAX_VIOLATIONS} violations one citation may cite"),
+        ));
+    }
     Ok(())
 }
 
 /// How a case is to close.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Closing {
     /// eliminated, unfounded or referred.
+    #[serde(deserialize_with = "text::line")]
+    #[schemars(length(max = 1024))]
     pub closure: String,
     /// The day.
     pub on: NaiveDate,
-    /// Who closed it.
-    #[serde(default)]
+    /// The office that closed it, as the profile names it; left out, the profile's
+    /// enforcement office.
+    #[serde(default, deserialize_with = "text::line")]
+    #[schemars(length(max = 1024))]
     pub by: String,
     /// How it was eliminated, or why it was unfounded.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "text::note_opt")]
+    #[schemars(length(max = 65536))]
     pub notes: Option<String>,
     /// The agency it was referred to.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "text::line_opt")]
+    #[schemars(length(max = 1024))]
     pub referred_to: Option<String>,
     /// The connection eliminated (else the case's own).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "text::line_opt")]
+    #[schemars(length(max = 1024))]
     pub connection_id: Option<String>,
 }
 
@@ -401,6 +541,8 @@ pub fn close(
     snap: &Snapshot,
     case: &Case,
     c: &Closing,
+    offices: &[String],
+    recorder: &str,
     today: NaiveDate,
 ) -> Result<(Case, Option<Feature>), FieldError> {
     if !case.is_open() {
@@ -429,9 +571,7 @@ pub fn close(
             ),
         ));
     }
-    if c.by.trim().is_empty() {
-        return Err(err("by", "say who closed it"));
-    }
+    let by = resolve_by("close", &c.by, offices, recorder)?;
     let mut next = case.clone();
     next.status = "closed".into();
     next.closed_on = Some(c.on);
@@ -470,7 +610,8 @@ pub fn close(
                 kind: "eliminated".into(),
                 on: c.on,
                 at: None,
-                by: c.by.clone(),
+                by: by.clone(),
+                recorded_by: Some(recorder.to_string()),
                 method: None,
                 outcome: None,
                 violations: None,

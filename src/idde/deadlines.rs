@@ -8,10 +8,10 @@
 //! mailed: the law says when the period commences, not at what hour, and the answer says
 //! which reading it took.
 
-use chrono::{Duration, NaiveDate, NaiveDateTime};
+use chrono::{NaiveDate, NaiveDateTime};
 use serde::Serialize;
 
-use super::calendar::Calendar;
+use super::calendar::{self, Calendar, ClockError};
 use super::case::{Action, Case};
 use crate::rules::{DeadlineStep, FineStep, IddeSettings};
 
@@ -81,6 +81,11 @@ pub struct CaseDeadlines {
     pub fines: Vec<Fine>,
     /// Dollars accrued, all fines.
     pub accrued: f64,
+    /// The steps the clock could not count, each with its rule id and why (a date past
+    /// the calendar's end in the record, a period over the profile's bounds); left out
+    /// of the deadlines, and the case's other deadlines still counted.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub uncounted: Vec<String>,
 }
 
 fn end_of(d: NaiveDate) -> NaiveDateTime {
@@ -108,9 +113,12 @@ pub fn case_deadlines_on(
     as_of: NaiveDateTime,
 ) -> CaseDeadlines {
     let mut done: Vec<Deadline> = Vec::new();
+    let mut uncounted = Vec::new();
     for step in &s.deadlines {
-        if let Some(d) = one_deadline(case, step, &done, cal, as_of) {
-            done.push(d);
+        match one_deadline(case, step, &done, cal, as_of) {
+            Ok(Some(d)) => done.push(d),
+            Ok(None) => {}
+            Err(e) => uncounted.push(format!("{}: {e}", step.rule)),
         }
     }
     let fines: Vec<Fine> = s
@@ -126,6 +134,7 @@ pub fn case_deadlines_on(
         deadlines: done,
         fines,
         accrued,
+        uncounted,
     }
 }
 
@@ -135,12 +144,14 @@ fn one_deadline(
     earlier: &[Deadline],
     cal: &Calendar<'_>,
     as_of: NaiveDateTime,
-) -> Option<Deadline> {
+) -> Result<Option<Deadline>, ClockError> {
     let mut counted = Vec::new();
     let mut skipped = Vec::new();
     let (mut start, met_from) = match (&step.trigger, &step.after) {
         (Some(kind), _) => {
-            let a = triggers(case, kind, step.trigger_outcome.as_deref())?;
+            let Some(a) = triggers(case, kind, step.trigger_outcome.as_deref()) else {
+                return Ok(None);
+            };
             counted.push(format!(
                 "{} on {}",
                 a.kind,
@@ -148,7 +159,7 @@ fn one_deadline(
             ));
             let mut start = a.datetime();
             if let (Some(n), Some("mail")) = (step.mail_business_days, a.method.as_deref()) {
-                let day = cal.add_business_days(a.on, n);
+                let day = cal.add_business_days(a.on, n)?;
                 skipped.extend(cal.skipped(a.on, day));
                 counted.push(format!(
                     "mailed: {n} business days allowed for delivery, to {day}"
@@ -158,7 +169,9 @@ fn one_deadline(
             (start, a.datetime())
         }
         (None, Some(prev)) => {
-            let p = earlier.iter().find(|d| &d.rule == prev)?;
+            let Some(p) = earlier.iter().find(|d| &d.rule == prev) else {
+                return Ok(None);
+            };
             let end = p.due_at.unwrap_or_else(|| end_of(p.due_on));
             counted.push(format!(
                 "after {prev} expired ({})",
@@ -166,18 +179,18 @@ fn one_deadline(
             ));
             (end, p.starts)
         }
-        _ => return None,
+        _ => return Ok(None),
     };
     let (due_on, due_at) = if let Some(h) = step.hours {
-        let end = start + Duration::hours(h as i64);
+        let end = calendar::add_hours(start, h)?;
         counted.push(format!("{h} hours from {}", start.format("%Y-%m-%d %H:%M")));
         (end.date(), Some(end))
     } else if let Some(n) = step.days {
         counted.push(format!("{n} days from {}", start.date()));
-        (start.date() + Duration::days(n as i64), None)
+        (calendar::add_days(start.date(), n)?, None)
     } else {
         let n = step.business_days.unwrap_or(0);
-        let day = cal.add_business_days(start.date(), n);
+        let day = cal.add_business_days(start.date(), n)?;
         skipped.extend(cal.skipped(start.date(), day));
         counted.push(format!("{n} business days from {}", start.date()));
         (day, None)
@@ -198,7 +211,7 @@ fn one_deadline(
     };
     // `start` is the period's start; reassigned only for the mail allowance above.
     start = start.min(deadline);
-    Some(Deadline {
+    Ok(Some(Deadline {
         rule: step.rule.clone(),
         citation: step.citation.clone(),
         what: step.what.clone(),
@@ -210,7 +223,7 @@ fn one_deadline(
         counted: counted.join("; "),
         skipped,
         assumption: step.assumption.clone(),
-    })
+    }))
 }
 
 /// The fines of a case as of `as_of`, without its deadlines (what the report sums).
@@ -242,9 +255,10 @@ fn case_fines(case: &Case, f: &FineStep, as_of: NaiveDateTime) -> Vec<Fine> {
                 .min(as_of)
                 .max(from);
             let elapsed = until - from;
+            // A period of 0 (refused at load) is read as none: a one-off fine.
             let periods = match (f.per_hours, f.per_days) {
-                (Some(h), _) => elapsed.num_hours() / h as i64,
-                (_, Some(d)) => elapsed.num_days() / d as i64 + 1,
+                (Some(h), _) if h > 0 => elapsed.num_hours() / i64::from(h),
+                (_, Some(d)) if d > 0 => elapsed.num_days() / i64::from(d) + 1,
                 _ => 1,
             };
             let violations = a.violations.unwrap_or(1);
@@ -327,5 +341,72 @@ pub fn parse_as_of(s: Option<&str>) -> Result<NaiveDateTime, String> {
                     .map(|d| d.and_hms_opt(23, 59, 59).expect("time"))
             })
             .map_err(|_| format!("as_of: {t:?} is not YYYY-MM-DD or YYYY-MM-DDTHH:MM")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::Profile;
+
+    fn case_with(kind: &str, on: &str) -> Case {
+        serde_json::from_value(serde_json::json!({
+            "case_id": "CASE-2026-0001",
+            "opened_on": "2026-05-01",
+            "origin": "screening",
+            "status": "open",
+            "candidates": [],
+            "actions": [{"kind": kind, "on": on, "by": "Town Manager"}],
+        }))
+        .unwrap()
+    }
+
+    /// A profile built in code is not checked at load: the clock refuses a period no law
+    /// gives by itself, at once, and still counts the case's other steps.
+    #[test]
+    fn a_hundred_million_business_days_are_not_counted_and_say_why_at_once() {
+        let mut p = Profile::builtin("windsor-ct").unwrap();
+        let step = p
+            .idde
+            .deadlines
+            .iter_mut()
+            .find(|d| d.rule == "windsor.fine_payment")
+            .unwrap();
+        step.business_days = Some(100_000_000);
+        assert!(p.validate("windsor-ct.toml").is_err(), "refused at load");
+        let case = case_with("citation_issued", "2026-05-04");
+        let as_of = NaiveDate::from_ymd_opt(2026, 6, 1)
+            .unwrap()
+            .and_hms_opt(12, 0, 0)
+            .unwrap();
+        let t = std::time::Instant::now();
+        let d = case_deadlines(&case, &p.idde, as_of);
+        assert!(
+            t.elapsed() < std::time::Duration::from_millis(100),
+            "{:?}",
+            t.elapsed()
+        );
+        assert_eq!(d.uncounted.len(), 1, "{:?}", d.uncounted);
+        assert!(
+            d.uncounted[0].starts_with("windsor.fine_payment: 100000000 business days"),
+            "{:?}",
+            d.uncounted
+        );
+        assert!(d.deadlines.iter().all(|x| x.rule != "windsor.fine_payment"));
+        // The fines of the same citation are still counted.
+        assert!(!d.fines.is_empty());
+    }
+
+    #[test]
+    fn a_date_at_the_calendars_end_is_not_counted_and_does_not_panic() {
+        let mut p = Profile::builtin("windsor-ct").unwrap();
+        for step in &mut p.idde.deadlines {
+            step.hours = step.hours.map(|_| u32::MAX);
+        }
+        let last = NaiveDate::MAX.to_string();
+        let case = case_with("written_notice", &last);
+        let d = case_deadlines(&case, &p.idde, NaiveDate::MAX.and_hms_opt(0, 0, 0).unwrap());
+        assert!(!d.uncounted.is_empty(), "{d:?}");
+        assert!(d.uncounted[0].contains("hours"), "{:?}", d.uncounted);
     }
 }

@@ -8,7 +8,7 @@
 //! profile's (`[idde.land_development_notice]`); a town whose law has no such section
 //! has none, and asking for the notice there is an error saying so.
 
-use chrono::{Duration, NaiveDate};
+use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 
 use super::case::Case;
@@ -231,7 +231,8 @@ pub fn render(
              the appeal is to be filed by {}.",
             esc(&n.issuer),
             n.appeal_days,
-            d + Duration::days(n.appeal_days as i64)
+            super::calendar::add_days(d, n.appeal_days)
+                .map_or_else(|e| format!("(not counted: {e})"), |by| by.to_string())
         ),
         None => {
             open.push(

@@ -10,35 +10,43 @@ use super::case::{Case, ORIGINS};
 use super::screening::FieldError;
 use crate::answer::illicit::{illicit, IllicitParams};
 use crate::answer::Ask;
-use crate::domain::Layer;
+use crate::domain::{text, Layer};
 use crate::spatial::connections::ms4_end;
 use crate::spatial::query::FACILITY_LAYERS;
 
 /// `POST /api/cases` and `ms4 case open`.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct OpenCase {
     /// complaint, hotline, screening, connection or staff.
+    #[serde(deserialize_with = "text::line")]
+    #[schemars(length(max = 1024))]
     pub origin: String,
     /// The day (`YYYY-MM-DD`).
     pub opened_on: NaiveDate,
     /// Who reported it (required for a complaint or hotline report).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "text::line_opt")]
+    #[schemars(length(max = 1024))]
     pub reported_by: Option<String>,
     /// What was reported.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "text::note_opt")]
+    #[schemars(length(max = 65536))]
     pub description: Option<String>,
     /// The outfall or other asset.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "text::line_opt")]
+    #[schemars(length(max = 1024))]
     pub asset_id: Option<String>,
     /// The connection.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "text::line_opt")]
+    #[schemars(length(max = 1024))]
     pub connection_id: Option<String>,
     /// The parcel.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "text::line_opt")]
+    #[schemars(length(max = 1024))]
     pub parcel_id: Option<String>,
     /// The screening.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "text::line_opt")]
+    #[schemars(length(max = 1024))]
     pub inspection_id: Option<String>,
 }
 
@@ -71,11 +79,8 @@ pub fn open_case(
             format!("{:?} is not one of {}", req.origin, ORIGINS.join(", ")),
         ));
     }
-    if req.opened_on > today {
-        return Err(err(
-            "opened_on",
-            format!("{} is in the future", req.opened_on),
-        ));
+    if let Some(why) = text::past_day_problem(req.opened_on, today) {
+        return Err(err("opened_on", why));
     }
     let reported_by = nonempty(&req.reported_by);
     if matches!(req.origin.as_str(), "complaint" | "hotline") && reported_by.is_none() {

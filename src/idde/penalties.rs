@@ -43,7 +43,8 @@ pub fn tiered_penalty(
         .count();
     let offence = prior + 1;
     let tier = &t.tiers[offence.min(t.tiers.len()) - 1];
-    let continued = (until - on).num_days().max(0) / t.continued_per_days as i64;
+    // At least one day (0 is refused at load): no division by zero whatever the data.
+    let continued = (until - on).num_days().max(0) / i64::from(t.continued_per_days.max(1));
     let violations = 1 + continued;
     PenaltyRange {
         rule: t.rule.clone(),

@@ -70,7 +70,7 @@ pub struct AnnualReport {
 pub fn year_period(profile: &Profile, year: i32) -> Option<Period> {
     let (m, d) = crate::rules::year_start(&profile.idde.reporting_year_start)?;
     let from = NaiveDate::from_ymd_opt(year, m, d)?;
-    let next = NaiveDate::from_ymd_opt(year + 1, m, d)?;
+    let next = NaiveDate::from_ymd_opt(year.checked_add(1)?, m, d)?;
     Some(Period {
         from: Some(from),
         to: next - Duration::days(1),
@@ -477,41 +477,89 @@ fn count(
 }
 
 /// The report as CSV: one row per count, the record ids joined by `;`, then one
-/// `open_fact` row per open fact (its text in the label column).
+/// `open_fact` row per open fact (its text in the label column). Cells are written by
+/// [`crate::domain::csv`]: a label or record id a spreadsheet would run is neutralised.
 pub fn to_csv(r: &AnnualReport) -> String {
-    let q = |s: &str| {
-        if s.contains([',', '"', '\n']) {
-            format!("\"{}\"", s.replace('"', "\"\""))
-        } else {
-            s.to_string()
-        }
-    };
-    let mut out = String::from("measure,label,period_from,period_to,count,denominator,denominator_count,dollars,layer,records\n");
+    use crate::domain::csv::row;
+    let mut out = row([
+        "measure",
+        "label",
+        "period_from",
+        "period_to",
+        "count",
+        "denominator",
+        "denominator_count",
+        "dollars",
+        "layer",
+        "records",
+    ]);
     for c in &r.counts {
-        out.push_str(
-            &[
-                q(c.measure),
-                q(&c.label),
-                c.period.from.map(|d| d.to_string()).unwrap_or_default(),
-                c.period.to.to_string(),
-                c.count.to_string(),
-                q(c.denominator.as_ref().map(|d| d.0.as_str()).unwrap_or("")),
-                c.denominator
-                    .as_ref()
-                    .map(|d| d.1.to_string())
-                    .unwrap_or_default(),
-                c.dollars.map(|d| format!("{d:.2}")).unwrap_or_default(),
-                c.layer.name().to_string(),
-                q(&c.records.join(";")),
-            ]
-            .join(","),
-        );
-        out.push('\n');
+        out.push_str(&row([
+            c.measure.to_string(),
+            c.label.clone(),
+            c.period.from.map(|d| d.to_string()).unwrap_or_default(),
+            c.period.to.to_string(),
+            c.count.to_string(),
+            c.denominator
+                .as_ref()
+                .map(|d| d.0.clone())
+                .unwrap_or_default(),
+            c.denominator
+                .as_ref()
+                .map(|d| d.1.to_string())
+                .unwrap_or_default(),
+            c.dollars.map(|d| format!("{d:.2}")).unwrap_or_default(),
+            c.layer.name().to_string(),
+            c.records.join(";"),
+        ]));
     }
     // What the report rests on but nobody has checked goes with the figures, so a
     // spreadsheet made from the CSV carries it too: one row each, after the counts.
     for f in &r.open_facts {
-        out.push_str(&format!("open_fact,{},,,,,,,,\n", q(f)));
+        out.push_str(&row(["open_fact", f, "", "", "", "", "", "", "", ""]));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_report_csv_neutralises_what_a_spreadsheet_would_run() {
+        let day = NaiveDate::from_ymd_opt(2026, 12, 31).unwrap();
+        let r = AnnualReport {
+            jurisdiction: "windsor-ct".into(),
+            year: 2026,
+            period: Period {
+                from: None,
+                to: day,
+            },
+            dry_weather_hours: 48.0,
+            counts: vec![Count {
+                dollars: Some(-250.0),
+                ..count(
+                    "outfalls_screened",
+                    "=HYPERLINK(\"http://x\",\"y\")",
+                    Period {
+                        from: None,
+                        to: day,
+                    },
+                    Some(("@SUM(A1)".into(), 2)),
+                    Layer::Outfalls,
+                    vec!["=cmd|' /C calc'!A0".into(), "OF-2".into()],
+                    None,
+                )
+            }],
+            open_facts: vec!["+1+1".into(), "-1+1".into()],
+        };
+        let csv = to_csv(&r);
+        let lines: Vec<&str> = csv.lines().collect();
+        assert_eq!(
+            lines[1],
+            "outfalls_screened,\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\",,2026-12-31,2,'@SUM(A1),2,-250.00,outfalls,'=cmd|' /C calc'!A0;OF-2"
+        );
+        assert_eq!(lines[2], "open_fact,'+1+1,,,,,,,,");
+        assert_eq!(lines[3], "open_fact,'-1+1,,,,,,,,");
+    }
 }

@@ -34,7 +34,7 @@ fn bad(field: impl Into<String>, message: impl Into<String>) -> Result<(), Field
 
 /// A physical indicator: a word (`"sewage"`, `"none"`), or the word with the form's
 /// severity, 1 (faint) to 3 (clearly).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(untagged)]
 pub enum Indicator {
     /// What was seen, without a severity.
@@ -42,6 +42,7 @@ pub enum Indicator {
     /// What was seen and how strongly.
     Rated {
         /// What was seen.
+        #[schemars(length(max = 1024))]
         kind: String,
         /// 1 to 3.
         severity: i64,
@@ -63,13 +64,15 @@ impl Indicator {
 }
 
 /// A laboratory sample taken at the screening.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LabSample {
     /// The laboratory's or the programme's sample id.
+    #[schemars(length(max = 1024))]
     pub sample_id: String,
     /// The laboratory, if known.
     #[serde(default)]
+    #[schemars(length(max = 1024))]
     pub laboratory: Option<String>,
 }
 
@@ -88,7 +91,7 @@ pub const FIELD_TESTS: [(&str, &str, f64, f64); 9] = [
 ];
 
 /// What a dry-weather screening observed.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Screening {
     /// Hours since the last rain of at least 0.1 inch.
@@ -99,12 +102,15 @@ pub struct Screening {
     pub air_temperature_f: Option<f64>,
     /// `closed_pipe` or `open_channel`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 1024))]
     pub conveyance: Option<String>,
     /// Pipe or channel material (RCP, CMP, PVC, earthen, ...).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 1024))]
     pub material: Option<String>,
     /// circular, elliptical, box, trapezoid, parabolic, ...
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 1024))]
     pub shape: Option<String>,
     /// Diameter or width, inches.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -114,6 +120,7 @@ pub struct Screening {
     pub height_in: Option<f64>,
     /// `none`, `partly` or `fully`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 1024))]
     pub submerged: Option<String>,
     /// The outfall could not be found.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -123,6 +130,7 @@ pub struct Screening {
     pub not_accessible: bool,
     /// `none`, `trickle`, `moderate` or `substantial`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 1024))]
     pub flow: Option<String>,
     /// Estimated flow rate, gallons per minute.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -162,11 +170,41 @@ pub struct Screening {
     pub lab_sample: Option<LabSample>,
     /// `unlikely`, `potential`, `suspect` or `obvious`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 1024))]
     pub characterisation: Option<String>,
 }
 
 /// The characterisations, mildest first.
 pub const CHARACTERISATIONS: [&str; 4] = ["unlikely", "potential", "suspect", "obvious"];
+
+impl Screening {
+    /// Every word of the form is a bounded line of printable text, and the field tests
+    /// a bounded value ([`crate::domain::text`]), named by their path in the request
+    /// (`screening.odour.kind`), before any other check quotes them back.
+    fn check_text(&self) -> Result<(), FieldError> {
+        use crate::domain::text;
+        if let Some(why) = text::json_problem(&serde_json::Value::Object(self.field_tests.clone())) {
+            return bad("screening.field_tests", why);
+        }
+        fn walk(path: &str, v: &serde_json::Value) -> Result<(), FieldError> {
+            match v {
+                serde_json::Value::String(s) => match text::line_problem(s) {
+                    Some(why) => bad(path, why),
+                    None => Ok(()),
+                },
+                serde_json::Value::Object(o) => o
+                    .iter()
+                    .try_for_each(|(k, v)| walk(&format!("{path}.{k}"), v)),
+                _ => Ok(()),
+            }
+        }
+        let mut v = serde_json::to_value(self).unwrap_or_default();
+        if let Some(o) = v.as_object_mut() {
+            o.remove("field_tests");
+        }
+        walk("screening", &v)
+    }
+}
 
 fn one_of(field: &str, v: &Option<String>, allowed: &[&str]) -> Result<(), FieldError> {
     match v {
@@ -191,6 +229,7 @@ fn non_negative(field: &str, v: Option<f64>) -> Result<(), FieldError> {
 impl Screening {
     /// Checks every field against the form; the first wrong one is named.
     pub fn check(&self) -> Result<(), FieldError> {
+        self.check_text()?;
         non_negative("hours_since_rain", self.hours_since_rain)?;
         if let Some(t) = self.air_temperature_f {
             if !(-60.0..=130.0).contains(&t) {

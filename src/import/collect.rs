@@ -279,7 +279,9 @@ fn count_problem(c: &mut ProblemCounts, p: &Problem) {
         Problem::OutsideArea(_) => c.misplaced += 1,
         Problem::MissingId => c.missing_id += 1,
         Problem::MissingRequired(_) => c.missing_required += 1,
-        Problem::BadValue(..) | Problem::TooLong { .. } => c.bad_value += 1,
+        Problem::BadValue(..) | Problem::TooLong { .. } | Problem::BadText { .. } => {
+            c.bad_value += 1
+        }
     }
 }
 

@@ -8,6 +8,7 @@ use geo_types::{Geometry, LineString, MultiLineString, MultiPolygon, Polygon};
 
 use super::source::FieldPlan;
 use crate::domain::{wkb, Feature, GeomKind, Layer, Value};
+use crate::spatial::size::{self, Size};
 use crate::store::timing;
 
 /// What to do with an invalid polygon.
@@ -63,6 +64,15 @@ pub enum Problem {
     },
     /// Coordinates that cannot belong to the registry's place (why, in words).
     OutsideArea(String),
+    /// Text a record may not hold: a control character (a NUL ends an id in SQLite's C
+    /// API, an escape rewrites a terminal), or in an id a line break or a bidirectional
+    /// override ([`crate::domain::text`]).
+    BadText {
+        /// The field (canonical or kept as an extra).
+        field: String,
+        /// Why, in words.
+        why: String,
+    },
 }
 
 impl Problem {
@@ -70,7 +80,7 @@ impl Problem {
     pub fn field(&self) -> Option<&str> {
         match self {
             Problem::MissingRequired(f) | Problem::BadValue(f, _) => Some(f),
-            Problem::TooLong { field, .. } => Some(field),
+            Problem::TooLong { field, .. } | Problem::BadText { field, .. } => Some(field),
             Problem::OutsideArea(_) => Some("geometry"),
             _ => None,
         }
@@ -91,6 +101,7 @@ impl Problem {
                 "field {field}: the value is {bytes} bytes long, more than the {MAX_VALUE_BYTES} bytes a value may hold"
             ),
             Problem::OutsideArea(why) => format!("geometry {why}"),
+            Problem::BadText { field, why } => format!("field {field}: the value {why}"),
         }
     }
 }
@@ -112,6 +123,30 @@ pub fn raw_value(v: Option<FieldValue>) -> Value {
     }
 }
 
+/// A source value's text: at most [`MAX_VALUE_BYTES`]; an id a printable line (no control
+/// character, no bidirectional override), any other value free of control characters
+/// but line breaks and tabs (a note may run over lines).
+fn check_text(field: &str, t: &str, id: bool) -> Result<(), Problem> {
+    if t.len() > MAX_VALUE_BYTES {
+        return Err(Problem::TooLong {
+            field: field.to_string(),
+            bytes: t.len(),
+        });
+    }
+    let why = if id {
+        crate::domain::text::line_problem(t)
+    } else {
+        crate::domain::text::note_problem(t)
+    };
+    match why {
+        Some(why) => Err(Problem::BadText {
+            field: field.to_string(),
+            why,
+        }),
+        None => Ok(()),
+    }
+}
+
 /// Converts attributes: the id, canonical values (coerced to their types) and extras.
 /// `raw` holds the source feature's values by source field index.
 pub fn convert_attributes(
@@ -121,31 +156,16 @@ pub fn convert_attributes(
 ) -> Result<(Feature, Vec<&'static str>), Problem> {
     for (spec, src) in layer.fields().iter().zip(&plan.fields) {
         if let Some(Value::Text(t)) = src.map(|i| &raw[i]) {
-            if t.len() > MAX_VALUE_BYTES {
-                return Err(Problem::TooLong {
-                    field: spec.name.to_string(),
-                    bytes: t.len(),
-                });
-            }
+            check_text(spec.name, t, false)?;
         }
     }
     for (i, name) in &plan.extra {
         if let Value::Text(t) = &raw[*i] {
-            if t.len() > MAX_VALUE_BYTES {
-                return Err(Problem::TooLong {
-                    field: name.clone(),
-                    bytes: t.len(),
-                });
-            }
+            check_text(name, t, false)?;
         }
     }
     if let Some(Value::Text(t)) = plan.id.map(|i| &raw[i]) {
-        if t.len() > MAX_VALUE_BYTES {
-            return Err(Problem::TooLong {
-                field: layer.id_field().to_string(),
-                bytes: t.len(),
-            });
-        }
+        check_text(layer.id_field(), t, true)?;
     }
     let mut converted = Vec::new();
     let mut values = Vec::with_capacity(layer.fields().len());
@@ -281,10 +301,11 @@ pub fn convert_geometry(
             // GEOS's MakeValid grows much faster than linearly with overlapping parts
             // (5,000 overlapping squares: 110 s and 1.4 GB): past these sizes, say so
             // and leave the repair to a GIS, where someone can see what it does.
-            let (parts, vertices) = size_of(&geom);
-            if parts > MAX_REPAIR_PARTS || vertices > MAX_REPAIR_VERTICES {
+            let size = Size::of(&geom);
+            if size.over(size::REPAIR) {
                 return Err(Problem::Invalid(format!(
-                    "{why}; too large to repair automatically ({parts} parts, {vertices} vertices; the limits are {MAX_REPAIR_PARTS} parts and {MAX_REPAIR_VERTICES} vertices): repair it in a GIS first"
+                    "{why}; too large to repair automatically ({}): repair it in a GIS first",
+                    size.against(size::REPAIR)
                 )));
             }
             let fixed = ogr
@@ -339,22 +360,6 @@ fn linearise(g: &OgrGeometry) -> Result<Vec<u8>, Problem> {
         }
         Ok(buf)
     }
-}
-
-/// Parts an invalid polygon may have for MakeValid to be tried on it.
-pub const MAX_REPAIR_PARTS: usize = 500;
-/// Vertices an invalid polygon may have for MakeValid to be tried on it.
-pub const MAX_REPAIR_VERTICES: usize = 100_000;
-
-/// Polygons and vertices of a geometry.
-fn size_of(g: &Geometry<f64>) -> (usize, usize) {
-    use geo::CoordsIter;
-    let parts = match g {
-        Geometry::MultiPolygon(m) => m.0.len(),
-        Geometry::GeometryCollection(c) => c.0.len(),
-        _ => 1,
-    };
-    (parts, g.coords_count())
 }
 
 fn coords_finite(g: &Geometry<f64>) -> bool {

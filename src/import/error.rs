@@ -97,6 +97,15 @@ pub enum ImportError {
         /// Why.
         message: String,
     },
+    /// The read was stopped before the file's end (see [`super::cancel`]); nothing was
+    /// written.
+    #[error("{path}: stopped before the end of the file: {why}; nothing was imported")]
+    Stopped {
+        /// The file.
+        path: String,
+        /// Why it was stopped.
+        why: super::cancel::Stop,
+    },
     /// The import was refused as a whole (nothing was written).
     #[error("{0}")]
     Refused(String),

@@ -1,5 +1,6 @@
 //! Export a layer to GeoPackage, Shapefile, GeoJSON (RFC 7946, WGS 84) or CSV.
 
+use std::borrow::Cow;
 use std::path::Path;
 
 use chrono::{NaiveTime, TimeZone};
@@ -344,6 +345,7 @@ fn write_file(
         }
     }
 
+    let text = text_cells(format);
     // GeoPackage writes are one SQLite transaction (fast and all-or-nothing); the other
     // drivers have no transactions.
     let written = if matches!(format, ExportFormat::GeoPackage) {
@@ -357,6 +359,7 @@ fn write_file(
             &out_srs,
             &options,
             ct.as_ref(),
+            text,
         )
         .map_err(werr)?;
         txn.commit().map_err(werr)?;
@@ -371,6 +374,7 @@ fn write_file(
             &out_srs,
             &options,
             ct.as_ref(),
+            text,
         )
         .map_err(werr)?
     };
@@ -394,6 +398,20 @@ fn write_file(
     Ok((written, warnings))
 }
 
+/// How a text value (or a field name) is written in `format`. A spreadsheet opens a CSV
+/// and runs a cell that looks like a formula: there, text is neutralised (see
+/// [`crate::domain::csv`]; the import reads it back). Numbers and the WKT geometry are
+/// not text, and GDAL writes them as they are.
+fn text_cells(format: ExportFormat) -> fn(&str) -> Cow<'_, str> {
+    fn as_is(text: &str) -> Cow<'_, str> {
+        Cow::Borrowed(text)
+    }
+    match format {
+        ExportFormat::Csv => crate::domain::csv::neutralise,
+        _ => as_is,
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 fn write_features(
     ds: &mut gdal::Dataset,
@@ -404,6 +422,7 @@ fn write_features(
     out_srs: &SpatialRef,
     options: &[&str],
     ct: Option<&gdal::spatial_ref::CoordTransform>,
+    text: fn(&str) -> Cow<'_, str>,
 ) -> gdal::errors::Result<u64> {
     let lyr = ds.create_layer(LayerOptions {
         name: layer.name(),
@@ -422,15 +441,15 @@ fn write_features(
             ExtraType::Real => OGRFieldType::OFTReal,
             ExtraType::Text => OGRFieldType::OFTString,
         };
-        FieldDefn::new(k, ty)?.add_to_layer(&lyr)?;
+        FieldDefn::new(&text(k), ty)?.add_to_layer(&lyr)?;
     }
     let n_canon = layer.fields().len();
     let mut written = 0u64;
     for f in features {
         let mut out = gdal::vector::Feature::new(lyr.defn())?;
-        out.set_field_string(0, &f.id)?;
+        out.set_field_string(0, &text(&f.id))?;
         for (i, v) in f.values.iter().enumerate() {
-            set_value(&mut out, i + 1, v)?;
+            set_value(&mut out, i + 1, v, text)?;
         }
         for (j, (k, t)) in extra_keys.iter().zip(&extra_types).enumerate() {
             let idx = 1 + n_canon + j;
@@ -445,8 +464,8 @@ fn write_features(
                 (Some(serde_json::Value::Number(n)), ExtraType::Real) => {
                     out.set_field_double(idx, n.as_f64().unwrap_or(f64::NAN))?
                 }
-                (Some(serde_json::Value::String(s)), _) => out.set_field_string(idx, s)?,
-                (Some(other), _) => out.set_field_string(idx, &other.to_string())?,
+                (Some(serde_json::Value::String(s)), _) => out.set_field_string(idx, &text(s))?,
+                (Some(other), _) => out.set_field_string(idx, &text(&other.to_string()))?,
             }
         }
         if let Some(g) = &f.geom {
@@ -497,7 +516,6 @@ fn promote(
     ty: OGRwkbGeometryType::Type,
 ) -> std::borrow::Cow<'_, geo_types::Geometry<f64>> {
     use geo_types::Geometry as G;
-    use std::borrow::Cow;
     match (g, ty) {
         (G::LineString(l), OGRwkbGeometryType::wkbMultiLineString) => {
             Cow::Owned(G::MultiLineString(geo_types::MultiLineString(vec![
@@ -511,13 +529,18 @@ fn promote(
     }
 }
 
-fn set_value(out: &mut gdal::vector::Feature, idx: usize, v: &Value) -> gdal::errors::Result<()> {
+fn set_value(
+    out: &mut gdal::vector::Feature,
+    idx: usize,
+    v: &Value,
+    text: fn(&str) -> Cow<'_, str>,
+) -> gdal::errors::Result<()> {
     match v {
         Value::Null => out.set_field_null(idx),
         Value::Bool(b) => out.set_field_integer(idx, *b as i32),
         Value::Int(i) => out.set_field_integer64(idx, *i),
         Value::Real(r) => out.set_field_double(idx, *r),
-        Value::Text(s) => out.set_field_string(idx, s),
+        Value::Text(s) => out.set_field_string(idx, &text(s)),
         Value::Date(d) => {
             let dt = chrono::FixedOffset::east_opt(0)
                 .expect("zero offset")

@@ -59,6 +59,9 @@ pub fn lock_down() {
             ("PROJ_NETWORK", "OFF"),
             ("LIBKML_EXTERNAL_STYLE", "NO"),
             ("LIBKML_USE_DOC.KML", "NO"),
+            // A stopped server leaves a thread still inside GDAL behind (see `main`);
+            // GDAL's own clean-up at exit would free what that thread is using.
+            ("GDAL_DESTROY", "NO"),
         ] {
             let _ = gdal::config::set_config_option(k, v);
         }

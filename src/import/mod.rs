@@ -6,6 +6,7 @@
 //! over a channel. Reading and writing overlap, on two cores, and the writer commits only
 //! when the reader says the whole file was read.
 
+pub mod cancel;
 mod collect;
 mod convert;
 pub mod crs;
@@ -13,6 +14,7 @@ mod declared;
 mod error;
 pub mod export;
 pub mod gdal_guard;
+mod gpkg_check;
 pub mod idexpr;
 mod pipeline;
 mod progress;
@@ -97,6 +99,9 @@ pub struct ImportOptions {
     /// [`ImportReport::kept`]: a server applies a small upload to its snapshot from them
     /// instead of reading the whole layer again. 0 keeps none.
     pub keep_written: usize,
+    /// Stops the read part-way (a deadline, a request dropped, the server shutting
+    /// down); nothing is then written. None by default: the command line has no deadline.
+    pub cancel: cancel::Cancel,
 }
 
 impl ImportOptions {
@@ -121,6 +126,7 @@ impl ImportOptions {
             id_expr: None,
             id_prefix: None,
             keep_written: 0,
+            cancel: cancel::Cancel::new(),
         }
     }
 }

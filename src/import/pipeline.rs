@@ -7,11 +7,13 @@
 //! the reader hands each worker plain values and WKB, and each worker builds its own
 //! coordinate transform and OGR geometries.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 
 use gdal::spatial_ref::{AxisMappingStrategy, CoordTransform, SpatialRef};
 use gdal::vector::{Geometry as OgrGeometry, LayerAccess};
 
+use super::cancel::Cancel;
 use super::convert::{self, InvalidPolicy, Problem};
 use super::crs;
 use super::error::{ImportError, Result};
@@ -46,6 +48,11 @@ pub(super) struct Setup<'a> {
     pub recipe: Option<&'a Recipe>,
     /// The layer's stored rows, to find the features whose source is unchanged.
     pub stored: Option<std::sync::Arc<StoredRows>>,
+    /// For a CSV source: its text cells are read back from the form a CSV export writes
+    /// them in ([`crate::domain::csv::restore`]), and those that change are counted here.
+    pub csv_restored: Option<&'a AtomicU64>,
+    /// Stops the read between two features.
+    pub cancel: &'a Cancel,
 }
 
 /// One source feature, as plain values.
@@ -145,7 +152,15 @@ pub(super) fn run(
             }
         });
 
-        let read = read_batches(src, source_fields, path, src_name, &work);
+        let read = read_batches(
+            src,
+            source_fields,
+            path,
+            src_name,
+            setup.csv_restored,
+            setup.cancel,
+            &work,
+        );
         drop(work);
         let _ = collector.join();
         let mut worker_error = None;
@@ -168,6 +183,8 @@ fn read_batches(
     source_fields: &[String],
     path: &str,
     src_name: &str,
+    csv_restored: Option<&AtomicU64>,
+    cancel: &Cancel,
     work: &[SyncSender<Vec<RawFeature>>],
 ) -> Result<u64> {
     let mut batch = Vec::with_capacity(BATCH);
@@ -189,7 +206,17 @@ fn read_batches(
         ),
     }
     };
+    let stopped = |why, read: u64| {
+        tracing::info!(file = path, read, %why, "read stopped");
+        ImportError::Stopped {
+            path: path.into(),
+            why,
+        }
+    };
     for feature in src.features() {
+        if let Err(why) = cancel.check() {
+            return Err(stopped(why, position));
+        }
         position += 1;
         let fid = feature.fid().unwrap_or(position);
         let mut values = Vec::with_capacity(source_fields.len());
@@ -217,7 +244,11 @@ fn read_batches(
                     }
                 },
             };
-            values.push(if unset { Value::Null } else { v });
+            values.push(match v {
+                _ if unset => Value::Null,
+                Value::Text(t) if csv_restored.is_some() => restore_cell(t, csv_restored),
+                v => v,
+            });
         }
         let errors = capture.take();
         if !errors.is_empty() {
@@ -252,6 +283,11 @@ fn read_batches(
             k += 1;
         }
     }
+    // A statement SQLite interrupted for the token ends the iteration as a failed read
+    // would: the token says why.
+    if let Err(why) = cancel.check() {
+        return Err(stopped(why, position));
+    }
     // The end of the iteration may itself be a failed read (a record GDAL could not
     // fetch ends the loop early).
     let errors = capture.take();
@@ -269,6 +305,20 @@ fn read_batches(
         let _ = work[k % work.len()].send(batch);
     }
     Ok(position)
+}
+
+/// A CSV's text cell as the text it was before a CSV export neutralised it, counting the
+/// cells that change. Done as the cell is read, before the source hash, so a re-import
+/// of an unchanged file compares the same values.
+fn restore_cell(t: String, restored: Option<&AtomicU64>) -> Value {
+    let back = crate::domain::csv::restore(&t);
+    if back.len() == t.len() {
+        return Value::Text(t);
+    }
+    if let Some(n) = restored {
+        n.fetch_add(1, Ordering::Relaxed);
+    }
+    Value::Text(back.into_owned())
 }
 
 fn worker(

@@ -49,7 +49,9 @@ pub(super) fn read_source(
     } else {
         CsvGeometry::None
     };
-    let opened = source::open(&opts.path, &csv, opts.any_driver)?;
+    let mut opened = source::open(&opts.path, &csv, opts.any_driver)?;
+    // From here, even one long SQLite statement (a count, a feature) stops with the read.
+    opened.watch(&opts.cancel);
     let ds = &opened.ds;
     let mut src = source::pick_layer(ds, &path_str, opts.src_layer.as_deref(), layer)?;
     let src_name = src.name();
@@ -131,7 +133,21 @@ pub(super) fn read_source(
         _ => None,
     };
 
-    let source_fields: Vec<String> = src.defn().fields().map(|f| f.name()).collect();
+    let is_csv = source::is_csv(&opts.path);
+    // A CSV export neutralises field names as it does text cells (an extra attribute's
+    // name came from some other file): read back, they are the names that went out.
+    let source_fields: Vec<String> = src
+        .defn()
+        .fields()
+        .map(|f| {
+            let name = f.name();
+            if is_csv {
+                crate::domain::csv::restore(&name).into_owned()
+            } else {
+                name
+            }
+        })
+        .collect();
     let id_rule = select::id_rule(opts, &source_fields, &path_str, &src_name)?;
     if let Some(r) = &id_rule {
         report.ids = Some(r.describe());
@@ -192,6 +208,7 @@ pub(super) fn read_source(
         }
         _ => None,
     };
+    let csv_restored = std::sync::atomic::AtomicU64::new(0);
     let setup = pipeline::Setup {
         layer,
         plan: &plan,
@@ -207,6 +224,8 @@ pub(super) fn read_source(
         hash: hash_here,
         recipe: recipe.as_ref(),
         stored,
+        csv_restored: is_csv.then_some(&csv_restored),
+        cancel: &opts.cancel,
     };
     let mut collector = Collector {
         report: &mut report,
@@ -248,6 +267,13 @@ pub(super) fn read_source(
     }
     if let (Some(tx), Some(last)) = (sink, last) {
         let _ = tx.blocking_send(last);
+    }
+    let restored = csv_restored.load(std::sync::atomic::Ordering::Relaxed);
+    if restored > 0 {
+        report.warnings.push(format!(
+            "{restored} {} began with the single quote a CSV export puts before text a spreadsheet would run as a formula (=, +, -, @, tab, carriage return, or a quote): read without it",
+            if restored == 1 { "cell" } else { "cells" }
+        ));
     }
     if read == 0 {
         report.warnings.push(match &report.filter {

@@ -112,10 +112,12 @@ fn has_extension(path: &Path, ext: &str) -> bool {
 }
 
 /// Refuses a source that is not a local regular file (or a directory, as a File
-/// Geodatabase is), or that is a GDAL VRT under any name, before GDAL or the CSV sniffer
-/// reads a byte of it. A FIFO or device would block the import for ever; a VRT or a
-/// `/vsicurl/` path would read data the user was never meant to see. With `any_driver`
-/// (the CLI's `--allow-any-driver`) only the existence check remains.
+/// Geodatabase is), that is a GDAL VRT under any name, or that is a GeoPackage holding
+/// anything but plain tables (a view, a trigger of its own: see `gpkg_check`), before GDAL
+/// or the CSV sniffer reads a byte of it. A FIFO or device would block the import for
+/// ever; a VRT or a `/vsicurl/` path would read data the user was never meant to see; a
+/// view runs SQL for as long as it likes. With `any_driver` (the CLI's
+/// `--allow-any-driver`) only the existence check and the zip's limits remain.
 pub fn check_source(path: &Path, any_driver: bool) -> Result<()> {
     let display = path.display().to_string();
     let refuse = |message: String| ImportError::Open {
@@ -153,6 +155,9 @@ pub fn check_source(path: &Path, any_driver: bool) -> Result<()> {
     if any_driver {
         return Ok(());
     }
+    if super::gpkg_check::file_is_sqlite(path) {
+        return super::gpkg_check::check(path).map_err(refuse);
+    }
     let vrt = |inner: Option<&str>| {
         refuse(format!(
             "{}is a GDAL VRT (an XML file that points GDAL at other data), which ms4 does not read; send the data itself as {}",
@@ -173,6 +178,13 @@ pub fn check_source(path: &Path, any_driver: bool) -> Result<()> {
             if is_vrt {
                 return Err(vrt(Some(&entry)));
             }
+            // GDAL opens a zip's only file as if it were the zip: a GeoPackage inside one
+            // would reach GDAL without the look that one sent as itself gets.
+            if gdal_guard::vsi_head(&inner, 16).is_some_and(|h| super::gpkg_check::is_sqlite(&h)) {
+                return Err(refuse(format!(
+                    "holds a GeoPackage (or another SQLite database), {entry}, inside it; send the GeoPackage itself, not zipped"
+                )));
+            }
         }
     }
     Ok(())
@@ -181,12 +193,22 @@ pub fn check_source(path: &Path, any_driver: bool) -> Result<()> {
 /// An opened source: the dataset, its driver and what GDAL complained of while opening
 /// it (an unreadable `.prj` or GeoJSON `crs`, say).
 pub struct Opened {
-    /// The dataset.
+    /// The dataset. First, so it is closed before the fields after it are dropped.
     pub ds: Dataset,
     /// The GDAL driver's short name (`ESRI Shapefile`, `GeoJSON`...).
     pub driver: String,
     /// GDAL's errors during the open.
     pub open_errors: Vec<String>,
+    /// The token SQLite checks during a GeoPackage's statements ([`Opened::watch`]).
+    watch: Option<super::cancel::SqliteWatch>,
+}
+
+impl Opened {
+    /// Lets `cancel` interrupt a GeoPackage's SQLite statements as well as the reader's
+    /// loop (see [`super::cancel::Cancel::watch_sqlite`]).
+    pub fn watch(&mut self, cancel: &super::cancel::Cancel) {
+        self.watch = cancel.watch_sqlite(&self.ds);
+    }
 }
 
 /// Opens a vector source. Zip files are read through GDAL's `/vsizip/`; CSVs get their
@@ -235,6 +257,7 @@ pub fn open(path: &Path, csv: &CsvGeometry, any_driver: bool) -> Result<Opened> 
                 ds,
                 driver,
                 open_errors,
+                watch: None,
             })
         }
         Err(_) => Err(ImportError::Open {

@@ -116,6 +116,7 @@ macro_rules! str_enum {
 }
 
 mod assumptions;
+pub mod bounds;
 mod builtin;
 mod coverage;
 mod discharges;

@@ -6,6 +6,7 @@ pub mod envelope;
 pub mod network;
 pub mod query;
 pub mod screen;
+pub mod size;
 pub mod snapshot;
 pub mod waters;
 pub mod watershed_facilities;

@@ -327,6 +327,32 @@ fn chunked(mut v: Vec<Feature>, n: usize) -> Vec<Vec<Feature>> {
     out
 }
 
+/// How long a write waits for another program's write lock before the store says it is
+/// busy, in milliseconds; 0 is the stores' default ([`DEFAULT_WRITE_WAIT`]).
+static WRITE_WAIT_MS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// How long a command waits for another program's write lock: a command run by hand
+/// may as well wait for a long import to finish.
+pub const DEFAULT_WRITE_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// Sets how long the stores this process opens from now on wait for another program's
+/// write lock before a write fails as busy. The server sets a few seconds: its client
+/// is told 503 with `Retry-After` and retries, where a command run by hand would rather
+/// wait.
+pub fn set_write_wait(wait: std::time::Duration) {
+    let ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX).max(1);
+    WRITE_WAIT_MS.store(ms, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// How long a write waits for another program's write lock, and whether it was set
+/// (else it is [`DEFAULT_WRITE_WAIT`]).
+pub(crate) fn write_wait() -> (std::time::Duration, bool) {
+    match WRITE_WAIT_MS.load(std::sync::atomic::Ordering::Relaxed) {
+        0 => (DEFAULT_WRITE_WAIT, false),
+        ms => (std::time::Duration::from_millis(ms), true),
+    }
+}
+
 /// Opens the registry a URL names: `sqlite://FILE` (a GeoPackage) or `postgres://...`.
 pub async fn open(url: &str) -> Result<Arc<dyn Store>> {
     if is_postgres(url) {

@@ -1,11 +1,12 @@
 //! Rendered tiles, kept for the snapshot they were rendered from.
 //!
 //! A map asks for the same tiles over and over (every pan back, every browser, every
-//! phone in the field), and a tile's bytes depend only on the snapshot, the day (for
-//! "overdue") and the tile. So rendered tiles are kept, keyed on all three, until the
-//! snapshot is replaced: the first request for a tile of a new snapshot renders it again.
-//! A tile is never served from a snapshot other than the one named in its key, which is
-//! what keeps the freshness promise of [`super::generation`].
+//! phone in the field), and a tile's bytes depend only on the generation (the snapshot
+//! and the profile), the day (for "overdue") and the tile. So rendered tiles are kept,
+//! keyed on all three, until the generation is replaced: the first request for a tile of
+//! a new snapshot or profile renders it again. A tile is never served from a generation
+//! other than the one named in its key, which is what keeps the freshness promise of
+//! [`super::generation`].
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -14,8 +15,12 @@ use bytes::Bytes;
 
 use super::TileId;
 
-/// A tile's identity within one snapshot and day: the layer set and the tile.
+/// A tile's identity within one generation and day: the layer set and the tile.
 type Key = (&'static str, u8, u32, u32);
+
+/// Which of two generations is newer: the snapshot's sequence number, then the number of
+/// the profile it was judged by.
+pub type Newness = (u64, u64);
 
 /// Rendered tiles of one snapshot, up to a budget in bytes.
 #[derive(Clone)]
@@ -26,10 +31,9 @@ pub struct TileCache {
 
 #[derive(Default)]
 struct Held {
-    // The generation and day the tiles below were rendered for, and the snapshot's
-    // sequence number (which of two snapshots is newer).
+    // The generation and day the tiles below were rendered for, and how new it is.
     generation: String,
-    seq: u64,
+    newness: Newness,
     day: Option<chrono::NaiveDate>,
     tiles: HashMap<Key, Bytes>,
     bytes: usize,
@@ -66,14 +70,14 @@ impl TileCache {
         held.tiles.get(&(set, t.z, t.x, t.y)).cloned()
     }
 
-    /// Keeps a tile rendered for `generation` (the snapshot numbered `seq`) on `day`. Tiles
-    /// of any other generation or day are dropped first; once the budget is spent, further
-    /// tiles are not kept (the ones kept are those asked for first, usually the low zooms
-    /// every view needs).
+    /// Keeps a tile rendered for `generation` (as new as `newness`) on `day`. Tiles of any
+    /// other generation or day are dropped first; once the budget is spent, further tiles
+    /// are not kept (the ones kept are those asked for first, usually the low zooms every
+    /// view needs).
     pub fn put(
         &self,
         generation: &str,
-        seq: u64,
+        newness: Newness,
         day: chrono::NaiveDate,
         set: &'static str,
         t: TileId,
@@ -84,14 +88,14 @@ impl TileCache {
         }
         let mut held = self.inner.lock().unwrap_or_else(|p| p.into_inner());
         if held.generation != generation || held.day != Some(day) {
-            // A request still holding the snapshot before the current one must not push
-            // out the current one's tiles: only a newer snapshot replaces them.
-            if seq <= held.seq && held.day == Some(day) {
+            // A request still holding the snapshot (or profile) before the current one must
+            // not push out the current one's tiles: only a newer generation replaces them.
+            if newness <= held.newness && held.day == Some(day) {
                 return;
             }
             *held = Held {
                 generation: generation.to_string(),
-                seq,
+                newness,
                 day: Some(day),
                 ..Held::default()
             };
@@ -125,7 +129,14 @@ mod tests {
     #[test]
     fn a_tile_is_served_only_for_its_generation_and_day() {
         let c = TileCache::default();
-        c.put("b-1", 1, day(1), "all", tile(3), Bytes::from_static(b"one"));
+        c.put(
+            "b-1",
+            (1, 0),
+            day(1),
+            "all",
+            tile(3),
+            Bytes::from_static(b"one"),
+        );
         assert_eq!(c.get("b-1", day(1), "all", tile(3)).unwrap(), "one");
         assert!(c.get("b-2", day(1), "all", tile(3)).is_none());
         assert!(c.get("b-1", day(2), "all", tile(3)).is_none());
@@ -138,7 +149,7 @@ mod tests {
         let c = TileCache::default();
         c.put(
             "b-9",
-            9,
+            (9, 0),
             day(1),
             "all",
             tile(1),
@@ -146,7 +157,7 @@ mod tests {
         );
         c.put(
             "b-10",
-            10,
+            (10, 0),
             day(1),
             "all",
             tile(2),
@@ -157,7 +168,7 @@ mod tests {
         // A late request rendered from snapshot 9 does not evict 10's tiles.
         c.put(
             "b-9",
-            9,
+            (9, 0),
             day(1),
             "all",
             tile(1),
@@ -168,13 +179,67 @@ mod tests {
     }
 
     #[test]
+    fn a_new_profile_on_the_same_snapshot_replaces_the_tiles_and_the_old_one_does_not() {
+        let c = TileCache::default();
+        c.put(
+            "b-1",
+            (4, 0),
+            day(1),
+            "all",
+            tile(1),
+            Bytes::from_static(b"old"),
+        );
+        c.put(
+            "b-2",
+            (4, 1),
+            day(1),
+            "all",
+            tile(1),
+            Bytes::from_static(b"new"),
+        );
+        assert!(c.get("b-1", day(1), "all", tile(1)).is_none());
+        assert_eq!(c.get("b-2", day(1), "all", tile(1)).unwrap(), "new");
+        // A late request rendered with the profile before keeps nothing.
+        c.put(
+            "b-1",
+            (4, 0),
+            day(1),
+            "all",
+            tile(2),
+            Bytes::from_static(b"old"),
+        );
+        assert_eq!(c.size(), (1, 3));
+    }
+
+    #[test]
     fn the_budget_is_never_exceeded_and_zero_keeps_nothing() {
         let c = TileCache::with_budget(10);
-        c.put("b-1", 1, day(1), "all", tile(1), Bytes::from(vec![0u8; 6]));
-        c.put("b-1", 1, day(1), "all", tile(2), Bytes::from(vec![0u8; 6]));
+        c.put(
+            "b-1",
+            (1, 0),
+            day(1),
+            "all",
+            tile(1),
+            Bytes::from(vec![0u8; 6]),
+        );
+        c.put(
+            "b-1",
+            (1, 0),
+            day(1),
+            "all",
+            tile(2),
+            Bytes::from(vec![0u8; 6]),
+        );
         assert_eq!(c.size(), (1, 6));
         let none = TileCache::with_budget(0);
-        none.put("b-1", 1, day(1), "all", tile(1), Bytes::from_static(b"x"));
+        none.put(
+            "b-1",
+            (1, 0),
+            day(1),
+            "all",
+            tile(1),
+            Bytes::from_static(b"x"),
+        );
         assert_eq!(none.size(), (0, 0));
     }
 }

@@ -1,15 +1,18 @@
-//! Names for snapshots, carried in tile URLs and ETags.
+//! Names for what tiles are rendered from, carried in tile URLs and ETags: a snapshot
+//! and the profile it is judged by (a profile update turns findings illicit or not, and
+//! a tile shows them, so it changes the name as a write does).
 //!
-//! The snapshot has no number of its own; a snapshot is told apart by its `Arc`. The first
-//! time a request meets a snapshot it gets the next number, prefixed with the moment this
-//! process started, so a restarted server (whose counter starts again) never reuses a name
-//! a browser has cached.
+//! The snapshot has no number of its own; a snapshot is told apart by its `Arc`, the
+//! profile by the number the server gives each one it holds. The first time a request
+//! meets a pair it gets the next number, prefixed with the moment this process started,
+//! so a restarted server (whose counter starts again) never reuses a name a browser has
+//! cached.
 
 use std::sync::{Arc, Mutex, Weak};
 
 use crate::spatial::Snapshot;
 
-/// Hands out generation names, one per snapshot met.
+/// Hands out generation names, one per snapshot and profile met.
 #[derive(Clone)]
 pub struct Generations {
     inner: Arc<Mutex<State>>,
@@ -17,9 +20,10 @@ pub struct Generations {
 }
 
 struct State {
-    // The snapshots named that are still alive: a request may still hold the one before
-    // the current, and must get the name it had, not a new one.
-    named: Vec<(Weak<Snapshot>, String)>,
+    // The snapshots named that are still alive, with the profile number each was named
+    // under: a request may still hold the pair before the current, and must get the name
+    // it had, not a new one.
+    named: Vec<(Weak<Snapshot>, u64, String)>,
     counter: u64,
 }
 
@@ -40,22 +44,23 @@ impl Default for Generations {
 }
 
 impl Generations {
-    /// The name of `snap`: the same for every call with the same snapshot, a new one once
-    /// the snapshot has been replaced.
-    pub fn of(&self, snap: &Arc<Snapshot>) -> String {
+    /// The name of `snap` judged by the profile numbered `profile` (see
+    /// `http::profile::CurrentProfile::numbered`): the same for every call with the same
+    /// pair, a new one once either has been replaced.
+    pub fn of(&self, snap: &Arc<Snapshot>, profile: u64) -> String {
         let mut s = self.inner.lock().unwrap_or_else(|p| p.into_inner());
-        s.named.retain(|(w, _)| w.strong_count() > 0);
+        s.named.retain(|(w, _, _)| w.strong_count() > 0);
         // A live Weak keeps its allocation, so an equal pointer is the same snapshot.
-        if let Some((_, name)) = s
+        if let Some((_, _, name)) = s
             .named
             .iter()
-            .find(|(w, _)| std::ptr::eq(w.as_ptr(), Arc::as_ptr(snap)))
+            .find(|(w, p, _)| std::ptr::eq(w.as_ptr(), Arc::as_ptr(snap)) && *p == profile)
         {
             return name.clone();
         }
         s.counter += 1;
         let name = format!("{}-{}", self.boot, s.counter);
-        s.named.push((Arc::downgrade(snap), name.clone()));
+        s.named.push((Arc::downgrade(snap), profile, name.clone()));
         name
     }
 }

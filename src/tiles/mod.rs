@@ -4,7 +4,8 @@
 //! ([`mercator`]), a clip to the tile plus a buffer, a simplification for the zoom, and an
 //! encode ([`encode`]). Nothing is kept from one snapshot to the next but the Mercator copies,
 //! which are keyed on the layer they were made from, so a tile can never show older data than
-//! the snapshot it is rendered from; [`generation`] names snapshots for URLs and ETags.
+//! the snapshot it is rendered from; [`generation`] names snapshots, with the profile they
+//! are judged by, for URLs and ETags.
 //!
 //! # Layout
 //! - [`grid`]: tile ids, their bounds in Web Mercator, parsing with errors that name z/x/y.
@@ -12,8 +13,8 @@
 //! - [`mercator`]: the per-layer Web Mercator copies with their own R-trees.
 //! - [`props`]: property values, with the facts derived per snapshot (findings, easements).
 //! - [`encode`]: clipping, simplifying and writing a layer of a tile.
-//! - [`generation`]: snapshot generations.
-//! - [`cache`]: rendered tiles, kept while their snapshot is current.
+//! - [`generation`]: generations (a snapshot and a profile).
+//! - [`cache`]: rendered tiles, kept while their generation is current.
 
 pub mod cache;
 pub mod encode;
@@ -42,11 +43,12 @@ pub struct Tiles {
     /// Findings and easement states of the current snapshot, derived on first need and
     /// kept while their inputs are unchanged.
     pub derived: props::DerivedCache,
-    /// Which pipes the current snapshot's network turned by their inverts.
-    pub flows: props::PerSnapshot<props::Flows>,
-    /// Names of snapshots.
+    /// Which pipes the current snapshot's network turned by their inverts (the network
+    /// made with the profile's snap tolerance).
+    pub flows: props::PerSnapshot<props::Flows, crate::rules::Tolerance>,
+    /// Names of generations (a snapshot and the profile it is judged by).
     pub generations: Generations,
-    /// Tiles already rendered from the current snapshot.
+    /// Tiles already rendered for the current generation.
     pub rendered: cache::TileCache,
     /// When a tile was last asked for (seconds since the Unix epoch; 0 for never).
     pub last_used: Arc<std::sync::atomic::AtomicU64>,
@@ -92,7 +94,9 @@ pub fn warm(
         if spec.layer == crate::domain::Layer::Pipes {
             tiles
                 .flows
-                .get(snap, || network().map(|n| props::Flows::of(&n)))?;
+                .get(snap, profile.tolerances.snap_tolerance, || {
+                    network().map(|n| props::Flows::of(&n))
+                })?;
         }
     }
     Ok(())
@@ -137,7 +141,9 @@ pub fn render(
             Some(
                 tiles
                     .flows
-                    .get(snap, || network().map(|n| props::Flows::of(&n)))?,
+                    .get(snap, profile.tolerances.snap_tolerance, || {
+                        network().map(|n| props::Flows::of(&n))
+                    })?,
             )
         } else {
             None

@@ -178,13 +178,17 @@ impl Flows {
     }
 }
 
-/// A value derived from one snapshot, kept until the snapshot is replaced.
-pub struct PerSnapshot<T> {
+/// A value derived from one snapshot and a setting `K` of the profile (the pipes' flow
+/// from the network, which the snap tolerance shapes), kept until either changes.
+pub struct PerSnapshot<T, K = ()> {
     // The lock is held while deriving, so two first tiles derive once.
-    inner: Arc<Mutex<Option<(Weak<Snapshot>, Arc<T>)>>>,
+    inner: Arc<Mutex<Option<Derivation<T, K>>>>,
 }
 
-impl<T> Clone for PerSnapshot<T> {
+/// What a [`PerSnapshot`] holds: the snapshot and setting a value was derived from.
+type Derivation<T, K> = (Weak<Snapshot>, K, Arc<T>);
+
+impl<T, K> Clone for PerSnapshot<T, K> {
     fn clone(&self) -> Self {
         PerSnapshot {
             inner: self.inner.clone(),
@@ -192,7 +196,7 @@ impl<T> Clone for PerSnapshot<T> {
     }
 }
 
-impl<T> Default for PerSnapshot<T> {
+impl<T, K> Default for PerSnapshot<T, K> {
     fn default() -> Self {
         PerSnapshot {
             inner: Arc::default(),
@@ -200,21 +204,23 @@ impl<T> Default for PerSnapshot<T> {
     }
 }
 
-impl<T> PerSnapshot<T> {
-    /// The value for `snap`, made with `make` unless the cache holds it. Blocking.
+impl<T, K: PartialEq> PerSnapshot<T, K> {
+    /// The value for `snap` and `setting`, made with `make` unless the cache holds it.
+    /// Blocking.
     pub fn get(
         &self,
         snap: &Arc<Snapshot>,
+        setting: K,
         make: impl FnOnce() -> anyhow::Result<T>,
     ) -> anyhow::Result<Arc<T>> {
         let mut g = self.inner.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some((w, d)) = g.as_ref() {
-            if w.upgrade().is_some_and(|s| Arc::ptr_eq(&s, snap)) {
+        if let Some((w, k, d)) = g.as_ref() {
+            if *k == setting && w.upgrade().is_some_and(|s| Arc::ptr_eq(&s, snap)) {
                 return Ok(d.clone());
             }
         }
         let d = Arc::new(make()?);
-        *g = Some((Arc::downgrade(snap), d.clone()));
+        *g = Some((Arc::downgrade(snap), setting, d.clone()));
         Ok(d)
     }
 }

@@ -7,7 +7,9 @@
 mod common;
 mod features;
 mod integrity;
+mod photos;
 mod roles;
+mod security;
 mod writes;
 
 use common::*;

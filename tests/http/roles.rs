@@ -9,7 +9,7 @@ use super::*;
 async fn the_role_matrix_holds_for_every_write_route() {
     for kind in kinds() {
         let reg = demo_registry(kind, "north-castle-ny").await;
-        let roles = ["analyst", "inspector", "planner", "admin"];
+        let roles = ["analyst", "inspector", "officer", "planner", "admin"];
         let tokens: Vec<(&str, String)> = roles
             .iter()
             .map(|r| (*r, token(&reg.url, r, &format!("{r} person"), &[])))
@@ -72,6 +72,15 @@ async fn the_role_matrix_holds_for_every_write_route() {
                 }),
             ),
             (
+                "POST /api/cases",
+                "officer",
+                Box::new(|c, b, n| {
+                    c.post(format!("{b}/api/cases")).json(&json!({
+                    "origin": "staff", "opened_on": format!("2026-02-{:02}", n + 1),
+                    "asset_id": "OF-000001"}))
+                }),
+            ),
+            (
                 "POST /api/layers/catch_basins/import",
                 "analyst",
                 Box::new(|c, b, _| {
@@ -103,7 +112,9 @@ async fn the_role_matrix_holds_for_every_write_route() {
             assert!(e["error"].as_str().unwrap().contains("expired"), "{e}");
             for (i, (role, t)) in tokens.iter().enumerate() {
                 let (s, e) = send(bearer(make(&c, b, i), Some(t))).await;
-                if role == needed || *role == "admin" {
+                // An officer may also inspect.
+                let officer_inspects = *role == "officer" && *needed == "inspector";
+                if role == needed || *role == "admin" || officer_inspects {
                     assert!(s == 200 || s == 201, "{name} as {role}: {s} {e}");
                 } else {
                     assert_eq!(s, 403, "{name} as {role}: {e}");
@@ -115,7 +126,7 @@ async fn the_role_matrix_holds_for_every_write_route() {
         let list = &tokens[0].1; // an analyst's token
         let (_, made) = send(
             c.post(format!("{b}/api/tokens"))
-                .bearer_auth(&tokens[3].1)
+                .bearer_auth(&tokens[4].1)
                 .json(&json!({"role": "inspector", "subject": "short lived"})),
         )
         .await;
@@ -127,7 +138,7 @@ async fn the_role_matrix_holds_for_every_write_route() {
         assert_eq!(s, 401);
         let (s, e) = send(
             c.delete(format!("{b}/api/tokens/{id}"))
-                .bearer_auth(&tokens[3].1),
+                .bearer_auth(&tokens[4].1),
         )
         .await;
         assert_eq!(s, 200, "{e}");

@@ -69,7 +69,11 @@ fn photos_and_formats_through_the_cli() {
         &url,
         &["inspect", "photo", "add", insp, txt.to_str().unwrap()],
     );
-    assert!(String::from_utf8_lossy(&e.stderr).contains("--content-type"));
+    let said = String::from_utf8_lossy(&e.stderr);
+    assert!(
+        said.contains("notes.txt: the bytes are not a JPEG, PNG, WebP or HEIC/HEIF image"),
+        "{said}"
+    );
     let e = run(&url, &["inspect", "photo", "get", "abc", "-o", "x"]);
     assert!(String::from_utf8_lossy(&e.stderr).contains("64 hex digits"));
 

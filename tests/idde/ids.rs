@@ -23,7 +23,7 @@ pub async fn concurrent_opens(kind: &str) {
         _ => fresh_pg_url("idde_ids").unwrap(),
     };
     super::town::build(dir.path(), &url);
-    let t = token(&url, "inspector", "Ann Field", &[]);
+    let t = token(&url, "officer", "Ann Field", &[]);
     let server = serve(&url, &[]);
     // The commands start together, each its own process...
     let children: Vec<_> = (0..CLI_PROCESSES)

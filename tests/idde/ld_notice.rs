@@ -176,7 +176,7 @@ fn carmel_and_north_castle_print_the_six_items_through_the_cli() {
 async fn carmel_fills_the_notice_from_a_case_through_the_api() {
     let dir = tempfile::tempdir().unwrap();
     let url = registry(dir.path(), "carmel-ny");
-    let t = token(&url, "inspector", "Sam Officer", &[]);
+    let t = token(&url, "officer", "Sam Officer", &[]);
     let server = serve(&url, &[]);
     let http = reqwest::Client::new();
     let base = &server.base;
@@ -287,7 +287,7 @@ async fn windsor_has_no_land_development_notice() {
         e.contains("has no land development notice of violation"),
         "{e}"
     );
-    let t = token(&url, "inspector", "Sam Officer", &[]);
+    let t = token(&url, "officer", "Sam Officer", &[]);
     let server = serve(&url, &[]);
     let r = reqwest::Client::new()
         .post(format!("{}/api/notices/land-development", server.base))

@@ -134,7 +134,7 @@ pub async fn scripted_year(kind: &str, via: Via) {
     super::town::build(dir.path(), &url);
     let (server, token) = match via {
         Via::Api => {
-            let t = token(&url, "inspector", "Ann Field", &[]);
+            let t = token(&url, "officer", "Ann Field", &[]);
             (Some(serve(&url, &[])), t)
         }
         Via::Cli => (None, String::new()),
@@ -287,12 +287,12 @@ pub async fn scripted_year(kind: &str, via: Via) {
     // An action the log does not know is refused, naming it.
     let e = act(
         case,
-        json!({"kind": "coffee_break", "on": "2026-05-15", "by": "Ann Field"}),
+        json!({"kind": "coffee_break", "on": "2026-05-15", "by": "Town Engineer"}),
     )
     .await
     .unwrap_err();
     assert!(e.contains("kind") && e.contains("coffee_break"), "{e}");
-    act(case, json!({"kind": "dye_test", "on": "2026-05-18", "by": "Ann Field",
+    act(case, json!({"kind": "dye_test", "on": "2026-05-18", "by": "Town Engineer",
         "connection_id": "C-SEW", "outcome": "positive", "results": {"dye": "seen at OF-1 after 12 minutes"}}))
         .await
         .unwrap();
@@ -476,7 +476,7 @@ pub async fn scripted_year(kind: &str, via: Via) {
     // And a closed case takes no more actions.
     let e = act(
         case,
-        json!({"kind": "site_visit", "on": "2026-06-05", "by": "Ann Field"}),
+        json!({"kind": "site_visit", "on": "2026-06-05", "by": "Town Engineer"}),
     )
     .await
     .unwrap_err();
@@ -530,7 +530,7 @@ pub async fn scripted_year(kind: &str, via: Via) {
         .await
         .unwrap();
     assert_eq!(h["case_id"], "CASE-2026-0002");
-    close("CASE-2026-0002", json!({"closure": "unfounded", "on": "2026-07-02", "by": "Ann Field", "notes": "clear flow, no odour"}))
+    close("CASE-2026-0002", json!({"closure": "unfounded", "on": "2026-07-02", "by": "Town Engineer", "notes": "clear flow, no odour"}))
         .await
         .unwrap();
 

@@ -4,6 +4,7 @@
 mod bad_places;
 #[path = "../common/mod.rs"]
 mod common;
+mod formulas;
 mod hostile;
 mod limits;
 mod real_files;

@@ -38,6 +38,12 @@ export async function context(browser, { width = 360, height = 740, geo = null }
   ctx.on('request', watch);
   ctx.on('serviceworker', (w) => w.on?.('request', watch));
   ctx.outside = outside;
+  // What the page's Content-Security-Policy refused: the page must work within it.
+  ctx.cspRefused = [];
+  await ctx.exposeBinding('__ms4CspRefused', (_source, v) => { ctx.cspRefused.push(v); });
+  await ctx.addInitScript(() => document.addEventListener('securitypolicyviolation', (e) => {
+    window.__ms4CspRefused(`${e.effectiveDirective} ${e.blockedURI || e.sample}`);
+  }));
   return ctx;
 }
 
@@ -105,6 +111,7 @@ export async function api(path, init = {}) {
 
 export function done(ctx, page) {
   assert.deepEqual(ctx.outside, [], 'requests left the server\'s origin');
+  assert.deepEqual(ctx.cspRefused, [], 'the page did something its Content-Security-Policy refuses');
   assert.deepEqual(page.errors, [], 'the page threw');
 }
 

@@ -72,5 +72,5 @@ export interface Session {
   may_read: boolean;
   subject: string | null;
   role: string | null;
-  may: { read: boolean; inspect: boolean; import: boolean; admin: boolean };
+  may: { read: boolean; inspect: boolean; enforce: boolean; import: boolean; admin: boolean };
 }

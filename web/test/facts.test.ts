@@ -39,6 +39,13 @@ describe('exports and import messages', () => {
     expect(csv([{ a: 'x, y', b: 'say "hi"', c: null }], ['a', 'b', 'c'])).toBe('a,b,c\r\n"x, y","say ""hi""",\r\n');
   });
 
+  it('writes a cell a spreadsheet would run after a quote, and numbers as numbers', () => {
+    const row = { a: '=HYPERLINK("http://x")', b: '@SUM(1)', c: '+1+1', d: '-1+1', e: '\tx', f: -3.2, g: "'q", h: 'CB-1' };
+    expect(csv([row], ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'])).toBe(
+      'a,b,c,d,e,f,g,h\r\n"\'=HYPERLINK(""http://x"")",\'@SUM(1),\'+1+1,\'-1+1,\'\tx,-3.2,\'\'q,CB-1\r\n',
+    );
+  });
+
   it('reads the fields a refused import names', () => {
     const m = 'f.geojson (layer f): no field for outfalls.asset_id; its fields are: FACILITYID, WATER_ID. Map one with --map asset_id=SOURCE_FIELD';
     expect(sourceFieldsOf(m)).toEqual(['FACILITYID', 'WATER_ID']);

@@ -34,6 +34,12 @@ pub struct IddeSettings {
     /// period, cited); without it the report lists the start as an open fact.
     #[serde(default)]
     pub reporting_year_source: Option<String>,
+    /// The offices the law names as acting in enforcement (`Town Manager`, `Stormwater
+    /// Management Officer`): what an action's `by` may name. The first is the office a
+    /// logged action is taken to be by when it names none. Empty (a profile that lists
+    /// none), `by` is any name of printable text.
+    #[serde(default)]
+    pub offices: Vec<String>,
     /// Days business-day counts skip besides Saturdays and Sundays.
     #[serde(default)]
     pub holidays: Vec<Holiday>,
@@ -145,6 +151,7 @@ impl Default for IddeSettings {
             dry_weather_source: None,
             reporting_year_start: default_year_start(),
             reporting_year_source: None,
+            offices: Vec::new(),
             holidays: Vec::new(),
             deadlines: Vec::new(),
             fines: Vec::new(),

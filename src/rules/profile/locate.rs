@@ -44,9 +44,18 @@ pub(super) fn key_segment(key: &str) -> String {
 
 /// The 1-based line of the key a key path names (`roles.condition_one`), or of the table
 /// that should hold it when the key itself is absent; `None` when neither is found.
-/// Handles the plain and quoted keys of a profile's tables, not array indexes.
+/// Paths with array indexes (`idde.deadlines[2].business_days`) and keys of inline
+/// tables (`assumptions.AMB-07.setting.downstream_steps`) are found by
+/// [`line_of_indexed`].
 pub(super) fn line_of_key(text: &str, key: &str) -> Option<usize> {
-    let segs = split_key(key)?;
+    let Some(segs) = split_key(key) else {
+        return line_of_indexed(text, key);
+    };
+    line_of_table_key(text, &segs).or_else(|| line_of_indexed(text, key))
+}
+
+/// [`line_of_key`] for a key of a `[table]` header's table.
+fn line_of_table_key(text: &str, segs: &[String]) -> Option<usize> {
     let (tables, last) = segs.split_at(segs.len().checked_sub(1)?);
     let mut header_line = None;
     let mut in_table = tables.is_empty();
@@ -62,7 +71,7 @@ pub(super) fn line_of_key(text: &str, key: &str) -> Option<usize> {
         }
         if in_table {
             let k = line.split('=').next().unwrap_or("").trim();
-            if !k.is_empty() && split_key(k).as_deref() == Some(&last[..]) {
+            if !k.is_empty() && split_key(k).as_deref() == Some(last) {
                 return Some(n + 1);
             }
         }
@@ -89,16 +98,33 @@ fn split_key(key: &str) -> Option<Vec<String>> {
 
 /// The key path of the item at byte `offset` of `text` ("" for the top level).
 pub(super) fn key_path_at(text: &str, offset: usize) -> String {
-    let mut scanner = Scanner {
-        b: text.as_bytes(),
-        pos: 0,
-        target: offset,
-        table: Vec::new(),
-        array_tables: HashMap::new(),
-        found: None,
-    };
+    let mut scanner = Scanner::new(text, offset);
     scanner.document();
     render(&scanner.found.unwrap_or(scanner.table))
+}
+
+/// The 1-based line where a key path with array indexes is written
+/// (`idde.deadlines[2].business_days`, `idde.penalty_tiers[0].tiers[1].max`), or, when
+/// that key is not written (a default), the line of the nearest key or table above it
+/// in the path; `None` when the text has none of them.
+pub(super) fn line_of_indexed(text: &str, key: &str) -> Option<usize> {
+    let mut scanner = Scanner::new(text, usize::MAX);
+    scanner.keys = Some(Vec::new());
+    scanner.document();
+    let within = |path: &str| {
+        key.strip_prefix(path)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '[']))
+    };
+    // The longest path wins; of equals, the first written.
+    let mut best: Option<(usize, usize)> = None;
+    for (path, offset) in scanner.keys? {
+        let path = render(&path);
+        if !path.is_empty() && within(&path) && best.is_none_or(|(len, _)| path.len() > len) {
+            best = Some((path.len(), offset));
+        }
+    }
+    let (_, offset) = best?;
+    Some(text.get(..offset).unwrap_or(text).matches('\n').count() + 1)
 }
 
 struct Scanner<'a> {
@@ -108,9 +134,30 @@ struct Scanner<'a> {
     table: Vec<Seg>,
     array_tables: HashMap<String, usize>,
     found: Option<Vec<Seg>>,
+    /// When set, every key and table header met, with the offset it starts at.
+    keys: Option<Vec<(Vec<Seg>, usize)>>,
 }
 
-impl Scanner<'_> {
+impl<'a> Scanner<'a> {
+    fn new(text: &'a str, target: usize) -> Self {
+        Scanner {
+            b: text.as_bytes(),
+            pos: 0,
+            target,
+            table: Vec::new(),
+            array_tables: HashMap::new(),
+            found: None,
+            keys: None,
+        }
+    }
+
+    /// Records a key or header at `start`, when keys are being recorded.
+    fn met(&mut self, path: &[Seg], start: usize) {
+        if let Some(keys) = self.keys.as_mut() {
+            keys.push((path.to_vec(), start));
+        }
+    }
+
     fn peek(&self) -> Option<u8> {
         self.b.get(self.pos).copied()
     }
@@ -172,8 +219,10 @@ impl Scanner<'_> {
                 continue;
             }
             let mut path = self.table.clone();
+            let start = self.pos;
             let Some(keys) = self.key() else { return };
             path.extend(keys.into_iter().map(Seg::Key));
+            self.met(&path, start);
             self.note_end(&path);
             self.skip_blanks();
             if self.found.is_some() || self.peek() != Some(b'=') {
@@ -203,6 +252,7 @@ impl Scanner<'_> {
         if start >= self.target || self.pos > self.target {
             self.found = Some(path.clone());
         }
+        self.met(&path, start);
         self.table = path;
         true
     }
@@ -351,9 +401,11 @@ impl Scanner<'_> {
                 }
                 _ => {}
             }
+            let start = self.pos;
             let Some(keys) = self.key() else { return };
             let depth = path.len();
             path.extend(keys.into_iter().map(Seg::Key));
+            self.met(path, start);
             self.note_end(path);
             self.skip_blanks();
             if self.found.is_some() || self.peek() != Some(b'=') {
@@ -440,6 +492,25 @@ codes = [
         assert_eq!(key_path_at("a = \"unterminated\n", 6), "a");
         assert_eq!(key_path_at("a = 1\n", 99), "");
         assert_eq!(key_path_at("a = '''x\ny''' \nb = 2", 15), "b");
+    }
+
+    #[test]
+    fn indexed_paths_find_their_lines() {
+        let text = "[idde]\nx = 1\n\n[[idde.deadlines]]\nrule = \"a\"\nhours = 2\n\n[[idde.deadlines]]\nrule = \"b\"\nbusiness_days = 100000000\n\n[[idde.penalty_tiers]]\ntiers = [{ max = 350 },\n  { min = 350, max = 1e12 }]\n";
+        assert_eq!(
+            line_of_key(text, "idde.deadlines[1].business_days"),
+            Some(10)
+        );
+        assert_eq!(line_of_key(text, "idde.deadlines[0].hours"), Some(6));
+        // A key left out (a default): the table it belongs in.
+        assert_eq!(line_of_key(text, "idde.deadlines[1].days"), Some(8));
+        assert_eq!(
+            line_of_key(text, "idde.penalty_tiers[0].tiers[1].max"),
+            Some(14)
+        );
+        // Nothing of the path but its first table: that table.
+        assert_eq!(line_of_key(text, "idde.fines[0].amount"), Some(1));
+        assert_eq!(line_of_key("a = 1\n", "idde.fines[0].amount"), None);
     }
 
     #[test]

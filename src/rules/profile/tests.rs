@@ -1,6 +1,7 @@
 use super::builtin::BUILTIN;
 use super::*;
 
+mod ranges;
 mod lookups;
 mod readings;
 

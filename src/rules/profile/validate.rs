@@ -1,5 +1,6 @@
-//! Checks on a deserialized profile beyond what its types enforce: positive numbers,
-//! catalogue-shaped rule ids that the `[rules]` table lists, no duplicate entries.
+//! Checks on a deserialized profile beyond what its types enforce: positive numbers (each
+//! in its range, see [`super::bounds`]), catalogue-shaped rule ids that the `[rules]`
+//! table lists, no duplicate entries.
 
 use std::collections::HashMap;
 use std::fmt::Display;
@@ -84,6 +85,7 @@ pub(super) fn profile(p: &Profile) -> Check {
     }
     inspections(p)?;
     assumptions(p)?;
+    super::bounds::profile(p)?;
     family(p)
 }
 

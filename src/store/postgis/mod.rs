@@ -48,10 +48,25 @@ impl PostgisStore {
         // the pool retries the refused connection until then, and the request gets a 503
         // in seconds instead of sqlx's default 30. Idle connections are checked before
         // use (sqlx's default), so after a restart the dead ones are replaced.
+        // A server waits only a few seconds for a lock another writer holds (see
+        // `store::set_write_wait`), then answers 503 (PostgreSQL's 55P03); a command
+        // waits as PostgreSQL does by default.
+        let (wait, set) = super::write_wait();
         Ok(PgPoolOptions::new()
             .max_connections(8)
             .acquire_timeout(ACQUIRE_TIMEOUT)
             .test_before_acquire(true)
+            .after_connect(move |conn, _| {
+                Box::pin(async move {
+                    if set {
+                        sqlx::query("SELECT set_config('lock_timeout', $1, false)")
+                            .bind(format!("{}ms", wait.as_millis()))
+                            .execute(&mut *conn)
+                            .await?;
+                    }
+                    Ok(())
+                })
+            })
             .connect(url)
             .await?)
     }

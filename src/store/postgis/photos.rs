@@ -2,7 +2,9 @@
 
 use sqlx::PgPool;
 
-use crate::store::photos::{audit_json, record, NewPhoto, PhotoRecord, PhotoRow};
+use crate::store::photos::{
+    audit_json, record, NewPhoto, PhotoRecord, PhotoRow, PhotoRowWithBytes,
+};
 use crate::store::Result;
 
 // `stored_at` read back as RFC 3339 text, as the GeoPackage keeps it.
@@ -18,7 +20,7 @@ pub(super) async fn add(pool: &PgPool, p: &NewPhoto, actor: &str) -> Result<(Pho
     let existing: Option<PhotoRow> = sqlx::query_as(crate::store::trusted(format!(
         "SELECT {COLUMNS} FROM ms4_photos WHERE inspection_id = $1 AND sha256 = $2"
     )))
-    .bind(&p.inspection_id)
+    .bind(p.inspection_id())
     .bind(&sha)
     .fetch_optional(&mut *tx)
     .await?;
@@ -29,11 +31,11 @@ pub(super) async fn add(pool: &PgPool, p: &NewPhoto, actor: &str) -> Result<(Pho
         "INSERT INTO ms4_photos (inspection_id, sha256, content_type, bytes, size, taken_by, stored_at) \
          VALUES ($1, $2, $3, $4, $5, $6, $7::timestamptz) RETURNING {COLUMNS}"
     )))
-    .bind(&p.inspection_id)
+    .bind(p.inspection_id())
     .bind(&sha)
-    .bind(&p.content_type)
-    .bind(&p.bytes)
-    .bind(p.bytes.len() as i64)
+    .bind(p.content_type())
+    .bind(p.bytes())
+    .bind(p.bytes().len() as i64)
     .bind(actor)
     .bind(&now)
     .fetch_one(&mut *tx)
@@ -41,7 +43,7 @@ pub(super) async fn add(pool: &PgPool, p: &NewPhoto, actor: &str) -> Result<(Pho
     sqlx::query("INSERT INTO ms4_audit (at, actor, action, layer, feature_id, after) VALUES ($1::timestamptz, $2, 'photo_add', 'inspections', $3, $4::jsonb)")
         .bind(&now)
         .bind(actor)
-        .bind(&p.inspection_id)
+        .bind(p.inspection_id())
         .bind(audit_json(p, &sha).to_string())
         .execute(&mut *tx)
         .await?;
@@ -62,12 +64,11 @@ pub(super) async fn of_inspection(pool: &PgPool, inspection_id: &str) -> Result<
 
 /// A photo by its checksum, with its bytes.
 pub(super) async fn by_sha256(pool: &PgPool, sha: &str) -> Result<Option<(PhotoRecord, Vec<u8>)>> {
-    let row: Option<(i64, String, String, String, i64, String, String, Vec<u8>)> =
-        sqlx::query_as(crate::store::trusted(format!(
-            "SELECT {COLUMNS}, bytes FROM ms4_photos WHERE sha256 = $1 ORDER BY photo_id LIMIT 1"
-        )))
-        .bind(sha)
-        .fetch_optional(pool)
-        .await?;
+    let row: Option<PhotoRowWithBytes> = sqlx::query_as(crate::store::trusted(format!(
+        "SELECT {COLUMNS}, bytes FROM ms4_photos WHERE sha256 = $1 ORDER BY photo_id LIMIT 1"
+    )))
+    .bind(sha)
+    .fetch_optional(pool)
+    .await?;
     Ok(row.map(|(a, b, c, d, e, f, g, bytes)| (record((a, b, c, d, e, f, g)), bytes)))
 }

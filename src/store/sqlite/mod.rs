@@ -59,7 +59,7 @@ impl SqliteStore {
             // take the `-wal` and `-shm` files with it (see the README).
             .journal_mode(SqliteJournalMode::Wal)
             .synchronous(SqliteSynchronous::Normal)
-            .busy_timeout(std::time::Duration::from_secs(30))
+            .busy_timeout(super::write_wait().0)
             .foreign_keys(true))
     }
 

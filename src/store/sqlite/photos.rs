@@ -2,7 +2,9 @@
 
 use sqlx::SqlitePool;
 
-use crate::store::photos::{audit_json, record, NewPhoto, PhotoRecord, PhotoRow};
+use crate::store::photos::{
+    audit_json, record, NewPhoto, PhotoRecord, PhotoRow, PhotoRowWithBytes,
+};
 use crate::store::Result;
 
 const COLUMNS: &str = "photo_id, inspection_id, sha256, content_type, size, taken_by, stored_at";
@@ -20,7 +22,7 @@ pub(super) async fn add(
     let existing: Option<PhotoRow> = sqlx::query_as(crate::store::trusted(format!(
         "SELECT {COLUMNS} FROM ms4_photos WHERE inspection_id = ? AND sha256 = ?"
     )))
-    .bind(&p.inspection_id)
+    .bind(p.inspection_id())
     .bind(&sha)
     .fetch_optional(&mut *tx)
     .await?;
@@ -31,11 +33,11 @@ pub(super) async fn add(
         "INSERT INTO ms4_photos (inspection_id, sha256, content_type, bytes, size, taken_by, stored_at) \
          VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING {COLUMNS}"
     )))
-    .bind(&p.inspection_id)
+    .bind(p.inspection_id())
     .bind(&sha)
-    .bind(&p.content_type)
-    .bind(&p.bytes)
-    .bind(p.bytes.len() as i64)
+    .bind(p.content_type())
+    .bind(p.bytes())
+    .bind(p.bytes().len() as i64)
     .bind(actor)
     .bind(&now)
     .fetch_one(&mut *tx)
@@ -43,7 +45,7 @@ pub(super) async fn add(
     sqlx::query("INSERT INTO ms4_audit (at, actor, action, layer, feature_id, after) VALUES (?, ?, 'photo_add', 'inspections', ?, ?)")
         .bind(&now)
         .bind(actor)
-        .bind(&p.inspection_id)
+        .bind(p.inspection_id())
         .bind(audit_json(p, &sha).to_string())
         .execute(&mut *tx)
         .await?;
@@ -70,12 +72,11 @@ pub(super) async fn by_sha256(
     pool: &SqlitePool,
     sha: &str,
 ) -> Result<Option<(PhotoRecord, Vec<u8>)>> {
-    let row: Option<(i64, String, String, String, i64, String, String, Vec<u8>)> =
-        sqlx::query_as(crate::store::trusted(format!(
-            "SELECT {COLUMNS}, bytes FROM ms4_photos WHERE sha256 = ? ORDER BY photo_id LIMIT 1"
-        )))
-        .bind(sha)
-        .fetch_optional(pool)
-        .await?;
+    let row: Option<PhotoRowWithBytes> = sqlx::query_as(crate::store::trusted(format!(
+        "SELECT {COLUMNS}, bytes FROM ms4_photos WHERE sha256 = ? ORDER BY photo_id LIMIT 1"
+    )))
+    .bind(sha)
+    .fetch_optional(pool)
+    .await?;
     Ok(row.map(|(a, b, c, d, e, f, g, bytes)| (record((a, b, c, d, e, f, g)), bytes)))
 }

@@ -100,10 +100,15 @@ async function trace(id: string, out: HTMLElement, ctx: Ctx): Promise<void> {
   }
 }
 
-/** Rows as CSV (RFC 4180 quoting). */
+/**
+ * Rows as CSV (RFC 4180 quoting), by the server's rule for cells a spreadsheet would run
+ * (the Rust `domain::csv`): text starting with =, +, -, @, tab or carriage return (or a
+ * quote) goes out after a single quote; a plain number such as -3.2 stays a number.
+ */
 export function csv(rows: Record<string, unknown>[], cols: string[]): string {
   const q = (v: unknown) => {
-    const s = v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v);
+    let s = v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v);
+    if (/^['=+@\t\r-]/.test(s) && !/^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(s)) s = `'${s}`;
     return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
   };
   return [cols.join(','), ...rows.map((r) => cols.map((c) => q(r[c])).join(','))].join('\r\n') + '\r\n';
