@@ -245,6 +245,10 @@ fn case_rows(c: &Case, d: &crate::idde::deadlines::CaseDeadlines) -> Vec<Vec<Str
             Some(format!("{}: {} by {by} ({})", x.status, x.what, x.citation)),
         );
     }
+    // A step the clock could not count is said, never left out in silence.
+    for (i, why) in d.uncounted.iter().enumerate() {
+        put(&format!("uncounted {}", i + 1), Some(why.clone()));
+    }
     for f in &d.fines {
         put(
             &format!("fine {}", f.rule),

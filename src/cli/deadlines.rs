@@ -48,6 +48,16 @@ pub(super) async fn run(store_url: &str, a: DeadlinesArgs) -> anyhow::Result<()>
                         x.citation.clone(),
                     ]);
                 }
+                // A step the clock could not count is a row too, never left out.
+                for why in &c.uncounted {
+                    rows.push(vec![
+                        c.case_id.clone(),
+                        "uncounted".into(),
+                        String::new(),
+                        why.clone(),
+                        String::new(),
+                    ]);
+                }
                 for f in &c.fines {
                     rows.push(vec![
                         c.case_id.clone(),

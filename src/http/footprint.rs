@@ -32,6 +32,10 @@ pub(super) fn router() -> Router<AppState> {
     Router::new().route("/footprint", post(footprint))
 }
 
+/// The longest a footprint file may take to read, when the request timeout is longer: a
+/// project's outline reads in milliseconds, so a file that takes longer is not one.
+const READ_BUDGET: std::time::Duration = std::time::Duration::from_secs(30);
+
 /// What a footprint file may be (a CSV holds no polygon).
 const ACCEPTED: [&str; 6] = ["zip", "gpkg", "geojson", "json", "kml", "fgb"];
 
@@ -95,7 +99,7 @@ async fn footprint(
         return Err(bad("missing; send the footprint as a part named file"));
     };
     let srid = state.snapshot.current().meta.srid;
-    let cancel = Cancel::within(state.config.request_timeout);
+    let cancel = Cancel::within(state.config.request_timeout.min(READ_BUDGET));
     // Dropped with this future: when the client hangs up or the request times out, the
     // blocking read stops too.
     let _stop_reading = cancel.on_drop();

@@ -51,6 +51,36 @@ pub enum StoreError {
     /// the transaction was rolled back.
     #[error("write abandoned, nothing was changed: {0}")]
     Aborted(String),
+    /// An update ([`crate::store::update`]) found no stored row with this id.
+    #[error("layer {layer}: no feature has id {id:?}")]
+    NotFound {
+        /// The layer.
+        layer: Layer,
+        /// The id asked for.
+        id: String,
+    },
+    /// An update's rule refused the change it was asked for, judged against the stored
+    /// row; the transaction was rolled back.
+    #[error("{field}: {message}")]
+    Refused {
+        /// The request's field at fault.
+        field: String,
+        /// Why, with what would be accepted.
+        message: String,
+    },
+    /// An update named the version of the row it was made from, and the stored row is
+    /// no longer that version: someone changed it since; nothing was written.
+    #[error("layer {layer}, feature {id:?}: changed since version {expected} was read (it is now {stored}); nothing was changed, read it again")]
+    Changed {
+        /// The layer.
+        layer: Layer,
+        /// The feature's id.
+        id: String,
+        /// The version the update was made from.
+        expected: String,
+        /// The version stored.
+        stored: String,
+    },
     /// A bookkeeping row (a token, say) that cannot be read back.
     #[error("unreadable registry record: {0}")]
     Corrupt(String),

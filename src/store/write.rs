@@ -30,6 +30,14 @@ pub(crate) trait WriteTx: Send {
     /// them that cannot be read (which the write overwrites like any other). Only the ids
     /// a chunk carries are read, so a write costs what it carries, not what the layer holds.
     async fn existing(&mut self, layer: Layer, ids: &[String]) -> Result<super::LayerRows>;
+    /// Locks the stored rows with these ids until the transaction ends, so a
+    /// read-modify-write ([`super::update`]) reads the row no other writer can change
+    /// before it commits. The default does nothing: a store whose transaction holds the
+    /// whole registry's write lock from its start (SQLite's `BEGIN IMMEDIATE`) needs no
+    /// row lock.
+    async fn lock(&mut self, _layer: Layer, _ids: &[String]) -> Result<()> {
+        Ok(())
+    }
     /// The id and stored content hash (see `store::hash`; `None` when missing) of every
     /// row of the layer, in one pass. A row whose very id cannot be read is left out: it
     /// cannot be named, so it stays (a replace cannot delete it either).

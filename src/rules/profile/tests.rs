@@ -1,8 +1,8 @@
 use super::builtin::BUILTIN;
 use super::*;
 
-mod ranges;
 mod lookups;
+mod ranges;
 mod readings;
 
 fn builtin(id: &str) -> Profile {

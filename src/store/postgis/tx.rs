@@ -262,6 +262,21 @@ impl WriteTx for PgTx {
         Ok(decode_rows(layer, &rows))
     }
 
+    async fn lock(&mut self, layer: Layer, ids: &[String]) -> Result<()> {
+        self.end_stream().await?;
+        // Under read committed the next statement, run once the lock is held, sees the
+        // row as the writer that held it before committed it.
+        sqlx::query(crate::store::trusted(format!(
+            "SELECT 1 FROM {} WHERE {} = ANY($1) FOR UPDATE",
+            layer.name(),
+            layer.id_field()
+        )))
+        .bind(ids)
+        .execute(&mut **self.tx())
+        .await?;
+        Ok(())
+    }
+
     async fn hashes(&mut self, layer: Layer) -> Result<crate::store::hash::StoredHashes> {
         use futures_util::TryStreamExt;
         use sqlx::Row;
