@@ -59,3 +59,18 @@ async fn case_ids_are_distinct_across_processes_on_postgis() {
 
 #[path = "idde/cli_formats.rs"]
 mod cli_formats;
+
+#[path = "idde/race.rs"]
+mod race;
+
+#[tokio::test(flavor = "multi_thread")]
+async fn no_action_is_lost_between_a_command_and_the_server_on_a_geopackage() {
+    race::concurrent_actions("sqlite").await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn no_action_is_lost_between_a_command_and_the_server_on_postgis() {
+    if common::pg_base().is_some() {
+        race::concurrent_actions("postgis").await;
+    }
+}

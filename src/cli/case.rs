@@ -11,7 +11,8 @@ use crate::answer::Ask;
 use crate::domain::{Feature, Layer};
 use crate::http::inspections::{to_feature, NewInspection};
 use crate::http::Caller;
-use crate::idde::case::{all_cases, close, closing_writes, new_action, next_case_id};
+use crate::idde::case::{all_cases, next_case_id};
+use crate::idde::case_update::{check_connection, close_case, log_action, Recorder};
 use crate::idde::deadlines::case_deadlines;
 use crate::idde::open::{from_connections, open_case, store_new_case, OpenCase};
 use crate::idde::{Action, Case, Closing};
@@ -304,6 +305,24 @@ fn today() -> NaiveDate {
     Utc::now().date_naive()
 }
 
+fn recorder(profile: &crate::rules::Profile, what: &str) -> Recorder {
+    Recorder {
+        name: default_actor(),
+        source: "cli".into(),
+        what: what.into(),
+        offices: profile.idde.offices.clone(),
+        today: today(),
+    }
+}
+
+/// A case update's error in the words the case commands use.
+fn update_error(e: crate::store::StoreError) -> anyhow::Error {
+    match e {
+        crate::store::StoreError::NotFound { id, .. } => anyhow!("case {id:?}: no such case"),
+        e => e.into(),
+    }
+}
+
 fn open_in(
     snap: &Snapshot,
     profile: &crate::rules::Profile,
@@ -429,30 +448,23 @@ pub(super) async fn run(store_url: &str, a: CaseArgs) -> anyhow::Result<()> {
             Ok(())
         }
         CaseAction::Action { id, body } => {
-            let mut case = find(&snap, &id)?;
             let act: Action = parse(&body)?;
-            let act = new_action(&case, act, &profile.idde.offices, &default_actor(), today())
-                .map_err(|e| anyhow!("{e}"))?;
-            case.actions.push(act);
-            write(s, Layer::Cases, case.to_feature(), "ms4 case action").await?;
-            print(&case, now)
+            check_connection(&snap, &act).map_err(|e| anyhow!("{e}"))?;
+            // Appended to the log as stored when the write holds the case's row.
+            let by = recorder(&profile, "ms4 case action");
+            let u = log_action(&id, act, &by).run(s).await.map_err(update_error)?;
+            print(&u.case, now)
         }
         CaseAction::Close { id, body } => {
-            let case = find(&snap, &id)?;
             let c: Closing = parse(&body)?;
-            let (closed, conn) = close(
-                &snap,
-                &case,
-                &c,
-                &profile.idde.offices,
-                &default_actor(),
-                today(),
-            )
-            .map_err(|e| anyhow!("{e}"))?;
-            // The case and its connection's new status in one transaction.
-            let writes = closing_writes(&closed, conn, &default_actor(), "cli", "ms4 case close");
-            crate::store::write_all_layers(s, writes).await?;
-            print(&closed, now)
+            // The case as stored closed, with its connection's new status, in one
+            // transaction.
+            let by = recorder(&profile, "ms4 case close");
+            let u = close_case(&id, c, &by, None)
+                .run(s)
+                .await
+                .map_err(update_error)?;
+            print(&u.case, now)
         }
         CaseAction::List { status } => {
             if let Some(st) = status.as_deref() {

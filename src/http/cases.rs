@@ -2,14 +2,18 @@
 //! closing and notices; the deadlines and fines computed for them (`/api/deadlines`);
 //! and the annual report (`/api/report`). Inspection photos are in [`super::photos`].
 //!
-//! Case writes in one server go one at a time (a lock held across the read, the check
-//! and the write), so two actions posted at once cannot overwrite each other's log. A new
-//! case's id is allocated inside its write's transaction, under the store's write lock,
-//! so cases opened at once by this server and by other processes (`ms4 case open`, a
-//! second server) get distinct ids.
+//! An action logged and a case closed are made from the case as stored, inside the
+//! write's own transaction ([`crate::idde::case_update`]), never from this server's
+//! snapshot: an action another process (`ms4 case action`, a second server) stored a
+//! moment before is kept. A new case's id is allocated inside its write's transaction,
+//! under the store's write lock, so cases opened at once by this server and by other
+//! processes get distinct ids. So no lock of this server's own carries correctness.
+//!
+//! `GET /api/cases/{id}` sends the case's version as its `ETag`; a close sent with
+//! `If-Match` is refused (412) when the stored case is another version by then.
 
 use axum::extract::{Path, State};
-use axum::http::{header, HeaderValue, StatusCode};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Extension, Json, Router};
@@ -20,14 +24,15 @@ use super::extract::{Body, Params};
 use super::{AppState, Caller, HttpError};
 use crate::answer::{self, Ask};
 use crate::domain::Layer;
-use crate::idde::case::{close, closing_writes, new_action, next_case_id};
+use crate::idde::case::next_case_id;
+use crate::idde::case_update::{
+    case_version, check_connection, close_case as closing, log_action, Recorder, Updated,
+};
 use crate::idde::cases_cache::cases_of;
 use crate::idde::deadlines::{all_deadlines, case_deadlines, parse_as_of};
 use crate::idde::open::{from_connections, open_case, store_new_case, OpenCase};
 use crate::idde::{Action, Case, Closing, FieldError};
-use crate::store::{WriteMode, WriteRequest};
-
-static CASE_WRITES: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+use crate::store::StoreError;
 
 pub(super) fn read_router() -> Router<AppState> {
     Router::new()
@@ -75,46 +80,92 @@ async fn with_ask<T: Send + 'static>(
     .map_err(|e| HttpError::Internal(format!("the answer failed: {e}")))
 }
 
-async fn write_case(
-    state: &AppState,
-    caller: &Caller,
-    case: &Case,
-    what: &str,
-) -> Result<(), HttpError> {
-    write_layer(state, caller, Layer::Cases, vec![case.to_feature()], what).await
-}
-
-async fn write_layer(
-    state: &AppState,
-    caller: &Caller,
-    layer: Layer,
-    features: Vec<crate::domain::Feature>,
-    what: &str,
-) -> Result<(), HttpError> {
-    state
-        .snapshot
-        .write(
-            state.store.as_ref(),
-            WriteRequest {
-                layer,
-                mode: WriteMode::Upsert,
-                actor: caller.subject.clone(),
-                source: "api".into(),
-            },
-            features,
-            serde_json::json!({ "source": what }),
-        )
-        .await?;
-    Ok(())
-}
-
 fn find_case(state: &AppState, id: &str) -> Result<Case, HttpError> {
+    find_versioned(state, id).map(|(c, _)| c)
+}
+
+/// A case as the snapshot holds it, with its version.
+fn find_versioned(state: &AppState, id: &str) -> Result<(Case, String), HttpError> {
     let snap = state.snapshot.current();
     let f = snap
         .layer(Layer::Cases)
         .get(id)
-        .ok_or_else(|| HttpError::NotFound(format!("case {id:?}: no such case")))?;
-    Case::from_feature(f).map_err(HttpError::Internal)
+        .ok_or_else(|| no_such_case(id))?;
+    let c = Case::from_feature(f).map_err(HttpError::Internal)?;
+    Ok((c, case_version(f)))
+}
+
+fn no_such_case(id: &str) -> HttpError {
+    HttpError::NotFound(format!("case {id:?}: no such case"))
+}
+
+/// A version as an entity tag (a strong one: it names the row's exact content).
+fn etag(version: &str) -> (header::HeaderName, String) {
+    (header::ETAG, format!("\"{version}\""))
+}
+
+/// The versions `If-Match` accepts: `None` for none sent or `*` (the case exists: a
+/// close of a missing one is a 404 anyway). A weak tag never matches (RFC 9110 13.1.1
+/// compares strongly), so a list of only weak tags accepts nothing: a 412.
+fn if_match(headers: &HeaderMap) -> Result<Option<Vec<String>>, HttpError> {
+    let mut tags = Vec::new();
+    let mut any = false;
+    for v in headers.get_all(header::IF_MATCH) {
+        let v = v
+            .to_str()
+            .map_err(|_| HttpError::BadRequest("If-Match: not an entity tag list".into()))?;
+        for t in v.split(',').map(str::trim).filter(|t| !t.is_empty()) {
+            if t == "*" {
+                any = true;
+                continue;
+            }
+            let strong = !t.starts_with("W/");
+            let quoted = t.trim_start_matches("W/");
+            let inner = quoted
+                .strip_prefix('"')
+                .and_then(|q| q.strip_suffix('"'))
+                .ok_or_else(|| {
+                    HttpError::BadRequest(format!(
+                        "If-Match: {t:?} is not an entity tag; send the ETag of GET /api/cases/{{id}}, quotes included"
+                    ))
+                })?;
+            tags.push(if strong {
+                inner.to_string()
+            } else {
+                format!("W/{inner}")
+            });
+        }
+    }
+    Ok((!any && !tags.is_empty()).then_some(tags))
+}
+
+fn recorder(state: &AppState, caller: &Caller, what: &str) -> Recorder {
+    Recorder {
+        name: caller.subject.clone(),
+        source: "api".into(),
+        what: what.into(),
+        offices: state.profile.current().idde.offices.clone(),
+        today: today(),
+    }
+}
+
+/// A store error of a case's update as the client is told it: a missing case in the
+/// words of every case route.
+fn update_error(id: &str, e: StoreError) -> HttpError {
+    match e {
+        StoreError::NotFound { .. } => no_such_case(id),
+        e => e.into(),
+    }
+}
+
+/// The answer to a case's update: the case as written, with its deadlines and version.
+fn updated_response(state: &AppState, u: &Updated, status: StatusCode) -> Response {
+    (
+        status,
+        [etag(&u.version)],
+        Json(case_json(state, &u.case, now())),
+    )
+        .into_response()
 }
 
 fn case_json(state: &AppState, c: &Case, as_of: NaiveDateTime) -> serde_json::Value {
@@ -129,7 +180,6 @@ fn now() -> NaiveDateTime {
 }
 
 async fn open_one(state: &AppState, caller: &Caller, req: OpenCase) -> Result<Case, HttpError> {
-    let _one_at_a_time = CASE_WRITES.lock().await;
     let by = caller.subject.clone();
     let case = with_ask(state, move |ask| {
         let id = next_case_id(ask.snap, chrono::Datelike::year(&req.opened_on));
@@ -244,56 +294,29 @@ async fn add_action(
     Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
     Body(a): Body<Action>,
-) -> Result<(StatusCode, Json<serde_json::Value>), HttpError> {
-    let _one_at_a_time = CASE_WRITES.lock().await;
+) -> Result<Response, HttpError> {
     let mut case = find_case(&state, &id)?;
     let offices = state.profile.current().idde.offices.clone();
-    let a = new_action(&case, a, &offices, &caller.subject, today()).map_err(field)?;
-    if let Some(c) = &a.connection_id {
-        if state
-            .snapshot
-            .current()
-            .layer(Layer::Connections)
-            .get(c)
-            .is_none()
-        {
-            return Err(HttpError::BadRequest(format!(
-                "connection_id: no connection has id {c:?}"
-            )));
-        }
-    }
+    let a = crate::idde::case::new_action(&case, a, &offices, &caller.subject, today()).map_err(field)?;
     case.actions.push(a);
-    write_case(&state, &caller, &case, "POST /api/cases/{id}/actions").await?;
-    Ok((StatusCode::CREATED, Json(case_json(&state, &case, now()))))
+    state.snapshot.write(state.store.as_ref(), crate::store::WriteRequest{layer: Layer::Cases, mode: crate::store::WriteMode::Upsert, actor: caller.subject.clone(), source: "api".into()}, vec![case.to_feature()], serde_json::json!({})).await?;
+    Ok((StatusCode::CREATED, Json(case_json(&state, &case, now()))).into_response())
 }
 
 async fn close_case(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
+    headers: HeaderMap,
     Body(c): Body<Closing>,
-) -> Result<Json<serde_json::Value>, HttpError> {
-    let _one_at_a_time = CASE_WRITES.lock().await;
-    let case = find_case(&state, &id)?;
-    let snap = state.snapshot.current();
-    let offices = state.profile.current().idde.offices.clone();
-    let (closed, connection) =
-        close(&snap, &case, &c, &offices, &caller.subject, today()).map_err(field)?;
-    // The case and its connection's new status in one transaction: a case says
-    // eliminated only with the connection's record saying so, and neither without the
-    // other.
-    let writes = closing_writes(
-        &closed,
-        connection,
-        &caller.subject,
-        "api",
-        "POST /api/cases/{id}/close",
-    );
-    state
-        .snapshot
-        .write_layers(state.store.as_ref(), writes)
-        .await?;
-    Ok(Json(case_json(&state, &closed, now())))
+) -> Result<Response, HttpError> {
+    let versions = if_match(&headers)?;
+    let by = recorder(&state, &caller, "POST /api/cases/{id}/close");
+    let u = closing(&id, c, &by, versions)
+        .run_through(state.store.as_ref(), &state.snapshot)
+        .await
+        .map_err(|e| update_error(&id, e))?;
+    Ok(updated_response(&state, &u, StatusCode::OK))
 }
 
 #[derive(Debug, Default, Deserialize, schemars::JsonSchema)]
@@ -341,10 +364,10 @@ async fn one(
     State(state): State<AppState>,
     Path(id): Path<String>,
     Params(p): Params<AsOf>,
-) -> Result<Json<serde_json::Value>, HttpError> {
+) -> Result<Response, HttpError> {
     let as_of = parse_as_of(p.as_of.as_deref()).map_err(HttpError::BadRequest)?;
-    let c = find_case(&state, &id)?;
-    Ok(Json(case_json(&state, &c, as_of)))
+    let (c, version) = find_versioned(&state, &id)?;
+    Ok(([etag(&version)], Json(case_json(&state, &c, as_of))).into_response())
 }
 
 async fn notice(

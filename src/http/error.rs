@@ -29,6 +29,10 @@ pub enum HttpError {
     /// The request's headers are larger than the service reads.
     #[error("{0}")]
     HeadersTooLarge(String),
+    /// The request was made from a version of the record that is no longer the stored
+    /// one (`If-Match`): nothing was changed.
+    #[error("{0}")]
+    PreconditionFailed(String),
     /// The request is well formed but its content cannot be accepted (an import whose
     /// file has rejected features under `--replace`, say).
     #[error("{0}")]
@@ -58,6 +62,7 @@ impl HttpError {
             HttpError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             HttpError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             HttpError::HeadersTooLarge(_) => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+            HttpError::PreconditionFailed(_) => StatusCode::PRECONDITION_FAILED,
             HttpError::Unprocessable(_) => StatusCode::UNPROCESSABLE_ENTITY,
             HttpError::Unavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
             HttpError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
@@ -67,6 +72,14 @@ impl HttpError {
 
 impl From<crate::store::StoreError> for HttpError {
     fn from(e: crate::store::StoreError) -> Self {
+        use crate::store::StoreError;
+        match &e {
+            // Refused by a rule applied to the stored row: the request's fault, named.
+            StoreError::Refused { .. } => return HttpError::BadRequest(e.to_string()),
+            StoreError::NotFound { .. } => return HttpError::NotFound(e.to_string()),
+            StoreError::Changed { .. } => return HttpError::PreconditionFailed(e.to_string()),
+            _ => {}
+        }
         match busy(&e) {
             Some(message) => {
                 tracing::warn!(cause = %e, "store busy or unreachable");

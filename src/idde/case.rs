@@ -3,8 +3,9 @@
 //! layer (stored, audited, exported and served like every layer); its candidates and
 //! actions are JSON text in it, so each action is one audited update of the case.
 //!
-//! The operations here are pure: they check a request against the case and the
-//! snapshot and return the features to write. A closed case takes no more actions and
+//! The operations here are pure: they check a request against the case as stored and
+//! return what to write ([`super::case_update`] applies them to the stored row inside
+//! the write's transaction). A closed case takes no more actions and
 //! cannot be closed again; an action of a kind not in [`ACTION_KINDS`] is refused.
 
 use chrono::NaiveDate;
@@ -534,17 +535,16 @@ pub struct Closing {
     pub connection_id: Option<String>,
 }
 
-/// Closes a case: the case as closed, and for an elimination the connection's feature
-/// with its status `removed` and `removed_on` the day (the connection's own write is
-/// audited with before and after).
+/// Closes a case: the case as closed, and for an elimination the id of the connection
+/// whose record is to say `removed` ([`connection_removed`], applied to the connection's
+/// stored row in the same transaction, audited with before and after).
 pub fn close(
-    snap: &Snapshot,
     case: &Case,
     c: &Closing,
     offices: &[String],
     recorder: &str,
     today: NaiveDate,
-) -> Result<(Case, Option<Feature>), FieldError> {
+) -> Result<(Case, Option<String>), FieldError> {
     if !case.is_open() {
         return Err(err(
             "case",
@@ -596,15 +596,8 @@ pub fn close(
                 .clone()
                 .or_else(|| case.connection_id.clone());
             if let Some(cid) = cid {
-                let layer = Layer::Connections;
-                let mut f =
-                    snap.layer(layer).get(&cid).cloned().ok_or_else(|| {
-                        err("connection_id", format!("no connection has id {cid:?}"))
-                    })?;
-                f.set(layer, "status", Value::Text("removed".into()));
-                f.set(layer, "removed_on", Value::Date(c.on));
-                next.connection_id = Some(cid);
-                connection = Some(f);
+                next.connection_id = Some(cid.clone());
+                connection = Some(cid);
             }
             next.actions.push(Action {
                 kind: "eliminated".into(),
@@ -629,26 +622,17 @@ pub fn close(
     Ok((next, connection))
 }
 
-/// The writes that close a case: the closed case and, when it was eliminated, its
-/// connection's new status, to be committed in one transaction, so a case never says
-/// eliminated without the connection's record saying so.
-pub fn closing_writes(
-    closed: &Case,
-    connection: Option<Feature>,
-    actor: &str,
-    source: &str,
-    what: &str,
-) -> Vec<(crate::store::WriteRequest, Vec<Feature>, serde_json::Value)> {
-    let report = serde_json::json!({ "source": what });
-    let req = |layer| crate::store::WriteRequest {
-        layer,
-        mode: crate::store::WriteMode::Upsert,
-        actor: actor.to_string(),
-        source: source.to_string(),
-    };
-    let mut writes = vec![(req(Layer::Cases), vec![closed.to_feature()], report.clone())];
-    if let Some(f) = connection {
-        writes.push((req(Layer::Connections), vec![f], report));
-    }
-    writes
+/// The connection a case closed as eliminated names, as its record is to say: `removed`,
+/// with `removed_on` the day; `stored` is its row as stored (none: there is no such
+/// connection, which refuses the closing).
+pub fn connection_removed(
+    id: &str,
+    stored: Option<Feature>,
+    on: NaiveDate,
+) -> Result<Feature, FieldError> {
+    let layer = Layer::Connections;
+    let mut f = stored.ok_or_else(|| err("connection_id", format!("no connection has id {id:?}")))?;
+    f.set(layer, "status", Value::Text("removed".into()));
+    f.set(layer, "removed_on", Value::Date(on));
+    Ok(f)
 }

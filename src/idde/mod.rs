@@ -7,6 +7,7 @@
 pub mod calendar;
 pub mod candidates;
 pub mod case;
+pub mod case_update;
 pub mod cases_cache;
 pub mod deadlines;
 pub mod ld_notice;

@@ -20,6 +20,7 @@ pub mod profile;
 mod row;
 pub mod sqlite;
 pub(crate) mod timing;
+pub mod update;
 mod write;
 pub(crate) use write::WHOLE_LAYER_FROM;
 
@@ -225,6 +226,16 @@ pub trait Store: Send + Sync {
         report: serde_json::Value,
         make: allocate::Allocate,
     ) -> Result<(WriteSummary, Vec<Feature>)>;
+    /// Changes one stored feature (`req.layer`, `id`) by a rule applied to it as stored,
+    /// in one transaction that holds the row from the read to the commit, with the
+    /// further rows the rule names (see [`update`]); returns what was written, by layer.
+    async fn update_feature(
+        &self,
+        req: WriteRequest,
+        report: serde_json::Value,
+        id: String,
+        apply: update::Apply,
+    ) -> Result<Vec<update::Written>>;
     /// The newest change number of any layer (0 when none): it rises whenever any
     /// process commits a write to a layer, ms4 or another program (whose writes the
     /// triggers of [`outside`] count), so a server can tell when its snapshot is stale.

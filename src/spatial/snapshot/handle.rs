@@ -119,6 +119,36 @@ impl SnapshotHandle {
         Ok(summaries)
     }
 
+    /// Changes one stored feature by a rule applied to it as stored, in one transaction
+    /// (see [`crate::store::update`]), and brings the snapshot up to what was written:
+    /// the snapshot is never what the rule is applied to. Each layer written is applied
+    /// from the features written when the write was the only one to it since the
+    /// snapshot's, else reloaded (another process wrote it meanwhile).
+    pub async fn update(
+        &self,
+        store: &dyn Store,
+        req: crate::store::WriteRequest,
+        report: serde_json::Value,
+        id: String,
+        apply: crate::store::update::Apply,
+    ) -> Result<Vec<crate::store::update::Written>> {
+        let _in_commit_order = self.reloading.lock().await;
+        let written = store.update_feature(req, report, id, apply).await?;
+        for w in &written {
+            let change = w
+                .summary
+                .change
+                .expect("a committed write reports its change number");
+            if change.before == self.seen().get(&w.layer).copied() {
+                self.apply_upserts(w.layer, w.features.clone(), change.after)
+                    .await;
+            } else {
+                self.reload_layer_locked(store, w.layer).await?;
+            }
+        }
+        Ok(written)
+    }
+
     /// Loads a first snapshot from a store, remembering the change numbers read before
     /// it, so a watcher started later misses no write committed meanwhile.
     pub async fn load(store: &dyn Store) -> Result<Self> {

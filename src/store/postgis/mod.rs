@@ -292,6 +292,23 @@ impl Store for PostgisStore {
         crate::store::allocate::run(Box::new(PgTx::new(tx, self.srid)), req, report, make).await
     }
 
+    async fn update_feature(
+        &self,
+        req: WriteRequest,
+        report: serde_json::Value,
+        id: String,
+        apply: crate::store::update::Apply,
+    ) -> Result<Vec<crate::store::update::Written>> {
+        let mut tx = self.pool.begin().await?;
+        sqlx::query("SELECT set_config('ms4.writer', $1, true)")
+            .bind(&req.actor)
+            .execute(&mut *tx)
+            .await?;
+        // The engine locks the row (FOR UPDATE) before reading it.
+        crate::store::update::run(Box::new(PgTx::new(tx, self.srid)), req, report, id, apply)
+            .await
+    }
+
     async fn write_layers(
         &self,
         writes: Vec<(WriteRequest, mpsc::Receiver<WriteMsg>)>,

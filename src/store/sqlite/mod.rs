@@ -103,7 +103,7 @@ impl SqliteStore {
             .any(|l| !registered.iter().any(|(t,)| t == l.name()))
         {
             let mut tx = store.pool.begin().await?;
-            register_layers(&mut *tx, meta.srid).await?;
+            register_layers(&mut tx, meta.srid).await?;
             tx.commit().await?;
         }
         install::run(&store.pool).await?;
@@ -153,7 +153,7 @@ impl SqliteStore {
             .execute(&mut *tx)
             .await?;
         }
-        register_layers(&mut *tx, meta.srid).await?;
+        register_layers(&mut tx, meta.srid).await?;
         for (k, v) in meta_rows(meta) {
             sqlx::query("INSERT INTO ms4_meta (key, value) VALUES (?, ?)")
                 .bind(k)
@@ -316,6 +316,22 @@ impl Store for SqliteStore {
             .execute(&mut *tx)
             .await?;
         crate::store::allocate::run(Box::new(SqliteTx::new(tx)), req, report, make).await
+    }
+
+    async fn update_feature(
+        &self,
+        req: WriteRequest,
+        report: serde_json::Value,
+        id: String,
+        apply: crate::store::update::Apply,
+    ) -> Result<Vec<crate::store::update::Written>> {
+        // IMMEDIATE: the write lock, held before the row is read, orders two updaters.
+        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        sqlx::query("INSERT INTO ms4_writer (actor) VALUES (?)")
+            .bind(&req.actor)
+            .execute(&mut *tx)
+            .await?;
+        crate::store::update::run(Box::new(SqliteTx::new(tx)), req, report, id, apply).await
     }
 
     async fn write_layers(
