@@ -123,6 +123,7 @@ mod discharges;
 mod error;
 mod family;
 mod idde;
+mod issue;
 mod land_use;
 mod law;
 mod locate;

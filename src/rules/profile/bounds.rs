@@ -8,7 +8,7 @@
 //! every command that reads the stored profile — naming the key and its line. The clock
 //! holds the same bounds itself (`crate::idde::calendar`), whatever profile it is given.
 
-use super::validate::Issue;
+use super::issue::Issue;
 use super::{Profile, ReceivingWaterReading, TableReading, ThresholdUnit, TimeUnit};
 
 /// The longest period in calendar days: ten years.

@@ -10,7 +10,7 @@
 use chrono::{Datelike, NaiveDate, Weekday};
 use serde::{Deserialize, Serialize};
 
-use super::validate::Issue;
+use super::issue::Issue;
 
 /// Hours without rain before a screening counts as a dry-weather screening when the
 /// profile sets none (the common 48-hour practice: Brown, Caraco and Pitt 2004, ch. 11).

@@ -6,25 +6,11 @@ use std::collections::HashMap;
 use std::fmt::Display;
 use std::hash::Hash;
 
+use super::issue::{fail, Check};
 use super::land_use::{normalise_words, CodeRange};
 use super::locate::key_segment;
 use super::{CoverageEntry, DischargeCondition, Profile};
 use crate::domain::discharge::DischargeKind;
-
-/// A failed check: the key path and what is wrong.
-pub(super) struct Issue {
-    pub key: String,
-    pub message: String,
-}
-
-type Check = Result<(), Issue>;
-
-fn fail(key: impl Into<String>, message: impl Into<String>) -> Check {
-    Err(Issue {
-        key: key.into(),
-        message: message.into(),
-    })
-}
 
 /// Every check, in file order; the first failure is returned.
 pub(super) fn profile(p: &Profile) -> Check {
