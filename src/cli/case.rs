@@ -452,7 +452,10 @@ pub(super) async fn run(store_url: &str, a: CaseArgs) -> anyhow::Result<()> {
             check_connection(&snap, &act).map_err(|e| anyhow!("{e}"))?;
             // Appended to the log as stored when the write holds the case's row.
             let by = recorder(&profile, "ms4 case action");
-            let u = log_action(&id, act, &by).run(s).await.map_err(update_error)?;
+            let u = log_action(&id, act, &by)
+                .run(s)
+                .await
+                .map_err(update_error)?;
             print(&u.case, now)
         }
         CaseAction::Close { id, body } => {

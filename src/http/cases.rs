@@ -295,12 +295,13 @@ async fn add_action(
     Path(id): Path<String>,
     Body(a): Body<Action>,
 ) -> Result<Response, HttpError> {
-    let mut case = find_case(&state, &id)?;
-    let offices = state.profile.current().idde.offices.clone();
-    let a = crate::idde::case::new_action(&case, a, &offices, &caller.subject, today()).map_err(field)?;
-    case.actions.push(a);
-    state.snapshot.write(state.store.as_ref(), crate::store::WriteRequest{layer: Layer::Cases, mode: crate::store::WriteMode::Upsert, actor: caller.subject.clone(), source: "api".into()}, vec![case.to_feature()], serde_json::json!({})).await?;
-    Ok((StatusCode::CREATED, Json(case_json(&state, &case, now()))).into_response())
+    check_connection(&state.snapshot.current(), &a).map_err(field)?;
+    let by = recorder(&state, &caller, "POST /api/cases/{id}/actions");
+    let u = log_action(&id, a, &by)
+        .run_through(state.store.as_ref(), &state.snapshot)
+        .await
+        .map_err(|e| update_error(&id, e))?;
+    Ok(updated_response(&state, &u, StatusCode::CREATED))
 }
 
 async fn close_case(

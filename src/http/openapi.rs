@@ -138,7 +138,7 @@ pub const ROUTES: &[Route] = &[
     r("get", "/api/assets/{id}/inspections", "An asset's inspections, newest first", NO, None, READ),
     r("post", "/api/inspections", "Record an inspection: {asset_id, inspected_on, kind (dry_weather_screening | smp_maintenance | catch_basin_cleaning), result, inspector?, notes?, screening?: {flow, odour, colour, turbidity, floatables, deposits, field_tests: {ph, ammonia_mg_l, ...}}}", NO, json(Some(t::<NewInspection>)), role(Role::Inspector)),
     r("get", "/api/cases", "Illicit discharge cases with their candidates and action logs", q(t::<ListParams>), None, READ),
-    r("get", "/api/cases/{id}", "A case with its deadlines and fines computed as of a time", q(t::<AsOf>), None, READ),
+    r("get", "/api/cases/{id}", "A case with its deadlines and fines computed as of a time; its version is the ETag", q(t::<AsOf>), None, READ),
     r("get", "/api/cases/{id}/notice", "The case's notice of violation as printable HTML", q(t::<AsOf>), None, READ),
     r("post", "/api/notices/land-development", "The land development notice of violation (NC ch. 267 Part 1 C(1), Carmel § 156-88A) as printable HTML: {case_id?, parcel_id?, owner?, owner_address?, site?, violation?, remedial_measures?: [{measure, complete_by?}], served_on?, earlier_offences?, offence_on?}; the print view is the paper form", NO, JSON, READ),
     r("get", "/api/deadlines", "What is due and overdue, by case, and the fines accrued (computed from the profile)", q(t::<AsOf>), None, READ),
@@ -148,7 +148,7 @@ pub const ROUTES: &[Route] = &[
     r("post", "/api/cases", "Open a case: {origin (complaint | hotline | screening | connection | staff), opened_on, reported_by?, description?, asset_id?, connection_id?, parcel_id?, inspection_id?}", NO, json(Some(t::<OpenCase>)), role(Role::Officer)),
     r("post", "/api/cases/from-connections", "Open a case for each connection found illicit or needing review that no case names: {opened_on}", NO, JSON, role(Role::Officer)),
     r("post", "/api/cases/{id}/actions", "Log an action: {kind, on, at?, by?, method?, outcome?, violations?, results?, connection_id?, notes?}", NO, json(Some(t::<Action>)), role(Role::Officer)),
-    r("post", "/api/cases/{id}/close", "Close a case: {closure (eliminated | unfounded | referred), on, by?, notes?, referred_to?, connection_id?}", NO, json(Some(t::<Closing>)), role(Role::Officer)),
+    r("post", "/api/cases/{id}/close", "Close a case: {closure (eliminated | unfounded | referred), on, by?, notes?, referred_to?, connection_id?}; with If-Match (the case's ETag), a case changed since is a 412", NO, json(Some(t::<Closing>)), role(Role::Officer)),
     r("post", "/api/inspections/{id}/photos", "Store a photo of an inspection: the image bytes as the body, a JPEG, PNG, WebP or HEIC/HEIF image (its type is read from the bytes, never the Content-Type; any other bytes are a 415); answers {photo_id, sha256, size, content_type}", NO, raw("image/*"), role(Role::Inspector)),
     r("post", "/api/layers/{layer}/import", "Upload a file for a layer (multipart: file, map, src_layer, s_srs, dry_run, replace, invalid); answers the quality report", NO, raw("multipart/form-data"), role(Role::Analyst)),
     r("post", "/api/footprint", "A footprint from a file (multipart: file, s_srs): a zipped shapefile, GeoPackage, GeoJSON, KML or FlatGeobuf, answered as one GeoJSON feature in CRS84", NO, raw("multipart/form-data"), READ),
@@ -230,6 +230,14 @@ pub fn spec() -> serde_json::Value {
         if route.path == "/api/report" {
             // `format=csv` answers the same report as CSV.
             op["responses"]["200"] = serde_json::json!({"description": "the report", "content": {"application/json": {}, "text/csv": {}}});
+        }
+        if route.path == "/api/cases/{id}/close" {
+            // Sent with the case's ETag, a close of a case changed since is refused.
+            op["responses"]["412"] = error.clone();
+            if let Some(p) = op["parameters"].as_array_mut() {
+                p.push(serde_json::json!({"name": "If-Match", "in": "header", "required": false,
+                    "description": "the case's ETag (GET /api/cases/{id})", "schema": {"type": "string"}}));
+            }
         }
         if route.path.ends_with("/import") {
             // An upload's file can be refused as a whole (422) besides the form's errors.

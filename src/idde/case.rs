@@ -378,11 +378,17 @@ pub fn resolve_by(
         }
         return Err(err(
             "by",
-            format!("a {kind} is the respondent's: by is {RESPONDENT:?} (or left out), not {given:?}"),
+            format!(
+                "a {kind} is the respondent's: by is {RESPONDENT:?} (or left out), not {given:?}"
+            ),
         ));
     }
     if offices.is_empty() {
-        let name = if given.is_empty() { recorder.trim() } else { &given };
+        let name = if given.is_empty() {
+            recorder.trim()
+        } else {
+            &given
+        };
         if let Some(why) = text::line_problem(name) {
             return Err(err("by", why));
         }
@@ -631,7 +637,8 @@ pub fn connection_removed(
     on: NaiveDate,
 ) -> Result<Feature, FieldError> {
     let layer = Layer::Connections;
-    let mut f = stored.ok_or_else(|| err("connection_id", format!("no connection has id {id:?}")))?;
+    let mut f =
+        stored.ok_or_else(|| err("connection_id", format!("no connection has id {id:?}")))?;
     f.set(layer, "status", Value::Text("removed".into()));
     f.set(layer, "removed_on", Value::Date(on));
     Ok(f)

@@ -114,7 +114,11 @@ fn request(id: &str, by: &Recorder) -> (WriteRequest, serde_json::Value, String)
         actor: by.name.clone(),
         source: by.source.clone(),
     };
-    (req, serde_json::json!({ "source": by.what }), id.to_string())
+    (
+        req,
+        serde_json::json!({ "source": by.what }),
+        id.to_string(),
+    )
 }
 
 /// Refuses an action naming a connection the registry does not hold. Checked against

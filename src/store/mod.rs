@@ -302,31 +302,6 @@ pub async fn write_all(
     summary
 }
 
-/// Writes features to several layers in one transaction: every layer's features are
-/// committed, or none are (a case closed as eliminated and its connection's new status).
-pub async fn write_all_layers(
-    store: &dyn Store,
-    writes: Vec<(WriteRequest, Vec<Feature>, serde_json::Value)>,
-) -> Result<Vec<WriteSummary>> {
-    let mut channels = Vec::with_capacity(writes.len());
-    let mut senders = Vec::with_capacity(writes.len());
-    for (req, features, report) in writes {
-        let (tx, rx) = mpsc::channel(4);
-        channels.push((req, rx));
-        senders.push(async move {
-            for chunk in chunked(features, 2000) {
-                if tx.send(WriteMsg::Features(chunk)).await.is_err() {
-                    return;
-                }
-            }
-            let _ = tx.send(WriteMsg::Commit { report }).await;
-        });
-    }
-    let send = futures_util::future::join_all(senders);
-    let (_, summaries) = tokio::join!(send, store.write_layers(channels));
-    summaries
-}
-
 fn chunked(mut v: Vec<Feature>, n: usize) -> Vec<Vec<Feature>> {
     let mut out = Vec::new();
     while v.len() > n {

@@ -414,8 +414,15 @@ async fn a_held_write_lock_is_a_503_with_retry_after() {
             .bearer_auth(&admin)
             .json(&json!({"role": "planner", "subject": "Pat Lanner"}))
     };
+    let asked = std::time::Instant::now();
     let r = create().send().await.unwrap();
     assert_eq!(r.status(), 503);
+    // The server waits `--write-wait` (5 s), not SQLite's 30: a client retries sooner.
+    let waited = asked.elapsed();
+    assert!(
+        waited >= std::time::Duration::from_secs(4) && waited < std::time::Duration::from_secs(10),
+        "answered 503 after {waited:?}"
+    );
     assert!(r.headers().get("retry-after").is_some());
     let v: Value = r.json().await.unwrap();
     assert!(v["error"].as_str().unwrap().contains("busy"), "{v}");

@@ -3,6 +3,7 @@
 //! one and each role), OGC API Features paging, bbox and CRS, inspections feeding the
 //! answers, uploads in one transaction, limits and errors, the API definition.
 
+mod case_versions;
 #[path = "../common/mod.rs"]
 mod common;
 mod features;

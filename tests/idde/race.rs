@@ -51,7 +51,6 @@ pub async fn concurrent_actions(kind: &str) {
     run_ok(&url, &["case", "--format", "json", "show", &id]);
     let command = start.elapsed();
     for round in 0..ROUNDS {
-        let start = Instant::now();
         let child = ms4()
             .args(["--store", &url, "case", "--format", "json", "action", &id])
             .arg(visit("cli", round).to_string())
@@ -71,7 +70,6 @@ pub async fn concurrent_actions(kind: &str) {
         let text = r.text().await.unwrap();
         assert_eq!(status, 201, "round {round}: {text}");
         let out = child.wait_with_output().unwrap();
-        eprintln!("DBG round {round} command {command:?} total {:?}", start.elapsed());
         assert!(
             out.status.success(),
             "round {round}: {}",
@@ -92,7 +90,11 @@ pub async fn concurrent_actions(kind: &str) {
         .flat_map(|r| [format!("cli {r}"), format!("api {r}")])
         .collect();
     let got: BTreeSet<String> = notes.iter().cloned().collect();
-    assert_eq!(notes.len(), 2 * ROUNDS, "an action twice or lost: {notes:?}");
+    assert_eq!(
+        notes.len(),
+        2 * ROUNDS,
+        "an action twice or lost: {notes:?}"
+    );
     assert_eq!(got, want);
 
     // In commit order: the audit's updates of the case, oldest first, each add exactly

@@ -102,23 +102,6 @@ impl SnapshotHandle {
         Ok(summary)
     }
 
-    /// Writes features to several layers in one transaction, then reloads those layers:
-    /// a write that must land whole or not at all (a case closed as eliminated with its
-    /// connection's new status). A write that fails leaves the snapshot as it was.
-    pub async fn write_layers(
-        &self,
-        store: &dyn Store,
-        writes: Vec<(crate::store::WriteRequest, Vec<Feature>, serde_json::Value)>,
-    ) -> Result<Vec<crate::store::WriteSummary>> {
-        let _in_commit_order = self.reloading.lock().await;
-        let layers: Vec<Layer> = writes.iter().map(|(r, _, _)| r.layer).collect();
-        let summaries = crate::store::write_all_layers(store, writes).await?;
-        for layer in layers {
-            self.reload_layer_locked(store, layer).await?;
-        }
-        Ok(summaries)
-    }
-
     /// Changes one stored feature by a rule applied to it as stored, in one transaction
     /// (see [`crate::store::update`]), and brings the snapshot up to what was written:
     /// the snapshot is never what the rule is applied to. Each layer written is applied

@@ -305,8 +305,7 @@ impl Store for PostgisStore {
             .execute(&mut *tx)
             .await?;
         // The engine locks the row (FOR UPDATE) before reading it.
-        crate::store::update::run(Box::new(PgTx::new(tx, self.srid)), req, report, id, apply)
-            .await
+        crate::store::update::run(Box::new(PgTx::new(tx, self.srid)), req, report, id, apply).await
     }
 
     async fn write_layers(
