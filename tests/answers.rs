@@ -1,6 +1,8 @@
 //! The answers through the CLI, on the demo town, checked against PostGIS SQL.
 
 mod common;
+#[path = "answers/places.rs"]
+mod places;
 
 use std::collections::BTreeSet;
 
@@ -174,5 +176,9 @@ async fn nearby_geojson_is_wgs84_that_gdal_reads() {
             "geojson",
         ],
     );
+    // A determination is offered as GeoJSON too; a parcel the registry lacks is refused
+    // by name, whatever the format.
     assert!(!out.status.success());
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(e.contains("no parcel \"x\""), "{e}");
 }

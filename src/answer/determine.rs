@@ -8,9 +8,12 @@ use geo_types::MultiPolygon;
 use serde::{Deserialize, Serialize};
 
 use super::facts::{disturbed, ProjectFactsParams};
+use super::places::{fields, Place, Places};
 use super::{flag, place, Ask, AskError};
 
+use crate::domain::Layer;
 use crate::rules::determine::{self, Determination, ProjectFacts};
+use crate::rules::finding::Evidence;
 use crate::rules::profile::{DistanceUnit, ListCycle, ReceivingWaterReading, Tolerance};
 use crate::rules::Finding;
 use crate::spatial::screen::{condition_one_each, water_evidence};
@@ -303,4 +306,88 @@ pub fn screen(ask: &Ask<'_>, p: &ScreenParams) -> Result<ScreenAnswer, AskError>
         undetermined,
         results,
     })
+}
+
+impl Places for ReceivingWaters {
+    /// The evidence: each watershed overlapped, each outfall a trace reached, each
+    /// 303(d)-listed water and each TMDL area.
+    fn places(&self) -> Vec<Place> {
+        let mut out = Vec::new();
+        for w in &self.by_watershed {
+            out.push(Place::feature(
+                Layer::Watersheds,
+                &w.watershed_id,
+                fields(w),
+            ));
+        }
+        for n in &self.by_network {
+            out.push(Place::feature(Layer::Outfalls, &n.outfall, fields(n)));
+        }
+        for l in &self.listed {
+            out.push(Place::feature(
+                Layer::ReceivingWaters,
+                &l.water_id,
+                fields(l),
+            ));
+        }
+        for t in &self.tmdl_areas {
+            out.push(Place::feature(Layer::TmdlAreas, &t.tmdl_id, fields(t)));
+        }
+        out
+    }
+}
+
+impl Places for DetermineAnswer {
+    /// The parcel (when the project was placed by one), the receiving waters' evidence,
+    /// then each feature a finding cites as evidence that is not already among them.
+    fn places(&self) -> Vec<Place> {
+        let mut out = Vec::new();
+        if let Some(id) = &self.parcel {
+            let props = serde_json::Map::from_iter([("parcel_id".to_string(), id.as_str().into())]);
+            out.push(Place::feature(Layer::Parcels, id, props));
+        }
+        out.extend(self.receiving_waters.places());
+        for e in findings_evidence(&self.determination) {
+            let Evidence::Feature { layer, id, .. } = e else {
+                continue;
+            };
+            let Ok(layer) = layer.parse::<Layer>() else {
+                continue;
+            };
+            let placed = out
+                .iter()
+                .any(|p| p.layer == Some(layer) && p.id.as_deref() == Some(id.as_str()));
+            if !placed {
+                out.push(Place::feature(layer, id, fields(e)));
+            }
+        }
+        out
+    }
+}
+
+/// The evidence of every finding of a determination, in answer order.
+fn findings_evidence(d: &Determination) -> Vec<&Evidence> {
+    let mut all: Vec<&[Evidence]> = vec![&d.land_development_activity.evidence, &d.exempt.evidence];
+    if let Some(c) = &d.conditions {
+        all.push(&c.condition_one.evidence);
+        all.push(&c.condition_two.evidence);
+        all.push(&c.condition_three.evidence);
+    }
+    if let Some(f) = &d.conditions_absent {
+        all.push(&f.evidence);
+    }
+    for r in &d.requirements {
+        all.push(&r.evidence);
+    }
+    all.into_iter().flatten().collect()
+}
+
+impl Places for ScreenAnswer {
+    /// Each parcel listed, with its Condition One.
+    fn places(&self) -> Vec<Place> {
+        self.results
+            .iter()
+            .map(|r| Place::feature(Layer::Parcels, &r.parcel_id, fields(r)))
+            .collect()
+    }
 }

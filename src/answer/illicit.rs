@@ -3,7 +3,9 @@
 use clap::Args;
 use serde::{Deserialize, Serialize};
 
+use super::places::{fields, Place, Places};
 use super::{comma_list, Ask, AskError, Measure};
+use crate::domain::Layer;
 use crate::rules::illicit::{self, IllicitStatus, IllicitSummary};
 use crate::rules::Finding;
 use crate::spatial::connections::{connection_facts_traced, Ms4Trace};
@@ -96,4 +98,14 @@ pub fn illicit(ask: &Ask<'_>, p: &IllicitParams) -> Result<IllicitAnswer, AskErr
         summary,
         connections,
     })
+}
+
+impl Places for IllicitAnswer {
+    /// Each connection shown, with its finding.
+    fn places(&self) -> Vec<Place> {
+        self.connections
+            .iter()
+            .map(|c| Place::feature(Layer::Connections, &c.connection_id, fields(c)))
+            .collect()
+    }
 }

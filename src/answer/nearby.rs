@@ -4,6 +4,7 @@ use clap::Args;
 use geo_types::Point;
 use serde::{Deserialize, Serialize};
 
+use super::places::{fields, Place, Places};
 use super::{comma_list, Ask, AskError, Epsg, Measure};
 use crate::domain::Layer;
 use crate::import::crs::cached_reprojector;
@@ -275,4 +276,14 @@ pub fn nearby(ask: &Ask<'_>, p: &NearbyParams) -> Result<NearbyAnswer, AskError>
         },
         facilities,
     })
+}
+
+impl Places for NearbyAnswer {
+    /// Each facility, nearest first.
+    fn places(&self) -> Vec<Place> {
+        self.facilities
+            .iter()
+            .map(|f| Place::feature(f.layer, &f.id, fields(f)))
+            .collect()
+    }
 }

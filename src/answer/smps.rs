@@ -3,6 +3,7 @@
 use clap::Args;
 use serde::{Deserialize, Serialize};
 
+use super::places::{fields, Place, Places};
 use super::{flag, Ask, AskError};
 use crate::domain::{Layer, Value};
 use crate::rules::easement::{self, CoveringEasement, EasementStatus, SmpFacts};
@@ -93,4 +94,14 @@ pub fn smps_without_easement(ask: &Ask<'_>, p: &SmpsParams) -> Result<SmpsAnswer
         jurisdiction: ask.profile.id.clone(),
         smps,
     })
+}
+
+impl Places for SmpsAnswer {
+    /// Each SMP listed, with its finding.
+    fn places(&self) -> Vec<Place> {
+        self.smps
+            .iter()
+            .map(|s| Place::feature(Layer::Smps, &s.smp_id, fields(s)))
+            .collect()
+    }
 }

@@ -5,10 +5,12 @@ use std::collections::HashSet;
 use clap::Args;
 use serde::{Deserialize, Serialize};
 
+use super::network_findings::NetworkCheckAnswer;
+use super::places::{fields, Place, Places, Shape};
 use super::{flag, Ask, AskError};
 use crate::domain::Layer;
 use crate::spatial::connections::ms4_end;
-use crate::spatial::network::{Direction, NetworkReport, Trace};
+use crate::spatial::network::{Direction, Trace};
 use crate::spatial::query::nearest_in;
 use crate::spatial::waters::outfall_water;
 
@@ -113,6 +115,10 @@ pub struct TraceAnswer {
     pub connections: Vec<ReachedConnection>,
     /// The receiving water at each outfall reached.
     pub receiving_waters: Vec<OutfallWater>,
+    /// The layer of each structure reached, in the order of `trace.structures` (`None`
+    /// for a structure the network no longer knows): what the places are drawn from.
+    #[serde(skip)]
+    pub structure_layers: Vec<Option<Layer>>,
 }
 
 /// Traces the drainage network from a structure or pipe.
@@ -171,10 +177,16 @@ pub fn trace(ask: &Ask<'_>, p: &TraceParams) -> Result<TraceAnswer, AskError> {
             }
         })
         .collect();
+    let structure_layers = t
+        .structures
+        .iter()
+        .map(|s| net.structure_layer(s))
+        .collect();
     Ok(TraceAnswer {
         trace: t,
         connections,
         receiving_waters,
+        structure_layers,
     })
 }
 
@@ -184,8 +196,83 @@ pub fn trace(ask: &Ask<'_>, p: &TraceParams) -> Result<TraceAnswer, AskError> {
 pub struct NetworkCheckParams {}
 
 /// Dangling ends, disconnected parts, cycles, reversed pipes and orphan structures.
-pub fn network_check(ask: &Ask<'_>, _p: &NetworkCheckParams) -> Result<NetworkReport, AskError> {
-    let mut report = ask.network()?.check();
+pub fn network_check(
+    ask: &Ask<'_>,
+    _p: &NetworkCheckParams,
+) -> Result<NetworkCheckAnswer, AskError> {
+    let net = ask.network()?;
+    let mut report = net.check();
     report.unreadable_rows = ask.snap.unreadable().into_iter().cloned().collect();
-    Ok(report)
+    let example_layers = report
+        .parts
+        .iter()
+        .filter_map(|p| Some((p.example.clone(), net.structure_layer(&p.example)?)))
+        .collect();
+    Ok(NetworkCheckAnswer {
+        report,
+        example_layers,
+    })
+}
+
+impl Places for TraceAnswer {
+    /// Each structure reached (of whatever layer: an outfall's `role` is `outfall`), each
+    /// pipe, each outfall's path as one line of its pipes, and each connection joining
+    /// what was reached.
+    fn places(&self) -> Vec<Place> {
+        let t = &self.trace;
+        let mut out = Vec::new();
+        for (i, s) in t.structures.iter().enumerate() {
+            let layer = self.structure_layers.get(i).copied().flatten();
+            let role = if layer == Some(Layer::Outfalls) {
+                "outfall"
+            } else {
+                "structure"
+            };
+            let props = serde_json::Map::from_iter([
+                ("role".to_string(), role.into()),
+                ("id".to_string(), s.as_str().into()),
+            ]);
+            out.push(match layer {
+                Some(l) => Place::feature(l, s, props),
+                None => Place {
+                    id: Some(s.clone()),
+                    layer: None,
+                    shape: Shape::Nowhere,
+                    properties: props,
+                },
+            });
+        }
+        for p in &t.pipes {
+            let props = serde_json::Map::from_iter([
+                ("role".to_string(), "pipe".into()),
+                ("id".to_string(), p.as_str().into()),
+                (
+                    "walked_both_ways".to_string(),
+                    t.walked_both_ways.contains(p).into(),
+                ),
+            ]);
+            out.push(Place::feature(Layer::Pipes, p, props));
+        }
+        for o in &t.outfalls {
+            let props = serde_json::Map::from_iter([
+                ("role".to_string(), "path".into()),
+                ("id".to_string(), o.outfall.as_str().into()),
+                ("outfall".to_string(), o.outfall.as_str().into()),
+                ("start".to_string(), t.start.as_str().into()),
+                ("path".to_string(), o.path.clone().into()),
+            ]);
+            out.push(Place {
+                id: None,
+                layer: None,
+                shape: Shape::Pipes(o.path.clone()),
+                properties: props,
+            });
+        }
+        for c in &self.connections {
+            let mut props = fields(c);
+            props.insert("role".into(), "connection".into());
+            out.push(Place::feature(Layer::Connections, &c.connection_id, props));
+        }
+        out
+    }
 }

@@ -7,7 +7,9 @@ use clap::Args;
 use serde::{Deserialize, Serialize};
 
 use super::place;
+use super::places::{fields, Place, Places};
 use super::{comma_list, nearby::facility_layers, Ask, AskError, Measure};
+use crate::domain::Layer;
 use crate::rules::quantity::parse_length;
 use crate::spatial::watershed_facilities::{rank_facilities, RankOptions, WatershedFacilities};
 
@@ -127,4 +129,24 @@ pub fn watershed_facilities(
             note: "hot-spot distance and inspection interval are program settings, not law",
         },
     })
+}
+
+impl Places for WatershedFacilitiesAnswer {
+    /// The watershed the list names (none for a polygon drawn on the command line) with
+    /// its 303(d) and TMDL status, then each facility, ranked.
+    fn places(&self) -> Vec<Place> {
+        let list = &self.list;
+        let mut out = Vec::with_capacity(list.facilities.len() + 1);
+        if let Some(id) = &list.watershed_id {
+            let mut props = fields(list);
+            props.remove("facilities");
+            out.push(Place::feature(Layer::Watersheds, id, props));
+        }
+        out.extend(
+            list.facilities
+                .iter()
+                .map(|f| Place::feature(f.layer, &f.id, fields(f))),
+        );
+        out
+    }
 }

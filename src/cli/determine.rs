@@ -1,7 +1,6 @@
 //! `ms4 determine`: is a project a land development activity, is it exempt, do
 //! Conditions One, Two and Three apply, and what follows — with the evidence.
 
-use anyhow::bail;
 use clap::Args;
 
 use super::output::QueryFormat;
@@ -34,13 +33,11 @@ async fn load(store_url: &str) -> anyhow::Result<(Snapshot, Profile)> {
 }
 
 pub(super) async fn run(store_url: &str, a: DetermineArgs) -> anyhow::Result<()> {
-    if a.format == QueryFormat::Geojson {
-        bail!("--format geojson: a determination has no features to map; use json");
-    }
     let (snap, profile) = load(store_url).await?;
     let answer = determine(&Ask::new(&snap, &profile), &a.ask).map_err(|e| e.into_cli())?;
     match a.format {
         QueryFormat::Json => println!("{}", to_pretty_json(&answer)?),
+        QueryFormat::Geojson => println!("{}", super::output::answer_geojson(&snap, &answer)?),
         _ => print_text(&profile, &answer.receiving_waters, &answer.determination),
     }
     Ok(())
@@ -228,13 +225,11 @@ pub struct ReceivingArgs {
 
 /// `ms4 receiving-waters`: both methods side by side, then the listings and TMDL areas.
 pub(super) async fn run_receiving(store_url: &str, a: ReceivingArgs) -> anyhow::Result<()> {
-    if a.format == QueryFormat::Geojson {
-        bail!("--format geojson is not offered for receiving-waters; use json");
-    }
     let (snap, profile) = load(store_url).await?;
     let rw = receiving_waters(&Ask::new(&snap, &profile), &a.ask).map_err(|e| e.into_cli())?;
     match a.format {
         QueryFormat::Json => println!("{}", to_pretty_json(&rw)?),
+        QueryFormat::Geojson => println!("{}", super::output::answer_geojson(&snap, &rw)?),
         _ => print_waters(&profile, &rw),
     }
     Ok(())
@@ -253,13 +248,11 @@ pub struct ScreenArgs {
 
 /// `ms4 screen`: Condition One for a project on every parcel (by watershed overlap).
 pub(super) async fn run_screen(store_url: &str, a: ScreenArgs) -> anyhow::Result<()> {
-    if a.format == QueryFormat::Geojson {
-        bail!("--format geojson is not offered for screen; use json or csv");
-    }
     let (snap, profile) = load(store_url).await?;
     let answer = screen(&Ask::new(&snap, &profile), &a.ask).map_err(|e| e.into_cli())?;
     match a.format {
         QueryFormat::Json => println!("{}", to_pretty_json(&answer)?),
+        QueryFormat::Geojson => println!("{}", super::output::answer_geojson(&snap, &answer)?),
         _ => {
             let rows: Vec<Vec<String>> = answer
                 .results

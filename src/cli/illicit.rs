@@ -65,20 +65,7 @@ pub(super) async fn run(store_url: &str, a: IllicitArgs) -> anyhow::Result<()> {
             );
         }
         QueryFormat::Csv => print!("{}", output::csv(&header, &rows())),
-        QueryFormat::Geojson => {
-            let layer = snap.layer(crate::domain::Layer::Connections);
-            let items = answer
-                .connections
-                .iter()
-                .filter_map(|c| {
-                    Some((
-                        layer.get(&c.connection_id)?.geom.clone()?,
-                        serde_json::to_value(c).ok()?,
-                    ))
-                })
-                .collect();
-            println!("{}", output::geojson(snap.meta.srid, items)?);
-        }
+        QueryFormat::Geojson => println!("{}", output::answer_geojson(&snap, &answer)?),
         QueryFormat::Json => println!("{}", to_pretty_json(&answer)?),
     }
     Ok(())

@@ -68,16 +68,7 @@ pub(super) async fn run(store_url: &str, a: NearbyArgs) -> anyhow::Result<()> {
             .collect()
     };
     match a.format {
-        QueryFormat::Geojson => {
-            let items = found
-                .iter()
-                .filter_map(|n| {
-                    let g = snap.layer(n.layer).get(&n.id)?.geom.clone()?;
-                    Some((g, serde_json::to_value(n).ok()?))
-                })
-                .collect();
-            println!("{}", output::geojson(snap.meta.srid, items)?);
-        }
+        QueryFormat::Geojson => println!("{}", output::answer_geojson(&snap, &answer)?),
         QueryFormat::Table => print!("{}", output::table(&header, &rows())),
         QueryFormat::Csv => print!("{}", output::csv(&header, &rows())),
         QueryFormat::Json => println!("{}", to_pretty_json(&answer)?),

@@ -16,8 +16,18 @@ pub enum QueryFormat {
     Geojson,
 }
 
-/// Results as a GeoJSON FeatureCollection in WGS 84: each `(geometry in the registry's
-/// CRS, properties)` pair becomes a feature.
+/// An answer as GeoJSON: the places it names, one feature each (see
+/// [`crate::answer::places`]), indented as the CLI prints JSON.
+pub fn answer_geojson<A: crate::answer::places::Places>(
+    snap: &crate::spatial::Snapshot,
+    answer: &A,
+) -> anyhow::Result<String> {
+    let fc = crate::answer::places::feature_collection(snap, answer).map_err(|e| e.into_cli())?;
+    Ok(serde_json::to_string_pretty(&fc)?)
+}
+
+/// Features that are no answer's (a layer listed whole) as a GeoJSON FeatureCollection
+/// in WGS 84: each `(geometry in the registry's CRS, properties)` pair becomes a feature.
 pub fn geojson(
     srid: i32,
     items: Vec<(geo_types::Geometry<f64>, serde_json::Value)>,

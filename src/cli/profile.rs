@@ -1,5 +1,5 @@
-//! `ms4 profile`: the jurisdiction profile a registry keeps, and the loader every other
-//! command and the server read it through.
+//! `ms4 profile`: the jurisdiction profile a registry keeps (the loader every other
+//! command and the server read it through is [`crate::answer::profile`]).
 //!
 //! The registry stores its profile whole (`init` puts it there), so a town's own profile
 //! works on every later command without the folder it came from. A registry made by an
@@ -15,6 +15,8 @@ use anyhow::{bail, Context};
 use clap::{Args, Subcommand};
 
 use super::Format;
+pub use crate::answer::profile::{load, load_stored, Loaded};
+use crate::answer::profile::short;
 use crate::import::default_actor;
 use crate::rules::Profile;
 use crate::store::profile::{StoredProfile, BUILTIN_SOURCE};
@@ -63,159 +65,6 @@ pub enum ProfileAction {
         #[arg(long, value_enum, default_value_t = Format::Table)]
         format: Format,
     },
-}
-
-/// The registry's profile and what was noticed loading it.
-#[derive(Debug, Clone)]
-pub struct Loaded {
-    /// The profile, parsed and checked.
-    pub profile: Profile,
-    /// Its stored form.
-    pub stored: StoredProfile,
-    /// The SHA-256 of this ms4's built-in profile of the same id, when the stored copy
-    /// came from a built-in one and differs from it: a newer built-in text, not applied.
-    pub newer_builtin: Option<String>,
-}
-
-/// Loads the registry's profile for a command, printing the notices (a built-in profile
-/// stored on first open, a newer built-in one not applied) on stderr.
-pub async fn load(store: &dyn Store) -> anyhow::Result<Profile> {
-    Ok(load_stored(store, true).await?.profile)
-}
-
-/// Loads the registry's stored profile (storing the built-in one on a registry that has
-/// none yet, see the module docs), checked against the registry's jurisdiction.
-pub async fn load_stored(store: &dyn Store, notices: bool) -> anyhow::Result<Loaded> {
-    let meta = store.meta().await?;
-    let stored = match store.stored_profile().await? {
-        Some(s) => s,
-        None => {
-            let Some(text) = Profile::builtin_text(&meta.jurisdiction) else {
-                bail!(
-                    "the registry keeps only its profile id {:?}, and no profile of that id is \
-                     built into this ms4: store the town's profile with \
-                     `ms4 profile update {}.toml`",
-                    meta.jurisdiction,
-                    meta.jurisdiction
-                );
-            };
-            let first = StoredProfile::new(
-                &meta.jurisdiction,
-                text,
-                BUILTIN_SOURCE,
-                &format!("{} (first open)", default_actor()),
-            );
-            // Like a migration, quietly: a log line; the stored row says who and when.
-            match store.store_profile(&first, true).await {
-                Ok(true) => tracing::info!(
-                    profile = %meta.jurisdiction,
-                    sha256 = %first.sha256,
-                    "the registry kept only its profile id; stored the built-in profile"
-                ),
-                Ok(false) => {}
-                // A registry this user may only read still answers, from the built-in text.
-                Err(e) if notices => eprintln!(
-                    "warning: could not store the built-in profile {} in the registry ({e}); \
-                     using it unstored",
-                    meta.jurisdiction
-                ),
-                Err(_) => {}
-            }
-            match store.stored_profile().await.ok().flatten() {
-                Some(s) => s,
-                None => first,
-            }
-        }
-    };
-    if stored.profile_id != meta.jurisdiction {
-        bail!(
-            "the registry's stored profile is {:?} but its jurisdiction is {:?}",
-            stored.profile_id,
-            meta.jurisdiction
-        );
-    }
-    let source_name = format!(
-        "the registry's profile {} ({})",
-        stored.profile_id, stored.source
-    );
-    let (text, taken) = with_new_tables(&stored);
-    if !taken.is_empty() && notices {
-        eprintln!(
-            "warning: the registry's copy of the built-in profile {} predates its [{}] \
-             table{}; this ms4's built-in one is used for {}, every value the stored copy \
-             has is kept: `ms4 profile update --builtin` stores the whole built-in profile",
-            stored.profile_id,
-            taken.join("], ["),
-            if taken.len() == 1 { "" } else { "s" },
-            if taken.len() == 1 { "it" } else { "them" },
-        );
-    }
-    let profile = Profile::with_id(&stored.profile_id, &text, &source_name).with_context(|| {
-        "the registry's stored profile no longer loads: replace it with `ms4 profile update FILE`"
-    })?;
-    let newer_builtin = newer_builtin(&stored);
-    if let (Some(hash), true) = (&newer_builtin, notices) {
-        eprintln!(
-            "warning: this ms4's built-in profile {} (sha256 {}) differs from the copy the \
-             registry stores (sha256 {}, stored {}); the stored copy is used: \
-             `ms4 profile update --builtin` applies the built-in one",
-            stored.profile_id,
-            short(hash),
-            short(&stored.sha256),
-            stored.stored_at
-        );
-    }
-    Ok(Loaded {
-        profile,
-        stored,
-        newer_builtin,
-    })
-}
-
-/// The stored text, with every top-level table a newer ms4 added to a built-in profile
-/// (`[wording]` for North Castle, say) taken from this ms4's built-in copy when the stored
-/// built-in copy has no such table at all; and the names of those tables. A table the
-/// stored copy has is never touched, and a town's own profile is never filled in: its
-/// missing keys are load errors naming them.
-fn with_new_tables(stored: &StoredProfile) -> (String, Vec<String>) {
-    let unchanged = || (stored.toml.clone(), Vec::new());
-    if !stored.is_builtin() {
-        return unchanged();
-    }
-    let Some(builtin) = Profile::builtin_text(&stored.profile_id) else {
-        return unchanged();
-    };
-    let (Ok(mut old), Ok(new)) = (
-        stored.toml.parse::<toml::Table>(),
-        builtin.parse::<toml::Table>(),
-    ) else {
-        return unchanged();
-    };
-    let mut taken = Vec::new();
-    for (key, value) in new {
-        if value.is_table() && !old.contains_key(&key) {
-            taken.push(key.clone());
-            old.insert(key, value);
-        }
-    }
-    if taken.is_empty() {
-        return unchanged();
-    }
-    (old.to_string(), taken)
-}
-
-/// The built-in text's hash when a stored built-in copy differs from it.
-fn newer_builtin(stored: &StoredProfile) -> Option<String> {
-    if !stored.is_builtin() {
-        return None;
-    }
-    let text = Profile::builtin_text(&stored.profile_id)?;
-    let hash = crate::store::profile::sha256_hex(text);
-    (hash != stored.sha256).then_some(hash)
-}
-
-fn short(hash: &str) -> &str {
-    hash.get(..12).unwrap_or(hash)
 }
 
 pub(super) async fn run(store_url: &str, a: ProfileArgs) -> anyhow::Result<()> {

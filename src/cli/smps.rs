@@ -69,19 +69,7 @@ pub(super) async fn run(store_url: &str, a: SmpsArgs) -> anyhow::Result<()> {
             )
         }
         QueryFormat::Csv => print!("{}", output::csv(&header, &rows())),
-        QueryFormat::Geojson => {
-            let items = answer
-                .smps
-                .iter()
-                .filter_map(|s| {
-                    Some((
-                        layer.get(&s.smp_id)?.geom.clone()?,
-                        serde_json::to_value(s).ok()?,
-                    ))
-                })
-                .collect();
-            println!("{}", output::geojson(snap.meta.srid, items)?);
-        }
+        QueryFormat::Geojson => println!("{}", output::answer_geojson(&snap, &answer)?),
         QueryFormat::Json => println!("{}", to_pretty_json(&answer)?),
     }
     Ok(())

@@ -5,7 +5,6 @@ use clap::Args;
 use super::output::{self, QueryFormat};
 use crate::answer::trace::{network_check, trace, NetworkCheckParams, TraceParams};
 use crate::answer::{to_pretty_json, Ask};
-use crate::domain::Layer;
 use crate::spatial::Snapshot;
 
 /// Arguments of `ms4 trace`.
@@ -50,7 +49,7 @@ pub(super) async fn run_trace(store_url: &str, a: TraceArgs) -> anyhow::Result<(
     let t = &answer.trace;
     match a.format {
         QueryFormat::Json => println!("{}", to_pretty_json(&answer)?),
-        QueryFormat::Geojson => print_trace_geojson(&snap, &answer)?,
+        QueryFormat::Geojson => println!("{}", output::answer_geojson(&snap, &answer)?),
         QueryFormat::Csv => {
             // One row per thing reached: what it is, its id, and for an outfall its
             // receiving water and path.
@@ -156,79 +155,12 @@ fn trace_rows(answer: &crate::answer::trace::TraceAnswer) -> Vec<Vec<String>> {
     rows
 }
 
-/// A trace for a map: each structure and pipe reached as a feature (`role` says which),
-/// and each outfall's path as one line feature made of its pipes.
-fn print_trace_geojson(
-    snap: &Snapshot,
-    answer: &crate::answer::trace::TraceAnswer,
-) -> anyhow::Result<()> {
-    let t = &answer.trace;
-    let mut items = Vec::new();
-    let layer_of = |id: &str| {
-        [Layer::CatchBasins, Layer::Manholes, Layer::Outfalls]
-            .into_iter()
-            .find(|l| snap.layer(*l).get(id).is_some())
-    };
-    for s in &t.structures {
-        if let Some(l) = layer_of(s) {
-            if let Some(g) = snap.layer(l).get(s).and_then(|f| f.geom.clone()) {
-                let role = if l == Layer::Outfalls {
-                    "outfall"
-                } else {
-                    "structure"
-                };
-                items.push((
-                    g,
-                    serde_json::json!({"role": role, "id": s, "layer": l.name()}),
-                ));
-            }
-        }
-    }
-    for p in &t.pipes {
-        if let Some(g) = snap.layer(Layer::Pipes).get(p).and_then(|f| f.geom.clone()) {
-            let both = t.walked_both_ways.contains(p);
-            items.push((
-                g,
-                serde_json::json!({"role": "pipe", "id": p, "walked_both_ways": both}),
-            ));
-        }
-    }
-    for o in &t.outfalls {
-        let lines = path_lines(snap, &o.path);
-        if !lines.0.is_empty() {
-            items.push((
-                geo_types::Geometry::MultiLineString(lines),
-                serde_json::json!({"role": "path", "id": o.outfall, "outfall": o.outfall,
-                                   "start": t.start, "path": o.path}),
-            ));
-        }
-    }
-    println!("{}", output::geojson(snap.meta.srid, items)?);
-    Ok(())
-}
-
-/// The pipes of a path (ids that are pipes), as one multi-line.
-fn path_lines(snap: &Snapshot, ids: &[String]) -> geo_types::MultiLineString<f64> {
-    let mut parts = Vec::new();
-    for id in ids {
-        match snap
-            .layer(Layer::Pipes)
-            .get(id)
-            .and_then(|f| f.geom.as_ref())
-        {
-            Some(geo_types::Geometry::LineString(l)) => parts.push(l.clone()),
-            Some(geo_types::Geometry::MultiLineString(m)) => parts.extend(m.0.iter().cloned()),
-            _ => {}
-        }
-    }
-    geo_types::MultiLineString(parts)
-}
 pub(super) async fn run_check(store_url: &str, a: NetworkCheckArgs) -> anyhow::Result<()> {
     let (snap, profile) = load(store_url).await?;
     let report = network_check(&Ask::new(&snap, &profile), &a.ask).map_err(|e| e.into_cli())?;
     match a.format {
         QueryFormat::Json => println!("{}", to_pretty_json(&report)?),
-        QueryFormat::Geojson => println!("{}", super::network_output::geojson(&snap, &report)?),
+        QueryFormat::Geojson => println!("{}", output::answer_geojson(&snap, &report)?),
         QueryFormat::Csv => print!("{}", super::network_output::csv(&report)),
         QueryFormat::Table => print!("{}", super::network_output::table(&report)?),
     }

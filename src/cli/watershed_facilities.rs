@@ -66,17 +66,7 @@ pub(super) async fn run(store_url: &str, mut a: WatershedFacilitiesArgs) -> anyh
     match a.format {
         QueryFormat::Json => println!("{}", to_pretty_json(&answer)?),
         QueryFormat::Csv => print!("{}", output::csv(&header, &rows())),
-        QueryFormat::Geojson => {
-            let items = list
-                .facilities
-                .iter()
-                .filter_map(|f| {
-                    let g = snap.layer(f.layer).get(&f.id)?.geom.clone()?;
-                    Some((g, serde_json::to_value(f).ok()?))
-                })
-                .collect();
-            println!("{}", output::geojson(snap.meta.srid, items)?);
-        }
+        QueryFormat::Geojson => println!("{}", output::answer_geojson(&snap, &answer)?),
         QueryFormat::Table => {
             println!(
                 "{} facilities; drains to {} ({}); stormwater TMDL areas: {}{}",

@@ -53,7 +53,7 @@ pub(super) fn write_router() -> Router<AppState> {
 }
 
 fn field(e: FieldError) -> HttpError {
-    HttpError::BadRequest(e.to_string())
+    HttpError::from(e)
 }
 
 fn today() -> NaiveDate {
@@ -77,7 +77,7 @@ async fn with_ask<T: Send + 'static>(
         f(&ask)
     })
     .await
-    .map_err(|e| HttpError::Internal(format!("the answer failed: {e}")))
+    .map_err(|e| HttpError::internal("answering", e))
 }
 
 fn find_case(state: &AppState, id: &str) -> Result<Case, HttpError> {
@@ -113,7 +113,7 @@ fn if_match(headers: &HeaderMap) -> Result<Option<Vec<String>>, HttpError> {
     for v in headers.get_all(header::IF_MATCH) {
         let v = v
             .to_str()
-            .map_err(|_| HttpError::BadRequest("If-Match: not an entity tag list".into()))?;
+            .map_err(|_| HttpError::field("If-Match", "not an entity tag list"))?;
         for t in v.split(',').map(str::trim).filter(|t| !t.is_empty()) {
             if t == "*" {
                 any = true;
@@ -452,9 +452,9 @@ async fn report(
     State(state): State<AppState>,
     Params(p): Params<ReportParams>,
 ) -> Result<Response, HttpError> {
-    let year = p.year.ok_or_else(|| {
-        HttpError::BadRequest("year: give the reporting year, e.g. year=2026".into())
-    })?;
+    let year = p
+        .year
+        .ok_or_else(|| HttpError::field("year", "give the reporting year, e.g. year=2026"))?;
     if !(1900..=2200).contains(&year) {
         return Err(HttpError::BadRequest(format!(
             "year: {year} is not a reporting year"
@@ -464,7 +464,7 @@ async fn report(
     let set = cases_of(&snap);
     let r = crate::idde::report::annual_report(&snap, &state.profile.current(), &set.cases, year)
         .ok_or_else(|| {
-        HttpError::Internal("the profile's reporting year start is not a date".into())
+        HttpError::Internal("the profile's reporting year start is not a date")
     })?;
     match p.format.as_deref() {
         None | Some("json") => {

@@ -1,4 +1,8 @@
-//! The service's one error type: a status and a JSON message a person can act on.
+//! The service's one error type: a status and a JSON message a person can act on, with
+//! the field at fault as data (`field`) when one is, and for a failure on our side the
+//! typed cause, logged with its chain and never sent.
+
+use std::error::Error as StdError;
 
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -7,9 +11,19 @@ use axum::Json;
 /// An HTTP error.
 #[derive(Debug, thiserror::Error)]
 pub enum HttpError {
-    /// A request parameter is wrong; the message names it.
+    /// The request is wrong as a whole, or in a way no one field names.
     #[error("{0}")]
     BadRequest(String),
+    /// One field or parameter is wrong: its path into the request (`k`,
+    /// `screening.field_tests.ph`, `actions[0].by`) and why. A 400 whose body carries
+    /// the path as `field`, so a client finds the field without reading the message.
+    #[error("{field}: {message}")]
+    Invalid {
+        /// The parameter, or the path into the body, as the request names it.
+        field: String,
+        /// What is wrong, and what would do.
+        message: String,
+    },
     /// No token, or one that is unknown, revoked or expired.
     #[error("{0}")]
     Unauthorized(String),
@@ -46,16 +60,67 @@ pub enum HttpError {
         /// Seconds to wait before retrying.
         retry_after: u32,
     },
-    /// Something failed on our side; the cause is logged, not sent.
+    /// Something failed on our side; the cause is logged with its chain, not sent.
     #[error("internal error")]
-    Internal(String),
+    Internal {
+        /// What failed, as its own type, sources and all.
+        source: Cause,
+    },
+}
+
+/// The cause of a failure on our side, whatever its type.
+pub type Cause = Box<dyn StdError + Send + Sync>;
+
+/// What the service was doing when the cause failed, so the log says both.
+#[derive(Debug, thiserror::Error)]
+#[error("{doing}")]
+struct While {
+    doing: String,
+    #[source]
+    source: Cause,
 }
 
 impl HttpError {
+    /// A field or parameter at fault (`field` is its path into the request).
+    pub fn field(field: impl Into<String>, message: impl Into<String>) -> Self {
+        HttpError::Invalid {
+            field: field.into(),
+            message: message.into(),
+        }
+    }
+
+    /// A failure on our side, its cause kept for the log: any error (its sources
+    /// follow it there), or text where that is all there is. Named as the variant so
+    /// `.map_err(HttpError::Internal)` reads as it did when the cause was text.
+    #[allow(non_snake_case)]
+    pub fn Internal(cause: impl Into<Cause>) -> Self {
+        HttpError::Internal {
+            source: cause.into(),
+        }
+    }
+
+    /// A failure on our side while `doing` something ("building a tile").
+    pub fn internal(doing: impl Into<String>, cause: impl Into<Cause>) -> Self {
+        HttpError::Internal {
+            source: Box::new(While {
+                doing: doing.into(),
+                source: cause.into(),
+            }),
+        }
+    }
+
+    /// The field at fault, when one is.
+    pub fn field_name(&self) -> Option<&str> {
+        match self {
+            HttpError::Invalid { field, .. } => Some(field),
+            _ => None,
+        }
+    }
+
     /// The status code.
     pub fn status_code(&self) -> StatusCode {
         match self {
-            HttpError::BadRequest(_) => StatusCode::BAD_REQUEST,
+            HttpError::BadRequest(_) | HttpError::Invalid { .. } => StatusCode::BAD_REQUEST,
             HttpError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
             HttpError::Forbidden(_) => StatusCode::FORBIDDEN,
             HttpError::NotFound(_) => StatusCode::NOT_FOUND,
@@ -65,7 +130,7 @@ impl HttpError {
             HttpError::PreconditionFailed(_) => StatusCode::PRECONDITION_FAILED,
             HttpError::Unprocessable(_) => StatusCode::UNPROCESSABLE_ENTITY,
             HttpError::Unavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
-            HttpError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            HttpError::Internal { .. } => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
 }
@@ -75,7 +140,9 @@ impl From<crate::store::StoreError> for HttpError {
         use crate::store::StoreError;
         match &e {
             // Refused by a rule applied to the stored row: the request's fault, named.
-            StoreError::Refused { .. } => return HttpError::BadRequest(e.to_string()),
+            StoreError::Refused { field, message } => {
+                return HttpError::field(field.clone(), message.clone())
+            }
             StoreError::NotFound { .. } => return HttpError::NotFound(e.to_string()),
             StoreError::Changed { .. } => return HttpError::PreconditionFailed(e.to_string()),
             _ => {}
@@ -92,10 +159,32 @@ impl From<crate::store::StoreError> for HttpError {
                 Some(message) => HttpError::Unprocessable(format!(
                     "the registry refused the write: {message}; nothing was changed"
                 )),
-                None => HttpError::Internal(e.to_string()),
+                None => HttpError::Internal(e),
             },
         }
     }
+}
+
+impl From<crate::idde::FieldError> for HttpError {
+    fn from(e: crate::idde::FieldError) -> Self {
+        HttpError::field(e.field, e.message)
+    }
+}
+
+/// An error and its sources, outermost first: `building a tile: reading the layer: …`.
+/// A source whose words its error already says (`{doing}: {source}`) is said once.
+pub fn chain(e: &(dyn StdError + 'static)) -> String {
+    let mut out = e.to_string();
+    let mut next = e.source();
+    while let Some(s) = next {
+        let said = s.to_string();
+        if !out.contains(&said) {
+            out.push_str(": ");
+            out.push_str(&said);
+        }
+        next = s.source();
+    }
+    out
 }
 
 /// The database's own message when a rule in it refused a write: a constraint or a
@@ -167,14 +256,18 @@ pub fn unreachable(e: &crate::store::StoreError) -> bool {
 
 impl IntoResponse for HttpError {
     fn into_response(self) -> Response {
-        if let HttpError::Internal(cause) = &self {
-            tracing::error!(%cause, "request failed");
+        if let HttpError::Internal { source } = &self {
+            tracing::error!(error = %chain(source.as_ref()), cause = ?source, "request failed");
         }
         let status = self.status_code();
-        let body = Json(serde_json::json!({
+        let mut body = serde_json::json!({
             "error": plain_message(&self.to_string()),
             "status": status.as_u16(),
-        }));
+        });
+        if let Some(field) = self.field_name() {
+            body["field"] = field.into();
+        }
+        let body = Json(body);
         if let HttpError::Unavailable { retry_after, .. } = &self {
             let after = retry_after.to_string();
             return (status, [(header::RETRY_AFTER, after)], body).into_response();
@@ -327,5 +420,68 @@ mod tests {
             "parcel: no parcel \"P-1 (x)\" here"
         );
         assert_eq!(plain_message("nothing odd"), "nothing odd");
+    }
+
+    /// Where a test's log lines go.
+    #[derive(Clone, Default)]
+    struct Log(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+    impl std::io::Write for Log {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("reading the layer")]
+    struct Reading(#[source] std::io::Error);
+
+    #[tokio::test]
+    async fn an_internal_cause_is_logged_with_its_chain_and_never_sent() {
+        let log = Log::default();
+        let sink = log.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_writer(move || sink.clone())
+            .with_ansi(false)
+            .finish();
+        let _guard = tracing::subscriber::set_default(subscriber);
+        let cause = Reading(std::io::Error::other("disk /srv/ms4 on fire"));
+        let res = HttpError::internal("rendering a tile", cause).into_response();
+        assert_eq!(res.status(), StatusCode::INTERNAL_SERVER_ERROR);
+        let body = axum::body::to_bytes(res.into_body(), usize::MAX)
+            .await
+            .unwrap();
+        let body: serde_json::Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(
+            body,
+            serde_json::json!({"error": "internal error", "status": 500})
+        );
+        let logged = String::from_utf8(log.0.lock().unwrap().clone()).unwrap();
+        assert!(
+            logged.contains("rendering a tile: reading the layer: disk /srv/ms4 on fire"),
+            "{logged}"
+        );
+    }
+
+    #[test]
+    fn a_field_error_keeps_its_field() {
+        let e = HttpError::from(crate::idde::FieldError {
+            field: "screening.field_tests.ph".into(),
+            message: "15 is outside 0 to 14".into(),
+        });
+        assert_eq!(e.status_code(), StatusCode::BAD_REQUEST);
+        assert_eq!(e.field_name(), Some("screening.field_tests.ph"));
+        assert_eq!(
+            e.to_string(),
+            "screening.field_tests.ph: 15 is outside 0 to 14"
+        );
+        assert_eq!(
+            HttpError::BadRequest("body: empty".into()).field_name(),
+            None
+        );
     }
 }

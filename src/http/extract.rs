@@ -2,10 +2,9 @@
 //! or field at fault (or a 413 over the body limit): every route reads through these.
 
 use axum::body::Bytes;
-use axum::extract::rejection::{JsonRejection, PathRejection};
-use axum::extract::{FromRequest, FromRequestParts, Path, Query, Request};
+use axum::extract::rejection::PathRejection;
+use axum::extract::{FromRequest, FromRequestParts, Path, Request};
 use axum::http::request::Parts;
-use axum::Json;
 use serde::de::DeserializeOwned;
 
 use super::HttpError;
@@ -17,9 +16,15 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequestParts<S> for Params<T> {
     type Rejection = HttpError;
 
     async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, HttpError> {
-        Query::<T>::try_from_uri(&parts.uri)
-            .map(|q| Params(q.0))
-            .map_err(|e| HttpError::BadRequest(deserialize_message(&e.body_text())))
+        let query = parts.uri.query().unwrap_or_default();
+        let de = serde_urlencoded::Deserializer::new(url::form_urlencoded::parse(query.as_bytes()));
+        serde_path_to_error::deserialize(de)
+            .map(Params)
+            .map_err(|e| {
+                let (path, inner) = (e.path().clone(), e.into_inner());
+                field_error(&path, &inner.to_string())
+                    .unwrap_or_else(|| HttpError::BadRequest(inner.to_string()))
+            })
     }
 }
 
@@ -67,47 +72,74 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Body<T> {
                 "body: empty; send the question as a JSON object".into(),
             ));
         }
-        Json::<T>::from_bytes(&bytes)
-            .map(|Json(v)| Body(v))
-            .map_err(|e: JsonRejection| HttpError::BadRequest(body_message(&e)))
+        let mut de = serde_json::Deserializer::from_slice(&bytes);
+        let value = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+            let (path, inner) = (e.path().clone(), e.into_inner());
+            if inner.is_data() {
+                field_error(&path, &inner.to_string()).unwrap_or_else(|| whole_body(&inner))
+            } else {
+                HttpError::BadRequest(format!("body: not JSON: {inner}"))
+            }
+        })?;
+        de.end()
+            .map_err(|e| HttpError::BadRequest(format!("body: not JSON: {e}")))?;
+        Ok(Body(value))
     }
 }
 
-/// A rejected query string or body, said as `parameter: problem`.
-fn deserialize_message(text: &str) -> String {
-    const PREFIXES: [&str; 3] = [
-        "Failed to deserialize query string: ",
-        "Failed to deserialize the JSON body into the target type: ",
-        "Failed to parse the request body as JSON: ",
-    ];
-    let mut m = text;
-    for p in PREFIXES {
-        if let Some(rest) = m.strip_prefix(p) {
-            m = rest;
-        }
-    }
-    let named = |rest: &str| {
-        rest.split_once('`')
-            .map(|(name, tail)| (name.to_string(), tail.to_string()))
+/// A value serde refused, as the field at fault (its path into the request, taken from
+/// [`serde_path_to_error`]) and the problem, or `None` when the problem is the whole
+/// request's (a body that is no object).
+///
+/// A missing field, and one given twice, are the cases the path does not name: serde
+/// reports them at the object that lacks (or repeats) it, and the error types of
+/// serde_json and serde_urlencoded carry the name only in their message (`missing field
+/// `x``, `duplicate field `x``), the one wording read here.
+fn field_error(path: &serde_path_to_error::Path, serde_says: &str) -> Option<HttpError> {
+    let at = if path.iter().next().is_some() {
+        Some(path.to_string())
+    } else {
+        None
     };
-    if let Some((name, tail)) = m.strip_prefix("missing field `").and_then(named) {
-        return format!("{name}: is required{}", at_position(&tail));
+    let within = |name: &str| match &at {
+        Some(parent) => format!("{parent}.{name}"),
+        None => name.to_string(),
+    };
+    let named = |prefix: &str| {
+        serde_says
+            .strip_prefix(prefix)
+            .and_then(|r| r.split_once('`'))
+    };
+    if let Some((name, tail)) = named("missing field `") {
+        let message = format!("is required{}", at_position(tail));
+        return Some(HttpError::field(within(name), message));
     }
-    // serde_path_to_error may already have put the field's name in front.
-    if let Some(i) = m.find("unknown field `") {
-        if let Some((name, tail)) = named(&m[i + "unknown field `".len()..]) {
-            let tail = tail.trim_start_matches(", ").replace('`', "");
-            let tail = tail.replace("there are no fields", "this question takes none");
-            return format!("{name}: unknown parameter; {tail}");
+    if let Some((name, _)) = named("duplicate field `") {
+        return Some(HttpError::field(within(name), "given more than once"));
+    }
+    let field = at?;
+    let message = match serde_says.strip_prefix("unknown field `") {
+        Some(rest) => {
+            let expected = rest.split_once("`, ").map_or("", |(_, t)| t);
+            let expected = expected
+                .replace('`', "")
+                .replace("there are no fields", "this question takes none");
+            format!("unknown parameter; {expected}")
         }
-    }
-    if let Some((name, _)) = m
-        .strip_prefix("duplicate field `")
-        .and_then(|r| r.split_once('`'))
-    {
-        return format!("{name}: given more than once");
-    }
-    m.to_string()
+        None => serde_says.to_string(),
+    };
+    Some(HttpError::field(field, message))
+}
+
+/// A body refused as a whole. A type whose own `Deserialize` reads its fields through
+/// another deserializer says the field only in its message (`agricultural: 7 is not true
+/// or false`): that message is kept as it is, with no `field`; any other is the body's.
+fn whole_body(inner: &serde_json::Error) -> HttpError {
+    let m = inner.to_string();
+    let named = m
+        .split_once(": ")
+        .is_some_and(|(name, _)| !name.is_empty() && !name.contains(' '));
+    HttpError::BadRequest(if named { m } else { format!("body: {m}") })
 }
 
 /// What follows a serde message's field name: a JSON position, kept; anything else dropped.
@@ -115,22 +147,6 @@ fn at_position(tail: &str) -> String {
     match tail.find(" at line ") {
         Some(i) => tail[i..].to_string(),
         None => String::new(),
-    }
-}
-
-fn body_message(e: &JsonRejection) -> String {
-    let m = deserialize_message(&e.body_text());
-    match e {
-        // A syntax error has no field to name: say it is the body.
-        JsonRejection::JsonSyntaxError(_) => format!("body: not JSON: {m}"),
-        // `name: problem`, where the name is a field or a path into the body (`a.b[0]`).
-        _ if m
-            .split_once(": ")
-            .is_some_and(|(name, _)| !name.is_empty() && !name.contains(' ')) =>
-        {
-            m
-        }
-        _ => format!("body: {m}"),
     }
 }
 
@@ -143,7 +159,7 @@ pub(super) fn plausible_date(
     today: chrono::NaiveDate,
 ) -> Result<(), HttpError> {
     match crate::domain::text::past_day_problem(date, today) {
-        Some(why) => Err(HttpError::BadRequest(format!("{field}: {why}"))),
+        Some(why) => Err(HttpError::field(field, why)),
         None => Ok(()),
     }
 }
@@ -153,7 +169,7 @@ pub(super) fn path_param(
     name: &str,
 ) -> Result<String, HttpError> {
     p.map(|Path(v)| v)
-        .map_err(|e| HttpError::BadRequest(format!("{name}: {}", e.body_text())))
+        .map_err(|e| HttpError::field(name, e.body_text()))
 }
 
 #[cfg(test)]
@@ -170,33 +186,38 @@ mod tests {
         }
     }
 
-    #[test]
-    fn rejections_are_said_by_parameter() {
-        assert_eq!(
-            deserialize_message(
-                "Failed to deserialize query string: k: invalid digit found in string"
-            ),
-            "k: invalid digit found in string"
-        );
-        assert_eq!(
-            deserialize_message("Failed to deserialize query string: missing field `disturbed`"),
-            "disturbed: is required"
-        );
-        assert_eq!(
-            deserialize_message(
-                "Failed to deserialize the JSON body into the target type: missing field `disturbed` at line 1 column 2"
-            ),
-            "disturbed: is required at line 1 column 2"
-        );
-        assert_eq!(
-            deserialize_message("Failed to deserialize query string: kind: unknown field `kind`, expected one of `lon`, `kinds`"),
-            "kind: unknown parameter; expected one of lon, kinds"
-        );
-        assert_eq!(
-            deserialize_message(
-                "Failed to deserialize query string: x: unknown field `x`, there are no fields"
-            ),
-            "x: unknown parameter; this question takes none"
-        );
+    #[derive(Debug, serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Q {
+        disturbed: String,
+        k: Option<u32>,
+        kinds: Option<String>,
+    }
+
+    fn query(q: &str) -> HttpError {
+        let de = serde_urlencoded::Deserializer::new(url::form_urlencoded::parse(q.as_bytes()));
+        let e = serde_path_to_error::deserialize::<_, Q>(de).unwrap_err();
+        let (path, inner) = (e.path().clone(), e.into_inner());
+        field_error(&path, &inner.to_string()).expect("a field")
+    }
+
+    #[rstest::rstest]
+    #[case::bad_value("disturbed=1&k=abc", "k", "k: invalid digit found in string")]
+    #[case::missing("k=1", "disturbed", "disturbed: is required")]
+    #[case::unknown(
+        "disturbed=1&kind=x",
+        "kind",
+        "kind: unknown parameter; expected one of disturbed, k, kinds"
+    )]
+    #[case::twice("disturbed=1&k=1&k=2", "k", "k: given more than once")]
+    fn a_refused_parameter_is_named_as_data(
+        #[case] q: &str,
+        #[case] field: &str,
+        #[case] said: &str,
+    ) {
+        let e = query(q);
+        assert_eq!(e.field_name(), Some(field), "{e}");
+        assert_eq!(e.to_string(), said);
     }
 }

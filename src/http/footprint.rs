@@ -40,7 +40,7 @@ const READ_BUDGET: std::time::Duration = std::time::Duration::from_secs(30);
 const ACCEPTED: [&str; 6] = ["zip", "gpkg", "geojson", "json", "kml", "fgb"];
 
 fn bad(msg: impl std::fmt::Display) -> HttpError {
-    HttpError::BadRequest(format!("file: {msg}"))
+    HttpError::field("file", msg.to_string())
 }
 
 async fn footprint(
@@ -48,7 +48,7 @@ async fn footprint(
     mut form: Multipart,
 ) -> Result<Json<Value>, HttpError> {
     gdal_guard::lock_down();
-    let dir = tempfile::tempdir().map_err(|e| HttpError::Internal(e.to_string()))?;
+    let dir = tempfile::tempdir().map_err(HttpError::Internal)?;
     let mut file: Option<(std::path::PathBuf, String)> = None;
     let mut s_srs: Option<i32> = None;
     while let Some(field) = form
@@ -72,20 +72,19 @@ async fn footprint(
                 let bytes = field
                     .bytes()
                     .await
-                    .map_err(|e| HttpError::BadRequest(format!("file: {}", e.body_text())))?;
+                    .map_err(|e| HttpError::field("file", e.body_text()))?;
                 // Only the extension of the client's name is used: it decides nothing else.
                 let path = dir.path().join(format!("footprint.{ext}"));
-                std::fs::write(&path, &bytes).map_err(|e| HttpError::Internal(e.to_string()))?;
+                std::fs::write(&path, &bytes).map_err(HttpError::Internal)?;
                 file = Some((path, name));
             }
             "s_srs" => {
                 let v = field
                     .text()
                     .await
-                    .map_err(|e| HttpError::BadRequest(format!("s_srs: {}", e.body_text())))?;
+                    .map_err(|e| HttpError::field("s_srs", e.body_text()))?;
                 s_srs = Some(
-                    crs::parse_epsg(&v)
-                        .map_err(|e| HttpError::BadRequest(format!("s_srs: {e}")))?,
+                    crs::parse_epsg(&v).map_err(|e| HttpError::field("s_srs", e.to_string()))?,
                 );
             }
             other => {
@@ -105,7 +104,7 @@ async fn footprint(
     let _stop_reading = cancel.on_drop();
     let feature = tokio::task::spawn_blocking(move || read(&path, &name, s_srs, &cancel))
         .await
-        .map_err(|e| HttpError::Internal(e.to_string()))??;
+        .map_err(HttpError::Internal)??;
     // The checks any footprint gets (a polygon, not empty, not absurdly large...).
     crate::answer::place::footprint_from_value(&feature, srid, "file")?;
     Ok(Json(feature))
@@ -131,7 +130,7 @@ fn read(
         .map_err(|e| HttpError::Unprocessable(format!("file: {}", strip(&e.to_string(), path))))?;
     let mut from = match (s_srs, layer.spatial_ref()) {
         (Some(code), _) => SpatialRef::from_epsg(code as u32)
-            .map_err(|e| HttpError::BadRequest(format!("s_srs: EPSG:{code}: {e}")))?,
+            .map_err(|e| HttpError::field("s_srs", format!("EPSG:{code}: {e}")))?,
         (None, Some(sr)) => sr,
         (None, None) => {
             return Err(HttpError::Unprocessable(format!(
@@ -139,11 +138,11 @@ fn read(
         )))
         }
     };
-    let mut to = SpatialRef::from_epsg(4326).map_err(|e| HttpError::Internal(e.to_string()))?;
+    let mut to = SpatialRef::from_epsg(4326).map_err(HttpError::Internal)?;
     // Longitude first, as GeoJSON has it.
     from.set_axis_mapping_strategy(AxisMappingStrategy::TraditionalGisOrder);
     to.set_axis_mapping_strategy(AxisMappingStrategy::TraditionalGisOrder);
-    let ct = CoordTransform::new(&from, &to).map_err(|e| HttpError::Internal(e.to_string()))?;
+    let ct = CoordTransform::new(&from, &to).map_err(HttpError::Internal)?;
     let mut polys: Vec<Polygon<f64>> = Vec::new();
     let mut features = 0;
     let mut size = Size::default();
@@ -158,7 +157,7 @@ fn read(
         let t = g.transform(&ct).map_err(|e| {
             HttpError::Unprocessable(format!("file: feature {features}: cannot reach CRS84: {e}"))
         })?;
-        let text = t.json().map_err(|e| HttpError::Internal(e.to_string()))?;
+        let text = t.json().map_err(HttpError::Internal)?;
         let gj: geojson::Geometry = text
             .parse()
             .map_err(|e| HttpError::Unprocessable(format!("file: feature {features}: {e}")))?;

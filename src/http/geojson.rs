@@ -112,9 +112,9 @@ pub(super) fn feature(
         (None, _) => out.push_str("null"),
         (Some(g), None) => geometry(out, g),
         (Some(g), Some(rp)) => {
-            let g = rp
-                .apply(g)
-                .map_err(|e| HttpError::Internal(format!("{} {}: {e}", layer.name(), f.id)))?;
+            let g = rp.apply(g).map_err(|e| {
+                HttpError::internal(format!("writing {} {}", layer.name(), f.id), e)
+            })?;
             geometry(out, &g);
         }
     }

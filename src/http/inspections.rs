@@ -87,7 +87,7 @@ pub struct Position {
 }
 
 fn bad(field: &str, msg: impl std::fmt::Display) -> HttpError {
-    HttpError::BadRequest(format!("{field}: {msg}"))
+    HttpError::field(field, msg.to_string())
 }
 
 /// Checks an inspection and makes it a feature of the inspections layer (the command
@@ -146,8 +146,7 @@ pub fn to_feature(
             ))
         }
         Some(s) => {
-            s.check()
-                .map_err(|e| HttpError::BadRequest(e.to_string()))?;
+            s.check().map_err(HttpError::from)?;
             let json = serde_json::to_string(&s).unwrap_or_default();
             screening_fields = Some(s);
             Some(json)

@@ -1,6 +1,7 @@
 //! The HTTP service (axum): OGC API – Features over every layer, the registry's answers
 //! under `/api`, uploads, inspections and tokens, vector tiles and their map style.
 
+mod answer_format;
 mod api;
 pub mod auth;
 mod cases;
@@ -8,7 +9,6 @@ mod error;
 mod extent;
 mod extract;
 mod footprint;
-mod geo_answers;
 mod geojson;
 pub mod inspections;
 mod limits;
@@ -158,7 +158,7 @@ pub fn app(state: AppState) -> Router {
         .nest(
             "/api",
             api::router()
-                .layer(from_fn_with_state(state.clone(), geo_answers::convert))
+                .layer(axum::middleware::from_fn(answer_format::read))
                 .merge(inspections::read_router())
                 .merge(cases::read_router())
                 .merge(photos::read_router())

@@ -235,7 +235,7 @@ async fn items(
         .transpose()?
         .unwrap_or(4326);
     if q.bbox_crs.is_some() && q.bbox.is_none() {
-        return Err(HttpError::BadRequest("bbox-crs: given without bbox".into()));
+        return Err(HttpError::field("bbox-crs", "given without bbox"));
     }
     let self_url = format!(
         "{}/collections/{}/items{}",
@@ -251,7 +251,7 @@ async fn items(
     } else {
         tokio::task::spawn_blocking(move || page(&snap, layer, &q, out_crs, bbox_crs, &self_url))
             .await
-            .map_err(|e| HttpError::Internal(e.to_string()))??
+            .map_err(HttpError::Internal)??
     };
     Ok(geojson_response(body, out_crs, srid))
 }
@@ -296,13 +296,12 @@ fn page(
                         .to_polygon(),
                 )
             } else {
-                let rp = cached_reprojector(4326, srid)
-                    .map_err(|e| HttpError::Internal(e.to_string()))?;
+                let rp = cached_reprojector(4326, srid).map_err(HttpError::Internal)?;
                 rp.apply(&Geometry::Polygon(densified_rect(b, 8)))
-                    .map_err(|e| HttpError::BadRequest(format!("bbox: {e}")))?
+                    .map_err(|e| HttpError::field("bbox", e.to_string()))?
             };
             let Some(r) = crate::domain::wkb::bounding_rect(&area) else {
-                return Err(HttpError::BadRequest("bbox: empty".into()));
+                return Err(HttpError::field("bbox", "empty"));
             };
             let env = rstar::AABB::from_corners([r.min().x, r.min().y], [r.max().x, r.max().y]);
             let mut v: Vec<usize> = idx
@@ -351,7 +350,7 @@ fn page(
     let rp = if out_crs == srid {
         None
     } else {
-        Some(cached_reprojector(srid, 4326).map_err(|e| HttpError::Internal(e.to_string()))?)
+        Some(cached_reprojector(srid, 4326).map_err(HttpError::Internal)?)
     };
     let mut out = String::with_capacity(256 + page.len() * 512);
     out.push_str(r#"{"type":"FeatureCollection","features":["#);
@@ -434,7 +433,7 @@ async fn item(
     let rp = if out_crs == srid {
         None
     } else {
-        Some(cached_reprojector(srid, 4326).map_err(|e| HttpError::Internal(e.to_string()))?)
+        Some(cached_reprojector(srid, 4326).map_err(HttpError::Internal)?)
     };
     let mut out = String::new();
     feature(&mut out, f, layer, rp.as_deref())?;

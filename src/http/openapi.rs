@@ -292,8 +292,10 @@ pub fn spec() -> serde_json::Value {
                 "bearer": {"type": "http", "scheme": "bearer"},
                 "basic": {"type": "http", "scheme": "basic", "description": "the token as the password, any user name"},
             },
-            "schemas": typed.schemas(serde_json::json!({"Error": {"type": "object", "required": ["error"], "properties": {
-                "error": {"type": "string"}, "status": {"type": "integer"}}}})),
+            "schemas": typed.schemas(serde_json::json!({"Error": {"type": "object", "required": ["error", "status"], "properties": {
+                "error": {"type": "string", "description": "what is wrong, for a person; a field's error starts with the field (`k: invalid digit found in string`)"},
+                "status": {"type": "integer", "description": "the response's status code"},
+                "field": {"type": "string", "description": "the parameter or body field at fault, as its path into the request (`k`, `screening.field_tests.ph`, `actions[0].by`); absent when no one field is"}}}})),
         },
     })
 }

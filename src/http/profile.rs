@@ -99,7 +99,7 @@ impl CurrentProfile {
             // Remembered before loading: a text that does not load is reported once.
             *seen = Some(stored.sha256.clone());
         }
-        let loaded = crate::cli::profile::load_stored(store, false).await?;
+        let loaded = crate::answer::profile::load_stored(store, false).await?;
         if *self.current() == loaded.profile {
             return Ok(false);
         }
@@ -167,7 +167,7 @@ mod tests {
         let url = format!("sqlite://{}", dir.path().join("profile.gpkg").display());
         let meta = crate::import::crs::registry_meta("north-castle-ny", 2260).unwrap();
         let store = crate::store::create(&url, &meta).await.unwrap();
-        let loaded = crate::cli::profile::load_stored(store.as_ref(), false)
+        let loaded = crate::answer::profile::load_stored(store.as_ref(), false)
             .await
             .unwrap();
         let snapshot = crate::spatial::SnapshotHandle::load(store.as_ref())

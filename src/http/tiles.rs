@@ -177,8 +177,8 @@ async fn tile(
         tiles::render(&state.tiles, &snap, profile, &source, &layers, t, today)
     })
     .await
-    .map_err(|e| HttpError::Internal(format!("a tile failed: {e}")))?
-    .map_err(|e| HttpError::Internal(format!("a tile failed: {e:#}")))?;
+    .map_err(|e| HttpError::internal("rendering a tile", e))?
+    .map_err(|e| HttpError::internal("rendering a tile", e))?;
     // Kept under the generation its snapshot was named when the request began: the tile
     // was rendered from that very snapshot.
     let bytes = bytes::Bytes::from(bytes);

@@ -30,7 +30,9 @@ pub fn keep_warm(state: AppState, every: Duration) {
                 let done = tokio::task::spawn_blocking(move || warm_now(&st, &snap)).await;
                 match done {
                     Ok(Ok(())) => {}
-                    Ok(Err(e)) => tracing::warn!("preparing the tiles failed: {e:#}"),
+                    Ok(Err(e)) => {
+                        tracing::warn!(error = %super::error::chain(&e), "preparing the tiles failed")
+                    }
                     Err(e) => tracing::warn!("preparing the tiles failed: {e}"),
                 }
             }
@@ -40,7 +42,7 @@ pub fn keep_warm(state: AppState, every: Duration) {
 }
 
 /// Warms the tiles of `snap` with the current profile. Blocking.
-fn warm_now(state: &AppState, snap: &Arc<Snapshot>) -> anyhow::Result<()> {
+fn warm_now(state: &AppState, snap: &Arc<Snapshot>) -> Result<(), crate::tiles::RenderError> {
     let profile_now = state.profile.current();
     let profile = &*profile_now;
     let networks = &state.networks;

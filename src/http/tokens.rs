@@ -34,20 +34,20 @@ async fn create(
     let role: Role = req
         .role
         .parse()
-        .map_err(|e: auth::UnknownRole| HttpError::BadRequest(format!("role: {e}")))?;
-    let subject = auth::check_name(&req.subject)
-        .map_err(|m| HttpError::BadRequest(format!("subject: {m}")))?;
+        .map_err(|e: auth::UnknownRole| HttpError::field("role", e.to_string()))?;
+    let subject =
+        auth::check_name(&req.subject).map_err(|m| HttpError::field("subject", m.to_string()))?;
     let expires_at = req
         .expires_at
         .as_deref()
         .map(|e| {
             chrono::DateTime::parse_from_rfc3339(e)
                 .map(|t| t.with_timezone(&chrono::Utc))
-                .map_err(|err| HttpError::BadRequest(format!("expires_at: {e:?}: {err}")))
+                .map_err(|err| HttpError::field("expires_at", format!("{e:?}: {err}")))
         })
         .transpose()?;
     if expires_at.is_some_and(|e| e <= chrono::Utc::now()) {
-        return Err(HttpError::BadRequest("expires_at: already past".into()));
+        return Err(HttpError::field("expires_at", "already past"));
     }
     let token = auth::generate();
     let id = state
@@ -84,7 +84,7 @@ async fn revoke(
 ) -> Result<Json<serde_json::Value>, HttpError> {
     let id: i64 = id
         .parse()
-        .map_err(|_| HttpError::BadRequest(format!("id: {id:?} is not a token id")))?;
+        .map_err(|_| HttpError::field("id", format!("{id:?} is not a token id")))?;
     if !state.store.revoke_token(id, &caller.subject).await? {
         return Err(HttpError::NotFound(format!(
             "token {id}: no such token, or it was revoked already"

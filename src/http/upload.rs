@@ -39,7 +39,7 @@ const MAX_STEM_CHARS: usize = 100;
 
 fn flag(part: &str, v: &str) -> Result<bool, HttpError> {
     crate::domain::feature::parse_bool(v)
-        .ok_or_else(|| HttpError::BadRequest(format!("{part}: {v:?} is not true or false")))
+        .ok_or_else(|| HttpError::field(part, format!("{v:?} is not true or false")))
 }
 
 /// A multipart read that failed: over the body limit (which surfaces part way through the
@@ -50,7 +50,7 @@ fn form_error(e: axum::extract::multipart::MultipartError, what: &str, limit: us
             "file: larger than this server's limit of {limit} bytes"
         ))
     } else {
-        HttpError::BadRequest(format!("{what}: {}", e.body_text()))
+        HttpError::field(what, e.body_text())
     }
 }
 
@@ -67,7 +67,7 @@ async fn upload(
         })?;
     // Before the first byte of an upload reaches GDAL, GDAL may not reach the network.
     gdal_guard::lock_down();
-    let dir = tempfile::tempdir().map_err(|e| HttpError::Internal(e.to_string()))?;
+    let dir = tempfile::tempdir().map_err(HttpError::Internal)?;
     let mut file: Option<std::path::PathBuf> = None;
     let mut opts = ImportOptions::new(layer, "");
     opts.actor = caller.subject.clone();
@@ -122,7 +122,7 @@ async fn upload(
                 // memory whole.
                 let mut out = tokio::fs::File::create(&path)
                     .await
-                    .map_err(|e| HttpError::Internal(e.to_string()))?;
+                    .map_err(HttpError::Internal)?;
                 let mut field = field;
                 loop {
                     let chunk = field
@@ -132,30 +132,30 @@ async fn upload(
                     let Some(chunk) = chunk else { break };
                     tokio::io::AsyncWriteExt::write_all(&mut out, &chunk)
                         .await
-                        .map_err(|e| HttpError::Internal(e.to_string()))?;
+                        .map_err(HttpError::Internal)?;
                 }
                 tokio::io::AsyncWriteExt::flush(&mut out)
                     .await
-                    .map_err(|e| HttpError::Internal(e.to_string()))?;
+                    .map_err(HttpError::Internal)?;
                 file = Some(path);
             }
             other => {
                 let v = field
                     .text()
                     .await
-                    .map_err(|e| HttpError::BadRequest(format!("{other}: {}", e.body_text())))?;
+                    .map_err(|e| HttpError::field(other, e.body_text()))?;
                 if let Some(why) = crate::domain::text::line_problem(&v) {
-                    return Err(HttpError::BadRequest(format!("{other}: {why}")));
+                    return Err(HttpError::field(other, why.to_string()));
                 }
                 match other {
                     "map" => opts.maps.push(
-                        source::parse_map(&v).map_err(|e| HttpError::BadRequest(format!("map: {e}")))?,
+                        source::parse_map(&v).map_err(|e| HttpError::field("map", e.to_string()))?,
                     ),
                     "src_layer" => opts.src_layer = Some(v),
                     "s_srs" => {
                         opts.s_srs = Some(
                             crs::parse_epsg(&v)
-                                .map_err(|e| HttpError::BadRequest(format!("s_srs: {e}")))?,
+                                .map_err(|e| HttpError::field("s_srs", e.to_string()))?,
                         )
                     }
                     "dry_run" => opts.dry_run = flag("dry_run", &v)?,
@@ -249,8 +249,8 @@ async fn upload(
                     .map(|_| ())
             })
             .await
-            .map_err(|e| HttpError::Internal(format!("building the network failed: {e}")))?
-            .map_err(|e| HttpError::Internal(format!("building the network failed: {e:#}")))?;
+            .map_err(|e| HttpError::internal("building the network", e))?
+            .map_err(|e| HttpError::internal("building the network", e))?;
         }
     }
     let status = if dry_run {

@@ -22,8 +22,10 @@ pub fn parse_epsg(s: &str) -> Result<i32> {
 
 /// An SRS from an EPSG code, with longitude/easting first whatever the authority says.
 pub fn srs_from_epsg(code: i32) -> Result<SpatialRef> {
-    let mut srs = SpatialRef::from_epsg(code as u32)
-        .map_err(|e| ImportError::Crs(format!("EPSG:{code} is not known to PROJ: {e}")))?;
+    let mut srs = SpatialRef::from_epsg(code as u32).map_err(|source| ImportError::Gdal {
+        doing: format!("EPSG:{code} is not known to PROJ"),
+        source,
+    })?;
     srs.set_axis_mapping_strategy(AxisMappingStrategy::TraditionalGisOrder);
     Ok(srs)
 }
@@ -65,8 +67,10 @@ pub fn registry_meta(jurisdiction: &str, code: i32) -> Result<RegistryMeta> {
 
 /// A transform between two SRSs, both in traditional GIS axis order.
 pub fn transform(from: &SpatialRef, to: &SpatialRef) -> Result<CoordTransform> {
-    CoordTransform::new(from, to)
-        .map_err(|e| ImportError::Crs(format!("no transformation between the CRSs: {e}")))
+    CoordTransform::new(from, to).map_err(|source| ImportError::Gdal {
+        doing: "no transformation between the CRSs".into(),
+        source,
+    })
 }
 
 /// The share of its area of use a CRS's box is grown by on each side: positions just

@@ -45,6 +45,17 @@ pub enum ImportError {
     /// A CRS problem (unknown code, missing or unreadable source CRS...).
     #[error("{0}")]
     Crs(String),
+    /// GDAL (or PROJ under it) failed at a step: what the step was, and GDAL's own error
+    /// (its class, number and message) as it returned it. The message says both, so a
+    /// person reads GDAL's words; the error is kept too, for code and for the log.
+    #[error("{doing}: {source}")]
+    Gdal {
+        /// What was being done, naming the file or the CRS
+        /// (`parcels.gpkg: cannot be opened as GIS data`).
+        doing: String,
+        /// GDAL's error.
+        source: gdal::errors::GdalError,
+    },
     /// The source has no field for a canonical field that must be present.
     #[error("{path} (layer {src_layer}): no field for {layer}.{field}; its fields are: {available}. Map one with --map {field}=SOURCE_FIELD")]
     MissingField {
@@ -116,3 +127,24 @@ pub enum ImportError {
 
 /// Result alias for import and export.
 pub type Result<T, E = ImportError> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_gdal_failure_keeps_gdals_error_and_what_was_being_done() {
+        let e = super::super::crs::srs_from_epsg(999_999).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("EPSG:999999 is not known to PROJ: "),
+            "{e}"
+        );
+        let ImportError::Gdal { source, .. } = &e else {
+            panic!("GDAL's error is kept: {e:?}");
+        };
+        assert!(e.to_string().ends_with(&source.to_string()), "{e}");
+        let as_source = std::error::Error::source(&e).expect("a source");
+        assert!(as_source.is::<gdal::errors::GdalError>());
+    }
+}

@@ -175,6 +175,11 @@ pub fn export_with(
     let (written, warnings) =
         write_file(layer, features, meta, &tmp_path, format).map_err(|e| match e {
             ImportError::Write { message, .. } => fail(message),
+            // Named by the file asked for, not the temporary one written first.
+            ImportError::Gdal { source, .. } => ImportError::Gdal {
+                doing: format!("{path_str}: writing the export"),
+                source,
+            },
             other => other,
         })?;
     // GDAL's own warnings (a value cut, a number that did not fit) are losses too.
@@ -305,9 +310,9 @@ fn write_file(
     format: ExportFormat,
 ) -> Result<(u64, Vec<String>)> {
     let path_str = path.display().to_string();
-    let werr = |e: gdal::errors::GdalError| ImportError::Write {
-        path: path_str.clone(),
-        message: e.to_string(),
+    let werr = |source: gdal::errors::GdalError| ImportError::Gdal {
+        doing: format!("{path_str}: writing the export"),
+        source,
     };
     let capture = super::gdal_guard::ErrorCapture::start_with_warnings();
     let driver = DriverManager::get_driver_by_name(format.driver()).map_err(werr)?;

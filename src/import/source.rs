@@ -343,17 +343,17 @@ pub fn pick_layer<'d>(
             path: path.into(),
             message: "the file holds no vector layer".into(),
         }),
-        1 => ds.layer(0).map_err(|e| ImportError::Open {
-            path: path.into(),
-            message: e.to_string(),
+        1 => ds.layer(0).map_err(|source| ImportError::Gdal {
+            doing: format!("{path}: cannot be opened as GIS data"),
+            source,
         }),
         n => match names
             .iter()
             .position(|x| x.eq_ignore_ascii_case(target.name()))
         {
-            Some(i) => ds.layer(i).map_err(|e| ImportError::Open {
-                path: path.into(),
-                message: e.to_string(),
+            Some(i) => ds.layer(i).map_err(|source| ImportError::Gdal {
+                doing: format!("{path}: cannot be opened as GIS data"),
+                source,
             }),
             None => Err(ImportError::WhichLayer {
                 path: path.into(),

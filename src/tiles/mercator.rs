@@ -13,6 +13,7 @@ use geo_types::Geometry;
 use rstar::primitives::{GeomWithData, Rectangle};
 use rstar::{RTree, AABB};
 
+use super::RenderError;
 use crate::domain::Layer;
 use crate::spatial::snapshot::{LayerIndex, Nodes};
 use crate::spatial::Snapshot;
@@ -29,7 +30,7 @@ pub struct MercatorLayer {
 
 impl MercatorLayer {
     /// Reprojects a layer from the registry's CRS.
-    pub fn build(index: &LayerIndex, srid: i32) -> anyhow::Result<Self> {
+    pub fn build(index: &LayerIndex, srid: i32) -> Result<Self, RenderError> {
         Self::build_with(index, srid, |_, g| g.clone())
     }
 
@@ -38,9 +39,9 @@ impl MercatorLayer {
         index: &LayerIndex,
         srid: i32,
         prepare: impl Fn(&crate::domain::Feature, &Geometry<f64>) -> Geometry<f64>,
-    ) -> anyhow::Result<Self> {
+    ) -> Result<Self, RenderError> {
         let rp = crate::import::crs::Reprojector::new(srid, 3857)
-            .map_err(|e| anyhow::anyhow!("cannot reproject EPSG:{srid} to Web Mercator: {e}"))?;
+            .map_err(|source| RenderError::Reproject { srid, source })?;
         let mut geoms = Vec::new();
         let mut dropped = 0;
         for (i, f) in index.features.iter().enumerate() {
@@ -188,7 +189,7 @@ pub struct MercatorCache {
 
 impl MercatorCache {
     /// The Mercator copy of `layer` in `snap`, built unless the cache holds it. Blocking.
-    pub fn get(&self, snap: &Snapshot, layer: Layer) -> anyhow::Result<Arc<MercatorLayer>> {
+    pub fn get(&self, snap: &Snapshot, layer: Layer) -> Result<Arc<MercatorLayer>, RenderError> {
         let source = snap.layer_shared(layer);
         let mut sources = vec![source.clone()];
         if layer == Layer::Pipes {

@@ -18,6 +18,7 @@
 
 pub mod cache;
 pub mod encode;
+pub mod error;
 pub mod generation;
 pub mod grid;
 pub mod mercator;
@@ -26,6 +27,7 @@ pub mod spec;
 
 use std::sync::Arc;
 
+pub use error::RenderError;
 pub use generation::Generations;
 pub use grid::{TileError, TileId};
 pub use spec::{TileLayer, TILE_LAYERS};
@@ -83,7 +85,7 @@ pub fn warm(
     snap: &Arc<Snapshot>,
     profile: &Profile,
     network: &dyn Fn() -> anyhow::Result<Arc<Network>>,
-) -> anyhow::Result<()> {
+) -> error::Result<()> {
     for spec in TILE_LAYERS.iter() {
         tiles.mercator.get(snap, spec.layer)?;
         if spec.needs_derived() {
@@ -95,7 +97,9 @@ pub fn warm(
             tiles
                 .flows
                 .get(snap, profile.tolerances.snap_tolerance, || {
-                    network().map(|n| props::Flows::of(&n))
+                    network()
+                        .map(|n| props::Flows::of(&n))
+                        .map_err(RenderError::Network)
                 })?;
         }
     }
@@ -115,7 +119,7 @@ pub fn render(
     layers: &[&'static TileLayer],
     tile: TileId,
     today: chrono::NaiveDate,
-) -> anyhow::Result<Vec<u8>> {
+) -> error::Result<Vec<u8>> {
     use geozero::mvt::Message;
     let frame = encode::Frame::of(tile);
     let mut out = geozero::mvt::Tile::default();
@@ -142,7 +146,9 @@ pub fn render(
                 tiles
                     .flows
                     .get(snap, profile.tolerances.snap_tolerance, || {
-                        network().map(|n| props::Flows::of(&n))
+                        network()
+                            .map(|n| props::Flows::of(&n))
+                            .map_err(RenderError::Network)
                     })?,
             )
         } else {

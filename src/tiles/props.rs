@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex, Weak};
 use chrono::NaiveDate;
 use geozero::mvt::TileValue;
 
+use super::RenderError;
 use crate::answer::{self, Ask};
 use crate::domain::{Feature, Layer, Value};
 use crate::rules::Profile;
@@ -33,17 +34,17 @@ impl Derived {
         snap: &Snapshot,
         profile: &Profile,
         network: &dyn Fn() -> anyhow::Result<Arc<Network>>,
-    ) -> anyhow::Result<Self> {
+    ) -> Result<Self, RenderError> {
         let ask = Ask::new(snap, profile).with_network(network);
         let all = answer::illicit::IllicitParams {
             status: ["illicit", "needs_review", "ok", "not_covered"]
                 .map(String::from)
                 .to_vec(),
         };
-        let ill = answer::illicit::illicit(&ask, &all).map_err(|e| anyhow::anyhow!("{e}"))?;
+        let ill = answer::illicit::illicit(&ask, &all).map_err(RenderError::Findings)?;
         let smps =
             answer::smps::smps_without_easement(&ask, &answer::smps::SmpsParams { all: true })
-                .map_err(|e| anyhow::anyhow!("{e}"))?;
+                .map_err(RenderError::Findings)?;
         Ok(Derived {
             findings: ill
                 .connections
@@ -128,8 +129,8 @@ impl DerivedCache {
         &self,
         snap: &Arc<Snapshot>,
         profile: &Profile,
-        make: impl FnOnce() -> anyhow::Result<Derived>,
-    ) -> anyhow::Result<Arc<Derived>> {
+        make: impl FnOnce() -> Result<Derived, RenderError>,
+    ) -> Result<Arc<Derived>, RenderError> {
         let mut g = self.inner.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(e) = g.as_mut() {
             let same_snap = e.snap.upgrade().is_some_and(|s| Arc::ptr_eq(&s, snap));
@@ -211,8 +212,8 @@ impl<T, K: PartialEq> PerSnapshot<T, K> {
         &self,
         snap: &Arc<Snapshot>,
         setting: K,
-        make: impl FnOnce() -> anyhow::Result<T>,
-    ) -> anyhow::Result<Arc<T>> {
+        make: impl FnOnce() -> Result<T, RenderError>,
+    ) -> Result<Arc<T>, RenderError> {
         let mut g = self.inner.lock().unwrap_or_else(|p| p.into_inner());
         if let Some((w, k, d)) = g.as_ref() {
             if *k == setting && w.upgrade().is_some_and(|s| Arc::ptr_eq(&s, snap)) {

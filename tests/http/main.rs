@@ -7,6 +7,7 @@ mod case_versions;
 #[path = "../common/mod.rs"]
 mod common;
 mod features;
+mod field_errors;
 mod integrity;
 mod photos;
 mod roles;

@@ -18,24 +18,28 @@ export function authHeaders(t: string | null = token()): Record<string, string> 
   return t ? { Authorization: `Bearer ${t}` } : {};
 }
 
-/** An error the server answered, with its own message (which names the bad field). */
+/** An error the server answered: its message, and the field at fault when the body
+ *  names one (`field`, its path into the request: `screening.field_tests.ph`). */
 export class ApiError extends Error {
   constructor(
     public status: number,
     message: string,
+    public field: string | null = null,
   ) {
     super(message);
   }
-  /** The field the message names (`screening.field_tests.ph: ...` -> that path). */
-  get field(): string | null {
-    return fieldOf(this.message);
-  }
 }
 
-/** The field an error message of the service names: the text before the first `: `. */
-export function fieldOf(message: string): string | null {
-  const m = /^([A-Za-z_][A-Za-z0-9_.[\]]*): /.exec(message);
-  return m ? m[1] : null;
+/** The ApiError an error body says (`{"error", "status", "field"}`), or the status line
+ *  when the body is not the service's. */
+export function apiError(status: number, statusText: string, body: any): ApiError {
+  const message = typeof body?.error === 'string' ? body.error : `${status} ${statusText}`;
+  return new ApiError(status, message, fieldOf(body));
+}
+
+/** The field an error body names, if any. */
+export function fieldOf(body: any): string | null {
+  return typeof body?.field === 'string' && body.field ? body.field : null;
 }
 
 /** GET or POST JSON; throws ApiError with the server's message on a non-2xx answer, and
@@ -60,7 +64,7 @@ export async function api<T = any>(
     data = null;
   }
   if (!res.ok) {
-    throw new ApiError(res.status, (data && data.error) || `${res.status} ${res.statusText}`);
+    throw apiError(res.status, res.statusText, data);
   }
   return data as T;
 }

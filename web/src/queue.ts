@@ -3,6 +3,8 @@
 // server answers a key it has seen with the first answer instead of writing again. An
 // entry leaves the queue only when the server has its inspection (and its photos).
 
+import { fieldOf } from './api';
+
 export interface QueuedPhoto {
   type: string;
   data: Blob;
@@ -21,6 +23,8 @@ export interface Entry {
   /** waiting (to send), rejected (the server refused it: `error` says why). */
   state: 'waiting' | 'rejected';
   error?: string;
+  /** The field the server named as at fault in a rejection, if it named one. */
+  field?: string;
   /** The inspection id, once the server accepted it (its photos may still be waiting). */
   inspectionId?: string;
 }
@@ -155,6 +159,7 @@ export async function sendOne(e: Entry, s: Sender): Promise<'sent' | 'rejected'>
     if (!res.ok) {
       e.state = 'rejected';
       e.error = data?.error ?? `${res.status}`;
+      e.field = fieldOf(data) ?? undefined;
       return 'rejected';
     }
     e.inspectionId = data?.inspection?.inspection_id;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildInspection, FORMS, kindFor, localDate, missing } from '../src/forms';
-import { fieldOf } from '../src/api';
+import { apiError, fieldOf } from '../src/api';
 import { compass, firstPolygon, formatDistance } from '../src/geo';
 
 describe('the inspection forms', () => {
@@ -36,10 +36,20 @@ describe('the inspection forms', () => {
     expect(missing(FORMS.catch_basin_cleaning, { result: 'pass' })).toEqual([]);
   });
 
-  it('reads the field an error of the service names', () => {
-    expect(fieldOf('screening.field_tests.ph: 15 is outside 0 to 14')).toBe('screening.field_tests.ph');
-    expect(fieldOf('inspected_on: 2030-01-01 is in the future')).toBe('inspected_on');
-    expect(fieldOf('internal error')).toBeNull();
+  it('takes the field at fault from the error body, not from its message', () => {
+    const e = apiError(400, 'Bad Request', {
+      error: 'screening.field_tests.ph: 15 is outside 0 to 14',
+      status: 400,
+      field: 'screening.field_tests.ph',
+    });
+    expect(e.field).toBe('screening.field_tests.ph');
+    expect(e.message).toBe('screening.field_tests.ph: 15 is outside 0 to 14');
+    // A message that reads like `name: …` names no field unless the body does.
+    expect(apiError(400, 'Bad Request', { error: 'body: not JSON: EOF', status: 400 }).field).toBeNull();
+    expect(fieldOf({ error: 'lon/lat: give both', field: 'lon/lat' })).toBe('lon/lat');
+    expect(fieldOf(null)).toBeNull();
+    const e500 = apiError(500, 'Internal Server Error', 'not JSON');
+    expect([e500.message, e500.field]).toEqual(['500 Internal Server Error', null]);
   });
 
   it('dates the inspection on the device’s own day', () => {

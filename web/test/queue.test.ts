@@ -9,7 +9,7 @@ import { Queue, type Sender } from '../src/queue';
 if (!globalThis.crypto) Object.defineProperty(globalThis, 'crypto', { value: webcrypto });
 
 /** A server that remembers idempotency keys, as ms4 serve does. */
-function server(opts: { failFirst?: number; refuse?: (body: any) => string | null; dropAnswers?: number } = {}) {
+function server(opts: { failFirst?: number; refuse?: (body: any) => { error: string; field?: string } | null; dropAnswers?: number } = {}) {
   const written = new Map<string, any>();
   const photos: { id: string; type: string; size: number }[] = [];
   let fails = opts.failFirst ?? 0;
@@ -22,7 +22,7 @@ function server(opts: { failFirst?: number; refuse?: (body: any) => string | nul
     if (url === '/api/inspections') {
       const body = JSON.parse(init.body);
       const why = opts.refuse?.(body);
-      if (why) return new Response(JSON.stringify({ error: why }), { status: 400 });
+      if (why) return new Response(JSON.stringify({ ...why, status: 400 }), { status: 400 });
       const key = init.headers['Idempotency-Key'];
       if (!written.has(key)) written.set(key, body);
       if (drops > 0) {
@@ -73,13 +73,17 @@ describe('the queue', () => {
 
   it('keeps a refused inspection with the server message instead of dropping it', async () => {
     const q = new Queue(new IDBFactory());
-    const s = server({ refuse: (b) => (b.asset_id === 'BAD' ? 'asset_id: no outfalls has id "BAD"' : null) });
+    const s = server({
+      refuse: (b) => (b.asset_id === 'BAD' ? { error: 'asset_id: no outfalls has id "BAD"', field: 'asset_id' } : null),
+    });
     await q.add(body('BAD'));
     await q.add(body('OK'));
     const r = await q.flush(s.sender);
     expect(r).toEqual({ sent: 1, rejected: 1, offline: false });
     const left = await q.all();
-    expect(left.map((x) => [x.body.asset_id, x.state, x.error])).toEqual([['BAD', 'rejected', 'asset_id: no outfalls has id "BAD"']]);
+    expect(left.map((x) => [x.body.asset_id, x.state, x.error, x.field])).toEqual([
+      ['BAD', 'rejected', 'asset_id: no outfalls has id "BAD"', 'asset_id'],
+    ]);
   });
 
   it('sends the photos after the inspection is accepted, to its id, with their type', async () => {

@@ -57,7 +57,7 @@ pub(super) fn parse_items_query(raw: Option<&str>, layer: Layer) -> Result<Items
         crs: None,
         filters: Vec::new(),
     };
-    let bad = |p: &str, m: String| HttpError::BadRequest(format!("{p}: {m}"));
+    let bad = |p: &str, m: String| HttpError::field(p, m);
     for (k, v) in url::form_urlencoded::parse(raw.unwrap_or("").as_bytes()) {
         match k.as_ref() {
             "limit" => {

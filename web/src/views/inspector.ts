@@ -1,6 +1,6 @@
 // The inspector, on a phone: what is near (the device's position or a tapped point), a
 // facility's card, and recording an inspection with the form of its kind.
-import { api, ApiError } from '../api';
+import { api } from '../api';
 import { compass, formatDistance } from '../geo';
 import { buildInspection, FORMS, kindFor, missing, type FormDef, type Values } from '../forms';
 import { showAnswer } from '../map';
@@ -207,8 +207,7 @@ function form(card: HTMLElement, def: FormDef, assetId: string, ctx: Ctx): void 
           return;
         }
         await ctx.queue.remove(entry.key);
-        const field = new ApiError(422, entry.error ?? '').field;
-        showFieldError(f, field ?? '', entry.error ?? 'refused');
+        showFieldError(f, entry.field ?? '', entry.error ?? 'refused');
         return;
       } catch {
         // The network dropped: it stays queued and goes when the network returns.

@@ -1,7 +1,7 @@
 // The planner: a parcel picked on the map, a footprint drawn or uploaded; the project's
 // facts; the determination with reasons, citations, assumptions and open facts; its
 // evidence drawn; a print view.
-import { api, authHeaders } from '../api';
+import { api, ApiError, authHeaders } from '../api';
 import { AREA_UNITS, determinationRequest, FACTS, resultWord, type FactValues, type Place } from '../facts';
 import { firstPolygon } from '../geo';
 import { getMap, showAnswer, showDraft, type FC } from '../map';
@@ -173,8 +173,8 @@ async function determine(f: HTMLFormElement, out: HTMLElement, ctx: Ctx): Promis
     markDrawn('determination', replyAt);
   } catch (e) {
     const msg = (e as Error).message;
-    const field = msg.split(':')[0];
-    const slot = document.getElementById(`fact-${field}-error`);
+    const field = e instanceof ApiError ? e.field : null;
+    const slot = field ? document.getElementById(`fact-${field}-error`) : null;
     if (slot) slot.textContent = msg;
     else (f.querySelector('.form-error') as HTMLElement).textContent = msg;
   }
