@@ -24,7 +24,7 @@ fn req(mode: WriteMode) -> WriteRequest {
 
 /// Pipe `i` with real-valued attributes whose text is long (as a survey's are).
 fn pipe(i: usize, nudge: f64) -> Feature {
-    let mut f = Feature::new(Layer::Pipes, &format!("P-{i:05}"));
+    let mut f = Feature::new(Layer::Pipes, format!("P-{i:05}"));
     let x = 670_000.0 + i as f64 * 10.0;
     f.geom = Some(Geometry::MultiLineString(geo_types::MultiLineString(vec![
         geo_types::LineString::from(vec![

@@ -14,6 +14,8 @@ use super::{check, ms4, pg_db, psql};
 /// (`wait4`), so no outside program is needed.
 fn measured(mut cmd: Command) -> (Vec<u8>, f64, f64) {
     let t = Instant::now();
+    // Reaped by `wait4` below, which also gives its resource usage.
+    #[allow(clippy::zombie_processes)]
     let mut child = cmd
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -128,7 +128,8 @@ pub fn footprint(param: &'static str, srid: i32, mp: &MultiPolygon<f64>) -> Resu
     let finite = [r.min().x, r.min().y, r.max().x, r.max().y]
         .iter()
         .all(|v| v.is_finite());
-    if !finite || !(mp.unsigned_area() > 0.0) {
+    // `partial_cmp`, not `<=`: a NaN area is no area either.
+    if !finite || mp.unsigned_area().partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
         return Err(AskError::invalid(
             param,
             "encloses no area (one point, or all points on a line): draw a polygon",

@@ -9,8 +9,7 @@ use clap::{Args, Subcommand};
 use super::report::ReportFormat;
 use crate::answer::Ask;
 use crate::domain::{Feature, Layer};
-use crate::http::inspections::{to_feature, NewInspection};
-use crate::http::Caller;
+use crate::answer::inspection::{to_feature, NewInspection};
 use crate::idde::case::{all_cases, next_case_id};
 use crate::idde::case_update::{check_connection, close_case, log_action, Recorder};
 use crate::idde::deadlines::case_deadlines;
@@ -278,12 +277,6 @@ fn parse<T: serde::de::DeserializeOwned>(s: &str) -> anyhow::Result<T> {
     serde_json::from_str(&body(s)?).map_err(|e| anyhow!("body: {e}"))
 }
 
-fn caller() -> Caller {
-    Caller {
-        subject: default_actor(),
-        role: None,
-    }
-}
 
 async fn write(store: &dyn Store, layer: Layer, f: Feature, what: &str) -> anyhow::Result<()> {
     write_all(
@@ -352,7 +345,7 @@ pub(super) async fn run_inspect(store_url: &str, a: InspectArgs) -> anyhow::Resu
     let profile = super::profile::load(store.as_ref()).await?;
     let snap = Snapshot::load(store.as_ref()).await?;
     let n: NewInspection = parse(&body)?;
-    let f = to_feature(&snap, n, &caller(), today(), profile.idde.dry_weather_hours)
+    let f = to_feature(&snap, n, &default_actor(), today(), profile.idde.dry_weather_hours)
         .map_err(|e| anyhow!("{e}"))?;
     let json = serde_json::Value::Object(f.properties(Layer::Inspections));
     write(store.as_ref(), Layer::Inspections, f, "ms4 inspect").await?;

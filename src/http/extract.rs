@@ -150,20 +150,6 @@ fn at_position(tail: &str) -> String {
     }
 }
 
-/// Refuses a day a record cannot carry: before 1900 (chrono reads `0000-01-01` and
-/// `-0001-01-01`, which other programs reading the store treat differently, and a year-1
-/// day is a typing error) or after `today` (see [`crate::domain::text::past_day_problem`]).
-pub(super) fn plausible_date(
-    field: &str,
-    date: chrono::NaiveDate,
-    today: chrono::NaiveDate,
-) -> Result<(), HttpError> {
-    match crate::domain::text::past_day_problem(date, today) {
-        Some(why) => Err(HttpError::field(field, why)),
-        None => Ok(()),
-    }
-}
-
 pub(super) fn path_param(
     p: Result<Path<String>, PathRejection>,
     name: &str,

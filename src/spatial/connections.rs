@@ -136,7 +136,7 @@ pub fn connection_facts_traced(
                             .as_ref()
                             .is_some_and(|p| p.parcel_id == subject),
                         "kind" => parsed_kind.is_some_and(|k| {
-                            crate::domain::discharge::DischargeKind::parse(&subject)
+                            crate::domain::discharge::DischargeKind::parse(subject)
                                 .is_ok_and(|s| s == k)
                         }),
                         _ => false,
@@ -375,11 +375,8 @@ fn trace_to_ms4(snap: &Snapshot, t: &Ms4Trace<'_>, c: &Feature) -> (Ms4Reach, Ve
     let mut unknown: Vec<String> = Vec::new();
     for id in &visited {
         match owner_of(snap, id) {
-            Some(Some(o)) => {
-                if !owners.contains(&o) {
-                    owners.push(o)
-                }
-            }
+            Some(Some(o)) if !owners.contains(&o) => owners.push(o),
+            Some(Some(_)) => {}
             Some(None) => unknown.push(id.clone()),
             None => {}
         }

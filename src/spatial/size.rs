@@ -83,6 +83,9 @@ impl Size {
     }
 }
 
+// A footprint is never allowed more than an import may repair.
+const _: () = assert!(FOOTPRINT.vertices <= REPAIR.vertices && FOOTPRINT.parts <= REPAIR.parts);
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -138,6 +141,5 @@ mod tests {
             .against(budget),
             "1 parts, 11 vertices; the limits are 2 parts and 10 vertices"
         );
-        assert!(FOOTPRINT.vertices <= REPAIR.vertices && FOOTPRINT.parts <= REPAIR.parts);
     }
 }

@@ -57,7 +57,7 @@ impl Frame {
         ]
     }
 
-    fn to_tile(&self, c: Coord<f64>) -> Coord<f64> {
+    fn to_tile(self, c: Coord<f64>) -> Coord<f64> {
         Coord {
             x: (c.x - self.minx) * self.k,
             y: (self.maxy - c.y) * self.k,
@@ -409,7 +409,6 @@ impl<'a> Tags<'a> {
             }
             // Rare (an outfall's screening): looked for among the values made so far.
             Prop::Owned(t) => {
-                drop(push);
                 let t: tile::Value = t.into();
                 match self.values.iter().position(|v| *v == t) {
                     Some(i) => i as u32,

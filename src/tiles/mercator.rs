@@ -184,8 +184,11 @@ pub struct MercatorCache {
     // Per layer: the snapshot layers it was made from (weakly: a replaced layer is freed;
     // the pipes' copy also reads the structures, for their flow) and the copy. The lock is
     // held while building, so two first tiles reproject a layer once.
-    inner: Arc<Mutex<HashMap<Layer, (Vec<Weak<LayerIndex>>, Arc<MercatorLayer>)>>>,
+    inner: Arc<Mutex<HashMap<Layer, MadeFrom>>>,
 }
+
+/// A layer's Web Mercator copy and the snapshot layers it was made from.
+type MadeFrom = (Vec<Weak<LayerIndex>>, Arc<MercatorLayer>);
 
 impl MercatorCache {
     /// The Mercator copy of `layer` in `snap`, built unless the cache holds it. Blocking.

@@ -102,6 +102,28 @@ impl Wording {
     }
 }
 
+/// The sections the NY Conditions family's text cites, each of which its profile must give.
+pub const NY_CONDITIONS_SECTIONS: &[Role] = &[
+    Role::Exemptions,
+    Role::Swppp,
+    Role::PostConstruction,
+    Role::PreparerCertification,
+    Role::ConstructionInspections,
+    Role::MaintenanceEasement,
+    Role::MaintenanceAgreement,
+    Role::DeveloperOnSite,
+    Role::AtOneTime,
+    Role::Contractors,
+    Role::SwpppOnSite,
+    Role::OtherPermits,
+    Role::Notice48h,
+    Role::ViolationHalt,
+    Role::OperateMaintain,
+    Role::AsBuilt,
+    Role::OmProgram,
+    Role::Fees,
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -132,25 +154,3 @@ mod tests {
         assert_eq!(w.expand("no markers"), "no markers");
     }
 }
-
-/// The sections the NY Conditions family's text cites, each of which its profile must give.
-pub const NY_CONDITIONS_SECTIONS: &[Role] = &[
-    Role::Exemptions,
-    Role::Swppp,
-    Role::PostConstruction,
-    Role::PreparerCertification,
-    Role::ConstructionInspections,
-    Role::MaintenanceEasement,
-    Role::MaintenanceAgreement,
-    Role::DeveloperOnSite,
-    Role::AtOneTime,
-    Role::Contractors,
-    Role::SwpppOnSite,
-    Role::OtherPermits,
-    Role::Notice48h,
-    Role::ViolationHalt,
-    Role::OperateMaintain,
-    Role::AsBuilt,
-    Role::OmProgram,
-    Role::Fees,
-];

@@ -223,7 +223,7 @@ fn a_word_reading_misspelt_is_refused(#[case] amb: &str) {
     let head = format!("[assumptions.{amb}]\nsetting = \"");
     let at = carmel.find(&head).unwrap_or_else(|| panic!("{amb}")) + head.len();
     let mut text = carmel.to_string();
-    text.insert_str(at, "x");
+    text.insert(at, 'x');
     let err = Profile::from_toml_str(&text, "carmel-ny.toml")
         .unwrap_err()
         .to_string();
