@@ -58,8 +58,8 @@ fn needs_guard(text: &str) -> bool {
     }
 }
 
-/// `-?digits(.digits)?([eE][+-]?digits)?`: what a spreadsheet reads as a number and
-/// what Rust's formatting of integers and finite floats writes.
+/// `-?digits(.digits)?([eE][+-]?digits)?` within f64's range: what a spreadsheet reads as
+/// a number and what Rust's formatting of integers and finite floats writes.
 fn is_plain_number(text: &str) -> bool {
     fn digits(s: &str) -> (usize, &str) {
         let n = s.bytes().take_while(u8::is_ascii_digit).count();
@@ -84,7 +84,9 @@ fn is_plain_number(text: &str) -> bool {
         }
         rest = r;
     }
-    rest.is_empty()
+    // An exponent past f64's range (`-1.5e639`, found by the fuzzer) is no number a
+    // spreadsheet keeps either: guarded like any other text.
+    rest.is_empty() && text.parse::<f64>().is_ok_and(f64::is_finite)
 }
 
 /// One cell: [`neutralise`]d, then in double quotes (inner quotes doubled) when it holds
@@ -164,6 +166,7 @@ mod tests {
     #[case::negative_number("-3.2", "-3.2")]
     #[case::negative_integer("-12", "-12")]
     #[case::negative_exponent("-1.5e-7", "-1.5e-7")]
+    #[case::exponent_past_f64("-1.5e639", "'-1.5e639")]
     #[case::plain_text("CB-100", "CB-100")]
     #[case::equals_inside("a=b", "a=b")]
     #[case::space_first(" =1", " =1")]
@@ -215,7 +218,8 @@ mod tests {
                 assert_eq!(restore(written), *cell);
                 if written.starts_with(FORMULA_STARTS) {
                     assert!(
-                        written.starts_with('-') && written.parse::<f64>().is_ok(),
+                        written.starts_with('-')
+                            && written.parse::<f64>().is_ok_and(f64::is_finite),
                         "{written:?} would run"
                     );
                 }

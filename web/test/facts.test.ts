@@ -46,6 +46,10 @@ describe('exports and import messages', () => {
     );
   });
 
+  it('guards a number past the range of a double as text, as the server does', () => {
+    expect(csv([{ a: '-1.5e639', b: '-1.5e-7' }], ['a', 'b'])).toBe("a,b\r\n'-1.5e639,-1.5e-7\r\n");
+  });
+
   it('reads the fields a refused import names', () => {
     const m = 'f.geojson (layer f): no field for outfalls.asset_id; its fields are: FACILITYID, WATER_ID. Map one with --map asset_id=SOURCE_FIELD';
     expect(sourceFieldsOf(m)).toEqual(['FACILITYID', 'WATER_ID']);

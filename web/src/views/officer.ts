@@ -108,7 +108,8 @@ async function trace(id: string, out: HTMLElement, ctx: Ctx): Promise<void> {
 export function csv(rows: Record<string, unknown>[], cols: string[]): string {
   const q = (v: unknown) => {
     let s = v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v);
-    if (/^['=+@\t\r-]/.test(s) && !/^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(s)) s = `'${s}`;
+    const number = /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(s) && Number.isFinite(Number(s));
+    if (/^['=+@\t\r-]/.test(s) && !number) s = `'${s}`;
     return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
   };
   return [cols.join(','), ...rows.map((r) => cols.map((c) => q(r[c])).join(','))].join('\r\n') + '\r\n';
