@@ -15,7 +15,6 @@ pub const KINDS: [(&str, Layer); 3] = [
     ("catch_basin_cleaning", Layer::CatchBasins),
 ];
 
-
 /// `POST /api/inspections`.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -199,7 +198,11 @@ pub fn to_feature(
         let at = chrono::DateTime::parse_from_rfc3339(t.trim())
             .map_err(|_| bad("observed_at", format!("{t:?} is not an RFC 3339 time")))?;
         // A device's clock may run ahead of the server's by a little, not by a day.
-        plausible_date("observed_at", at.date_naive(), today.succ_opt().unwrap_or(today))?;
+        plausible_date(
+            "observed_at",
+            at.date_naive(),
+            today.succ_opt().unwrap_or(today),
+        )?;
         f.extra.insert("observed_at".into(), at.to_rfc3339().into());
     }
     Ok(f)

@@ -164,4 +164,3 @@ fn newer_builtin(stored: &StoredProfile) -> Option<String> {
 pub(crate) fn short(hash: &str) -> &str {
     hash.get(..12).unwrap_or(hash)
 }
-

@@ -7,9 +7,9 @@ use chrono::{Datelike, NaiveDate, Utc};
 use clap::{Args, Subcommand};
 
 use super::report::ReportFormat;
+use crate::answer::inspection::{to_feature, NewInspection};
 use crate::answer::Ask;
 use crate::domain::{Feature, Layer};
-use crate::answer::inspection::{to_feature, NewInspection};
 use crate::idde::case::{all_cases, next_case_id};
 use crate::idde::case_update::{check_connection, close_case, log_action, Recorder};
 use crate::idde::deadlines::case_deadlines;
@@ -277,7 +277,6 @@ fn parse<T: serde::de::DeserializeOwned>(s: &str) -> anyhow::Result<T> {
     serde_json::from_str(&body(s)?).map_err(|e| anyhow!("body: {e}"))
 }
 
-
 async fn write(store: &dyn Store, layer: Layer, f: Feature, what: &str) -> anyhow::Result<()> {
     write_all(
         store,
@@ -345,8 +344,14 @@ pub(super) async fn run_inspect(store_url: &str, a: InspectArgs) -> anyhow::Resu
     let profile = super::profile::load(store.as_ref()).await?;
     let snap = Snapshot::load(store.as_ref()).await?;
     let n: NewInspection = parse(&body)?;
-    let f = to_feature(&snap, n, &default_actor(), today(), profile.idde.dry_weather_hours)
-        .map_err(|e| anyhow!("{e}"))?;
+    let f = to_feature(
+        &snap,
+        n,
+        &default_actor(),
+        today(),
+        profile.idde.dry_weather_hours,
+    )
+    .map_err(|e| anyhow!("{e}"))?;
     let json = serde_json::Value::Object(f.properties(Layer::Inspections));
     write(store.as_ref(), Layer::Inspections, f, "ms4 inspect").await?;
     let mut out = serde_json::json!({ "inspection": json });

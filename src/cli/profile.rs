@@ -15,8 +15,8 @@ use anyhow::{bail, Context};
 use clap::{Args, Subcommand};
 
 use super::Format;
-pub use crate::answer::profile::{load, load_stored, Loaded};
 use crate::answer::profile::short;
+pub use crate::answer::profile::{load, load_stored, Loaded};
 use crate::import::default_actor;
 use crate::rules::Profile;
 use crate::store::profile::{StoredProfile, BUILTIN_SOURCE};

@@ -129,42 +129,6 @@ pub fn note_opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Er
     Ok(s)
 }
 
-/// `#[serde(default, deserialize_with = "text::json_opt")]`: an optional free JSON value.
-pub fn json_opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<serde_json::Value>, D::Error> {
-    let v = Option::<serde_json::Value>::deserialize(d)?;
-    if let Some(v) = &v {
-        refuse(json_problem(v))?;
-    }
-    Ok(v)
-}
-
-/// `#[serde(default, deserialize_with = "text::json_map")]`: a free JSON object.
-pub fn json_map<'de, D: Deserializer<'de>>(
-    d: D,
-) -> Result<serde_json::Map<String, serde_json::Value>, D::Error> {
-    let m = serde_json::Map::<String, serde_json::Value>::deserialize(d)?;
-    refuse(json_problem(&serde_json::Value::Object(m.clone())))?;
-    Ok(m)
-}
-
-/// Lists of lines: `#[serde(default, deserialize_with = "text::lines")]`.
-pub fn lines<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
-    let v = Vec::<String>::deserialize(d)?;
-    if v.len() > MAX_LIST_ITEMS {
-        return Err(serde::de::Error::custom(format!(
-            "{} items is over the limit of {MAX_LIST_ITEMS}",
-            v.len()
-        )));
-    }
-    for s in &v {
-        refuse(line_problem(s))?;
-    }
-    Ok(v)
-}
-
-/// The most items a list in a write may hold.
-pub const MAX_LIST_ITEMS: usize = 1000;
-
 /// The earliest day a record of the programme may carry: no MS4 programme, inspection
 /// or case predates it, and a year-1 date is a typing error, not a record.
 pub const EARLIEST_RECORD_YEAR: i32 = 1900;
@@ -199,7 +163,12 @@ mod tests {
     #[case::rlo("Town \u{202E}reganaM", false)]
     #[case::isolate("a\u{2066}b", false)]
     fn lines_are_printable(#[case] s: &str, #[case] ok: bool) {
-        assert_eq!(line_problem(s).is_none(), ok, "{s:?}: {:?}", line_problem(s));
+        assert_eq!(
+            line_problem(s).is_none(),
+            ok,
+            "{s:?}: {:?}",
+            line_problem(s)
+        );
     }
 
     #[rstest]
@@ -236,7 +205,11 @@ mod tests {
         let d = |y, m, dd| chrono::NaiveDate::from_ymd_opt(y, m, dd).unwrap();
         assert!(past_day_problem(d(2026, 12, 3), today).is_none());
         assert!(past_day_problem(d(1990, 1, 1), today).is_none());
-        assert!(past_day_problem(d(1, 1, 1), today).unwrap().contains("before 1900"));
-        assert!(past_day_problem(d(2999, 1, 1), today).unwrap().contains("future"));
+        assert!(past_day_problem(d(1, 1, 1), today)
+            .unwrap()
+            .contains("before 1900"));
+        assert!(past_day_problem(d(2999, 1, 1), today)
+            .unwrap()
+            .contains("future"));
     }
 }

@@ -100,7 +100,9 @@ fn basic_password(creds: &str) -> Result<String, HttpError> {
         .split_once(':')
         .ok_or_else(|| bad("credentials are not user:password"))?;
     if password.trim().is_empty() {
-        return Err(bad("credentials have no password: give the token as the password"));
+        return Err(bad(
+            "credentials have no password: give the token as the password",
+        ));
     }
     Ok(password.trim().to_string())
 }
@@ -249,14 +251,32 @@ mod tests {
 
     #[test]
     fn the_token_is_read_from_bearer_or_as_the_basic_password() {
-        assert_eq!(bearer(&with("Bearer ms4_abc")).unwrap().as_deref(), Some("ms4_abc"));
+        assert_eq!(
+            bearer(&with("Bearer ms4_abc")).unwrap().as_deref(),
+            Some("ms4_abc")
+        );
         // "qgis:ms4_abc" and ":ms4_abc", base64.
-        assert_eq!(bearer(&with("Basic cWdpczptczRfYWJj")).unwrap().as_deref(), Some("ms4_abc"));
-        assert_eq!(bearer(&with("basic Om1zNF9hYmM=")).unwrap().as_deref(), Some("ms4_abc"));
+        assert_eq!(
+            bearer(&with("Basic cWdpczptczRfYWJj")).unwrap().as_deref(),
+            Some("ms4_abc")
+        );
+        assert_eq!(
+            bearer(&with("basic Om1zNF9hYmM=")).unwrap().as_deref(),
+            Some("ms4_abc")
+        );
         // A password with a colon in it is kept whole.
-        assert_eq!(bearer(&with("Basic dTphOmI=")).unwrap().as_deref(), Some("a:b"));
+        assert_eq!(
+            bearer(&with("Basic dTphOmI=")).unwrap().as_deref(),
+            Some("a:b")
+        );
         assert!(bearer(&HeaderMap::new()).unwrap().is_none());
-        for bad in ["Basic !!!", "Basic cWdpcw==", "Basic cWdpczo=", "Digest x", "Bearer "] {
+        for bad in [
+            "Basic !!!",
+            "Basic cWdpcw==",
+            "Basic cWdpczo=",
+            "Digest x",
+            "Bearer ",
+        ] {
             let e = bearer(&with(bad)).unwrap_err();
             assert_eq!(e.status_code(), 401, "{bad}");
         }

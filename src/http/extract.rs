@@ -164,10 +164,21 @@ mod tests {
 
     #[test]
     fn only_json_media_types_are_read_as_json() {
-        for ct in ["application/json", "application/json; charset=utf-8", "Application/JSON", "application/geo+json"] {
+        for ct in [
+            "application/json",
+            "application/json; charset=utf-8",
+            "Application/JSON",
+            "application/geo+json",
+        ] {
             assert!(is_json_media(ct), "{ct}");
         }
-        for ct in ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "text/json+x", ""] {
+        for ct in [
+            "text/plain",
+            "application/x-www-form-urlencoded",
+            "multipart/form-data; boundary=x",
+            "text/json+x",
+            "",
+        ] {
             assert!(!is_json_media(ct), "{ct}");
         }
     }

@@ -101,8 +101,6 @@ const NO: Query = Query::None;
 
 use super::cases::{AsOf, ListParams, ReportParams};
 use super::inspections::NewInspection;
-use crate::idde::case::{Action, Closing};
-use crate::idde::open::OpenCase;
 use super::ogc::{ItemParams, ItemsParams};
 use super::openapi_types::{determine_request, object as t, Typed};
 use crate::answer::determine::{PlaceWire, ScreenParams};
@@ -111,6 +109,8 @@ use crate::answer::nearby::NearbyParams;
 use crate::answer::smps::SmpsParams;
 use crate::answer::trace::{NetworkCheckParams, TraceParams};
 use crate::answer::watershed_facilities::WatershedFacilitiesParams;
+use crate::idde::case::{Action, Closing};
+use crate::idde::open::OpenCase;
 
 /// Every route of the service.
 pub const ROUTES: &[Route] = &[

@@ -183,7 +183,8 @@ impl Screening {
     /// (`screening.odour.kind`), before any other check quotes them back.
     fn check_text(&self) -> Result<(), FieldError> {
         use crate::domain::text;
-        if let Some(why) = text::json_problem(&serde_json::Value::Object(self.field_tests.clone())) {
+        if let Some(why) = text::json_problem(&serde_json::Value::Object(self.field_tests.clone()))
+        {
             return bad("screening.field_tests", why);
         }
         fn walk(path: &str, v: &serde_json::Value) -> Result<(), FieldError> {

@@ -48,7 +48,10 @@ impl Town {
 
     fn post(&self, path: &str, role: &str, body: &Value) -> Request<AxBody> {
         Request::post(path)
-            .header(header::AUTHORIZATION, format!("Bearer {}", self.tokens[role]))
+            .header(
+                header::AUTHORIZATION,
+                format!("Bearer {}", self.tokens[role]),
+            )
             .header(header::CONTENT_TYPE, "application/json")
             .body(AxBody::from(body.to_string()))
             .unwrap()
@@ -76,7 +79,11 @@ async fn only_an_officer_runs_cases_and_an_inspector_inspects() {
     let action = json!({"kind": "site_visit", "on": "2026-05-02"});
     for role in ["inspector", "analyst", "planner"] {
         let (s, _, e) = t
-            .call(t.post("/api/cases", role, &json!({"origin": "staff", "opened_on": "2026-05-01", "asset_id": "OF-000001"})))
+            .call(t.post(
+                "/api/cases",
+                role,
+                &json!({"origin": "staff", "opened_on": "2026-05-01", "asset_id": "OF-000001"}),
+            ))
             .await;
         assert_eq!(s, 403, "{role} opens a case: {e}");
         assert!(e["error"].as_str().unwrap().contains("officer"), "{e}");
@@ -106,7 +113,10 @@ async fn only_an_officer_runs_cases_and_an_inspector_inspects() {
     let (_, _, session) = t
         .call(
             Request::get("/api/session")
-                .header(header::AUTHORIZATION, format!("Bearer {}", t.tokens["officer"]))
+                .header(
+                    header::AUTHORIZATION,
+                    format!("Bearer {}", t.tokens["officer"]),
+                )
                 .body(AxBody::empty())
                 .unwrap(),
         )
@@ -138,19 +148,30 @@ async fn an_action_is_by_an_office_and_recorded_by_the_token_subject() {
         .call(act(json!({"kind": "site_visit", "on": "2026-05-02"})))
         .await;
     assert_eq!(s, 201, "{c}");
-    assert_eq!(c["actions"].as_array().unwrap().last().unwrap()["by"], "Town Manager");
+    assert_eq!(
+        c["actions"].as_array().unwrap().last().unwrap()["by"],
+        "Town Manager"
+    );
     // A respondent's action is the respondent's.
     let (s, _, c) = t
         .call(act(json!({"kind": "correction_plan", "on": "2026-05-03"})))
         .await;
     assert_eq!(s, 201, "{c}");
-    assert_eq!(c["actions"].as_array().unwrap().last().unwrap()["by"], "respondent");
+    assert_eq!(
+        c["actions"].as_array().unwrap().last().unwrap()["by"],
+        "respondent"
+    );
     // The recorder cannot be forged by the request.
     let (s, _, c) = t
-        .call(act(json!({"kind": "site_visit", "on": "2026-05-03", "recorded_by": "someone else"})))
+        .call(act(
+            json!({"kind": "site_visit", "on": "2026-05-03", "recorded_by": "someone else"}),
+        ))
         .await;
     assert_eq!(s, 201, "{c}");
-    assert_eq!(c["actions"].as_array().unwrap().last().unwrap()["recorded_by"], "officer person");
+    assert_eq!(
+        c["actions"].as_array().unwrap().last().unwrap()["recorded_by"],
+        "officer person"
+    );
     for (by, why) in [
         ("Ann Field", "not an office"),
         ("Town Manager\nforged: fine paid", "U+000A"),
@@ -158,7 +179,9 @@ async fn an_action_is_by_an_office_and_recorded_by_the_token_subject() {
         ("respondent", "not an office"),
     ] {
         let (s, _, e) = t
-            .call(act(json!({"kind": "site_visit", "on": "2026-05-03", "by": by})))
+            .call(act(
+                json!({"kind": "site_visit", "on": "2026-05-03", "by": by}),
+            ))
             .await;
         assert_eq!(s, 400, "{by:?}: {e}");
         let msg = e["error"].as_str().unwrap();
@@ -166,7 +189,9 @@ async fn an_action_is_by_an_office_and_recorded_by_the_token_subject() {
         assert!(msg.contains(why), "{by:?}: {msg}");
     }
     let (s, _, e) = t
-        .call(act(json!({"kind": "fine_paid", "on": "2026-05-03", "by": "Town Manager"})))
+        .call(act(
+            json!({"kind": "fine_paid", "on": "2026-05-03", "by": "Town Manager"}),
+        ))
         .await;
     assert_eq!(s, 400, "{e}");
     // Closing is the Town's too.
@@ -225,24 +250,60 @@ async fn write_text_is_bounded_and_printable() {
     let long_note = "a".repeat(ms4::domain::text::MAX_NOTE_CHARS + 1);
     let long_line = "a".repeat(ms4::domain::text::MAX_LINE_CHARS + 1);
     let cases: Vec<(&str, String, Value, &str)> = vec![
-        ("case description", "/api/cases".into(),
-            json!({"origin": "staff", "opened_on": "2026-05-01", "asset_id": "OF-000001", "description": long_note}), "description: "),
-        ("case reporter NUL", "/api/cases".into(),
-            json!({"origin": "complaint", "opened_on": "2026-05-01", "asset_id": "OF-000001", "reported_by": "A\u{0}B"}), "reported_by: "),
-        ("case asset id", "/api/cases".into(),
-            json!({"origin": "staff", "opened_on": "2026-05-01", "asset_id": long_line}), "asset_id: "),
-        ("action notes", format!("/api/cases/{case}/actions"),
-            json!({"kind": "site_visit", "on": "2026-05-02", "notes": long_note}), "notes: "),
-        ("action results", format!("/api/cases/{case}/actions"),
-            json!({"kind": "sampling", "on": "2026-05-02", "results": {"x": "a".repeat(70_000)}}), "results: "),
-        ("action escape", format!("/api/cases/{case}/actions"),
-            json!({"kind": "site_visit", "on": "2026-05-02", "notes": "ok\u{1b}[2J"}), "notes: "),
-        ("inspection notes", "/api/inspections".into(),
-            json!({"asset_id": "OF-000001", "inspected_on": "2026-04-01", "kind": "dry_weather_screening", "result": "pass", "notes": long_note}), "notes: "),
-        ("inspection result", "/api/inspections".into(),
-            json!({"asset_id": "OF-000001", "inspected_on": "2026-04-01", "kind": "dry_weather_screening", "result": "pass\r\nforged"}), "result: "),
-        ("screening word", "/api/inspections".into(),
-            json!({"asset_id": "OF-000001", "inspected_on": "2026-04-01", "kind": "dry_weather_screening", "result": "pass", "screening": {"odour": long_line}}), "screening.odour"),
+        (
+            "case description",
+            "/api/cases".into(),
+            json!({"origin": "staff", "opened_on": "2026-05-01", "asset_id": "OF-000001", "description": long_note}),
+            "description: ",
+        ),
+        (
+            "case reporter NUL",
+            "/api/cases".into(),
+            json!({"origin": "complaint", "opened_on": "2026-05-01", "asset_id": "OF-000001", "reported_by": "A\u{0}B"}),
+            "reported_by: ",
+        ),
+        (
+            "case asset id",
+            "/api/cases".into(),
+            json!({"origin": "staff", "opened_on": "2026-05-01", "asset_id": long_line}),
+            "asset_id: ",
+        ),
+        (
+            "action notes",
+            format!("/api/cases/{case}/actions"),
+            json!({"kind": "site_visit", "on": "2026-05-02", "notes": long_note}),
+            "notes: ",
+        ),
+        (
+            "action results",
+            format!("/api/cases/{case}/actions"),
+            json!({"kind": "sampling", "on": "2026-05-02", "results": {"x": "a".repeat(70_000)}}),
+            "results: ",
+        ),
+        (
+            "action escape",
+            format!("/api/cases/{case}/actions"),
+            json!({"kind": "site_visit", "on": "2026-05-02", "notes": "ok\u{1b}[2J"}),
+            "notes: ",
+        ),
+        (
+            "inspection notes",
+            "/api/inspections".into(),
+            json!({"asset_id": "OF-000001", "inspected_on": "2026-04-01", "kind": "dry_weather_screening", "result": "pass", "notes": long_note}),
+            "notes: ",
+        ),
+        (
+            "inspection result",
+            "/api/inspections".into(),
+            json!({"asset_id": "OF-000001", "inspected_on": "2026-04-01", "kind": "dry_weather_screening", "result": "pass\r\nforged"}),
+            "result: ",
+        ),
+        (
+            "screening word",
+            "/api/inspections".into(),
+            json!({"asset_id": "OF-000001", "inspected_on": "2026-04-01", "kind": "dry_weather_screening", "result": "pass", "screening": {"odour": long_line}}),
+            "screening.odour",
+        ),
     ];
     let before = t.state.store.audit(None, 1000).await.unwrap().len();
     for (what, path, body, field) in &cases {
@@ -250,7 +311,10 @@ async fn write_text_is_bounded_and_printable() {
         assert_eq!(s, 400, "{what}: {e}");
         let msg = e["error"].as_str().unwrap();
         assert!(msg.starts_with(field), "{what}: {msg}");
-        assert!(msg.len() < 1000, "{what}: the refusal does not quote the value back");
+        assert!(
+            msg.len() < 1000,
+            "{what}: the refusal does not quote the value back"
+        );
     }
     let after = t.state.store.audit(None, 1000).await.unwrap().len();
     assert_eq!(before, after, "nothing refused was written");
@@ -265,11 +329,22 @@ async fn write_text_is_bounded_and_printable() {
     let schema = &doc["paths"]["/api/cases/{id}/actions"]["post"]["requestBody"]["content"]
         ["application/json"]["schema"];
     let notes = &schema["properties"]["notes"];
-    assert_eq!(notes["maxLength"], ms4::domain::text::MAX_NOTE_CHARS, "{schema}");
-    assert_eq!(schema["properties"]["by"]["maxLength"], ms4::domain::text::MAX_LINE_CHARS);
+    assert_eq!(
+        notes["maxLength"],
+        ms4::domain::text::MAX_NOTE_CHARS,
+        "{schema}"
+    );
+    assert_eq!(
+        schema["properties"]["by"]["maxLength"],
+        ms4::domain::text::MAX_LINE_CHARS
+    );
     let insp = &doc["paths"]["/api/inspections"]["post"]["requestBody"]["content"]
         ["application/json"]["schema"];
-    assert_eq!(insp["properties"]["notes"]["maxLength"], ms4::domain::text::MAX_NOTE_CHARS, "{insp}");
+    assert_eq!(
+        insp["properties"]["notes"]["maxLength"],
+        ms4::domain::text::MAX_NOTE_CHARS,
+        "{insp}"
+    );
 }
 
 /// A body labelled as text or a form is not read as JSON (415), and headers over the
@@ -278,15 +353,25 @@ async fn write_text_is_bounded_and_printable() {
 async fn other_media_types_and_oversized_headers_are_refused() {
     let t = town("sqlite").await;
     let body = json!({"asset_id": "OF-000001", "inspected_on": "2026-04-01", "kind": "dry_weather_screening", "result": "pass"});
-    for ct in ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"] {
+    for ct in [
+        "text/plain",
+        "application/x-www-form-urlencoded",
+        "multipart/form-data; boundary=x",
+    ] {
         let req = Request::post("/api/inspections")
-            .header(header::AUTHORIZATION, format!("Bearer {}", t.tokens["inspector"]))
+            .header(
+                header::AUTHORIZATION,
+                format!("Bearer {}", t.tokens["inspector"]),
+            )
             .header(header::CONTENT_TYPE, ct)
             .body(AxBody::from(body.to_string()))
             .unwrap();
         let (s, _, e) = t.call(req).await;
         assert_eq!(s, 415, "{ct}: {e}");
-        assert!(e["error"].as_str().unwrap().starts_with("Content-Type: "), "{e}");
+        assert!(
+            e["error"].as_str().unwrap().starts_with("Content-Type: "),
+            "{e}"
+        );
     }
     let req = Request::get("/health")
         .header("x-padding", "a".repeat(100 * 1024))
@@ -307,7 +392,8 @@ async fn an_idempotency_key_reused_with_another_body_is_refused() {
             "inspector",
             &json!({"asset_id": "OF-000001", "inspected_on": "2026-04-01", "kind": "dry_weather_screening", "result": result}),
         );
-        r.headers_mut().insert("idempotency-key", "device-1-0001".parse().unwrap());
+        r.headers_mut()
+            .insert("idempotency-key", "device-1-0001".parse().unwrap());
         r
     };
     let (s, _, first) = t.call(send("pass")).await;
@@ -321,7 +407,10 @@ async fn an_idempotency_key_reused_with_another_body_is_refused() {
     let (_, _, list) = t
         .call(
             Request::get("/api/assets/OF-000001/inspections")
-                .header(header::AUTHORIZATION, format!("Bearer {}", t.tokens["planner"]))
+                .header(
+                    header::AUTHORIZATION,
+                    format!("Bearer {}", t.tokens["planner"]),
+                )
                 .body(AxBody::empty())
                 .unwrap(),
         )
@@ -342,11 +431,31 @@ async fn an_idempotency_key_reused_with_another_body_is_refused() {
 async fn impossible_days_are_refused() {
     let t = town("sqlite").await;
     for (path, body, field) in [
-        ("/api/inspections", json!({"asset_id": "OF-000001", "inspected_on": "2999-01-01", "kind": "dry_weather_screening", "result": "pass"}), "inspected_on: "),
-        ("/api/inspections", json!({"asset_id": "OF-000001", "inspected_on": "0001-01-01", "kind": "dry_weather_screening", "result": "pass"}), "inspected_on: "),
-        ("/api/inspections", json!({"asset_id": "OF-000001", "inspected_on": "2026-04-01", "kind": "dry_weather_screening", "result": "pass", "observed_at": "2999-01-01T10:00:00Z"}), "observed_at: "),
-        ("/api/cases", json!({"origin": "staff", "opened_on": "0001-01-01", "asset_id": "OF-000001"}), "opened_on: "),
-        ("/api/cases", json!({"origin": "staff", "opened_on": "2999-01-01", "asset_id": "OF-000001"}), "opened_on: "),
+        (
+            "/api/inspections",
+            json!({"asset_id": "OF-000001", "inspected_on": "2999-01-01", "kind": "dry_weather_screening", "result": "pass"}),
+            "inspected_on: ",
+        ),
+        (
+            "/api/inspections",
+            json!({"asset_id": "OF-000001", "inspected_on": "0001-01-01", "kind": "dry_weather_screening", "result": "pass"}),
+            "inspected_on: ",
+        ),
+        (
+            "/api/inspections",
+            json!({"asset_id": "OF-000001", "inspected_on": "2026-04-01", "kind": "dry_weather_screening", "result": "pass", "observed_at": "2999-01-01T10:00:00Z"}),
+            "observed_at: ",
+        ),
+        (
+            "/api/cases",
+            json!({"origin": "staff", "opened_on": "0001-01-01", "asset_id": "OF-000001"}),
+            "opened_on: ",
+        ),
+        (
+            "/api/cases",
+            json!({"origin": "staff", "opened_on": "2999-01-01", "asset_id": "OF-000001"}),
+            "opened_on: ",
+        ),
     ] {
         let (s, _, e) = t.call(t.post(path, "officer", &body)).await;
         assert_eq!(s, 400, "{body}: {e}");
@@ -359,8 +468,10 @@ async fn impossible_days_are_refused() {
 async fn a_weak_etag_gets_not_modified() {
     let t = town("sqlite").await;
     let get = |inm: Option<String>| {
-        let mut b = Request::get("/tiles/14/4831/6129.mvt")
-            .header(header::AUTHORIZATION, format!("Bearer {}", t.tokens["planner"]));
+        let mut b = Request::get("/tiles/14/4831/6129.mvt").header(
+            header::AUTHORIZATION,
+            format!("Bearer {}", t.tokens["planner"]),
+        );
         if let Some(v) = inm {
             b = b.header(header::IF_NONE_MATCH, v);
         }
