@@ -17,7 +17,7 @@ use std::collections::HashMap;
 use std::time::Instant;
 
 use chrono::{Duration, NaiveDate};
-use ms4::domain::{Feature, Layer, Value};
+use ms4::domain::{CaseStatus, Closure, Feature, Layer, Origin, Value};
 use ms4::idde::case::all_cases;
 use ms4::idde::cases_cache::cases_of;
 use ms4::idde::deadlines::all_deadlines;
@@ -104,7 +104,7 @@ fn inspections(layers: &HashMap<Layer, Vec<Feature>>, rng: &mut impl Rng) -> Vec
 fn cases(outfalls: &[Feature], rng: &mut impl Rng) -> Vec<Feature> {
     let start = NaiveDate::from_ymd_opt(2025, 1, 1).unwrap();
     let act = |kind: &str, on: NaiveDate, method: Option<&str>, outcome: Option<&str>| Action {
-        kind: kind.into(),
+        kind: kind.parse().expect("an action kind"),
         on,
         at: Some("10:00".into()),
         by: "Town Engineer".into(),
@@ -145,8 +145,12 @@ fn cases(outfalls: &[Feature], rng: &mut impl Rng) -> Vec<Feature> {
             Case {
                 case_id: format!("CASE-{}-{:05}", chrono::Datelike::year(&opened), i),
                 opened_on: opened,
-                origin: "screening".into(),
-                status: if closed { "closed" } else { "open" }.into(),
+                origin: Origin::Screening,
+                status: if closed {
+                    CaseStatus::Closed
+                } else {
+                    CaseStatus::Open
+                },
                 reported_by: None,
                 opened_by: Some("bench".into()),
                 description: Some("dry-weather screening characterised suspect".into()),
@@ -155,7 +159,7 @@ fn cases(outfalls: &[Feature], rng: &mut impl Rng) -> Vec<Feature> {
                 connection_id: None,
                 parcel_id: None,
                 closed_on: closed.then(|| served + Duration::days(20)),
-                closure: closed.then(|| "eliminated".into()),
+                closure: closed.then_some(Closure::Eliminated),
                 closure_notes: closed.then(|| "lateral capped".into()),
                 referred_to: None,
                 candidates: Vec::new(),

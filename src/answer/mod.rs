@@ -10,7 +10,6 @@
 pub mod determine;
 pub mod facts;
 pub mod illicit;
-pub mod inspection;
 pub mod nearby;
 pub mod network_findings;
 pub mod place;

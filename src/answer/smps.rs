@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::places::{fields, Place, Places};
 use super::{flag, Ask, AskError};
-use crate::domain::{Layer, Value};
+use crate::domain::Layer;
 use crate::rules::easement::{self, CoveringEasement, EasementStatus, SmpFacts};
 use crate::rules::Finding;
 use crate::spatial::query;
@@ -38,25 +38,6 @@ pub struct SmpsAnswer {
     pub smps: Vec<SmpFinding>,
 }
 
-/// An easement feature as the easement rule reads it.
-pub fn covering_easement(e: &crate::domain::Feature) -> CoveringEasement {
-    let text = |field: &str| {
-        e.get(Layer::Easements, field)
-            .as_str()
-            .map(str::to_string)
-            .filter(|s| !s.trim().is_empty())
-    };
-    CoveringEasement {
-        easement_id: e.id.clone(),
-        instrument: text("instrument"),
-        recorded_on: match e.get(Layer::Easements, "recorded_on") {
-            Value::Null => None,
-            v => Some(v.to_string()),
-        },
-        purpose: text("purpose"),
-    }
-}
-
 /// Judges every SMP's easement; lists those missing one or needing review (or all).
 pub fn smps_without_easement(ask: &Ask<'_>, p: &SmpsParams) -> Result<SmpsAnswer, AskError> {
     let snap = ask.snap;
@@ -68,7 +49,7 @@ pub fn smps_without_easement(ask: &Ask<'_>, p: &SmpsParams) -> Result<SmpsAnswer
             .map(|g| query::easements_meeting(snap, g))
             .unwrap_or_default()
             .into_iter()
-            .map(covering_easement)
+            .map(CoveringEasement::from_feature)
             .collect();
         let text = |field: &str| smp.get(Layer::Smps, field).as_str().map(str::to_string);
         let facts = SmpFacts {

@@ -7,13 +7,16 @@ use chrono::{Datelike, NaiveDate, Utc};
 use clap::{Args, Subcommand};
 
 use super::report::ReportFormat;
-use crate::answer::inspection::{to_feature, NewInspection};
+use crate::idde::inspection::{to_feature, NewInspection};
 use crate::answer::Ask;
-use crate::domain::{Feature, Layer};
+use crate::domain::{CaseStatus, Feature, Layer};
 use crate::idde::case::{all_cases, next_case_id};
 use crate::idde::case_update::{check_connection, close_case, log_action, Recorder};
 use crate::idde::deadlines::case_deadlines;
-use crate::idde::open::{from_connections, open_case, store_new_case, OpenCase};
+use crate::idde::open::{
+    case_for_screening, from_connections, open_case, screening_case_json, store_new_case,
+    OpenCase, ScreeningCase,
+};
 use crate::idde::{Action, Case, Closing};
 use crate::import::default_actor;
 use crate::spatial::Snapshot;
@@ -82,7 +85,7 @@ pub enum CaseAction {
     List {
         /// open or closed.
         #[arg(long)]
-        status: Option<String>,
+        status: Option<CaseStatus>,
     },
     /// One case with its deadlines as of a time (JSON).
     Show {
@@ -195,9 +198,9 @@ fn case_rows(c: &Case, d: &crate::idde::deadlines::CaseDeadlines) -> Vec<Vec<Str
         }
     };
     put("case", Some(c.case_id.clone()));
-    put("status", Some(c.status.clone()));
+    put("status", Some(c.status.to_string()));
     put("opened_on", Some(c.opened_on.to_string()));
-    put("origin", Some(c.origin.clone()));
+    put("origin", Some(c.origin.to_string()));
     put("reported_by", c.reported_by.clone());
     put("description", c.description.clone());
     put("asset", c.asset_id.clone());
@@ -205,7 +208,7 @@ fn case_rows(c: &Case, d: &crate::idde::deadlines::CaseDeadlines) -> Vec<Vec<Str
     put("connection", c.connection_id.clone());
     put("inspection", c.inspection_id.clone());
     put("closed_on", c.closed_on.map(|x| x.to_string()));
-    put("closure", c.closure.clone());
+    put("closure", c.closure.map(|c| c.to_string()));
     put("referred_to", c.referred_to.clone());
     for (i, k) in c.candidates.iter().enumerate() {
         put(
@@ -273,8 +276,19 @@ fn body(s: &str) -> anyhow::Result<String> {
     }
 }
 
+/// Reads a request body as the API does, naming the field at fault by its path
+/// (`kind: "x" is not an action; ...`), as `POST /api/...` says it in `field`.
 fn parse<T: serde::de::DeserializeOwned>(s: &str) -> anyhow::Result<T> {
-    serde_json::from_str(&body(s)?).map_err(|e| anyhow!("body: {e}"))
+    let text = body(s)?;
+    let de = &mut serde_json::Deserializer::from_str(&text);
+    serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = e.path().to_string();
+        if path == "." {
+            anyhow!("body: {}", e.inner())
+        } else {
+            anyhow!("body: {path}: {}", e.inner())
+        }
+    })
 }
 
 async fn write(store: &dyn Store, layer: Layer, f: Feature, what: &str) -> anyhow::Result<()> {
@@ -355,42 +369,50 @@ pub(super) async fn run_inspect(store_url: &str, a: InspectArgs) -> anyhow::Resu
     let json = serde_json::Value::Object(f.properties(Layer::Inspections));
     write(store.as_ref(), Layer::Inspections, f, "ms4 inspect").await?;
     let mut out = serde_json::json!({ "inspection": json });
-    let opens = matches!(
-        json["characterisation"].as_str(),
-        Some("suspect" | "obvious")
-    );
-    if opens {
-        let asset = json["asset_id"].as_str().unwrap_or_default().to_string();
-        let snap = Snapshot::load(store.as_ref()).await?;
-        let (cases, _) = all_cases(&snap);
-        if let Some(c) = cases
-            .iter()
-            .find(|c| c.is_open() && c.asset_id.as_deref() == Some(&asset))
-        {
-            out["case"] = serde_json::json!({"case_id": c.case_id, "opened": false});
-        } else {
-            let req = OpenCase {
-                origin: "screening".into(),
-                opened_on: json["inspected_on"]
-                    .as_str()
-                    .and_then(crate::domain::feature::parse_date)
-                    .unwrap_or_else(today),
-                description: Some(format!(
-                    "dry-weather screening characterised {}",
-                    json["characterisation"].as_str().unwrap_or_default()
-                )),
-                asset_id: Some(asset),
-                inspection_id: json["inspection_id"].as_str().map(str::to_string),
-                ..Default::default()
-            };
+    // The snapshot as it is now, the inspection included: another process may have
+    // opened a case at this outfall since.
+    let snap = Snapshot::load(store.as_ref()).await?;
+    let (cases, _) = all_cases(&snap);
+    match case_for_screening(&json, &cases, today()) {
+        ScreeningCase::None => {}
+        ScreeningCase::AlreadyOpen(id) => out["case"] = screening_case_json(&id, None),
+        ScreeningCase::Open(req) => {
             let case = open_in(&snap, &profile, &req)?;
             let case = store_new_case(store.as_ref(), case, &default_actor(), "cli", "ms4 inspect")
                 .await?;
-            out["case"] = serde_json::json!({"case_id": case.case_id, "opened": true, "candidates": case.candidates});
+            out["case"] = screening_case_json(&case.case_id, Some(&case));
         }
     }
     println!("{}", serde_json::to_string_pretty(&out)?);
     Ok(())
+}
+
+/// What every case command works from: the registry, its profile and its snapshot.
+struct Registry {
+    store: std::sync::Arc<dyn Store>,
+    profile: crate::rules::Profile,
+    snap: Snapshot,
+    format: ReportFormat,
+}
+
+impl Registry {
+    /// Prints a case with its deadlines as of a time, in the format asked for.
+    fn print(&self, c: &Case, as_of: chrono::NaiveDateTime) -> anyhow::Result<()> {
+        let d = case_deadlines(c, &self.profile.idde, as_of);
+        if self.format != ReportFormat::Json {
+            let rows = case_rows(c, &d);
+            print!("{}", rows_as(self.format, &["field", "value"], &rows));
+            return Ok(());
+        }
+        let mut v = serde_json::to_value(c)?;
+        v["deadlines"] = serde_json::to_value(d)?;
+        println!("{}", serde_json::to_string_pretty(&v)?);
+        Ok(())
+    }
+}
+
+fn now() -> chrono::NaiveDateTime {
+    Utc::now().naive_utc()
 }
 
 /// `ms4 case`.
@@ -398,159 +420,163 @@ pub(super) async fn run(store_url: &str, a: CaseArgs) -> anyhow::Result<()> {
     let store = crate::store::open(store_url).await?;
     let profile = super::profile::load(store.as_ref()).await?;
     let snap = Snapshot::load(store.as_ref()).await?;
-    let s = store.as_ref();
-    let format = a.format;
-    let print = |c: &Case, as_of| -> anyhow::Result<()> {
-        let d = case_deadlines(c, &profile.idde, as_of);
-        if format != ReportFormat::Json {
-            let rows = case_rows(c, &d);
-            print!("{}", rows_as(format, &["field", "value"], &rows));
-            return Ok(());
-        }
-        let mut v = serde_json::to_value(c)?;
-        v["deadlines"] = serde_json::to_value(d)?;
-        println!("{}", serde_json::to_string_pretty(&v)?);
-        Ok(())
+    let r = Registry {
+        store,
+        profile,
+        snap,
+        format: a.format,
     };
-    let now = Utc::now().naive_utc();
     match a.action {
-        CaseAction::Open { body } => {
-            let req: OpenCase = parse(&body)?;
-            let case = open_in(&snap, &profile, &req)?;
-            // The id is allocated inside the write's transaction (another process may
-            // open a case at the same time).
-            let case = store_new_case(s, case, &default_actor(), "cli", "ms4 case open").await?;
-            print(&case, now)
-        }
-        CaseAction::FromConnections { on } => {
-            let (cases, _) = all_cases(&snap);
-            let ask = Ask::new(&snap, &profile);
-            let wanted =
-                from_connections(&ask, &cases, on.unwrap_or_else(today)).map_err(|e| anyhow!(e))?;
-            let mut opened = Vec::new();
-            let mut snap = snap;
-            for r in wanted {
-                let case = open_in(&snap, &profile, &r)?;
-                let case = store_new_case(
-                    s,
-                    case,
-                    &default_actor(),
-                    "cli",
-                    "ms4 case from-connections",
-                )
-                .await?;
-                opened.push(case.case_id);
-                snap = Snapshot::load(s).await?;
-            }
-            println!("{}", serde_json::json!({ "opened": opened }));
-            Ok(())
-        }
-        CaseAction::Action { id, body } => {
-            let act: Action = parse(&body)?;
-            check_connection(&snap, &act).map_err(|e| anyhow!("{e}"))?;
-            // Appended to the log as stored when the write holds the case's row.
-            let by = recorder(&profile, "ms4 case action");
-            let u = log_action(&id, act, &by)
-                .run(s)
-                .await
-                .map_err(update_error)?;
-            print(&u.case, now)
-        }
-        CaseAction::Close { id, body } => {
-            let c: Closing = parse(&body)?;
-            // The case as stored closed, with its connection's new status, in one
-            // transaction.
-            let by = recorder(&profile, "ms4 case close");
-            let u = close_case(&id, c, &by, None)
-                .run(s)
-                .await
-                .map_err(update_error)?;
-            print(&u.case, now)
-        }
-        CaseAction::List { status } => {
-            if let Some(st) = status.as_deref() {
-                if st != "open" && st != "closed" {
-                    bail!("--status: {st:?} is not open or closed");
-                }
-            }
-            let (cases, unreadable) = all_cases(&snap);
-            let shown: Vec<&Case> = cases
-                .iter()
-                .filter(|c| status.as_deref().is_none_or(|st| c.status == st))
-                .collect();
-            if format != ReportFormat::Json {
-                let header = [
-                    "case",
-                    "status",
-                    "opened_on",
-                    "origin",
-                    "asset",
-                    "parcel",
-                    "connection",
-                    "actions",
-                    "closure",
-                ];
-                let rows: Vec<Vec<String>> = shown
-                    .iter()
-                    .map(|c| {
-                        let o = |v: &Option<String>| v.clone().unwrap_or_default();
-                        vec![
-                            c.case_id.clone(),
-                            c.status.clone(),
-                            c.opened_on.to_string(),
-                            c.origin.clone(),
-                            o(&c.asset_id),
-                            o(&c.parcel_id),
-                            o(&c.connection_id),
-                            c.actions.len().to_string(),
-                            o(&c.closure),
-                        ]
-                    })
-                    .collect();
-                print!("{}", rows_as(format, &header, &rows));
-                for u in &unreadable {
-                    eprintln!("unreadable: {u}");
-                }
-                return Ok(());
-            }
-            println!(
-                "{}",
-                serde_json::to_string_pretty(
-                    &serde_json::json!({"count": shown.len(), "cases": shown, "unreadable": unreadable})
-                )?
-            );
-            Ok(())
-        }
+        CaseAction::Open { body } => open(&r, &body).await,
+        CaseAction::FromConnections { on } => open_from_connections(r, on).await,
+        CaseAction::Action { id, body } => add_action(&r, &id, &body).await,
+        CaseAction::Close { id, body } => close(&r, &id, &body).await,
+        CaseAction::List { status } => list(&r, status),
         CaseAction::Show { id, as_of } => {
             let as_of =
                 crate::idde::deadlines::parse_as_of(as_of.as_deref()).map_err(|e| anyhow!(e))?;
-            print(&find(&snap, &id)?, as_of)
+            r.print(&find(&r.snap, &id)?, as_of)
         }
-        CaseAction::LdNotice(args) => {
-            let facts = ld_facts(args)?;
-            let case = match &facts.case_id {
-                Some(id) => Some(find(&snap, id)?),
-                None => None,
-            };
-            let n = crate::idde::ld_notice::render(&snap, &profile, &facts, case.as_ref())
-                .map_err(|e| anyhow!("{e}"))?;
-            print!("{}", n.html);
-            if !n.open_facts.is_empty() {
-                eprintln!(
-                    "{} open fact(s), listed on the notice: {}",
-                    n.open_facts.len(),
-                    n.open_facts.join("; ")
-                );
-            }
-            Ok(())
-        }
+        CaseAction::LdNotice(args) => ld_notice(&r, args),
         CaseAction::Notice { id, as_of } => {
             let as_of =
                 crate::idde::deadlines::parse_as_of(as_of.as_deref()).map_err(|e| anyhow!(e))?;
-            let c = find(&snap, &id)?;
-            let d = case_deadlines(&c, &profile.idde, as_of);
-            print!("{}", crate::idde::notice::render(&snap, &profile, &c, &d));
+            let c = find(&r.snap, &id)?;
+            let d = case_deadlines(&c, &r.profile.idde, as_of);
+            print!("{}", crate::idde::notice::render(&r.snap, &r.profile, &c, &d));
             Ok(())
         }
     }
+}
+
+/// `ms4 case open`.
+async fn open(r: &Registry, body: &str) -> anyhow::Result<()> {
+    let req: OpenCase = parse(body)?;
+    let case = open_in(&r.snap, &r.profile, &req)?;
+    // The id is allocated inside the write's transaction (another process may open a
+    // case at the same time).
+    let case = store_new_case(
+        r.store.as_ref(),
+        case,
+        &default_actor(),
+        "cli",
+        "ms4 case open",
+    )
+    .await?;
+    r.print(&case, now())
+}
+
+/// `ms4 case from-connections`.
+async fn open_from_connections(mut r: Registry, on: Option<NaiveDate>) -> anyhow::Result<()> {
+    let (cases, _) = all_cases(&r.snap);
+    let ask = Ask::new(&r.snap, &r.profile);
+    let wanted =
+        from_connections(&ask, &cases, on.unwrap_or_else(today)).map_err(|e| anyhow!(e))?;
+    let mut opened = Vec::new();
+    for req in wanted {
+        let case = open_in(&r.snap, &r.profile, &req)?;
+        let case = store_new_case(
+            r.store.as_ref(),
+            case,
+            &default_actor(),
+            "cli",
+            "ms4 case from-connections",
+        )
+        .await?;
+        opened.push(case.case_id);
+        r.snap = Snapshot::load(r.store.as_ref()).await?;
+    }
+    println!("{}", serde_json::json!({ "opened": opened }));
+    Ok(())
+}
+
+/// `ms4 case action`: appended to the log as stored, while the write holds the case's row.
+async fn add_action(r: &Registry, id: &str, body: &str) -> anyhow::Result<()> {
+    let act: Action = parse(body)?;
+    check_connection(&r.snap, &act).map_err(|e| anyhow!("{e}"))?;
+    let by = recorder(&r.profile, "ms4 case action");
+    let u = log_action(id, act, &by)
+        .run(r.store.as_ref())
+        .await
+        .map_err(update_error)?;
+    r.print(&u.case, now())
+}
+
+/// `ms4 case close`: the case as stored closed, with its connection's new status, in one
+/// transaction.
+async fn close(r: &Registry, id: &str, body: &str) -> anyhow::Result<()> {
+    let c: Closing = parse(body)?;
+    let by = recorder(&r.profile, "ms4 case close");
+    let u = close_case(id, c, &by, None)
+        .run(r.store.as_ref())
+        .await
+        .map_err(update_error)?;
+    r.print(&u.case, now())
+}
+
+/// `ms4 case list`.
+fn list(r: &Registry, status: Option<CaseStatus>) -> anyhow::Result<()> {
+    let (cases, unreadable) = all_cases(&r.snap);
+    let shown: Vec<&Case> = cases
+        .iter()
+        .filter(|c| status.is_none_or(|st| c.status == st))
+        .collect();
+    if r.format == ReportFormat::Json {
+        let all = serde_json::json!({"count": shown.len(), "cases": shown, "unreadable": unreadable});
+        println!("{}", serde_json::to_string_pretty(&all)?);
+        return Ok(());
+    }
+    let header = [
+        "case",
+        "status",
+        "opened_on",
+        "origin",
+        "asset",
+        "parcel",
+        "connection",
+        "actions",
+        "closure",
+    ];
+    let rows: Vec<Vec<String>> = shown
+        .iter()
+        .map(|c| {
+            let o = |v: &Option<String>| v.clone().unwrap_or_default();
+            vec![
+                c.case_id.clone(),
+                c.status.to_string(),
+                c.opened_on.to_string(),
+                c.origin.to_string(),
+                o(&c.asset_id),
+                o(&c.parcel_id),
+                o(&c.connection_id),
+                c.actions.len().to_string(),
+                c.closure.map(|c| c.to_string()).unwrap_or_default(),
+            ]
+        })
+        .collect();
+    print!("{}", rows_as(r.format, &header, &rows));
+    for u in &unreadable {
+        eprintln!("unreadable: {u}");
+    }
+    Ok(())
+}
+
+/// `ms4 case ld-notice`: the notice on stdout, its open facts counted on stderr.
+fn ld_notice(r: &Registry, args: LdNoticeArgs) -> anyhow::Result<()> {
+    let facts = ld_facts(args)?;
+    let case = match &facts.case_id {
+        Some(id) => Some(find(&r.snap, id)?),
+        None => None,
+    };
+    let n = crate::idde::ld_notice::render(&r.snap, &r.profile, &facts, case.as_ref())
+        .map_err(|e| anyhow!("{e}"))?;
+    print!("{}", n.html);
+    if !n.open_facts.is_empty() {
+        eprintln!(
+            "{} open fact(s), listed on the notice: {}",
+            n.open_facts.len(),
+            n.open_facts.join("; ")
+        );
+    }
+    Ok(())
 }

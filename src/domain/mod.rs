@@ -4,13 +4,18 @@
 
 pub mod csv;
 pub mod discharge;
+pub mod enforcement;
 pub mod feature;
+pub mod inspection;
 pub mod layer;
 pub mod photo;
 pub mod text;
 pub mod units;
 pub mod wkb;
+pub mod words;
 
+pub use enforcement::{ActionKind, CaseStatus, Closure, Origin, ServiceMethod};
 pub use feature::{Feature, Value};
+pub use inspection::{Characterisation, InspectionKind};
 pub use layer::{FieldSpec, FieldType, GeomKind, Layer};
 pub use units::{Area, AreaUnit, Length, LengthUnit};

@@ -15,42 +15,26 @@
 use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
-use axum::{Extension, Json, Router};
+use axum::{Extension, Json};
 use chrono::{NaiveDate, NaiveDateTime, Utc};
 use serde::Deserialize;
 
 use super::extract::{Body, Params};
 use super::{AppState, Caller, HttpError};
 use crate::answer::{self, Ask};
-use crate::domain::Layer;
+use crate::domain::{CaseStatus, Layer};
 use crate::idde::case::next_case_id;
 use crate::idde::case_update::{
     case_version, check_connection, close_case as closing, log_action, Recorder, Updated,
 };
 use crate::idde::cases_cache::cases_of;
 use crate::idde::deadlines::{all_deadlines, case_deadlines, parse_as_of};
-use crate::idde::open::{from_connections, open_case, store_new_case, OpenCase};
+use crate::idde::open::{
+    case_for_screening, from_connections, open_case, screening_case_json, store_new_case, OpenCase,
+    ScreeningCase,
+};
 use crate::idde::{Action, Case, Closing, FieldError};
 use crate::store::StoreError;
-
-pub(super) fn read_router() -> Router<AppState> {
-    Router::new()
-        .route("/cases", get(list))
-        .route("/cases/{id}", get(one))
-        .route("/cases/{id}/notice", get(notice))
-        .route("/notices/land-development", post(ld_notice))
-        .route("/deadlines", get(deadlines))
-        .route("/report", get(report))
-}
-
-pub(super) fn write_router() -> Router<AppState> {
-    Router::new()
-        .route("/cases", post(create))
-        .route("/cases/from-connections", post(create_from_connections))
-        .route("/cases/{id}/actions", post(add_action))
-        .route("/cases/{id}/close", post(close_case))
-}
 
 fn field(e: FieldError) -> HttpError {
     HttpError::from(e)
@@ -212,49 +196,18 @@ pub(super) async fn open_from_screening(
     caller: &Caller,
     inspection: &serde_json::Value,
 ) -> Result<Option<serde_json::Value>, HttpError> {
-    let opens = matches!(
-        inspection["characterisation"].as_str(),
-        Some("suspect" | "obvious")
-    );
-    if !opens || inspection["kind"] != "dry_weather_screening" {
-        return Ok(None);
-    }
-    let asset = inspection["asset_id"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
     let set = cases_of(&state.snapshot.current());
-    if let Some(c) = set
-        .cases
-        .iter()
-        .find(|c| c.is_open() && c.asset_id.as_deref() == Some(&asset))
-    {
-        return Ok(Some(
-            serde_json::json!({"case_id": c.case_id, "opened": false}),
-        ));
+    match case_for_screening(inspection, &set.cases, today()) {
+        ScreeningCase::None => Ok(None),
+        ScreeningCase::AlreadyOpen(id) => Ok(Some(screening_case_json(&id, None))),
+        ScreeningCase::Open(req) => {
+            let case = open_one(state, caller, req).await?;
+            Ok(Some(screening_case_json(&case.case_id, Some(&case))))
+        }
     }
-    let on = inspection["inspected_on"]
-        .as_str()
-        .and_then(crate::domain::feature::parse_date)
-        .unwrap_or_else(today);
-    let req = OpenCase {
-        origin: "screening".into(),
-        opened_on: on,
-        description: Some(format!(
-            "dry-weather screening characterised {}",
-            inspection["characterisation"].as_str().unwrap_or_default()
-        )),
-        asset_id: Some(asset),
-        inspection_id: inspection["inspection_id"].as_str().map(str::to_string),
-        ..Default::default()
-    };
-    let case = open_one(state, caller, req).await?;
-    Ok(Some(
-        serde_json::json!({"case_id": case.case_id, "opened": true, "candidates": case.candidates}),
-    ))
 }
 
-async fn create(
+pub(super) async fn create(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
     Body(req): Body<OpenCase>,
@@ -265,11 +218,11 @@ async fn create(
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct FromConnections {
+pub(super) struct FromConnections {
     opened_on: NaiveDate,
 }
 
-async fn create_from_connections(
+pub(super) async fn create_from_connections(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
     Body(req): Body<FromConnections>,
@@ -289,7 +242,7 @@ async fn create_from_connections(
     ))
 }
 
-async fn add_action(
+pub(super) async fn add_action(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
@@ -304,7 +257,7 @@ async fn add_action(
     Ok(updated_response(&state, &u, StatusCode::CREATED))
 }
 
-async fn close_case(
+pub(super) async fn close_case(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
@@ -323,27 +276,20 @@ async fn close_case(
 #[derive(Debug, Default, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub(super) struct ListParams {
-    /// `open` or `closed` (default: both).
-    status: Option<String>,
+    /// Only the cases open or closed (default: both).
+    status: Option<CaseStatus>,
 }
 
-async fn list(
+pub(super) async fn list(
     State(state): State<AppState>,
     Params(p): Params<ListParams>,
 ) -> Result<Json<serde_json::Value>, HttpError> {
-    if let Some(s) = p.status.as_deref() {
-        if s != "open" && s != "closed" {
-            return Err(HttpError::BadRequest(format!(
-                "status: {s:?} is not open or closed"
-            )));
-        }
-    }
     let set = cases_of(&state.snapshot.current());
     let unreadable = &set.unreadable;
     let shown: Vec<&Case> = set
         .cases
         .iter()
-        .filter(|c| p.status.as_deref().is_none_or(|s| c.status == s))
+        .filter(|c| p.status.is_none_or(|s| c.status == s))
         .collect();
     Ok(Json(serde_json::json!({
         "count": shown.len(),
@@ -361,7 +307,7 @@ pub(super) struct AsOf {
     all: Option<bool>,
 }
 
-async fn one(
+pub(super) async fn one(
     State(state): State<AppState>,
     Path(id): Path<String>,
     Params(p): Params<AsOf>,
@@ -371,7 +317,7 @@ async fn one(
     Ok(([etag(&version)], Json(case_json(&state, &c, as_of))).into_response())
 }
 
-async fn notice(
+pub(super) async fn notice(
     State(state): State<AppState>,
     Path(id): Path<String>,
     Params(p): Params<AsOf>,
@@ -391,7 +337,7 @@ async fn notice(
 /// PDF well); print the page, the open facts are left off the printout. The facts the
 /// record lacks are in the `x-open-facts` header (a count) and listed on the page. A
 /// town whose law has no such notice answers 400 saying so.
-async fn ld_notice(
+pub(super) async fn ld_notice(
     State(state): State<AppState>,
     Body(facts): Body<crate::idde::ld_notice::LdFacts>,
 ) -> Result<Response, HttpError> {
@@ -422,7 +368,7 @@ async fn ld_notice(
         .into_response())
 }
 
-async fn deadlines(
+pub(super) async fn deadlines(
     State(state): State<AppState>,
     Params(p): Params<AsOf>,
 ) -> Result<Json<serde_json::Value>, HttpError> {
@@ -448,7 +394,7 @@ pub(super) struct ReportParams {
     format: Option<String>,
 }
 
-async fn report(
+pub(super) async fn report(
     State(state): State<AppState>,
     Params(p): Params<ReportParams>,
 ) -> Result<Response, HttpError> {

@@ -4,8 +4,7 @@
 
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
-use axum::routing::{get, post};
-use axum::{Extension, Json, Router};
+use axum::{Extension, Json};
 use geo::Intersects;
 
 use super::extract::Body;
@@ -15,17 +14,7 @@ use crate::spatial::query::FACILITY_LAYERS;
 use crate::spatial::snapshot::IDEMPOTENCY_KEY;
 use crate::store::{WriteMode, WriteRequest};
 
-pub(super) fn read_router() -> Router<AppState> {
-    Router::new()
-        .route("/assets/{id}/inspections", get(of_asset))
-        .route("/watersheds/{id}/inspections", get(of_watershed))
-}
-
-pub(super) fn write_router() -> Router<AppState> {
-    Router::new().route("/inspections", post(create))
-}
-
-pub use crate::answer::inspection::{to_feature, NewInspection, Position, KINDS};
+pub use crate::idde::inspection::{to_feature, NewInspection, Position};
 
 /// What an outfall's dry-weather screening observed: the field form's fields
 /// ([`crate::idde::screening`]).
@@ -47,7 +36,7 @@ fn idempotency_key(headers: &axum::http::HeaderMap) -> Result<Option<String>, Ht
     Ok(Some(k.to_string()))
 }
 
-async fn create(
+pub(super) async fn create(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
     headers: axum::http::HeaderMap,
@@ -154,7 +143,7 @@ fn listed(snap: &crate::spatial::Snapshot, assets: &[&str]) -> Vec<serde_json::V
     v.into_iter().map(inspection_json).collect()
 }
 
-async fn of_asset(
+pub(super) async fn of_asset(
     State(state): State<AppState>,
     Path(id): Path<String>,
 ) -> Result<Json<serde_json::Value>, HttpError> {
@@ -176,7 +165,7 @@ async fn of_asset(
     })))
 }
 
-async fn of_watershed(
+pub(super) async fn of_watershed(
     State(state): State<AppState>,
     Path(id): Path<String>,
 ) -> Result<Json<serde_json::Value>, HttpError> {
@@ -214,8 +203,8 @@ mod tests {
 
     #[test]
     fn every_kind_inspects_a_facility_layer() {
-        for (_, l) in KINDS {
-            assert!(FACILITY_LAYERS.contains(&l));
+        for k in crate::domain::InspectionKind::ALL {
+            assert!(FACILITY_LAYERS.contains(&k.layer()));
         }
     }
 }

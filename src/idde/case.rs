@@ -6,7 +6,7 @@
 //! The operations here are pure: they check a request against the case as stored and
 //! return what to write ([`super::case_update`] applies them to the stored row inside
 //! the write's transaction). A closed case takes no more actions and
-//! cannot be closed again; an action of a kind not in [`ACTION_KINDS`] is refused.
+//! cannot be closed again; an action of a kind not in [`ActionKind`] is refused.
 
 use chrono::NaiveDate;
 use geo_types::Geometry;
@@ -14,64 +14,8 @@ use serde::{Deserialize, Serialize};
 
 use super::candidates::Candidate;
 use super::screening::FieldError;
-use crate::domain::{text, Feature, Layer, Value};
+use crate::domain::{text, ActionKind, CaseStatus, Closure, Feature, Layer, Origin, Value};
 use crate::spatial::Snapshot;
-
-/// How a case can come to be opened.
-pub const ORIGINS: [&str; 5] = ["complaint", "hotline", "screening", "connection", "staff"];
-
-/// Every kind of action a case's log records, with what it is.
-pub const ACTION_KINDS: [(&str, &str); 19] = [
-    ("site_visit", "a visit to the site"),
-    ("dye_test", "a dye test (results: where the dye appeared)"),
-    ("smoke_test", "a smoke test"),
-    ("cctv", "a CCTV inspection of the pipe"),
-    ("sampling", "a sample taken (results: the readings)"),
-    (
-        "notice_of_violation",
-        "the notice of violation served (method: hand or mail)",
-    ),
-    (
-        "written_notice",
-        "Windsor's Town Manager's written notice (method: hand or mail)",
-    ),
-    ("correction_plan", "a written plan for correction received"),
-    (
-        "reinspection",
-        "a re-inspection (outcome: corrected or not_corrected)",
-    ),
-    (
-        "citation_issued",
-        "a citation and fine issued (violations: how many)",
-    ),
-    (
-        "compliance_report",
-        "the violator's written compliance report received",
-    ),
-    ("fine_paid", "a fine received"),
-    ("appeal_filed", "an appeal filed"),
-    ("appeal_heard", "the appeal heard"),
-    (
-        "appeal_decided",
-        "the appeal decided (outcome: upheld or reversed)",
-    ),
-    (
-        "decision_filed",
-        "the decision filed with the clerk and mailed",
-    ),
-    (
-        "abatement_by_town",
-        "the work done by the Town at the violator's cost",
-    ),
-    ("referral", "referred to another agency"),
-    (
-        "eliminated",
-        "the discharge eliminated (logged when the case closes so)",
-    ),
-];
-
-/// How a case closes.
-pub const CLOSURES: [&str; 3] = ["eliminated", "unfounded", "referred"];
 
 /// One entry of a case's action log.
 ///
@@ -81,9 +25,8 @@ pub const CLOSURES: [&str; 3] = ["eliminated", "unfounded", "referred"];
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Action {
-    /// One of [`ACTION_KINDS`].
-    #[schemars(length(max = 1024))]
-    pub kind: String,
+    /// What was done.
+    pub kind: ActionKind,
     /// The day it was done.
     pub on: NaiveDate,
     /// The time of day, `HH:MM`, where a deadline counts hours from it.
@@ -131,7 +74,6 @@ impl Action {
     /// not ([`crate::domain::text`]), with why.
     pub fn text_problem(&self) -> Option<FieldError> {
         let lines = [
-            ("kind", Some(&self.kind)),
             ("at", self.at.as_ref()),
             ("by", Some(&self.by)),
             ("method", self.method.as_ref()),
@@ -178,10 +120,10 @@ pub struct Case {
     pub case_id: String,
     /// The day it was opened.
     pub opened_on: NaiveDate,
-    /// One of [`ORIGINS`].
-    pub origin: String,
-    /// `open` or `closed`.
-    pub status: String,
+    /// How it came to be opened.
+    pub origin: Origin,
+    /// Open or closed.
+    pub status: CaseStatus,
     /// Who reported it (a complaint or hotline call).
     pub reported_by: Option<String>,
     /// Who opened it.
@@ -198,8 +140,8 @@ pub struct Case {
     pub parcel_id: Option<String>,
     /// The day it closed.
     pub closed_on: Option<NaiveDate>,
-    /// One of [`CLOSURES`].
-    pub closure: Option<String>,
+    /// How it closed.
+    pub closure: Option<Closure>,
     /// How it was eliminated, or why unfounded.
     pub closure_notes: Option<String>,
     /// The agency it was referred to.
@@ -217,6 +159,14 @@ const L: Layer = Layer::Cases;
 
 fn text(f: &Feature, name: &str) -> Option<String> {
     f.get(L, name).as_str().map(str::to_string)
+}
+
+/// A field holding a word of a closed vocabulary; a word not in it (an outside edit) makes
+/// the case unreadable, named, rather than read as another.
+fn word<T: std::str::FromStr<Err = String>>(f: &Feature, name: &str) -> Result<Option<T>, String> {
+    text(f, name)
+        .map(|s| s.parse().map_err(|e| format!("case {}: {name}: {e}", f.id)))
+        .transpose()
 }
 
 fn date(f: &Feature, name: &str) -> Option<NaiveDate> {
@@ -246,8 +196,8 @@ impl Case {
             case_id: f.id.clone(),
             opened_on: date(f, "opened_on")
                 .ok_or_else(|| format!("case {}: no opened_on", f.id))?,
-            origin: text(f, "origin").unwrap_or_default(),
-            status: text(f, "status").unwrap_or_else(|| "open".into()),
+            origin: word(f, "origin")?.ok_or_else(|| format!("case {}: no origin", f.id))?,
+            status: word(f, "status")?.unwrap_or(CaseStatus::Open),
             reported_by: text(f, "reported_by"),
             opened_by: text(f, "opened_by"),
             description: text(f, "description"),
@@ -256,7 +206,7 @@ impl Case {
             connection_id: text(f, "connection_id"),
             parcel_id: text(f, "parcel_id"),
             closed_on: date(f, "closed_on"),
-            closure: text(f, "closure"),
+            closure: word(f, "closure")?,
             closure_notes: text(f, "closure_notes"),
             referred_to: text(f, "referred_to"),
             candidates,
@@ -270,8 +220,8 @@ impl Case {
         let mut f = Feature::new(L, self.case_id.clone());
         let t = |s: &Option<String>| s.clone().map(Value::Text).unwrap_or(Value::Null);
         f.set(L, "opened_on", Value::Date(self.opened_on));
-        f.set(L, "origin", Value::Text(self.origin.clone()));
-        f.set(L, "status", Value::Text(self.status.clone()));
+        f.set(L, "origin", Value::Text(self.origin.as_str().into()));
+        f.set(L, "status", Value::Text(self.status.as_str().into()));
         f.set(L, "reported_by", t(&self.reported_by));
         f.set(L, "opened_by", t(&self.opened_by));
         f.set(L, "description", t(&self.description));
@@ -284,7 +234,12 @@ impl Case {
             "closed_on",
             self.closed_on.map(Value::Date).unwrap_or(Value::Null),
         );
-        f.set(L, "closure", t(&self.closure));
+        f.set(
+            L,
+            "closure",
+            self.closure
+                .map_or(Value::Null, |c| Value::Text(c.as_str().into())),
+        );
         f.set(L, "closure_notes", t(&self.closure_notes));
         f.set(L, "referred_to", t(&self.referred_to));
         f.set(
@@ -303,7 +258,7 @@ impl Case {
 
     /// Whether it is still open.
     pub fn is_open(&self) -> bool {
-        self.status != "closed"
+        self.status == CaseStatus::Open
     }
 }
 
@@ -345,15 +300,6 @@ fn err(field: &str, message: impl Into<String>) -> FieldError {
     }
 }
 
-/// The kinds of action the person answering a case takes (a plan, a report, a payment,
-/// an appeal): logged as by [`RESPONDENT`], not by an office of the Town.
-pub const RESPONDENT_KINDS: [&str; 4] = [
-    "correction_plan",
-    "compliance_report",
-    "fine_paid",
-    "appeal_filed",
-];
-
 /// Who a respondent's action is by.
 pub const RESPONDENT: &str = "respondent";
 
@@ -361,18 +307,19 @@ pub const RESPONDENT: &str = "respondent";
 /// no citation of the three laws reaches this.
 pub const MAX_VIOLATIONS: u32 = 10_000;
 
-/// Who did an action of `kind`, as the log records it: `by` as the profile spells the
-/// office (any case and spacing accepted), or [`RESPONDENT`] for a respondent's kind;
+/// Who did an action of `kind` (none: who closed the case), as the log records it: `by`
+/// as the profile spells the office (any case and spacing accepted), or [`RESPONDENT`]
+/// for a respondent's kind ([`ActionKind::is_respondents`]);
 /// left empty, the profile's first office (or [`RESPONDENT`]). A profile that lists no
 /// offices takes any printable name, and the recorder's name when none is given.
 pub fn resolve_by(
-    kind: &str,
+    kind: Option<ActionKind>,
     by: &str,
     offices: &[String],
     recorder: &str,
 ) -> Result<String, FieldError> {
     let given = by.split_whitespace().collect::<Vec<_>>().join(" ");
-    if RESPONDENT_KINDS.contains(&kind) {
+    if let Some(kind) = kind.filter(|k| k.is_respondents()) {
         if given.is_empty() || given.eq_ignore_ascii_case(RESPONDENT) {
             return Ok(RESPONDENT.into());
         }
@@ -431,7 +378,7 @@ pub fn new_action(
     // The case's state and the action's kind first: their refusals say more than a
     // name's.
     check_action(case, &a, today)?;
-    a.by = resolve_by(&a.kind, &a.by, offices, recorder)?;
+    a.by = resolve_by(Some(a.kind), &a.by, offices, recorder)?;
     a.recorded_by = Some(recorder.to_string());
     Ok(a)
 }
@@ -447,23 +394,14 @@ pub fn check_action(case: &Case, a: &Action, today: NaiveDate) -> Result<(), Fie
                 "case {} closed on {} as {}: it takes no more actions",
                 case.case_id,
                 case.closed_on.map(|d| d.to_string()).unwrap_or_default(),
-                case.closure.clone().unwrap_or_default()
+                case.closure.map(Closure::as_str).unwrap_or_default()
             ),
         ));
     }
-    if !ACTION_KINDS.iter().any(|(k, _)| *k == a.kind) || a.kind == "eliminated" {
+    if a.kind == ActionKind::Eliminated {
         return Err(err(
             "kind",
-            format!(
-                "{:?} is not an action; expected one of {} (close the case to log an elimination)",
-                a.kind,
-                ACTION_KINDS
-                    .iter()
-                    .map(|(k, _)| *k)
-                    .filter(|k| *k != "eliminated")
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
+            "an elimination is logged when the case closes: close the case as eliminated",
         ));
     }
     if a.on < case.opened_on {
@@ -492,15 +430,15 @@ pub fn check_action(case: &Case, a: &Action, today: NaiveDate) -> Result<(), Fie
             ),
         )),
     };
-    match a.kind.as_str() {
-        "notice_of_violation" | "written_notice" | "citation_issued" => {
-            needs("method", &a.method, &["hand", "mail"])?
+    match a.kind {
+        k if k.is_served() => needs("method", &a.method, &["hand", "mail"])?,
+        ActionKind::Reinspection => {
+            needs("outcome", &a.outcome, &["corrected", "not_corrected"])?;
         }
-        "reinspection" => needs("outcome", &a.outcome, &["corrected", "not_corrected"])?,
-        "appeal_decided" => needs("outcome", &a.outcome, &["upheld", "reversed"])?,
+        ActionKind::AppealDecided => needs("outcome", &a.outcome, &["upheld", "reversed"])?,
         _ => {}
     }
-    if a.kind == "citation_issued" && a.violations == Some(0) {
+    if a.kind == ActionKind::CitationIssued && a.violations == Some(0) {
         return Err(err("violations", "a citation cites one violation or more"));
     }
     if let Some(n) = a.violations.filter(|n| *n > MAX_VIOLATIONS) {
@@ -516,10 +454,8 @@ pub fn check_action(case: &Case, a: &Action, today: NaiveDate) -> Result<(), Fie
 #[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Closing {
-    /// eliminated, unfounded or referred.
-    #[serde(deserialize_with = "text::line")]
-    #[schemars(length(max = 1024))]
-    pub closure: String,
+    /// How it closes.
+    pub closure: Closure,
     /// The day.
     pub on: NaiveDate,
     /// The office that closed it, as the profile names it; left out, the profile's
@@ -558,14 +494,8 @@ pub fn close(
                 "case {} is already closed (on {} as {})",
                 case.case_id,
                 case.closed_on.map(|d| d.to_string()).unwrap_or_default(),
-                case.closure.clone().unwrap_or_default()
+                case.closure.map(Closure::as_str).unwrap_or_default()
             ),
-        ));
-    }
-    if !CLOSURES.contains(&c.closure.as_str()) {
-        return Err(err(
-            "closure",
-            format!("{:?} is not one of {}", c.closure, CLOSURES.join(", ")),
         ));
     }
     if c.on < case.opened_on || c.on > today {
@@ -577,15 +507,15 @@ pub fn close(
             ),
         ));
     }
-    let by = resolve_by("close", &c.by, offices, recorder)?;
+    let by = resolve_by(None, &c.by, offices, recorder)?;
     let mut next = case.clone();
-    next.status = "closed".into();
+    next.status = CaseStatus::Closed;
     next.closed_on = Some(c.on);
-    next.closure = Some(c.closure.clone());
+    next.closure = Some(c.closure);
     next.closure_notes = c.notes.clone().filter(|s| !s.trim().is_empty());
     let mut connection = None;
-    match c.closure.as_str() {
-        "referred" => {
+    match c.closure {
+        Closure::Referred => {
             let to = c
                 .referred_to
                 .clone()
@@ -593,7 +523,7 @@ pub fn close(
                 .ok_or_else(|| err("referred_to", "a referred case names the agency it went to"))?;
             next.referred_to = Some(to);
         }
-        "eliminated" => {
+        Closure::Eliminated => {
             if next.closure_notes.is_none() {
                 return Err(err("notes", "say how the discharge was eliminated"));
             }
@@ -606,7 +536,7 @@ pub fn close(
                 connection = Some(cid);
             }
             next.actions.push(Action {
-                kind: "eliminated".into(),
+                kind: ActionKind::Eliminated,
                 on: c.on,
                 at: None,
                 by: by.clone(),
@@ -619,7 +549,7 @@ pub fn close(
                 notes: next.closure_notes.clone(),
             });
         }
-        _ => {
+        Closure::Unfounded => {
             if next.closure_notes.is_none() {
                 return Err(err("notes", "say why the report was unfounded"));
             }

@@ -130,7 +130,7 @@ pub fn case_deadlines_on(
     let accrued = fines.iter().map(|f| f.accrued).sum::<f64>() + 0.0;
     CaseDeadlines {
         case_id: case.case_id.clone(),
-        case_status: case.status.clone(),
+        case_status: case.status.to_string(),
         deadlines: done,
         fines,
         accrued,

@@ -1,5 +1,5 @@
-//! The illicit discharge detection and elimination programme: dry-weather screenings as
-//! the field form has them, cases with their candidates and action logs, the deadlines
+//! The illicit discharge detection and elimination programme: inspections as the field
+//! records them (a dry-weather screening as its form has it), cases with their candidates and action logs, the deadlines
 //! and fines the town's law sets (computed from the profile's `[idde]` steps and a
 //! holiday calendar, never typed), and the annual report with the records behind each
 //! count. Pure code: the store and the HTTP and command-line edges call it.
@@ -10,6 +10,7 @@ pub mod case;
 pub mod case_update;
 pub mod cases_cache;
 pub mod deadlines;
+pub mod inspection;
 pub mod ld_notice;
 pub mod notice;
 pub mod open;

@@ -6,22 +6,20 @@ use chrono::NaiveDate;
 use serde::Deserialize;
 
 use super::candidates::upstream_candidates;
-use super::case::{Case, ORIGINS};
+use super::case::Case;
 use super::screening::FieldError;
 use crate::answer::illicit::{illicit, IllicitParams};
 use crate::answer::Ask;
-use crate::domain::{text, Layer};
+use crate::domain::{text, Characterisation, InspectionKind, Layer, Origin};
 use crate::spatial::connections::ms4_end;
 use crate::spatial::query::FACILITY_LAYERS;
 
 /// `POST /api/cases` and `ms4 case open`.
-#[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct OpenCase {
-    /// complaint, hotline, screening, connection or staff.
-    #[serde(deserialize_with = "text::line")]
-    #[schemars(length(max = 1024))]
-    pub origin: String,
+    /// How it came to be opened.
+    pub origin: Origin,
     /// The day (`YYYY-MM-DD`).
     pub opened_on: NaiveDate,
     /// Who reported it (required for a complaint or hotline report).
@@ -50,6 +48,79 @@ pub struct OpenCase {
     pub inspection_id: Option<String>,
 }
 
+impl OpenCase {
+    /// A request to open a case of `origin` on a day, naming nothing yet.
+    pub fn new(origin: Origin, opened_on: NaiveDate) -> Self {
+        OpenCase {
+            origin,
+            opened_on,
+            reported_by: None,
+            description: None,
+            asset_id: None,
+            connection_id: None,
+            parcel_id: None,
+            inspection_id: None,
+        }
+    }
+}
+
+/// What a recorded inspection calls for.
+#[derive(Debug, Clone)]
+pub enum ScreeningCase {
+    /// Nothing: not a dry-weather screening characterised suspect or obvious.
+    None,
+    /// A case is already open at its outfall: that one is named, no second opened.
+    AlreadyOpen(String),
+    /// A case to open at its outfall.
+    Open(OpenCase),
+}
+
+/// Decides what an inspection just recorded (its properties as stored) calls for: a
+/// suspect or obvious dry-weather screening opens a case at its outfall, unless one of
+/// `cases` is open there already. One rule for `POST /api/inspections` and
+/// `ms4 inspect`.
+pub fn case_for_screening(
+    inspection: &serde_json::Value,
+    cases: &[Case],
+    today: NaiveDate,
+) -> ScreeningCase {
+    let word = |name: &str| inspection[name].as_str().unwrap_or_default();
+    let screening = word("kind").parse() == Ok(InspectionKind::DryWeatherScreening);
+    let opens = word("characterisation")
+        .parse::<Characterisation>()
+        .is_ok_and(Characterisation::opens_case);
+    if !(screening && opens) {
+        return ScreeningCase::None;
+    }
+    let asset = word("asset_id");
+    if let Some(c) = cases
+        .iter()
+        .find(|c| c.is_open() && c.asset_id.as_deref() == Some(asset))
+    {
+        return ScreeningCase::AlreadyOpen(c.case_id.clone());
+    }
+    let on = crate::domain::feature::parse_date(word("inspected_on")).unwrap_or(today);
+    let mut req = OpenCase::new(Origin::Screening, on);
+    req.description = Some(format!(
+        "dry-weather screening characterised {}",
+        word("characterisation")
+    ));
+    req.asset_id = Some(asset.to_string());
+    req.inspection_id = inspection["inspection_id"].as_str().map(str::to_string);
+    ScreeningCase::Open(req)
+}
+
+/// The `case` member of an inspection's answer: the case named (`opened: false`) or
+/// opened (`opened: true`, with its candidates).
+pub fn screening_case_json(case_id: &str, opened: Option<&Case>) -> serde_json::Value {
+    match opened {
+        None => serde_json::json!({"case_id": case_id, "opened": false}),
+        Some(c) => {
+            serde_json::json!({"case_id": c.case_id, "opened": true, "candidates": c.candidates})
+        }
+    }
+}
+
 fn err(field: &str, message: impl Into<String>) -> FieldError {
     FieldError {
         field: field.into(),
@@ -73,17 +144,11 @@ pub fn open_case(
     today: NaiveDate,
 ) -> Result<Case, FieldError> {
     let snap = ask.snap;
-    if !ORIGINS.contains(&req.origin.as_str()) {
-        return Err(err(
-            "origin",
-            format!("{:?} is not one of {}", req.origin, ORIGINS.join(", ")),
-        ));
-    }
     if let Some(why) = text::past_day_problem(req.opened_on, today) {
         return Err(err("opened_on", why));
     }
     let reported_by = nonempty(&req.reported_by);
-    if matches!(req.origin.as_str(), "complaint" | "hotline") && reported_by.is_none() {
+    if matches!(req.origin, Origin::Complaint | Origin::Hotline) && reported_by.is_none() {
         return Err(err(
             "reported_by",
             format!("a {} names who reported it (or \"anonymous\")", req.origin),
@@ -148,8 +213,8 @@ pub fn open_case(
     Ok(Case {
         case_id,
         opened_on: req.opened_on,
-        origin: req.origin.clone(),
-        status: "open".into(),
+        origin: req.origin,
+        status: crate::domain::CaseStatus::Open,
         reported_by,
         opened_by: Some(by.to_string()),
         description: nonempty(&req.description),
@@ -183,16 +248,15 @@ pub fn from_connections(
                 .iter()
                 .any(|k| k.connection_id.as_deref() == Some(c.connection_id.as_str()))
         })
-        .map(|c| OpenCase {
-            origin: "connection".into(),
-            opened_on: on,
-            description: Some(format!(
+        .map(|c| {
+            let mut req = OpenCase::new(Origin::Connection, on);
+            req.description = Some(format!(
                 "connection found {}: {}",
                 c.finding.result.as_str(),
                 c.finding.reasons.join("; ")
-            )),
-            connection_id: Some(c.connection_id.clone()),
-            ..Default::default()
+            ));
+            req.connection_id = Some(c.connection_id.clone());
+            req
         })
         .collect())
 }

@@ -10,7 +10,7 @@ use rustc_hash::FxHashSet;
 use serde::Serialize;
 
 use super::case::Case;
-use crate::domain::{Layer, Value};
+use crate::domain::{Closure, Layer, Value};
 use crate::rules::Profile;
 use crate::spatial::Snapshot;
 
@@ -275,7 +275,7 @@ pub fn annual_report(
         yr,
         Some(("cases opened in the year".into(), n_opened)),
         Layer::Cases,
-        case_ids(&|c| in_year(c.opened_on) && c.closure.as_deref() != Some("unfounded")),
+        case_ids(&|c| in_year(c.opened_on) && c.closure != Some(Closure::Unfounded)),
         Some("a case still open counts as found until it closes unfounded".into()),
     ));
     counts.push(count(
@@ -285,13 +285,13 @@ pub fn annual_report(
         None,
         Layer::Cases,
         case_ids(&|c| {
-            c.closure.as_deref() == Some("eliminated") && c.closed_on.is_some_and(in_year)
+            c.closure == Some(Closure::Eliminated) && c.closed_on.is_some_and(in_year)
         }),
         None,
     ));
     let mut eliminated_conns: Vec<String> = cases
         .iter()
-        .filter(|c| c.closure.as_deref() == Some("eliminated") && c.closed_on.is_some_and(in_year))
+        .filter(|c| c.closure == Some(Closure::Eliminated) && c.closed_on.is_some_and(in_year))
         .filter_map(|c| c.connection_id.clone())
         .collect();
     eliminated_conns.sort();

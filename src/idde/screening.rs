@@ -10,6 +10,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::domain::Characterisation;
+
 /// A field and what is wrong with it (`screening.field_tests.ph`, "15 is outside 0 to 14").
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FieldError {
@@ -168,14 +170,10 @@ pub struct Screening {
     /// A sample sent to a laboratory.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lab_sample: Option<LabSample>,
-    /// `unlikely`, `potential`, `suspect` or `obvious`.
+    /// What the screening made of the discharge.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(length(max = 1024))]
-    pub characterisation: Option<String>,
+    pub characterisation: Option<Characterisation>,
 }
-
-/// The characterisations, mildest first.
-pub const CHARACTERISATIONS: [&str; 4] = ["unlikely", "potential", "suspect", "obvious"];
 
 impl Screening {
     /// Every word of the form is a bounded line of printable text, and the field tests
@@ -250,11 +248,6 @@ impl Screening {
             "flow",
             &self.flow,
             &["none", "trickle", "moderate", "substantial"],
-        )?;
-        one_of(
-            "characterisation",
-            &self.characterisation,
-            &CHARACTERISATIONS,
         )?;
         non_negative("width_in", self.width_in)?;
         non_negative("height_in", self.height_in)?;
@@ -355,10 +348,7 @@ impl Screening {
 
     /// Whether it opens a case: a suspect or obvious characterisation.
     pub fn opens_case(&self) -> bool {
-        matches!(
-            self.characterisation.as_deref(),
-            Some("suspect" | "obvious")
-        )
+        self.characterisation.is_some_and(Characterisation::opens_case)
     }
 }
 
@@ -389,9 +379,14 @@ mod tests {
             "screening.odour.severity"
         );
         assert_eq!(field_of(json!({"flow": "lots"})), "screening.flow");
-        assert_eq!(
-            field_of(json!({"characterisation": "bad"})),
-            "screening.characterisation"
+        // A characterisation is a closed vocabulary: any other word is refused as the
+        // request is read, with the four words.
+        let e = serde_json::from_value::<Screening>(json!({"characterisation": "bad"}))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("\"bad\" is not a characterisation; expected one of unlikely, potential, suspect, obvious"),
+            "{e}"
         );
         assert_eq!(
             field_of(json!({"field_tests": {"boron": 3}})),

@@ -65,6 +65,26 @@ pub struct CoveringEasement {
 }
 
 impl CoveringEasement {
+    /// An easement feature as this rule reads it: blank text is no text.
+    pub fn from_feature(e: &crate::domain::Feature) -> Self {
+        use crate::domain::{Layer, Value};
+        let text = |field: &str| {
+            e.get(Layer::Easements, field)
+                .as_str()
+                .map(str::to_string)
+                .filter(|s| !s.trim().is_empty())
+        };
+        CoveringEasement {
+            easement_id: e.id.clone(),
+            instrument: text("instrument"),
+            recorded_on: match e.get(Layer::Easements, "recorded_on") {
+                Value::Null => None,
+                v => Some(v.to_string()),
+            },
+            purpose: text("purpose"),
+        }
+    }
+
     /// An easement counts as recorded when it carries a recording date or instrument.
     pub fn recorded(&self) -> bool {
         self.instrument.is_some() || self.recorded_on.is_some()

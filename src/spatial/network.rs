@@ -37,7 +37,7 @@ mod trace;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
-mod tests_synth;
+mod tests_others;
 
 use std::fmt;
 use std::str::FromStr;

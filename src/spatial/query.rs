@@ -200,7 +200,7 @@ pub fn nearby(snap: &Snapshot, q: &NearbyQuery) -> Vec<NearbyFacility> {
                 direction: compass(b),
                 status: f.get(layer, "status").as_str().map(str::to_string),
                 last_inspection: snap.last_inspection(&f.id).map(|d| d.to_string()),
-                access: covering_easement(snap, g),
+                access: access_by_easement(snap, g),
             }
         })
         .collect()
@@ -208,11 +208,11 @@ pub fn nearby(snap: &Snapshot, q: &NearbyQuery) -> Vec<NearbyFacility> {
 
 /// The recorded easement covering a facility's geometry: an easement polygon that meets
 /// it and passes the easement rule's access test (the first by id when several do).
-pub fn covering_easement(snap: &Snapshot, g: &Geometry<f64>) -> Access {
+pub fn access_by_easement(snap: &Snapshot, g: &Geometry<f64>) -> Access {
     use crate::rules::easement::{access_test, AccessTest};
     let mut review = None;
     for e in easements_meeting(snap, g) {
-        let ce = crate::answer::smps::covering_easement(e);
+        let ce = crate::rules::easement::CoveringEasement::from_feature(e);
         match access_test(&ce) {
             AccessTest::Gives => {
                 return Access::Easement {

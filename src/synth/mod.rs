@@ -29,6 +29,8 @@ mod waters;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod network_tests;
 
 use std::collections::BTreeMap;
 use std::fmt;

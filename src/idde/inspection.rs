@@ -5,15 +5,8 @@
 use chrono::NaiveDate;
 use serde::Deserialize;
 
-use crate::domain::{text, Feature, Layer, Value};
-use crate::idde::{FieldError, Screening};
-
-/// The kinds of inspection, each of one kind of asset.
-pub const KINDS: [(&str, Layer); 3] = [
-    ("dry_weather_screening", Layer::Outfalls),
-    ("smp_maintenance", Layer::Smps),
-    ("catch_basin_cleaning", Layer::CatchBasins),
-];
+use super::{FieldError, Screening};
+use crate::domain::{text, Feature, InspectionKind, Layer, Value};
 
 /// `POST /api/inspections`.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -27,10 +20,8 @@ pub struct NewInspection {
     #[serde(deserialize_with = "text::line")]
     #[schemars(length(max = 1024))]
     pub inspected_on: String,
-    /// dry_weather_screening, smp_maintenance or catch_basin_cleaning.
-    #[serde(deserialize_with = "text::line")]
-    #[schemars(length(max = 1024))]
-    pub kind: String,
+    /// What kind of inspection (each of one kind of asset).
+    pub kind: InspectionKind,
     /// Who inspected (defaults to the token's subject).
     #[serde(default, deserialize_with = "text::line_opt")]
     #[schemars(length(max = 1024))]
@@ -89,20 +80,8 @@ pub fn to_feature(
     today: NaiveDate,
     dry_weather_hours: f64,
 ) -> Result<Feature, FieldError> {
-    let (kind, layer) = KINDS
-        .iter()
-        .find(|(k, _)| *k == n.kind)
-        .copied()
-        .ok_or_else(|| {
-            bad(
-                "kind",
-                format!(
-                    "{:?} is not one of {}",
-                    n.kind,
-                    KINDS.map(|(k, _)| k).join(", ")
-                ),
-            )
-        })?;
+    let kind = n.kind;
+    let layer = kind.layer();
     if snap.layer(layer).get(&n.asset_id).is_none() {
         return Err(bad(
             "asset_id",
@@ -129,7 +108,7 @@ pub fn to_feature(
     }
     let mut screening_fields = None;
     let findings = match n.screening {
-        Some(_) if kind != "dry_weather_screening" => {
+        Some(_) if kind != InspectionKind::DryWeatherScreening => {
             return Err(bad(
                 "screening",
                 format!("only a dry_weather_screening has one, not a {kind}"),
@@ -161,7 +140,7 @@ pub fn to_feature(
     };
     set("asset_id", Value::Text(n.asset_id.clone()));
     set("inspected_on", Value::Date(date));
-    set("kind", Value::Text(kind.to_string()));
+    set("kind", Value::Text(kind.as_str().into()));
     set("inspector", Value::Text(inspector));
     set("result", Value::Text(n.result.trim().to_string()));
     if let Some(fd) = findings {
@@ -170,17 +149,17 @@ pub fn to_feature(
     if let Some(notes) = n.notes.filter(|s| !s.trim().is_empty()) {
         set("notes", Value::Text(notes));
     }
-    if kind == "dry_weather_screening" {
+    if kind == InspectionKind::DryWeatherScreening {
         // The dry-weather rule is the profile's: a screening too soon after rain (or
         // without the hours) is kept, marked, and not counted as a dry-weather screening.
         let s = screening_fields.unwrap_or_default();
-        let dry = crate::idde::screening::is_dry_weather(s.hours_since_rain, dry_weather_hours);
+        let dry = super::screening::is_dry_weather(s.hours_since_rain, dry_weather_hours);
         set("dry_weather", dry.map(Value::Bool).unwrap_or(Value::Null));
         if let Some(h) = s.hours_since_rain {
             set("hours_since_rain", Value::Real(h));
         }
-        if let Some(c) = &s.characterisation {
-            set("characterisation", Value::Text(c.clone()));
+        if let Some(c) = s.characterisation {
+            set("characterisation", Value::Text(c.as_str().into()));
         }
         set("sewage_indicators", Value::Bool(s.sewage_indicators()));
     }

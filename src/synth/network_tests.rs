@@ -1,43 +1,9 @@
-//! The network on synthetic towns (every catch basin drains; county build time and
-//! size), and the nodes that are not catch basins, manholes or outfalls.
+//! The drainage network on synthetic towns: every catch basin drains, the trunk main
+//! drains the most, and the county's build time and size.
 
-use geo_types::wkt;
-
-use super::tests::{ids, network, node, pipe};
-use super::*;
-use crate::domain::Feature;
-use StructureKind::{CatchBasin, Manhole, Other, Outfall, Smp};
-
-#[test]
-fn other_structures_and_smps_are_nodes_and_an_smp_without_pipes_is_no_orphan() {
-    let nodes = vec![
-        node(Other, "HW-1", wkt!(POINT(0. 0.))),
-        node(Smp, "SMP-1", wkt!(POINT(100. 0.))),
-        node(Outfall, "OF-1", wkt!(POINT(200. 0.))),
-        node(Smp, "SMP-2", wkt!(POINT(500. 500.))),
-    ];
-    let pipes = vec![
-        pipe("P-1", None, Some("SMP-1"), wkt!(LINESTRING(0.5 0., 95. 0.))),
-        pipe(
-            "P-2",
-            Some("SMP-1"),
-            None,
-            wkt!(LINESTRING(105. 0., 199.5 0.)),
-        ),
-    ];
-    let net = network(&nodes, &pipes, 1.0);
-    assert_eq!(net.structure_layer("HW-1"), Some(Layer::Structures));
-    assert_eq!(net.structure_layer("SMP-1"), Some(Layer::Smps));
-    let t = net.trace("HW-1", Direction::Downstream).unwrap();
-    assert_eq!(
-        ids(&t.outfalls[0].path),
-        ["HW-1", "P-1", "SMP-1", "P-2", "OF-1"]
-    );
-    let r = net.check();
-    assert_eq!(r.summary.dangling_ends, 0, "{:?}", r.dangling_ends);
-    assert!(r.orphan_structures.is_empty(), "{:?}", r.orphan_structures);
-    assert_eq!(r.summary.structures, 4);
-}
+use crate::domain::{Feature, Layer};
+use crate::spatial::network::{Direction, Network, NetworkOptions, StructureKind};
+use StructureKind::{CatchBasin, Manhole, Outfall};
 
 fn synthetic_network(layers: &std::collections::BTreeMap<Layer, Vec<Feature>>) -> Network {
     let structures = [CatchBasin, Manhole, Outfall]
@@ -49,7 +15,7 @@ fn synthetic_network(layers: &std::collections::BTreeMap<Layer, Vec<Feature>>) -
 
 #[test]
 fn every_synthetic_catch_basin_drains_to_an_outfall() {
-    let layers = crate::synth::generate(&crate::synth::SynthOptions::new(2000, 1));
+    let layers = super::generate(&super::SynthOptions::new(2000, 1));
     let net = synthetic_network(&layers);
     for cb in &layers[&Layer::CatchBasins] {
         let t = net.trace(&cb.id, Direction::Downstream).unwrap();
@@ -73,12 +39,12 @@ fn every_synthetic_catch_basin_drains_to_an_outfall() {
 }
 
 /// Build time and size at county scale:
-/// `cargo test --lib spatial::network::tests::county -- --ignored --nocapture`
+/// `cargo test --lib synth::network_tests::county -- --ignored --nocapture`
 /// (add `--release` for production numbers).
 #[test]
 #[ignore]
 fn county_build_time_and_size() {
-    let layers = crate::synth::generate(&crate::synth::SynthOptions::new(1_000_000, 1));
+    let layers = super::generate(&super::SynthOptions::new(1_000_000, 1));
     let started = std::time::Instant::now();
     let net = synthetic_network(&layers);
     let built = started.elapsed();
@@ -115,7 +81,7 @@ fn largest_shed(layers: &std::collections::BTreeMap<Layer, Vec<Feature>>) -> (St
 
 #[test]
 fn the_trunk_main_drains_the_district_and_the_most() {
-    let layers = crate::synth::generate(&crate::synth::SynthOptions::new(10_000, 7));
+    let layers = super::generate(&super::SynthOptions::new(10_000, 7));
     let (id, n) = largest_shed(&layers);
     assert_eq!(id, "OF-T00001");
     let structures = layers[&Layer::CatchBasins].len() + layers[&Layer::Manholes].len();
@@ -127,11 +93,11 @@ fn the_trunk_main_drains_the_district_and_the_most() {
 }
 
 /// The largest outfall of a county drains at least 10,000 structures:
-/// `cargo test --lib spatial::network::tests_synth::county_trunk -- --ignored --nocapture`
+/// `cargo test --lib synth::network_tests::county_trunk -- --ignored --nocapture`
 #[test]
 #[ignore]
 fn county_trunk_drains_at_least_ten_thousand_structures() {
-    let layers = crate::synth::generate(&crate::synth::SynthOptions::new(1_000_000, 7));
+    let layers = super::generate(&super::SynthOptions::new(1_000_000, 7));
     let (id, n) = largest_shed(&layers);
     println!("{id}: {n} structures upstream");
     assert!(n >= 10_000, "{id}: {n}");
