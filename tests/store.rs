@@ -393,3 +393,56 @@ async fn a_bulk_load_is_audited_one_entry_per_feature_in_order() {
         );
     }
 }
+
+/// Two settings of the profile changed at the same moment, over and over, from two
+/// tasks with their own connections: every change lands (each made on the text as
+/// stored, never written over the other's), and the audit has one update for each.
+#[rstest::rstest]
+#[case::geopackage("sqlite")]
+#[case::postgis("postgis")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_profile_settings_changed_at_once_both_land(#[case] kind: &str) {
+    if kind == "postgis" && pg_base().is_none() {
+        return;
+    }
+    const ROUNDS: usize = 25;
+    let reg = registry(kind, 2260).await;
+    // The first open stores the built-in profile.
+    ms4::answer::profile::load(reg.store.as_ref()).await.unwrap();
+    let setter = |key: &'static str| {
+        let url = reg.url.clone();
+        tokio::spawn(async move {
+            let store = store::open(&url).await.unwrap();
+            for i in 1..=ROUNDS {
+                let value = format!("{}.{i:02}ft", if key == "snap_tolerance" { 2 } else { 3 });
+                ms4::answer::profile::set_tolerance(store.as_ref(), key, &value, "tester")
+                    .await
+                    .unwrap_or_else(|e| panic!("{key} {value}: {e:#}"));
+            }
+        })
+    };
+    let (a, b) = (setter("snap_tolerance"), setter("record_tolerance"));
+    a.await.unwrap();
+    b.await.unwrap();
+    let text = reg.store.stored_profile().await.unwrap().unwrap().toml;
+    let line = |key: &str| {
+        text.lines()
+            .find(|l| l.starts_with(key))
+            .unwrap_or_else(|| panic!("no {key} in the stored profile"))
+            .to_string()
+    };
+    assert_eq!(
+        line("snap_tolerance"),
+        format!("snap_tolerance = {{ value = 2.{ROUNDS}, unit = \"ft\" }}")
+    );
+    assert_eq!(
+        line("record_tolerance"),
+        format!("record_tolerance = {{ value = 3.{ROUNDS}, unit = \"ft\" }}")
+    );
+    let audit = reg.store.audit(None, 10_000).await.unwrap();
+    let updates = audit
+        .iter()
+        .filter(|e| e.action == "profile_update")
+        .count();
+    assert_eq!(updates, 2 * ROUNDS, "one audited update per change");
+}

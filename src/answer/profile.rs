@@ -164,3 +164,181 @@ fn newer_builtin(stored: &StoredProfile) -> Option<String> {
 pub(crate) fn short(hash: &str) -> &str {
     hash.get(..12).unwrap_or(hash)
 }
+
+/// What a profile write did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Stored {
+    /// The text was the one stored already: nothing written.
+    Unchanged {
+        /// The profile's id.
+        id: String,
+        /// The stored text's SHA-256.
+        sha256: String,
+    },
+    /// Stored and audited.
+    Updated {
+        /// The profile's id.
+        id: String,
+        /// The SHA-256 of the text it replaced (none: the registry kept none).
+        from: Option<String>,
+        /// The new text's SHA-256.
+        to: String,
+    },
+}
+
+/// Checks a profile text as `init` does (the whole schema, then the registry's id) and
+/// stores it as the registry's, audited; a text already stored from the same source is
+/// left as it is.
+pub async fn store_checked(
+    store: &dyn Store,
+    meta: &crate::store::RegistryMeta,
+    text: String,
+    source: String,
+    actor: &str,
+) -> anyhow::Result<Stored> {
+    let (new, old) = checked(store, meta, &text, &source, actor).await?;
+    if let Some(same) = unchanged(&new, old.as_ref()) {
+        return Ok(same);
+    }
+    store.store_profile(&new, false).await?;
+    Ok(updated(new, old))
+}
+
+/// The settings [`set_tolerance`] changes: the `[tolerances]` distances.
+pub const SETTABLE: [&str; 3] = [
+    "snap_tolerance",
+    "record_tolerance",
+    "receiving_water_tolerance",
+];
+
+/// How many times a setting is applied again over a profile changed while it was being
+/// set, before giving up.
+const SET_TRIES: usize = 20;
+
+/// Sets one `[tolerances]` distance in the stored profile's text (the rest of the text,
+/// comments included, kept) and stores it, checked and audited. The change is made to
+/// the text as stored and written only if that text is still the stored one, judged in
+/// the write's transaction; when another change landed in between, it is made again on
+/// the newer text, so neither change is lost.
+pub async fn set_tolerance(
+    store: &dyn Store,
+    key: &str,
+    value: &str,
+    actor: &str,
+) -> anyhow::Result<Stored> {
+    if !SETTABLE.contains(&key) {
+        bail!(
+            "{key:?} is not a setting ms4 profile set changes; those are: {}, {}",
+            SETTABLE.join(", "),
+            crate::import::settings::MAX_DELETE_SHARE
+        );
+    }
+    let (n, unit) = parse_distance(value)?;
+    let meta = store.meta().await?;
+    let source = format!("ms4 profile set {key} {value}");
+    for _ in 0..SET_TRIES {
+        let old = store
+            .stored_profile()
+            .await?
+            .ok_or_else(|| anyhow::anyhow!("the registry keeps no profile yet"))?;
+        let text = with_tolerance(&old.toml, key, n, unit)?;
+        let (new, _) = checked(store, &meta, &text, &source, actor).await?;
+        if let Some(same) = unchanged(&new, Some(&old)) {
+            return Ok(same);
+        }
+        if store.replace_profile_if_unchanged(&new, &old.sha256).await? {
+            return Ok(updated(new, Some(old)));
+        }
+    }
+    bail!("the profile kept changing while {key} was set ({SET_TRIES} tries); run it again")
+}
+
+/// Reads a distance with its unit (`0.5ft`, `0.15 m`): the number and the profile's unit.
+fn parse_distance(value: &str) -> anyhow::Result<(f64, &'static str)> {
+    let split = value
+        .trim()
+        .find(|c: char| c.is_ascii_alphabetic())
+        .ok_or_else(|| {
+            anyhow::anyhow!("{value:?}: give a distance with its unit, e.g. 0.5ft or 0.15m")
+        })?;
+    let (num, unit) = value.trim().split_at(split);
+    let n: f64 = num
+        .trim()
+        .parse()
+        .ok()
+        .filter(|n: &f64| n.is_finite() && *n >= 0.0)
+        .ok_or_else(|| anyhow::anyhow!("{value:?}: {num:?} is not a distance (0 or more)"))?;
+    let unit = match unit.trim() {
+        "ft" | "feet" => "ft",
+        "us_ft" | "ftUS" => "us_ft",
+        "m" => "m",
+        other => bail!("{value:?}: unit {other:?}; use ft, us_ft or m"),
+    };
+    Ok((n, unit))
+}
+
+/// The profile text with `key` under `[tolerances]` set to `n` `unit`, every other line
+/// as it was.
+fn with_tolerance(text: &str, key: &str, n: f64, unit: &str) -> anyhow::Result<String> {
+    let mut section = String::new();
+    let mut done = false;
+    let mut lines = Vec::new();
+    for line in text.lines() {
+        let t = line.trim_start();
+        if t.starts_with('[') {
+            section = t.trim_end().to_string();
+        }
+        if !done && section == "[tolerances]" && t.split('=').next().map(str::trim) == Some(key) {
+            lines.push(format!("{key} = {{ value = {n:?}, unit = \"{unit}\" }}"));
+            done = true;
+        } else {
+            lines.push(line.to_string());
+        }
+    }
+    if !done {
+        bail!(
+            "the stored profile has no {key} under [tolerances]; edit it with ms4 profile update"
+        );
+    }
+    let mut text = lines.join("\n");
+    text.push('\n');
+    Ok(text)
+}
+
+/// The text checked as `init` checks it, as the profile to store, with the one stored now.
+async fn checked(
+    store: &dyn Store,
+    meta: &crate::store::RegistryMeta,
+    text: &str,
+    source: &str,
+    actor: &str,
+) -> anyhow::Result<(StoredProfile, Option<StoredProfile>)> {
+    let profile = Profile::from_toml_str(text, source)?;
+    if profile.id != meta.jurisdiction {
+        bail!(
+            "{source}: id: the profile is {:?}, but this registry's jurisdiction is {:?}: a \
+             registry keeps one jurisdiction (create another with `ms4 init`)",
+            profile.id,
+            meta.jurisdiction
+        );
+    }
+    let old = store.stored_profile().await?;
+    Ok((StoredProfile::new(&profile.id, text, source, actor), old))
+}
+
+/// `Unchanged` when the new text and its source are the stored ones.
+fn unchanged(new: &StoredProfile, old: Option<&StoredProfile>) -> Option<Stored> {
+    old.filter(|o| o.sha256 == new.sha256 && o.source == new.source)
+        .map(|o| Stored::Unchanged {
+            id: o.profile_id.clone(),
+            sha256: o.sha256.clone(),
+        })
+}
+
+fn updated(new: StoredProfile, old: Option<StoredProfile>) -> Stored {
+    Stored::Updated {
+        id: new.profile_id,
+        from: old.map(|o| o.sha256),
+        to: new.sha256,
+    }
+}

@@ -11,15 +11,15 @@
 
 use std::path::PathBuf;
 
-use anyhow::{bail, Context};
+use anyhow::Context;
 use clap::{Args, Subcommand};
 
 use super::Format;
-use crate::answer::profile::short;
+use crate::answer::profile::{self, short};
 pub use crate::answer::profile::{load, load_stored, Loaded};
 use crate::import::default_actor;
 use crate::rules::Profile;
-use crate::store::profile::{StoredProfile, BUILTIN_SOURCE};
+use crate::store::profile::BUILTIN_SOURCE;
 use crate::store::Store;
 
 /// Arguments of `ms4 profile`.
@@ -132,18 +132,13 @@ async fn update(store: &dyn Store, file: Option<PathBuf>, builtin: bool) -> anyh
             (text.to_string(), BUILTIN_SOURCE.to_string())
         }
     };
-    store_checked(store, &meta, text, source).await
+    let done = profile::store_checked(store, &meta, text, source, &default_actor()).await?;
+    say(&done);
+    Ok(())
 }
 
-/// The settings `ms4 profile set` changes: the `[tolerances]` distances.
-const SETTABLE: [&str; 3] = [
-    "snap_tolerance",
-    "record_tolerance",
-    "receiving_water_tolerance",
-];
-
-/// Sets one `[tolerances]` distance in the stored profile's text and stores it as an
-/// update (checked, audited); the rest of the text, comments included, is kept.
+/// `ms4 profile set KEY VALUE`: a `[tolerances]` distance, or the registry's
+/// `max_delete_share` setting.
 async fn set(store: &dyn Store, key: &str, value: &str) -> anyhow::Result<()> {
     // The share a replace may delete is the registry's own setting, not the profile's.
     let share_key = crate::import::settings::MAX_DELETE_SHARE;
@@ -153,97 +148,21 @@ async fn set(store: &dyn Store, key: &str, value: &str) -> anyhow::Result<()> {
         println!("{share_key} set to {share}: a --replace may delete up to {:.0}% of a layer without --allow-mass-delete", share * 100.0);
         return Ok(());
     }
-    if !SETTABLE.contains(&key) {
-        bail!(
-            "{key:?} is not a setting ms4 profile set changes; those are: {}, {share_key}",
-            SETTABLE.join(", ")
-        );
-    }
-    let split = value
-        .trim()
-        .find(|c: char| c.is_ascii_alphabetic())
-        .ok_or_else(|| {
-            anyhow::anyhow!("{value:?}: give a distance with its unit, e.g. 0.5ft or 0.15m")
-        })?;
-    let (num, unit) = value.trim().split_at(split);
-    let n: f64 = num
-        .trim()
-        .parse()
-        .ok()
-        .filter(|n: &f64| n.is_finite() && *n >= 0.0)
-        .ok_or_else(|| anyhow::anyhow!("{value:?}: {num:?} is not a distance (0 or more)"))?;
-    let unit = match unit.trim() {
-        "ft" | "feet" => "ft",
-        "us_ft" | "ftUS" => "us_ft",
-        "m" => "m",
-        other => bail!("{value:?}: unit {other:?}; use ft, us_ft or m"),
-    };
-    let meta = store.meta().await?;
-    let old = store
-        .stored_profile()
-        .await?
-        .ok_or_else(|| anyhow::anyhow!("the registry keeps no profile yet"))?;
-    let mut section = String::new();
-    let mut done = false;
-    let mut lines = Vec::new();
-    for line in old.toml.lines() {
-        let t = line.trim_start();
-        if t.starts_with('[') {
-            section = t.trim_end().to_string();
-        }
-        if !done && section == "[tolerances]" && t.split('=').next().map(str::trim) == Some(key) {
-            lines.push(format!("{key} = {{ value = {n:?}, unit = \"{unit}\" }}"));
-            done = true;
-        } else {
-            lines.push(line.to_string());
-        }
-    }
-    if !done {
-        bail!(
-            "the stored profile has no {key} under [tolerances]; edit it with ms4 profile update"
-        );
-    }
-    let mut text = lines.join("\n");
-    text.push('\n');
-    store_checked(store, &meta, text, format!("ms4 profile set {key} {value}")).await
+    let done = profile::set_tolerance(store, key, value, &default_actor()).await?;
+    say(&done);
+    Ok(())
 }
 
-/// Checks a profile text as `init` does and stores it as the registry's, audited.
-async fn store_checked(
-    store: &dyn Store,
-    meta: &crate::store::RegistryMeta,
-    text: String,
-    source: String,
-) -> anyhow::Result<()> {
-    // Checked as `init` checks it: the whole schema, then the registry's id.
-    let profile = Profile::from_toml_str(&text, &source)?;
-    if profile.id != meta.jurisdiction {
-        bail!(
-            "{source}: id: the profile is {:?}, but this registry's jurisdiction is {:?}: a \
-             registry keeps one jurisdiction (create another with `ms4 init`)",
-            profile.id,
-            meta.jurisdiction
-        );
+/// Prints what a profile write did.
+fn say(done: &profile::Stored) {
+    match done {
+        profile::Stored::Unchanged { id, sha256 } => {
+            println!("profile {id} unchanged (sha256 {})", short(sha256));
+        }
+        profile::Stored::Updated { id, from, to } => println!(
+            "profile {id} updated: sha256 {} -> {}; a running `ms4 serve` answers with it within a second",
+            from.as_deref().map_or("(none)", short),
+            short(to)
+        ),
     }
-    let old = store.stored_profile().await?;
-    let new = StoredProfile::new(&profile.id, &text, &source, &default_actor());
-    if old
-        .as_ref()
-        .is_some_and(|o| o.sha256 == new.sha256 && o.source == new.source)
-    {
-        println!(
-            "profile {} unchanged (sha256 {})",
-            profile.id,
-            short(&new.sha256)
-        );
-        return Ok(());
-    }
-    store.store_profile(&new, false).await?;
-    println!(
-        "profile {} updated: sha256 {} -> {}; a running `ms4 serve` answers with it within a second",
-        profile.id,
-        old.as_ref().map_or("(none)", |o| short(&o.sha256)),
-        short(&new.sha256)
-    );
-    Ok(())
 }

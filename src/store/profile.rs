@@ -44,6 +44,29 @@ impl StoredProfile {
     }
 }
 
+/// When a profile write goes ahead, judged on the row read inside its transaction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum When<'a> {
+    /// Always: the text replaces whatever is stored.
+    Always,
+    /// Only when no profile is stored yet.
+    Absent,
+    /// Only when the stored text is still the one with this SHA-256: a change made from
+    /// a text read earlier is never written over another change made since.
+    Unchanged(&'a str),
+}
+
+impl When<'_> {
+    /// Whether a write goes ahead over the stored row of this SHA-256 (none: no row).
+    pub(crate) fn holds(self, stored_sha256: Option<&str>) -> bool {
+        match self {
+            When::Always => true,
+            When::Absent => stored_sha256.is_none(),
+            When::Unchanged(sha) => stored_sha256 == Some(sha),
+        }
+    }
+}
+
 /// SHA-256 of a text, in lower-case hex.
 pub fn sha256_hex(text: &str) -> String {
     Sha256::digest(text.as_bytes())

@@ -2,7 +2,7 @@
 
 use sqlx::PgPool;
 
-use crate::store::profile::{audit_json, StoredProfile};
+use crate::store::profile::{audit_json, StoredProfile, When};
 use crate::store::Result;
 
 type Row = (String, String, String, String, String, String);
@@ -28,15 +28,16 @@ pub(super) async fn read(pool: &PgPool) -> Result<Option<StoredProfile>> {
     Ok(row.map(from_row))
 }
 
-/// Stores (or replaces) the profile and audits the change, in one transaction. With
-/// `only_if_absent` it fills in the profile of a registry that keeps only its id, as a
-/// migration does: only when none is stored (else `false`, nothing written) and not
+/// Stores (or replaces) the profile and audits the change, in one transaction, when the
+/// row read inside it meets `when` (else `false`, nothing written). [`When::Absent`]
+/// fills in the profile of a registry that keeps only its id, as a migration does: not
 /// audited, since it records what the registry already said rather than a change.
 pub(super) async fn write(
     pool: &PgPool,
     profile: &StoredProfile,
-    only_if_absent: bool,
+    when: When<'_>,
 ) -> Result<bool> {
+    let only_if_absent = matches!(when, When::Absent);
     let mut tx = pool.begin().await?;
     // The table lock orders concurrent writers, so the audit's "before" is the row replaced
     // and two first opens cannot both store.
@@ -44,7 +45,7 @@ pub(super) async fn write(
         .execute(&mut *tx)
         .await?;
     let before: Option<Row> = sqlx::query_as(SELECT).fetch_optional(&mut *tx).await?;
-    if before.is_some() && only_if_absent {
+    if !when.holds(before.as_ref().map(|b| b.2.as_str())) {
         return Ok(false);
     }
     sqlx::query(

@@ -474,7 +474,20 @@ impl Store for SqliteStore {
         stored: &crate::store::StoredProfile,
         only_if_absent: bool,
     ) -> Result<bool> {
-        profile::write(&self.pool, stored, only_if_absent).await
+        let when = if only_if_absent {
+            crate::store::profile::When::Absent
+        } else {
+            crate::store::profile::When::Always
+        };
+        profile::write(&self.pool, stored, when).await
+    }
+
+    async fn replace_profile_if_unchanged(
+        &self,
+        stored: &crate::store::StoredProfile,
+        sha256: &str,
+    ) -> Result<bool> {
+        profile::write(&self.pool, stored, crate::store::profile::When::Unchanged(sha256)).await
     }
 }
 

@@ -2,7 +2,7 @@
 
 use sqlx::SqlitePool;
 
-use crate::store::profile::{audit_json, StoredProfile};
+use crate::store::profile::{audit_json, StoredProfile, When};
 use crate::store::Result;
 
 type Row = (String, String, String, String, String, String);
@@ -28,15 +28,16 @@ pub(super) async fn read(pool: &SqlitePool) -> Result<Option<StoredProfile>> {
     Ok(row.map(from_row))
 }
 
-/// Stores (or replaces) the profile and audits the change, in one transaction. With
-/// `only_if_absent` it fills in the profile of a registry that keeps only its id, as a
-/// migration does: only when none is stored (else `false`, nothing written) and not
+/// Stores (or replaces) the profile and audits the change, in one transaction, when the
+/// row read inside it meets `when` (else `false`, nothing written). [`When::Absent`]
+/// fills in the profile of a registry that keeps only its id, as a migration does: not
 /// audited, since it records what the registry already said rather than a change.
 pub(super) async fn write(
     pool: &SqlitePool,
     profile: &StoredProfile,
-    only_if_absent: bool,
+    when: When<'_>,
 ) -> Result<bool> {
+    let only_if_absent = matches!(when, When::Absent);
     let now = crate::store::now().to_rfc3339();
     // IMMEDIATE: read the old row and write the new one under the same write lock.
     let mut tx = pool.begin_with("BEGIN IMMEDIATE").await?;
@@ -45,7 +46,7 @@ pub(super) async fn write(
     )
     .fetch_optional(&mut *tx)
     .await?;
-    if before.is_some() && only_if_absent {
+    if !when.holds(before.as_ref().map(|b| b.2.as_str())) {
         return Ok(false);
     }
     sqlx::query(
