@@ -17,6 +17,7 @@
 //! - [`tiles`]: vector tiles (MVT, Web Mercator) rendered from the snapshot.
 //! - [`idde`]: the illicit discharge programme: screenings, cases, deadlines, the report.
 //! - [`http`]: the axum service.
+//! - [`serve`]: starting the HTTP service, where the command line meets it.
 //! - [`cli`]: the command-line verbs.
 
 #![warn(missing_docs)]
@@ -29,6 +30,7 @@ pub mod http;
 pub mod idde;
 pub mod import;
 pub mod rules;
+pub mod serve;
 pub mod spatial;
 pub mod store;
 pub mod synth;

@@ -105,12 +105,6 @@ pub(super) async fn run(a: DemoArgs) -> anyhow::Result<()> {
     if a.no_serve {
         return Ok(());
     }
-    crate::store::set_write_wait(std::time::Duration::from_secs(5));
     let store = crate::store::open(&url).await?;
-    // The demo town is public: anyone may read it without a token.
-    let config = crate::http::ServeConfig {
-        public_read: true,
-        ..Default::default()
-    };
-    super::serve::serve_store(store, a.listen, config).await
+    crate::serve::serve_demo(store, a.listen).await
 }

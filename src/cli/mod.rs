@@ -17,7 +17,6 @@ mod photo;
 pub mod profile;
 mod profile_rules;
 mod report;
-mod serve;
 mod smps;
 mod synth;
 mod token;
@@ -60,7 +59,7 @@ pub enum Command {
     /// Export a layer to GeoPackage, Shapefile, GeoJSON or CSV.
     Export(export::ExportArgs),
     /// Serve the registry over HTTP.
-    Serve(serve::ServeArgs),
+    Serve(crate::serve::ServeArgs),
     /// Build the demo town into a fresh embedded registry and serve it.
     Demo(demo::DemoArgs),
     /// Write a deterministic synthetic MS4 (town, county or N parcels).
@@ -117,7 +116,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Init(a) => init::run(&store, a).await,
         Command::Import(a) => import::run(&store, a).await,
         Command::Export(a) => export::run(&store, a).await,
-        Command::Serve(a) => serve::run(&store, a).await,
+        Command::Serve(a) => crate::serve::run(&store, a).await,
         Command::Demo(a) => demo::run(a).await,
         Command::Synth(a) => synth::run(a).await,
         Command::Nearby(a) => nearby::run(&store, a).await,

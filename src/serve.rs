@@ -1,4 +1,7 @@
-//! `ms4 serve`: the HTTP service.
+//! Starting the HTTP service (`ms4 serve`, and `ms4 demo` once its registry is built):
+//! the server's arguments, its configuration from them, the snapshot and profile loaded,
+//! and the serving loop. The one place the command line meets the HTTP door, so that
+//! neither imports the other.
 
 use std::net::SocketAddr;
 
@@ -139,11 +142,25 @@ impl ServeArgs {
     }
 }
 
-pub(super) async fn run(store_url: &str, a: ServeArgs) -> anyhow::Result<()> {
+/// `ms4 serve`.
+pub async fn run(store_url: &str, a: ServeArgs) -> anyhow::Result<()> {
     let config = a.config()?;
     crate::store::set_write_wait(std::time::Duration::from_secs(a.write_wait.max(1)));
     let store = crate::store::open(store_url).await?;
     serve_store(store, a.listen, config).await
+}
+
+/// Serves the demo town: anyone may read it without a token.
+pub async fn serve_demo(
+    store: std::sync::Arc<dyn crate::store::Store>,
+    listen: SocketAddr,
+) -> anyhow::Result<()> {
+    crate::store::set_write_wait(std::time::Duration::from_secs(5));
+    let config = ServeConfig {
+        public_read: true,
+        ..Default::default()
+    };
+    serve_store(store, listen, config).await
 }
 
 /// Loads the snapshot and serves until interrupted, printing the URL once listening.
@@ -161,7 +178,7 @@ pub async fn serve_store(
             u.reason
         );
     }
-    let profile = super::profile::load(store.as_ref()).await?;
+    let profile = crate::answer::profile::load(store.as_ref()).await?;
     // Polling the change numbers is one small read; twice a second keeps an outside
     // edit's delay well under 2 s.
     snapshot.watch(store.clone(), std::time::Duration::from_millis(500));
