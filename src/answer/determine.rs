@@ -105,7 +105,8 @@ impl<'de> Deserialize<'de> for DetermineParams {
         // a key they do not know, naming it).
         let mut body = serde_json::Map::<String, serde_json::Value>::deserialize(d)?;
         let place = PlaceWire {
-            parcel: take(&mut body, "parcel").map_err(D::Error::custom)?,
+            parcel: take(&mut body, "parcel")
+                .map_err(|m| D::Error::custom(format!("parcel: {m}")))?,
             footprint: body.remove("footprint"),
         };
         // Through serde_path_to_error, so a bad fact's error names it (`agricultural: 7
@@ -135,11 +136,37 @@ fn take(
     match body.remove(key) {
         None | Some(serde_json::Value::Null) => Ok(None),
         Some(serde_json::Value::String(s)) => Ok(Some(s)),
-        Some(other) => Err(format!("{key}: expected a string, got {other}")),
+        Some(other) => Err(format!("expected a string, got {other}")),
     }
 }
 
 impl DetermineParams {
+    /// Reads a request body (the place's keys and the project's facts), naming the key at
+    /// fault by its path as data: `AskError::Invalid { param: "agricultural", .. }`.
+    pub fn from_body(
+        mut body: serde_json::Map<String, serde_json::Value>,
+    ) -> Result<Self, AskError> {
+        let parcel = take(&mut body, "parcel").map_err(|m| AskError::invalid("parcel", m))?;
+        let place = PlaceWire {
+            parcel,
+            footprint: body.remove("footprint"),
+        };
+        let facts: ProjectFactsParams =
+            serde_path_to_error::deserialize(serde_json::Value::Object(body)).map_err(|e| {
+                let path = e.path().to_string();
+                let inner = e.into_inner();
+                if path == "." || path.is_empty() {
+                    AskError::BadRequest(format!("body: {inner}"))
+                } else {
+                    AskError::invalid(path, inner.to_string())
+                }
+            })?;
+        Ok(DetermineParams {
+            place: place.into(),
+            facts,
+        })
+    }
+
     /// The project's facts, as given.
     pub fn facts(&self) -> Result<ProjectFacts, AskError> {
         self.facts.facts()

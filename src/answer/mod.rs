@@ -35,8 +35,9 @@ use crate::spatial::Snapshot;
 pub enum AskError {
     /// One parameter is wrong: which (by its bare name, `radius`), and why.
     Invalid {
-        /// The parameter, as named over HTTP (`hot_spot_distance`, `lon/lat`).
-        param: &'static str,
+        /// The parameter, as named over HTTP (`hot_spot_distance`, `lon/lat`), or its
+        /// path into a body (`agricultural`, `footprint.coordinates`).
+        param: std::borrow::Cow<'static, str>,
         /// What is wrong with it, and what would do.
         message: String,
     },
@@ -50,9 +51,9 @@ pub enum AskError {
 
 impl AskError {
     /// An error naming the parameter at fault.
-    pub fn invalid(param: &'static str, message: impl Into<String>) -> Self {
+    pub fn invalid(param: impl Into<std::borrow::Cow<'static, str>>, message: impl Into<String>) -> Self {
         AskError::Invalid {
-            param,
+            param: param.into(),
             message: message.into(),
         }
     }

@@ -9,9 +9,7 @@ use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, State};
 use axum::http::{header, HeaderValue};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
 use axum::Extension;
-use axum::Router;
 
 use super::answer_format::AnswerFormat;
 use super::extract::{path_param, Body, Params};
@@ -26,26 +24,6 @@ use crate::answer::{
     trace::{NetworkCheckParams, TraceParams},
     watershed_facilities::WatershedFacilitiesParams,
 };
-
-/// The `/api` answer routes (nested under `/api` by [`super::app`]).
-pub(super) fn router() -> Router<AppState> {
-    Router::new()
-        .route("/nearby", get(nearby))
-        .route(
-            "/watersheds/{id}/facilities",
-            get(watershed_facilities).post(watershed_facilities_in_polygon),
-        )
-        .route("/trace/{asset_id}", get(trace))
-        .route("/illicit", get(illicit))
-        .route("/smps-without-easement", get(smps_without_easement))
-        .route("/network-check", get(network_check))
-        .route(
-            "/receiving-waters",
-            get(receiving_waters).post(receiving_waters_of_footprint),
-        )
-        .route("/determinations", post(determinations))
-        .route("/screen", get(screen))
-}
 
 impl From<AskError> for HttpError {
     fn from(e: AskError) -> Self {
@@ -118,7 +96,7 @@ async fn blocking<A: Places>(
     Ok(rendered.into_response())
 }
 
-async fn nearby(
+pub(super) async fn nearby(
     State(state): State<AppState>,
     Extension(format): Extension<AnswerFormat>,
     Params(p): Params<NearbyParams>,
@@ -131,7 +109,7 @@ async fn nearby(
     Ok(Rendered::of(&ask, &a, format)?.into_response())
 }
 
-async fn watershed_facilities(
+pub(super) async fn watershed_facilities(
     State(state): State<AppState>,
     Extension(format): Extension<AnswerFormat>,
     id: Result<Path<String>, PathRejection>,
@@ -144,7 +122,7 @@ async fn watershed_facilities(
     .await
 }
 
-async fn watershed_facilities_in_polygon(
+pub(super) async fn watershed_facilities_in_polygon(
     State(state): State<AppState>,
     Extension(format): Extension<AnswerFormat>,
     id: Result<Path<String>, PathRejection>,
@@ -159,7 +137,7 @@ async fn watershed_facilities_in_polygon(
     .await
 }
 
-async fn trace(
+pub(super) async fn trace(
     State(state): State<AppState>,
     Extension(format): Extension<AnswerFormat>,
     asset_id: Result<Path<String>, PathRejection>,
@@ -171,7 +149,7 @@ async fn trace(
     blocking(state, format, move |ask| answer::trace::trace(ask, &p)).await
 }
 
-async fn illicit(
+pub(super) async fn illicit(
     State(state): State<AppState>,
     Extension(format): Extension<AnswerFormat>,
     Params(p): Params<IllicitParams>,
@@ -180,7 +158,7 @@ async fn illicit(
     blocking(state, format, move |ask| answer::illicit::illicit(ask, &p)).await
 }
 
-async fn smps_without_easement(
+pub(super) async fn smps_without_easement(
     State(state): State<AppState>,
     Extension(format): Extension<AnswerFormat>,
     Params(p): Params<SmpsParams>,
@@ -191,7 +169,7 @@ async fn smps_without_easement(
     .await
 }
 
-async fn network_check(
+pub(super) async fn network_check(
     State(state): State<AppState>,
     Extension(format): Extension<AnswerFormat>,
     Params(p): Params<NetworkCheckParams>,
@@ -202,7 +180,7 @@ async fn network_check(
     .await
 }
 
-async fn receiving_waters(
+pub(super) async fn receiving_waters(
     State(state): State<AppState>,
     Extension(format): Extension<AnswerFormat>,
     Params(p): Params<ReceivingWatersParams>,
@@ -213,7 +191,7 @@ async fn receiving_waters(
     .await
 }
 
-async fn receiving_waters_of_footprint(
+pub(super) async fn receiving_waters_of_footprint(
     State(state): State<AppState>,
     Extension(format): Extension<AnswerFormat>,
     Body(p): Body<ReceivingWatersParams>,
@@ -224,18 +202,20 @@ async fn receiving_waters_of_footprint(
     .await
 }
 
-async fn determinations(
+pub(super) async fn determinations(
     State(state): State<AppState>,
     Extension(format): Extension<AnswerFormat>,
-    Body(p): Body<DetermineParams>,
+    Body(body): Body<serde_json::Map<String, serde_json::Value>>,
 ) -> Result<Response, HttpError> {
+    // Read here rather than by the extractor, so a fact's error keeps its path as data.
+    let p = DetermineParams::from_body(body)?;
     blocking(state, format, move |ask| {
         answer::determine::determine(ask, &p)
     })
     .await
 }
 
-async fn screen(
+pub(super) async fn screen(
     State(state): State<AppState>,
     Extension(format): Extension<AnswerFormat>,
     Params(p): Params<ScreenParams>,

@@ -103,6 +103,37 @@ fn inspection(change: impl FnOnce(&mut Value)) -> Option<String> {
 )]
 #[case::an_actions_by("POST", "/api/cases/{case}/actions",
     Some(json!({"kind": "site_visit", "on": "2026-05-03", "by": "Mayor"}).to_string()), "by")]
+#[case::an_action_kind_not_in_the_log("POST", "/api/cases/{case}/actions",
+    Some(json!({"kind": "coffee_break", "on": "2026-05-03"}).to_string()), "kind")]
+#[case::a_closure_not_in_the_list("POST", "/api/cases/{case}/close",
+    Some(json!({"closure": "solved", "on": "2026-05-03", "notes": "x"}).to_string()), "closure")]
+#[case::an_origin_not_in_the_list("POST", "/api/cases",
+    Some(json!({"origin": "rumour", "opened_on": "2026-05-01", "asset_id": "OF-000001"}).to_string()), "origin")]
+#[case::an_inspection_kind_not_in_the_list(
+    "POST",
+    "/api/inspections",
+    inspection(|v| v["kind"] = json!("drive_by")),
+    "kind"
+)]
+#[case::a_characterisation_not_in_the_list(
+    "POST",
+    "/api/inspections",
+    inspection(|v| v["screening"]["characterisation"] = json!("bad")),
+    "screening.characterisation"
+)]
+#[case::a_determinations_fact(
+    "POST",
+    "/api/determinations",
+    Some(json!({"parcel": "P-000010", "disturbed": "1acre", "agricultural": 7}).to_string()),
+    "agricultural"
+)]
+#[case::a_determinations_parcel_not_text(
+    "POST",
+    "/api/determinations",
+    Some(json!({"parcel": 10, "disturbed": "1acre"}).to_string()),
+    "parcel"
+)]
+#[case::a_case_list_status("GET", "/api/cases?status=pending", None, "status")]
 #[tokio::test(flavor = "multi_thread")]
 async fn the_field_at_fault_is_in_the_body(
     #[case] method: &str,
