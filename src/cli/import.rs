@@ -6,8 +6,7 @@ use clap::Args;
 
 use super::Format;
 use crate::domain::Layer;
-use crate::import::{self, crs, source, ImportOptions, InvalidPolicy};
-use crate::store::WriteMode;
+use crate::import::{ImportRequest, InvalidPolicy, RunContext};
 
 /// Arguments of `ms4 import`.
 #[derive(Debug, Args)]
@@ -69,63 +68,46 @@ pub struct ImportArgs {
 }
 
 pub(super) async fn run(store_url: &str, a: ImportArgs) -> anyhow::Result<()> {
-    let maps = a
-        .maps
-        .iter()
-        .map(|m| source::parse_map(m))
-        .collect::<Result<Vec<_>, _>>()?;
-    let s_srs = a.s_srs.as_deref().map(crs::parse_epsg).transpose()?;
-    let (layer, path, by) = match (a.path.clone(), &a.layer_by) {
+    // Which positional argument is the file: the second, or with --layer-by the first.
+    let (layer, path) = match (a.path, &a.layer_by) {
         (Some(p), by) => {
             let layer: Layer = a.layer.parse().map_err(|e| anyhow::anyhow!("{e}"))?;
             if by.is_some() {
                 anyhow::bail!("with --layer-by the layers come from the mapping: give the file only (ms4 import {} --layer-by ...)", p.display());
             }
-            (layer, p, None)
+            (Some(layer.name().to_string()), p)
         }
-        // The mapping gives each read its layer.
-        (None, Some(by)) => (
-            Layer::CatchBasins,
-            PathBuf::from(&a.layer),
-            Some(import::split::LayerBy::parse(by)?),
-        ),
+        (None, Some(_)) => (None, PathBuf::from(&a.layer)),
         (None, None) => anyhow::bail!(
             "give the layer and the file (ms4 import catch_basins basins.shp), or the file with --layer-by"
         ),
     };
-    let store = crate::store::open(store_url).await?;
-    let mut opts = ImportOptions::new(layer, &path);
-    opts.filter = a.filter;
-    opts.id_expr = a.id;
-    opts.id_prefix = a.id_prefix;
-    opts.maps = maps;
-    opts.src_layer = a.src_layer;
-    opts.s_srs = s_srs;
-    opts.dry_run = a.dry_run;
-    opts.mode = if a.replace {
-        WriteMode::Replace
-    } else {
-        WriteMode::Upsert
+    let request = ImportRequest {
+        layer,
+        filter: a.filter,
+        layer_by: a.layer_by,
+        id: a.id,
+        id_prefix: a.id_prefix,
+        map: a.maps,
+        src_layer: a.src_layer,
+        s_srs: a.s_srs,
+        dry_run: a.dry_run,
+        replace: a.replace,
+        allow_empty: a.allow_empty,
+        allow_mass_delete: a.allow_mass_delete,
+        invalid: Some(a.invalid.name().to_string()),
     };
-    opts.invalid = a.invalid;
-    opts.allow_empty = a.allow_empty;
-    opts.allow_mass_delete = a.allow_mass_delete;
-    opts.any_driver = a.allow_any_driver;
-    opts.progress = a.format == Format::Table;
-    if let Some(by) = by {
-        // Several reads run at once: one progress bar each would garble the terminal.
-        opts.progress = false;
-        let report = import::split::import_split(store, opts, &by).await?;
-        match a.format {
-            Format::Json => println!("{}", serde_json::to_string_pretty(&report)?),
-            Format::Table => print!("{report}"),
-        }
-        return Ok(());
-    }
-    let report = import::import(store, opts).await?;
+    let mut ctx = RunContext::new(path);
+    ctx.progress = a.format == Format::Table;
+    ctx.any_driver = a.allow_any_driver;
+    ctx.local_files = true;
+    // Checked before the store is opened: a mistyped flag costs no connection.
+    let plan = request.plan(ctx)?;
+    let store = crate::store::open(store_url).await?;
+    let outcome = plan.run(store).await?;
     match a.format {
-        Format::Json => println!("{}", serde_json::to_string_pretty(&report)?),
-        Format::Table => print!("{report}"),
+        Format::Json => println!("{}", serde_json::to_string_pretty(&outcome)?),
+        Format::Table => print!("{outcome}"),
     }
     Ok(())
 }

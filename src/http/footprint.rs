@@ -8,6 +8,9 @@
 //! joined into one footprint, which must pass the same checks a footprint given to
 //! `/api/determinations` does; what is wrong is a 400 or 422 naming `file` (or `s_srs`).
 //!
+//! The reading itself is [`crate::import::footprint`]'s; this module parses the form
+//! and answers.
+//!
 //! Anyone may send one to a public-read server, so the read is bounded: the file passes
 //! the same checks an upload does (no VRT, no GeoPackage view or trigger, a zip's
 //! limits), the polygons are counted against the footprint's budget as they are read
@@ -16,20 +19,18 @@
 
 use axum::extract::{Multipart, State};
 use axum::routing::post;
-use axum::{Json, Router};
-use gdal::spatial_ref::{AxisMappingStrategy, CoordTransform, SpatialRef};
-use gdal::vector::{Geometry as OgrGeometry, LayerAccess};
-use geo_types::{Geometry, MultiPolygon, Polygon};
-use serde_json::{json, Value};
+use axum::Json;
+use serde_json::Value;
 
 use super::{AppState, HttpError};
-use crate::domain::Layer;
 use crate::import::cancel::{Cancel, Stop};
-use crate::import::{crs, gdal_guard, source};
-use crate::spatial::size::Size;
+use crate::import::footprint::{read as read_footprint, FootprintError};
+use crate::import::{crs, gdal_guard, ImportError};
 
-pub(super) fn router() -> Router<AppState> {
-    Router::new().route("/footprint", post(footprint))
+/// The handler of `POST /api/footprint` (its entry, with its access and documentation, is
+/// in `routes.rs`).
+pub(super) fn router() -> axum::routing::MethodRouter<AppState> {
+    post(footprint)
 }
 
 /// The longest a footprint file may take to read, when the request timeout is longer: a
@@ -102,111 +103,33 @@ async fn footprint(
     // Dropped with this future: when the client hangs up or the request times out, the
     // blocking read stops too.
     let _stop_reading = cancel.on_drop();
-    let feature = tokio::task::spawn_blocking(move || read(&path, &name, s_srs, &cancel))
-        .await
-        .map_err(HttpError::Internal)??;
+    let feature = tokio::task::spawn_blocking(move || {
+        read_footprint(&path, &name, s_srs, &cancel).map_err(|e| refused(e, &name))
+    })
+    .await
+    .map_err(HttpError::Internal)??;
     // The checks any footprint gets (a polygon, not empty, not absurdly large...).
     crate::answer::place::footprint_from_value(&feature, srid, "file")?;
     Ok(Json(feature))
 }
 
-/// Every polygon of the file's layer, in CRS84, joined into one feature.
-fn read(
-    path: &std::path::Path,
-    name: &str,
-    s_srs: Option<i32>,
-    cancel: &Cancel,
-) -> Result<Value, HttpError> {
-    let unreadable = |e: crate::import::ImportError| match e {
-        crate::import::ImportError::TooLarge { message, .. } => {
-            HttpError::PayloadTooLarge(format!("file: {name}: the zip {message}"))
-        }
-        e => HttpError::Unprocessable(format!("file: {name}: {}", strip(&e.to_string(), path))),
-    };
-    source::check_source(path, false).map_err(unreadable)?;
-    let mut opened = source::open(path, &source::CsvGeometry::None, false).map_err(unreadable)?;
-    opened.watch(cancel);
-    let mut layer = source::pick_layer(&opened.ds, name, None, Layer::Parcels)
-        .map_err(|e| HttpError::Unprocessable(format!("file: {}", strip(&e.to_string(), path))))?;
-    let mut from = match (s_srs, layer.spatial_ref()) {
-        (Some(code), _) => SpatialRef::from_epsg(code as u32)
-            .map_err(|e| HttpError::field("s_srs", format!("EPSG:{code}: {e}")))?,
-        (None, Some(sr)) => sr,
-        (None, None) => {
-            return Err(HttpError::Unprocessable(format!(
-            "file: {name} names no coordinate system (a shapefile without its .prj?); send s_srs"
-        )))
-        }
-    };
-    let mut to = SpatialRef::from_epsg(4326).map_err(HttpError::Internal)?;
-    // Longitude first, as GeoJSON has it.
-    from.set_axis_mapping_strategy(AxisMappingStrategy::TraditionalGisOrder);
-    to.set_axis_mapping_strategy(AxisMappingStrategy::TraditionalGisOrder);
-    let ct = CoordTransform::new(&from, &to).map_err(HttpError::Internal)?;
-    let mut polys: Vec<Polygon<f64>> = Vec::new();
-    let mut features = 0;
-    let mut size = Size::default();
-    for f in layer.features() {
-        cancel.check().map_err(|why| stopped(why, features))?;
-        let Some(g) = f.geometry() else { continue };
-        features += 1;
-        // Counted before the polygon is converted, and the whole file before the polygons
-        // are joined: a union's cost grows faster than its input.
-        size = size.plus(ogr_size(g));
-        crate::answer::place::footprint_size("file", size)?;
-        let t = g.transform(&ct).map_err(|e| {
-            HttpError::Unprocessable(format!("file: feature {features}: cannot reach CRS84: {e}"))
-        })?;
-        let text = t.json().map_err(HttpError::Internal)?;
-        let gj: geojson::Geometry = text
-            .parse()
-            .map_err(|e| HttpError::Unprocessable(format!("file: feature {features}: {e}")))?;
-        match Geometry::<f64>::try_from(gj) {
-            Ok(Geometry::Polygon(p)) => polys.push(p),
-            Ok(Geometry::MultiPolygon(m)) => polys.extend(m.0),
-            _ => {
-                return Err(HttpError::Unprocessable(format!(
-                    "file: feature {features} of {name} is not a polygon; a footprint is the outline of the project"
-                )))
+/// A footprint that could not be read, answered: what is wrong with the file is a 400 or
+/// 422 naming `file` (or `s_srs`), a zip over its limits a 413.
+fn refused(e: FootprintError, name: &str) -> HttpError {
+    match e {
+        FootprintError::Unreadable { source, message } => match *source {
+            ImportError::TooLarge { message, .. } => {
+                HttpError::PayloadTooLarge(format!("file: {name}: the zip {message}"))
             }
+            _ => HttpError::Unprocessable(format!("file: {message}")),
+        },
+        FootprintError::UnknownCrs { code, source } => {
+            HttpError::field("s_srs", format!("EPSG:{code}: {source}"))
         }
-    }
-    // An interrupted statement ends the loop as the end of the file would.
-    cancel.check().map_err(|why| stopped(why, features))?;
-    if polys.is_empty() {
-        return Err(HttpError::Unprocessable(format!(
-            "file: {name} holds no polygon"
-        )));
-    }
-    let joined: MultiPolygon<f64> = if polys.len() == 1 {
-        MultiPolygon(polys)
-    } else {
-        geo::unary_union(&polys)
-    };
-    let geometry = geojson::Geometry::from(&joined);
-    Ok(json!({
-        "type": "Feature",
-        "geometry": geometry,
-        "properties": {"file": name, "features": features, "polygons": joined.0.len()},
-    }))
-}
-
-/// Parts and vertices of an OGR geometry, counted without converting it.
-fn ogr_size(g: &OgrGeometry) -> Size {
-    fn vertices(g: &OgrGeometry) -> usize {
-        match g.geometry_count() {
-            0 => g.point_count(),
-            n => (0..n).map(|i| vertices(&g.get_geometry(i))).sum(),
-        }
-    }
-    use gdal_sys::OGRwkbGeometryType as T;
-    let parts = match gdal::vector::geometry_type_flatten(g.geometry_type()) {
-        T::wkbMultiPolygon | T::wkbMultiSurface | T::wkbGeometryCollection => g.geometry_count(),
-        _ => 1,
-    };
-    Size {
-        parts,
-        vertices: vertices(g),
+        FootprintError::OverBudget(e) => e.into(),
+        FootprintError::Stopped { why, read } => stopped(why, read),
+        e @ FootprintError::Internal { .. } => HttpError::Internal(e),
+        e => HttpError::Unprocessable(format!("file: {e}")),
     }
 }
 
@@ -220,9 +143,4 @@ fn stopped(why: Stop, read: usize) -> HttpError {
         },
         why => HttpError::Unprocessable(format!("file: {why}")),
     }
-}
-
-/// A message without the server's temporary path.
-fn strip(msg: &str, path: &std::path::Path) -> String {
-    msg.replace(&path.display().to_string(), "the file")
 }

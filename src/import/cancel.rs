@@ -136,7 +136,7 @@ impl Cancel {
                 SQLITE_CHECK_EVERY,
                 Some(sqlite_progress),
                 &*token as *const Cancel as *mut c_void,
-            )
+            );
         };
         Some(SqliteWatch { _token: token })
     }

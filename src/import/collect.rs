@@ -280,7 +280,7 @@ fn count_problem(c: &mut ProblemCounts, p: &Problem) {
         Problem::MissingId => c.missing_id += 1,
         Problem::MissingRequired(_) => c.missing_required += 1,
         Problem::BadValue(..) | Problem::TooLong { .. } | Problem::BadText { .. } => {
-            c.bad_value += 1
+            c.bad_value += 1;
         }
     }
 }

@@ -2,7 +2,7 @@
 
 use gdal::spatial_ref::{AxisMappingStrategy, CoordTransform, SpatialRef};
 
-use super::error::{ImportError, Result};
+use super::error::{CrsError, CrsStep, ImportError, Result};
 use crate::domain::LengthUnit;
 use crate::store::RegistryMeta;
 
@@ -14,9 +14,10 @@ pub fn parse_epsg(s: &str) -> Result<i32> {
         .or_else(|| t.strip_prefix("epsg:"))
         .unwrap_or(t);
     code.parse::<i32>().ok().filter(|c| *c > 0).ok_or_else(|| {
-        ImportError::Crs(format!(
-            "{s:?} is not a CRS; expected EPSG:<code>, e.g. EPSG:2260"
-        ))
+        CrsError::NotACode {
+            given: s.to_string(),
+        }
+        .into()
     })
 }
 
@@ -35,17 +36,17 @@ pub fn srs_from_epsg(code: i32) -> Result<SpatialRef> {
 pub fn registry_crs(code: i32) -> Result<(String, String, LengthUnit)> {
     let srs = srs_from_epsg(code)?;
     if !srs.is_projected() {
-        return Err(ImportError::Crs(format!(
-            "EPSG:{code} is not a projected CRS; a registry needs one so distances and areas are planar (e.g. EPSG:2260 NY East ftUS, EPSG:32618 UTM 18N)"
-        )));
+        return Err(CrsError::NotProjected { code }.into());
     }
     let factor = srs.linear_units();
-    let unit = LengthUnit::from_metres_per_unit(factor).ok_or_else(|| {
-        ImportError::Crs(format!(
-            "EPSG:{code} has a linear unit of {factor} m, which the registry does not support"
-        ))
+    let unit = LengthUnit::from_metres_per_unit(factor).ok_or(CrsError::UnsupportedUnit {
+        code,
+        metres_per_unit: factor,
     })?;
-    let wkt = srs.to_wkt().map_err(|e| ImportError::Crs(e.to_string()))?;
+    let wkt = srs.to_wkt().map_err(|source| CrsError::Gdal {
+        step: CrsStep::ToWkt { code: Some(code) },
+        source,
+    })?;
     Ok((
         srs.name().unwrap_or_else(|| format!("EPSG:{code}")),
         wkt,
@@ -156,7 +157,10 @@ impl Reprojector {
         let mut zs = vec![0.0; xs.len()];
         self.ct
             .transform_coords(&mut xs, &mut ys, &mut zs)
-            .map_err(|e| ImportError::Crs(format!("cannot transform coordinates: {e}")))?;
+            .map_err(|source| CrsError::Gdal {
+                step: CrsStep::Coordinates,
+                source,
+            })?;
         let mut out = g.clone();
         // map_coords_in_place wants a Copy closure: count positions in a Cell.
         let i = std::cell::Cell::new(0usize);
@@ -174,7 +178,10 @@ impl Reprojector {
         let (mut xs, mut ys, mut zs) = ([x], [y], [0.0]);
         self.ct
             .transform_coords(&mut xs, &mut ys, &mut zs)
-            .map_err(|e| ImportError::Crs(format!("cannot transform ({x}, {y}): {e}")))?;
+            .map_err(|source| CrsError::Gdal {
+                step: CrsStep::Point { x, y },
+                source,
+            })?;
         Ok((xs[0], ys[0]))
     }
 }

@@ -42,9 +42,20 @@ pub enum ImportError {
         /// What it has.
         names: String,
     },
-    /// A CRS problem (unknown code, missing or unreadable source CRS...).
-    #[error("{0}")]
-    Crs(String),
+    /// A CRS problem (unknown code, missing or unreadable source CRS...), by what it is.
+    #[error(transparent)]
+    Crs(#[from] CrsError),
+    /// A request's option is wrong before anything is read, or the source shows it is
+    /// (a `where` condition GDAL cannot apply, an `id` expression over fields the file
+    /// does not have): the option by its request name (`map`, `s_srs`, `layer_by`,
+    /// `where`...) and the message, which names the flag as the command line has it.
+    #[error("{message}")]
+    Invalid {
+        /// The option at fault, as [`super::request::ImportRequest`] names it.
+        field: &'static str,
+        /// What is wrong, and what would do.
+        message: String,
+    },
     /// GDAL (or PROJ under it) failed at a step: what the step was, and GDAL's own error
     /// (its class, number and message) as it returned it. The message says both, so a
     /// person reads GDAL's words; the error is kept too, for code and for the log.
@@ -125,6 +136,101 @@ pub enum ImportError {
     Store(#[from] StoreError),
 }
 
+/// A coordinate reference system problem: which CRS, in what, and GDAL's (PROJ's) own
+/// error when one was the cause.
+#[derive(Debug, thiserror::Error)]
+pub enum CrsError {
+    /// Text that is no EPSG code (`--s-srs`, `--crs`).
+    #[error("{given:?} is not a CRS; expected EPSG:<code>, e.g. EPSG:2260")]
+    NotACode {
+        /// The text as given.
+        given: String,
+    },
+    /// A registry's CRS must be projected.
+    #[error("EPSG:{code} is not a projected CRS; a registry needs one so distances and areas are planar (e.g. EPSG:2260 NY East ftUS, EPSG:32618 UTM 18N)")]
+    NotProjected {
+        /// The EPSG code.
+        code: i32,
+    },
+    /// A registry's CRS in a linear unit the registry has no name for.
+    #[error(
+        "EPSG:{code} has a linear unit of {metres_per_unit} m, which the registry does not support"
+    )]
+    UnsupportedUnit {
+        /// The EPSG code.
+        code: i32,
+        /// Its unit, in metres.
+        metres_per_unit: f64,
+    },
+    /// A GeoJSON file's `crs` member names a CRS PROJ does not know.
+    #[error("{path} (layer {src_layer}): its \"crs\" member names {name}, which PROJ does not know; give the CRS with --s-srs EPSG:<code>")]
+    UnknownToProj {
+        /// The file.
+        path: String,
+        /// The source layer.
+        src_layer: String,
+        /// The CRS the file names.
+        name: String,
+    },
+    /// A source with geometries and no CRS.
+    #[error("{path} (layer {src_layer}): the source has no CRS (no .prj, an empty .prj, or one PROJ cannot read); give it with --s-srs EPSG:<code>")]
+    Missing {
+        /// The file.
+        path: String,
+        /// The source layer.
+        src_layer: String,
+    },
+    /// GDAL (PROJ) failed at a step with a CRS: the step, and GDAL's error. The message
+    /// is the step's words (if any) followed by GDAL's.
+    #[error("{}{source}", .step.prefix())]
+    Gdal {
+        /// What was being done.
+        step: CrsStep,
+        /// GDAL's error.
+        #[source]
+        source: gdal::errors::GdalError,
+    },
+}
+
+/// What was being done with a CRS when GDAL failed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CrsStep {
+    /// Writing a CRS as WKT (the registry's, when `code` is set, or a source's).
+    ToWkt {
+        /// The EPSG code, when the CRS is one.
+        code: Option<i32>,
+    },
+    /// Reading a source's CRS back from its WKT.
+    FromWkt,
+    /// Making the transformation between the source's CRS and the registry's.
+    Transformation {
+        /// The registry's EPSG code.
+        to: i32,
+    },
+    /// Transforming a geometry's coordinates.
+    Coordinates,
+    /// Transforming one position.
+    Point {
+        /// Its x (easting or longitude).
+        x: f64,
+        /// Its y (northing or latitude).
+        y: f64,
+    },
+}
+
+impl CrsStep {
+    /// The words said before GDAL's message.
+    fn prefix(&self) -> String {
+        match self {
+            CrsStep::ToWkt { .. } | CrsStep::FromWkt | CrsStep::Transformation { .. } => {
+                String::new()
+            }
+            CrsStep::Coordinates => "cannot transform coordinates: ".into(),
+            CrsStep::Point { x, y } => format!("cannot transform ({x}, {y}): "),
+        }
+    }
+}
+
 /// Result alias for import and export.
 pub type Result<T, E = ImportError> = std::result::Result<T, E>;
 
@@ -146,5 +252,28 @@ mod tests {
         assert!(e.to_string().ends_with(&source.to_string()), "{e}");
         let as_source = std::error::Error::source(&e).expect("a source");
         assert!(as_source.is::<gdal::errors::GdalError>());
+    }
+
+    #[test]
+    fn a_crs_problem_keeps_the_code_and_says_what_it_said() {
+        let e = super::super::crs::parse_epsg("EPSG:x").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "\"EPSG:x\" is not a CRS; expected EPSG:<code>, e.g. EPSG:2260"
+        );
+        assert!(
+            matches!(e, ImportError::Crs(CrsError::NotACode { .. })),
+            "{e:?}"
+        );
+        let e = super::super::crs::registry_crs(4326).unwrap_err();
+        assert!(
+            matches!(e, ImportError::Crs(CrsError::NotProjected { code: 4326 })),
+            "{e:?}"
+        );
+        assert!(
+            e.to_string()
+                .starts_with("EPSG:4326 is not a projected CRS; "),
+            "{e}"
+        );
     }
 }

@@ -275,7 +275,7 @@ fn shapefile_losses(layer: Layer, features: &[Feature]) -> Vec<String> {
             out.push(format!(
                 "feature {} field {field}: {n} bytes, a shapefile holds {DBF_MAX_TEXT_BYTES}",
                 f.id
-            ))
+            ));
         };
         if long(&f.id) {
             note(layer.id_field(), f.id.len());
@@ -332,7 +332,7 @@ fn write_file(
         // Ten decimals of a degree is about 0.01 mm: a round trip keeps positions far
         // inside the registry's 0.001-unit tolerance (RFC 7946's suggested 6 would not).
         ExportFormat::GeoJson => {
-            options.extend(["RFC7946=YES", "COORDINATE_PRECISION=10", "WRITE_NAME=NO"])
+            options.extend(["RFC7946=YES", "COORDINATE_PRECISION=10", "WRITE_NAME=NO"]);
         }
         // The .csvt beside it gives each column its type, so numbers come back as numbers.
         ExportFormat::Csv => options.extend(["GEOMETRY=AS_WKT", "CREATE_CSVT=YES"]),
@@ -467,7 +467,7 @@ fn write_features(
                     None => out.set_field_double(idx, n.as_f64().unwrap_or(f64::NAN))?,
                 },
                 (Some(serde_json::Value::Number(n)), ExtraType::Real) => {
-                    out.set_field_double(idx, n.as_f64().unwrap_or(f64::NAN))?
+                    out.set_field_double(idx, n.as_f64().unwrap_or(f64::NAN))?;
                 }
                 (Some(serde_json::Value::String(s)), _) => out.set_field_string(idx, &text(s))?,
                 (Some(other), _) => out.set_field_string(idx, &text(&other.to_string()))?,

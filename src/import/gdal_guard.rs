@@ -202,7 +202,7 @@ impl ErrorCapture {
             gdal_sys::CPLPushErrorHandlerEx(
                 Some(capture_handler),
                 &*sink as *const Sink as *mut c_void,
-            )
+            );
         };
         ErrorCapture {
             sink,

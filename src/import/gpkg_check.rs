@@ -52,7 +52,7 @@ pub fn check(path: &Path) -> Result<(), String> {
             10_000,
             Some(stop_when_cancelled),
             &cancel as *const Cancel as *mut std::ffi::c_void,
-        )
+        );
     };
     let objects = db.rows(
         "SELECT type, name, tbl_name, coalesce(sql, '') FROM sqlite_master",

@@ -13,6 +13,7 @@ pub mod crs;
 mod declared;
 mod error;
 pub mod export;
+pub mod footprint;
 pub mod gdal_guard;
 mod gpkg_check;
 pub mod idexpr;
@@ -20,6 +21,7 @@ mod pipeline;
 mod progress;
 mod read;
 mod report;
+pub mod request;
 mod select;
 pub mod settings;
 mod simple;
@@ -36,8 +38,9 @@ use geo_types::{Geometry, MultiPolygon};
 use tokio::sync::mpsc;
 
 pub use convert::{geometry_name, InvalidPolicy, MAX_VALUE_BYTES};
-pub use error::{ImportError, Result};
+pub use error::{CrsError, CrsStep, ImportError, Result};
 pub use report::{FeatureNote, ImportReport, ProblemCounts};
+pub use request::{ImportOutcome, ImportPlan, ImportRequest, RunContext};
 
 use crate::domain::Layer;
 use crate::store::{Store, StoreError, WriteMode, WriteMsg, WriteRequest};

@@ -16,7 +16,7 @@ use gdal::vector::{Geometry as OgrGeometry, LayerAccess};
 use super::cancel::Cancel;
 use super::convert::{self, InvalidPolicy, Problem};
 use super::crs;
-use super::error::{ImportError, Result};
+use super::error::{CrsError, CrsStep, ImportError, Result};
 use super::gdal_guard;
 use super::source::FieldPlan;
 use super::unchanged::Recipe;
@@ -169,7 +169,7 @@ pub(super) fn run(
                 Ok(Ok(())) => {}
                 Ok(Err(e)) => worker_error = Some(e),
                 Err(_) => {
-                    worker_error = Some(ImportError::Crs("a conversion thread panicked".into()))
+                    worker_error = Some(ImportError::Refused("a conversion thread panicked".into()))
                 }
             }
         }
@@ -328,11 +328,20 @@ fn worker(
 ) -> Result<()> {
     let ct = match setup.source_wkt {
         Some(wkt) => {
-            let mut from =
-                SpatialRef::from_wkt(wkt).map_err(|e| ImportError::Crs(e.to_string()))?;
+            let mut from = SpatialRef::from_wkt(wkt).map_err(|source| CrsError::Gdal {
+                step: CrsStep::FromWkt,
+                source,
+            })?;
             from.set_axis_mapping_strategy(AxisMappingStrategy::TraditionalGisOrder);
             let to = crs::srs_from_epsg(setup.target_srid)?;
-            Some(CoordTransform::new(&from, &to).map_err(|e| ImportError::Crs(e.to_string()))?)
+            Some(
+                CoordTransform::new(&from, &to).map_err(|source| CrsError::Gdal {
+                    step: CrsStep::Transformation {
+                        to: setup.target_srid,
+                    },
+                    source,
+                })?,
+            )
         }
         None => None,
     };

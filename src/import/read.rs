@@ -8,7 +8,7 @@ use geo_types::MultiPolygon;
 use tokio::sync::mpsc;
 
 use super::collect::{Bounds, Collector};
-use super::error::{ImportError, Result};
+use super::error::{CrsError, CrsStep, ImportError, Result};
 use super::progress::Progress;
 use super::report::ImportReport;
 use super::source::{self, CsvGeometry};
@@ -89,47 +89,23 @@ pub(super) fn read_source(
     // stderr: that guess must not pass for the file's CRS.
     let unknown_crs = (opened.driver == "GeoJSON" && !opened.open_errors.is_empty())
         .then(|| source::geojson_crs_name(&opts.path).unwrap_or_else(|| "a CRS".into()));
-    let source_srs = match (source_srs_override, src.spatial_ref()) {
-        (Some(s), file) => {
-            match (&unknown_crs, file) {
-                (Some(name), _) => report.warnings.push(format!(
-                    "the file's crs {name} is unknown to PROJ; read as {} from --s-srs",
-                    crs::describe(&s)
-                )),
-                (None, Some(f)) => report.warnings.push(format!(
-                    "the file's CRS {} was overridden by --s-srs",
-                    crs::describe(&f)
-                )),
-                (None, None) => {}
-            }
-            Some(s)
-        }
-        (None, _) if has_geometry && unknown_crs.is_some() => {
-            return Err(ImportError::Crs(format!(
-                "{path_str} (layer {src_name}): its \"crs\" member names {}, which PROJ does not know; give the CRS with --s-srs EPSG:<code>",
-                unknown_crs.unwrap_or_default()
-            )))
-        }
-        (None, Some(mut s)) => {
-            s.set_axis_mapping_strategy(gdal::spatial_ref::AxisMappingStrategy::TraditionalGisOrder);
-            Some(s)
-        }
-        (None, None) if matches!(csv, CsvGeometry::LonLat(..)) => {
-            report.warnings.push("the CSV's longitude/latitude columns were read as WGS 84 (EPSG:4326); give --s-srs if they are not".into());
-            Some(crs::srs_from_epsg(4326)?)
-        }
-        (None, None) if has_geometry => {
-            return Err(ImportError::Crs(format!(
-                "{path_str} (layer {src_name}): the source has no CRS (no .prj, an empty .prj, or one PROJ cannot read); give it with --s-srs EPSG:<code>"
-            )))
-        }
-        (None, None) => None,
-    };
+    let source_srs = source_crs(
+        source_srs_override,
+        src.spatial_ref(),
+        unknown_crs,
+        &csv,
+        has_geometry,
+        (&path_str, &src_name),
+        &mut report,
+    )?;
     report.source_crs = source_srs.as_ref().map(crs::describe);
     // Each conversion thread builds its own transform from this WKT (PROJ objects are not
     // shared between threads).
     let source_wkt = match &source_srs {
-        Some(s) if has_geometry => Some(s.to_wkt().map_err(|e| ImportError::Crs(e.to_string()))?),
+        Some(s) if has_geometry => Some(s.to_wkt().map_err(|source| CrsError::Gdal {
+            step: CrsStep::ToWkt { code: None },
+            source,
+        })?),
         _ => None,
     };
 
@@ -148,27 +124,14 @@ pub(super) fn read_source(
             }
         })
         .collect();
-    let id_rule = select::id_rule(opts, &source_fields, &path_str, &src_name)?;
-    if let Some(r) = &id_rule {
-        report.ids = Some(r.describe());
-    }
-    let plan = match source::plan_fields_with(
-        layer,
+    let plan = field_plan(
+        opts,
         &source_fields,
-        &opts.maps,
         &path_str,
         &src_name,
-        id_rule,
-    ) {
-        // A file with no features often has no fields either (an empty GeoJSON): what
-        // is wrong with it is that it is empty, which the report and --replace's guard say.
-        Err(ImportError::MissingField { .. }) if declared == Some(0) => {
-            source::FieldPlan::empty(layer)
-        }
-        other => other?,
-    };
-    report.field_map = plan.described.iter().cloned().collect();
-    report.extra_fields = plan.extra.iter().map(|(_, n)| n.clone()).collect();
+        declared,
+        &mut report,
+    )?;
 
     let total = declared;
     let progress = Progress::new(opts.progress, total, &src_name);
@@ -195,19 +158,7 @@ pub(super) fn read_source(
     });
     let large = declared.is_some_and(|n| n >= crate::store::WHOLE_LAYER_FROM as u64)
         || opts.mode == WriteMode::Replace;
-    let stored = match sink {
-        Some(tx) if hash_here && large => {
-            let (ask, answer) = tokio::sync::oneshot::channel();
-            if tx.blocking_send(WriteMsg::StoredRows(ask)).is_ok() {
-                // A writer that failed before answering drops the question: the import
-                // then converts everything, and the write's error is the one reported.
-                answer.blocking_recv().ok().flatten()
-            } else {
-                None
-            }
-        }
-        _ => None,
-    };
+    let stored = stored_rows(sink, hash_here && large);
     let csv_restored = std::sync::atomic::AtomicU64::new(0);
     let setup = pipeline::Setup {
         layer,
@@ -269,6 +220,139 @@ pub(super) fn read_source(
         let _ = tx.blocking_send(last);
     }
     let restored = csv_restored.load(std::sync::atomic::Ordering::Relaxed);
+    read_warnings(&mut report, read, restored);
+    replace_checks(
+        opts,
+        &mut report,
+        existing,
+        &seen,
+        &path_str,
+        sink.is_some(),
+    )?;
+    if report.problems.invalid_geometry == 0 && !report.repaired.is_empty() {
+        report.warnings.push(format!(
+            "{} invalid geometries were repaired (use --invalid reject to refuse them)",
+            report.repaired.len()
+        ));
+    }
+    Ok(report)
+}
+
+/// The source's CRS: --s-srs, else the file's, else (CSV lon/lat only) WGS 84; none for
+/// a source without geometry. A GeoJSON "crs" PROJ does not know, or a source with
+/// geometry and no CRS, is an error; an override or a guess is a warning.
+fn source_crs(
+    source_srs_override: Option<gdal::spatial_ref::SpatialRef>,
+    file_srs: Option<gdal::spatial_ref::SpatialRef>,
+    unknown_crs: Option<String>,
+    csv: &CsvGeometry,
+    has_geometry: bool,
+    (path_str, src_name): (&str, &str),
+    report: &mut ImportReport,
+) -> Result<Option<gdal::spatial_ref::SpatialRef>> {
+    let source_srs = match (source_srs_override, file_srs) {
+        (Some(s), file) => {
+            match (&unknown_crs, file) {
+                (Some(name), _) => report.warnings.push(format!(
+                    "the file's crs {name} is unknown to PROJ; read as {} from --s-srs",
+                    crs::describe(&s)
+                )),
+                (None, Some(f)) => report.warnings.push(format!(
+                    "the file's CRS {} was overridden by --s-srs",
+                    crs::describe(&f)
+                )),
+                (None, None) => {}
+            }
+            Some(s)
+        }
+        (None, _) if has_geometry && unknown_crs.is_some() => {
+            return Err(CrsError::UnknownToProj {
+                path: path_str.to_string(),
+                src_layer: src_name.to_string(),
+                name: unknown_crs.unwrap_or_default(),
+            }
+            .into())
+        }
+        (None, Some(mut s)) => {
+            s.set_axis_mapping_strategy(
+                gdal::spatial_ref::AxisMappingStrategy::TraditionalGisOrder,
+            );
+            Some(s)
+        }
+        (None, None) if matches!(csv, CsvGeometry::LonLat(..)) => {
+            report.warnings.push("the CSV's longitude/latitude columns were read as WGS 84 (EPSG:4326); give --s-srs if they are not".into());
+            Some(crs::srs_from_epsg(4326)?)
+        }
+        (None, None) if has_geometry => {
+            return Err(CrsError::Missing {
+                path: path_str.to_string(),
+                src_layer: src_name.to_string(),
+            }
+            .into())
+        }
+        (None, None) => None,
+    };
+    Ok(source_srs)
+}
+
+/// How the source's fields map onto the layer's (with the id rule), noted in the report.
+fn field_plan(
+    opts: &ImportOptions,
+    source_fields: &[String],
+    path_str: &str,
+    src_name: &str,
+    declared: Option<u64>,
+    report: &mut ImportReport,
+) -> Result<source::FieldPlan> {
+    let layer = opts.layer;
+    let id_rule = select::id_rule(opts, source_fields, path_str, src_name)?;
+    if let Some(r) = &id_rule {
+        report.ids = Some(r.describe());
+    }
+    let plan = match source::plan_fields_with(
+        layer,
+        source_fields,
+        &opts.maps,
+        path_str,
+        src_name,
+        id_rule,
+    ) {
+        // A file with no features often has no fields either (an empty GeoJSON): what
+        // is wrong with it is that it is empty, which the report and --replace's guard say.
+        Err(ImportError::MissingField { .. }) if declared == Some(0) => {
+            source::FieldPlan::empty(layer)
+        }
+        other => other?,
+    };
+    report.field_map = plan.described.iter().cloned().collect();
+    report.extra_fields = plan.extra.iter().map(|(_, n)| n.clone()).collect();
+
+    Ok(plan)
+}
+
+/// The layer's stored rows, asked of the writer when `ask` (see `read_source`); none when
+/// the writer fails before answering.
+fn stored_rows(
+    sink: Option<&mpsc::Sender<WriteMsg>>,
+    ask: bool,
+) -> Option<std::sync::Arc<crate::store::StoredRows>> {
+    match sink {
+        Some(tx) if ask => {
+            let (ask, answer) = tokio::sync::oneshot::channel();
+            if tx.blocking_send(WriteMsg::StoredRows(ask)).is_ok() {
+                // A writer that failed before answering drops the question: the import
+                // then converts everything, and the write's error is the one reported.
+                answer.blocking_recv().ok().flatten()
+            } else {
+                None
+            }
+        }
+        _ => None,
+    }
+}
+
+/// The warnings of a read: CSV cells read without their formula guard, nothing read.
+fn read_warnings(report: &mut ImportReport, read: u64, restored: u64) {
     if restored > 0 {
         report.warnings.push(format!(
             "{restored} {} began with the single quote a CSV export puts before text a spreadsheet would run as a formula (=, +, -, @, tab, carriage return, or a quote): read without it",
@@ -281,12 +365,24 @@ pub(super) fn read_source(
             None => "the file has no features".into(),
         });
     }
-    if opts.mode == WriteMode::Replace && report.rejected > 0 && sink.is_some() {
+}
+
+/// The guards of a replace: no feature rejected that the replace would delete, and the
+/// rows it deletes listed (and refused past the allowed share); a dry run only warns.
+fn replace_checks(
+    opts: &ImportOptions,
+    report: &mut ImportReport,
+    existing: Option<&rustc_hash::FxHashSet<String>>,
+    seen: &rustc_hash::FxHashMap<String, u64>,
+    path_str: &str,
+    writes: bool,
+) -> Result<()> {
+    if opts.mode == WriteMode::Replace && report.rejected > 0 && writes {
         // A rejected feature's current version would be deleted by the replace: refuse
         // rather than lose it. The writer rolls back when it sees the error.
         return Err(ImportError::Refused(format!(
             "{path_str}: {} features were rejected, and --replace would delete their current versions from {}; fix them (see the report with --dry-run) or import without --replace",
-            report.rejected, layer
+            report.rejected, opts.layer
         )));
     }
     if let Some(existing) = existing {
@@ -297,8 +393,8 @@ pub(super) fn read_source(
             .collect();
         deletes.sort();
         report.deletes = deletes;
-        if let Some(why) = replace_refusal(opts, &report, existing.len(), &path_str) {
-            if sink.is_some() {
+        if let Some(why) = replace_refusal(opts, report, existing.len(), path_str) {
+            if writes {
                 return Err(ImportError::Refused(why));
             }
             report
@@ -306,13 +402,7 @@ pub(super) fn read_source(
                 .push(format!("the import itself would be refused: {why}"));
         }
     }
-    if report.problems.invalid_geometry == 0 && !report.repaired.is_empty() {
-        report.warnings.push(format!(
-            "{} invalid geometries were repaired (use --invalid reject to refuse them)",
-            report.repaired.len()
-        ));
-    }
-    Ok(report)
+    Ok(())
 }
 
 /// Why a replace must not go ahead without an explicit yes: it would empty the layer, or

@@ -131,6 +131,16 @@ impl ImportReport {
 
 impl fmt::Display for ImportReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.fmt_source(f)?;
+        self.fmt_counts(f)?;
+        self.fmt_notes(f)?;
+        writeln!(f, "  took {:.2} s", self.seconds)
+    }
+}
+
+impl ImportReport {
+    /// What was read and how: source, CRS, field map, filter, ids.
+    fn fmt_source(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
             "import {} <- {} (layer {})",
@@ -171,6 +181,11 @@ impl fmt::Display for ImportReport {
         if let Some(i) = &self.ids {
             writeln!(f, "  ids        {i}")?;
         }
+        Ok(())
+    }
+
+    /// The counts: read, imported, rejected by problem, repaired, converted, outside, deleted, written.
+    fn fmt_counts(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "  read       {}", self.read)?;
         writeln!(
             f,
@@ -243,6 +258,11 @@ impl fmt::Display for ImportReport {
                 w.inserted, w.updated, w.unchanged, w.deleted, w.import_id
             )?;
         }
+        Ok(())
+    }
+
+    /// The warnings, then the rejected and repaired features (the first few of each).
+    fn fmt_notes(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for w in &self.warnings {
             writeln!(f, "  warning: {w}")?;
         }
@@ -272,6 +292,6 @@ impl fmt::Display for ImportReport {
                 )?;
             }
         }
-        writeln!(f, "  took {:.2} s", self.seconds)
+        Ok(())
     }
 }

@@ -21,10 +21,13 @@ pub(super) fn apply_filter(
     report.source_features = src.try_feature_count();
     src.set_attribute_filter(w).map_err(|e| {
         let fields: Vec<String> = src.defn().fields().map(|f| f.name()).collect();
-        ImportError::Refused(format!(
-            "{path} (layer {src_name}): --where {w:?} is not a condition GDAL can apply ({e}); write it in OGR SQL, e.g. \"FeatureType = 'Catch Basin'\" or \"FeatureType IN ('Manhole', 'Junction Box')\", over the fields: {}",
-            fields.join(", ")
-        ))
+        ImportError::Invalid {
+            field: "where",
+            message: format!(
+                "{path} (layer {src_name}): --where {w:?} is not a condition GDAL can apply ({e}); write it in OGR SQL, e.g. \"FeatureType = 'Catch Basin'\" or \"FeatureType IN ('Manhole', 'Junction Box')\", over the fields: {}",
+                fields.join(", ")
+            ),
+        }
     })?;
     report.filter = Some(w.to_string());
     Ok(true)
@@ -38,13 +41,15 @@ pub(super) fn id_rule(
     src_name: &str,
 ) -> Result<Option<idexpr::IdRule>> {
     match (&opts.id_expr, &opts.id_prefix) {
-        (Some(_), Some(_)) => Err(ImportError::Refused(
-            "give --id (an expression) or --id-prefix (generated ids), not both".into(),
-        )),
+        (Some(_), Some(_)) => Err(ImportError::Invalid {
+            field: "id_prefix",
+            message: super::request::ID_AND_PREFIX.into(),
+        }),
         (Some(e), None) => idexpr::IdExpr::parse(e, fields)
             .map(|e| Some(idexpr::IdRule::Expr(e)))
-            .map_err(|why| {
-                ImportError::Refused(format!("{path} (layer {src_name}): --id {e:?}: {why}"))
+            .map_err(|why| ImportError::Invalid {
+                field: "id",
+                message: format!("{path} (layer {src_name}): --id {e:?}: {why}"),
             }),
         (None, Some(p)) => Ok(Some(idexpr::IdRule::Generated { prefix: p.clone() })),
         (None, None) => Ok(None),

@@ -42,7 +42,7 @@ impl LayerBy {
     /// Parses the command-line form, or reads the TOML file `arg` names (a path ending
     /// in `.toml`).
     pub fn parse(arg: &str) -> Result<LayerBy> {
-        let bad = |why: String| ImportError::Refused(format!("--layer-by {arg:?}: {why}"));
+        let bad = |why: String| invalid(arg, why);
         if arg.trim_end().ends_with(".toml") && Path::new(arg.trim()).is_file() {
             let text = std::fs::read_to_string(arg.trim())
                 .map_err(|e| bad(format!("cannot read it: {e}")))?;
@@ -59,6 +59,14 @@ impl LayerBy {
             .checked()
             .map_err(bad);
         }
+        Self::parse_inline(arg)
+    }
+
+    /// Parses the command-line form only (`FIELD=layer:'value';...`), never reading a
+    /// file: what an upload's `layer_by` may be, since a server's files are not the
+    /// client's to name.
+    pub fn parse_inline(arg: &str) -> Result<LayerBy> {
+        let bad = |why: String| invalid(arg, why);
         let (field, rest) = arg.split_once('=').ok_or_else(|| {
             bad("expected FIELD=layer:'value','value';layer:'value' or a .toml file".into())
         })?;
@@ -154,6 +162,14 @@ impl LayerBy {
             self.field.replace('"', "\"\""),
             self.condition(&all)
         )
+    }
+}
+
+/// A refused mapping, named as the command line and the request name it.
+fn invalid(arg: &str, why: String) -> ImportError {
+    ImportError::Invalid {
+        field: "layer_by",
+        message: format!("--layer-by {arg:?}: {why}"),
     }
 }
 

@@ -1,13 +1,17 @@
-//! The HTTP service end to end, on both stores: the real `ms4 serve` on 127.0.0.1:0,
-//! driven over HTTP. Roles (every write route with no token, a revoked token, an expired
-//! one and each role), OGC API Features paging, bbox and CRS, inspections feeding the
-//! answers, uploads in one transaction, limits and errors, the API definition.
+//! The HTTP service end to end, on both stores, each its own case. Most tests drive the
+//! router in process (`common::App`, no socket); those whose point is the server itself
+//! (a signal, idle sockets, hyper's own refusals, the `--write-wait` the command sets)
+//! run the real `ms4 serve` on 127.0.0.1:0 over HTTP. Roles (every write route with no
+//! token, a revoked token, an expired one and each role), OGC API Features paging, bbox
+//! and CRS, inspections feeding the answers, uploads in one transaction, limits and
+//! errors, the API definition.
 
 mod case_versions;
 #[path = "../common/mod.rs"]
 mod common;
 mod features;
 mod field_errors;
+mod import_options;
 mod integrity;
 mod photos;
 mod roles;
@@ -16,9 +20,17 @@ mod writes;
 
 use common::*;
 use ms4::domain::Layer;
+use rstest::rstest;
 use serde_json::{json, Value};
 
-async fn send(req: reqwest::RequestBuilder) -> (u16, Value) {
+/// Sends a request to the router in process: its status and its JSON body.
+async fn send(req: Call) -> (u16, Value) {
+    let r = req.send().await;
+    (r.status.as_u16(), r.json())
+}
+
+/// Sends a request to a served process over HTTP: its status and its JSON body.
+async fn send_http(req: reqwest::RequestBuilder) -> (u16, Value) {
     let r = req.send().await.unwrap();
     let status = r.status().as_u16();
     let text = r.text().await.unwrap();
@@ -26,7 +38,7 @@ async fn send(req: reqwest::RequestBuilder) -> (u16, Value) {
     (status, v)
 }
 
-fn bearer(req: reqwest::RequestBuilder, token: Option<&str>) -> reqwest::RequestBuilder {
+fn bearer(req: Call, token: Option<&str>) -> Call {
     match token {
         Some(t) => req.bearer_auth(t),
         None => req,
@@ -46,13 +58,10 @@ fn new_catch_basins() -> String {
     .to_string()
 }
 
-fn upload_form(name: &str, bytes: Vec<u8>, extra: &[(&str, &str)]) -> reqwest::multipart::Form {
-    let mut form = reqwest::multipart::Form::new().part(
-        "file",
-        reqwest::multipart::Part::bytes(bytes).file_name(name.to_string()),
-    );
+fn upload_form(name: &str, bytes: Vec<u8>, extra: &[(&str, &str)]) -> Form {
+    let mut form = Form::new().file("file", name, bytes);
     for (k, v) in extra {
-        form = form.text(k.to_string(), v.to_string());
+        form = form.text(*k, *v);
     }
     form
 }
@@ -61,14 +70,12 @@ fn upload_form(name: &str, bytes: Vec<u8>, extra: &[(&str, &str)]) -> reqwest::m
 #[tokio::test]
 async fn the_api_definition_is_served() {
     let reg = demo_registry("sqlite", "north-castle-ny").await;
-    let server = serve(&reg.url, &[]);
-    let (s, doc) =
-        send(reqwest::Client::new().get(format!("{}/api/openapi.json", server.base))).await;
+    let app = App::new(&reg.store).await;
+    let (s, doc) = send(app.get("/api/openapi.json")).await;
     assert_eq!(s, 200);
     assert_eq!(doc["openapi"], "3.0.3");
     assert!(doc["paths"]["/api/inspections"]["post"]["responses"]["403"].is_object());
-    let (s, e) =
-        send(reqwest::Client::new().delete(format!("{}/api/openapi.json", server.base))).await;
+    let (s, e) = send(app.delete("/api/openapi.json")).await;
     assert_eq!(s, 405, "{e}");
     assert!(e["error"].as_str().unwrap().contains("DELETE"), "{e}");
     assert!(
@@ -85,7 +92,7 @@ async fn the_api_definition_is_served() {
 async fn the_server_shuts_down_gracefully() {
     let reg = demo_registry("sqlite", "north-castle-ny").await;
     let mut server = serve(&reg.url, &["--public-read"]);
-    let (s, _) = send(reqwest::Client::new().get(format!("{}/health", server.base))).await;
+    let (s, _) = send_http(reqwest::Client::new().get(format!("{}/health", server.base))).await;
     assert_eq!(s, 200);
     // Signalled from here, not with kill(1): a minimal system has no procps.
     let pid = server.child.id() as libc::pid_t;
