@@ -28,7 +28,8 @@ cli report.json report --year 2026 --format json
 cli deadlines.json deadlines --as-of 2026-12-01 --format json
 "$bin" --store $s serve --listen 127.0.0.1:$port --public-read >/dev/null 2>&1 & pid=$!
 for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/health" >/dev/null && break; sleep 0.2; done
-api() { local name=$1 path=$2; curl -s "http://127.0.0.1:$port$path" >"$out/api-$name"; }
+# The items' timeStamp is the time of the request: the one field two runs may not share.
+api() { local name=$1 path=$2; curl -s "http://127.0.0.1:$port$path" | sed -E 's/"timeStamp":"[^"]*"/"timeStamp":"-"/' >"$out/api-$name"; }
 for f in json geojson; do
   api trace-up.$f "/api/trace/OF-000001?direction=upstream&f=$f"
   api trace-hw.$f "/api/trace/HW-0001?direction=upstream&f=$f"
