@@ -1,3 +1,5 @@
+//! Build script: embeds the migrations and the web page's built assets.
+
 // The migrations are embedded by `sqlx::migrate!`; rebuild when they change.
 //
 // The web page's built assets (`web/dist`, made by `scripts/web.sh`) are embedded too, so

@@ -89,32 +89,7 @@ async fn run() {
     let mut rows = Vec::new();
 
     // nearby: random points over the structures' extent, in the registry's CRS.
-    let ext = extent(&data, "catch_basins");
-    let sample = get_json(
-        &c,
-        &format!(
-            "{base}/api/nearby?x={:.1}&y={:.1}&k=10&radius=500ft",
-            (ext[0] + ext[2]) / 2.0,
-            (ext[1] + ext[3]) / 2.0
-        ),
-        tok,
-    )
-    .await;
-    eprintln!("nearby sample answer: {:.300}", sample.to_string());
-    let script = work.join("nearby.lua");
-    lua(
-        &script,
-        tok,
-        &format!(
-            "local minx, miny, maxx, maxy = {}, {}, {}, {}",
-            ext[0], ext[1], ext[2], ext[3]
-        ),
-        r#"  local x = minx + math.random() * (maxx - minx)
-  local y = miny + math.random() * (maxy - miny)
-  return wrk.format("GET", string.format("/api/nearby?x=%.1f&y=%.1f&k=10&radius=500ft", x, y))"#,
-    );
-    warm(&base, &script);
-    let nearby = wrk(&base, &script);
+    let nearby = nearby_load(&c, &base, tok, &data, &work).await;
     rows.push((
         "`/api/nearby?x=&y=&k=10&radius=500ft` (random points)".to_string(),
         nearby,
@@ -130,21 +105,7 @@ async fn run() {
     let (x3, y3) = rp.point(pe[2], pe[1]).unwrap();
     // The CRS84 box inside the projected extent's four corners.
     let lonlat = [x0.max(x2), y0.max(y3), x1.min(x3), y1.min(y2)];
-    let area_ft2 = (pe[2] - pe[0]) * (pe[3] - pe[1]);
-    let mut side = (BBOX_TARGET * area_ft2 / parcels as f64).sqrt();
-    let mut boxes = bboxes(lonlat, side, BBOXES, 3);
-    let (mut mean, mut lo, mut hi) = returned(&c, &base, tok, &boxes).await;
-    for _ in 0..3 {
-        if (mean - BBOX_TARGET).abs() / BBOX_TARGET < 0.05 {
-            break;
-        }
-        side *= (BBOX_TARGET / mean).sqrt();
-        boxes = bboxes(lonlat, side, BBOXES, 3);
-        (mean, lo, hi) = returned(&c, &base, tok, &boxes).await;
-    }
-    eprintln!(
-        "bboxes of about {side:.0} ft: {mean:.1} parcels returned on average over {SAMPLE} (min {lo}, max {hi})"
-    );
+    let (boxes, side, mean) = size_bboxes(&c, &base, tok, lonlat, pe, parcels).await;
     let table: Vec<String> = boxes
         .iter()
         .map(|b| format!("\"{}\"", bbox_param(b)))
@@ -167,60 +128,7 @@ async fn run() {
     if let Some(pgu) = &pg {
         let (py_proc, py_base) = start_pygeoapi(&work, pgu);
         wait_ready(&c, &format!("{py_base}/collections/parcels"), None).await;
-        // Both must answer the same. A bbox in the storage CRS (bbox-crs) is a plain
-        // rectangle to both, so the parcels must be the same ones exactly. A CRS84 bbox
-        // is not: ms4 reprojects the box's edges densified (they curve in the projected
-        // plane), pygeoapi only its two corners, so parcels along the edges may differ;
-        // those are counted and reported.
-        let q = |b: &[f64; 4], extra: &str| {
-            format!(
-                "/collections/parcels/items?limit={LIMIT}&bbox={}{extra}",
-                bbox_param(b)
-            )
-        };
-        let both = |path: String| {
-            let c = c.clone();
-            let (base, py_base) = (base.clone(), py_base.clone());
-            async move {
-                (
-                    ids(&get_json(&c, &format!("{base}{path}"), tok).await),
-                    ids(&get_json(&c, &format!("{py_base}{path}"), None).await),
-                )
-            }
-        };
-        let mid = [(pe[0] + pe[2]) / 2.0, (pe[1] + pe[3]) / 2.0];
-        let native = [mid[0], mid[1], mid[0] + side * 1.3, mid[1] + side * 0.9];
-        let (ours, theirs) = both(q(
-            &native.map(|v| (v * 1000.0).round() / 1000.0),
-            "&bbox-crs=http://www.opengis.net/def/crs/EPSG/0/2260",
-        ))
-        .await;
-        eprintln!(
-            "EPSG:2260 bbox: ms4 {} parcels, pygeoapi {}",
-            ours.len(),
-            theirs.len()
-        );
-        assert!(!ours.is_empty());
-        assert_eq!(
-            ours, theirs,
-            "ms4 and pygeoapi return different parcels for one EPSG:2260 bbox"
-        );
-        let mut edge_diff = 0;
-        let mut compared = 0;
-        for b in boxes.iter().take(20) {
-            let (ours, theirs) = both(q(b, "")).await;
-            edge_diff += ours.iter().filter(|i| !theirs.contains(i)).count()
-                + theirs.iter().filter(|i| !ours.contains(i)).count();
-            compared += ours.len();
-        }
-        eprintln!(
-            "CRS84 bboxes: {compared} parcels from ms4 over 20 bboxes, {edge_diff} returned by only one of the two"
-        );
-        assert!(
-            edge_diff * 20 < compared,
-            "ms4 and pygeoapi differ by more than edge parcels on CRS84 bboxes"
-        );
-        crs84_diff = Some((edge_diff, compared));
+        crs84_diff = Some(same_answers(&c, &base, &py_base, tok, pe, side, &boxes).await);
         drop(ms4_proc);
         let script = work.join("items-pygeoapi.lua");
         lua(&script, None, &prelude, body);
@@ -236,6 +144,149 @@ async fn run() {
         peer,
     ));
 
+    print_table(&machine, parcels, &rows, crs84_diff);
+}
+
+/// `/api/nearby` under wrk: random points over the structures' extent, in the registry's
+/// CRS (one sample answer printed first).
+async fn nearby_load(
+    c: &reqwest::Client,
+    base: &str,
+    tok: Option<&str>,
+    data: &std::path::Path,
+    work: &std::path::Path,
+) -> wrk::Load {
+    let ext = extent(data, "catch_basins");
+    let sample = get_json(
+        c,
+        &format!(
+            "{base}/api/nearby?x={:.1}&y={:.1}&k=10&radius=500ft",
+            (ext[0] + ext[2]) / 2.0,
+            (ext[1] + ext[3]) / 2.0
+        ),
+        tok,
+    )
+    .await;
+    eprintln!("nearby sample answer: {:.300}", sample.to_string());
+    let script = work.join("nearby.lua");
+    lua(
+        &script,
+        tok,
+        &format!(
+            "local minx, miny, maxx, maxy = {}, {}, {}, {}",
+            ext[0], ext[1], ext[2], ext[3]
+        ),
+        r#"  local x = minx + math.random() * (maxx - minx)
+  local y = miny + math.random() * (maxy - miny)
+  return wrk.format("GET", string.format("/api/nearby?x=%.1f&y=%.1f&k=10&radius=500ft", x, y))"#,
+    );
+    warm(base, &script);
+    wrk(base, &script)
+}
+
+/// Bboxes sized on a sample to return about `BBOX_TARGET` parcels: their side and the
+/// mean returned.
+async fn size_bboxes(
+    c: &reqwest::Client,
+    base: &str,
+    tok: Option<&str>,
+    lonlat: [f64; 4],
+    pe: [f64; 4],
+    parcels: usize,
+) -> (Vec<[f64; 4]>, f64, f64) {
+    let area_ft2 = (pe[2] - pe[0]) * (pe[3] - pe[1]);
+    let mut side = (BBOX_TARGET * area_ft2 / parcels as f64).sqrt();
+    let mut boxes = bboxes(lonlat, side, BBOXES, 3);
+    let (mut mean, mut lo, mut hi) = returned(c, base, tok, &boxes).await;
+    for _ in 0..3 {
+        if (mean - BBOX_TARGET).abs() / BBOX_TARGET < 0.05 {
+            break;
+        }
+        side *= (BBOX_TARGET / mean).sqrt();
+        boxes = bboxes(lonlat, side, BBOXES, 3);
+        (mean, lo, hi) = returned(c, base, tok, &boxes).await;
+    }
+    eprintln!(
+        "bboxes of about {side:.0} ft: {mean:.1} parcels returned on average over {SAMPLE} (min {lo}, max {hi})"
+    );
+    (boxes, side, mean)
+}
+
+/// ms4 and pygeoapi must answer the same: the same parcels exactly for a bbox in the
+/// storage CRS; on CRS84 bboxes, the parcels only one returns (edge parcels), counted.
+/// Returns those and how many parcels ms4 returned.
+async fn same_answers(
+    c: &reqwest::Client,
+    base: &str,
+    py_base: &str,
+    tok: Option<&str>,
+    pe: [f64; 4],
+    side: f64,
+    boxes: &[[f64; 4]],
+) -> (usize, usize) {
+    // Both must answer the same. A bbox in the storage CRS (bbox-crs) is a plain
+    // rectangle to both, so the parcels must be the same ones exactly. A CRS84 bbox
+    // is not: ms4 reprojects the box's edges densified (they curve in the projected
+    // plane), pygeoapi only its two corners, so parcels along the edges may differ;
+    // those are counted and reported.
+    let q = |b: &[f64; 4], extra: &str| {
+        format!(
+            "/collections/parcels/items?limit={LIMIT}&bbox={}{extra}",
+            bbox_param(b)
+        )
+    };
+    let both = |path: String| {
+        let c = c.clone();
+        let (base, py_base) = (base.to_string(), py_base.to_string());
+        async move {
+            (
+                ids(&get_json(&c, &format!("{base}{path}"), tok).await),
+                ids(&get_json(&c, &format!("{py_base}{path}"), None).await),
+            )
+        }
+    };
+    let mid = [(pe[0] + pe[2]) / 2.0, (pe[1] + pe[3]) / 2.0];
+    let native = [mid[0], mid[1], mid[0] + side * 1.3, mid[1] + side * 0.9];
+    let (ours, theirs) = both(q(
+        &native.map(|v| (v * 1000.0).round() / 1000.0),
+        "&bbox-crs=http://www.opengis.net/def/crs/EPSG/0/2260",
+    ))
+    .await;
+    eprintln!(
+        "EPSG:2260 bbox: ms4 {} parcels, pygeoapi {}",
+        ours.len(),
+        theirs.len()
+    );
+    assert!(!ours.is_empty());
+    assert_eq!(
+        ours, theirs,
+        "ms4 and pygeoapi return different parcels for one EPSG:2260 bbox"
+    );
+    let mut edge_diff = 0;
+    let mut compared = 0;
+    for b in boxes.iter().take(20) {
+        let (ours, theirs) = both(q(b, "")).await;
+        edge_diff += ours.iter().filter(|i| !theirs.contains(i)).count()
+            + theirs.iter().filter(|i| !ours.contains(i)).count();
+        compared += ours.len();
+    }
+    eprintln!(
+        "CRS84 bboxes: {compared} parcels from ms4 over 20 bboxes, {edge_diff} returned by only one of the two"
+    );
+    assert!(
+        edge_diff * 20 < compared,
+        "ms4 and pygeoapi differ by more than edge parcels on CRS84 bboxes"
+    );
+    (edge_diff, compared)
+}
+
+/// The table of routes, the comparison's note and the goals.
+fn print_table(
+    machine: &str,
+    parcels: usize,
+    rows: &[(String, wrk::Load, Option<wrk::Load>)],
+    crs84_diff: Option<(usize, usize)>,
+) {
     println!();
     println!("Machine: {machine}");
     println!(
@@ -245,7 +296,7 @@ async fn run() {
     println!();
     println!("| route | ms4 req/s | ms4 p50 / p99 | pygeoapi req/s | pygeoapi p50 / p99 | ms4 ÷ pygeoapi |");
     println!("|---|---:|---:|---:|---:|---:|");
-    for (route, ours, theirs) in &rows {
+    for (route, ours, theirs) in rows {
         for l in std::iter::once(ours).chain(theirs.iter()) {
             if l.bad > 0 || !l.errors.is_empty() {
                 eprintln!(

@@ -204,6 +204,49 @@ fn main() {
     }
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let work = tempfile::tempdir().unwrap();
+    let parcels = common::parcels();
+    let mut cases = cases(root, parcels);
+    for c in &mut cases {
+        c.features = count(&c.path);
+    }
+    let mut kinds = vec!["sqlite"];
+    if pg_admin().is_some() {
+        kinds.push("postgis");
+    } else {
+        eprintln!("MS4_TEST_PG is not set: PostGIS is skipped");
+    }
+
+    let parts =
+        std::env::var("MS4_BENCH_PARTS").unwrap_or_else(|_| "throughput,reimport,posts".into());
+    let part = |p: &str| parts.split(',').any(|x| x.trim() == p);
+    if part("reimport") && parcels > 0 {
+        let c = cases.last().expect("the parcels case");
+        history::reimport(&kinds, &c.path, c.features, work.path());
+    }
+    if part("posts") {
+        history::inspection_posts(&kinds, work.path());
+    }
+    if !part("throughput") {
+        return;
+    }
+    throughput(&cases, &kinds, work.path());
+    if pg_admin().is_some() {
+        for r in 0..REPS {
+            psql(
+                "postgres",
+                &format!("DROP DATABASE IF EXISTS ms4_bench_ms4_{r}"),
+            );
+            psql(
+                "postgres",
+                &format!("DROP DATABASE IF EXISTS ms4_bench_ogr_{r}"),
+            );
+        }
+    }
+}
+
+/// The sources to import: Tacoma's layers (the fixtures when the shared data folder is
+/// missing) and, when asked for, the synthetic county's parcels.
+fn cases(root: &Path, parcels: usize) -> Vec<Case> {
     let shared = root.join("../shared/data/tacoma_wa_stormpiper");
     let tacoma = |f: &str| {
         let full = shared.join(f);
@@ -255,7 +298,6 @@ fn main() {
             features: 0,
         });
     }
-    let parcels = common::parcels();
     if parcels > 0 {
         let file = common::synthetic_county(parcels).join("parcels.gpkg");
         cases.push(Case {
@@ -267,40 +309,18 @@ fn main() {
             features: 0,
         });
     }
-    for c in &mut cases {
-        c.features = count(&c.path);
-    }
-    let mut kinds = vec!["sqlite"];
-    if pg_admin().is_some() {
-        kinds.push("postgis");
-    } else {
-        eprintln!("MS4_TEST_PG is not set: PostGIS is skipped");
-    }
+    cases
+}
 
-    let parts =
-        std::env::var("MS4_BENCH_PARTS").unwrap_or_else(|_| "throughput,reimport,posts".into());
-    let part = |p: &str| parts.split(',').any(|x| x.trim() == p);
-    if part("reimport") && parcels > 0 {
-        let c = cases.last().expect("the parcels case");
-        history::reimport(&kinds, &c.path, c.features, work.path());
-    }
-    if part("posts") {
-        history::inspection_posts(&kinds, work.path());
-    }
-    if !part("throughput") {
-        return;
-    }
+/// Imports each source into each store with ms4 and with ogr2ogr, and prints the table.
+fn throughput(cases: &[Case], kinds: &[&str], work: &Path) {
     println!();
     println!("| source | features | target | ms4 import (s) | ms4 features/s | ogr2ogr (s) | ogr2ogr features/s | ms4 ÷ ogr2ogr speed |");
     println!("|---|---:|---|---:|---:|---:|---:|---:|");
-    for c in &cases {
-        for kind in &kinds {
-            let ms: Vec<f64> = (0..REPS)
-                .map(|r| time_ms4(c, kind, work.path(), r))
-                .collect();
-            let og: Vec<f64> = (0..REPS)
-                .map(|r| time_ogr2ogr(c, kind, work.path(), r))
-                .collect();
+    for c in cases {
+        for kind in kinds {
+            let ms: Vec<f64> = (0..REPS).map(|r| time_ms4(c, kind, work, r)).collect();
+            let og: Vec<f64> = (0..REPS).map(|r| time_ogr2ogr(c, kind, work, r)).collect();
             let (m, o) = (median(ms), median(og));
             println!(
                 "| {} | {} | {} EPSG:{} | {:.2} | {:.0} | {:.2} | {:.0} | {:.2}× |",
@@ -317,18 +337,6 @@ fn main() {
                 o,
                 c.features as f64 / o,
                 o / m
-            );
-        }
-    }
-    if pg_admin().is_some() {
-        for r in 0..REPS {
-            psql(
-                "postgres",
-                &format!("DROP DATABASE IF EXISTS ms4_bench_ms4_{r}"),
-            );
-            psql(
-                "postgres",
-                &format!("DROP DATABASE IF EXISTS ms4_bench_ogr_{r}"),
             );
         }
     }

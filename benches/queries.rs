@@ -77,83 +77,8 @@ async fn run() {
         .map(|_| Point::new(rng.gen_range(ext[0]..ext[2]), rng.gen_range(ext[1]..ext[3])))
         .collect();
 
-    // ms4: the whole answer (distance, bearing, status, last inspection, easement). Both
-    // sides answer the same points; each first answers 200 others untimed, as a running
-    // service would be warm.
-    let layers = FACILITY_LAYERS.to_vec();
-    for p in points.iter().rev().take(200) {
-        let q = NearbyQuery {
-            at: Point::new(p.x() + 7.0, p.y() + 3.0),
-            radius: Some(RADIUS),
-            k: Some(K),
-            layers: layers.clone(),
-        };
-        std::hint::black_box(query::nearby(&snap, &q));
-    }
-    // The median of several rounds over the same points: one round is only tens of
-    // milliseconds, short enough for a scheduler hiccup to move it.
-    let mut rounds = Vec::new();
-    let mut found = 0usize;
-    for _ in 0..ROUNDS {
-        let t = Instant::now();
-        found = 0;
-        for p in &points {
-            let q = NearbyQuery {
-                at: *p,
-                radius: Some(RADIUS),
-                k: Some(K),
-                layers: layers.clone(),
-            };
-            found += query::nearby(&snap, &q).len();
-        }
-        rounds.push(t.elapsed().as_secs_f64() / QUERIES as f64);
-    }
-    let ours = median(&mut rounds);
-
-    // PostGIS: the same answer in SQL, one prepared statement per query.
-    let sql = "
-        WITH pt AS (SELECT ST_SetSRID(ST_MakePoint($1, $2), 2260) AS g),
-        near AS (
-          SELECT * FROM (
-            SELECT 'catch_basins' AS layer, asset_id AS id, status, geom, ST_Distance(geom, pt.g) AS d FROM catch_basins, pt WHERE ST_DWithin(geom, pt.g, $3)
-            UNION ALL SELECT 'manholes', asset_id, status, geom, ST_Distance(geom, pt.g) FROM manholes, pt WHERE ST_DWithin(geom, pt.g, $3)
-            UNION ALL SELECT 'outfalls', asset_id, status, geom, ST_Distance(geom, pt.g) FROM outfalls, pt WHERE ST_DWithin(geom, pt.g, $3)
-            UNION ALL SELECT 'smps', asset_id, status, geom, ST_Distance(geom, pt.g) FROM smps, pt WHERE ST_DWithin(geom, pt.g, $3)
-          ) x ORDER BY d, layer LIMIT $4)
-        SELECT near.layer, near.id, near.d, near.status, e.easement_id,
-               (SELECT max(inspected_on)::text FROM inspections i WHERE i.asset_id = near.id)
-        FROM near LEFT JOIN LATERAL (
-          SELECT easement_id FROM easements e WHERE ST_Intersects(e.geom, near.geom) ORDER BY easement_id LIMIT 1
-        ) e ON true ORDER BY near.d, near.layer";
-    for p in points.iter().rev().take(200) {
-        let _: Vec<NearbyRow> = sqlx::query_as(sql)
-            .bind(p.x() + 7.0)
-            .bind(p.y() + 3.0)
-            .bind(RADIUS)
-            .bind(K as i64)
-            .fetch_all(&pool)
-            .await
-            .unwrap();
-    }
-    let mut rounds = Vec::new();
-    let mut pg_found = 0usize;
-    for _ in 0..PG_ROUNDS {
-        let t = Instant::now();
-        pg_found = 0;
-        for p in &points {
-            let rows: Vec<NearbyRow> = sqlx::query_as(sql)
-                .bind(p.x())
-                .bind(p.y())
-                .bind(RADIUS)
-                .bind(K as i64)
-                .fetch_all(&pool)
-                .await
-                .unwrap();
-            pg_found += rows.len();
-        }
-        rounds.push(t.elapsed().as_secs_f64() / QUERIES as f64);
-    }
-    let theirs = median(&mut rounds);
+    let (ours, found) = time_nearby(&snap, &points);
+    let (theirs, pg_found) = time_postgis_nearby(&pool, &points).await;
     assert_eq!(
         found, pg_found,
         "both sides find the same number of facilities"
@@ -183,6 +108,93 @@ async fn run() {
         trace_bench(&snap, &pool).await;
     }
     drop(pg);
+}
+
+/// ms4's nearby answer per query (the median of the rounds) and the facilities found.
+fn time_nearby(snap: &Snapshot, points: &[Point<f64>]) -> (f64, usize) {
+    // ms4: the whole answer (distance, bearing, status, last inspection, easement). Both
+    // sides answer the same points; each first answers 200 others untimed, as a running
+    // service would be warm.
+    let layers = FACILITY_LAYERS.to_vec();
+    for p in points.iter().rev().take(200) {
+        let q = NearbyQuery {
+            at: Point::new(p.x() + 7.0, p.y() + 3.0),
+            radius: Some(RADIUS),
+            k: Some(K),
+            layers: layers.clone(),
+        };
+        std::hint::black_box(query::nearby(snap, &q));
+    }
+    // The median of several rounds over the same points: one round is only tens of
+    // milliseconds, short enough for a scheduler hiccup to move it.
+    let mut rounds = Vec::new();
+    let mut found = 0usize;
+    for _ in 0..ROUNDS {
+        let t = Instant::now();
+        found = 0;
+        for p in points {
+            let q = NearbyQuery {
+                at: *p,
+                radius: Some(RADIUS),
+                k: Some(K),
+                layers: layers.clone(),
+            };
+            found += query::nearby(snap, &q).len();
+        }
+        rounds.push(t.elapsed().as_secs_f64() / QUERIES as f64);
+    }
+    let ours = median(&mut rounds);
+
+    (ours, found)
+}
+
+/// PostGIS's nearby answer per query (the median of the rounds) and the facilities found.
+async fn time_postgis_nearby(pool: &sqlx::PgPool, points: &[Point<f64>]) -> (f64, usize) {
+    // PostGIS: the same answer in SQL, one prepared statement per query.
+    let sql = "
+        WITH pt AS (SELECT ST_SetSRID(ST_MakePoint($1, $2), 2260) AS g),
+        near AS (
+          SELECT * FROM (
+            SELECT 'catch_basins' AS layer, asset_id AS id, status, geom, ST_Distance(geom, pt.g) AS d FROM catch_basins, pt WHERE ST_DWithin(geom, pt.g, $3)
+            UNION ALL SELECT 'manholes', asset_id, status, geom, ST_Distance(geom, pt.g) FROM manholes, pt WHERE ST_DWithin(geom, pt.g, $3)
+            UNION ALL SELECT 'outfalls', asset_id, status, geom, ST_Distance(geom, pt.g) FROM outfalls, pt WHERE ST_DWithin(geom, pt.g, $3)
+            UNION ALL SELECT 'smps', asset_id, status, geom, ST_Distance(geom, pt.g) FROM smps, pt WHERE ST_DWithin(geom, pt.g, $3)
+          ) x ORDER BY d, layer LIMIT $4)
+        SELECT near.layer, near.id, near.d, near.status, e.easement_id,
+               (SELECT max(inspected_on)::text FROM inspections i WHERE i.asset_id = near.id)
+        FROM near LEFT JOIN LATERAL (
+          SELECT easement_id FROM easements e WHERE ST_Intersects(e.geom, near.geom) ORDER BY easement_id LIMIT 1
+        ) e ON true ORDER BY near.d, near.layer";
+    for p in points.iter().rev().take(200) {
+        let _: Vec<NearbyRow> = sqlx::query_as(sql)
+            .bind(p.x() + 7.0)
+            .bind(p.y() + 3.0)
+            .bind(RADIUS)
+            .bind(K as i64)
+            .fetch_all(pool)
+            .await
+            .unwrap();
+    }
+    let mut rounds = Vec::new();
+    let mut pg_found = 0usize;
+    for _ in 0..PG_ROUNDS {
+        let t = Instant::now();
+        pg_found = 0;
+        for p in points {
+            let rows: Vec<NearbyRow> = sqlx::query_as(sql)
+                .bind(p.x())
+                .bind(p.y())
+                .bind(RADIUS)
+                .bind(K as i64)
+                .fetch_all(pool)
+                .await
+                .unwrap();
+            pg_found += rows.len();
+        }
+        rounds.push(t.elapsed().as_secs_f64() / QUERIES as f64);
+    }
+    let theirs = median(&mut rounds);
+    (theirs, pg_found)
 }
 
 /// Every connection judged (facts gathered from the snapshot, then the rules) beside SQL

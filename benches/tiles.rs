@@ -101,10 +101,18 @@ async fn run() {
     };
     let layers: Vec<&'static TileLayer> = TILE_LAYERS.iter().collect();
     let today = chrono::Local::now().date_naive();
+    let r = Renderer {
+        state: &state,
+        snap: &snap,
+        profile: &profile,
+        source: &source,
+        layers: &layers,
+        today,
+    };
     let t = Instant::now();
     let mut sizes = Vec::new();
     for tile in &list {
-        let b = tiles::render(&state, &snap, &profile, &source, &layers, *tile, today).unwrap();
+        let b = r.render(*tile);
         sizes.push((b.len(), *tile));
     }
     eprintln!(
@@ -120,9 +128,7 @@ async fn run() {
     for _ in 0..rounds {
         for tile in &list {
             let t = Instant::now();
-            std::hint::black_box(
-                tiles::render(&state, &snap, &profile, &source, &layers, *tile, today).unwrap(),
-            );
+            std::hint::black_box(r.render(*tile));
             ours.push(t.elapsed().as_secs_f64() * 1000.0);
         }
     }
@@ -140,77 +146,135 @@ async fn run() {
         bytes as f64 / list.len() as f64 / 1024.0
     );
     if only_render {
-        // The same renders after a pause, idle or busy: how much of a lone tile's time
-        // is the machine's, not the render's (see BENCHMARKS.md, the tile-by-tile figure).
-        for (label, pause) in [
-            ("back to back", None),
-            ("after sleeping 4 ms", Some(false)),
-            ("after spinning 4 ms", Some(true)),
-        ] {
-            let mut v = Vec::new();
-            for _ in 0..rounds {
-                for tile in &list {
-                    match pause {
-                        Some(false) => std::thread::sleep(std::time::Duration::from_millis(4)),
-                        Some(true) => {
-                            let t = Instant::now();
-                            while t.elapsed().as_micros() < 4000 {
-                                std::hint::spin_loop();
-                            }
-                        }
-                        None => {}
-                    }
-                    let t = Instant::now();
-                    std::hint::black_box(
-                        tiles::render(&state, &snap, &profile, &source, &layers, *tile, today)
-                            .unwrap(),
-                    );
-                    v.push(t.elapsed().as_secs_f64() * 1000.0);
-                }
-            }
-            eprintln!("  {label:<20} median {:.3} ms per tile", median(&mut v));
-        }
-        // What a write costs the next tile with connections or SMPs: the findings and
-        // easement states derived again for the new snapshot (the network kept).
-        let t = Instant::now();
-        let d = tiles::props::Derived::of(&snap, &profile, &source).unwrap();
-        eprintln!(
-            "findings of {} connections and {} SMPs derived again: {:.1} ms",
-            d.findings.len(),
-            d.easements.len(),
-            t.elapsed().as_secs_f64() * 1000.0
-        );
-        // Where the time goes: each layer alone over the same list, summed.
-        for l in &layers {
-            let one = [*l];
-            let t = Instant::now();
-            let mut n = 0usize;
-            for _ in 0..rounds {
-                for tile in &list {
-                    n += tiles::render(&state, &snap, &profile, &source, &one, *tile, today)
-                        .unwrap()
-                        .len();
-                }
-            }
-            eprintln!(
-                "  {:<18} {:>8.3} ms per round, {:>8.1} KB per round",
-                l.name(),
-                t.elapsed().as_secs_f64() * 1000.0 / rounds as f64,
-                n as f64 / rounds as f64 / 1024.0
-            );
-        }
+        render_detail(&r, &list, rounds);
         return;
     }
+    let martin_med = postgis_side(&r, &list, rounds, parcels, &data).await;
+    http_side(&gpkg, &list, &snap, today, martin_med).await;
+    println!(
+        "{parcels} parcels; {} tiles; the machine: see BENCHMARKS.md",
+        list.len()
+    );
+}
 
+/// What every render of the bench shares: the tiles' state, the snapshot, the profile,
+/// the network's source, the style's layers and the day.
+struct Renderer<'a> {
+    state: &'a tiles::Tiles,
+    snap: &'a Arc<Snapshot>,
+    profile: &'a ms4::rules::Profile,
+    source: &'a dyn Fn() -> anyhow::Result<Arc<ms4::spatial::network::Network>>,
+    layers: &'a [&'static TileLayer],
+    today: chrono::NaiveDate,
+}
+
+impl Renderer<'_> {
+    /// One tile, all the style's layers.
+    fn render(&self, tile: TileId) -> Vec<u8> {
+        self.render_layers(self.layers, tile)
+    }
+
+    /// One tile, these layers only.
+    fn render_layers(&self, layers: &[&'static TileLayer], tile: TileId) -> Vec<u8> {
+        tiles::render(
+            self.state,
+            self.snap,
+            self.profile,
+            self.source,
+            layers,
+            tile,
+            self.today,
+        )
+        .unwrap()
+    }
+
+    /// How long one tile takes to render, in milliseconds.
+    fn timed(&self, tile: TileId) -> f64 {
+        let t = Instant::now();
+        std::hint::black_box(self.render(tile));
+        t.elapsed().as_secs_f64() * 1000.0
+    }
+}
+
+/// Only the render (`MS4_BENCH_ONLY=render`): the same renders after a pause, what a
+/// write costs the next tile, and each layer's share.
+fn render_detail(r: &Renderer<'_>, list: &[TileId], rounds: usize) {
+    // The same renders after a pause, idle or busy: how much of a lone tile's time
+    // is the machine's, not the render's (see BENCHMARKS.md, the tile-by-tile figure).
+    for (label, pause) in [
+        ("back to back", None),
+        ("after sleeping 4 ms", Some(false)),
+        ("after spinning 4 ms", Some(true)),
+    ] {
+        let mut v = Vec::new();
+        for _ in 0..rounds {
+            for tile in list {
+                match pause {
+                    Some(false) => std::thread::sleep(std::time::Duration::from_millis(4)),
+                    Some(true) => {
+                        let t = Instant::now();
+                        while t.elapsed().as_micros() < 4000 {
+                            std::hint::spin_loop();
+                        }
+                    }
+                    None => {}
+                }
+                let t = Instant::now();
+                std::hint::black_box(r.render(*tile));
+                v.push(t.elapsed().as_secs_f64() * 1000.0);
+            }
+        }
+        eprintln!("  {label:<20} median {:.3} ms per tile", median(&mut v));
+    }
+    // What a write costs the next tile with connections or SMPs: the findings and
+    // easement states derived again for the new snapshot (the network kept).
+    let t = Instant::now();
+    let d = tiles::props::Derived::of(r.snap, r.profile, r.source).unwrap();
+    eprintln!(
+        "findings of {} connections and {} SMPs derived again: {:.1} ms",
+        d.findings.len(),
+        d.easements.len(),
+        t.elapsed().as_secs_f64() * 1000.0
+    );
+    // Where the time goes: each layer alone over the same list, summed.
+    for l in r.layers {
+        let one = [*l];
+        let t = Instant::now();
+        let mut n = 0usize;
+        for _ in 0..rounds {
+            for tile in list {
+                n += r.render_layers(&one, *tile).len();
+            }
+        }
+        eprintln!(
+            "  {:<18} {:>8.3} ms per round, {:>8.1} KB per round",
+            l.name(),
+            t.elapsed().as_secs_f64() * 1000.0 / rounds as f64,
+            n as f64 / rounds as f64 / 1024.0
+        );
+    }
+}
+
+/// PostGIS (`ST_AsMVT`) on the same tiles, alternating with ms4, then tile by tile, and
+/// martin when it is there; returns martin's median.
+async fn postgis_side(
+    r: &Renderer<'_>,
+    list: &[TileId],
+    rounds: usize,
+    parcels: usize,
+    data: &std::path::Path,
+) -> Option<f64> {
     // PostGIS: the same tiles, the same layers, over GiST indexes.
     let mut martin_med: Option<f64> = None;
     if let Ok(base) = std::env::var("MS4_TEST_PG") {
         let mut u = url::Url::parse(&base).unwrap();
         u.set_path(&format!("ms4_bench_county_{parcels}"));
-        let _pg = common::county_registry(u.as_str(), &data).await;
+        let _pg = common::county_registry(u.as_str(), data).await;
         let pool = sqlx::PgPool::connect(u.as_str()).await.unwrap();
         sqlx::query("ANALYZE").execute(&pool).await.unwrap();
-        let sql: Vec<String> = (0..=22).map(|z| peers::pg_sql(z, snap.meta.srid)).collect();
+        let sql: Vec<String> = (0..=22)
+            .map(|z| peers::pg_sql(z, r.snap.meta.srid))
+            .collect();
         let pg_tile = |tile: TileId| {
             let q = sql[tile.z as usize].clone();
             let pool = &pool;
@@ -225,13 +289,7 @@ async fn run() {
                 b
             }
         };
-        let render = |tile: TileId| {
-            let t = Instant::now();
-            std::hint::black_box(
-                tiles::render(&state, &snap, &profile, &source, &layers, tile, today).unwrap(),
-            );
-            t.elapsed().as_secs_f64() * 1000.0
-        };
+        let render = |tile: TileId| r.timed(tile);
         // Alternating rounds: this machine's speed drifts over a run (a shared virtual
         // machine), and a side timed a minute after the other would carry the drift into
         // the ratio. So PostGIS answers the whole list, then ms4 renders it, round after
@@ -242,7 +300,7 @@ async fn run() {
         let mut ours_alt = Vec::new();
         let mut pg_bytes = 0usize;
         for round in 0..(1 + rounds) {
-            for tile in &list {
+            for tile in list {
                 let t = Instant::now();
                 let b = pg_tile(*tile).await;
                 if round > 0 {
@@ -260,7 +318,7 @@ async fn run() {
         let mut theirs_tbt = Vec::new();
         let mut ours_tbt = Vec::new();
         for _ in 0..rounds {
-            for tile in &list {
+            for tile in list {
                 let t = Instant::now();
                 std::hint::black_box(pg_tile(*tile).await);
                 theirs_tbt.push(t.elapsed().as_secs_f64() * 1000.0);
@@ -268,7 +326,7 @@ async fn run() {
             }
         }
         pg_bytes /= rounds.max(1);
-        peers::martin_side(u.as_str(), &list, &mut martin_med).await;
+        peers::martin_side(u.as_str(), list, &mut martin_med).await;
         let pg_med = median(&mut theirs);
         let alt_med = median(&mut ours_alt);
         println!(
@@ -288,10 +346,23 @@ async fn run() {
         eprintln!("MS4_TEST_PG is not set: no PostGIS side to compare with");
     }
 
+    martin_med
+}
+
+/// ms4 over HTTP: wrk with every tile rendered afresh, then with the tiles kept for the
+/// snapshot (and what an inspection costs that), and one request at a time against
+/// martin.
+async fn http_side(
+    gpkg: &str,
+    list: &[TileId],
+    snap: &Arc<Snapshot>,
+    today: chrono::NaiveDate,
+    martin_med: Option<f64>,
+) {
     // Over HTTP: wrk cycling through the same tile list, with a token; first with every
     // tile rendered afresh (`--tile-cache 0`), then as served by default, keeping the
     // tiles rendered from the current snapshot.
-    let token = serve::read_token(&gpkg);
+    let token = serve::read_token(gpkg);
     let c = reqwest::Client::new();
     let mut rendered_rps = None;
     for (label, extra) in [
@@ -301,11 +372,11 @@ async fn run() {
         ),
         ("tiles kept for the snapshot (default)", &[][..]),
     ] {
-        let (server, base) = serve::start_ms4_with(&gpkg, extra);
-        let load = over_http(&c, &base, &token, &list).await;
+        let (server, base) = serve::start_ms4_with(gpkg, extra);
+        let load = over_http(&c, &base, &token, list).await;
         if rendered_rps.is_none() {
             // One request at a time, every tile rendered: the same measure as martin's.
-            let ours = sequential(&c, &base, Some(&token), &list, |t| {
+            let ours = sequential(&c, &base, Some(&token), list, |t| {
                 format!("/tiles/{}/{}/{}.mvt", t.z, t.x, t.y)
             })
             .await;
@@ -333,14 +404,10 @@ async fn run() {
                     "keeping tiles for the snapshot serves {:.1}x the tiles per second",
                     load.rps / r
                 );
-                inspection_shows(server, base, &c, &token, &gpkg, &snap, today).await;
+                inspection_shows(server, base, &c, &token, gpkg, snap, today).await;
             }
         }
     }
-    println!(
-        "{parcels} parcels; {} tiles; the machine: see BENCHMARKS.md",
-        list.len()
-    );
 }
 
 /// wrk over the tile list after every tile was fetched once (the first fetch of a tile

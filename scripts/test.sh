@@ -12,4 +12,6 @@ export MS4_TEST_PG="${MS4_TEST_PG:-postgres://ms4:ms4@127.0.0.1:5432/postgres}"
 # Each test creates its own database; drop those left by earlier runs.
 su postgres -c "psql -qAt -c \"SELECT datname FROM pg_database WHERE datname LIKE 'ms4_test_%'\"" |
   while read -r db; do su postgres -c "dropdb --if-exists '$db'"; done
+# Lints as policy (Cargo.toml [lints], clippy.toml): any warning fails the run.
+cargo clippy --all-targets -- -D warnings
 cargo test --all-targets "$@"

@@ -1,3 +1,6 @@
+//! The `ms4` command: the registry's command-line verbs and its HTTP server (see the
+//! library's `cli` module).
+
 // Imports allocate features on the reader thread and free them on the writer's; glibc's
 // allocator spends a quarter of a million-feature load on that, mimalloc very little.
 #[global_allocator]

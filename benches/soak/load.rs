@@ -212,7 +212,50 @@ pub(crate) async fn run(s: Settings) -> bool {
     let start = Instant::now();
     let mut tasks = Vec::new();
 
-    // Reads: each worker keeps one connection and its share of the offered rate.
+    tasks.extend(spawn_readers(&s, &town, &stats, &stop, &c));
+    // Inspection POSTs, a few a second; the ones answered 2xx are kept to check later.
+    let accepted: Arc<Mutex<Vec<(String, String)>>> = Arc::default();
+    tasks.extend(spawn_posts(&s, &town, &stats, &stop, &c, &accepted));
+    tasks.extend(spawn_uploads(&s, &town, &stats, &stop, &c));
+    let rss = watch_rss(pid, start, &s, &stats).await;
+    stop.store(true, Ordering::Relaxed);
+    let elapsed = start.elapsed().as_secs_f64();
+    for t in tasks {
+        let _ = tokio::time::timeout(Duration::from_secs(60), t).await;
+    }
+    let sum = stats.summary();
+    let alive = rss_kib(pid).is_some();
+
+    // Every inspection answered 2xx is in the registry, through the API.
+    let accepted = accepted.lock().unwrap().clone();
+    let missing = missing_inspections(&c, &base, &town, &accepted).await;
+    // And in the store itself, counted by another connection.
+    let st = ms4::store::open(&store).await.unwrap();
+    let stored = st.count(ms4::domain::Layer::Inspections).await.unwrap();
+    drop(st);
+    drop(server);
+
+    report(
+        &s,
+        elapsed,
+        &sum,
+        &rss,
+        accepted.len(),
+        missing,
+        stored,
+        alive,
+    )
+}
+
+/// The readers: each worker keeps one connection and its share of the offered rate.
+fn spawn_readers(
+    s: &Settings,
+    town: &Arc<Town>,
+    stats: &Arc<Stats>,
+    stop: &Arc<AtomicBool>,
+    c: &reqwest::Client,
+) -> Vec<tokio::task::JoinHandle<()>> {
+    let mut tasks = Vec::new();
     let period = Duration::from_secs_f64(s.workers as f64 / s.rate);
     for w in 0..s.workers {
         let (town, stats, stop, c) = (town.clone(), stats.clone(), stop.clone(), c.clone());
@@ -231,8 +274,19 @@ pub(crate) async fn run(s: Settings) -> bool {
         }));
     }
 
-    // Inspection POSTs, a few a second; the ones answered 2xx are kept to check later.
-    let accepted: Arc<Mutex<Vec<(String, String)>>> = Arc::default();
+    tasks
+}
+
+/// The inspection POSTs, a few a second; those answered 2xx go into `accepted`.
+fn spawn_posts(
+    s: &Settings,
+    town: &Arc<Town>,
+    stats: &Arc<Stats>,
+    stop: &Arc<AtomicBool>,
+    c: &reqwest::Client,
+    accepted: &Arc<Mutex<Vec<(String, String)>>>,
+) -> Vec<tokio::task::JoinHandle<()>> {
+    let mut tasks = Vec::new();
     {
         let (town, stats, stop, c, accepted) = (
             town.clone(),
@@ -266,7 +320,18 @@ pub(crate) async fn run(s: Settings) -> bool {
         }));
     }
 
-    // An upload of a few new catch basins every minute (upserted into catch_basins).
+    tasks
+}
+
+/// An upload of a few new catch basins every minute (upserted into catch_basins).
+fn spawn_uploads(
+    s: &Settings,
+    town: &Arc<Town>,
+    stats: &Arc<Stats>,
+    stop: &Arc<AtomicBool>,
+    c: &reqwest::Client,
+) -> Vec<tokio::task::JoinHandle<()>> {
+    let mut tasks = Vec::new();
     {
         let (town, stats, stop, c) = (town.clone(), stats.clone(), stop.clone(), c.clone());
         let every = Duration::from_secs_f64(s.upload_every);
@@ -326,7 +391,12 @@ pub(crate) async fn run(s: Settings) -> bool {
         }));
     }
 
-    // RSS every few seconds, and progress.
+    tasks
+}
+
+/// The server's RSS every few seconds, with progress, until the soak's time is up (or
+/// the server is gone).
+async fn watch_rss(pid: u32, start: Instant, s: &Settings, stats: &Stats) -> Vec<(f64, u64)> {
     let mut rss: Vec<(f64, u64)> = Vec::new();
     while start.elapsed() < s.duration() {
         if let Some(kib) = rss_kib(pid) {
@@ -347,18 +417,18 @@ pub(crate) async fn run(s: Settings) -> bool {
         }
         tokio::time::sleep(RSS_EVERY).await;
     }
-    stop.store(true, Ordering::Relaxed);
-    let elapsed = start.elapsed().as_secs_f64();
-    for t in tasks {
-        let _ = tokio::time::timeout(Duration::from_secs(60), t).await;
-    }
-    let sum = stats.summary();
-    let alive = rss_kib(pid).is_some();
+    rss
+}
 
-    // Every inspection answered 2xx is in the registry, through the API.
-    let accepted = accepted.lock().unwrap().clone();
+/// How many of the inspections answered 2xx the API does not show.
+async fn missing_inspections(
+    c: &reqwest::Client,
+    base: &str,
+    town: &Town,
+    accepted: &[(String, String)],
+) -> usize {
     let mut by_asset: std::collections::BTreeMap<&str, Vec<&str>> = Default::default();
-    for (a, d) in &accepted {
+    for (a, d) in accepted {
         by_asset.entry(a).or_default().push(d);
     }
     let mut missing = 0;
@@ -377,22 +447,7 @@ pub(crate) async fn run(s: Settings) -> bool {
             .collect();
         missing += days.iter().filter(|d| !have.contains(*d)).count();
     }
-    // And in the store itself, counted by another connection.
-    let st = ms4::store::open(&store).await.unwrap();
-    let stored = st.count(ms4::domain::Layer::Inspections).await.unwrap();
-    drop(st);
-    drop(server);
-
-    report(
-        &s,
-        elapsed,
-        &sum,
-        &rss,
-        accepted.len(),
-        missing,
-        stored,
-        alive,
-    )
+    missing
 }
 
 #[allow(clippy::too_many_arguments)]

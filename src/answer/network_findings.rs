@@ -57,6 +57,14 @@ impl CheckFinding {
 impl NetworkCheckAnswer {
     /// Every finding, kind by kind in the report's order.
     pub fn findings(&self) -> Vec<CheckFinding> {
+        let mut out = self.pipe_findings();
+        out.extend(self.feature_findings());
+        out
+    }
+
+    /// The findings about pipes: dangling ends, T-junctions, cycles, zero-length,
+    /// reversed and bidirectional pipes, unknown ids and id collisions.
+    fn pipe_findings(&self) -> Vec<CheckFinding> {
         let r = &self.report;
         let mut out = Vec::new();
         let mut push = |kind, id: String, detail: String, layer, shape| {
@@ -66,7 +74,7 @@ impl NetworkCheckAnswer {
                 detail,
                 layer,
                 shape,
-            })
+            });
         };
         let pipe = |id: &String| Shape::Feature(Layer::Pipes, id.clone());
         for d in &r.dangling_ends {
@@ -105,22 +113,7 @@ impl NetworkCheckAnswer {
             );
         }
         for p in &r.reversed_pipes {
-            let why = if p.turned_by_inverts {
-                format!(
-                    "turned by its inverts ({} to {})",
-                    p.from_invert, p.to_invert
-                )
-            } else {
-                format!(
-                    "laid against its inverts ({} to {}), direction from its {}",
-                    p.from_invert,
-                    p.to_invert,
-                    serde_json::to_value(p.direction)
-                        .ok()
-                        .and_then(|v| v.as_str().map(str::to_string))
-                        .unwrap_or_default()
-                )
-            };
+            let why = reversed_words(p);
             let shape = pipe(&p.pipe);
             push(
                 "reversed_pipe",
@@ -164,6 +157,23 @@ impl NetworkCheckAnswer {
                 pipe(&c.id),
             );
         }
+        out
+    }
+
+    /// The findings about features of any layer: duplicate ids, orphan structures, each
+    /// part's example, unreadable rows.
+    fn feature_findings(&self) -> Vec<CheckFinding> {
+        let r = &self.report;
+        let mut out = Vec::new();
+        let mut push = |kind, id: String, detail: String, layer, shape| {
+            out.push(CheckFinding {
+                kind,
+                id,
+                detail,
+                layer,
+                shape,
+            });
+        };
         for d in &r.duplicate_ids {
             let detail = format!("used again in {}", d.layer);
             let shape = Shape::Feature(d.layer, d.id.clone());
@@ -199,6 +209,26 @@ impl NetworkCheckAnswer {
             push("unreadable_row", id, detail, Some(u.layer), Shape::Nowhere);
         }
         out
+    }
+}
+
+/// Why a pipe is listed as reversed: turned by its inverts, or laid against them.
+fn reversed_words(p: &crate::spatial::network::ReversedPipe) -> String {
+    if p.turned_by_inverts {
+        format!(
+            "turned by its inverts ({} to {})",
+            p.from_invert, p.to_invert
+        )
+    } else {
+        format!(
+            "laid against its inverts ({} to {}), direction from its {}",
+            p.from_invert,
+            p.to_invert,
+            serde_json::to_value(p.direction)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default()
+        )
     }
 }
 

@@ -66,7 +66,7 @@ pub(super) async fn run(store_url: &str, a: SmpsArgs) -> anyhow::Result<()> {
                     &rows,
                     100
                 )
-            )
+            );
         }
         QueryFormat::Csv => print!("{}", output::csv(&header, &rows())),
         QueryFormat::Geojson => println!("{}", output::answer_geojson(&snap, &answer)?),

@@ -133,7 +133,7 @@ impl Value {
                     .map(|d| (Value::Date(d), true))
                     .ok_or_else(|| format!("{t:?} is not a date (expected YYYY-MM-DD or M/D/YYYY)"))
             }
-            (ty, v) => Err(format!("{} cannot be read as {ty:?}", v)),
+            (ty, v) => Err(format!("{v} cannot be read as {ty:?}")),
         }
     }
 }

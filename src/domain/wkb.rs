@@ -85,7 +85,7 @@ pub fn write_wkb(geom: &Geometry<f64>, out: &mut Vec<u8>) {
             }
         }
         Geometry::Line(l) => {
-            write_wkb(&Geometry::LineString(LineString(vec![l.start, l.end])), out)
+            write_wkb(&Geometry::LineString(LineString(vec![l.start, l.end])), out);
         }
         Geometry::Rect(r) => write_wkb(&Geometry::Polygon(r.to_polygon()), out),
         Geometry::Triangle(t) => write_wkb(&Geometry::Polygon(t.to_polygon()), out),

@@ -152,13 +152,6 @@ pub fn render(
         })?),
         None => None,
     };
-    let from_parcel = |name: &str| {
-        parcel
-            .and_then(|p| p.get(Layer::Parcels, name).as_str())
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .map(str::to_string)
-    };
     let served_on = facts.served_on.or_else(|| {
         case.and_then(|c| {
             c.actions
@@ -169,62 +162,127 @@ pub fn render(
         })
     });
     let mut open: Vec<String> = Vec::new();
-    let mut fill = |v: Option<String>, lacking: &str| match v {
-        Some(v) => esc(&v),
-        None => {
-            open.push(lacking.to_string());
-            BLANK.to_string()
+    let parties = Parties::fill(facts, case, parcel_id.as_deref(), parcel, &mut open);
+    let remedies = remedies_html(facts, &mut open);
+    let penalties = penalties_text(profile, n, facts, served_on);
+    let appeal = appeal_text(n, served_on, &mut open);
+    let body = |key: &str| -> String {
+        match key {
+            "owner" => format!("<p>{}<br>{}</p>\n", parties.owner, parties.owner_address),
+            "site" => format!("<p>{}</p>\n", parties.site),
+            "violation" => format!("<p>{}</p>\n", parties.violation),
+            "remedial_measures" => remedies.clone(),
+            "penalties" => penalties.clone(),
+            _ => format!("<p>{appeal}</p>\n"),
         }
     };
-    let owner = fill(
-        given(&facts.owner).or_else(|| from_parcel("owner")),
-        "the name of the landowner, developer or applicant (none given, none on the parcel's record)",
-    );
-    // The parcel's address is the site's, not necessarily the owner's mailing address.
-    let owner_address = fill(
-        given(&facts.owner_address),
-        "the address of the landowner, developer or applicant (none given; the parcel's address is the site's, not theirs)",
-    );
-    let site = fill(
-        given(&facts.site)
-            .or_else(|| from_parcel("address"))
-            .map(|s| match &parcel_id {
-                Some(p) if facts.site.is_none() => format!("{s} (parcel {p})"),
-                _ => s,
-            }),
-        "the address or a description of the building, structure or land (none given, none on the parcel's record)",
-    );
-    let violation = fill(
-        given(&facts.violation).or_else(|| case.and_then(|c| c.description.clone())),
-        "the nature of the violation (none given, none on the case)",
-    );
+    let html = page(profile, n, case, body, &open);
+    Ok(LdNotice {
+        html,
+        open_facts: open,
+    })
+}
+
+/// Who and what the notice names, escaped for the page: each a blank, and an open fact,
+/// when neither the facts nor the record give it.
+struct Parties {
+    owner: String,
+    owner_address: String,
+    site: String,
+    violation: String,
+}
+
+impl Parties {
+    fn fill(
+        facts: &LdFacts,
+        case: Option<&Case>,
+        parcel_id: Option<&str>,
+        parcel: Option<&crate::domain::Feature>,
+        open: &mut Vec<String>,
+    ) -> Parties {
+        let from_parcel = |name: &str| {
+            parcel
+                .and_then(|p| p.get(Layer::Parcels, name).as_str())
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(str::to_string)
+        };
+        let mut fill = |v: Option<String>, lacking: &str| match v {
+            Some(v) => esc(&v),
+            None => {
+                open.push(lacking.to_string());
+                BLANK.to_string()
+            }
+        };
+        let owner = fill(
+            given(&facts.owner).or_else(|| from_parcel("owner")),
+            "the name of the landowner, developer or applicant (none given, none on the parcel's record)",
+        );
+        // The parcel's address is the site's, not necessarily the owner's mailing address.
+        let owner_address = fill(
+            given(&facts.owner_address),
+            "the address of the landowner, developer or applicant (none given; the parcel's address is the site's, not theirs)",
+        );
+        let site = fill(
+            given(&facts.site)
+                .or_else(|| from_parcel("address"))
+                .map(|s| match parcel_id {
+                    Some(p) if facts.site.is_none() => format!("{s} (parcel {p})"),
+                    _ => s,
+                }),
+            "the address or a description of the building, structure or land (none given, none on the parcel's record)",
+        );
+        let violation = fill(
+            given(&facts.violation).or_else(|| case.and_then(|c| c.description.clone())),
+            "the nature of the violation (none given, none on the case)",
+        );
+        Parties {
+            owner,
+            owner_address,
+            site,
+            violation,
+        }
+    }
+}
+
+/// The remedial measures and their time schedule, as a table; what they lack is open.
+fn remedies_html(facts: &LdFacts, open: &mut Vec<String>) -> String {
     let mut remedies = String::new();
     if facts.remedial_measures.is_empty() {
         open.push("the remedial measures and their time schedule (none given)".into());
         remedies.push_str(&format!("<p>{BLANK}</p>\n"));
-    } else {
-        remedies.push_str("<table><tr><th>Remedial measure</th><th>To be completed by</th></tr>\n");
-        for (i, r) in facts.remedial_measures.iter().enumerate() {
-            let by = match r.complete_by {
-                Some(d) => d.to_string(),
-                None => {
-                    open.push(format!(
-                        "the day remedial measure {} ('{}') is to be completed by",
-                        i + 1,
-                        r.measure.trim()
-                    ));
-                    BLANK.to_string()
-                }
-            };
-            remedies.push_str(&format!(
-                "<tr><td>{}</td><td>{by}</td></tr>\n",
-                esc(r.measure.trim())
-            ));
-        }
-        remedies.push_str("</table>\n");
+        return remedies;
     }
-    let penalties = penalties_text(profile, n, facts, served_on);
-    let appeal = match served_on {
+    remedies.push_str("<table><tr><th>Remedial measure</th><th>To be completed by</th></tr>\n");
+    for (i, r) in facts.remedial_measures.iter().enumerate() {
+        let by = match r.complete_by {
+            Some(d) => d.to_string(),
+            None => {
+                open.push(format!(
+                    "the day remedial measure {} ('{}') is to be completed by",
+                    i + 1,
+                    r.measure.trim()
+                ));
+                BLANK.to_string()
+            }
+        };
+        remedies.push_str(&format!(
+            "<tr><td>{}</td><td>{by}</td></tr>\n",
+            esc(r.measure.trim())
+        ));
+    }
+    remedies.push_str("</table>\n");
+    remedies
+}
+
+/// The right of appeal, with the day to file by when the day of service is known (else
+/// that day is open).
+fn appeal_text(
+    n: &LandDevelopmentNotice,
+    served_on: Option<NaiveDate>,
+    open: &mut Vec<String>,
+) -> String {
+    match served_on {
         Some(d) => format!(
             "The determination of violation may be appealed to {} by filing a written notice \
              of appeal within {} days of service of this notice of violation: served on {d}, \
@@ -247,17 +305,18 @@ pub fn render(
                 n.appeal_days
             )
         }
-    };
-    let body = |key: &str| -> String {
-        match key {
-            "owner" => format!("<p>{owner}<br>{owner_address}</p>\n"),
-            "site" => format!("<p>{site}</p>\n"),
-            "violation" => format!("<p>{violation}</p>\n"),
-            "remedial_measures" => remedies.clone(),
-            "penalties" => penalties.clone(),
-            _ => format!("<p>{appeal}</p>\n"),
-        }
-    };
+    }
+}
+
+/// Writes the notice's page: the law's items in its order, each with its `body`, then
+/// the open facts.
+fn page(
+    profile: &Profile,
+    n: &LandDevelopmentNotice,
+    case: Option<&Case>,
+    body: impl Fn(&str) -> String,
+    open: &[String],
+) -> String {
     let mut h = String::new();
     h.push_str("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">");
     h.push_str(&format!(
@@ -296,16 +355,13 @@ pub fn render(
     h.push_str("<p>Issued by: ______________________ &nbsp; Date: ______________</p>\n");
     if !open.is_empty() {
         h.push_str("<section class=\"open-facts\"><h3>Open facts</h3>\n<p>The record lacks these; fill them in before the notice is served.</p>\n<ul>\n");
-        for f in &open {
+        for f in open {
             h.push_str(&format!("<li>{}</li>\n", esc(f)));
         }
         h.push_str("</ul></section>\n");
     }
     h.push_str("</body></html>\n");
-    Ok(LdNotice {
-        html: h,
-        open_facts: open,
-    })
+    h
 }
 
 fn capitalised(s: &str) -> String {

@@ -127,41 +127,111 @@ pub fn annual_report(
     year: i32,
 ) -> Option<AnnualReport> {
     let period = year_period(profile, year)?;
-    let from = period.from.expect("a year has a start");
-    let to = period.to;
-    let cumulative = Period { from: None, to };
-    let in_year = |d: NaiveDate| d >= from && d <= to;
-    let mut counts = Vec::new();
+    let year_days = YearDays {
+        from: period.from.expect("a year has a start"),
+        to: period.to,
+    };
+    let yr = year_days.period();
+    let mut counts = inventory_counts(snap, year_days);
+    counts.extend(screening_counts(snap, profile, year_days));
+    counts.extend(case_counts(profile, cases, year_days));
+    counts.extend(inspection_counts(snap, year_days));
+    Some(AnnualReport {
+        jurisdiction: profile.id.clone(),
+        year,
+        period: yr,
+        dry_weather_hours: profile.idde.dry_weather_hours,
+        open_facts: match &profile.idde.reporting_year_source {
+            Some(_) => Vec::new(),
+            None => vec![format!(
+                "the reporting year starts on {} because the profile says so ([idde] \
+                 reporting_year_start = \"{}\"); that date has not been checked against the \
+                 MS4 general permit's reporting period",
+                yr.from.map(|d| d.to_string()).unwrap_or_default(),
+                profile.idde.reporting_year_start
+            )],
+        },
+        counts,
+    })
+}
 
+/// The first and last days of a reporting year.
+#[derive(Clone, Copy)]
+struct YearDays {
+    from: NaiveDate,
+    to: NaiveDate,
+}
+
+impl YearDays {
+    /// Whether the day falls in the year.
+    fn has(self, d: NaiveDate) -> bool {
+        d >= self.from && d <= self.to
+    }
+
+    /// The year as a report period.
+    fn period(self) -> Period {
+        Period {
+            from: Some(self.from),
+            to: self.to,
+        }
+    }
+
+    /// Since records began, to the end of the year.
+    fn cumulative(self) -> Period {
+        Period {
+            from: None,
+            to: self.to,
+        }
+    }
+}
+
+/// What an outfall count is out of: the outfalls in the inventory.
+fn inventory_denominator(snap: &Snapshot) -> Option<(String, usize)> {
+    Some((
+        "outfalls in the inventory".to_string(),
+        snap.layer(Layer::Outfalls).features.len(),
+    ))
+}
+
+/// The outfalls in the inventory, and those mapped.
+fn inventory_counts(snap: &Snapshot, year: YearDays) -> Vec<Count> {
+    let cumulative = year.cumulative();
     let outfalls = snap.layer(Layer::Outfalls);
     let inventory: Vec<String> = outfalls.features.iter().map(|f| f.id.clone()).collect();
-    let n_out = inventory.len();
-    let inv_denom = || Some(("outfalls in the inventory".to_string(), n_out));
     let mapped: Vec<String> = outfalls
         .features
         .iter()
         .filter(|f| f.geom.is_some())
         .map(|f| f.id.clone())
         .collect();
-    counts.push(count(
-        "outfalls_in_inventory",
-        "Outfalls in the inventory",
-        cumulative,
-        None,
-        Layer::Outfalls,
-        inventory,
-        None,
-    ));
-    counts.push(count(
-        "outfalls_mapped",
-        "Outfalls mapped (with a location)",
-        cumulative,
-        inv_denom(),
-        Layer::Outfalls,
-        mapped,
-        None,
-    ));
+    vec![
+        count(
+            "outfalls_in_inventory",
+            "Outfalls in the inventory",
+            cumulative,
+            None,
+            Layer::Outfalls,
+            inventory,
+            None,
+        ),
+        count(
+            "outfalls_mapped",
+            "Outfalls mapped (with a location)",
+            cumulative,
+            inventory_denominator(snap),
+            Layer::Outfalls,
+            mapped,
+            None,
+        ),
+    ]
+}
 
+/// The dry-weather screenings: outfalls screened in the year and since coverage began,
+/// the screenings counted and not, the outfalls not found or not reached.
+fn screening_counts(snap: &Snapshot, profile: &Profile, year: YearDays) -> Vec<Count> {
+    let (yr, cumulative, to) = (year.period(), year.cumulative(), year.to);
+    let in_year = |d: NaiveDate| year.has(d);
+    let inv_denom = || inventory_denominator(snap);
     let sc = screenings(snap);
     let counted = |s: &&Screened<'_>| s.dry == Some(true) && !s.not_found && !s.not_accessible;
     let distinct = |it: &mut dyn Iterator<Item = &Screened<'_>>| -> Vec<String> {
@@ -178,68 +248,72 @@ pub fn annual_report(
         v.sort();
         v
     };
-    let yr = Period {
-        from: Some(from),
-        to,
-    };
-    counts.push(count(
-        "outfalls_screened",
-        "Outfalls screened in dry weather in the year",
-        yr,
-        inv_denom(),
-        Layer::Outfalls,
-        distinct(&mut sc.iter().filter(|s| in_year(s.on)).filter(counted)),
-        Some(format!("a screening counts when at least {} hours had passed since rain of 0.1 inch and the outfall was found and reached", profile.idde.dry_weather_hours)),
-    ));
-    counts.push(count(
-        "outfalls_screened_cumulative",
-        "Outfalls screened in dry weather since coverage began",
-        cumulative,
-        inv_denom(),
-        Layer::Outfalls,
-        distinct(&mut sc.iter().filter(|s| s.on <= to).filter(counted)),
-        None,
-    ));
-    counts.push(count(
-        "dry_weather_screenings",
-        "Dry-weather screenings in the year",
-        yr,
-        Some((
-            "screenings recorded in the year".into(),
-            sc.iter().filter(|s| in_year(s.on)).count(),
-        )),
-        Layer::Inspections,
-        ids(&mut sc.iter().filter(|s| in_year(s.on)).filter(counted)),
-        None,
-    ));
-    counts.push(count(
-        "screenings_not_dry_weather",
-        "Screenings too soon after rain (or without the hours since rain): not counted",
-        yr,
-        None,
-        Layer::Inspections,
-        ids(&mut sc.iter().filter(|s| in_year(s.on) && s.dry != Some(true))),
-        None,
-    ));
-    counts.push(count(
-        "outfalls_not_found",
-        "Outfalls not found in the year",
-        yr,
-        inv_denom(),
-        Layer::Outfalls,
-        distinct(&mut sc.iter().filter(|s| in_year(s.on) && s.not_found)),
-        None,
-    ));
-    counts.push(count(
-        "outfalls_not_accessible",
-        "Outfalls not accessible in the year",
-        yr,
-        inv_denom(),
-        Layer::Outfalls,
-        distinct(&mut sc.iter().filter(|s| in_year(s.on) && s.not_accessible)),
-        None,
-    ));
+    vec![
+        count(
+            "outfalls_screened",
+            "Outfalls screened in dry weather in the year",
+            yr,
+            inv_denom(),
+            Layer::Outfalls,
+            distinct(&mut sc.iter().filter(|s| in_year(s.on)).filter(counted)),
+            Some(format!("a screening counts when at least {} hours had passed since rain of 0.1 inch and the outfall was found and reached", profile.idde.dry_weather_hours)),
+        ),
+        count(
+            "outfalls_screened_cumulative",
+            "Outfalls screened in dry weather since coverage began",
+            cumulative,
+            inv_denom(),
+            Layer::Outfalls,
+            distinct(&mut sc.iter().filter(|s| s.on <= to).filter(counted)),
+            None,
+        ),
+        count(
+            "dry_weather_screenings",
+            "Dry-weather screenings in the year",
+            yr,
+            Some((
+                "screenings recorded in the year".into(),
+                sc.iter().filter(|s| in_year(s.on)).count(),
+            )),
+            Layer::Inspections,
+            ids(&mut sc.iter().filter(|s| in_year(s.on)).filter(counted)),
+            None,
+        ),
+        count(
+            "screenings_not_dry_weather",
+            "Screenings too soon after rain (or without the hours since rain): not counted",
+            yr,
+            None,
+            Layer::Inspections,
+            ids(&mut sc.iter().filter(|s| in_year(s.on) && s.dry != Some(true))),
+            None,
+        ),
+        count(
+            "outfalls_not_found",
+            "Outfalls not found in the year",
+            yr,
+            inv_denom(),
+            Layer::Outfalls,
+            distinct(&mut sc.iter().filter(|s| in_year(s.on) && s.not_found)),
+            None,
+        ),
+        count(
+            "outfalls_not_accessible",
+            "Outfalls not accessible in the year",
+            yr,
+            inv_denom(),
+            Layer::Outfalls,
+            distinct(&mut sc.iter().filter(|s| in_year(s.on) && s.not_accessible)),
+            None,
+        ),
+    ]
+}
 
+/// The cases opened and closed, the illicit discharges found and eliminated, the
+/// connections removed, the notices, citations and fines of the year.
+fn case_counts(profile: &Profile, cases: &[Case], year: YearDays) -> Vec<Count> {
+    let yr = year.period();
+    let in_year = |d: NaiveDate| year.has(d);
     let case_ids = |pred: &dyn Fn(&Case) -> bool| -> Vec<String> {
         let mut v: Vec<String> = cases
             .iter()
@@ -249,6 +323,7 @@ pub fn annual_report(
         v.sort();
         v
     };
+    let mut counts = Vec::new();
     let opened = case_ids(&|c| in_year(c.opened_on));
     let n_opened = opened.len();
     counts.push(count(
@@ -284,9 +359,7 @@ pub fn annual_report(
         yr,
         None,
         Layer::Cases,
-        case_ids(&|c| {
-            c.closure == Some(Closure::Eliminated) && c.closed_on.is_some_and(in_year)
-        }),
+        case_ids(&|c| c.closure == Some(Closure::Eliminated) && c.closed_on.is_some_and(in_year)),
         None,
     ));
     let mut eliminated_conns: Vec<String> = cases
@@ -305,6 +378,14 @@ pub fn annual_report(
         eliminated_conns,
         None,
     ));
+    counts.extend(enforcement_counts(profile, cases, year));
+    counts
+}
+
+/// The notices and citations served in the year, and the fines accrued on them.
+fn enforcement_counts(profile: &Profile, cases: &[Case], year: YearDays) -> Vec<Count> {
+    let yr = year.period();
+    let in_year = |d: NaiveDate| year.has(d);
     let actions_of = |kinds: &[&str]| -> Vec<String> {
         let mut v = Vec::new();
         for c in cases {
@@ -317,7 +398,7 @@ pub fn annual_report(
         v.sort();
         v
     };
-    counts.push(count(
+    let notices = count(
         "notices",
         "Notices of violation and written notices served in the year (case#action)",
         yr,
@@ -325,8 +406,8 @@ pub fn annual_report(
         Layer::Cases,
         actions_of(&["notice_of_violation", "written_notice"]),
         None,
-    ));
-    counts.push(count(
+    );
+    let citations = count(
         "citations",
         "Citations issued in the year (case#action)",
         yr,
@@ -334,8 +415,8 @@ pub fn annual_report(
         Layer::Cases,
         actions_of(&["citation_issued"]),
         None,
-    ));
-    let end = to.and_hms_opt(23, 59, 59).expect("time");
+    );
+    let end = year.to.and_hms_opt(23, 59, 59).expect("time");
     let mut fined = Vec::new();
     let mut dollars = 0.0;
     for c in cases {
@@ -359,9 +440,13 @@ pub fn annual_report(
         Some("counted to the end of the year or the action that stopped them".into()),
     );
     fines.dollars = Some(dollars);
-    counts.push(fines);
+    vec![notices, citations, fines]
+}
 
-    // One pass over the inspections for every kind the report counts, by field position.
+/// The SMP inspections, catch basins cleaned and construction inspections of the year,
+/// in one pass over the inspections by field position.
+fn inspection_counts(snap: &Snapshot, year: YearDays) -> Vec<Count> {
+    let yr = year.period();
     let l = Layer::Inspections;
     let (ki, ai, di) = (
         l.field_index("kind").expect("field"),
@@ -380,7 +465,7 @@ pub fn annual_report(
         ) {
             continue;
         }
-        if !matches!(&f.values[di], Value::Date(d) if in_year(*d)) {
+        if !matches!(&f.values[di], Value::Date(d) if year.has(*d)) {
             continue;
         }
         let e = by_kind.entry(k).or_default();
@@ -397,7 +482,7 @@ pub fn annual_report(
         (ids, a)
     };
     let (smp_ids, _) = insp_of("smp_maintenance");
-    counts.push(count(
+    let smp = count(
         "smp_inspections",
         "SMP inspections and maintenance in the year",
         yr,
@@ -408,9 +493,9 @@ pub fn annual_report(
         Layer::Inspections,
         smp_ids,
         None,
-    ));
+    );
     let (_, cb_assets) = insp_of("catch_basin_cleaning");
-    counts.push(count(
+    let catch_basins = count(
         "catch_basins_cleaned",
         "Catch basins cleaned in the year",
         yr,
@@ -421,8 +506,8 @@ pub fn annual_report(
         Layer::CatchBasins,
         cb_assets,
         None,
-    ));
-    counts.push(count(
+    );
+    let construction = count(
         "construction_inspections",
         "Construction-phase inspections in the year",
         yr,
@@ -433,24 +518,8 @@ pub fn annual_report(
             "the registry has no construction inspection kind yet: this stays 0 until it does"
                 .into(),
         ),
-    ));
-    Some(AnnualReport {
-        jurisdiction: profile.id.clone(),
-        year,
-        period: yr,
-        dry_weather_hours: profile.idde.dry_weather_hours,
-        open_facts: match &profile.idde.reporting_year_source {
-            Some(_) => Vec::new(),
-            None => vec![format!(
-                "the reporting year starts on {} because the profile says so ([idde] \
-                 reporting_year_start = \"{}\"); that date has not been checked against the \
-                 MS4 general permit's reporting period",
-                yr.from.map(|d| d.to_string()).unwrap_or_default(),
-                profile.idde.reporting_year_start
-            )],
-        },
-        counts,
-    })
+    );
+    vec![smp, catch_basins, construction]
 }
 
 #[allow(clippy::too_many_arguments)]

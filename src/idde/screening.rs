@@ -252,6 +252,24 @@ impl Screening {
         non_negative("width_in", self.width_in)?;
         non_negative("height_in", self.height_in)?;
         non_negative("flow_rate_gpm", self.flow_rate_gpm)?;
+        self.check_indicators()?;
+        if (self.not_found || self.not_accessible) && self.flow.is_some() {
+            bad(
+                "screening.flow",
+                "an outfall not found or not reached has no flow observed",
+            )?;
+        }
+        self.check_field_tests()?;
+        if let Some(s) = &self.lab_sample {
+            if s.sample_id.trim().is_empty() {
+                bad("screening.lab_sample.sample_id", "give the sample's id")?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The indicators' severities, and the flow indicators only where something flows.
+    fn check_indicators(&self) -> Result<(), FieldError> {
         let indicators = [
             ("odour", &self.odour),
             ("colour", &self.colour),
@@ -284,12 +302,12 @@ impl Screening {
                 }
             }
         }
-        if (self.not_found || self.not_accessible) && self.flow.is_some() {
-            bad(
-                "screening.flow",
-                "an outfall not found or not reached has no flow observed",
-            )?;
-        }
+        Ok(())
+    }
+
+    /// Each field test: a number the form names, within its range, or a value with its
+    /// unit.
+    fn check_field_tests(&self) -> Result<(), FieldError> {
         for (name, v) in &self.field_tests {
             let field = format!("screening.field_tests.{name}");
             let known = FIELD_TESTS.iter().find(|(n, ..)| n == name);
@@ -326,11 +344,6 @@ impl Screening {
                 );
             }
         }
-        if let Some(s) = &self.lab_sample {
-            if s.sample_id.trim().is_empty() {
-                bad("screening.lab_sample.sample_id", "give the sample's id")?;
-            }
-        }
         Ok(())
     }
 
@@ -338,7 +351,7 @@ impl Screening {
     /// characterisation suspect or obvious.
     pub fn sewage_indicators(&self) -> bool {
         let says = |i: &Option<Indicator>| match i {
-            Some(Indicator::Word(w)) | Some(Indicator::Rated { kind: w, .. }) => {
+            Some(Indicator::Word(w) | Indicator::Rated { kind: w, .. }) => {
                 w.to_ascii_lowercase().contains("sewage")
             }
             None => false,
@@ -348,7 +361,8 @@ impl Screening {
 
     /// Whether it opens a case: a suspect or obvious characterisation.
     pub fn opens_case(&self) -> bool {
-        self.characterisation.is_some_and(Characterisation::opens_case)
+        self.characterisation
+            .is_some_and(Characterisation::opens_case)
     }
 }
 

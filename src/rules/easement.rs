@@ -197,6 +197,17 @@ pub fn evaluate(
         note: String::new(),
     });
 
+    if outside_the_rule(profile, smp, &mut f) {
+        return f;
+    }
+    let (gives, review) = weigh_easements(easements, &mut f);
+    conclude(profile, smp, all.as_deref(), &gives, &review, &mut f);
+    f
+}
+
+/// A practice the rule does not reach: removed, or owned by or dedicated to the Town;
+/// says so in `f` and returns true.
+fn outside_the_rule(profile: &Profile, smp: &SmpFacts, f: &mut Finding<EasementStatus>) -> bool {
     if let Some(status) = smp.status.as_deref() {
         if ["removed", "abandoned", "decommissioned"].contains(&norm(status).as_str()) {
             f.result = EasementStatus::Removed;
@@ -204,7 +215,7 @@ pub fn evaluate(
                 "skipped: the practice is recorded as {status:?}, so no easement is needed \
                  for it"
             ));
-            return f;
+            return true;
         }
     }
     if let Some(owner) = smp.owner_kind.as_deref() {
@@ -230,9 +241,18 @@ pub fn evaluate(
                     .and_then(|d| profile.citation(&d).map(str::to_string))
                     .unwrap_or_default()
             ));
-            return f;
+            return true;
         }
     }
+    false
+}
+
+/// Weighs each easement meeting the practice, as evidence: those that give maintenance
+/// access, and what needs review about the others.
+fn weigh_easements(
+    easements: &[CoveringEasement],
+    f: &mut Finding<EasementStatus>,
+) -> (Vec<String>, Vec<String>) {
     // AMB-22 (the approval gate) is the planner's; this rule reads only the easement layer.
     let mut gives = Vec::new();
     let mut review = Vec::new();
@@ -273,8 +293,19 @@ pub fn evaluate(
             }
         }
     }
+    (gives, review)
+}
+
+/// The status: covered by a recorded easement, for review, or missing.
+fn conclude(
+    profile: &Profile,
+    smp: &SmpFacts,
+    all: Option<&str>,
+    gives: &[String],
+    review: &[String],
+    f: &mut Finding<EasementStatus>,
+) {
     let law = all
-        .as_deref()
         .and_then(|a| profile.citation(a))
         .unwrap_or_default()
         .to_string();
@@ -305,7 +336,6 @@ pub fn evaluate(
             "no recorded maintenance or access easement covers this {what} ({law})"
         ));
     }
-    f
 }
 
 #[cfg(test)]

@@ -163,7 +163,7 @@ pub fn square_feet(area: Area) -> f64 {
     match area.unit {
         AreaUnit::Acre => area.value * SQFT_PER_ACRE,
         AreaUnit::Square(LengthUnit::Foot) => area.value,
-        _ => area.to(AreaUnit::Square(LengthUnit::Foot)).value,
+        AreaUnit::Square(_) => area.to(AreaUnit::Square(LengthUnit::Foot)).value,
     }
 }
 

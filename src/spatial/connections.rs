@@ -86,18 +86,7 @@ pub fn connection_facts_traced(
     }
     let determinations = snap.layer(Layer::DischargeDeterminations);
     // Each determination's scope read once, not once per connection.
-    let det_scopes: Vec<(String, String)> = determinations
-        .features
-        .iter()
-        .map(|d| {
-            let l = Layer::DischargeDeterminations;
-            let scope = text(d, l, "scope").unwrap_or_default();
-            (
-                scope.trim().to_ascii_lowercase(),
-                text(d, l, "subject").unwrap_or_default(),
-            )
-        })
-        .collect();
+    let det_scopes = determination_scopes(determinations.features.iter());
     let screenings = sewage_screenings(snap);
     snap.layer(Layer::Connections)
         .features
@@ -129,18 +118,7 @@ pub fn connection_facts_traced(
                 .iter()
                 .zip(&det_scopes)
                 .filter(|(_, (scope, subject))| {
-                    let subject = subject.as_str();
-                    match scope.as_str() {
-                        "connection" => subject == c.id,
-                        "parcel" => source_parcel
-                            .as_ref()
-                            .is_some_and(|p| p.parcel_id == subject),
-                        "kind" => parsed_kind.is_some_and(|k| {
-                            crate::domain::discharge::DischargeKind::parse(subject)
-                                .is_ok_and(|s| s == k)
-                        }),
-                        _ => false,
-                    }
+                    determination_applies(scope, subject, c, source_parcel.as_ref(), parsed_kind)
                 })
                 .map(|(d, _)| determination_facts(d))
                 .collect();
@@ -169,6 +147,41 @@ pub fn connection_facts_traced(
             }
         })
         .collect()
+}
+
+/// Each determination's scope (trimmed, lower case) and subject.
+fn determination_scopes<'f>(
+    determinations: impl Iterator<Item = &'f Feature>,
+) -> Vec<(String, String)> {
+    determinations
+        .map(|d| {
+            let l = Layer::DischargeDeterminations;
+            let scope = text(d, l, "scope").unwrap_or_default();
+            (
+                scope.trim().to_ascii_lowercase(),
+                text(d, l, "subject").unwrap_or_default(),
+            )
+        })
+        .collect()
+}
+
+/// Whether a determination of this scope and subject applies to connection `c`: it names
+/// the connection, its source parcel, or its discharge kind.
+fn determination_applies(
+    scope: &str,
+    subject: &str,
+    c: &Feature,
+    source_parcel: Option<&SourceParcel>,
+    parsed_kind: Option<crate::domain::discharge::DischargeKind>,
+) -> bool {
+    match scope {
+        "connection" => subject == c.id,
+        "parcel" => source_parcel.is_some_and(|p| p.parcel_id == subject),
+        "kind" => parsed_kind.is_some_and(|k| {
+            crate::domain::discharge::DischargeKind::parse(subject).is_ok_and(|s| s == k)
+        }),
+        _ => false,
+    }
 }
 
 fn date(f: &Feature, layer: Layer, field: &str) -> Option<String> {

@@ -225,13 +225,13 @@ pub fn access_by_easement(snap: &Snapshot, g: &Geometry<f64>) -> Access {
                 review = Some(Access::NeedsReview {
                     easement_id: ce.easement_id,
                     reason: "gives access but shows no recording".into(),
-                })
+                });
             }
             AccessTest::PurposeUnknown if review.is_none() => {
                 review = Some(Access::NeedsReview {
                     easement_id: ce.easement_id,
                     reason: "records no purpose".into(),
-                })
+                });
             }
             _ => {}
         }

@@ -241,6 +241,51 @@ pub fn receiving_waters_with(
     let unit = snap.meta.linear_unit.squared();
     let mut review = Vec::new();
     let mut notes = Vec::new();
+    let (by_watershed, mut tmdl_areas) =
+        footprint_overlaps(snap, footprint, opt, area, unit, &mut review);
+    let (by_network, unresolved) = match network {
+        Some(net) => network_reaches(snap, net, footprint, parcel_id, opt),
+        None => (Vec::new(), Vec::new()),
+    };
+
+    // Every water reached directly, with how; then downstream of those.
+    let direct = direct_waters(&by_watershed, &by_network);
+    let reached = follow_downstream(snap, direct, opt, &mut notes);
+    let mut waters_reached: Vec<String> = reached.iter().map(|(w, _)| w.clone()).collect();
+    waters_reached.sort();
+    waters_reached.dedup();
+
+    tmdls_through_waters(snap, &waters_reached, &mut tmdl_areas);
+
+    // The listed waters, reached either way, in the profile's list cycle.
+    let cycle = opt.list_cycle.or_else(|| latest_cycle(snap));
+    let listed = listed_waters(snap, reached, cycle, &mut notes);
+    ReceivingWaters {
+        area,
+        area_unit: unit,
+        by_watershed,
+        by_network,
+        unresolved,
+        listed,
+        tmdl_areas,
+        waters_reached,
+        review,
+        notes,
+        list_cycle: cycle,
+    }
+}
+
+/// The watersheds and TMDL areas the footprint overlaps, each with its share; a sliver
+/// (below both of the profile's settings) is put to review: a watershed is kept but not
+/// counted, a TMDL area left out.
+fn footprint_overlaps(
+    snap: &Snapshot,
+    footprint: &MultiPolygon<f64>,
+    opt: &WaterOptions,
+    area: f64,
+    unit: AreaUnit,
+    review: &mut Vec<String>,
+) -> (Vec<WatershedShare>, Vec<TmdlHit>) {
     let share_of = |a: f64| if area > 0.0 { a / area } else { 0.0 };
     let sliver_words = |id: &str, what: &str, a: f64, share: f64| {
         format!(
@@ -278,37 +323,53 @@ pub fn receiving_waters_with(
         }
         tmdl_areas.push(tmdl_hit(t, a, None));
     }
+    (by_watershed, tmdl_areas)
+}
 
+/// The outfalls the footprint's connections reach downstream through the network, each
+/// with its water; and the connections no trace resolves.
+fn network_reaches(
+    snap: &Snapshot,
+    net: &Network,
+    footprint: &MultiPolygon<f64>,
+    parcel_id: Option<&str>,
+    opt: &WaterOptions,
+) -> (Vec<NetworkReach>, Vec<String>) {
     let mut by_network = Vec::new();
     let mut unresolved = Vec::new();
-    if let Some(net) = network {
-        for (from, start) in trace_starts(snap, footprint, parcel_id, opt.snap_tolerance) {
-            let Some(start) = start else {
-                unresolved.push(from);
-                continue;
-            };
-            match net.trace(&start, Direction::Downstream) {
-                Some(t) if !t.outfalls.is_empty() => {
-                    for o in t.outfalls {
-                        let (water_id, water_found_by) =
-                            outfall_water(snap, &o.outfall, opt.water_tolerance);
-                        let mut path = vec![from.clone()];
-                        path.extend(o.path.into_iter().filter(|p| *p != from));
-                        by_network.push(NetworkReach {
-                            from: from.clone(),
-                            outfall: o.outfall,
-                            path,
-                            water_id,
-                            water_found_by,
-                        });
-                    }
+    for (from, start) in trace_starts(snap, footprint, parcel_id, opt.snap_tolerance) {
+        let Some(start) = start else {
+            unresolved.push(from);
+            continue;
+        };
+        match net.trace(&start, Direction::Downstream) {
+            Some(t) if !t.outfalls.is_empty() => {
+                for o in t.outfalls {
+                    let (water_id, water_found_by) =
+                        outfall_water(snap, &o.outfall, opt.water_tolerance);
+                    let mut path = vec![from.clone()];
+                    path.extend(o.path.into_iter().filter(|p| *p != from));
+                    by_network.push(NetworkReach {
+                        from: from.clone(),
+                        outfall: o.outfall,
+                        path,
+                        water_id,
+                        water_found_by,
+                    });
                 }
-                _ => unresolved.push(from),
             }
+            _ => unresolved.push(from),
         }
     }
+    (by_network, unresolved)
+}
 
-    // Every water reached directly, with how; then downstream of those.
+/// Every water reached directly, with how: through a counted watershed's `drains_to`,
+/// then through a trace's outfall.
+fn direct_waters(
+    by_watershed: &[WatershedShare],
+    by_network: &[NetworkReach],
+) -> Vec<(String, String)> {
     let mut direct: Vec<(String, String)> = Vec::new();
     for w in by_watershed.iter().filter(|w| w.counted) {
         if let Some(d) = &w.drains_to {
@@ -322,64 +383,76 @@ pub fn receiving_waters_with(
             ));
         }
     }
-    for r in &by_network {
+    for r in by_network {
         if let Some(w) = &r.water_id {
             direct.push((w.clone(), format!("trace {}", r.path.join(" → "))));
         }
     }
+    direct
+}
+
+/// The waters reached directly, then those downstream of them along `flows_to`, up to the
+/// profile's steps, each with how; a note says how far each chain was followed.
+fn follow_downstream(
+    snap: &Snapshot,
+    direct: Vec<(String, String)>,
+    opt: &WaterOptions,
+    notes: &mut Vec<String>,
+) -> Vec<(String, String)> {
     let mut reached: Vec<(String, String)> = direct.clone();
     let mut seen: Vec<String> = direct.iter().map(|(w, _)| w.clone()).collect();
     seen.dedup();
-    if opt.downstream_steps > 0 {
-        let starts: Vec<String> = {
-            let mut v: Vec<String> = direct.iter().map(|(w, _)| w.clone()).collect();
-            v.sort();
-            v.dedup();
-            v
-        };
-        for start in starts {
-            let mut chain = vec![start.clone()];
-            let mut here = start.clone();
-            let mut stopped_at_bound = false;
-            loop {
-                let next = snap
-                    .layer(Layer::ReceivingWaters)
-                    .get(&here)
-                    .and_then(|w| text(w, Layer::ReceivingWaters, "flows_to"));
-                let Some(next) = next.filter(|n| !chain.contains(n)) else {
-                    break;
-                };
-                if chain.len() > opt.downstream_steps {
-                    stopped_at_bound = true;
-                    break;
-                }
-                chain.push(next.clone());
-                if !seen.contains(&next) {
-                    seen.push(next.clone());
-                    reached.push((next.clone(), format!("downstream: {}", chain.join(" → "))));
-                }
-                here = next;
+    if opt.downstream_steps == 0 {
+        return reached;
+    }
+    let starts: Vec<String> = {
+        let mut v: Vec<String> = direct.iter().map(|(w, _)| w.clone()).collect();
+        v.sort();
+        v.dedup();
+        v
+    };
+    for start in starts {
+        let mut chain = vec![start.clone()];
+        let mut here = start.clone();
+        let mut stopped_at_bound = false;
+        loop {
+            let next = snap
+                .layer(Layer::ReceivingWaters)
+                .get(&here)
+                .and_then(|w| text(w, Layer::ReceivingWaters, "flows_to"));
+            let Some(next) = next.filter(|n| !chain.contains(n)) else {
+                break;
+            };
+            if chain.len() > opt.downstream_steps {
+                stopped_at_bound = true;
+                break;
             }
-            if chain.len() > 1 || stopped_at_bound {
-                notes.push(format!(
-                    "followed flows_to downstream from {start}: {} ({} of at most {} steps{}; AMB-07)",
-                    chain.join(" → "),
-                    chain.len() - 1,
-                    opt.downstream_steps,
-                    if stopped_at_bound {
-                        format!(", stopped at the profile's bound with {here} flowing on")
-                    } else {
-                        String::new()
-                    }
-                ));
+            chain.push(next.clone());
+            if !seen.contains(&next) {
+                seen.push(next.clone());
+                reached.push((next.clone(), format!("downstream: {}", chain.join(" → "))));
             }
+            here = next;
+        }
+        if chain.len() > 1 || stopped_at_bound {
+            notes.push(format!(
+                "followed flows_to downstream from {start}: {} ({} of at most {} steps{}; AMB-07)",
+                chain.join(" → "),
+                chain.len() - 1,
+                opt.downstream_steps,
+                if stopped_at_bound {
+                    format!(", stopped at the profile's bound with {here} flowing on")
+                } else {
+                    String::new()
+                }
+            ));
         }
     }
-    let mut waters_reached: Vec<String> = reached.iter().map(|(w, _)| w.clone()).collect();
-    waters_reached.sort();
-    waters_reached.dedup();
+    reached
+}
 
-    // TMDLs that name a water the runoff reaches count as reached through it.
+/// TMDLs that name a water the runoff reaches count as reached through it.
+fn tmdls_through_waters(snap: &Snapshot, waters_reached: &[String], tmdl_areas: &mut Vec<TmdlHit>) {
     for t in &snap.layer(Layer::TmdlAreas).features {
         if tmdl_areas.iter().any(|h| h.tmdl_id == t.id) {
             continue;
@@ -399,9 +472,16 @@ pub fn receiving_waters_with(
             ));
         }
     }
+}
 
-    // The listed waters, reached either way, in the profile's list cycle.
-    let cycle = opt.list_cycle.or_else(|| latest_cycle(snap));
+/// The listed waters among those reached, in the list cycle, each with every way it is
+/// reached; a water the cycle cannot be read for leaves a note.
+fn listed_waters(
+    snap: &Snapshot,
+    reached: Vec<(String, String)>,
+    cycle: Option<i64>,
+    notes: &mut Vec<String>,
+) -> Vec<Listing> {
     let mut listed: BTreeMap<String, Listing> = BTreeMap::new();
     for (water, how) in reached {
         if !listed.contains_key(&water) {
@@ -424,17 +504,5 @@ pub fn receiving_waters_with(
             }
         }
     }
-    ReceivingWaters {
-        area,
-        area_unit: unit,
-        by_watershed,
-        by_network,
-        unresolved,
-        listed: listed.into_values().collect(),
-        tmdl_areas,
-        waters_reached,
-        review,
-        notes,
-        list_cycle: cycle,
-    }
+    listed.into_values().collect()
 }

@@ -87,6 +87,55 @@ fn listed_303d(snap: &Snapshot, water: &str) -> bool {
             == Some(true)
 }
 
+/// The nearest commercial or industrial parcel within `d` of a facility: a hot spot.
+fn nearest_hot_spot(
+    snap: &Snapshot,
+    profile: &Profile,
+    g: &Geometry<f64>,
+    d: f64,
+) -> Option<HotSpot> {
+    g.bounding_rect_env().and_then(|[x0, y0, x1, y1]| {
+        snap.layer(Layer::Parcels)
+            .in_envelope([x0 - d, y0 - d, x1 + d, y1 + d])
+            .filter_map(|p| {
+                let class = profile.land_use_class(p.get(Layer::Parcels, "land_use").as_str()?);
+                if !matches!(class, LandUseClass::Commercial | LandUseClass::Industrial) {
+                    return None;
+                }
+                let dist = Euclidean.distance(g, p.geom.as_ref()?);
+                (dist <= d).then(|| HotSpot {
+                    parcel_id: p.id.clone(),
+                    class,
+                    distance: dist,
+                })
+            })
+            .min_by(|a, b| {
+                a.distance
+                    .total_cmp(&b.distance)
+                    .then_with(|| a.parcel_id.cmp(&b.parcel_id))
+            })
+    })
+}
+
+/// Whether a facility is due: never inspected, or last inspected longer ago than the
+/// options allow; says why in `reasons`.
+fn inspection_due(last: Option<NaiveDate>, opts: &RankOptions, reasons: &mut Vec<String>) -> bool {
+    match last {
+        None => {
+            reasons.push("never inspected".into());
+            true
+        }
+        Some(day) if (opts.today - day).num_days() > opts.overdue_after_days => {
+            reasons.push(format!(
+                "last inspected {day}, more than {} days ago",
+                opts.overdue_after_days
+            ));
+            true
+        }
+        Some(_) => false,
+    }
+}
+
 /// Ranks the facilities of `layers` inside `area`.
 pub fn rank_facilities(
     snap: &Snapshot,
@@ -151,28 +200,7 @@ pub fn rank_facilities(
                     tmdls.join(", ")
                 ));
             }
-            let hot_spot = g.bounding_rect_env().and_then(|[x0, y0, x1, y1]| {
-                snap.layer(Layer::Parcels)
-                    .in_envelope([x0 - d, y0 - d, x1 + d, y1 + d])
-                    .filter_map(|p| {
-                        let class =
-                            profile.land_use_class(p.get(Layer::Parcels, "land_use").as_str()?);
-                        if !matches!(class, LandUseClass::Commercial | LandUseClass::Industrial) {
-                            return None;
-                        }
-                        let dist = Euclidean.distance(g, p.geom.as_ref()?);
-                        (dist <= d).then(|| HotSpot {
-                            parcel_id: p.id.clone(),
-                            class,
-                            distance: dist,
-                        })
-                    })
-                    .min_by(|a, b| {
-                        a.distance
-                            .total_cmp(&b.distance)
-                            .then_with(|| a.parcel_id.cmp(&b.parcel_id))
-                    })
-            });
+            let hot_spot = nearest_hot_spot(snap, profile, g, d);
             if let Some(h) = &hot_spot {
                 reasons.push(format!(
                     "hot spot: {:.1} {unit} from {:?} parcel {}",
@@ -180,20 +208,7 @@ pub fn rank_facilities(
                 ));
             }
             let last = snap.last_inspection(&f.id);
-            let due = match last {
-                None => {
-                    reasons.push("never inspected".into());
-                    true
-                }
-                Some(day) if (opts.today - day).num_days() > opts.overdue_after_days => {
-                    reasons.push(format!(
-                        "last inspected {day}, more than {} days ago",
-                        opts.overdue_after_days
-                    ));
-                    true
-                }
-                Some(_) => false,
-            };
+            let due = inspection_due(last, opts, &mut reasons);
             let score =
                 4 * u8::from(!tmdls.is_empty()) + 2 * u8::from(hot_spot.is_some()) + u8::from(due);
             facilities.push(RankedFacility {

@@ -139,19 +139,22 @@ async fn write_one(
     // The stored hash of each id the write has not (yet) carried, when the whole layer's
     // were read: a replace reads them at once (what is left at the end is what it
     // deletes); a large write reads them at its first chunk.
-    let mut stored: Option<StoredHashes> = match (req.mode, empty) {
-        (WriteMode::Replace, false) => {
-            let t = timing::start();
-            let s = tx.hashes(layer).await?;
-            timing::add(&timing::HASHES_READ, t);
-            Some(s)
-        }
+    let stored: Option<StoredHashes> = match (req.mode, empty) {
+        (WriteMode::Replace, false) => Some(read_hashes(tx, layer).await?),
         _ => None,
     };
     let import_id = tx.begin_import(&req, &at).await?;
-    let mut summary = WriteSummary {
+    let mut write = LayerWrite {
+        tx,
+        req: &req,
+        at: &at,
+        empty,
         import_id,
-        ..Default::default()
+        stored,
+        summary: WriteSummary {
+            import_id,
+            ..Default::default()
+        },
     };
 
     let report = loop {
@@ -160,117 +163,213 @@ async fn write_one(
         timing::add(&timing::WRITER_WAIT, t);
         let msg =
             msg.ok_or_else(|| StoreError::Aborted("the writer stopped before committing".into()))?;
-        let (chunk, mut given, sources, same) = match msg {
-            WriteMsg::Features(c) => (c, None, Vec::new(), Vec::new()),
+        let chunk = match msg {
+            WriteMsg::Features(c) => Chunk {
+                features: c,
+                hashes: None,
+                sources: Vec::new(),
+                same: Vec::new(),
+            },
             WriteMsg::Imported(ImportChunk {
                 features,
                 hashes,
                 sources,
                 same,
-            }) => (features, hashes.map(Vec::into_iter), sources, same),
+            }) => Chunk {
+                features,
+                hashes,
+                sources,
+                same,
+            },
             WriteMsg::StoredRows(reply) => {
                 // Read now, inside the transaction, and shared: the importer looks its
                 // source features up in the very rows this write compares with.
-                if stored.is_none() && !empty {
-                    let t = timing::start();
-                    stored = Some(tx.hashes(layer).await?);
-                    timing::add(&timing::HASHES_READ, t);
+                if write.stored.is_none() && !empty {
+                    write.stored = Some(read_hashes(write.tx, layer).await?);
                 }
-                let _ = reply.send(stored.as_ref().map(StoredHashes::rows));
+                let _ = reply.send(write.stored.as_ref().map(StoredHashes::rows));
                 continue;
             }
             WriteMsg::Commit { report } => break report,
             WriteMsg::Abort(why) => return Err(StoreError::Aborted(why)),
         };
-        let mut sources = sources.into_iter();
-        let mut inserts = Vec::with_capacity(chunk.len());
-        let mut insert_sources = Vec::with_capacity(chunk.len());
-        let mut updates = Vec::new();
-        let mut update_sources = Vec::new();
-        let mut audit = Vec::with_capacity(chunk.len());
-        // Unchanged rows whose stored hashes are missing (written before hashes, or
-        // edited by another program) or stale: they get the hashes of what they hold, so
-        // the next re-import compares them by hash (and by source, when it has one).
-        let mut rehash: Vec<(String, i64, Option<i64>)> = Vec::new();
-        if !same.is_empty() {
-            // Features whose source is the one their row was made from: the importer
-            // found them in the rows read above, so they are there, uncarried.
-            let Some(hashes) = stored.as_mut() else {
-                return Err(StoreError::Aborted(
-                    "features were found unchanged at their source without the stored rows to compare them with".into(),
-                ));
-            };
-            for (id, source) in same {
-                if !hashes.take_same(&id, source) {
-                    return Err(StoreError::Aborted(format!(
-                        "feature {id} was found unchanged at its source, but its stored row no longer matches; nothing was written, import again"
-                    )));
-                }
-                summary.rows_compared += 1;
-                summary.unchanged += 1;
-                summary.unchanged_at_source += 1;
-            }
+        write.chunk(chunk).await?;
+    };
+
+    write.delete_not_carried().await?;
+    write.finish(&report).await
+}
+
+/// Reads the id and stored hashes of every row of the layer, timed.
+async fn read_hashes(tx: &mut dyn WriteTx, layer: Layer) -> Result<StoredHashes> {
+    let t = timing::start();
+    let s = tx.hashes(layer).await?;
+    timing::add(&timing::HASHES_READ, t);
+    Ok(s)
+}
+
+/// One chunk of a write stream: features (with their content hashes when the importer
+/// computed them), their source hashes, and the ids found unchanged at their source.
+struct Chunk {
+    features: Vec<Feature>,
+    hashes: Option<Vec<i64>>,
+    sources: Vec<Option<i64>>,
+    same: Vec<(String, i64)>,
+}
+
+/// What one chunk does to the layer, decided before anything is written: the rows to
+/// insert and update with their source hashes, the audit in the chunk's order, and the
+/// unchanged rows whose stored hashes are refreshed.
+#[derive(Default)]
+struct ChunkPlan {
+    inserts: Vec<Feature>,
+    insert_sources: Vec<Option<i64>>,
+    updates: Vec<Feature>,
+    update_sources: Vec<Option<i64>>,
+    audit: Vec<AuditRow>,
+    // Unchanged rows whose stored hashes are missing (written before hashes, or edited
+    // by another program) or stale: they get the hashes of what they hold, so the next
+    // re-import compares them by hash (and by source, when it has one).
+    rehash: Vec<(String, i64, Option<i64>)>,
+}
+
+impl ChunkPlan {
+    fn with_capacity(n: usize) -> Self {
+        ChunkPlan {
+            inserts: Vec::with_capacity(n),
+            insert_sources: Vec::with_capacity(n),
+            audit: Vec::with_capacity(n),
+            ..Default::default()
         }
-        if stored.is_none() && !empty && chunk.len() >= WHOLE_LAYER_FROM {
+    }
+
+    fn insert(&mut self, f: Feature, source: Option<i64>) {
+        self.audit.push(inserted(&f));
+        self.inserts.push(f);
+        self.insert_sources.push(source);
+    }
+
+    fn update(
+        &mut self,
+        f: Feature,
+        source: Option<i64>,
+        before: serde_json::Value,
+        after: serde_json::Value,
+    ) {
+        self.audit.push(AuditRow {
+            action: "update",
+            feature_id: Some(f.id.clone()),
+            before: Some(before),
+            after: Some(after),
+        });
+        self.updates.push(f);
+        self.update_sources.push(source);
+    }
+}
+
+/// One write stream's state inside its transaction.
+struct LayerWrite<'a> {
+    tx: &'a mut dyn WriteTx,
+    req: &'a WriteRequest,
+    at: &'a str,
+    empty: bool,
+    import_id: i64,
+    /// The stored hash of each id the write has not (yet) carried, once read.
+    stored: Option<StoredHashes>,
+    summary: WriteSummary,
+}
+
+impl LayerWrite<'_> {
+    /// Decides one chunk against the stored rows, then writes and audits it.
+    async fn chunk(&mut self, chunk: Chunk) -> Result<()> {
+        let layer = self.req.layer;
+        let Chunk {
+            features,
+            hashes,
+            sources,
+            same,
+        } = chunk;
+        let mut given = hashes.map(Vec::into_iter);
+        let mut sources = sources.into_iter();
+        let mut plan = ChunkPlan::with_capacity(features.len());
+        if !same.is_empty() {
+            self.take_same(same)?;
+        }
+        if self.stored.is_none() && !self.empty && features.len() >= WHOLE_LAYER_FROM {
             // A large write: one pass over the layer's hashes costs less than reading
             // the rows of every chunk's ids.
-            let t = timing::start();
-            stored = Some(tx.hashes(layer).await?);
-            timing::add(&timing::HASHES_READ, t);
+            self.stored = Some(read_hashes(self.tx, layer).await?);
         }
         // The features whose stored row must be read to decide: all of them for a small
         // write, else only those whose stored hash is missing or differs.
-        let pending: Vec<(Feature, Option<i64>)> = match stored.as_mut() {
-            None if empty => {
-                for f in chunk {
-                    audit.push(inserted(&f));
-                    inserts.push(f);
-                    insert_sources.push(sources.next().flatten());
+        let pending: Vec<(Feature, Option<i64>)> = match self.stored.as_mut() {
+            None if self.empty => {
+                for f in features {
+                    plan.insert(f, sources.next().flatten());
                 }
                 Vec::new()
             }
-            None => chunk
+            None => features
                 .into_iter()
                 .map(|f| (f, sources.next().flatten()))
                 .collect(),
-            Some(hashes) => {
+            Some(stored) => {
                 let t = timing::start();
-                let mut pending = Vec::new();
-                for f in chunk {
-                    let mine = given.as_mut().and_then(Iterator::next);
-                    let source = sources.next().flatten();
-                    match hashes.take(&f.id) {
-                        None => {
-                            audit.push(inserted(&f));
-                            inserts.push(f);
-                            insert_sources.push(source);
-                        }
-                        Some((Some(h), stored_source))
-                            if h == mine.unwrap_or_else(|| super::hash::content_hash(&f)) =>
-                        {
-                            summary.rows_compared += 1;
-                            summary.unchanged += 1;
-                            if source.is_some() && source != stored_source {
-                                rehash.push((f.id, h, source));
-                            }
-                        }
-                        Some(_) => pending.push((f, source)),
-                    }
-                }
+                let pending = compare_hashes(
+                    stored,
+                    features,
+                    &mut given,
+                    &mut sources,
+                    &mut plan,
+                    &mut self.summary,
+                );
                 timing::add(&timing::HASH_COMPARE, t);
                 pending
             }
         };
+        self.compare_rows(pending, &mut plan).await?;
+        self.write_plan(plan).await
+    }
+
+    /// Takes the features whose source is the one their row was made from: the importer
+    /// found them in the rows read for it, so they are there, uncarried.
+    fn take_same(&mut self, same: Vec<(String, i64)>) -> Result<()> {
+        let Some(hashes) = self.stored.as_mut() else {
+            return Err(StoreError::Aborted(
+                "features were found unchanged at their source without the stored rows to compare them with".into(),
+            ));
+        };
+        for (id, source) in same {
+            if !hashes.take_same(&id, source) {
+                return Err(StoreError::Aborted(format!(
+                    "feature {id} was found unchanged at its source, but its stored row no longer matches; nothing was written, import again"
+                )));
+            }
+            self.summary.rows_compared += 1;
+            self.summary.unchanged += 1;
+            self.summary.unchanged_at_source += 1;
+        }
+        Ok(())
+    }
+
+    /// Reads the stored rows of the pending features and decides each: insert, update
+    /// (also over an unreadable row) or unchanged.
+    async fn compare_rows(
+        &mut self,
+        pending: Vec<(Feature, Option<i64>)>,
+        plan: &mut ChunkPlan,
+    ) -> Result<()> {
+        let layer = self.req.layer;
         let read = if pending.is_empty() {
             super::LayerRows::default()
         } else {
             let t = timing::start();
             let ids: Vec<String> = pending.iter().map(|(f, _)| f.id.clone()).collect();
-            let read = tx.existing(layer, &ids).await?;
+            let read = self.tx.existing(layer, &ids).await?;
             timing::add(&timing::EXISTING, t);
             read
         };
-        summary.rows_compared += (read.features.len() + read.unreadable.len()) as u64;
+        self.summary.rows_compared += (read.features.len() + read.unreadable.len()) as u64;
         let mut existing: FxHashMap<String, Feature> = read
             .features
             .into_iter()
@@ -286,67 +385,82 @@ async fn write_one(
             .collect();
         for (f, source) in pending {
             if let Some(reason) = unreadable.remove(&f.id) {
-                audit.push(AuditRow {
-                    action: "update",
-                    feature_id: Some(f.id.clone()),
-                    before: Some(serde_json::json!({ "unreadable": reason })),
-                    after: Some(feature_json(layer, &f)),
-                });
-                updates.push(f);
-                update_sources.push(source);
+                let after = feature_json(layer, &f);
+                plan.update(
+                    f,
+                    source,
+                    serde_json::json!({ "unreadable": reason }),
+                    after,
+                );
                 continue;
             }
             match existing.remove(&f.id) {
-                None => {
-                    audit.push(inserted(&f));
-                    inserts.push(f);
-                    insert_sources.push(source);
-                }
+                None => plan.insert(f, source),
                 Some(old) if same_feature(&old, &f) => {
-                    summary.unchanged += 1;
-                    if stored.is_some() {
-                        rehash.push((old.id.clone(), super::hash::content_hash(&old), source));
+                    self.summary.unchanged += 1;
+                    if self.stored.is_some() {
+                        plan.rehash
+                            .push((old.id.clone(), super::hash::content_hash(&old), source));
                     }
                 }
                 Some(old) => {
                     let (before, after) = feature_change(layer, &old, &f);
-                    audit.push(AuditRow {
-                        action: "update",
-                        feature_id: Some(f.id.clone()),
-                        before: Some(before),
-                        after: Some(after),
-                    });
-                    updates.push(f);
-                    update_sources.push(source);
+                    plan.update(f, source, before, after);
                 }
             }
         }
+        Ok(())
+    }
+
+    /// Writes what a chunk's plan decided: refreshed hashes, inserts, updates, audit.
+    async fn write_plan(&mut self, plan: ChunkPlan) -> Result<()> {
+        let layer = self.req.layer;
+        let ChunkPlan {
+            inserts,
+            insert_sources,
+            updates,
+            update_sources,
+            audit,
+            rehash,
+        } = plan;
         if !rehash.is_empty() {
-            tx.set_hashes(layer, &rehash).await?;
+            self.tx.set_hashes(layer, &rehash).await?;
         }
-        summary.inserted += inserts.len() as u64;
-        summary.updated += updates.len() as u64;
+        self.summary.inserted += inserts.len() as u64;
+        self.summary.updated += updates.len() as u64;
         let t = timing::start();
         if !inserts.is_empty() {
-            tx.insert(layer, inserts, &insert_sources, import_id)
+            self.tx
+                .insert(layer, inserts, &insert_sources, self.import_id)
                 .await?;
         }
         if !updates.is_empty() {
-            tx.update(layer, &updates, &update_sources, import_id)
+            self.tx
+                .update(layer, &updates, &update_sources, self.import_id)
                 .await?;
         }
         timing::add(&timing::INSERT_UPDATE, t);
         let t = timing::start();
-        tx.audit(&req, import_id, &at, audit).await?;
+        self.tx
+            .audit(self.req, self.import_id, self.at, audit)
+            .await?;
         timing::add(&timing::AUDIT, t);
-    };
+        Ok(())
+    }
 
-    // What a replace did not carry is deleted, each row audited as it was.
-    let not_carried = stored.filter(|_| req.mode == WriteMode::Replace);
-    if let Some(left) = not_carried.filter(|l| l.left() > 0) {
+    /// What a replace did not carry is deleted, each row audited as it was.
+    async fn delete_not_carried(&mut self) -> Result<()> {
+        let layer = self.req.layer;
+        let not_carried = self
+            .stored
+            .take()
+            .filter(|_| self.req.mode == WriteMode::Replace);
+        let Some(left) = not_carried.filter(|l| l.left() > 0) else {
+            return Ok(());
+        };
         let ids = left.not_carried();
         for chunk in ids.chunks(DELETE_CHUNK) {
-            let read = tx.existing(layer, chunk).await?;
+            let read = self.tx.existing(layer, chunk).await?;
             let mut before: FxHashMap<String, serde_json::Value> = read
                 .features
                 .iter()
@@ -366,33 +480,77 @@ async fn write_one(
                     after: None,
                 })
                 .collect();
-            tx.delete(layer, chunk).await?;
-            tx.audit(&req, import_id, &at, rows).await?;
+            self.tx.delete(layer, chunk).await?;
+            self.tx
+                .audit(self.req, self.import_id, self.at, rows)
+                .await?;
         }
-        summary.deleted = ids.len() as u64;
+        self.summary.deleted = ids.len() as u64;
+        Ok(())
     }
-    tx.audit(
-        &req,
-        import_id,
-        &at,
-        vec![AuditRow {
-            action: "import",
-            feature_id: None,
-            before: None,
-            after: Some(serde_json::json!({
-                "source": req.source, "mode": req.mode.as_str(),
-                "inserted": summary.inserted, "updated": summary.updated,
-                "deleted": summary.deleted, "unchanged": summary.unchanged,
-            })),
-        }],
-    )
-    .await?;
-    let t = timing::start();
-    summary.change = Some(tx.bump(layer).await?);
-    tx.finish_import(&req, import_id, &summary, &report, &at)
-        .await?;
-    timing::add(&timing::FINISH, t);
-    Ok(summary)
+
+    /// Audits the import itself, raises the layer's change number and completes the
+    /// import record.
+    async fn finish(mut self, report: &serde_json::Value) -> Result<WriteSummary> {
+        let req = self.req;
+        let summary = &self.summary;
+        self.tx
+            .audit(
+                req,
+                self.import_id,
+                self.at,
+                vec![AuditRow {
+                    action: "import",
+                    feature_id: None,
+                    before: None,
+                    after: Some(serde_json::json!({
+                        "source": req.source, "mode": req.mode.as_str(),
+                        "inserted": summary.inserted, "updated": summary.updated,
+                        "deleted": summary.deleted, "unchanged": summary.unchanged,
+                    })),
+                }],
+            )
+            .await?;
+        let t = timing::start();
+        self.summary.change = Some(self.tx.bump(req.layer).await?);
+        self.tx
+            .finish_import(req, self.import_id, &self.summary, report, self.at)
+            .await?;
+        timing::add(&timing::FINISH, t);
+        Ok(self.summary)
+    }
+}
+
+/// Compares a chunk's features with the layer's stored hashes: a new id is inserted, a
+/// matching hash is unchanged (its source hash refreshed when it moved); the rest are
+/// returned, their stored rows to be read.
+fn compare_hashes(
+    stored: &mut StoredHashes,
+    features: Vec<Feature>,
+    given: &mut Option<std::vec::IntoIter<i64>>,
+    sources: &mut std::vec::IntoIter<Option<i64>>,
+    plan: &mut ChunkPlan,
+    summary: &mut WriteSummary,
+) -> Vec<(Feature, Option<i64>)> {
+    let mut pending = Vec::new();
+    for f in features {
+        let mine = given.as_mut().and_then(Iterator::next);
+        let source = sources.next().flatten();
+        match stored.take(&f.id) {
+            None => plan.insert(f, source),
+            Some((Some(h), stored_source))
+                if h == mine.unwrap_or_else(|| super::hash::content_hash(&f)) =>
+            {
+                summary.rows_compared += 1;
+                summary.unchanged += 1;
+                if source.is_some() && source != stored_source {
+                    plan.rehash.push((f.id, h, source));
+                }
+            }
+            Some(_) => pending.push((f, source)),
+        }
+    }
+    pending
 }
 
 /// From how many features in a chunk a write compares by the whole layer's stored hashes

@@ -312,7 +312,7 @@ fn in_tile(g: &Geometry<f64>, frame: &Frame, out: &mut Vec<Geometry<f64>>) {
         Geometry::Rect(r) => polygons(MultiPolygon(vec![r.to_polygon().map_coords(t)])),
         Geometry::Triangle(r) => polygons(MultiPolygon(vec![r.to_polygon().map_coords(t)])),
         Geometry::GeometryCollection(c) => {
-            for m in c.iter() {
+            for m in c {
                 in_tile(m, frame, out);
             }
             None

@@ -86,7 +86,7 @@ pub fn warm(
     profile: &Profile,
     network: &dyn Fn() -> anyhow::Result<Arc<Network>>,
 ) -> error::Result<()> {
-    for spec in TILE_LAYERS.iter() {
+    for spec in &TILE_LAYERS {
         tiles.mercator.get(snap, spec.layer)?;
         if spec.needs_derived() {
             tiles

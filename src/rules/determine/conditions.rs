@@ -8,9 +8,12 @@
 
 use super::context::{
     and_list, describe_schedule, is_sediment_class, met_words, overlap_words, practice_reason,
-    practice_status, tmdl_evidence, water_evidence, Ctx, DateTest,
+    practice_status, tmdl_evidence, water_evidence, Ctx, DateTest, Duty,
 };
-use super::{Conditions, Determination, Finding, Requirement, RequirementKind, RequirementStatus};
+use super::{
+    Conditions, Determination, Finding, Requirement, RequirementKind, RequirementStatus,
+    WaterEvidence,
+};
 use crate::rules::finding::Evidence;
 use crate::rules::profile::{LargerCommonPlan, PollutantOfConcern, Role, StormwaterSourceScope};
 
@@ -186,7 +189,7 @@ fn exemptions(cx: &mut Ctx<'_>) -> Finding<bool> {
             f.because("given: the activity is not silvicultural activity");
         }
         None => {
-            not_evaluated.push("silvicultural activity (except landing areas and log haul roads)")
+            not_evaluated.push("silvicultural activity (except landing areas and log haul roads)");
         }
     }
     match facts.routine_maintenance {
@@ -228,7 +231,7 @@ fn exemptions(cx: &mut Ctx<'_>) -> Finding<bool> {
     ) {
         DateTest::Exempt => exempt = true,
         DateTest::NotGiven => {
-            not_evaluated.push("a building permit approved on or before December 17, 2008")
+            not_evaluated.push("a building permit approved on or before December 17, 2008");
         }
         DateTest::After | DateTest::Unconfirmed => {}
     }

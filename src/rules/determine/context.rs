@@ -294,7 +294,7 @@ pub(super) enum DateTest {
     Unconfirmed,
 }
 
-impl<'a> Ctx<'a> {
+impl Ctx<'_> {
     /// Tests an approval date against the profile's exemption cut-off (the AMB-14 setting
     /// `effective_date`, with `confirmed`), writing the reason into `f`. `what` names the
     /// approval: `the subdivision plat`.
@@ -347,18 +347,22 @@ impl<'a> Ctx<'a> {
     }
 
     /// A duty that binds every project the law reaches: `applies` inside, `does not apply`
-    /// outside (with why), at `inside` status otherwise (`applies` or `may be required`).
+    /// outside (with why), at the duty's `inside` status otherwise (`applies` or `may be
+    /// required`).
     pub(super) fn every_project_duty(
         &self,
-        kind: RequirementKind,
-        summary: &str,
-        rules: &[&str],
-        ambs: &[&str],
+        duty: Duty<'_>,
         outside: Option<&str>,
         law: &str,
-        inside: RequirementStatus,
-        why_inside: &str,
     ) -> Finding<Requirement> {
+        let Duty {
+            kind,
+            summary,
+            rules,
+            ambs,
+            inside,
+            why_inside,
+        } = duty;
         let status = if outside.is_none() {
             inside
         } else {
@@ -371,6 +375,23 @@ impl<'a> Ctx<'a> {
         };
         f
     }
+}
+
+/// A duty of the law as a determination lists it: what it is and says, the rules and
+/// ambiguities it rests on, and its status (with why) where the law reaches the project.
+pub(super) struct Duty<'d> {
+    /// Which duty.
+    pub kind: RequirementKind,
+    /// What it requires, in the law's words.
+    pub summary: &'d str,
+    /// The rules it cites.
+    pub rules: &'d [&'d str],
+    /// The ambiguities it rests on.
+    pub ambs: &'d [&'d str],
+    /// Its status where the law reaches the project.
+    pub inside: RequirementStatus,
+    /// Why it has that status there.
+    pub why_inside: &'d str,
 }
 
 /// A duty that follows stormwater management practices on the site (as-built plans, O&M,

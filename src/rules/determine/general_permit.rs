@@ -12,7 +12,7 @@
 
 use super::context::{
     and_list, describe_schedule, is_phosphorus, overlap_words, practice_reason, practice_status,
-    tmdl_evidence, water_evidence, Ctx, DateTest,
+    tmdl_evidence, water_evidence, Ctx, DateTest, Duty,
 };
 use super::{Determination, Finding, Requirement, RequirementKind, RequirementStatus, TmdlOverlap};
 use crate::rules::profile::Role;
@@ -403,7 +403,7 @@ fn post_construction(
             f.because("the reviewer entered that the construction general permit identifies the project as needing post-construction SMPs (AMB-13)");
             S::Applies
         }
-        (None, _, S::Applies) | (None, _, S::Indicated) => {
+        (None, _, S::Applies | S::Indicated) => {
             f.cite(cx.profile, cx.id(PHOSPHORUS));
             f.because(cx.profile.wording.expand("enhanced phosphorus design is a post-construction component ({§5D(3)}); the construction general permit decides both (AMB-13)"));
             phosphorus

@@ -333,119 +333,91 @@ fn exempt(
     kind: DischargeKind,
     f: &mut Finding<IllicitStatus>,
 ) -> Verdict {
-    use DischargeCondition as D;
     f.cite(profile, &entry.rule);
     if !entry.conditions.is_empty() {
         f.assume(profile, "AMB-06");
     }
-    // Load refuses a profile whose exempt list uses a condition this reading leaves out.
-    let amb06 = profile
-        .table_reading::<ExemptionConditions>()
-        .unwrap_or_default();
-    let mut verdict = Verdict::Clear;
-    let mut assumed: Vec<String> = Vec::new();
-    let mut problems: Vec<String> = Vec::new();
-    let mut notes: Vec<String> = Vec::new();
-    let mut fail = |v: Verdict, why: String, verdict: &mut Verdict| {
-        *verdict = (*verdict).max(v);
-        problems.push(why);
+    let mut check = ExemptCheck {
+        profile,
+        entry,
+        c,
+        kind,
+        // Load refuses a profile whose exempt list uses a condition this reading leaves out.
+        amb06: profile
+            .table_reading::<ExemptionConditions>()
+            .unwrap_or_default(),
+        verdict: Verdict::Clear,
+        assumed: Vec::new(),
+        problems: Vec::new(),
+        notes: Vec::new(),
     };
-
     for condition in &entry.conditions {
+        check.condition(condition, f);
+    }
+    check.screenings(f);
+    for d in &c.determinations {
+        f.evidence.push(Evidence::Feature {
+            layer: "discharge_determinations".into(),
+            id: d.determination_id.clone(),
+            note: determination_words(d),
+        });
+    }
+    f.because(check.reason());
+    for note in check.notes {
+        f.because(note);
+    }
+    check.verdict
+}
+
+/// An exemption being checked: the worst verdict so far, the conditions taken as met,
+/// the problems found and the notes to add.
+struct ExemptCheck<'a> {
+    profile: &'a Profile,
+    entry: &'a ExemptEntry,
+    c: &'a ConnectionFacts,
+    kind: DischargeKind,
+    amb06: ExemptionConditions,
+    verdict: Verdict,
+    assumed: Vec<String>,
+    problems: Vec<String>,
+    notes: Vec<String>,
+}
+
+impl ExemptCheck<'_> {
+    /// A condition not met (or not decidable): the verdict is at least `v`, for `why`.
+    fn fail(&mut self, v: Verdict, why: String) {
+        self.verdict = self.verdict.max(v);
+        self.problems.push(why);
+    }
+
+    /// Checks one condition of the exemption against the facts.
+    fn condition(&mut self, condition: &DischargeCondition, f: &mut Finding<IllicitStatus>) {
+        use DischargeCondition as D;
+        let kind = self.kind;
         match condition {
-            D::NotSubstantialContributor => {
-                let det = |want: bool| {
-                    c.determinations
-                        .iter()
-                        .filter(|d| d.substantial_contributor == Some(want))
-                        .map(determination_words)
-                        .collect::<Vec<_>>()
-                };
-                let (yes, no) = (det(true), det(false));
-                if c.substantial_contributor_determined || !yes.is_empty() {
-                    let which = if yes.is_empty() {
-                        String::new()
-                    } else {
-                        format!(" ({})", yes.join("; "))
-                    };
-                    fail(
-                        Verdict::Illicit,
-                        format!(
-                            "NYSDEC or the Town has determined it a substantial contributor of \
-                             pollutants{which}"
-                        ),
-                        &mut verdict,
-                    );
-                } else if !no.is_empty() {
-                    assumed.push(format!(
-                        "determined not a substantial contributor of pollutants ({})",
-                        no.join("; ")
-                    ));
-                } else {
-                    assumed.push(
-                        "not determined a substantial contributor of pollutants (no \
-                         determination by NYSDEC or the Town is on record in the \
-                         discharge determinations)"
-                            .into(),
-                    );
-                }
-            }
+            D::NotSubstantialContributor => self.not_substantial_contributor(),
             D::PollutantReductionPlan => {
-                if amb06.pollutant_reduction_plan == Some(PlanDuty::Condition) {
-                    fail(
+                if self.amb06.pollutant_reduction_plan == Some(PlanDuty::Condition) {
+                    self.fail(
                         Verdict::Review,
                         "it is exempt only when made under an appropriate plan for reducing \
                          pollutants, and the registry holds no plan"
                             .into(),
-                        &mut verdict,
                     );
                 } else {
-                    notes.push(format!(
+                    self.notes.push(format!(
                         "exempt discharges must be made under an appropriate plan for reducing \
                          pollutants ({}); the registry holds no plan, which is flagged as a \
                          separate duty, not a loss of the exemption",
-                        entry.citation
+                        self.entry.citation
                     ));
                 }
             }
-            D::Uncontaminated => match c.pollutants_found {
-                Some(true) => fail(
-                    Verdict::Illicit,
-                    "sampling found pollutants, so the water is not uncontaminated".into(),
-                    &mut verdict,
-                ),
-                Some(false) => assumed.push(format!(
-                    "uncontaminated (sampling{} found no pollutants)",
-                    sampled_on(c)
-                )),
-                None => assumed.push(
-                    "uncontaminated (no sampling result is recorded on the connection, so the \
-                     condition is taken as met until one shows pollutants)"
-                        .into(),
-                ),
-            },
-            D::NoPollutantsBySampling => {
-                let needs_sampling = amb06.catch_all_requires_sampling.unwrap_or(true);
-                match c.pollutants_found {
-                    Some(false) => assumed.push("free of pollutants (sampling found none)".into()),
-                    Some(true) => fail(
-                        Verdict::Illicit,
-                        "sampling found pollutants".into(),
-                        &mut verdict,
-                    ),
-                    None if needs_sampling => fail(
-                        Verdict::Review,
-                        "it is exempt only if it contains no pollutants, which needs a sampling \
-                         result, and none is on record"
-                            .into(),
-                        &mut verdict,
-                    ),
-                    None => assumed.push("free of pollutants (not sampled)".into()),
-                }
-            }
+            D::Uncontaminated | D::NoPollutantsBySampling => self.sampling(condition),
             D::ExistingDiversion => {
-                f.assume(profile, "AMB-14");
-                let baseline = profile
+                f.assume(self.profile, "AMB-14");
+                let baseline = self
+                    .profile
                     .exemption_cutoff()
                     .map(|r| {
                         format!(
@@ -454,99 +426,172 @@ fn exempt(
                         )
                     })
                     .unwrap_or_else(|| "the chapter's effective date".into());
-                fail(
+                self.fail(
                     Verdict::Review,
                     format!(
                         "only existing diverted stream flows are exempt, and the registry does \
                          not know whether this diversion existed on {baseline}"
                     ),
-                    &mut verdict,
                 );
             }
             D::Dechlorinated => {
-                assumed.push(format!("dechlorinated (recorded as {})", words(kind)));
+                self.assumed
+                    .push(format!("dechlorinated (recorded as {})", words(kind)));
             }
-            D::NotActiveGroundwaterDewatering => assumed.push(format!(
+            D::NotActiveGroundwaterDewatering => self.assumed.push(format!(
                 "not an active groundwater dewatering system (recorded as {}; dewatering \
                  systems are recorded as a kind of their own)",
                 words(kind)
             )),
-            other => fail(
+            other => self.fail(
                 Verdict::Review,
                 format!("its condition {other} cannot be checked from the registry's facts"),
-                &mut verdict,
             ),
         }
     }
 
-    for sc in &c.screenings {
-        f.evidence.push(Evidence::Feature {
-            layer: "inspections".into(),
-            id: sc.inspection_id.clone(),
-            note: format!(
-                "dry-weather screening of outfall {} downstream found sewage indicators",
-                sc.outfall
+    /// Not a substantial contributor of pollutants: lost when NYSDEC or the Town has
+    /// determined it one, else taken as met (with the determinations saying it is not).
+    fn not_substantial_contributor(&mut self) {
+        let c = self.c;
+        let det = |want: bool| {
+            c.determinations
+                .iter()
+                .filter(|d| d.substantial_contributor == Some(want))
+                .map(determination_words)
+                .collect::<Vec<_>>()
+        };
+        let (yes, no) = (det(true), det(false));
+        if c.substantial_contributor_determined || !yes.is_empty() {
+            let which = if yes.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", yes.join("; "))
+            };
+            self.fail(
+                Verdict::Illicit,
+                format!(
+                    "NYSDEC or the Town has determined it a substantial contributor of \
+                     pollutants{which}"
+                ),
+            );
+        } else if !no.is_empty() {
+            self.assumed.push(format!(
+                "determined not a substantial contributor of pollutants ({})",
+                no.join("; ")
+            ));
+        } else {
+            self.assumed.push(
+                "not determined a substantial contributor of pollutants (no \
+                 determination by NYSDEC or the Town is on record in the \
+                 discharge determinations)"
+                    .into(),
+            );
+        }
+    }
+
+    /// Uncontaminated, or free of pollutants by sampling: decided by the sampling result
+    /// on record, if any.
+    fn sampling(&mut self, condition: &DischargeCondition) {
+        let c = self.c;
+        if matches!(condition, DischargeCondition::Uncontaminated) {
+            match c.pollutants_found {
+                Some(true) => self.fail(
+                    Verdict::Illicit,
+                    "sampling found pollutants, so the water is not uncontaminated".into(),
+                ),
+                Some(false) => self.assumed.push(format!(
+                    "uncontaminated (sampling{} found no pollutants)",
+                    sampled_on(c)
+                )),
+                None => self.assumed.push(
+                    "uncontaminated (no sampling result is recorded on the connection, so the \
+                     condition is taken as met until one shows pollutants)"
+                        .into(),
+                ),
+            }
+            return;
+        }
+        let needs_sampling = self.amb06.catch_all_requires_sampling.unwrap_or(true);
+        match c.pollutants_found {
+            Some(false) => self
+                .assumed
+                .push("free of pollutants (sampling found none)".into()),
+            Some(true) => self.fail(Verdict::Illicit, "sampling found pollutants".into()),
+            None if needs_sampling => self.fail(
+                Verdict::Review,
+                "it is exempt only if it contains no pollutants, which needs a sampling \
+                 result, and none is on record"
+                    .into(),
             ),
-        });
-        let on = sc
-            .inspected_on
-            .as_deref()
-            .map(|d| format!(" on {d}"))
-            .unwrap_or_default();
-        fail(
-            Verdict::Review,
-            format!(
-                "dry-weather screening {} of outfall {}{on}, downstream of the connection, \
-                 found sewage indicators, so whether this discharge is still the exempt kind \
-                 recorded (uncontaminated, not a substantial contributor of pollutants) needs \
-                 review",
-                sc.inspection_id, sc.outfall
-            ),
-            &mut verdict,
+            None => self.assumed.push("free of pollutants (not sampled)".into()),
+        }
+    }
+
+    /// A dry-weather screening downstream that found sewage indicators puts the exempt
+    /// kind recorded to review, with the screening as evidence.
+    fn screenings(&mut self, f: &mut Finding<IllicitStatus>) {
+        for sc in &self.c.screenings {
+            f.evidence.push(Evidence::Feature {
+                layer: "inspections".into(),
+                id: sc.inspection_id.clone(),
+                note: format!(
+                    "dry-weather screening of outfall {} downstream found sewage indicators",
+                    sc.outfall
+                ),
+            });
+            let on = sc
+                .inspected_on
+                .as_deref()
+                .map(|d| format!(" on {d}"))
+                .unwrap_or_default();
+            self.fail(
+                Verdict::Review,
+                format!(
+                    "dry-weather screening {} of outfall {}{on}, downstream of the connection, \
+                     found sewage indicators, so whether this discharge is still the exempt kind \
+                     recorded (uncontaminated, not a substantial contributor of pollutants) needs \
+                     review",
+                    sc.inspection_id, sc.outfall
+                ),
+            );
+        }
+    }
+
+    /// The finding's reason: clause (1) not met, undecided or met, with the problems and
+    /// the conditions taken as met.
+    fn reason(&self) -> String {
+        let headline = format!(
+            "{} is on {}'s exempt list ({:?}, {})",
+            words(self.kind),
+            self.profile.name,
+            self.entry.text,
+            self.entry.citation
         );
-    }
-    for d in &c.determinations {
-        f.evidence.push(Evidence::Feature {
-            layer: "discharge_determinations".into(),
-            id: d.determination_id.clone(),
-            note: determination_words(d),
-        });
-    }
-
-    let headline = format!(
-        "{} is on {}'s exempt list ({:?}, {})",
-        words(kind),
-        profile.name,
-        entry.text,
-        entry.citation
-    );
-    let reason = match verdict {
-        Verdict::Clear if assumed.is_empty() => {
-            format!("clause (1) is not met: {headline}")
+        let (assumed, problems) = (&self.assumed, &self.problems);
+        match self.verdict {
+            Verdict::Clear if assumed.is_empty() => {
+                format!("clause (1) is not met: {headline}")
+            }
+            Verdict::Clear => format!(
+                "clause (1) is not met: {headline}; conditions taken as met: {}",
+                assumed.join("; ")
+            ),
+            Verdict::Review if assumed.is_empty() => format!(
+                "clause (1) cannot be decided: {headline}, but {}",
+                problems.join("; and ")
+            ),
+            Verdict::Review => format!(
+                "clause (1) cannot be decided: {headline}, but {}; conditions taken as met: {}",
+                problems.join("; and "),
+                assumed.join("; ")
+            ),
+            Verdict::Illicit => format!(
+                "clause (1) is met: {headline}, but the exemption is lost: {}",
+                problems.join("; and ")
+            ),
         }
-        Verdict::Clear => format!(
-            "clause (1) is not met: {headline}; conditions taken as met: {}",
-            assumed.join("; ")
-        ),
-        Verdict::Review if assumed.is_empty() => format!(
-            "clause (1) cannot be decided: {headline}, but {}",
-            problems.join("; and ")
-        ),
-        Verdict::Review => format!(
-            "clause (1) cannot be decided: {headline}, but {}; conditions taken as met: {}",
-            problems.join("; and "),
-            assumed.join("; ")
-        ),
-        Verdict::Illicit => format!(
-            "clause (1) is met: {headline}, but the exemption is lost: {}",
-            problems.join("; and ")
-        ),
-    };
-    f.because(reason);
-    for note in notes {
-        f.because(note);
     }
-    verdict
 }
 
 /// "determination D-1 by NYSDEC on 2024-05-01, scoped to parcel P-1".

@@ -351,6 +351,15 @@ pub(super) fn validate(s: &IddeSettings) -> Result<(), Issue> {
             format!("{:?} is not a month and day, MM-DD", s.reporting_year_start),
         );
     }
+    validate_holidays(s)?;
+    validate_deadlines(s)?;
+    validate_fines(s)?;
+    validate_ld_notice(s)
+}
+
+/// Each holiday is one of the shapes a day can be given in.
+fn validate_holidays(s: &IddeSettings) -> Result<(), Issue> {
+    let fail = |key: String, message: String| Err(Issue { key, message });
     for (i, h) in s.holidays.iter().enumerate() {
         let ok = match (h.day, &h.weekday, h.nth) {
             _ if h.easter_offset.is_some() => {
@@ -382,6 +391,12 @@ pub(super) fn validate(s: &IddeSettings) -> Result<(), Issue> {
             );
         }
     }
+    Ok(())
+}
+
+/// Each deadline has one length, a trigger or an earlier deadline to run after, and a citation.
+fn validate_deadlines(s: &IddeSettings) -> Result<(), Issue> {
+    let fail = |key: String, message: String| Err(Issue { key, message });
     let ids: Vec<&str> = s.deadlines.iter().map(|d| d.rule.as_str()).collect();
     for (i, d) in s.deadlines.iter().enumerate() {
         let key = format!("idde.deadlines[{i}]");
@@ -419,6 +434,12 @@ pub(super) fn validate(s: &IddeSettings) -> Result<(), Issue> {
             );
         }
     }
+    Ok(())
+}
+
+/// Each fine is an amount per one period; each penalty tier a range of dollars.
+fn validate_fines(s: &IddeSettings) -> Result<(), Issue> {
+    let fail = |key: String, message: String| Err(Issue { key, message });
     for (i, f) in s.fines.iter().enumerate() {
         if !(f.amount.is_finite() && f.amount > 0.0) {
             return fail(
@@ -456,6 +477,12 @@ pub(super) fn validate(s: &IddeSettings) -> Result<(), Issue> {
             }
         }
     }
+    Ok(())
+}
+
+/// The land development notice has each item once and names a penalty tier.
+fn validate_ld_notice(s: &IddeSettings) -> Result<(), Issue> {
+    let fail = |key: String, message: String| Err(Issue { key, message });
     if let Some(n) = &s.land_development_notice {
         let key = "idde.land_development_notice";
         let mut keys: Vec<&str> = n.items.iter().map(|i| i.key.as_str()).collect();

@@ -47,6 +47,8 @@ fn carmel_with(from: &str, to: &str) -> String {
 }
 
 #[test]
+// A table of bad profiles, one a row: split up, it would no longer read as one table.
+#[allow(clippy::too_many_lines)]
 fn bad_profiles_name_file_and_key() {
     let lda = "[thresholds.land_development_activity]\nvalue = 5000\nunit = \"sqft\"";
     let cases: Vec<(&str, String, &str, &str)> = vec![

@@ -57,6 +57,179 @@ struct Pending {
     by_ids: bool,
 }
 
+/// The ids of a network being built: every structure and pipe named once, indexed, with
+/// the structures' kinds and positions and the ids found twice or shared.
+struct Ids {
+    names: Names,
+    node_ids: IdIndex,
+    pipe_ids: IdIndex,
+    kinds: Vec<NodeKind>,
+    positions: Vec<[f64; 2]>,
+    duplicate_ids: Vec<DuplicateId>,
+    collisions: Vec<IdCollision>,
+}
+
+/// Names the structures (nodes `0..n`) then the pipes, noting duplicate ids and pipe ids
+/// that a structure also bears.
+fn index_ids(structures: &[(&Feature, StructureKind)], pipes: &[Feature]) -> Ids {
+    let n_structures = structures.len() as u32;
+    let bytes = structures.iter().map(|(f, _)| f.id.len()).sum::<usize>()
+        + pipes.iter().map(|f| f.id.len()).sum::<usize>();
+    let mut names = Names::with_capacity(structures.len() + pipes.len(), bytes);
+    let mut duplicate_ids = Vec::new();
+
+    let mut kinds = Vec::with_capacity(structures.len() + pipes.len() / 8);
+    let mut positions = Vec::with_capacity(structures.len());
+    let mut node_ids = IdIndex::with_capacity(structures.len());
+    for (i, (f, kind)) in structures.iter().enumerate() {
+        names.push(&f.id);
+        if !node_ids.insert(&names, 0, i as u32) {
+            duplicate_ids.push(DuplicateId {
+                id: f.id.clone(),
+                layer: kind.layer(),
+            });
+        }
+        kinds.push(NodeKind::Structure(*kind));
+        positions.push(point_of(f.geom.as_ref()).unwrap_or(NAN2));
+    }
+    let mut pipe_ids = IdIndex::with_capacity(pipes.len());
+    let mut collisions = Vec::new();
+    for (i, f) in pipes.iter().enumerate() {
+        if let Some(n) = node_ids.get(&names, 0, &f.id) {
+            if let NodeKind::Structure(k) = kinds[n as usize] {
+                collisions.push(IdCollision {
+                    id: f.id.clone(),
+                    structure_layer: k.layer(),
+                });
+            }
+        }
+        names.push(&f.id);
+        if !pipe_ids.insert(&names, n_structures, i as u32) {
+            duplicate_ids.push(DuplicateId {
+                id: f.id.clone(),
+                layer: Layer::Pipes,
+            });
+        }
+    }
+    Ids {
+        names,
+        node_ids,
+        pipe_ids,
+        kinds,
+        positions,
+        duplicate_ids,
+        collisions,
+    }
+}
+
+/// Each pipe's ends as its `from_id` and `to_id` name them: they need no geometry and
+/// settle most pipes. An end naming no structure is left open and its id listed.
+fn ends_by_id(pipes: &[Feature], ids: &Ids) -> (Vec<Pending>, Vec<UnknownId>) {
+    let mut unknown_ids = Vec::new();
+    let pending: Vec<Pending> = pipes
+        .iter()
+        .map(|p| {
+            let mut lookup = |field: &'static str| {
+                let id = text_of(p.get(Layer::Pipes, field))?;
+                let node = ids.node_ids.get(&ids.names, 0, &id);
+                if node.is_none() {
+                    unknown_ids.push(UnknownId {
+                        pipe: p.id.clone(),
+                        field: field.to_string(),
+                        id: id.into_owned(),
+                    });
+                }
+                node
+            };
+            let (from, to) = (lookup("from_id"), lookup("to_id"));
+            let (first, last) = endpoints(p.geom.as_ref()).unwrap_or((NAN2, NAN2));
+            match (from, to) {
+                (Some(s), Some(t)) => Pending {
+                    ends: [PendingEnd::by_id(s, first), PendingEnd::by_id(t, last)],
+                    by_ids: true,
+                },
+                (Some(s), None) => {
+                    let (up, down) = orient(first, last, ids.positions[s as usize], true);
+                    Pending {
+                        ends: [PendingEnd::by_id(s, up), PendingEnd::open(down)],
+                        by_ids: true,
+                    }
+                }
+                (None, Some(t)) => {
+                    let (up, down) = orient(first, last, ids.positions[t as usize], false);
+                    Pending {
+                        ends: [PendingEnd::open(up), PendingEnd::by_id(t, down)],
+                        by_ids: true,
+                    }
+                }
+                (None, None) => Pending {
+                    ends: [PendingEnd::open(first), PendingEnd::open(last)],
+                    by_ids: false,
+                },
+            }
+        })
+        .collect();
+    (pending, unknown_ids)
+}
+
+/// The edges, each pipe turned the way its direction was decided; a pipe turned against
+/// the order it was digitised in is listed, so the analyst sees every pipe whose
+/// direction was changed.
+fn orient_edges(
+    pending: &[Pending],
+    pipes: &[Feature],
+    directions: Vec<(DirectionSource, bool)>,
+    names: &Names,
+    n_structures: u32,
+) -> (Vec<Edge>, Vec<ReversedPipe>) {
+    let mut reversed = Vec::new();
+    let edges: Vec<Edge> = pending
+        .iter()
+        .zip(pipes)
+        .zip(directions)
+        .map(|((p, f), (direction, against))| {
+            let [mut up, mut down] = p.ends;
+            if direction == DirectionSource::Inverts && against {
+                // Turned round by its inverts, against the order it was digitised in:
+                // listed, so the analyst sees every pipe whose direction was changed.
+                std::mem::swap(&mut up, &mut down);
+                let (a, b) = inverts_of(f);
+                reversed.push(ReversedPipe {
+                    pipe: f.id.clone(),
+                    from: (up.node < n_structures).then(|| names.get(up.node).to_string()),
+                    to: (down.node < n_structures).then(|| names.get(down.node).to_string()),
+                    from_invert: b.unwrap_or(f64::NAN),
+                    to_invert: a.unwrap_or(f64::NAN),
+                    direction,
+                    turned_by_inverts: true,
+                });
+            } else if against {
+                let (a, b) = inverts_of(f);
+                reversed.push(ReversedPipe {
+                    pipe: f.id.clone(),
+                    from: (up.node < n_structures).then(|| names.get(up.node).to_string()),
+                    to: (down.node < n_structures).then(|| names.get(down.node).to_string()),
+                    from_invert: a.unwrap_or(f64::NAN),
+                    to_invert: b.unwrap_or(f64::NAN),
+                    direction,
+                    turned_by_inverts: false,
+                });
+            }
+            Edge {
+                from: up.node,
+                to: down.node,
+                from_match: up.matched,
+                to_match: down.matched,
+                direction,
+                from_snap: up.snap,
+                to_snap: down.snap,
+                both_ways: flows_both_ways(f),
+            }
+        })
+        .collect();
+    (edges, reversed)
+}
+
 impl Network {
     /// Builds the network from structures (each with its kind) and pipes. Never fails: bad
     /// data ends up in [`Network::check`]'s report. Pipes of every `status` and `kind`
@@ -69,91 +242,20 @@ impl Network {
     ) -> Network {
         let structures: Vec<(&Feature, StructureKind)> = structures.into_iter().collect();
         let n_structures = structures.len() as u32;
-        let bytes = structures.iter().map(|(f, _)| f.id.len()).sum::<usize>()
-            + pipes.iter().map(|f| f.id.len()).sum::<usize>();
-        let mut names = Names::with_capacity(structures.len() + pipes.len(), bytes);
-        let mut duplicate_ids = Vec::new();
-
-        let mut kinds = Vec::with_capacity(structures.len() + pipes.len() / 8);
-        let mut positions = Vec::with_capacity(structures.len());
-        let mut node_ids = IdIndex::with_capacity(structures.len());
-        for (i, (f, kind)) in structures.iter().enumerate() {
-            names.push(&f.id);
-            if !node_ids.insert(&names, 0, i as u32) {
-                duplicate_ids.push(DuplicateId {
-                    id: f.id.clone(),
-                    layer: kind.layer(),
-                });
-            }
-            kinds.push(NodeKind::Structure(*kind));
-            positions.push(point_of(f.geom.as_ref()).unwrap_or(NAN2));
-        }
-        let mut pipe_ids = IdIndex::with_capacity(pipes.len());
-        let mut collisions = Vec::new();
-        for (i, f) in pipes.iter().enumerate() {
-            if let Some(n) = node_ids.get(&names, 0, &f.id) {
-                if let NodeKind::Structure(k) = kinds[n as usize] {
-                    collisions.push(IdCollision {
-                        id: f.id.clone(),
-                        structure_layer: k.layer(),
-                    });
-                }
-            }
-            names.push(&f.id);
-            if !pipe_ids.insert(&names, n_structures, i as u32) {
-                duplicate_ids.push(DuplicateId {
-                    id: f.id.clone(),
-                    layer: Layer::Pipes,
-                });
-            }
-        }
+        let ids = index_ids(&structures, pipes);
         drop(structures);
 
         // Ends named by id first: they need no geometry and settle most pipes.
-        let mut unknown_ids = Vec::new();
-        let mut pending: Vec<Pending> = pipes
-            .iter()
-            .map(|p| {
-                let mut lookup = |field: &'static str| {
-                    let id = text_of(p.get(Layer::Pipes, field))?;
-                    let node = node_ids.get(&names, 0, &id);
-                    if node.is_none() {
-                        unknown_ids.push(UnknownId {
-                            pipe: p.id.clone(),
-                            field: field.to_string(),
-                            id: id.into_owned(),
-                        });
-                    }
-                    node
-                };
-                let (from, to) = (lookup("from_id"), lookup("to_id"));
-                let (first, last) = endpoints(p.geom.as_ref()).unwrap_or((NAN2, NAN2));
-                match (from, to) {
-                    (Some(s), Some(t)) => Pending {
-                        ends: [PendingEnd::by_id(s, first), PendingEnd::by_id(t, last)],
-                        by_ids: true,
-                    },
-                    (Some(s), None) => {
-                        let (up, down) = orient(first, last, positions[s as usize], true);
-                        Pending {
-                            ends: [PendingEnd::by_id(s, up), PendingEnd::open(down)],
-                            by_ids: true,
-                        }
-                    }
-                    (None, Some(t)) => {
-                        let (up, down) = orient(first, last, positions[t as usize], false);
-                        Pending {
-                            ends: [PendingEnd::open(up), PendingEnd::by_id(t, down)],
-                            by_ids: true,
-                        }
-                    }
-                    (None, None) => Pending {
-                        ends: [PendingEnd::open(first), PendingEnd::open(last)],
-                        by_ids: false,
-                    },
-                }
-            })
-            .collect();
+        let (mut pending, unknown_ids) = ends_by_id(pipes, &ids);
+        let Ids {
+            names,
+            node_ids,
+            pipe_ids,
+            mut kinds,
+            positions,
+            duplicate_ids,
+            collisions,
+        } = ids;
 
         let tol = opts.tolerance();
         snap_to_structures(&mut pending, &positions, tol);
@@ -161,51 +263,7 @@ impl Network {
         join_loose_ends(&mut pending, tol, &mut kinds, &mut synthetic_at);
 
         let directions = decide_directions(&pending, pipes);
-        let mut reversed = Vec::new();
-        let mut edges: Vec<Edge> = pending
-            .iter()
-            .zip(pipes)
-            .zip(directions)
-            .map(|((p, f), (direction, against))| {
-                let [mut up, mut down] = p.ends;
-                if direction == DirectionSource::Inverts && against {
-                    // Turned round by its inverts, against the order it was digitised in:
-                    // listed, so the analyst sees every pipe whose direction was changed.
-                    std::mem::swap(&mut up, &mut down);
-                    let (a, b) = inverts_of(f);
-                    reversed.push(ReversedPipe {
-                        pipe: f.id.clone(),
-                        from: (up.node < n_structures).then(|| names.get(up.node).to_string()),
-                        to: (down.node < n_structures).then(|| names.get(down.node).to_string()),
-                        from_invert: b.unwrap_or(f64::NAN),
-                        to_invert: a.unwrap_or(f64::NAN),
-                        direction,
-                        turned_by_inverts: true,
-                    });
-                } else if against {
-                    let (a, b) = inverts_of(f);
-                    reversed.push(ReversedPipe {
-                        pipe: f.id.clone(),
-                        from: (up.node < n_structures).then(|| names.get(up.node).to_string()),
-                        to: (down.node < n_structures).then(|| names.get(down.node).to_string()),
-                        from_invert: a.unwrap_or(f64::NAN),
-                        to_invert: b.unwrap_or(f64::NAN),
-                        direction,
-                        turned_by_inverts: false,
-                    });
-                }
-                Edge {
-                    from: up.node,
-                    to: down.node,
-                    from_match: up.matched,
-                    to_match: down.matched,
-                    direction,
-                    from_snap: up.snap,
-                    to_snap: down.snap,
-                    both_ways: flows_both_ways(f),
-                }
-            })
-            .collect();
+        let (mut edges, reversed) = orient_edges(&pending, pipes, directions, &names, n_structures);
         drop(pending);
         let zero_length: Vec<u32> = edges
             .iter()

@@ -64,13 +64,41 @@ pub(super) fn join_tees(
     at_of: impl Fn(u32) -> [f64; 2],
     tol: f64,
 ) -> Splits {
-    let n_pipes = edges.len() as u32;
     let mut splits = Splits {
         split_of: Vec::new(),
         tails: FxHashMap::default(),
         found: Vec::new(),
     };
-    let loose: Vec<(u32, u32, &'static str)> = edges
+    let loose = loose_ends(edges, kinds, &at_of);
+    if loose.is_empty() || tol <= 0.0 {
+        return splits;
+    }
+    let found = find_joins(pipes, loose, &at_of, tol);
+    split_pipes(pipes, edges, kinds, &at_of, &found, &mut splits);
+    for f in &found {
+        // The end is on the pipe's first piece (its upstream end) or its last.
+        let tail = splits.tails.get(&f.pipe).copied().unwrap_or(f.pipe);
+        for k in [f.pipe, tail] {
+            let e = &mut edges[k as usize];
+            if e.from == f.node && k == f.pipe {
+                e.from_match = EndMatch::Junction;
+            }
+            if e.to == f.node && k == tail {
+                e.to_match = EndMatch::Junction;
+            }
+        }
+        splits.found.push((f.pipe, f.on, f.end, f.at, f.distance));
+    }
+    splits
+}
+
+/// The dangling ends (pipe, node, which end) that meet nothing and have a position.
+fn loose_ends(
+    edges: &[Edge],
+    kinds: &[NodeKind],
+    at_of: &impl Fn(u32) -> [f64; 2],
+) -> Vec<(u32, u32, &'static str)> {
+    edges
         .iter()
         .enumerate()
         .flat_map(|(i, e)| {
@@ -80,10 +108,16 @@ pub(super) fn join_tees(
                 .map(move |(n, _, end)| (i as u32, n, end))
         })
         .filter(|(_, n, _)| at_of(*n)[0].is_finite())
-        .collect();
-    if loose.is_empty() || tol <= 0.0 {
-        return splits;
-    }
+        .collect()
+}
+
+/// For each loose end, the nearest interior point of another pipe within `tol`, if any.
+fn find_joins(
+    pipes: &[Feature],
+    loose: Vec<(u32, u32, &'static str)>,
+    at_of: &impl Fn(u32) -> [f64; 2],
+    tol: f64,
+) -> Vec<Found> {
     let mut segments = Vec::new();
     let mut lengths = vec![0.0; pipes.len()];
     for (i, f) in pipes.iter().enumerate() {
@@ -130,8 +164,22 @@ pub(super) fn join_tees(
             });
         }
     }
-    // Each split pipe's points in flow order: along its digitised order, unless its flow
-    // runs the other way (its upstream node is nearer its last vertex).
+    found
+}
+
+/// Splits each pipe joined at the points found, in flow order: along its digitised
+/// order, unless its flow runs the other way (its upstream node is nearer its last
+/// vertex). Each point's node becomes a junction; the pieces after the first are new
+/// edges.
+fn split_pipes(
+    pipes: &[Feature],
+    edges: &mut Vec<Edge>,
+    kinds: &mut [NodeKind],
+    at_of: &impl Fn(u32) -> [f64; 2],
+    found: &[Found],
+    splits: &mut Splits,
+) {
+    let n_pipes = edges.len() as u32;
     let mut by_pipe: FxHashMap<u32, Vec<usize>> = FxHashMap::default();
     for (k, f) in found.iter().enumerate() {
         by_pipe.entry(f.on).or_default().push(k);
@@ -180,21 +228,6 @@ pub(super) fn join_tees(
         }
         splits.tails.insert(on, piece);
     }
-    for f in &found {
-        // The end is on the pipe's first piece (its upstream end) or its last.
-        let tail = splits.tails.get(&f.pipe).copied().unwrap_or(f.pipe);
-        for k in [f.pipe, tail] {
-            let e = &mut edges[k as usize];
-            if e.from == f.node && k == f.pipe {
-                e.from_match = EndMatch::Junction;
-            }
-            if e.to == f.node && k == tail {
-                e.to_match = EndMatch::Junction;
-            }
-        }
-        splits.found.push((f.pipe, f.on, f.end, f.at, f.distance));
-    }
-    splits
 }
 
 fn dist(a: [f64; 2], b: [f64; 2]) -> f64 {

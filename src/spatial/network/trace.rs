@@ -60,68 +60,95 @@ impl Network {
     /// stream; `None` when the id names neither. Each structure and pipe is visited once,
     /// so cycles in the data end the walk rather than loop it.
     pub fn trace(&self, start: &str, dir: Direction) -> Option<Trace> {
+        let (start_node, start_edge, collision) = self.trace_start(start, dir)?;
+        let mut trace = Trace {
+            start: start.to_string(),
+            direction: dir,
+            structures: Vec::new(),
+            pipes: Vec::new(),
+            outfalls: Vec::new(),
+            dead_ends: Vec::new(),
+            junctions: 0,
+            inferred: Vec::new(),
+            walked_both_ways: Vec::new(),
+            id_collision: collision,
+        };
+        let (pipes, reversed_walks) = self.walk(&mut trace, start_node, start_edge);
+        self.list_pipes(&mut trace, pipes, reversed_walks);
+        Some(trace)
+    }
+
+    /// Where a trace starts: its first node, the pipe it starts on (`NO_EDGE` for a
+    /// structure) and a note when the id is both a structure's and a pipe's; `None` when
+    /// the id names neither.
+    fn trace_start(&self, start: &str, dir: Direction) -> Option<(u32, u32, Option<String>)> {
         let as_pipe = |id: &str| self.pipe_ids.get(&self.names, self.structures, id);
-        let (start_node, start_edge, collision) = match self.node_ids.get(&self.names, 0, start) {
-            Some(n) => {
-                let note = as_pipe(start).map(|_| {
-                    format!(
-                        "{start} is the id of a structure and of a pipe; this trace starts at the structure (trace {PIPE_PREFIX}{start} for the pipe)"
-                    )
-                });
-                (n, NO_EDGE, note)
-            }
+        if let Some(n) = self.node_ids.get(&self.names, 0, start) {
+            let note = as_pipe(start).map(|_| {
+                format!(
+                    "{start} is the id of a structure and of a pipe; this trace starts at the structure (trace {PIPE_PREFIX}{start} for the pipe)"
+                )
+            });
+            return Some((n, NO_EDGE, note));
+        }
+        let (e, note) = match as_pipe(start) {
+            Some(e) => (e, None),
             None => {
-                let (e, note) = match as_pipe(start) {
-                    Some(e) => (e, None),
-                    None => {
-                        let id = start.strip_prefix(PIPE_PREFIX)?;
-                        let e = as_pipe(id)?;
-                        let note = self.node_ids.get(&self.names, 0, id).map(|_| {
-                            format!("{id} is the id of a structure and of a pipe; this trace starts at the pipe")
-                        });
-                        (e, note)
-                    }
-                };
-                // A pipe split at T-junctions is walked from its first piece downstream
-                // and from its last piece upstream, so every piece (and every lateral
-                // joining it) is reached.
-                let e = match dir {
-                    Direction::Downstream => e,
-                    Direction::Upstream => self.tails.get(&e).copied().unwrap_or(e),
-                };
-                let edge = &self.edges[e as usize];
-                let next = match dir {
-                    Direction::Downstream => edge.to,
-                    Direction::Upstream => edge.from,
-                };
-                (next, e, note)
+                let id = start.strip_prefix(PIPE_PREFIX)?;
+                let e = as_pipe(id)?;
+                let note = self.node_ids.get(&self.names, 0, id).map(|_| {
+                    format!("{id} is the id of a structure and of a pipe; this trace starts at the pipe")
+                });
+                (e, note)
             }
         };
-        let down = dir == Direction::Downstream;
-        // Walking from `node` along edge `e`: the node at its other end. A bidirectional
-        // pipe is walked from either end, so "ahead" and "behind" depend on where the
-        // walk stands, not on the pipe's recorded direction.
-        let other = |e: u32, node: u32| {
-            let edge = &self.edges[e as usize];
-            if edge.from == node {
-                edge.to
-            } else {
-                edge.from
-            }
+        // A pipe split at T-junctions is walked from its first piece downstream
+        // and from its last piece upstream, so every piece (and every lateral
+        // joining it) is reached.
+        let e = match dir {
+            Direction::Downstream => e,
+            Direction::Upstream => self.tails.get(&e).copied().unwrap_or(e),
         };
-        let behind = other;
-        let ahead = |e: u32, node: u32| {
-            let edge = &self.edges[e as usize];
-            if edge.from == edge.to {
-                edge.to
-            } else if edge.both_ways {
-                other(e, node)
-            } else if down {
-                edge.to
-            } else {
-                edge.from
-            }
+        let edge = &self.edges[e as usize];
+        let next = match dir {
+            Direction::Downstream => edge.to,
+            Direction::Upstream => edge.from,
         };
+        Some((next, e, note))
+    }
+
+    /// Walking from `node` along edge `e`: the node at its other end.
+    fn other_end(&self, e: u32, node: u32) -> u32 {
+        let edge = &self.edges[e as usize];
+        if edge.from == node {
+            edge.to
+        } else {
+            edge.from
+        }
+    }
+
+    /// Walking from `node` along edge `e` with (`down`) or against the flow: the node
+    /// ahead. A bidirectional pipe is walked from either end, so "ahead" and "behind"
+    /// depend on where the walk stands, not on the pipe's recorded direction.
+    fn ahead(&self, e: u32, node: u32, down: bool) -> u32 {
+        let edge = &self.edges[e as usize];
+        if edge.from == edge.to {
+            edge.to
+        } else if edge.both_ways {
+            self.other_end(e, node)
+        } else if down {
+            edge.to
+        } else {
+            edge.from
+        }
+    }
+
+    /// The breadth-first walk: records the structures, outfalls, dead ends and junctions
+    /// it reaches in `trace`; returns the edges walked and those walked against their
+    /// recorded direction.
+    fn walk(&self, trace: &mut Trace, start_node: u32, start_edge: u32) -> (Vec<u32>, Vec<u32>) {
+        let down = trace.direction == Direction::Downstream;
+        let behind = |e: u32, node: u32| self.other_end(e, node);
         let (adjacency, against) = if down {
             (&self.out, &self.into)
         } else {
@@ -139,18 +166,6 @@ impl Network {
         reached_by.insert(start_node, start_edge);
         queue.push_back(start_node);
 
-        let mut trace = Trace {
-            start: start.to_string(),
-            direction: dir,
-            structures: Vec::new(),
-            pipes: Vec::new(),
-            outfalls: Vec::new(),
-            dead_ends: Vec::new(),
-            junctions: 0,
-            inferred: Vec::new(),
-            walked_both_ways: Vec::new(),
-            id_collision: collision,
-        };
         let mut reversed_walks = Vec::new();
         while let Some(node) = queue.pop_front() {
             // The start pipe has been walked already; a bidirectional pipe is walked
@@ -193,7 +208,7 @@ impl Network {
                 }
             }
             for e in onward {
-                let next = ahead(e, node);
+                let next = self.ahead(e, node, down);
                 if against.of(node).contains(&e) && !adjacency.of(node).contains(&e) {
                     reversed_walks.push(e);
                 }
@@ -204,14 +219,19 @@ impl Network {
                 }
             }
         }
-        // A pipe reached from both its ends, or in pieces (split at a T-junction), is
-        // listed once.
-        for e in pipes.iter_mut() {
+        (pipes, reversed_walks)
+    }
+
+    /// Lists the pipes walked in `trace`, with those inferred and those walked both ways.
+    /// A pipe reached from both its ends, or in pieces (split at a T-junction), is listed
+    /// once.
+    fn list_pipes(&self, trace: &mut Trace, mut pipes: Vec<u32>, mut reversed_walks: Vec<u32>) {
+        for e in &mut pipes {
             *e = self.pipe_of(*e);
         }
         let mut listed = rustc_hash::FxHashSet::default();
         pipes.retain(|e| listed.insert(*e));
-        for e in reversed_walks.iter_mut() {
+        for e in &mut reversed_walks {
             *e = self.pipe_of(*e);
         }
         reversed_walks.sort_unstable();
@@ -227,7 +247,6 @@ impl Network {
                 trace.inferred.push(info);
             }
         }
-        Some(trace)
     }
 
     /// The ids from the start of a trace to `node`, in flow order (downstream traces only

@@ -205,7 +205,7 @@ impl SnapshotHandle {
                         Ok(false) => {}
                         Ok(true) => tracing::info!(%layer, "layer changed in the store; reloaded"),
                         Err(e) => {
-                            tracing::warn!(%layer, error = %e, "reloading a layer failed; keeping the old one")
+                            tracing::warn!(%layer, error = %e, "reloading a layer failed; keeping the old one");
                         }
                     }
                 }

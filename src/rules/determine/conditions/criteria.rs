@@ -45,6 +45,29 @@ pub(in crate::rules::determine) fn condition_one(
     // Unknowns that would decide Condition One if nothing else meets it.
     let mut pending: Vec<String> = Vec::new();
 
+    listed_waters(&mut f, water, literal, tmdl_only, &mut hits, &mut pending);
+    tmdl_watersheds(&mut f, water, literal, &mut hits, &mut pending);
+    cycle_notes_and_review(&mut f, water, &mut pending);
+    let met = decide_condition_one(&mut f, water, &hits, &mut pending);
+    if met != Some(true) && outside.is_none() {
+        for fact in pending {
+            cx.open(fact);
+        }
+    }
+    close(&mut f, met, outside, "Condition One");
+    f
+}
+
+/// The 303(d)-listed waters reached: each a hit, or an open fact under the profile's
+/// readings (AMB-08, AMB-09).
+fn listed_waters(
+    f: &mut Finding<Option<bool>>,
+    water: &WaterEvidence,
+    literal: bool,
+    tmdl_only: bool,
+    hits: &mut Vec<String>,
+    pending: &mut Vec<String>,
+) {
     for w in &water.waters_303d {
         f.evidence.push(water_evidence(w));
         let label = format!("303(d)-listed water {} ({})", w.name, w.water_id);
@@ -75,7 +98,17 @@ pub(in crate::rules::determine) fn condition_one(
             w.reached_by
         ));
     }
+}
 
+/// The TMDL areas overlapped or reached: a hit when the TMDL names stormwater as a
+/// source, else not counted or open.
+fn tmdl_watersheds(
+    f: &mut Finding<Option<bool>>,
+    water: &WaterEvidence,
+    literal: bool,
+    hits: &mut Vec<String>,
+    pending: &mut Vec<String>,
+) {
     for t in &water.tmdl_areas {
         f.evidence.extend(tmdl_evidence(t));
         let label = format!("TMDL area {} ({})", t.tmdl_id, t.pollutant);
@@ -120,7 +153,15 @@ pub(in crate::rules::determine) fn condition_one(
             }
         }
     }
+}
 
+/// The list cycle the listings come from (AMB-30), the waters' notes, and what is for
+/// review (each an open fact).
+fn cycle_notes_and_review(
+    f: &mut Finding<Option<bool>>,
+    water: &WaterEvidence,
+    pending: &mut Vec<String>,
+) {
     if !water.waters_303d.is_empty() {
         match &water.list_cycle {
             Some(cycle) => {
@@ -143,6 +184,16 @@ pub(in crate::rules::determine) fn condition_one(
         f.because(format!("for review: {r}"));
         pending.push(format!("review: {r}"));
     }
+}
+
+/// Whether Condition One is met: yes on a hit, undetermined when nothing is reached or
+/// facts are open, else no.
+fn decide_condition_one(
+    f: &mut Finding<Option<bool>>,
+    water: &WaterEvidence,
+    hits: &[String],
+    pending: &mut Vec<String>,
+) -> Option<bool> {
     let nothing_reached = water.waters_303d.is_empty()
         && water.tmdl_areas.is_empty()
         && water.waters_reached.is_empty()
@@ -150,7 +201,7 @@ pub(in crate::rules::determine) fn condition_one(
     let met = if !hits.is_empty() {
         f.because(format!(
             "the runoff carries sediment, always a pollutant of concern, to {}",
-            and_list(&hits)
+            and_list(hits)
         ));
         Some(true)
     } else if nothing_reached {
@@ -171,13 +222,7 @@ pub(in crate::rules::determine) fn condition_one(
         ));
         Some(false)
     };
-    if met != Some(true) && outside.is_none() {
-        for fact in pending {
-            cx.open(fact);
-        }
-    }
-    close(&mut f, met, outside, "Condition One");
-    f
+    met
 }
 
 /// § 156-81C(2): five or more acres, with no exclusions.

@@ -15,28 +15,145 @@ pub(super) fn every_project_duties(
     use RequirementStatus as S;
     // The law's own name, as the reasons of a duty outside it name it.
     let law = cx.profile.wording.law.clone();
+    let mut out = construction_duties(cx, outside, &law);
+    out.extend(practice_duties(cx, outside, post, &law));
+    out.push(cx.every_project_duty(
+        Duty {
+            kind: K::Fees,
+            summary: &format!("The Town may require reasonable costs at prevailing rates for review of SWPPPs, inspections or SMP maintenance performed by or for the Town ({}).", cx.profile.wording.section(FEES)),
+            rules: &[cx.id(FEES)],
+            ambs: &[],
+            inside: S::MayBeRequired,
+            why_inside: "'may require any person undertaking land development activities regulated by this article to pay reasonable costs'",
+        },
+        outside,
+        &law,
+    ));
+    out
+}
+
+/// The duties of the construction itself: someone on site, the disturbance at one time,
+/// contractors' certifications, the SWPPP on site, other permits, milestone notices,
+/// stopping after a violation, sediment removal.
+fn construction_duties(
+    cx: &mut Ctx<'_>,
+    outside: Option<&str>,
+    law: &str,
+) -> Vec<Finding<Requirement>> {
+    use RequirementKind as K;
+    use RequirementStatus as S;
     let every = "binds every non-exempt land development activity, whatever its size or Conditions";
     let mut out = vec![
         cx.every_project_duty(
-            K::ApplicantOnSite,
-            &format!("The applicant or developer or their representative is on site at all times when construction or grading activity takes place, and inspects and documents the effectiveness of all erosion and sediment control practices ({}).", cx.profile.wording.section(ON_SITE)),
-            &[cx.id(ON_SITE)],
-            &[],
+            Duty {
+                kind: K::ApplicantOnSite,
+                summary: &format!("The applicant or developer or their representative is on site at all times when construction or grading activity takes place, and inspects and documents the effectiveness of all erosion and sediment control practices ({}).", cx.profile.wording.section(ON_SITE)),
+                rules: &[cx.id(ON_SITE)],
+                ambs: &[],
+                inside: S::Applies,
+                why_inside: every,
+            },
             outside,
-            &law,
-            S::Applies,
-            every,
+            law,
         ),
     ];
-    let mut at_once = cx.every_project_duty(
-        K::DisturbanceAtOneTime,
-        &format!("Not more than five acres are disturbed at any one time unless pursuant to an approved SWPPP ({}).", cx.profile.wording.section(AT_ONE_TIME)),
-        &[cx.id(AT_ONE_TIME)],
-        &["AMB-10"],
+    out.push(disturbance_at_one_time(cx, outside, law, every));
+    out.push(cx.every_project_duty(
+        Duty {
+            kind: K::ContractorCertification,
+            summary: &format!("Each contractor and subcontractor named in the SWPPP who installs soil or stormwater management practices signs and dates the certification statement before any land development activity; the statements become part of the SWPPP ({}).", cx.profile.wording.section(CONTRACTORS)),
+            rules: &[cx.id(CONTRACTORS), cx.id(CONTRACTOR_RECORDS)],
+            ambs: &[],
+            inside: S::Applies,
+            why_inside: every,
+        },
         outside,
-        &law,
-        S::Applies,
-        every,
+        law,
+    ));
+    out.push(cx.every_project_duty(
+        Duty {
+            kind: K::SwpppOnSite,
+            summary: &format!("A copy of the SWPPP is kept at the site from the start of construction to final stabilization ({}).", cx.profile.wording.section(SWPPP_ON_SITE)),
+            rules: &[cx.id(SWPPP_ON_SITE)],
+            ambs: &[],
+            inside: S::Applies,
+            why_inside: every,
+        },
+        outside,
+        law,
+    ));
+    out.push(cx.every_project_duty(
+        Duty {
+            kind: K::OtherPermits,
+            summary: &format!("All other applicable environmental permits have been or will be acquired before approval of the final stormwater design plan ({}).", cx.profile.wording.section(OTHER_PERMITS)),
+            rules: &[cx.id(OTHER_PERMITS)],
+            ambs: &[],
+            inside: S::Applies,
+            why_inside: every,
+        },
+        outside,
+        law,
+    ));
+    out.push(cx.every_project_duty(
+        Duty {
+            kind: K::MilestoneNotices,
+            summary: &format!("The applicant notifies the Town's enforcement official at least 48 hours before each milestone the SMO requires: start of construction, erosion controls installed, site clearing, rough and final grading, close of season, final landscaping, landscaping established in public areas ({}).", cx.profile.wording.section(NOTICE_48H)),
+            rules: &[cx.id(NOTICE_48H)],
+            ambs: &[],
+            inside: S::MayBeRequired,
+            why_inside: "the SMO decides which milestone inspections it requires ('as required by the Stormwater Management Officer')",
+        },
+        outside,
+        law,
+    ));
+    out.push(cx.every_project_duty(
+        Duty {
+            kind: K::StabilizationOnlyAfterViolation,
+            summary: &format!("If an inspection finds a violation, the applicant and developer are notified in writing, and no further work except site stabilization is done until it is corrected and the work approved ({}).", cx.profile.wording.section(VIOLATION_HALT)),
+            rules: &[cx.id(VIOLATION_HALT)],
+            ambs: &[],
+            inside: S::Applies,
+            why_inside: every,
+        },
+        outside,
+        law,
+    ));
+    out.push(cx.every_project_duty(
+        Duty {
+            kind: K::SedimentRemoval,
+            summary: &format!("During construction the applicant operates and maintains all controls, and removes sediment from sediment traps and ponds whenever their design capacity is reduced by 50% ({}).", cx.profile.wording.section(OPERATE)),
+            rules: &[cx.id(OPERATE)],
+            ambs: &["AMB-27"],
+            inside: S::Applies,
+            why_inside: every,
+        },
+        outside,
+        law,
+    ));
+    out
+}
+
+/// Not more than five acres disturbed at one time: the project's own disturbance says
+/// whether phasing is needed.
+fn disturbance_at_one_time(
+    cx: &mut Ctx<'_>,
+    outside: Option<&str>,
+    law: &str,
+    every: &str,
+) -> Finding<Requirement> {
+    use RequirementKind as K;
+    use RequirementStatus as S;
+    let mut at_once = cx.every_project_duty(
+        Duty {
+            kind: K::DisturbanceAtOneTime,
+            summary: &format!("Not more than five acres are disturbed at any one time unless pursuant to an approved SWPPP ({}).", cx.profile.wording.section(AT_ONE_TIME)),
+            rules: &[cx.id(AT_ONE_TIME)],
+            ambs: &["AMB-10"],
+            inside: S::Applies,
+            why_inside: every,
+        },
+        outside,
+        law,
     );
     if outside.is_none() {
         let (within, reason) =
@@ -48,67 +165,20 @@ pub(super) fn every_project_duties(
             "the project must be phased so that no more than five acres are disturbed at once, unless the approved SWPPP allows more"
         });
     }
-    out.push(at_once);
-    out.push(cx.every_project_duty(
-        K::ContractorCertification,
-        &format!("Each contractor and subcontractor named in the SWPPP who installs soil or stormwater management practices signs and dates the certification statement before any land development activity; the statements become part of the SWPPP ({}).", cx.profile.wording.section(CONTRACTORS)),
-        &[cx.id(CONTRACTORS), cx.id(CONTRACTOR_RECORDS)],
-        &[],
-        outside,
-        &law,
-        S::Applies,
-        every,
-    ));
-    out.push(cx.every_project_duty(
-        K::SwpppOnSite,
-        &format!("A copy of the SWPPP is kept at the site from the start of construction to final stabilization ({}).", cx.profile.wording.section(SWPPP_ON_SITE)),
-        &[cx.id(SWPPP_ON_SITE)],
-        &[],
-        outside,
-        &law,
-        S::Applies,
-        every,
-    ));
-    out.push(cx.every_project_duty(
-        K::OtherPermits,
-        &format!("All other applicable environmental permits have been or will be acquired before approval of the final stormwater design plan ({}).", cx.profile.wording.section(OTHER_PERMITS)),
-        &[cx.id(OTHER_PERMITS)],
-        &[],
-        outside,
-        &law,
-        S::Applies,
-        every,
-    ));
-    out.push(cx.every_project_duty(
-        K::MilestoneNotices,
-        &format!("The applicant notifies the Town's enforcement official at least 48 hours before each milestone the SMO requires: start of construction, erosion controls installed, site clearing, rough and final grading, close of season, final landscaping, landscaping established in public areas ({}).", cx.profile.wording.section(NOTICE_48H)),
-        &[cx.id(NOTICE_48H)],
-        &[],
-        outside,
-        &law,
-        S::MayBeRequired,
-        "the SMO decides which milestone inspections it requires ('as required by the Stormwater Management Officer')",
-    ));
-    out.push(cx.every_project_duty(
-        K::StabilizationOnlyAfterViolation,
-        &format!("If an inspection finds a violation, the applicant and developer are notified in writing, and no further work except site stabilization is done until it is corrected and the work approved ({}).", cx.profile.wording.section(VIOLATION_HALT)),
-        &[cx.id(VIOLATION_HALT)],
-        &[],
-        outside,
-        &law,
-        S::Applies,
-        every,
-    ));
-    out.push(cx.every_project_duty(
-        K::SedimentRemoval,
-        &format!("During construction the applicant operates and maintains all controls, and removes sediment from sediment traps and ponds whenever their design capacity is reduced by 50% ({}).", cx.profile.wording.section(OPERATE)),
-        &[cx.id(OPERATE)],
-        &["AMB-27"],
-        outside,
-        &law,
-        S::Applies,
-        every,
-    ));
+    at_once
+}
+
+/// The duties that follow the site's stormwater management practices: as-built plans and
+/// operation and maintenance.
+fn practice_duties(
+    cx: &mut Ctx<'_>,
+    outside: Option<&str>,
+    post: RequirementStatus,
+    law: &str,
+) -> Vec<Finding<Requirement>> {
+    use RequirementKind as K;
+    use RequirementStatus as S;
+    let mut out = Vec::new();
     let facility = cx.facts.requires_stormwater_management_facility;
     let status = practice_status(outside, post, facility);
     for (kind, summary, rule) in [
@@ -124,21 +194,11 @@ pub(super) fn every_project_duties(
         ),
     ] {
         let mut f = cx.requirement(kind, status, summary, &[rule], &[]);
-        f.because(practice_reason(status, outside, &law));
+        f.because(practice_reason(status, outside, law));
         if status == S::Depends && facility.is_none() {
             cx.open("requires_stormwater_management_facility");
         }
         out.push(f);
     }
-    out.push(cx.every_project_duty(
-        K::Fees,
-        &format!("The Town may require reasonable costs at prevailing rates for review of SWPPPs, inspections or SMP maintenance performed by or for the Town ({}).", cx.profile.wording.section(FEES)),
-        &[cx.id(FEES)],
-        &[],
-        outside,
-        &law,
-        S::MayBeRequired,
-        "'may require any person undertaking land development activities regulated by this article to pay reasonable costs'",
-    ));
     out
 }

@@ -11,35 +11,11 @@ pub(super) fn requirements(
 ) -> Vec<Finding<Requirement>> {
     use RequirementKind as K;
     use RequirementStatus as S;
-    let met: Vec<(&str, &str)> = [
-        (c.condition_one.result, "Condition One", cx.id(C1)),
-        (c.condition_two.result, "Condition Two", cx.id(C2)),
-        (c.condition_three.result, "Condition Three", cx.id(C3)),
-    ]
-    .into_iter()
-    .filter(|(m, _, _)| *m == Some(true))
-    .map(|(_, name, rule)| (name, rule))
-    .collect();
-    let undetermined: Vec<&str> = [
-        (c.condition_one.result, "Condition One"),
-        (c.condition_two.result, "Condition Two"),
-        (c.condition_three.result, "Condition Three"),
-    ]
-    .into_iter()
-    .filter(|(m, _)| m.is_none())
-    .map(|(_, name)| name)
-    .collect();
-    let names: Vec<&str> = met.iter().map(|(n, _)| *n).collect();
-    let met_rules: Vec<&str> = met.iter().map(|(_, r)| *r).collect();
-    let which = and_list(&names);
-    let none_met = if undetermined.is_empty() {
-        "none of Conditions One, Two and Three is met".to_string()
-    } else {
-        format!(
-            "no Condition is met, and {} is undetermined: it depends on that",
-            and_list(&undetermined)
-        )
-    };
+    let ConditionWords {
+        met_rules,
+        which,
+        none_met,
+    } = condition_words(cx, c);
     let profile = cx.profile;
     let cite_met = |f: &mut Finding<Requirement>| {
         for rule in &met_rules {
@@ -111,15 +87,18 @@ pub(super) fn requirements(
         format!("{none_met}; {} applies only to those", w.section(INSPECTIONS))
     });
 
+    let reach = Reach {
+        outside,
+        which: &which,
+        any,
+    };
     let easement = facility_duty(
         cx,
         K::MaintenanceEasement,
         &format!("Before any approval that has a stormwater management facility as a requirement, the applicant executes a maintenance easement binding on later landowners, recorded by the grantor with the {} after approval by {} ({}).", w.county_clerk, w.town_counsel, w.section(EASEMENT)),
         cx.id(EASEMENT),
         &format!("maintenance easements recorded on the plan ({})", w.easement_plan_item),
-        outside,
-        &which,
-        any,
+        &reach,
     );
     let agreement = facility_duty(
         cx,
@@ -127,14 +106,66 @@ pub(super) fn requirements(
         &format!("Before final plan approval, the Town approves a formal maintenance agreement for the stormwater management facilities, binding on later landowners and recorded with the {} as a deed restriction; the Town may accept dedication instead ({}).", w.county_clerk, w.section(AGREEMENT)),
         cx.id(AGREEMENT),
         &format!("an inspection and maintenance agreement binding on later landowners ({})", w.agreement_plan_item),
-        outside,
-        &which,
-        any,
+        &reach,
     );
     let post_status = post.result.status;
     let mut all = vec![swppp, post, preparer, inspections, easement, agreement];
     all.extend(duties::every_project_duties(cx, outside, post_status));
     all
+}
+
+/// The Conditions in words: the rules of those met, their names as a list (empty when
+/// none is), and what "none met" says (naming the undetermined ones).
+struct ConditionWords<'a> {
+    met_rules: Vec<&'a str>,
+    which: String,
+    none_met: String,
+}
+
+fn condition_words<'a>(cx: &Ctx<'a>, c: &Conditions) -> ConditionWords<'a> {
+    let met: Vec<(&str, &str)> = [
+        (c.condition_one.result, "Condition One", cx.id(C1)),
+        (c.condition_two.result, "Condition Two", cx.id(C2)),
+        (c.condition_three.result, "Condition Three", cx.id(C3)),
+    ]
+    .into_iter()
+    .filter(|(m, _, _)| *m == Some(true))
+    .map(|(_, name, rule)| (name, rule))
+    .collect();
+    let undetermined: Vec<&str> = [
+        (c.condition_one.result, "Condition One"),
+        (c.condition_two.result, "Condition Two"),
+        (c.condition_three.result, "Condition Three"),
+    ]
+    .into_iter()
+    .filter(|(m, _)| m.is_none())
+    .map(|(_, name)| name)
+    .collect();
+    let names: Vec<&str> = met.iter().map(|(n, _)| *n).collect();
+    let met_rules: Vec<&str> = met.iter().map(|(_, r)| *r).collect();
+    let which = and_list(&names);
+    let none_met = if undetermined.is_empty() {
+        "none of Conditions One, Two and Three is met".to_string()
+    } else {
+        format!(
+            "no Condition is met, and {} is undetermined: it depends on that",
+            and_list(&undetermined)
+        )
+    };
+    ConditionWords {
+        met_rules,
+        which,
+        none_met,
+    }
+}
+
+/// What a facility duty turns on: whether the law reaches the project (`outside` says why
+/// not), the Conditions met in words (empty when none is), and whether any is.
+#[derive(Clone, Copy)]
+struct Reach<'a> {
+    outside: Option<&'a str>,
+    which: &'a str,
+    any: Option<bool>,
 }
 
 /// The maintenance easement or agreement: due when the Conditions call for
@@ -146,11 +177,14 @@ fn facility_duty(
     summary: &str,
     rule: &str,
     item: &str,
-    outside: Option<&str>,
-    which: &str,
-    any: Option<bool>,
+    reach: &Reach<'_>,
 ) -> Finding<Requirement> {
     use RequirementStatus as S;
+    let Reach {
+        outside,
+        which,
+        any,
+    } = *reach;
     let smf = cx.facts.requires_stormwater_management_facility;
     let status = match (outside, which.is_empty(), smf) {
         (Some(_), _, _) => S::DoesNotApply,

@@ -28,48 +28,7 @@ pub(super) fn requirements(cx: &mut Ctx<'_>, outside: Option<&str>) -> Vec<Findi
 
     let gp = general_permit(cx, outside);
 
-    let (one_acre, reason) = cx.meets_or_not("qualified_inspector", "qualified inspector");
-    let schedule = cx.schedule(cx.id(INSPECTOR));
-    let when = if schedule.is_empty() {
-        cx.profile.wording.expand("as {§7A(5)} requires")
-    } else {
-        describe_schedule(&schedule)
-    };
-    let gp_coverage = cx.facts.gp.coverage;
-    let inspections_status = match (inside, one_acre, gp_coverage) {
-        (false, _, _) => S::DoesNotApply,
-        (true, true, _) | (true, false, Some(true)) => S::Applies,
-        (true, false, Some(false)) => S::DoesNotApply,
-        (true, false, None) => S::Depends,
-    };
-    let mut inspections = cx.requirement(
-        K::ConstructionInspections,
-        inspections_status,
-        &cx.profile.wording.expand(&format!("A qualified inspector conducts site inspections and documents the effectiveness of all erosion and sediment control practices {when}; reports are kept on site and furnished to the SMO on request ({{§7A(5)}}). The chapter states no storm-event trigger.")),
-        &[cx.id(INSPECTOR)],
-        &["AMB-10", "AMB-13", "AMB-15"],
-    );
-    inspections.result.schedule = schedule;
-    inspections.evidence = cx.area_evidence();
-    match outside {
-        Some(why) => {
-            inspections.because(not_reached(why));
-        }
-        None => {
-            inspections.because(reason);
-            if !one_acre {
-                inspections.cite(cx.profile, cx.id(GP_INSPECTIONS));
-                inspections.because(match gp_coverage {
-                    Some(true) => cx.profile.wording.expand("under one acre the chapter's seven-day inspections do not apply, but 'inspection requirements shall be as specified within the SPDES General Permit' ({§7A(1)}), and the reviewer entered that the project needs permit coverage"),
-                    Some(false) => cx.profile.wording.expand("under one acre, and the reviewer entered that the project needs no construction general permit coverage, so neither {§7A(5)} nor the permit's inspections ({§7A(1)}) apply"),
-                    None => cx.profile.wording.expand("under one acre the chapter's seven-day inspections do not apply, but the permit's inspections do if the project needs permit coverage ({§7A(1)}), which was not entered"),
-                });
-                if gp_coverage.is_none() {
-                    cx.open("gp.coverage");
-                }
-            }
-        }
-    }
+    let inspections = construction_inspections(cx, outside);
 
     let phosphorus = enhanced_phosphorus(cx, outside);
     let post = post_construction(cx, outside, phosphorus.result.status);
@@ -115,6 +74,64 @@ pub(super) fn requirements(cx: &mut Ctx<'_>, outside: Option<&str>) -> Vec<Findi
     all
 }
 
+/// The qualified inspector's site inspections: due from one acre, and below it when the
+/// project needs permit coverage (the permit's inspections then apply).
+fn construction_inspections(cx: &mut Ctx<'_>, outside: Option<&str>) -> Finding<Requirement> {
+    use RequirementKind as K;
+    use RequirementStatus as S;
+    let inside = outside.is_none();
+    let not_reached = |why: &str| {
+        format!(
+            "{} does not reach the project: {why}",
+            cx.profile.wording.law
+        )
+    };
+    let (one_acre, reason) = cx.meets_or_not("qualified_inspector", "qualified inspector");
+    let schedule = cx.schedule(cx.id(INSPECTOR));
+    let when = if schedule.is_empty() {
+        cx.profile.wording.expand("as {§7A(5)} requires")
+    } else {
+        describe_schedule(&schedule)
+    };
+    let gp_coverage = cx.facts.gp.coverage;
+    let inspections_status = match (inside, one_acre, gp_coverage) {
+        (false, _, _) => S::DoesNotApply,
+        (true, true, _) | (true, false, Some(true)) => S::Applies,
+        (true, false, Some(false)) => S::DoesNotApply,
+        (true, false, None) => S::Depends,
+    };
+    let mut inspections = cx.requirement(
+        K::ConstructionInspections,
+        inspections_status,
+        &cx.profile.wording.expand(&format!("A qualified inspector conducts site inspections and documents the effectiveness of all erosion and sediment control practices {when}; reports are kept on site and furnished to the SMO on request ({{§7A(5)}}). The chapter states no storm-event trigger.")),
+        &[cx.id(INSPECTOR)],
+        &["AMB-10", "AMB-13", "AMB-15"],
+    );
+    inspections.result.schedule = schedule;
+    inspections.evidence = cx.area_evidence();
+    match outside {
+        Some(why) => {
+            inspections.because(not_reached(why));
+        }
+        None => {
+            inspections.because(reason);
+            if !one_acre {
+                inspections.cite(cx.profile, cx.id(GP_INSPECTIONS));
+                inspections.because(match gp_coverage {
+                    Some(true) => cx.profile.wording.expand("under one acre the chapter's seven-day inspections do not apply, but 'inspection requirements shall be as specified within the SPDES General Permit' ({§7A(1)}), and the reviewer entered that the project needs permit coverage"),
+                    Some(false) => cx.profile.wording.expand("under one acre, and the reviewer entered that the project needs no construction general permit coverage, so neither {§7A(5)} nor the permit's inspections ({§7A(1)}) apply"),
+                    None => cx.profile.wording.expand("under one acre the chapter's seven-day inspections do not apply, but the permit's inspections do if the project needs permit coverage ({§7A(1)}), which was not entered"),
+                });
+                if gp_coverage.is_none() {
+                    cx.open("gp.coverage");
+                }
+            }
+        }
+    }
+
+    inspections
+}
+
 /// The duties of Chapter 267 that bind every land development activity it reaches, and
 /// those that follow the site's practices.
 fn every_project_duties(
@@ -125,38 +142,47 @@ fn every_project_duties(
     let law = cx.profile.wording.law.clone();
     use RequirementKind as K;
     use RequirementStatus as S;
+    let mut out = construction_duties(cx, outside, &law);
+    out.extend(practice_duties(cx, outside, post, &law));
+    out.push(cx.every_project_duty(
+        Duty {
+            kind: K::Fees,
+            summary: "The Town may require reasonable costs at prevailing rates for review of SWPPPs, inspections or SMP maintenance performed by or for the Town, in the amounts of the Master Fee Schedule.",
+            rules: &[cx.id(FEES)],
+            ambs: &[],
+            inside: S::MayBeRequired,
+            why_inside: &cx.profile.wording.expand("'may require any person undertaking land development activities regulated by {law} ... to pay reasonable costs'"),
+        },
+        outside,
+        &law,
+    ));
+    out
+}
+
+/// The duties of the construction itself: a trained contractor on site, the disturbance
+/// at one time, certifications, the SWPPP on site, other permits, milestone notices,
+/// stopping after a violation, sediment removal.
+fn construction_duties(
+    cx: &mut Ctx<'_>,
+    outside: Option<&str>,
+    law: &str,
+) -> Vec<Finding<Requirement>> {
+    use RequirementKind as K;
+    use RequirementStatus as S;
     let every = "binds every non-exempt land development activity, whatever its size";
     let mut out = vec![cx.every_project_duty(
-        K::TrainedContractorOnSite,
-        &cx.profile.wording.expand("Each contractor and subcontractor names a trained contractor responsible for the SWPPP, and at least one trained contractor is on site daily when soil disturbance is performed; the applicant inspects the erosion and sediment controls ({§7A(4)})."),
-        &[cx.id(TRAINED)],
-        &[],
+        Duty {
+            kind: K::TrainedContractorOnSite,
+            summary: &cx.profile.wording.expand("Each contractor and subcontractor names a trained contractor responsible for the SWPPP, and at least one trained contractor is on site daily when soil disturbance is performed; the applicant inspects the erosion and sediment controls ({§7A(4)})."),
+            rules: &[cx.id(TRAINED)],
+            ambs: &[],
+            inside: S::Applies,
+            why_inside: every,
+        },
         outside,
-        &law,
-        S::Applies,
-        every,
+        law,
     )];
-    let mut at_once = cx.every_project_duty(
-        K::DisturbanceAtOneTime,
-        &cx.profile.wording.expand("Not more than five acres are disturbed at any one time unless a greater amount is determined necessary pursuant to an approved SWPPP ({§5D(1)(d)})."),
-        &[cx.id(AT_ONE_TIME)],
-        &["AMB-10"],
-        outside,
-        &law,
-        S::Applies,
-        every,
-    );
-    if outside.is_none() {
-        let (within, reason) =
-            cx.meets_or_not("max_disturbance_at_one_time", "disturbance at one time");
-        at_once.because(reason);
-        at_once.because(if within {
-            "the whole project is within the limit, so any phasing meets it"
-        } else {
-            "the construction phasing plan must keep the area disturbed at once to five acres, unless the approved SWPPP allows more"
-        });
-    }
-    out.push(at_once);
+    out.push(disturbance_at_one_time(cx, outside, law, every));
     for (kind, summary, rules, status, why) in [
         (
             K::ContractorCertification,
@@ -206,8 +232,68 @@ fn every_project_duties(
         } else {
             &[]
         };
-        out.push(cx.every_project_duty(kind, &summary, rules, ambs, outside, &law, status, why));
+        out.push(cx.every_project_duty(
+            Duty {
+                kind,
+                summary: &summary,
+                rules,
+                ambs,
+                inside: status,
+                why_inside: why,
+            },
+            outside,
+            law,
+        ));
     }
+    out
+}
+
+/// Not more than five acres disturbed at one time: the project's own disturbance says
+/// whether phasing is needed.
+fn disturbance_at_one_time(
+    cx: &mut Ctx<'_>,
+    outside: Option<&str>,
+    law: &str,
+    every: &str,
+) -> Finding<Requirement> {
+    use RequirementKind as K;
+    use RequirementStatus as S;
+    let mut at_once = cx.every_project_duty(
+        Duty {
+            kind: K::DisturbanceAtOneTime,
+            summary: &cx.profile.wording.expand("Not more than five acres are disturbed at any one time unless a greater amount is determined necessary pursuant to an approved SWPPP ({§5D(1)(d)})."),
+            rules: &[cx.id(AT_ONE_TIME)],
+            ambs: &["AMB-10"],
+            inside: S::Applies,
+            why_inside: every,
+        },
+        outside,
+        law,
+    );
+    if outside.is_none() {
+        let (within, reason) =
+            cx.meets_or_not("max_disturbance_at_one_time", "disturbance at one time");
+        at_once.because(reason);
+        at_once.because(if within {
+            "the whole project is within the limit, so any phasing meets it"
+        } else {
+            "the construction phasing plan must keep the area disturbed at once to five acres, unless the approved SWPPP allows more"
+        });
+    }
+    at_once
+}
+
+/// The duties that follow the site's stormwater management practices: as-built plans, PE
+/// inspections of structural practices, operation and maintenance.
+fn practice_duties(
+    cx: &mut Ctx<'_>,
+    outside: Option<&str>,
+    post: RequirementStatus,
+    law: &str,
+) -> Vec<Finding<Requirement>> {
+    use RequirementKind as K;
+    use RequirementStatus as S;
+    let mut out = Vec::new();
     let facility = cx.facts.requires_stormwater_management_facility;
     let status = practice_status(outside, post, facility);
     for (kind, summary, rule) in [
@@ -228,22 +314,12 @@ fn every_project_duties(
         ),
     ] {
         let mut f = cx.requirement(kind, status, summary, &[rule], &["AMB-13"]);
-        f.because(practice_reason(status, outside, &law));
+        f.because(practice_reason(status, outside, law));
         if status == S::Depends && facility.is_none() {
             cx.open("requires_stormwater_management_facility");
         }
         out.push(f);
     }
-    out.push(cx.every_project_duty(
-        K::Fees,
-        "The Town may require reasonable costs at prevailing rates for review of SWPPPs, inspections or SMP maintenance performed by or for the Town, in the amounts of the Master Fee Schedule.",
-        &[cx.id(FEES)],
-        &[],
-        outside,
-        &law,
-        S::MayBeRequired,
-        &cx.profile.wording.expand("'may require any person undertaking land development activities regulated by {law} ... to pay reasonable costs'"),
-    ));
     out
 }
 
@@ -276,7 +352,7 @@ fn facility_duty(
             );
             S::Applies
         }
-        (None, _, S::Applies) | (None, _, S::Indicated) => {
+        (None, _, S::Applies | S::Indicated) => {
             f.cite(cx.profile, cx.id(POST));
             f.because(format!("the post-construction component includes {item}"));
             post

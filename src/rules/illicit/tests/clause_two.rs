@@ -113,7 +113,7 @@ fn clause_two_needs_documentation_and_approval(
             Evidence::Feature { layer, id, note } if layer == "parcels" && id == "P-1" && note.contains("found by")
         ));
         assert!(parcel_named, "{what}: {:?}", got.evidence);
-        for r in records.iter() {
+        for r in &records {
             let named = got.evidence.iter().any(|e| matches!(
                 e,
                 Evidence::Feature { layer, id, .. } if layer == "connection_records" && *id == r.record_id

@@ -378,7 +378,7 @@ fn item_7_screening_and_determinations_feed_the_exemptions(
                 Some(true) => assert!(r.contains("determination D-1 by NYSDEC on 2023-01-05")),
                 Some(false) => assert!(r.contains("determined not a substantial contributor")),
                 None => {
-                    assert!(r.contains("no determination by NYSDEC or the Town is on record"))
+                    assert!(r.contains("no determination by NYSDEC or the Town is on record"));
                 }
             }
         }
