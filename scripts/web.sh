@@ -12,7 +12,7 @@ if [[ ! -f node_modules/.package-lock.json || package-lock.json -nt node_modules
   npm ci --no-audit --no-fund --loglevel=error
 fi
 stamp=dist/index.html
-if [[ -f "$stamp" ]] && [[ -z "$(find index.html vite.config.ts tsconfig.json package-lock.json src public -newer "$stamp" -print -quit)" ]]; then
+if [[ -f "$stamp" ]] && [[ -z "$(find index.html vite.config.ts tsconfig.json package.json package-lock.json openapi.json src public -newer "$stamp" -print -quit)" ]]; then
   echo "web page up to date (web/dist)"
   exit 0
 fi

@@ -385,7 +385,7 @@ pub(super) async fn json_bodies(
         Json(serde_json::json!({"error": message, "status": status.as_u16()})),
     )
         .into_response();
-    for (k, v) in parts.headers.iter() {
+    for (k, v) in &parts.headers {
         if k != header::CONTENT_TYPE && k != header::CONTENT_LENGTH {
             out.headers_mut().insert(k.clone(), v.clone());
         }

@@ -20,6 +20,7 @@ mod openapi_types;
 mod page;
 mod photos;
 pub mod profile;
+mod routes;
 mod security;
 pub mod server;
 mod style;
@@ -36,7 +37,6 @@ use std::time::Duration;
 
 use axum::extract::DefaultBodyLimit;
 use axum::middleware::from_fn_with_state;
-use axum::routing::get;
 use axum::{Json, Router};
 
 pub use auth::{Auth, Caller};
@@ -149,57 +149,15 @@ pub const MAX_JSON_WRITE_BYTES: usize = 1024 * 1024;
 
 /// The whole application, as a router tests can drive without a socket.
 ///
-/// Three kinds of route: open (health, the landing page, conformance and the API
-/// definition: they hold no registry data), reads (any valid token, or none on a
-/// public-read server) and writes, each behind the role it needs.
+/// Every route is an entry of [`routes::routes`], which says who may call it: open
+/// (health, the landing page, conformance, the API definition, the page's files: they
+/// hold no registry data), reads (any valid token, or none on a public-read server) and
+/// writes, each behind the role it needs.
 pub fn app(state: AppState) -> Router {
-    let reads = ogc::router()
-        .merge(tiles::router())
-        .nest(
-            "/api",
-            api::router()
-                .layer(axum::middleware::from_fn(answer_format::read))
-                .merge(inspections::read_router())
-                .merge(cases::read_router())
-                .merge(photos::read_router())
-                .merge(footprint::router()),
-        )
-        .route_layer(from_fn_with_state(state.clone(), auth::read));
-    let analyst = Router::new()
-        .nest("/api", upload::router())
-        .route_layer(from_fn_with_state(state.clone(), auth::analyst));
-    let inspector = Router::new()
-        .nest(
-            "/api",
-            inspections::write_router()
-                .layer(DefaultBodyLimit::max(MAX_JSON_WRITE_BYTES))
-                .merge(photos::write_router(&state.config)),
-        )
-        .route_layer(from_fn_with_state(state.clone(), auth::inspector));
-    let officer = Router::new()
-        .nest(
-            "/api",
-            cases::write_router().layer(DefaultBodyLimit::max(MAX_JSON_WRITE_BYTES)),
-        )
-        .route_layer(from_fn_with_state(state.clone(), auth::officer));
-    let admin = Router::new()
-        .nest("/api", tokens::router())
-        .route_layer(from_fn_with_state(state.clone(), auth::admin));
-    let open = Router::new()
-        .route("/health", get(health))
-        .merge(ogc::open_router())
-        .merge(tiles::open_router())
-        .merge(style::open_router())
-        .merge(page::open_router())
-        .route("/api/openapi.json", get(openapi::document));
     let timeout = state.config.request_timeout;
     let limit = state.config.body_limit;
     let cors = cors_layer(&state.config.cors_origins);
-    open.merge(reads)
-        .merge(analyst)
-        .merge(inspector)
-        .merge(officer)
-        .merge(admin)
+    routes::router(&state)
         .fallback(not_found)
         .method_not_allowed_fallback(wrong_method)
         .layer(DefaultBodyLimit::max(limit))

@@ -10,8 +10,7 @@ use std::fmt::Write as _;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::{header, HeaderMap, HeaderValue};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
-use axum::{Json, Router};
+use axum::Json;
 use geo::Intersects;
 use geo_types::{Coord, Geometry};
 
@@ -38,22 +37,6 @@ const CONFORMS_TO: [&str; 4] = [
     "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/oas30",
     "http://www.opengis.net/spec/ogcapi-features-2/1.0/conf/crs",
 ];
-
-/// The routes that hold no registry data: open to everyone.
-pub(super) fn open_router() -> Router<AppState> {
-    Router::new()
-        .route("/", get(landing))
-        .route("/conformance", get(conformance))
-}
-
-/// The data routes.
-pub(super) fn router() -> Router<AppState> {
-    Router::new()
-        .route("/collections", get(collections))
-        .route("/collections/{layer}", get(collection))
-        .route("/collections/{layer}/items", get(items))
-        .route("/collections/{layer}/items/{id}", get(item))
-}
 
 /// The URI of an EPSG code's CRS.
 pub fn epsg_uri(srid: i32) -> String {
@@ -86,7 +69,7 @@ fn link(href: String, rel: &str, ty: &str, title: &str) -> serde_json::Value {
     serde_json::json!({"href": href, "rel": rel, "type": ty, "title": title})
 }
 
-async fn landing(
+pub(super) async fn landing(
     headers: HeaderMap,
     State(state): State<AppState>,
     axum::extract::RawQuery(q): axum::extract::RawQuery,
@@ -111,7 +94,7 @@ async fn landing(
     .into_response()
 }
 
-async fn conformance() -> Json<serde_json::Value> {
+pub(super) async fn conformance() -> Json<serde_json::Value> {
     let all: Vec<&str> = CONFORMS_TO
         .iter()
         .chain(super::tiles::CONFORMS_TO.iter())
@@ -144,7 +127,10 @@ fn collection_json(b: &str, snap: &Snapshot, layer: Layer) -> serde_json::Value 
     c
 }
 
-async fn collections(headers: HeaderMap, State(state): State<AppState>) -> Json<serde_json::Value> {
+pub(super) async fn collections(
+    headers: HeaderMap,
+    State(state): State<AppState>,
+) -> Json<serde_json::Value> {
     let b = base(&state.config, &headers);
     let snap = state.snapshot.current();
     let cols: Vec<_> = Layer::ALL
@@ -165,7 +151,7 @@ fn layer_of(name: &str) -> Result<Layer, HttpError> {
         })
 }
 
-async fn collection(
+pub(super) async fn collection(
     headers: HeaderMap,
     State(state): State<AppState>,
     Path(layer): Path<String>,
@@ -212,7 +198,7 @@ fn geojson_response(body: String, crs: i32, srid: i32) -> Response {
         .into_response()
 }
 
-async fn items(
+pub(super) async fn items(
     headers: HeaderMap,
     State(state): State<AppState>,
     Path(layer): Path<String>,
@@ -413,7 +399,7 @@ fn with_offset(url: &str, offset: usize) -> String {
     format!("{path}?{}", s.finish())
 }
 
-async fn item(
+pub(super) async fn item(
     headers: HeaderMap,
     State(state): State<AppState>,
     Path((layer, id)): Path<(String, String)>,

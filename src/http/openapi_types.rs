@@ -52,6 +52,48 @@ pub(super) fn object<T: JsonSchema>(t: &mut Typed) -> Value {
     v
 }
 
+/// The schema of `T` as a named schema of `components/schemas` (its type's name), and the
+/// reference to it: an answer's type, which the page's generated types name.
+pub(super) fn named<T: JsonSchema>(t: &mut Typed) -> Value {
+    let schema = object::<T>(t);
+    let name = T::schema_name();
+    t.extra.insert(name.clone(), schema);
+    json!({"$ref": format!("#/components/schemas/{name}")})
+}
+
+/// A GeoJSON FeatureCollection (RFC 7946), as the OGC items and the answers' GeoJSON
+/// form carry it; the answers add `answer`, the answer's own fields that are not lists.
+pub(super) fn feature_collection(t: &mut Typed) -> Value {
+    feature(t);
+    t.extra.insert(
+        "FeatureCollection".into(),
+        json!({"type": "object", "required": ["type", "features"], "properties": {
+            "type": {"type": "string", "enum": ["FeatureCollection"]},
+            "features": {"type": "array", "items": {"$ref": "#/components/schemas/Feature"}},
+            "answer": {"type": "object", "additionalProperties": {}, "description": "the answer's own fields (not its lists), on an answer's GeoJSON form"},
+        }}),
+    );
+    json!({"$ref": "#/components/schemas/FeatureCollection"})
+}
+
+/// A GeoJSON Feature (RFC 7946): its geometry (null when it has none) and its
+/// properties, a layer's fields or an answer's facts of the place.
+pub(super) fn feature(t: &mut Typed) -> Value {
+    t.extra.insert(
+        "Feature".into(),
+        json!({"type": "object", "required": ["type", "geometry", "properties"], "properties": {
+            "type": {"type": "string", "enum": ["Feature"]},
+            "id": {"description": "the feature's id", "oneOf": [{"type": "string"}, {"type": "number"}]},
+            "geometry": {"type": "object", "nullable": true, "required": ["type"], "properties": {
+                "type": {"type": "string", "description": "Point, LineString, Polygon, MultiPoint, MultiLineString, MultiPolygon or GeometryCollection"},
+                "coordinates": {"type": "array", "items": {}, "description": "the positions, nested as the type has them"},
+            }},
+            "properties": {"type": "object", "additionalProperties": {}, "description": "a layer's fields, or an answer's facts of the place (the server always sends an object)"},
+        }}),
+    );
+    json!({"$ref": "#/components/schemas/Feature"})
+}
+
 /// The query parameters of a struct's schema: one per field, required when the struct
 /// requires it, described by the field's doc comment. A query leaves a value out rather
 /// than sending null, so `nullable` and a `null` default are dropped; a field of any

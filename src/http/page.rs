@@ -7,8 +7,7 @@
 use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
-use axum::{Json, Router};
+use axum::Json;
 
 use super::auth::{admit, Need};
 use super::AppState;
@@ -19,15 +18,6 @@ include!(concat!(env!("OUT_DIR"), "/web_assets.rs"));
 /// Whether the page's files were built into this binary.
 pub fn built() -> bool {
     ASSETS.iter().any(|(p, _, _)| *p == "/index.html")
-}
-
-/// The page's routes (open: they hold no registry data).
-pub(super) fn open_router() -> Router<AppState> {
-    Router::new()
-        .route("/page/{*file}", get(asset))
-        .route("/sw.js", get(service_worker))
-        .route("/manifest.webmanifest", get(manifest))
-        .route("/api/session", get(session))
 }
 
 /// Whether a request for `/` wants the page rather than the OGC landing page: a browser
@@ -98,7 +88,7 @@ fn with_type(ty: &'static str, bytes: &'static [u8], cache: &'static str) -> Res
     r
 }
 
-async fn asset(Path(rest): Path<String>) -> Response {
+pub(super) async fn asset(Path(rest): Path<String>) -> Response {
     match file(&format!("/page/{rest}")) {
         // Their names carry a content hash: a new build makes new names.
         Some((ty, bytes)) => with_type(ty, bytes, "public, max-age=31536000, immutable"),
@@ -114,7 +104,7 @@ async fn asset(Path(rest): Path<String>) -> Response {
     }
 }
 
-async fn service_worker() -> Response {
+pub(super) async fn service_worker() -> Response {
     match file("/sw.js") {
         Some((ty, bytes)) => with_type(ty, bytes, "no-cache"),
         None => {
@@ -124,7 +114,7 @@ async fn service_worker() -> Response {
     }
 }
 
-async fn manifest() -> Response {
+pub(super) async fn manifest() -> Response {
     match file("/manifest.webmanifest") {
         Some((_, bytes)) => with_type("application/manifest+json", bytes, "no-cache"),
         None => super::HttpError::NotFound(
@@ -137,38 +127,74 @@ async fn manifest() -> Response {
 /// `GET /api/session`: who the token (or no token) is and what it may do, so the page
 /// shows only the actions the role allows. Without a token on a registry that is not
 /// public-read the answer says a token is needed (200, not 401: nothing is refused yet).
-async fn session(State(state): State<AppState>, headers: HeaderMap) -> Response {
+/// What a token (or no token) may do: the answer of `GET /api/session`.
+#[derive(Debug, serde::Serialize, schemars::JsonSchema)]
+pub struct Session {
+    /// A token was given and is valid.
+    pub signed_in: bool,
+    /// Reads need no token on this server.
+    pub public_read: bool,
+    /// The caller may read the registry.
+    pub may_read: bool,
+    /// Who the token was made for.
+    pub subject: Option<String>,
+    /// The token's role.
+    pub role: Option<String>,
+    /// What the caller may do.
+    pub may: May,
+}
+
+/// What a caller may do, by the page's parts.
+#[derive(Debug, serde::Serialize, schemars::JsonSchema)]
+pub struct May {
+    /// Read the registry.
+    pub read: bool,
+    /// Record inspections and their photos.
+    pub inspect: bool,
+    /// Open and work illicit discharge cases.
+    pub enforce: bool,
+    /// Import layers.
+    pub import: bool,
+    /// Manage tokens.
+    pub admin: bool,
+}
+
+pub(super) async fn session(State(state): State<AppState>, headers: HeaderMap) -> Response {
     let public_read = state.auth.public_read;
     if headers.get(header::AUTHORIZATION).is_none() && !public_read {
-        return Json(serde_json::json!({
-            "signed_in": false, "public_read": false, "may_read": false,
-            "subject": null, "role": null, "may": may(None, false),
-        }))
+        return Json(Session {
+            signed_in: false,
+            public_read: false,
+            may_read: false,
+            subject: None,
+            role: None,
+            may: may(None, false),
+        })
         .into_response();
     }
     match admit(&state, &headers, Need::Read).await {
-        Ok(c) => Json(serde_json::json!({
-            "signed_in": c.role.is_some(),
-            "public_read": public_read,
-            "may_read": true,
-            "subject": c.subject,
-            "role": c.role.map(|r| r.to_string()),
-            "may": may(c.role, true),
-        }))
+        Ok(c) => Json(Session {
+            signed_in: c.role.is_some(),
+            public_read,
+            may_read: true,
+            subject: Some(c.subject),
+            role: c.role.map(|r| r.to_string()),
+            may: may(c.role, true),
+        })
         .into_response(),
         Err(e) => e.into_response(),
     }
 }
 
-fn may(role: Option<Role>, read: bool) -> serde_json::Value {
+fn may(role: Option<Role>, read: bool) -> May {
     let allows = |r: Role| role.is_some_and(|x| x.allows(r));
-    serde_json::json!({
-        "read": read,
-        "inspect": allows(Role::Inspector),
-        "enforce": allows(Role::Officer),
-        "import": allows(Role::Analyst),
-        "admin": allows(Role::Admin),
-    })
+    May {
+        read,
+        inspect: allows(Role::Inspector),
+        enforce: allows(Role::Officer),
+        import: allows(Role::Analyst),
+        admin: allows(Role::Admin),
+    }
 }
 
 #[cfg(test)]

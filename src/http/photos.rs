@@ -9,13 +9,12 @@
 //! (a row stored before this check may hold anything), `nosniff`, and a sandboxing CSP.
 
 use axum::body::Bytes;
-use axum::extract::{DefaultBodyLimit, Path, State};
+use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap, HeaderName, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
-use axum::{Extension, Json, Router};
+use axum::{Extension, Json};
 
-use super::{AppState, Caller, HttpError, ServeConfig};
+use super::{AppState, Caller, HttpError};
 use crate::domain::photo::PhotoKind;
 use crate::domain::Layer;
 use crate::idde::MAX_PHOTO_BYTES;
@@ -25,22 +24,6 @@ use crate::store::photos::{served_type, NewPhoto};
 /// as a document (the sandbox gives it an opaque origin, away from the page's storage),
 /// and no page frames it.
 const PHOTO_CSP: &str = "default-src 'none'; img-src 'self'; frame-ancestors 'none'; sandbox";
-
-pub(super) fn read_router() -> Router<AppState> {
-    Router::new()
-        .route("/inspections/{id}/photos", get(photos_of))
-        .route("/photos/{sha256}", get(photo))
-}
-
-/// The route's own body limit (the server's, when lower), so a body over the photo limit
-/// is refused as it comes rather than buffered up to the server-wide limit first.
-pub(super) fn write_router(config: &ServeConfig) -> Router<AppState> {
-    Router::new()
-        .route("/inspections/{id}/photos", axum::routing::post(add_photo))
-        .layer(DefaultBodyLimit::max(
-            config.body_limit.min(MAX_PHOTO_BYTES),
-        ))
-}
 
 fn inspection_exists(state: &AppState, id: &str) -> bool {
     state
@@ -71,7 +54,7 @@ fn declared_non_image(headers: &HeaderMap) -> Option<String> {
     (!fine).then_some(t)
 }
 
-async fn add_photo(
+pub(super) async fn add_photo(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
@@ -116,7 +99,7 @@ async fn add_photo(
     ))
 }
 
-async fn photos_of(
+pub(super) async fn photos_of(
     State(state): State<AppState>,
     Path(id): Path<String>,
 ) -> Result<Json<serde_json::Value>, HttpError> {
@@ -138,7 +121,7 @@ async fn photos_of(
     ))
 }
 
-async fn photo(
+pub(super) async fn photo(
     State(state): State<AppState>,
     Path(sha): Path<String>,
 ) -> Result<Response, HttpError> {

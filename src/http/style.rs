@@ -11,18 +11,10 @@
 use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
-use axum::{Json, Router};
+use axum::Json;
 use serde_json::{json, Value};
 
 use super::{links, AppState};
-
-/// The style route (open: the style holds no registry data).
-pub(super) fn open_router() -> Router<AppState> {
-    Router::new()
-        .route("/styles/ms4.json", get(style))
-        .route("/styles/{file}", get(sprite))
-}
 
 /// The sprite's files: an arrow (pointing the way of the line) at one and two device
 /// pixels per CSS pixel.
@@ -49,7 +41,7 @@ const SPRITE: [(&str, &str, &[u8]); 4] = [
     ),
 ];
 
-async fn sprite(Path(file): Path<String>) -> Response {
+pub(super) async fn sprite(Path(file): Path<String>) -> Response {
     match SPRITE.iter().find(|(name, ..)| *name == file) {
         Some((_, ty, bytes)) => (
             [
@@ -68,7 +60,7 @@ async fn sprite(Path(file): Path<String>) -> Response {
     }
 }
 
-async fn style(State(state): State<AppState>, headers: HeaderMap) -> Json<Value> {
+pub(super) async fn style(State(state): State<AppState>, headers: HeaderMap) -> Json<Value> {
     let base = links::base(&state.config, &headers);
     Json(document(&base, state.config.basemap_url.as_deref()))
 }

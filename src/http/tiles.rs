@@ -13,39 +13,13 @@ use std::collections::HashMap;
 use axum::extract::{Path, Query, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
-use axum::{Json, Router};
+use axum::Json;
 
 use super::{links, AppState, HttpError};
 use crate::tiles::{self, TileId, TileLayer, TILE_LAYERS};
 
 /// The media type of a tile.
 pub const MVT: &str = "application/vnd.mapbox-vector-tile";
-
-/// The tile routes that hold registry data (behind the read gate).
-pub(super) fn router() -> Router<AppState> {
-    Router::new()
-        .route("/tiles.json", get(tilejson_all))
-        .route("/tiles/{file}", get(tilejson_one))
-        .route("/tiles/{z}/{x}/{file}", get(tile_all))
-        .route("/tiles/{layer}/{z}/{x}/{file}", get(tile_one))
-        .route("/collections/{layer}/tiles", get(ogc_tilesets))
-        .route(
-            "/collections/{layer}/tiles/WebMercatorQuad",
-            get(ogc_tileset),
-        )
-        .route(
-            "/collections/{layer}/tiles/WebMercatorQuad/{tileMatrix}/{tileRow}/{tileCol}",
-            get(ogc_tile),
-        )
-}
-
-/// The tile routes that hold no registry data (open to everyone).
-pub(super) fn open_router() -> Router<AppState> {
-    Router::new()
-        .route("/tileMatrixSets", get(matrix_sets))
-        .route("/tileMatrixSets/WebMercatorQuad", get(web_mercator_quad))
-}
 
 /// The conformance classes of OGC API – Tiles implemented.
 pub const CONFORMS_TO: [&str; 4] = [
@@ -77,7 +51,7 @@ fn tile_id(z: &str, x: &str, y: &str) -> Result<TileId, HttpError> {
     TileId::parse(z, x, y).map_err(|e| HttpError::BadRequest(e.to_string()))
 }
 
-async fn tile_all(
+pub(super) async fn tile_all(
     State(state): State<AppState>,
     Path((z, x, file)): Path<(String, String, String)>,
     Query(q): Query<HashMap<String, String>>,
@@ -88,7 +62,7 @@ async fn tile_all(
     tile(state, "all", layers, t, q.get("g"), &headers).await
 }
 
-async fn tile_one(
+pub(super) async fn tile_one(
     State(state): State<AppState>,
     Path((layer, z, x, file)): Path<(String, String, String, String)>,
     Query(q): Query<HashMap<String, String>>,
@@ -99,7 +73,7 @@ async fn tile_one(
     tile(state, spec.name(), vec![spec], t, q.get("g"), &headers).await
 }
 
-async fn ogc_tile(
+pub(super) async fn ogc_tile(
     State(state): State<AppState>,
     Path((layer, z, y, x)): Path<(String, String, String, String)>,
     Query(q): Query<HashMap<String, String>>,
@@ -279,12 +253,12 @@ fn no_store(v: serde_json::Value) -> Response {
         .into_response()
 }
 
-async fn tilejson_all(State(state): State<AppState>, headers: HeaderMap) -> Response {
+pub(super) async fn tilejson_all(State(state): State<AppState>, headers: HeaderMap) -> Response {
     let layers: Vec<&TileLayer> = TILE_LAYERS.iter().collect();
     no_store(tilejson(&state, &headers, "/tiles", &layers))
 }
 
-async fn tilejson_one(
+pub(super) async fn tilejson_one(
     State(state): State<AppState>,
     Path(file): Path<String>,
     headers: HeaderMap,
@@ -298,7 +272,7 @@ async fn tilejson_one(
     )))
 }
 
-async fn ogc_tilesets(
+pub(super) async fn ogc_tilesets(
     State(state): State<AppState>,
     Path(layer): Path<String>,
     headers: HeaderMap,
@@ -320,7 +294,7 @@ async fn ogc_tilesets(
     })))
 }
 
-async fn ogc_tileset(
+pub(super) async fn ogc_tileset(
     State(state): State<AppState>,
     Path(layer): Path<String>,
     headers: HeaderMap,
@@ -349,7 +323,10 @@ async fn ogc_tileset(
     })))
 }
 
-async fn matrix_sets(State(state): State<AppState>, headers: HeaderMap) -> Json<serde_json::Value> {
+pub(super) async fn matrix_sets(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+) -> Json<serde_json::Value> {
     let b = links::base(&state.config, &headers);
     Json(serde_json::json!({
         "tileMatrixSets": [{
@@ -361,7 +338,7 @@ async fn matrix_sets(State(state): State<AppState>, headers: HeaderMap) -> Json<
     }))
 }
 
-async fn web_mercator_quad() -> Json<serde_json::Value> {
+pub(super) async fn web_mercator_quad() -> Json<serde_json::Value> {
     let w = tiles::grid::WORLD;
     Json(serde_json::json!({
         "id": "WebMercatorQuad",

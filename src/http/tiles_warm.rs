@@ -31,7 +31,7 @@ pub fn keep_warm(state: AppState, every: Duration) {
                 match done {
                     Ok(Ok(())) => {}
                     Ok(Err(e)) => {
-                        tracing::warn!(error = %super::error::chain(&e), "preparing the tiles failed")
+                        tracing::warn!(error = %super::error::chain(&e), "preparing the tiles failed");
                     }
                     Err(e) => tracing::warn!("preparing the tiles failed: {e}"),
                 }

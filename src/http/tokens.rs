@@ -2,31 +2,24 @@
 
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
-use axum::routing::{delete, get};
-use axum::{Extension, Json, Router};
+use axum::{Extension, Json};
 use serde::Deserialize;
 
 use super::extract::Body;
 use super::{AppState, Caller, HttpError};
 use crate::auth::{self, NewToken, Role};
 
-pub(super) fn router() -> Router<AppState> {
-    Router::new()
-        .route("/tokens", get(list).post(create))
-        .route("/tokens/{id}", delete(revoke))
-}
-
 /// `POST /api/tokens`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct CreateToken {
+pub(super) struct CreateToken {
     role: String,
     subject: String,
     /// RFC 3339 time after which the token stops working.
     expires_at: Option<String>,
 }
 
-async fn create(
+pub(super) async fn create(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
     Body(req): Body<CreateToken>,
@@ -71,13 +64,15 @@ async fn create(
     ))
 }
 
-async fn list(State(state): State<AppState>) -> Result<Json<serde_json::Value>, HttpError> {
+pub(super) async fn list(
+    State(state): State<AppState>,
+) -> Result<Json<serde_json::Value>, HttpError> {
     Ok(Json(
         serde_json::json!({ "tokens": state.store.tokens().await? }),
     ))
 }
 
-async fn revoke(
+pub(super) async fn revoke(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
     Path(id): Path<String>,

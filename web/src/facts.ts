@@ -1,11 +1,13 @@
 // The project facts the determination reads (`POST /api/determinations`, the fields of
 // `DetermineParams`), and how the planner's form maps onto the request. A tri-state fact
 // left "not known" is left out, so the answer lists it as open rather than assuming it.
+import type { Schemas } from './api';
 
 export type FactKind = 'area' | 'tri' | 'bool' | 'date';
 
 export interface Fact {
-  name: string;
+  /** The fact's field in the request (`ProjectFactsParams` of the API definition). */
+  name: keyof Schemas['ProjectFactsParams'];
   label: string;
   kind: FactKind;
   help?: string;
@@ -41,7 +43,7 @@ export type Place = { parcel: string } | { footprint: unknown };
 export type FactValues = Record<string, string | boolean | undefined>;
 
 /** The request body for a place and the form's values. */
-export function determinationRequest(place: Place, v: FactValues): Record<string, unknown> {
+export function determinationRequest(place: Place, v: FactValues): Schemas['DetermineRequest'] {
   const body: Record<string, unknown> = { ...place };
   for (const f of FACTS) {
     const x = v[f.name];
@@ -63,7 +65,8 @@ export function determinationRequest(place: Place, v: FactValues): Record<string
         break;
     }
   }
-  return body;
+  // Every fact is a field of the request (`Fact.name`), and `disturbed` is always set.
+  return body as Schemas['DetermineRequest'];
 }
 
 /** The parts of a determination, in the order the page shows them. */

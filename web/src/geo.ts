@@ -48,13 +48,13 @@ export function inRing(p: [number, number], ring: [number, number][]): boolean {
 }
 
 /** Whether a position lies inside a Polygon or MultiPolygon (outside its holes). */
-export function inPolygon(p: [number, number], g: { type: string; coordinates: any }): boolean {
+export function inPolygon(p: [number, number], g: { type: string; coordinates?: any }): boolean {
   const polys = g.type === 'Polygon' ? [g.coordinates] : g.type === 'MultiPolygon' ? g.coordinates : [];
   return polys.some((rings: [number, number][][]) => inRing(p, rings[0]) && !rings.slice(1).some((h) => inRing(p, h)));
 }
 
 /** Every position of a geometry (a point, a line, a polygon, or a multi- of them). */
-export function positions(g: { coordinates: any } | null | undefined): [number, number][] {
+export function positions(g: { coordinates?: any } | null | undefined): [number, number][] {
   const out: [number, number][] = [];
   const visit = (c: any) => (typeof c?.[0] === 'number' ? out.push([c[0], c[1]]) : c?.forEach?.(visit));
   if (g) visit(g.coordinates);
@@ -63,6 +63,6 @@ export function positions(g: { coordinates: any } | null | undefined): [number, 
 
 /** Where a feature lies against a set of areas (the registry's boundary, a watershed):
  *  `inside` when any of its positions is inside one of them, else `outside`. */
-export function sideOf(g: { coordinates: any } | null | undefined, areas: { type: string; coordinates: any }[]): 'inside' | 'outside' {
+export function sideOf(g: { coordinates?: any } | null | undefined, areas: { type: string; coordinates?: any }[]): 'inside' | 'outside' {
   return positions(g).some((p) => areas.some((a) => inPolygon(p, a))) ? 'inside' : 'outside';
 }

@@ -1,6 +1,6 @@
 // The page: sign-in, the views per user, the map and the offline queue.
 import './style.css';
-import { api, ApiError, authHeaders, setToken, token, type Session } from './api';
+import { ApiError, authHeaders, get, setToken, token, type Session } from './api';
 import { createMap, firstDrawn, getMap, tileUrlsAsked } from './map';
 import { Queue } from './queue';
 import { h, type Ctx } from './ui';
@@ -60,12 +60,12 @@ queue.onChange = () => showQueue().catch((e) => console.error('queue line:', e))
 
 async function loadSession(): Promise<void> {
   try {
-    session = await api<Session>('/api/session');
+    session = await get('/api/session');
   } catch (e) {
     if (e instanceof ApiError && e.status === 401) {
       setToken(null);
       ctx.say(`Sign-in refused: ${e.message}`, true);
-      session = await api<Session>('/api/session');
+      session = await get('/api/session');
     } else throw e;
   }
   const signed = session.signed_in;
@@ -74,7 +74,7 @@ async function loadSession(): Promise<void> {
   $('role').textContent = signed ? `${session.subject} (${session.role})` : '';
   document.body.dataset.role = session.role ?? (session.may_read ? 'reader' : 'none');
   document.querySelectorAll<HTMLElement>('[data-needs]').forEach((b) => {
-    b.hidden = !(session.may as any)[b.dataset.needs!];
+    b.hidden = !session.may[b.dataset.needs as keyof Session['may']];
   });
 }
 
@@ -139,7 +139,8 @@ const SPRITE = ['/styles/sprite.json', '/styles/sprite.png', '/styles/sprite@2x.
 let mapMade = false;
 async function restart(): Promise<void> {
   // The TileJSON (the map's first view) is asked for beside the session, not after it.
-  const tileJson = mapMade ? null : api('/tiles.json').catch(() => null);
+  // TileJSON 3.0 (its `bounds`: west, south, east, north); the definition names no schema for it.
+  const tileJson = mapMade ? null : (get('/tiles.json') as Promise<{ bounds?: [number, number, number, number] } | null>).catch(() => null);
   try {
     await loadSession();
   } catch (e) {

@@ -7,23 +7,7 @@ use clap::{Args, Command};
 
 use super::*;
 use crate::answer::determine::DetermineParams;
-
-/// The map's files: the document names them by file (`/tiles/{z}/{x}/{y}.mvt`) where
-/// the router has one `{file}` segment, and the page's own files are not API routes.
-fn is_map_file(path: &str) -> bool {
-    [
-        "/tiles",
-        "/styles/",
-        "/page/",
-        "/tileMatrixSets",
-        "/sw.js",
-        "/manifest.webmanifest",
-    ]
-    .iter()
-    .any(|p| path.starts_with(p))
-        || path.ends_with("/tiles")
-        || path.contains("/tiles/")
-}
+use crate::http::routes::routes;
 
 /// The service itself, on a new SQLite registry, public-read so a read is answered
 /// without a token (a write still asks for one, which is an answer of its route).
@@ -122,8 +106,8 @@ async fn every_documented_query_parameter_is_one_the_handler_takes() {
     };
     let mut checked = 0;
     let mut ogc = 0;
-    for route in ROUTES.iter().filter(|r| r.method == "get") {
-        if !matches!(route.query, Query::Typed(_)) {
+    for route in routes().iter().filter(|r| r.method == "get") {
+        if !matches!(&route.doc, Doc::Api(op) if matches!(op.query, Query::Typed(_))) {
             continue;
         }
         let path: String = route
@@ -177,38 +161,63 @@ async fn every_documented_query_parameter_is_one_the_handler_takes() {
     assert_eq!(ogc, 6, "OGC parameters checked");
 }
 
+/// The router is mounted from the table and the document written from it, so the two
+/// agree by construction; this checks the construction: the router holds the table's
+/// paths and nothing else, routes each entry's method there, and asks what the entry
+/// says it needs; the document has every entry (the map's files under their names) and
+/// nothing that is not one.
 #[tokio::test]
 async fn every_mounted_route_is_documented_and_every_documented_one_mounted() {
     let (_dir, app) = service().await;
-    let paths = router_paths(&app);
-    assert!(paths.len() >= 20, "found only {paths:?}");
+    let table = routes();
+    let mut paths: Vec<String> = table.iter().map(|r| r.path.to_string()).collect();
+    paths.sort();
+    paths.dedup();
+    assert_eq!(
+        router_paths(&app),
+        paths,
+        "the router holds other paths than the table"
+    );
+    assert!(table.len() >= 50, "only {} routes", table.len());
     let doc = spec();
-    let mut mounted = Vec::new();
-    for path in paths.iter().filter(|p| !is_map_file(p)) {
-        for m in ["get", "post", "delete", "put", "patch"] {
-            if routed(&app, m, path).await {
-                mounted.push((m, path.clone()));
-            }
-        }
-    }
-    assert!(mounted.len() >= 40, "found only {mounted:?}");
-    for (m, p) in &mounted {
-        assert!(
-            doc["paths"][p.as_str()][*m].is_object(),
-            "{m} {p} is mounted but not in the OpenAPI document"
-        );
-    }
-    for route in ROUTES {
+    let mut documented = Vec::new();
+    for route in &table {
         assert!(
             routed(&app, route.method, route.path).await,
-            "{} {} is documented but not mounted",
+            "{} {} is in the table but not mounted",
             route.method,
             route.path
         );
+        let name = match route.doc {
+            Doc::Api(_) => route.path,
+            Doc::Map(name) => name,
+            Doc::PageFile => continue,
+        };
+        let op = &doc["paths"][name][route.method];
+        assert!(
+            op.is_object(),
+            "{} {name} is not in the document",
+            route.method
+        );
+        assert_eq!(
+            op["security"] == serde_json::json!([]),
+            route.access.is_none(),
+            "{} {name}: the document says otherwise of its access",
+            route.method
+        );
+        documented.push((route.method.to_string(), name.to_string()));
+    }
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for method in item.as_object().unwrap().keys() {
+            assert!(
+                documented.contains(&(method.clone(), path.clone())),
+                "{method} {path} is in the document but no route's"
+            );
+        }
     }
     // What the table says a route needs is what the router asks: on a public-read
     // server a write without a token is a 401, a read is not.
-    for route in ROUTES {
+    for route in &table {
         let status = answer(&app, route.method, route.path).await.unwrap();
         let refused = status == axum::http::StatusCode::UNAUTHORIZED;
         assert_eq!(
@@ -219,10 +228,48 @@ async fn every_mounted_route_is_documented_and_every_documented_one_mounted() {
             route.path
         );
     }
-    // The check can fail: a path the router does not hold is not routed.
+    // The check can fail: a path the router does not hold is not routed, nor a method a
+    // path does not take.
     assert!(!routed(&app, "get", "/api/no-such-question").await);
     assert!(!routed(&app, "delete", "/api/nearby").await);
 }
+
+/// Several methods of one path are one route, each method behind its own access: a read
+/// of the cases is not a write's, and a method the path does not take is the router's 405
+/// (never the 401 of a method it does).
+#[tokio::test]
+async fn one_path_of_several_methods_keeps_each_methods_access() {
+    let (_dir, app) = service().await;
+    let get = answer(&app, "get", "/api/cases").await.unwrap();
+    assert_ne!(get, axum::http::StatusCode::UNAUTHORIZED);
+    let post = answer(&app, "post", "/api/cases").await.unwrap();
+    assert_eq!(post, axum::http::StatusCode::UNAUTHORIZED);
+    assert!(!routed(&app, "delete", "/api/cases").await);
+    assert!(!routed(&app, "put", "/api/tokens").await);
+}
+
+/// The body limits of the table: the record writes take a JSON write's, a photo the
+/// photo limit (or the server's, when smaller), the rest the server's.
+#[test]
+fn the_writes_of_records_have_the_json_write_limit() {
+    use super::super::routes::Limit;
+    for route in routes() {
+        let want = match (route.method, route.path) {
+            (
+                "post",
+                "/api/inspections"
+                | "/api/cases"
+                | "/api/cases/from-connections"
+                | "/api/cases/{id}/actions"
+                | "/api/cases/{id}/close",
+            ) => Limit::JsonWrite,
+            ("post", "/api/inspections/{id}/photos") => Limit::Photo,
+            _ => Limit::Server,
+        };
+        assert_eq!(route.limit, want, "{} {}", route.method, route.path);
+    }
+}
+
 fn determine_request_schema() -> serde_json::Value {
     spec()["components"]["schemas"]["DetermineRequest"].clone()
 }
@@ -413,4 +460,39 @@ fn the_ogc_items_parameters_come_from_the_type_the_handler_reads() {
     let item = params("/collections/{layer}/items/{id}");
     let names: Vec<&str> = item.iter().map(|p| p["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["crs"]);
+}
+
+/// The committed copy the page's types are generated from (`web/openapi.json`).
+fn committed_document_path() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("web/openapi.json")
+}
+
+/// The document as committed: pretty JSON, one key order (sorted), a final newline.
+fn document_text() -> String {
+    let mut text = serde_json::to_string_pretty(&spec()).unwrap();
+    text.push('\n');
+    text
+}
+
+/// Writes `web/openapi.json`; `scripts/openapi.sh` runs it (with `--ignored`), then
+/// writes the page's types (`web/src/api-types.ts`) from it.
+#[test]
+#[ignore]
+fn write_the_committed_document() {
+    std::fs::write(committed_document_path(), document_text()).unwrap();
+}
+
+/// The page's copy of the document, which its types are generated from, is the one the
+/// service serves: a field or route changed on the server changes the page's types, and
+/// the page's type check then names every use of the old one.
+#[test]
+fn the_pages_copy_of_the_document_is_the_one_served() {
+    let committed = std::fs::read_to_string(committed_document_path()).unwrap_or_default();
+    let same = serde_json::from_str::<serde_json::Value>(&committed).ok() == Some(spec());
+    assert!(
+        same,
+        "web/openapi.json is not the document the service serves: run scripts/openapi.sh, \
+         which writes it and the page's types (web/src/api-types.ts) from it, then fix what \
+         the page's type check (scripts/web.sh) finds"
+    );
 }

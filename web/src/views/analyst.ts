@@ -1,7 +1,7 @@
 // The analyst: a file for a layer, a dry run, the source's fields beside the canonical
 // ones to map, the quality report, then the commit; the map redraws at once from the new
 // tile generation.
-import { api, ApiError } from '../api';
+import { ApiError, get, post } from '../api';
 import { getMap, reloadTiles } from '../map';
 import { h, table, type Ctx } from '../ui';
 
@@ -47,7 +47,7 @@ export function render(el: HTMLElement, ctx: Ctx): void {
 }
 
 async function canonicalFields(layer: string): Promise<string[]> {
-  const sample = await api(`/collections/${layer}/items?limit=1`).catch(() => null);
+  const sample = await get('/collections/{layer}/items', { path: { layer }, query: { limit: 1 } }).catch(() => null);
   return Object.keys(sample?.features?.[0]?.properties ?? {});
 }
 
@@ -80,12 +80,12 @@ async function run(layer: string, file: HTMLInputElement, mapping: HTMLElement, 
     }
   });
   try {
-    const r = await api(`/api/layers/${layer}/import`, { method: 'POST', body: form });
-    state.source = [...new Set([...Object.values(r.field_map ?? {}) as string[], ...(r.extra_fields ?? []), ...state.source])];
+    const r = (await post('/api/layers/{layer}/import', { path: { layer }, body: form })) as QualityReport;
+    state.source = [...new Set([...Object.values(r.field_map ?? {}), ...(r.extra_fields ?? []), ...state.source])];
     await showMapping(layer, mapping, state.source, { ...(r.field_map ?? {}), ...chosen }, null);
     showReport(r, report);
     if (!dry) {
-      const before = getMap().getSource('ms4') as any;
+      const before = getMap().getSource('ms4') as { tiles?: string[] } | undefined;
       const oldTiles = before?.tiles?.[0];
       await reloadTiles();
       ctx.say(`Committed: ${r.imported} features imported into ${layer}; the map shows them.`);
@@ -102,7 +102,27 @@ async function run(layer: string, file: HTMLInputElement, mapping: HTMLElement, 
   }
 }
 
-function showReport(r: any, report: HTMLElement): void {
+/** The import's quality report: the definition gives it no schema yet, so these are the
+ *  fields the page reads. */
+interface QualityReport {
+  source?: string;
+  source_layer?: string;
+  source_crs?: string;
+  target_crs?: string;
+  read?: number;
+  imported?: number;
+  rejected?: number;
+  dry_run?: boolean;
+  problems?: Record<string, number>;
+  field_map?: Record<string, string>;
+  extra_fields?: string[];
+  rejections?: { feature?: number | string; id?: string | null; reason: string }[];
+  repaired?: ({ id?: string; feature?: number | string; reason?: string } | string | number)[];
+  converted?: Record<string, unknown>;
+  warnings?: unknown[];
+}
+
+function showReport(r: QualityReport, report: HTMLElement): void {
   const facts: [string, string][] = [
     ['source', `${r.source} (${r.source_layer})`],
     ['CRS', `${r.source_crs} → ${r.target_crs}`],
@@ -115,9 +135,9 @@ function showReport(r: any, report: HTMLElement): void {
   ];
   report.replaceChildren(
     table('Quality report', facts, [['Item', (e) => e[0]], ['Value', (e) => e[1]]]),
-    table('Rejected features', r.rejections ?? [], [['Feature', (x: any) => String(x.feature ?? '')], ['Id', (x: any) => x.id ?? '—'], ['Reason', (x: any) => x.reason]]),
-    table('Repaired polygons', r.repaired ?? [], [['Feature', (x: any) => (typeof x === 'object' ? `${x.id ?? x.feature}: ${x.reason ?? ''}` : String(x))]]),
-    table('Values converted', Object.entries(r.converted ?? {}), [['Field', (x: any) => x[0]], ['Conversion', (x: any) => (typeof x[1] === 'object' ? JSON.stringify(x[1]) : String(x[1]))]]),
-    table('Warnings', r.warnings ?? [], [['Warning', (x: any) => (typeof x === 'string' ? x : JSON.stringify(x))]]),
+    table('Rejected features', r.rejections ?? [], [['Feature', (x) => String(x.feature ?? '')], ['Id', (x) => x.id ?? '—'], ['Reason', (x) => x.reason]]),
+    table('Repaired polygons', r.repaired ?? [], [['Feature', (x) => (typeof x === 'object' ? `${x.id ?? x.feature}: ${x.reason ?? ''}` : String(x))]]),
+    table('Values converted', Object.entries(r.converted ?? {}), [['Field', (x) => x[0]], ['Conversion', (x) => (typeof x[1] === 'object' ? JSON.stringify(x[1]) : String(x[1]))]]),
+    table('Warnings', r.warnings ?? [], [['Warning', (x) => (typeof x === 'string' ? x : JSON.stringify(x))]]),
   );
 }

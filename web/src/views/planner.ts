@@ -1,7 +1,7 @@
 // The planner: a parcel picked on the map, a footprint drawn or uploaded; the project's
 // facts; the determination with reasons, citations, assumptions and open facts; its
 // evidence drawn; a print view.
-import { api, ApiError, authHeaders } from '../api';
+import { ApiError, post, postGeoJson, type Feature } from '../api';
 import { AREA_UNITS, determinationRequest, FACTS, resultWord, type FactValues, type Place } from '../facts';
 import { firstPolygon } from '../geo';
 import { getMap, showAnswer, showDraft, type FC } from '../map';
@@ -117,13 +117,10 @@ function finish(_where: HTMLElement, ctx: Ctx): void {
 }
 
 /** The footprint the server reads from a file (`POST /api/footprint`). */
-async function serverFootprint(file: File): Promise<any> {
+async function serverFootprint(file: File): Promise<Feature> {
   const form = new FormData();
   form.append('file', file, file.name);
-  const r = await fetch('/api/footprint', { method: 'POST', body: form, headers: authHeaders() });
-  const body = await r.json().catch(() => ({}));
-  if (!r.ok) throw new Error(body.detail ?? body.message ?? body.error ?? `the server answered ${r.status}`);
-  return body;
+  return post('/api/footprint', { body: form });
 }
 
 async function upload(ev: Event, where: HTMLElement, ctx: Ctx): Promise<void> {
@@ -162,13 +159,13 @@ async function determine(f: HTMLFormElement, out: HTMLElement, ctx: Ctx): Promis
   out.dataset.request = JSON.stringify(body);
   try {
     const [a, fc] = await Promise.all([
-      api('/api/determinations', { method: 'POST', json: body }),
-      api('/api/determinations?f=geojson', { method: 'POST', json: body }),
+      post('/api/determinations', { json: body }),
+      postGeoJson('/api/determinations', { json: body }),
     ]);
     const replyAt = performance.now();
     out.replaceChildren(...answerView(a));
     for (const g of fc.features) g.properties.role = roleOf(g.properties);
-    if ('footprint' in place) fc.features.push({ type: 'Feature', geometry: place.footprint, properties: { role: 'footprint', id: 'footprint' } });
+    if ('footprint' in place) fc.features.push({ type: 'Feature', geometry: place.footprint as Feature['geometry'], properties: { role: 'footprint', id: 'footprint' } });
     await showAnswer(fc);
     markDrawn('determination', replyAt);
   } catch (e) {
@@ -180,7 +177,7 @@ async function determine(f: HTMLFormElement, out: HTMLElement, ctx: Ctx): Promis
   }
 }
 
-function roleOf(p: any): string {
+function roleOf(p: Record<string, unknown>): string {
   if (p.layer === 'watersheds' || p.watershed_id) return 'watershed';
   if (p.layer === 'tmdl_areas' || p.tmdl_id) return 'tmdl';
   if (p.layer === 'receiving_waters' || p.water_id) return 'water';
