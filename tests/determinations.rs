@@ -9,6 +9,7 @@ mod duties;
 use std::path::Path;
 
 use common::*;
+use rstest::rstest;
 use serde_json::Value;
 
 const X0: f64 = 670_000.0;

@@ -30,6 +30,7 @@ mod structures;
 use common::*;
 use ms4::domain::Layer;
 use ms4::import::{import, ImportOptions};
+use rstest::rstest;
 
 /// A hand-made network fixture.
 fn net(name: &str) -> std::path::PathBuf {

@@ -1,5 +1,5 @@
-//! Vector tiles from the real server, decoded by an independent reader (GDAL's MVT
-//! driver), checked against the registry's own features.
+//! Vector tiles from the service's router (driven in process), decoded by an independent
+//! reader (GDAL's MVT driver), checked against the registry's own features.
 
 mod common;
 
@@ -7,6 +7,7 @@ use std::path::Path;
 use std::process::Command;
 
 use common::*;
+use rstest::rstest;
 
 #[path = "tiles/answers.rs"]
 mod answers;
@@ -95,23 +96,23 @@ pub(crate) fn decode(bytes: &[u8], z: u8, x: u32, y: u32, layer: &str) -> Vec<se
     v["features"].as_array().unwrap().clone()
 }
 
-pub(crate) async fn get_json(c: &reqwest::Client, url: &str) -> serde_json::Value {
-    let r = c.get(url).send().await.unwrap();
+pub(crate) async fn get_json(c: &App, url: &str) -> serde_json::Value {
+    let r = c.get(url).send().await;
     assert_eq!(r.status(), 200, "{url}");
-    r.json().await.unwrap()
+    r.json()
 }
 
 pub(crate) async fn get_tile(
-    c: &reqwest::Client,
+    c: &App,
     url: &str,
-) -> (reqwest::StatusCode, reqwest::header::HeaderMap, Vec<u8>) {
-    let r = c.get(url).send().await.unwrap();
+) -> (axum::http::StatusCode, axum::http::HeaderMap, Vec<u8>) {
+    let r = c.get(url).send().await;
     let (s, h) = (r.status(), r.headers().clone());
-    (s, h, r.bytes().await.unwrap().to_vec())
+    (s, h, r.bytes().to_vec())
 }
 
 /// Every feature of a layer as CRS84 GeoJSON from the OGC API.
-pub(crate) async fn items(c: &reqwest::Client, base: &str, layer: &str) -> Vec<serde_json::Value> {
+pub(crate) async fn items(c: &App, base: &str, layer: &str) -> Vec<serde_json::Value> {
     let v = get_json(c, &format!("{base}/collections/{layer}/items?limit=10000")).await;
     v["features"].as_array().unwrap().clone()
 }
@@ -123,9 +124,9 @@ pub(crate) fn id_of<'a>(f: &'a serde_json::Value, field: &str) -> &'a str {
 #[tokio::test]
 async fn tiles_read_by_gdal_hold_the_registry_features_within_a_pixel() {
     let reg = demo_registry("sqlite", "north-castle-ny").await;
-    let server = serve(&reg.url, &["--public-read"]);
-    let c = reqwest::Client::new();
-    let base = &server.base;
+    let app = App::public(&reg.store).await;
+    let c = app.clone();
+    let base = &app.base;
     let tj = get_json(&c, &format!("{base}/tiles.json")).await;
     assert_eq!(tj["tilejson"], "3.0.0");
     let g = tj["generation"].as_str().unwrap().to_string();
@@ -324,13 +325,9 @@ async fn tiles_read_by_gdal_hold_the_registry_features_within_a_pixel() {
         ("a/0/0", "z:"),
         ("2/0/-1", "y:"),
     ] {
-        let r = c
-            .get(format!("{base}/tiles/{path}.mvt"))
-            .send()
-            .await
-            .unwrap();
+        let r = c.get(format!("{base}/tiles/{path}.mvt")).send().await;
         assert_eq!(r.status(), 400, "{path}");
-        let e: serde_json::Value = r.json().await.unwrap();
+        let e: serde_json::Value = r.json();
         assert!(
             e["error"].as_str().unwrap().starts_with(part),
             "{path}: {e}"
@@ -341,19 +338,17 @@ async fn tiles_read_by_gdal_hold_the_registry_features_within_a_pixel() {
             "{base}/collections/outfalls/tiles/WebMercatorQuad/3/8/0"
         ))
         .send()
-        .await
-        .unwrap();
+        .await;
     assert_eq!(r.status(), 400, "OGC tile row 8 at zoom 3");
     let r = c
         .get(format!("{base}/tiles/nowhere/3/0/0.mvt"))
         .send()
-        .await
-        .unwrap();
+        .await;
     assert_eq!(r.status(), 404);
 }
 
 /// The first outfall's position in Web Mercator and its id.
-pub(crate) async fn first_outfall(c: &reqwest::Client, base: &str) -> (String, f64, f64, f64, f64) {
+pub(crate) async fn first_outfall(c: &App, base: &str) -> (String, f64, f64, f64, f64) {
     let of = items(c, base, "outfalls").await.into_iter().next().unwrap();
     let co = &of["geometry"]["coordinates"];
     let (lon, lat) = (co[0].as_f64().unwrap(), co[1].as_f64().unwrap());

@@ -154,11 +154,18 @@ impl DetermineParams {
         let facts: ProjectFactsParams =
             serde_path_to_error::deserialize(serde_json::Value::Object(body)).map_err(|e| {
                 let path = e.path().to_string();
-                let inner = e.into_inner();
-                if path == "." || path.is_empty() {
-                    AskError::BadRequest(format!("body: {inner}"))
-                } else {
-                    AskError::invalid(path, inner.to_string())
+                let said = e.into_inner().to_string();
+                // serde_json names a missing field only in its message, at the object.
+                let missing = said
+                    .strip_prefix("missing field `")
+                    .and_then(|r| r.split_once('`'))
+                    .map(|(name, _)| name.to_string());
+                match missing {
+                    Some(name) => AskError::invalid(name, "is required"),
+                    None if path == "." || path.is_empty() => {
+                        AskError::BadRequest(format!("body: {said}"))
+                    }
+                    None => AskError::invalid(path, said),
                 }
             })?;
         Ok(DetermineParams {

@@ -63,67 +63,23 @@ pub(super) fn read_source(
         message,
     };
 
-    // What the source says it holds, to hold the read against.
-    // With a filter, GDAL counts what the filter selects only by reading it: the read
-    // itself (where any damage is an error) stands in for the declared count.
-    let mut declared = if filtered {
-        None
-    } else {
-        src.try_feature_count()
-    };
-    if opened.driver == "ESRI Shapefile" && !filtered {
-        if let Some(n) =
-            declared::shapefile_records(&gdal_guard::file_list(ds), &src_name).map_err(short)?
-        {
-            declared = Some(n);
-        }
-    }
+    let declared = declared_count(&opened, &src, &src_name, filtered).map_err(short)?;
     report.declared = declared;
 
-    // The source CRS: --s-srs, else the file's, else (CSV lon/lat only) WGS 84.
     let target = crs::srs_from_epsg(target_srid)?;
     report.target_crs = crs::describe(&target);
-    let has_geometry =
-        src.defn().geom_fields().count() > 0 && layer.geom_kind() != crate::domain::GeomKind::None;
-    // GDAL reads a GeoJSON whose "crs" it does not know as WGS 84, and only says so on
-    // stderr: that guess must not pass for the file's CRS.
-    let unknown_crs = (opened.driver == "GeoJSON" && !opened.open_errors.is_empty())
-        .then(|| source::geojson_crs_name(&opts.path).unwrap_or_else(|| "a CRS".into()));
-    let source_srs = source_crs(
+    let unknown_crs = unknown_geojson_crs(&opened, &opts.path);
+    let source_wkt = source_transform(
         source_srs_override,
-        src.spatial_ref(),
+        &src,
         unknown_crs,
         &csv,
-        has_geometry,
+        layer,
         (&path_str, &src_name),
         &mut report,
     )?;
-    report.source_crs = source_srs.as_ref().map(crs::describe);
-    // Each conversion thread builds its own transform from this WKT (PROJ objects are not
-    // shared between threads).
-    let source_wkt = match &source_srs {
-        Some(s) if has_geometry => Some(s.to_wkt().map_err(|source| CrsError::Gdal {
-            step: CrsStep::ToWkt { code: None },
-            source,
-        })?),
-        _ => None,
-    };
-
     let is_csv = source::is_csv(&opts.path);
-    // A CSV export neutralises field names as it does text cells (an extra attribute's
-    // name came from some other file): read back, they are the names that went out.
-    let source_fields: Vec<String> = src
-        .defn()
-        .fields()
-        .map(|f| {
-            let name = f.name();
-            if is_csv {
-                crate::domain::csv::restore(&name).into_owned()
-            } else {
-                name
-            }
-        })
-        .collect();
+    let source_fields = source_field_names(&src, is_csv);
     let plan = field_plan(
         opts,
         &source_fields,
@@ -229,13 +185,98 @@ pub(super) fn read_source(
         &path_str,
         sink.is_some(),
     )?;
+    repaired_warning(&mut report);
+    Ok(report)
+}
+
+/// What the source says it holds, to hold the read against. With a filter, GDAL counts
+/// what the filter selects only by reading it: the read itself (where any damage is an
+/// error) stands in for the declared count. A shapefile's own header count wins.
+fn declared_count(
+    opened: &source::Opened,
+    src: &gdal::vector::Layer<'_>,
+    src_name: &str,
+    filtered: bool,
+) -> std::result::Result<Option<u64>, String> {
+    if filtered {
+        return Ok(None);
+    }
+    let mut declared = src.try_feature_count();
+    if opened.driver == "ESRI Shapefile" {
+        if let Some(n) = declared::shapefile_records(&gdal_guard::file_list(&opened.ds), src_name)?
+        {
+            declared = Some(n);
+        }
+    }
+    Ok(declared)
+}
+
+/// GDAL reads a GeoJSON whose "crs" it does not know as WGS 84, and only says so on
+/// stderr: that guess must not pass for the file's CRS. The name it gave, if so.
+fn unknown_geojson_crs(opened: &source::Opened, path: &std::path::Path) -> Option<String> {
+    (opened.driver == "GeoJSON" && !opened.open_errors.is_empty())
+        .then(|| source::geojson_crs_name(path).unwrap_or_else(|| "a CRS".into()))
+}
+
+/// The source CRS settled ([`source_crs`]: --s-srs, else the file's, else WGS 84 for a
+/// CSV of lon/lat) and said in the report, as the WKT each conversion thread builds its
+/// own transform from (PROJ objects are not shared between threads); none for a source
+/// or layer without geometry.
+fn source_transform(
+    source_srs_override: Option<gdal::spatial_ref::SpatialRef>,
+    src: &gdal::vector::Layer<'_>,
+    unknown_crs: Option<String>,
+    csv: &CsvGeometry,
+    layer: crate::domain::Layer,
+    names: (&str, &str),
+    report: &mut ImportReport,
+) -> Result<Option<String>> {
+    let has_geometry =
+        src.defn().geom_fields().count() > 0 && layer.geom_kind() != crate::domain::GeomKind::None;
+    let source_srs = source_crs(
+        source_srs_override,
+        src.spatial_ref(),
+        unknown_crs,
+        csv,
+        has_geometry,
+        names,
+        report,
+    )?;
+    report.source_crs = source_srs.as_ref().map(crs::describe);
+    Ok(match &source_srs {
+        Some(s) if has_geometry => Some(s.to_wkt().map_err(|source| CrsError::Gdal {
+            step: CrsStep::ToWkt { code: None },
+            source,
+        })?),
+        _ => None,
+    })
+}
+
+/// The source's field names. A CSV export neutralises field names as it does text
+/// cells (an extra attribute's name came from some other file): read back, they are the
+/// names that went out.
+fn source_field_names(src: &gdal::vector::Layer<'_>, is_csv: bool) -> Vec<String> {
+    src.defn()
+        .fields()
+        .map(|f| {
+            let name = f.name();
+            if is_csv {
+                crate::domain::csv::restore(&name).into_owned()
+            } else {
+                name
+            }
+        })
+        .collect()
+}
+
+/// Says that invalid geometries were repaired, unless the problems count them already.
+fn repaired_warning(report: &mut ImportReport) {
     if report.problems.invalid_geometry == 0 && !report.repaired.is_empty() {
         report.warnings.push(format!(
             "{} invalid geometries were repaired (use --invalid reject to refuse them)",
             report.repaired.len()
         ));
     }
-    Ok(report)
 }
 
 /// The source's CRS: --s-srs, else the file's, else (CSV lon/lat only) WGS 84; none for

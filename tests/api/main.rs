@@ -1,5 +1,5 @@
-//! The `/api` answers over HTTP equal the CLI's `--format json` for the same question, on
-//! the demo town in both stores; wrong parameters are a 400 naming the parameter, unknown
+//! The `/api` answers of the router (driven in process) equal the CLI's `--format json`
+//! for the same question, on the demo town in both stores; wrong parameters are a 400 naming the parameter, unknown
 //! ids a 404, and nothing is a 500.
 
 mod bad_input;
@@ -18,54 +18,44 @@ async fn carmel_demo(kind: &str) -> Registry {
     demo_registry(kind, "carmel-ny").await
 }
 
-/// The running server and a client for it.
+/// The service, driven in process.
 struct Api {
-    server: common::Server,
-    client: reqwest::Client,
+    app: App,
 }
 
 /// Reading is open to anyone here: these tests are about the answers, not tokens.
-fn start(store: &str) -> Api {
+async fn start(reg: &Registry) -> Api {
     Api {
-        server: serve(store, &["--public-read"]),
-        client: reqwest::Client::new(),
+        app: App::public(&reg.store).await,
     }
 }
 
 impl Api {
     async fn get(&self, path: &str, query: &[(&str, &str)]) -> (u16, Value) {
-        let r = self
-            .client
-            .get(format!("{}{path}", self.server.base))
-            .query(query)
-            .send()
-            .await
-            .unwrap();
-        read(r).await
+        read(self.app.get(path).query(query).send().await)
     }
 
     async fn post(&self, path: &str, query: &[(&str, &str)], body: String) -> (u16, Value) {
         let r = self
-            .client
-            .post(format!("{}{path}", self.server.base))
+            .app
+            .post(path)
             .query(query)
             .header("content-type", "application/json")
             .body(body)
             .send()
-            .await
-            .unwrap();
-        read(r).await
+            .await;
+        read(r)
     }
 }
 
-async fn read(r: reqwest::Response) -> (u16, Value) {
+fn read(r: Answer) -> (u16, Value) {
     let status = r.status().as_u16();
     let ct = r
         .headers()
         .get("content-type")
         .map(|v| v.to_str().unwrap().to_string())
         .unwrap_or_default();
-    let text = r.text().await.unwrap();
+    let text = r.text();
     assert!(ct.starts_with("application/json"), "{status} {ct}: {text}");
     (status, serde_json::from_str(&text).unwrap())
 }
@@ -182,7 +172,7 @@ async fn picks(reg: &Registry) -> Picks {
 async fn http_equals_cli(kind: &str) {
     let reg = carmel_demo(kind).await;
     let pk = picks(&reg).await;
-    let s = start(&reg.url);
+    let s = start(&reg).await;
     let url = reg.url.as_str();
     let files = tempfile::tempdir().unwrap();
     let file = |name: &str, text: &str| {

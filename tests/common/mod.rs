@@ -415,3 +415,317 @@ pub fn outside_count(kind: &str, reg: &Registry, sql: &str) -> usize {
         .next_back()
         .unwrap_or_else(|| panic!("no count in {out:?}"))
 }
+
+// ---------------------------------------------------------------- the router in process
+
+/// The service's router in this process, as `ms4 serve` builds it (the snapshot and the
+/// profile loaded from the store and kept in step with other programs' writes), driven
+/// with `oneshot` and no socket. Requests read like reqwest's: `get`, `post`, `delete`,
+/// then `bearer_auth`, `query`, `json`, `multipart`, `send`. A URL may be a path or start
+/// with [`App::base`], as the service's own links do. What only a process shows (a
+/// signal, sockets, hyper's own refusals, the command's flags and process-wide settings)
+/// is tested on [`serve`]'s real server instead.
+#[derive(Clone)]
+pub struct App {
+    /// What the service's state holds (the store, the snapshot, the limits).
+    pub state: ms4::http::AppState,
+    /// The address links are made with when no public URL is set, as `Server::base`:
+    /// `http://127.0.0.1:8080`.
+    pub base: String,
+    /// Headers every request carries (a reqwest client's default headers).
+    defaults: Vec<(String, String)>,
+}
+
+/// The address an [`App`] says it listens on (it listens on none).
+pub const APP_ADDR: &str = "127.0.0.1:8080";
+
+impl App {
+    /// The service on a store with the default limits (reads need a token).
+    pub async fn new(store: &Arc<dyn Store>) -> App {
+        App::with_config(store, ms4::http::ServeConfig::default()).await
+    }
+
+    /// The same, with reads open to anyone (`--public-read`).
+    pub async fn public(store: &Arc<dyn Store>) -> App {
+        App::with_config(
+            store,
+            ms4::http::ServeConfig {
+                public_read: true,
+                ..Default::default()
+            },
+        )
+        .await
+    }
+
+    /// The service with the limits given (`--body-limit`, `--public-url`, ...). The
+    /// listening address is [`APP_ADDR`] unless the config names one.
+    pub async fn with_config(store: &Arc<dyn Store>, mut config: ms4::http::ServeConfig) -> App {
+        let addr = *config
+            .listen_addr
+            .get_or_insert_with(|| APP_ADDR.parse().unwrap());
+        let snapshot = ms4::spatial::SnapshotHandle::load(store.as_ref())
+            .await
+            .unwrap();
+        let profile = ms4::cli::profile::load(store.as_ref()).await.unwrap();
+        let every = std::time::Duration::from_millis(500);
+        // As `ms4 serve` does: an outside write (a CLI import, psql) is seen within a
+        // second, and so is a profile update.
+        snapshot.watch(store.clone(), every);
+        let state = ms4::http::AppState::with_config(store.clone(), snapshot, profile, config);
+        state
+            .profile
+            .watch(store.clone(), state.networks.clone(), every);
+        App {
+            state,
+            base: format!("http://{addr}"),
+            defaults: Vec::new(),
+        }
+    }
+
+    /// The same service, with a header every request of this handle carries (a client
+    /// built with default headers); another handle's requests do not.
+    pub fn with_header(mut self, name: &str, value: impl Into<String>) -> App {
+        self.defaults.push((name.to_string(), value.into()));
+        self
+    }
+
+    /// The same service, every request of this handle with `Authorization: Bearer TOKEN`.
+    pub fn with_bearer(self, token: impl std::fmt::Display) -> App {
+        self.with_header("authorization", format!("Bearer {token}"))
+    }
+
+    /// A request of `method` to `url` (a path, or a URL whose path and query are used),
+    /// read as reqwest reads a URL (percent-encoded where it must be, dot segments gone)
+    /// with the `Host` header it would send.
+    pub fn request(&self, method: &str, url: impl AsRef<str>) -> Call {
+        let url = url.as_ref();
+        let full = if url.contains("://") {
+            url.to_string()
+        } else {
+            format!("{}{url}", self.base)
+        };
+        let parsed = url::Url::parse(&full).unwrap_or_else(|e| panic!("{full}: {e}"));
+        let host = match parsed.port() {
+            Some(p) => format!("{}:{p}", parsed.host_str().unwrap()),
+            None => parsed.host_str().unwrap().to_string(),
+        };
+        let target = parsed[url::Position::BeforePath..url::Position::AfterQuery].to_string();
+        let mut headers = axum::http::HeaderMap::new();
+        headers.insert(axum::http::header::HOST, host.parse().unwrap());
+        for (k, v) in &self.defaults {
+            headers.insert(
+                axum::http::HeaderName::from_bytes(k.as_bytes()).unwrap(),
+                v.parse().unwrap(),
+            );
+        }
+        Call {
+            state: self.state.clone(),
+            method: method.parse().unwrap(),
+            target,
+            headers,
+            query: Vec::new(),
+            body: None,
+        }
+    }
+
+    /// `GET url`.
+    pub fn get(&self, url: impl AsRef<str>) -> Call {
+        self.request("GET", url)
+    }
+
+    /// `POST url`.
+    pub fn post(&self, url: impl AsRef<str>) -> Call {
+        self.request("POST", url)
+    }
+
+    /// `PUT url`.
+    pub fn put(&self, url: impl AsRef<str>) -> Call {
+        self.request("PUT", url)
+    }
+
+    /// `DELETE url`.
+    pub fn delete(&self, url: impl AsRef<str>) -> Call {
+        self.request("DELETE", url)
+    }
+}
+
+/// A request to an [`App`], being built.
+pub struct Call {
+    state: ms4::http::AppState,
+    method: axum::http::Method,
+    target: String,
+    headers: axum::http::HeaderMap,
+    query: Vec<(String, String)>,
+    body: Option<Vec<u8>>,
+}
+
+impl Call {
+    /// `Authorization: Bearer TOKEN`.
+    pub fn bearer_auth(self, token: impl std::fmt::Display) -> Call {
+        self.header("authorization", format!("Bearer {token}"))
+    }
+
+    /// Sets a header (replacing one of the same name, `Host` included).
+    pub fn header(mut self, name: &str, value: impl AsRef<str>) -> Call {
+        let name = axum::http::HeaderName::from_bytes(name.as_bytes()).unwrap();
+        self.headers.insert(
+            name,
+            axum::http::HeaderValue::from_str(value.as_ref()).unwrap(),
+        );
+        self
+    }
+
+    /// Adds query parameters, encoded as a form (pairs, or a map).
+    pub fn query<T: serde::Serialize + ?Sized>(mut self, q: &T) -> Call {
+        let text = serde_urlencoded::to_string(q).unwrap();
+        self.query
+            .extend(serde_urlencoded::from_str::<Vec<(String, String)>>(&text).unwrap());
+        self
+    }
+
+    /// A JSON body.
+    pub fn json<T: serde::Serialize + ?Sized>(self, v: &T) -> Call {
+        self.header("content-type", "application/json")
+            .body(serde_json::to_vec(v).unwrap())
+    }
+
+    /// A body as it is.
+    pub fn body(mut self, bytes: impl Into<Vec<u8>>) -> Call {
+        self.body = Some(bytes.into());
+        self
+    }
+
+    /// A `multipart/form-data` body.
+    pub fn multipart(self, form: Form) -> Call {
+        let (content_type, bytes) = form.finish();
+        self.header("content-type", content_type).body(bytes)
+    }
+
+    /// Sends it through the router; the whole answer.
+    pub async fn send(self) -> Answer {
+        use tower::ServiceExt;
+        let mut uri = self.target;
+        if !self.query.is_empty() {
+            uri.push(if uri.contains('?') { '&' } else { '?' });
+            uri.push_str(&serde_urlencoded::to_string(&self.query).unwrap());
+        }
+        let mut req = axum::http::Request::builder()
+            .method(self.method)
+            .uri(uri.as_str());
+        let mut headers = self.headers;
+        if let Some(b) = &self.body {
+            headers.insert(axum::http::header::CONTENT_LENGTH, b.len().into());
+        }
+        *req.headers_mut().unwrap() = headers;
+        let req = req
+            .body(axum::body::Body::from(self.body.unwrap_or_default()))
+            .unwrap();
+        let res = ms4::http::app(self.state).oneshot(req).await.unwrap();
+        let status = res.status();
+        let headers = res.headers().clone();
+        let body = axum::body::to_bytes(res.into_body(), usize::MAX)
+            .await
+            .unwrap();
+        Answer {
+            status,
+            headers,
+            body,
+        }
+    }
+}
+
+/// A response from an [`App`], read whole.
+#[derive(Debug, Clone)]
+pub struct Answer {
+    /// The status.
+    pub status: axum::http::StatusCode,
+    /// The headers.
+    pub headers: axum::http::HeaderMap,
+    /// The body.
+    pub body: bytes::Bytes,
+}
+
+impl Answer {
+    /// The status.
+    pub fn status(&self) -> axum::http::StatusCode {
+        self.status
+    }
+
+    /// The headers.
+    pub fn headers(&self) -> &axum::http::HeaderMap {
+        &self.headers
+    }
+
+    /// The body as text (lossy).
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.body).into_owned()
+    }
+
+    /// The body as bytes.
+    pub fn bytes(&self) -> bytes::Bytes {
+        self.body.clone()
+    }
+
+    /// The body read as JSON; a body that is not JSON fails the test, naming the status.
+    pub fn json<T: serde::de::DeserializeOwned>(&self) -> T {
+        serde_json::from_slice(&self.body)
+            .unwrap_or_else(|e| panic!("{}: not JSON ({e}): {}", self.status, self.text()))
+    }
+}
+
+/// A `multipart/form-data` body, built as reqwest's `Form` is (a file part names its file
+/// and, as reqwest's `Part::bytes`, no type).
+#[derive(Default)]
+pub struct Form {
+    parts: Vec<(String, Option<String>, Vec<u8>)>,
+}
+
+impl Form {
+    /// No parts yet.
+    pub fn new() -> Form {
+        Form::default()
+    }
+
+    /// A text field.
+    pub fn text(mut self, name: impl Into<String>, value: impl Into<String>) -> Form {
+        self.parts
+            .push((name.into(), None, value.into().into_bytes()));
+        self
+    }
+
+    /// A file field: its file name and bytes.
+    pub fn file(
+        mut self,
+        name: impl Into<String>,
+        file_name: impl Into<String>,
+        bytes: impl Into<Vec<u8>>,
+    ) -> Form {
+        self.parts
+            .push((name.into(), Some(file_name.into()), bytes.into()));
+        self
+    }
+
+    /// The content type (with its boundary) and the body.
+    pub fn finish(self) -> (String, Vec<u8>) {
+        let boundary = format!("ms4-test-boundary-{:016x}", unique());
+        let mut out = Vec::new();
+        for (name, file_name, bytes) in self.parts {
+            out.extend_from_slice(format!("--{boundary}\r\n").as_bytes());
+            match file_name {
+                Some(f) => out.extend_from_slice(
+                    format!(
+                        "Content-Disposition: form-data; name=\"{name}\"; filename=\"{f}\"\r\n\r\n"
+                    )
+                    .as_bytes(),
+                ),
+                None => out.extend_from_slice(
+                    format!("Content-Disposition: form-data; name=\"{name}\"\r\n\r\n").as_bytes(),
+                ),
+            }
+            out.extend_from_slice(&bytes);
+            out.extend_from_slice(b"\r\n");
+        }
+        out.extend_from_slice(format!("--{boundary}--\r\n").as_bytes());
+        (format!("multipart/form-data; boundary={boundary}"), out)
+    }
+}

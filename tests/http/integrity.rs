@@ -134,16 +134,14 @@ async fn idle_connections_neither_stay_open_nor_starve_the_server() {
     drop(idle);
 }
 
-/// No error is plain text, an empty body, or says a Rust type's name: hyper's own
-/// refusals (414, 431, an unreadable request), the router's (404, 405), the limits (413,
-/// also for `Expect: 100-continue`), a multipart form without a boundary, a body of the
-/// wrong shape, a NUL in an id, control characters in names, a date in year 0.
+/// No error is plain text, an empty body, or says a Rust type's name, over a socket to the
+/// real server: hyper's own refusals (414, 431, an unreadable request) and the JSON body
+/// the server gives them, the router's (404, 405) as a raw client sees them, and the body
+/// limit (413) for `Expect: 100-continue` before any `100 Continue`. The router's other
+/// errors are [`every_error_the_router_makes_is_json_that_names_what_was_wrong`].
 #[tokio::test]
 async fn every_error_is_json_that_names_what_was_wrong() {
     let reg = demo_registry("sqlite", "north-castle-ny").await;
-    let analyst = token(&reg.url, "analyst", "Ana Lyst", &[]);
-    let admin = token(&reg.url, "admin", "Ad Min", &[]);
-    let inspector = token(&reg.url, "inspector", "Ann Field", &[]);
     let server = serve(&reg.url, &["--public-read", "--body-limit", "64KB"]);
     let b = &server.base;
 
@@ -191,9 +189,30 @@ async fn every_error_is_json_that_names_what_was_wrong() {
     assert!(!got.1.contains("100 continue"), "{}", got.1);
     let e = json_error("Expect over the limit", got, 413);
     assert!(e["error"].as_str().unwrap().starts_with("body:"), "{e}");
+}
 
-    let c = reqwest::Client::new();
-    let v = |r: reqwest::Response| async move {
+/// No error the router makes is plain text, an empty body, or says a Rust type's name: a
+/// multipart form without a boundary, a body of the wrong shape, a NUL in an id, control
+/// characters in names, a date in year 0.
+#[tokio::test]
+async fn every_error_the_router_makes_is_json_that_names_what_was_wrong() {
+    let reg = demo_registry("sqlite", "north-castle-ny").await;
+    let analyst = token(&reg.url, "analyst", "Ana Lyst", &[]);
+    let admin = token(&reg.url, "admin", "Ad Min", &[]);
+    let inspector = token(&reg.url, "inspector", "Ann Field", &[]);
+    let app = App::with_config(
+        &reg.store,
+        ms4::http::ServeConfig {
+            public_read: true,
+            body_limit: 64 * 1024,
+            ..Default::default()
+        },
+    )
+    .await;
+    let b = &app.base;
+
+    let c = &app;
+    let v = |r: Answer| async move {
         let status = r.status().as_u16();
         let head = format!("{:?}", r.headers()).to_ascii_lowercase();
         let head = if head.contains("\"content-type\": \"application/json") {
@@ -201,7 +220,7 @@ async fn every_error_is_json_that_names_what_was_wrong() {
         } else {
             head
         };
-        (status, head, r.text().await.unwrap())
+        (status, head, r.text())
     };
     let upload = format!("{b}/api/layers/catch_basins/import");
     for (what, ct) in [
@@ -217,8 +236,7 @@ async fn every_error_is_json_that_names_what_was_wrong() {
             .header("content-type", ct)
             .body("not a form")
             .send()
-            .await
-            .unwrap();
+            .await;
         json_error(what, v(r).await, 400);
     }
     let det = format!("{b}/api/determinations");
@@ -232,23 +250,20 @@ async fn every_error_is_json_that_names_what_was_wrong() {
             .header("content-type", "application/json")
             .body(body)
             .send()
-            .await
-            .unwrap();
+            .await;
         json_error(body, v(r).await, 400);
     }
     // A NUL in an id is refused, not cut short at the NUL.
     let r = c
         .get(format!("{b}/api/assets/CB-0000001%00anything/inspections"))
         .send()
-        .await
-        .unwrap();
+        .await;
     let e = json_error("NUL in an id", v(r).await, 400);
     assert!(e["error"].as_str().unwrap().contains("U+0000"), "{e}");
     let r = c
         .get(format!("{b}/collections/catch_basins/items/CB-0000001%00x"))
         .send()
-        .await
-        .unwrap();
+        .await;
     json_error("NUL in an item id", v(r).await, 400);
 
     for subject in ["ops\nroot", "esc\u{1b}[31m", "nul\u{0}cut"] {
@@ -257,8 +272,7 @@ async fn every_error_is_json_that_names_what_was_wrong() {
             .bearer_auth(&admin)
             .json(&json!({"role": "planner", "subject": subject}))
             .send()
-            .await
-            .unwrap();
+            .await;
         let e = json_error("control character in a subject", v(r).await, 400);
         assert!(e["error"].as_str().unwrap().starts_with("subject:"), "{e}");
     }
@@ -293,8 +307,7 @@ async fn every_error_is_json_that_names_what_was_wrong() {
             .bearer_auth(&inspector)
             .json(&body)
             .send()
-            .await
-            .unwrap();
+            .await;
         let e = json_error(field, v(r).await, 400);
         assert!(
             e["error"]
@@ -319,42 +332,31 @@ async fn links_never_echo_an_unlisted_host() {
             .map(|l| l["href"].as_str().unwrap().to_string())
             .collect()
     };
-    let c = reqwest::Client::new();
     {
-        let server = serve(&reg.url, &["--public-read"]);
-        let (s, v) = send(
-            c.get(format!("{}/", server.base))
-                .header("host", "evil.example"),
-        )
-        .await;
+        let app = App::public(&reg.store).await;
+        let (s, v) = send(app.get("/").header("host", "evil.example")).await;
         assert_eq!(s, 200);
         for h in hrefs(&v) {
-            assert!(h.starts_with(&server.base), "{h}");
+            assert!(h.starts_with(&app.base), "{h}");
         }
     }
-    let server = serve(
-        &reg.url,
-        &[
-            "--public-read",
-            "--public-url",
-            "https://ms4.town.example/",
-            "--allowed-host",
-            "gis.town.example",
-        ],
-    );
-    let (_, v) = send(
-        c.get(format!("{}/collections", server.base))
-            .header("host", "evil.example"),
+    // As `--public-url https://ms4.town.example/ --allowed-host gis.town.example` leave
+    // them (the command's own reading of the flags is checked below and in its unit tests).
+    let app = App::with_config(
+        &reg.store,
+        ms4::http::ServeConfig {
+            public_read: true,
+            public_url: Some("https://ms4.town.example".into()),
+            allowed_hosts: vec!["gis.town.example".into()],
+            ..Default::default()
+        },
     )
     .await;
+    let (_, v) = send(app.get("/collections").header("host", "evil.example")).await;
     for h in hrefs(&v) {
         assert!(h.starts_with("https://ms4.town.example/collections"), "{h}");
     }
-    let (_, v) = send(
-        c.get(format!("{}/", server.base))
-            .header("host", "gis.town.example"),
-    )
-    .await;
+    let (_, v) = send(app.get("/").header("host", "gis.town.example")).await;
     assert!(
         hrefs(&v)
             .iter()
@@ -371,21 +373,21 @@ async fn links_never_echo_an_unlisted_host() {
 #[tokio::test]
 async fn boxes_are_clipped_to_the_crs_area_of_use() {
     let reg = demo_registry("sqlite", "north-castle-ny").await;
-    let server = serve(&reg.url, &["--public-read"]);
+    let app = App::public(&reg.store).await;
     let all = reg.store.count(Layer::CatchBasins).await.unwrap();
     assert!(all > 0);
-    let c = reqwest::Client::new();
-    let items = format!("{}/collections/catch_basins/items", server.base);
+    let c = &app;
+    let items = "/collections/catch_basins/items";
     for (bbox, want) in [
         ("-180,-90,180,90", all),
         ("-170,0,-20,80", all),
         ("10,10,20,20", 0),
     ] {
-        let (s, v) = send(c.get(&items).query(&[("bbox", bbox), ("limit", "1")])).await;
+        let (s, v) = send(c.get(items).query(&[("bbox", bbox), ("limit", "1")])).await;
         assert_eq!(s, 200, "{bbox}: {v}");
         assert_eq!(v["numberMatched"], want, "{bbox}");
     }
-    let (s, v) = send(c.get(&items).query(&[
+    let (s, v) = send(c.get(items).query(&[
         ("bbox", "-1e308,-1e308,1e308,1e308"),
         ("bbox-crs", "EPSG:2260"),
         ("limit", "1"),
@@ -397,6 +399,8 @@ async fn boxes_are_clipped_to_the_crs_area_of_use() {
 
 /// While another program holds the registry's write lock, a write is a 503 with
 /// Retry-After (after the store's busy timeout), not a 500; once released it succeeds.
+/// A served process: the wait is `ms4 serve --write-wait`, which the command sets for
+/// every store its process opens.
 #[tokio::test]
 async fn a_held_write_lock_is_a_503_with_retry_after() {
     use sqlx::Connection;
@@ -427,6 +431,6 @@ async fn a_held_write_lock_is_a_503_with_retry_after() {
     let v: Value = r.json().await.unwrap();
     assert!(v["error"].as_str().unwrap().contains("busy"), "{v}");
     sqlx::query("ROLLBACK").execute(&mut other).await.unwrap();
-    let (s, v) = send(create()).await;
+    let (s, v) = send_http(create()).await;
     assert_eq!(s, 201, "{v}");
 }

@@ -177,9 +177,8 @@ async fn carmel_fills_the_notice_from_a_case_through_the_api() {
     let dir = tempfile::tempdir().unwrap();
     let url = registry(dir.path(), "carmel-ny");
     let t = token(&url, "officer", "Sam Officer", &[]);
-    let server = serve(&url, &[]);
-    let http = reqwest::Client::new();
-    let base = &server.base;
+    let http = App::new(&ms4::store::open(&url).await.unwrap()).await;
+    let base = &http.base;
     let case: Value = http
         .post(format!("{base}/api/cases"))
         .bearer_auth(&t)
@@ -189,18 +188,14 @@ async fn carmel_fills_the_notice_from_a_case_through_the_api() {
         )
         .send()
         .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+        .json();
     let id = case["case_id"].as_str().unwrap().to_string();
     let r = http
         .post(format!("{base}/api/cases/{id}/actions"))
         .bearer_auth(&t)
         .json(&json!({"kind": "notice_of_violation", "on": "2026-05-22", "method": "hand"}))
         .send()
-        .await
-        .unwrap();
+        .await;
     assert_eq!(r.status().as_u16(), 201);
     // From the case: the owner from its parcel, the violation its description, the day
     // of service its notice_of_violation (22 May + 15 = 6 June); the owner's mailing
@@ -210,15 +205,14 @@ async fn carmel_fills_the_notice_from_a_case_through_the_api() {
         .bearer_auth(&t)
         .json(&json!({"case_id": id}))
         .send()
-        .await
-        .unwrap();
+        .await;
     assert_eq!(r.status().as_u16(), 200);
     assert!(r.headers()["content-type"]
         .to_str()
         .unwrap()
         .starts_with("text/html"));
     assert_eq!(r.headers()["x-open-facts"], "2");
-    let html = r.text().await.unwrap();
+    let html = r.text();
     assert!(html.contains(&format!("Case {id}")));
     assert!(html.contains("Hill Top Builders LLC"));
     assert!(html.contains("Clearing and grading beyond the approved limit"));
@@ -240,10 +234,7 @@ async fn carmel_fills_the_notice_from_a_case_through_the_api() {
         .json(&body)
         .send()
         .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+        .text();
     check_complete(&html, "§ 156-88A(1)", "the Town of Carmel", "article");
     assert!(
         html.contains("this is offence 2 within the window: a fine of $350 to $700"),
@@ -263,10 +254,9 @@ async fn carmel_fills_the_notice_from_a_case_through_the_api() {
             .bearer_auth(&t)
             .json(&body)
             .send()
-            .await
-            .unwrap();
+            .await;
         let status = r.status().as_u16();
-        let v: Value = r.json().await.unwrap();
+        let v: Value = r.json();
         assert!(status == 400 || status == 404, "{status} {v}");
         assert!(v["error"].as_str().unwrap().contains(names), "{v}");
     }
@@ -288,16 +278,15 @@ async fn windsor_has_no_land_development_notice() {
         "{e}"
     );
     let t = token(&url, "officer", "Sam Officer", &[]);
-    let server = serve(&url, &[]);
-    let r = reqwest::Client::new()
+    let server = App::new(&ms4::store::open(&url).await.unwrap()).await;
+    let r = server
         .post(format!("{}/api/notices/land-development", server.base))
         .bearer_auth(&t)
         .json(&json!({"violation": "anything"}))
         .send()
-        .await
-        .unwrap();
+        .await;
     assert_eq!(r.status().as_u16(), 400);
-    let v: Value = r.json().await.unwrap();
+    let v: Value = r.json();
     assert!(v["error"].as_str().unwrap().contains("Windsor"), "{v}");
     assert!(
         v["error"]

@@ -103,15 +103,14 @@ pub(super) async fn the_year_in_the_report(t: &Town, case: &str, dir: &Path) {
         Via::Api => {
             let base = &t.server.as_ref().unwrap().base;
             let items: Value = t
-                .http
+                .server
+                .as_ref()
+                .unwrap()
                 .get(format!("{base}/collections/cases/items"))
                 .bearer_auth(&t.token)
                 .send()
                 .await
-                .unwrap()
-                .json()
-                .await
-                .unwrap();
+                .json();
             let ids: Vec<&str> = items["features"]
                 .as_array()
                 .unwrap()

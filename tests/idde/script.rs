@@ -1,4 +1,5 @@
-//! The scripted year, run either through `ms4` commands or through `ms4 serve`'s API.
+//! The scripted year, run either through `ms4` commands or through the service's API
+//! (its router, driven in process).
 
 use serde_json::{json, Value};
 
@@ -17,9 +18,8 @@ pub enum Via {
 struct Town {
     via: Via,
     url: String,
-    server: Option<Server>,
+    server: Option<App>,
     token: String,
-    http: reqwest::Client,
 }
 
 impl Town {
@@ -29,15 +29,16 @@ impl Town {
             Via::Api => {
                 let base = &self.server.as_ref().unwrap().base;
                 let r = self
-                    .http
+                    .server
+                    .as_ref()
+                    .unwrap()
                     .post(format!("{base}{path}"))
                     .bearer_auth(&self.token)
                     .json(&body)
                     .send()
-                    .await
-                    .unwrap();
+                    .await;
                 let status = r.status().as_u16();
-                let v: Value = r.json().await.unwrap();
+                let v: Value = r.json();
                 if (200..300).contains(&status) {
                     Ok(v)
                 } else {
@@ -74,15 +75,16 @@ impl Town {
             Via::Api => {
                 let base = &self.server.as_ref().unwrap().base;
                 let r = self
-                    .http
+                    .server
+                    .as_ref()
+                    .unwrap()
                     .get(format!("{base}{path}"))
                     .query(query)
                     .bearer_auth(&self.token)
                     .send()
-                    .await
-                    .unwrap();
+                    .await;
                 assert_eq!(r.status().as_u16(), 200, "{path}");
-                r.text().await.unwrap()
+                r.text()
             }
             Via::Cli => run_ok(&self.url, cli),
         }
@@ -135,7 +137,8 @@ pub async fn scripted_year(kind: &str, via: Via) {
     let (server, token) = match via {
         Via::Api => {
             let t = token(&url, "officer", "Ann Field", &[]);
-            (Some(serve(&url, &[])), t)
+            let store = ms4::store::open(&url).await.unwrap();
+            (Some(App::new(&store).await), t)
         }
         Via::Cli => (None, String::new()),
     };
@@ -144,7 +147,6 @@ pub async fn scripted_year(kind: &str, via: Via) {
         url: url.clone(),
         server,
         token,
-        http: reqwest::Client::new(),
     };
 
     // Bad input, each a 400 (or a failed command) naming what is wrong.
@@ -225,7 +227,9 @@ pub async fn scripted_year(kind: &str, via: Via) {
         let base = &t.server.as_ref().unwrap().base;
         let bytes: Vec<u8> = b"\x89PNG\r\n\x1a\n fake but bytes are bytes".to_vec();
         let r = t
-            .http
+            .server
+            .as_ref()
+            .unwrap()
             .post(format!(
                 "{base}/api/inspections/OF-1:2026-05-14:dry_weather_screening/photos"
             ))
@@ -233,36 +237,37 @@ pub async fn scripted_year(kind: &str, via: Via) {
             .header("content-type", "image/png")
             .body(bytes.clone())
             .send()
-            .await
-            .unwrap();
+            .await;
         assert_eq!(r.status().as_u16(), 201);
-        let v: Value = r.json().await.unwrap();
+        let v: Value = r.json();
         let sha = v["sha256"].as_str().unwrap().to_string();
         assert_eq!(sha, ms4::store::photos::sha256_hex(&bytes));
         let list: Value = t
-            .http
+            .server
+            .as_ref()
+            .unwrap()
             .get(format!(
                 "{base}/api/inspections/OF-1:2026-05-14:dry_weather_screening/photos"
             ))
             .bearer_auth(&t.token)
             .send()
             .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+            .json();
         assert_eq!(list["photos"][0]["sha256"], sha.as_str());
         let back = t
-            .http
+            .server
+            .as_ref()
+            .unwrap()
             .get(format!("{base}/api/photos/{sha}"))
             .bearer_auth(&t.token)
             .send()
-            .await
-            .unwrap();
+            .await;
         assert_eq!(back.headers()["content-type"], "image/png");
-        assert_eq!(back.bytes().await.unwrap().to_vec(), bytes);
+        assert_eq!(back.bytes().to_vec(), bytes);
         let bad = t
-            .http
+            .server
+            .as_ref()
+            .unwrap()
             .post(format!(
                 "{base}/api/inspections/OF-1:2026-05-14:dry_weather_screening/photos"
             ))
@@ -270,8 +275,7 @@ pub async fn scripted_year(kind: &str, via: Via) {
             .header("content-type", "text/plain")
             .body("x")
             .send()
-            .await
-            .unwrap();
+            .await;
         assert_eq!(bad.status().as_u16(), 400);
     }
 

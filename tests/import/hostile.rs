@@ -1,7 +1,8 @@
 //! Files made to make GDAL read what it should not: a VRT (under any name, zipped or
 //! not) whose source is the registry and whose SQL selects the tokens, and a VRT or
-//! path that points GDAL at a URL. Each is refused by the real HTTP server and by the
-//! CLI, naming the file, with no change to the store and no request made.
+//! path that points GDAL at a URL. Each is refused by the service's upload route (its
+//! router, in process) and by the CLI, naming the file, with no change to the store and
+//! no request made.
 
 use super::*;
 
@@ -110,9 +111,9 @@ fn the_cli_refuses_every_trick_naming_the_file_and_changes_nothing() {
 async fn the_server_refuses_every_upload_trick_with_a_4xx_naming_the_file() {
     let (dir, store) = cli_registry();
     let t = token(&store, "analyst", SUBJECT, &[]);
-    let server = serve(&store, &[]);
     let wire = Tripwire::new();
     let reg = ms4::store::open(&store).await.unwrap();
+    let server = App::new(&reg).await;
     let generation = reg.generation().await.unwrap();
     for (name, bytes) in tricks(&dir.path().join("r.gpkg"), wire.port) {
         for extra in [

@@ -1,5 +1,6 @@
 //! Importing real files through GDAL into both stores, and refusing hostile, damaged and
-//! careless ones (through the library, the CLI and the real HTTP server).
+//! careless ones (through the library, the CLI and the upload route: the router in
+//! process, or the real HTTP server where a setting of its process is the point).
 
 mod bad_places;
 #[path = "../common/mod.rs"]
@@ -21,6 +22,7 @@ use geo_types::Geometry;
 use ms4::domain::{Layer, Value};
 use ms4::import::{import, ImportOptions};
 use ms4::store::WriteMode;
+use rstest::rstest;
 
 const TACOMA_POINTS: &str = "tacoma/ActiveSurfacewaterDischargePoint.geojson";
 
@@ -94,8 +96,31 @@ fn ogr2ogr_to(src: &std::path::Path, driver: &str, dst: &std::path::Path, extra:
     );
 }
 
-/// Uploads a file to a running server's import route; returns the status and JSON body.
+/// Uploads a file to the service's import route (the router in process); returns the
+/// status and JSON body.
 async fn upload(
+    app: &App,
+    token: &str,
+    layer: &str,
+    name: &str,
+    bytes: Vec<u8>,
+    extra: &[(&str, &str)],
+) -> (u16, serde_json::Value) {
+    let mut form = Form::new().file("file", name, bytes);
+    for (k, v) in extra {
+        form = form.text(*k, *v);
+    }
+    let r = app
+        .post(format!("/api/layers/{layer}/import"))
+        .bearer_auth(token)
+        .multipart(form)
+        .send()
+        .await;
+    (r.status().as_u16(), r.json())
+}
+
+/// The same to a running `ms4 serve`, over HTTP.
+async fn upload_http(
     server: &Server,
     token: &str,
     layer: &str,

@@ -58,13 +58,14 @@ fn swapped_longitude_and_latitude_are_refused_with_the_hint_on_the_command_line(
 #[tokio::test]
 async fn swapped_longitude_and_latitude_are_a_400_naming_the_field() {
     let (url, _dir) = registry();
-    let server = serve(&url, &["--public-read"]);
+    let store = ms4::store::open(&url).await.unwrap();
+    let app = App::public(&store).await;
     let get = |q: &'static str| {
-        let u = format!("{}/api/nearby?{q}", server.base);
+        let r = app.get(format!("/api/nearby?{q}"));
         async move {
-            let r = reqwest::get(u).await.unwrap();
+            let r = r.send().await;
             let s = r.status().as_u16();
-            (s, r.json::<serde_json::Value>().await.unwrap())
+            (s, r.json::<serde_json::Value>())
         }
     };
     let (s, v) = get("lon=-73.7&lat=41.1&k=1").await;

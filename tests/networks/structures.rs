@@ -38,50 +38,52 @@ fn sorted(v: &serde_json::Value) -> Vec<String> {
     s
 }
 
-#[test]
-fn pipes_ending_on_a_headwall_or_junction_box_are_not_dangling() {
-    for kind in kinds() {
-        let (url, _dir) = load(kind);
-        let r = check(&url);
-        let s = &r["summary"];
-        assert_eq!(s["structures"], 5, "{kind}: {s}");
-        assert_eq!(s["dangling_ends"], 0, "{kind}: {}", r["dangling_ends"]);
-        assert_eq!(s["junctions"], 0, "{kind}: {s}");
-        assert_eq!(s["orphan_structures"], 0, "{kind}: {s}");
-        assert_eq!(s["parts"], 1, "{kind}: {s}");
-        assert_eq!(s["parts_without_outfall"], 0, "{kind}: {s}");
-        // The layer is listed, kept with its type, and exported like the other layers.
-        let list = run_ok(&url, &["list", "structures"]);
-        assert!(
-            list.contains("HW-1") && list.contains("JB-1"),
-            "{kind}: {list}"
-        );
-        let f = _dir.path().join("structures.geojson");
-        run_ok(&url, &["export", "structures", f.to_str().unwrap()]);
-        let v: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(&f).unwrap()).unwrap();
-        let mut types: Vec<(String, String)> = v["features"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|f| {
-                let p = &f["properties"];
-                (
-                    p["asset_id"].as_str().unwrap().to_string(),
-                    p["structure_type"].as_str().unwrap().to_string(),
-                )
-            })
-            .collect();
-        types.sort();
-        assert_eq!(
-            types,
-            [
-                ("HW-1".to_string(), "Headwall".to_string()),
-                ("JB-1".to_string(), "Junction Box".to_string())
-            ],
-            "{kind}"
-        );
+#[rstest]
+#[case::geopackage("sqlite")]
+#[case::postgis("postgis")]
+fn pipes_ending_on_a_headwall_or_junction_box_are_not_dangling(#[case] kind: &str) {
+    if kind == "postgis" && pg_base().is_none() {
+        return;
     }
+    let (url, _dir) = load(kind);
+    let r = check(&url);
+    let s = &r["summary"];
+    assert_eq!(s["structures"], 5, "{kind}: {s}");
+    assert_eq!(s["dangling_ends"], 0, "{kind}: {}", r["dangling_ends"]);
+    assert_eq!(s["junctions"], 0, "{kind}: {s}");
+    assert_eq!(s["orphan_structures"], 0, "{kind}: {s}");
+    assert_eq!(s["parts"], 1, "{kind}: {s}");
+    assert_eq!(s["parts_without_outfall"], 0, "{kind}: {s}");
+    // The layer is listed, kept with its type, and exported like the other layers.
+    let list = run_ok(&url, &["list", "structures"]);
+    assert!(
+        list.contains("HW-1") && list.contains("JB-1"),
+        "{kind}: {list}"
+    );
+    let f = _dir.path().join("structures.geojson");
+    run_ok(&url, &["export", "structures", f.to_str().unwrap()]);
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&f).unwrap()).unwrap();
+    let mut types: Vec<(String, String)> = v["features"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let p = &f["properties"];
+            (
+                p["asset_id"].as_str().unwrap().to_string(),
+                p["structure_type"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    types.sort();
+    assert_eq!(
+        types,
+        [
+            ("HW-1".to_string(), "Headwall".to_string()),
+            ("JB-1".to_string(), "Junction Box".to_string())
+        ],
+        "{kind}"
+    );
 }
 
 #[test]
@@ -125,60 +127,64 @@ fn without_the_structures_layer_the_headwall_end_dangles() {
     );
 }
 
-#[test]
-fn a_trace_passes_through_an_smp_and_the_other_structures() {
-    for kind in kinds() {
-        let (url, _dir) = load(kind);
-        let down = trace(&url, "HW-1", "downstream");
-        assert_eq!(down["outfalls"][0]["outfall"], "OF-1", "{kind}: {down}");
-        assert_eq!(
-            down["outfalls"][0]["path"],
-            serde_json::json!([
-                "HW-1", "P-0", "CB-1", "P-1", "SMP-1", "P-2", "JB-1", "P-3", "OF-1"
-            ]),
-            "{kind}: {down}"
-        );
-        let up = trace(&url, "OF-1", "upstream");
-        assert_eq!(
-            sorted(&up["structures"]),
-            ["CB-1", "HW-1", "JB-1", "OF-1", "SMP-1"],
-            "{kind}: {up}"
-        );
-        // Starting at the SMP: its inlet side upstream, its outlet side downstream.
-        let up = trace(&url, "SMP-1", "upstream");
-        assert_eq!(sorted(&up["pipes"]), ["P-0", "P-1"], "{kind}: {up}");
-        let down = trace(&url, "SMP-1", "downstream");
-        assert_eq!(sorted(&down["pipes"]), ["P-2", "P-3"], "{kind}: {down}");
-        // How P-1 and P-2 met the SMP: by id, at its inlet and its outlet.
-        let r = check(&url);
-        assert_eq!(r["summary"]["ends_by_id"], 3, "{kind}: {}", r["summary"]);
+#[rstest]
+#[case::geopackage("sqlite")]
+#[case::postgis("postgis")]
+fn a_trace_passes_through_an_smp_and_the_other_structures(#[case] kind: &str) {
+    if kind == "postgis" && pg_base().is_none() {
+        return;
     }
+    let (url, _dir) = load(kind);
+    let down = trace(&url, "HW-1", "downstream");
+    assert_eq!(down["outfalls"][0]["outfall"], "OF-1", "{kind}: {down}");
+    assert_eq!(
+        down["outfalls"][0]["path"],
+        serde_json::json!(["HW-1", "P-0", "CB-1", "P-1", "SMP-1", "P-2", "JB-1", "P-3", "OF-1"]),
+        "{kind}: {down}"
+    );
+    let up = trace(&url, "OF-1", "upstream");
+    assert_eq!(
+        sorted(&up["structures"]),
+        ["CB-1", "HW-1", "JB-1", "OF-1", "SMP-1"],
+        "{kind}: {up}"
+    );
+    // Starting at the SMP: its inlet side upstream, its outlet side downstream.
+    let up = trace(&url, "SMP-1", "upstream");
+    assert_eq!(sorted(&up["pipes"]), ["P-0", "P-1"], "{kind}: {up}");
+    let down = trace(&url, "SMP-1", "downstream");
+    assert_eq!(sorted(&down["pipes"]), ["P-2", "P-3"], "{kind}: {down}");
+    // How P-1 and P-2 met the SMP: by id, at its inlet and its outlet.
+    let r = check(&url);
+    assert_eq!(r["summary"]["ends_by_id"], 3, "{kind}: {}", r["summary"]);
 }
 
+#[rstest]
+#[case::geopackage("sqlite")]
+#[case::postgis("postgis")]
 #[tokio::test]
-async fn the_structures_layer_is_served_as_ogc_features() {
-    for kind in kinds() {
-        let (url, _dir) = load(kind);
-        let server = serve(&url, &["--public-read"]);
-        let v: serde_json::Value =
-            reqwest::get(format!("{}/collections/structures/items", server.base))
-                .await
-                .unwrap()
-                .json()
-                .await
-                .unwrap();
-        let mut ids: Vec<&str> = v["features"]
-            .as_array()
-            .unwrap_or_else(|| panic!("{kind}: {v}"))
-            .iter()
-            .map(|f| {
-                f["id"]
-                    .as_str()
-                    .or(f["properties"]["asset_id"].as_str())
-                    .unwrap()
-            })
-            .collect();
-        ids.sort();
-        assert_eq!(ids, ["HW-1", "JB-1"], "{kind}: {v}");
+async fn the_structures_layer_is_served_as_ogc_features(#[case] kind: &str) {
+    if kind == "postgis" && pg_base().is_none() {
+        return;
     }
+    let (url, _dir) = load(kind);
+    let store = ms4::store::open(&url).await.unwrap();
+    let v: serde_json::Value = App::public(&store)
+        .await
+        .get("/collections/structures/items")
+        .send()
+        .await
+        .json();
+    let mut ids: Vec<&str> = v["features"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{kind}: {v}"))
+        .iter()
+        .map(|f| {
+            f["id"]
+                .as_str()
+                .or(f["properties"]["asset_id"].as_str())
+                .unwrap()
+        })
+        .collect();
+    ids.sort();
+    assert_eq!(ids, ["HW-1", "JB-1"], "{kind}: {v}");
 }

@@ -5,29 +5,25 @@ use super::*;
 #[tokio::test]
 async fn answers_with_places_come_as_geojson_in_crs84() {
     let reg = demo_registry("sqlite", "north-castle-ny").await;
-    let server = serve(&reg.url, &["--public-read"]);
-    let c = reqwest::Client::new();
-    let base = &server.base;
+    let app = App::public(&reg.store).await;
+    let c = app.clone();
+    let base = &app.base;
     let (id, _, _, lon, lat) = first_outfall(&c, base).await;
     let q = format!("lon={lon}&lat={lat}&radius=2000ft");
     let json = get_json(&c, &format!("{base}/api/nearby?{q}")).await;
     let r = c
         .get(format!("{base}/api/nearby?{q}&f=geojson"))
         .send()
-        .await
-        .unwrap();
+        .await;
     assert_eq!(r.status(), 200);
     assert_eq!(r.headers()["content-type"], "application/geo+json");
-    let fc: serde_json::Value = r.json().await.unwrap();
+    let fc: serde_json::Value = r.json();
     let by_accept: serde_json::Value = c
         .get(format!("{base}/api/nearby?{q}"))
         .header("accept", "application/geo+json")
         .send()
         .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+        .json();
     assert_eq!(fc, by_accept);
     assert_eq!(fc["type"], "FeatureCollection");
     let feats = fc["features"].as_array().unwrap();
@@ -83,13 +79,9 @@ async fn answers_with_places_come_as_geojson_in_crs84() {
     .await;
     assert_eq!(smps["features"][0]["properties"]["layer"], "smps");
     // A format that is not one is a 400 naming f.
-    let r = c
-        .get(format!("{base}/api/nearby?{q}&f=kml"))
-        .send()
-        .await
-        .unwrap();
+    let r = c.get(format!("{base}/api/nearby?{q}&f=kml")).send().await;
     assert_eq!(r.status(), 400);
-    let e: serde_json::Value = r.json().await.unwrap();
+    let e: serde_json::Value = r.json();
     assert!(e["error"].as_str().unwrap().starts_with("f:"), "{e}");
 }
 

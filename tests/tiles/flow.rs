@@ -9,13 +9,7 @@ const Y0: f64 = 870_000.0;
 
 /// Whether the tile's line for `id` runs from `up` towards `down` (Web Mercator), read by
 /// GDAL from the tile holding the pipe's middle.
-async fn runs_downstream(
-    c: &reqwest::Client,
-    base: &str,
-    id: &str,
-    up: (f64, f64),
-    down: (f64, f64),
-) -> bool {
+async fn runs_downstream(c: &App, base: &str, id: &str, up: (f64, f64), down: (f64, f64)) -> bool {
     let z = 17;
     let mid = ((up.0 + down.0) / 2.0, (up.1 + down.1) / 2.0);
     let (x, y) = tile_of(mid.0, mid.1, z);
@@ -114,9 +108,10 @@ async fn pipes_are_drawn_the_way_the_network_reads_their_flow() {
     let reversed = check["reversed_pipes"].to_string();
     assert!(reversed.contains("P-INV"), "{check}");
 
-    let server = serve(&url, &["--public-read"]);
-    let base = &server.base;
-    let c = reqwest::Client::new();
+    let store = ms4::store::open(&url).await.unwrap();
+    let app = App::public(&store).await;
+    let base = &app.base;
+    let c = app.clone();
     // Each pipe's upstream and downstream ends in Web Mercator, from the registry.
     let mut ends = std::collections::HashMap::new();
     for p in items(&c, base, "pipes").await {

@@ -5,9 +5,9 @@ use super::*;
 #[tokio::test]
 async fn the_style_draws_only_layers_the_tiles_have_and_loads_nothing_from_outside() {
     let reg = demo_registry("sqlite", "north-castle-ny").await;
-    let server = serve(&reg.url, &["--public-read"]);
-    let c = reqwest::Client::new();
-    let base = &server.base;
+    let app = App::public(&reg.store).await;
+    let c = app.clone();
+    let base = &app.base;
     let style = get_json(&c, &format!("{base}/styles/ms4.json")).await;
     let tj = get_json(&c, &format!("{base}/tiles.json")).await;
     check_style(&style, &tj, base);
@@ -45,15 +45,20 @@ async fn the_style_draws_only_layers_the_tiles_have_and_loads_nothing_from_outsi
     }
 
     // A town's own basemap, by configuration.
-    let server = serve(
-        &reg.url,
-        &[
-            "--public-read",
-            "--basemap-url",
-            "https://gis.town.example/basemap/{z}/{x}/{y}.png",
-        ],
-    );
-    let style = get_json(&c, &format!("{}/styles/ms4.json", server.base)).await;
+    let with_basemap = App::with_config(
+        &reg.store,
+        ms4::http::ServeConfig {
+            public_read: true,
+            basemap_url: Some("https://gis.town.example/basemap/{z}/{x}/{y}.png".into()),
+            ..Default::default()
+        },
+    )
+    .await;
+    let style = get_json(
+        &with_basemap,
+        &format!("{}/styles/ms4.json", with_basemap.base),
+    )
+    .await;
     assert_eq!(
         style["sources"]["basemap"]["tiles"][0],
         "https://gis.town.example/basemap/{z}/{x}/{y}.png"
@@ -64,7 +69,7 @@ async fn the_style_draws_only_layers_the_tiles_have_and_loads_nothing_from_outsi
 /// Pipes are coloured by kind and carry arrows (a line-placed symbol) from the server's
 /// sprite, whose image is there at both densities; and the tiles give a pipe's line from
 /// its `from_id` structure to its `to_id` one, so the arrows point downstream.
-async fn pipes_by_kind_and_flow(c: &reqwest::Client, style: &serde_json::Value, base: &str) {
+async fn pipes_by_kind_and_flow(c: &App, style: &serde_json::Value, base: &str) {
     let layers = style["layers"].as_array().unwrap();
     let pipes: Vec<&serde_json::Value> = layers
         .iter()
@@ -91,10 +96,10 @@ async fn pipes_by_kind_and_flow(c: &reqwest::Client, style: &serde_json::Value, 
         let index = get_json(c, &format!("{base}/styles/{json}")).await;
         let entry = &index[icon];
         assert_eq!(entry["pixelRatio"], ratio, "{json}: {index}");
-        let r = c.get(format!("{base}/styles/{png}")).send().await.unwrap();
+        let r = c.get(format!("{base}/styles/{png}")).send().await;
         assert_eq!(r.status(), 200);
         assert_eq!(r.headers()["content-type"], "image/png");
-        let b = r.bytes().await.unwrap();
+        let b = r.bytes();
         assert_eq!(&b[..8], b"\x89PNG\r\n\x1a\n", "{png} is a PNG");
         // IHDR: width and height, big-endian, after the signature and the chunk header.
         let w = u32::from_be_bytes(b[16..20].try_into().unwrap());
@@ -105,13 +110,9 @@ async fn pipes_by_kind_and_flow(c: &reqwest::Client, style: &serde_json::Value, 
             "{icon} lies inside {png} ({w}x{h}): {entry}"
         );
     }
-    let r = c
-        .get(format!("{base}/styles/other.png"))
-        .send()
-        .await
-        .unwrap();
+    let r = c.get(format!("{base}/styles/other.png")).send().await;
     assert_eq!(r.status(), 404);
-    assert!(r.text().await.unwrap().contains("other.png"));
+    assert!(r.text().contains("other.png"));
 
     // A pipe in its tile runs from the structure its from_id names to its to_id one.
     let pipes = get_json(c, &format!("{base}/collections/pipes/items?limit=1000")).await;
@@ -183,15 +184,14 @@ async fn pipes_by_kind_and_flow(c: &reqwest::Client, style: &serde_json::Value, 
 }
 
 /// A structure's position (lon, lat) by id, from whichever structure layer holds it.
-async fn structure_at(c: &reqwest::Client, base: &str, id: &str) -> Option<(f64, f64)> {
+async fn structure_at(c: &App, base: &str, id: &str) -> Option<(f64, f64)> {
     for layer in ["manholes", "catch_basins", "outfalls"] {
         let r = c
             .get(format!("{base}/collections/{layer}/items/{id}"))
             .send()
-            .await
-            .unwrap();
+            .await;
         if r.status() == 200 {
-            let f: serde_json::Value = r.json().await.unwrap();
+            let f: serde_json::Value = r.json();
             let g = &f["geometry"]["coordinates"];
             return Some((g[0].as_f64()?, g[1].as_f64()?));
         }
@@ -277,39 +277,31 @@ fn check_style(style: &serde_json::Value, tj: &serde_json::Value, base: &str) {
 #[tokio::test]
 async fn cors_is_off_unless_an_origin_is_given() {
     let reg = demo_registry("sqlite", "north-castle-ny").await;
-    let c = reqwest::Client::new();
     let origin = "https://maps.town.example";
-    let server = serve(&reg.url, &["--public-read"]);
-    let r = c
-        .get(format!("{}/tiles.json", server.base))
-        .header("origin", origin)
-        .send()
-        .await
-        .unwrap();
+    let c = App::public(&reg.store).await;
+    let r = c.get("/tiles.json").header("origin", origin).send().await;
     assert_eq!(r.status(), 200);
     assert!(r.headers().get("access-control-allow-origin").is_none());
-    drop(server);
-    let server = serve(&reg.url, &["--public-read", "--cors-origin", origin]);
-    let r = c
-        .get(format!("{}/tiles.json", server.base))
-        .header("origin", origin)
-        .send()
-        .await
-        .unwrap();
+    let c = App::with_config(
+        &reg.store,
+        ms4::http::ServeConfig {
+            public_read: true,
+            cors_origins: vec![origin.to_string()],
+            ..Default::default()
+        },
+    )
+    .await;
+    let r = c.get("/tiles.json").header("origin", origin).send().await;
     assert_eq!(r.headers()["access-control-allow-origin"], origin);
     let r = c
-        .get(format!("{}/tiles.json", server.base))
+        .get("/tiles.json")
         .header("origin", "https://evil.example")
         .send()
-        .await
-        .unwrap();
+        .await;
     assert!(r.headers().get("access-control-allow-origin").is_none());
     // A preflight for a tile with a token and an ETag.
     let r = c
-        .request(
-            reqwest::Method::OPTIONS,
-            format!("{}/tiles/0/0/0.mvt", server.base),
-        )
+        .request("OPTIONS", "/tiles/0/0/0.mvt")
         .header("origin", origin)
         .header("access-control-request-method", "GET")
         .header(
@@ -317,8 +309,7 @@ async fn cors_is_off_unless_an_origin_is_given() {
             "authorization,if-none-match",
         )
         .send()
-        .await
-        .unwrap();
+        .await;
     assert!(r.status().is_success(), "{}", r.status());
     assert_eq!(r.headers()["access-control-allow-origin"], origin);
     let allowed = r.headers()["access-control-allow-headers"]
@@ -334,9 +325,9 @@ async fn cors_is_off_unless_an_origin_is_given() {
 #[tokio::test]
 async fn ogc_tiles_metadata_is_listed_and_matches_the_tiles() {
     let reg = demo_registry("sqlite", "north-castle-ny").await;
-    let server = serve(&reg.url, &["--public-read"]);
-    let c = reqwest::Client::new();
-    let base = &server.base;
+    let app = App::public(&reg.store).await;
+    let c = app.clone();
+    let base = &app.base;
     let conf = get_json(&c, &format!("{base}/conformance")).await;
     let list = conf["conformsTo"].to_string();
     assert!(
