@@ -408,7 +408,9 @@ async fn two_profile_settings_changed_at_once_both_land(#[case] kind: &str) {
     const ROUNDS: usize = 25;
     let reg = registry(kind, 2260).await;
     // The first open stores the built-in profile.
-    ms4::answer::profile::load(reg.store.as_ref()).await.unwrap();
+    ms4::answer::profile::load(reg.store.as_ref())
+        .await
+        .unwrap();
     let setter = |key: &'static str| {
         let url = reg.url.clone();
         tokio::spawn(async move {

@@ -51,7 +51,10 @@ pub enum AskError {
 
 impl AskError {
     /// An error naming the parameter at fault.
-    pub fn invalid(param: impl Into<std::borrow::Cow<'static, str>>, message: impl Into<String>) -> Self {
+    pub fn invalid(
+        param: impl Into<std::borrow::Cow<'static, str>>,
+        message: impl Into<String>,
+    ) -> Self {
         AskError::Invalid {
             param: param.into(),
             message: message.into(),

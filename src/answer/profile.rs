@@ -246,7 +246,10 @@ pub async fn set_tolerance(
         if let Some(same) = unchanged(&new, Some(&old)) {
             return Ok(same);
         }
-        if store.replace_profile_if_unchanged(&new, &old.sha256).await? {
+        if store
+            .replace_profile_if_unchanged(&new, &old.sha256)
+            .await?
+        {
             return Ok(updated(new, Some(old)));
         }
     }

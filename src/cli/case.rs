@@ -7,15 +7,15 @@ use chrono::{Datelike, NaiveDate, Utc};
 use clap::{Args, Subcommand};
 
 use super::report::ReportFormat;
-use crate::idde::inspection::{to_feature, NewInspection};
 use crate::answer::Ask;
 use crate::domain::{CaseStatus, Feature, Layer};
 use crate::idde::case::{all_cases, next_case_id};
 use crate::idde::case_update::{check_connection, close_case, log_action, Recorder};
 use crate::idde::deadlines::case_deadlines;
+use crate::idde::inspection::{to_feature, NewInspection};
 use crate::idde::open::{
-    case_for_screening, from_connections, open_case, screening_case_json, store_new_case,
-    OpenCase, ScreeningCase,
+    case_for_screening, from_connections, open_case, screening_case_json, store_new_case, OpenCase,
+    ScreeningCase,
 };
 use crate::idde::{Action, Case, Closing};
 use crate::import::default_actor;
@@ -443,7 +443,10 @@ pub(super) async fn run(store_url: &str, a: CaseArgs) -> anyhow::Result<()> {
                 crate::idde::deadlines::parse_as_of(as_of.as_deref()).map_err(|e| anyhow!(e))?;
             let c = find(&r.snap, &id)?;
             let d = case_deadlines(&c, &r.profile.idde, as_of);
-            print!("{}", crate::idde::notice::render(&r.snap, &r.profile, &c, &d));
+            print!(
+                "{}",
+                crate::idde::notice::render(&r.snap, &r.profile, &c, &d)
+            );
             Ok(())
         }
     }
@@ -522,7 +525,8 @@ fn list(r: &Registry, status: Option<CaseStatus>) -> anyhow::Result<()> {
         .filter(|c| status.is_none_or(|st| c.status == st))
         .collect();
     if r.format == ReportFormat::Json {
-        let all = serde_json::json!({"count": shown.len(), "cases": shown, "unreadable": unreadable});
+        let all =
+            serde_json::json!({"count": shown.len(), "cases": shown, "unreadable": unreadable});
         println!("{}", serde_json::to_string_pretty(&all)?);
         return Ok(());
     }

@@ -118,9 +118,16 @@ mod tests {
             assert_eq!(serde_json::from_str::<ActionKind>(&json).unwrap(), *k);
         }
         let e = CaseStatus::from_str("Open").unwrap_err();
-        assert_eq!(e, "\"Open\" is not a case status; expected one of open, closed");
+        assert_eq!(
+            e,
+            "\"Open\" is not a case status; expected one of open, closed"
+        );
         let e = serde_json::from_str::<CaseStatus>("\"reopened\"").unwrap_err();
-        assert!(e.to_string().starts_with("\"reopened\" is not a case status"), "{e}");
+        assert!(
+            e.to_string()
+                .starts_with("\"reopened\" is not a case status"),
+            "{e}"
+        );
         assert!(CaseStatus::Open == "open" && CaseStatus::Closed != "open");
     }
 }

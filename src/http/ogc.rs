@@ -242,6 +242,65 @@ pub(super) async fn items(
     Ok(geojson_response(body, out_crs, srid))
 }
 
+/// The features of a layer meeting a box given in `bbox_crs`, as positions in id order;
+/// `None` when the box lies outside the registry CRS's area of use (an empty page).
+fn in_bbox(
+    idx: &crate::spatial::LayerIndex,
+    layer: Layer,
+    b: [f64; 4],
+    bbox_crs: i32,
+    srid: i32,
+) -> Result<Option<Vec<usize>>, HttpError> {
+    if layer.geom_kind() == GeomKind::None {
+        return Err(HttpError::BadRequest(format!(
+            "bbox: {} has no geometry",
+            layer.name()
+        )));
+    }
+    // Only what lies inside the CRS's area of use can be reprojected (and the
+    // registry holds nothing else): clip the box to it first.
+    let Some(b) = crate::answer::validate::clip_box(b, bbox_crs, srid)? else {
+        return Ok(None);
+    };
+    // The box in the registry's CRS: exactly as given when it is already there,
+    // else a densified ring reprojected (its edges curve).
+    let area: Geometry<f64> = if bbox_crs == srid {
+        Geometry::Polygon(
+            geo_types::Rect::new(Coord { x: b[0], y: b[1] }, Coord { x: b[2], y: b[3] })
+                .to_polygon(),
+        )
+    } else {
+        let rp = cached_reprojector(4326, srid).map_err(HttpError::Internal)?;
+        rp.apply(&Geometry::Polygon(densified_rect(b, 8)))
+            .map_err(|e| HttpError::field("bbox", e.to_string()))?
+    };
+    let Some(r) = crate::domain::wkb::bounding_rect(&area) else {
+        return Err(HttpError::field("bbox", "empty"));
+    };
+    let env = rstar::AABB::from_corners([r.min().x, r.min().y], [r.max().x, r.max().y]);
+    let mut v: Vec<usize> = idx
+        .tree
+        .locate_in_envelope_intersecting(&env)
+        .filter(|e| {
+            // A feature whose envelope lies wholly inside (or outside) the box
+            // needs no exact test: only those on its edge do.
+            let (lo, hi) = (e.geom().lower(), e.geom().upper());
+            let fr =
+                geo_types::Rect::new(Coord { x: lo[0], y: lo[1] }, Coord { x: hi[0], y: hi[1] });
+            match rect_position(&area, &fr) {
+                Some(inside) => inside,
+                None => idx.features[e.data]
+                    .geom
+                    .as_ref()
+                    .is_some_and(|g| g.intersects(&area)),
+            }
+        })
+        .map(|e| e.data)
+        .collect();
+    v.sort_unstable();
+    Ok(Some(v))
+}
+
 /// Builds one page of items as GeoJSON text.
 fn page(
     snap: &Snapshot,
@@ -262,58 +321,10 @@ fn page(
             (q.offset.min(n)..q.offset.saturating_add(q.limit).min(n)).collect()
         }
         None => (0..n).collect(),
-        Some(b) => {
-            if layer.geom_kind() == GeomKind::None {
-                return Err(HttpError::BadRequest(format!(
-                    "bbox: {} has no geometry",
-                    layer.name()
-                )));
-            }
-            // Only what lies inside the CRS's area of use can be reprojected (and the
-            // registry holds nothing else): clip the box to it first.
-            let Some(b) = crate::answer::validate::clip_box(b, bbox_crs, srid)? else {
-                return Ok(empty_page(self_url));
-            };
-            // The box in the registry's CRS: exactly as given when it is already there,
-            // else a densified ring reprojected (its edges curve).
-            let area: Geometry<f64> = if bbox_crs == srid {
-                Geometry::Polygon(
-                    geo_types::Rect::new(Coord { x: b[0], y: b[1] }, Coord { x: b[2], y: b[3] })
-                        .to_polygon(),
-                )
-            } else {
-                let rp = cached_reprojector(4326, srid).map_err(HttpError::Internal)?;
-                rp.apply(&Geometry::Polygon(densified_rect(b, 8)))
-                    .map_err(|e| HttpError::field("bbox", e.to_string()))?
-            };
-            let Some(r) = crate::domain::wkb::bounding_rect(&area) else {
-                return Err(HttpError::field("bbox", "empty"));
-            };
-            let env = rstar::AABB::from_corners([r.min().x, r.min().y], [r.max().x, r.max().y]);
-            let mut v: Vec<usize> = idx
-                .tree
-                .locate_in_envelope_intersecting(&env)
-                .filter(|e| {
-                    // A feature whose envelope lies wholly inside (or outside) the box
-                    // needs no exact test: only those on its edge do.
-                    let (lo, hi) = (e.geom().lower(), e.geom().upper());
-                    let fr = geo_types::Rect::new(
-                        Coord { x: lo[0], y: lo[1] },
-                        Coord { x: hi[0], y: hi[1] },
-                    );
-                    match rect_position(&area, &fr) {
-                        Some(inside) => inside,
-                        None => idx.features[e.data]
-                            .geom
-                            .as_ref()
-                            .is_some_and(|g| g.intersects(&area)),
-                    }
-                })
-                .map(|e| e.data)
-                .collect();
-            v.sort_unstable();
-            v
-        }
+        Some(b) => match in_bbox(idx, layer, b, bbox_crs, srid)? {
+            Some(v) => v,
+            None => return Ok(empty_page(self_url)),
+        },
     };
     if !q.filters.is_empty() {
         hits.retain(|&i| {

@@ -95,6 +95,8 @@ fn layer(
 }
 
 /// The style, with tile metadata at `base` and an optional basemap tile URL template.
+// One JSON document, written as it is served: split, it would no longer read as a style.
+#[allow(clippy::too_many_lines)]
 pub fn document(base: &str, basemap: Option<&str>) -> Value {
     let m = |name: &str| {
         crate::tiles::TileLayer::by_name(name)

@@ -364,6 +364,8 @@ pub(super) async fn web_mercator_quad() -> Json<serde_json::Value> {
 }
 
 /// The tile routes for the OpenAPI document (added by [`super::openapi::spec`]).
+// One JSON fragment of the document, written as it is served.
+#[allow(clippy::too_many_lines)]
 pub(super) fn openapi_paths(paths: &mut serde_json::Map<String, serde_json::Value>) {
     use serde_json::json;
     let error = json!({"description": "an error; the message names the parameter at fault", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}});

@@ -169,7 +169,8 @@ pub(super) fn run(
                 Ok(Ok(())) => {}
                 Ok(Err(e)) => worker_error = Some(e),
                 Err(_) => {
-                    worker_error = Some(ImportError::Refused("a conversion thread panicked".into()));
+                    worker_error =
+                        Some(ImportError::Refused("a conversion thread panicked".into()));
                 }
             }
         }

@@ -20,6 +20,9 @@ use crate::store::{WriteMode, WriteMsg};
 
 /// Reads `opts`'s source, feeding `sink` (none for a dry run), and returns the report.
 #[allow(clippy::too_many_arguments)]
+// The GDAL layer borrows the dataset opened here and every stage borrows the layer: the
+// stages are named functions; this one only hands them what the last one made.
+#[allow(clippy::too_many_lines)]
 pub(super) fn read_source(
     opts: &ImportOptions,
     target_srid: i32,

@@ -28,9 +28,9 @@ mod trunk;
 mod waters;
 
 #[cfg(test)]
-mod tests;
-#[cfg(test)]
 mod network_tests;
+#[cfg(test)]
+mod tests;
 
 use std::collections::BTreeMap;
 use std::fmt;

@@ -457,6 +457,11 @@ impl Store for PostgisStore {
         stored: &crate::store::StoredProfile,
         sha256: &str,
     ) -> Result<bool> {
-        profile::write(&self.pool, stored, crate::store::profile::When::Unchanged(sha256)).await
+        profile::write(
+            &self.pool,
+            stored,
+            crate::store::profile::When::Unchanged(sha256),
+        )
+        .await
     }
 }

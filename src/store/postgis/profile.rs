@@ -32,11 +32,7 @@ pub(super) async fn read(pool: &PgPool) -> Result<Option<StoredProfile>> {
 /// row read inside it meets `when` (else `false`, nothing written). [`When::Absent`]
 /// fills in the profile of a registry that keeps only its id, as a migration does: not
 /// audited, since it records what the registry already said rather than a change.
-pub(super) async fn write(
-    pool: &PgPool,
-    profile: &StoredProfile,
-    when: When<'_>,
-) -> Result<bool> {
+pub(super) async fn write(pool: &PgPool, profile: &StoredProfile, when: When<'_>) -> Result<bool> {
     let only_if_absent = matches!(when, When::Absent);
     let mut tx = pool.begin().await?;
     // The table lock orders concurrent writers, so the audit's "before" is the row replaced

@@ -487,7 +487,12 @@ impl Store for SqliteStore {
         stored: &crate::store::StoredProfile,
         sha256: &str,
     ) -> Result<bool> {
-        profile::write(&self.pool, stored, crate::store::profile::When::Unchanged(sha256)).await
+        profile::write(
+            &self.pool,
+            stored,
+            crate::store::profile::When::Unchanged(sha256),
+        )
+        .await
     }
 }
 
