@@ -150,6 +150,24 @@ pub async fn run(store_url: &str, a: ServeArgs) -> anyhow::Result<()> {
     serve_store(store, a.listen, config).await
 }
 
+/// The state `ms4 serve` serves from: the snapshot given, the registry's profile, and the
+/// watchers that keep both current (an outside write, a committed `ms4 profile update`,
+/// each seen within a second or so). The tests' in-process service is built by this too.
+pub async fn state(
+    store: std::sync::Arc<dyn crate::store::Store>,
+    snapshot: SnapshotHandle,
+    config: ServeConfig,
+) -> anyhow::Result<AppState> {
+    let profile = crate::answer::profile::load(store.as_ref()).await?;
+    // Polling the change numbers is one small read; twice a second keeps an outside
+    // edit's delay well under 2 s.
+    let every = std::time::Duration::from_millis(500);
+    snapshot.watch(store.clone(), every);
+    let state = AppState::with_config(store.clone(), snapshot, profile, config);
+    state.profile.watch(store, state.networks.clone(), every);
+    Ok(state)
+}
+
 /// Serves the demo town: anyone may read it without a token.
 pub async fn serve_demo(
     store: std::sync::Arc<dyn crate::store::Store>,
@@ -178,27 +196,17 @@ pub async fn serve_store(
             u.reason
         );
     }
-    let profile = crate::answer::profile::load(store.as_ref()).await?;
-    // Polling the change numbers is one small read; twice a second keeps an outside
-    // edit's delay well under 2 s.
-    snapshot.watch(store.clone(), std::time::Duration::from_millis(500));
     let listener = tokio::net::TcpListener::bind(listen).await?;
     let addr = listener.local_addr()?;
     config.listen_addr = Some(addr);
     if config.public_read {
         eprintln!("public read: anyone may read without a token; writes still need one");
     }
+    let state = state(store, snapshot, config).await?;
     // Tests and scripts read the URL as the last word of this line.
     println!("serving the registry at http://{addr}/");
-    let state = AppState::with_config(store.clone(), snapshot, profile, config);
     // The first map drawn after start-up (or after a write) finds its tiles' inputs made.
     http::tiles_warm::keep_warm(state.clone(), std::time::Duration::from_millis(500));
-    // A committed `ms4 profile update` is answered with within a second or so.
-    state.profile.watch(
-        store,
-        state.networks.clone(),
-        std::time::Duration::from_millis(500),
-    );
     http::serve(state, listener).await?;
     Ok(())
 }

@@ -71,20 +71,13 @@ pub fn footprint_from_geojson(
     Ok(mp)
 }
 
-/// Refuses a footprint over [`size::FOOTPRINT`], naming `param` and both counts: every
-/// footprint passes here (GeoJSON given to a determination, a file sent to
-/// `/api/footprint`) before any geometry work is done on it.
+/// Refuses a footprint over [`size::FOOTPRINT`], naming `param` and both counts
+/// ([`size::footprint_refusal`]).
 pub fn footprint_size(param: &'static str, size: Size) -> Result<(), AskError> {
-    if !size.over(size::FOOTPRINT) {
-        return Ok(());
+    match size::footprint_refusal(size) {
+        Some(why) => Err(AskError::invalid(param, why)),
+        None => Ok(()),
     }
-    Err(AskError::invalid(
-        param,
-        format!(
-            "too large for a footprint ({}); simplify the outline in a GIS before sending it",
-            size.against(size::FOOTPRINT)
-        ),
-    ))
 }
 
 /// Parts and vertices of a GeoJSON geometry, counted without converting it.

@@ -20,6 +20,7 @@ use chrono::{NaiveDate, NaiveDateTime, Utc};
 use serde::Deserialize;
 
 use super::extract::{Body, Params};
+use super::versions::{etag, if_match};
 use super::{AppState, Caller, HttpError};
 use crate::answer::{self, Ask};
 use crate::domain::{CaseStatus, Layer};
@@ -81,46 +82,6 @@ fn find_versioned(state: &AppState, id: &str) -> Result<(Case, String), HttpErro
 
 fn no_such_case(id: &str) -> HttpError {
     HttpError::NotFound(format!("case {id:?}: no such case"))
-}
-
-/// A version as an entity tag (a strong one: it names the row's exact content).
-fn etag(version: &str) -> (header::HeaderName, String) {
-    (header::ETAG, format!("\"{version}\""))
-}
-
-/// The versions `If-Match` accepts: `None` for none sent or `*` (the case exists: a
-/// close of a missing one is a 404 anyway). A weak tag never matches (RFC 9110 13.1.1
-/// compares strongly), so a list of only weak tags accepts nothing: a 412.
-fn if_match(headers: &HeaderMap) -> Result<Option<Vec<String>>, HttpError> {
-    let mut tags = Vec::new();
-    let mut any = false;
-    for v in headers.get_all(header::IF_MATCH) {
-        let v = v
-            .to_str()
-            .map_err(|_| HttpError::field("If-Match", "not an entity tag list"))?;
-        for t in v.split(',').map(str::trim).filter(|t| !t.is_empty()) {
-            if t == "*" {
-                any = true;
-                continue;
-            }
-            let strong = !t.starts_with("W/");
-            let quoted = t.trim_start_matches("W/");
-            let inner = quoted
-                .strip_prefix('"')
-                .and_then(|q| q.strip_suffix('"'))
-                .ok_or_else(|| {
-                    HttpError::BadRequest(format!(
-                        "If-Match: {t:?} is not an entity tag; send the ETag of GET /api/cases/{{id}}, quotes included"
-                    ))
-                })?;
-            tags.push(if strong {
-                inner.to_string()
-            } else {
-                format!("W/{inner}")
-            });
-        }
-    }
-    Ok((!any && !tags.is_empty()).then_some(tags))
 }
 
 fn recorder(state: &AppState, caller: &Caller, what: &str) -> Recorder {
@@ -264,7 +225,7 @@ pub(super) async fn close_case(
     headers: HeaderMap,
     Body(c): Body<Closing>,
 ) -> Result<Response, HttpError> {
-    let versions = if_match(&headers)?;
+    let versions = if_match(&headers, "/api/cases/{id}")?;
     let by = recorder(&state, &caller, "POST /api/cases/{id}/close");
     let u = closing(&id, c, &by, versions)
         .run_through(state.store.as_ref(), &state.snapshot)

@@ -126,7 +126,7 @@ fn refused(e: FootprintError, name: &str) -> HttpError {
         FootprintError::UnknownCrs { code, source } => {
             HttpError::field("s_srs", format!("EPSG:{code}: {source}"))
         }
-        FootprintError::OverBudget(e) => e.into(),
+        FootprintError::OverBudget(why) => HttpError::field("file", why),
         FootprintError::Stopped { why, read } => stopped(why, read),
         e @ FootprintError::Internal { .. } => HttpError::Internal(e),
         e => HttpError::Unprocessable(format!("file: {e}")),

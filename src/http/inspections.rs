@@ -4,15 +4,17 @@
 
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use geo::Intersects;
 
 use super::extract::Body;
+use super::versions::{etag, if_match};
 use super::{AppState, Caller, HttpError};
 use crate::domain::{Feature, Layer, Value};
 use crate::spatial::query::FACILITY_LAYERS;
 use crate::spatial::snapshot::IDEMPOTENCY_KEY;
-use crate::store::{WriteMode, WriteRequest};
+use crate::store::{StoreError, WriteMode, WriteRequest};
 
 pub use crate::idde::inspection::{to_feature, NewInspection, Position};
 
@@ -36,12 +38,70 @@ fn idempotency_key(headers: &axum::http::HeaderMap) -> Result<Option<String>, Ht
     Ok(Some(k.to_string()))
 }
 
+/// An inspection sent back whole with the version it was read at (`If-Match`): written
+/// only over that version, judged on the stored row inside the write's transaction. A
+/// row changed since, or gone, is a 412 and nothing is written.
+async fn rewrite(
+    state: &AppState,
+    caller: &Caller,
+    f: Feature,
+    versions: Vec<String>,
+    json: serde_json::Value,
+) -> Result<Response, HttpError> {
+    let id = f.id.clone();
+    let apply: crate::store::update::Apply = Box::new(move |stored: Feature| {
+        let now = crate::store::update::version(&stored);
+        if !versions.contains(&now) {
+            return Err(StoreError::Changed {
+                layer: Layer::Inspections,
+                id: stored.id.clone(),
+                expected: versions.join(", "),
+                stored: now,
+            });
+        }
+        Ok(crate::store::update::Edit {
+            feature: f,
+            others: Vec::new(),
+        })
+    });
+    let req = WriteRequest {
+        layer: Layer::Inspections,
+        mode: WriteMode::Upsert,
+        actor: caller.subject.clone(),
+        source: "api".into(),
+    };
+    let report = serde_json::json!({"source": "POST /api/inspections (If-Match)"});
+    let written = state
+        .snapshot
+        .update(state.store.as_ref(), req, report, id.clone(), apply)
+        .await
+        .map_err(|e| match e {
+            StoreError::NotFound { .. } => HttpError::PreconditionFailed(format!(
+                "If-Match: inspection {id:?} is not stored, so no version of it matches; nothing was written"
+            )),
+            e => e.into(),
+        })?;
+    let first = written.first();
+    let version = first
+        .and_then(|w| w.features.first())
+        .map(crate::store::update::version)
+        .unwrap_or_default();
+    let summary = first.map(|w| w.summary.clone());
+    let case = super::cases::open_from_screening(state, caller, &json).await?;
+    Ok((
+        StatusCode::OK,
+        [etag(&version)],
+        Json(serde_json::json!({"inspection": json, "write": summary, "case": case})),
+    )
+        .into_response())
+}
+
 pub(super) async fn create(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
     headers: axum::http::HeaderMap,
     Body(n): Body<NewInspection>,
-) -> Result<(StatusCode, Json<serde_json::Value>), HttpError> {
+) -> Result<Response, HttpError> {
     let key = idempotency_key(&headers)?;
     let snap = state.snapshot.current();
     let mut f = to_feature(
@@ -73,11 +133,15 @@ pub(super) async fn create(
             return Ok((
                 StatusCode::CREATED,
                 Json(serde_json::json!({"inspection": inspection_json(first), "replayed": true})),
-            ));
+            )
+                .into_response());
         }
         f.extra.insert(IDEMPOTENCY_KEY.into(), k.clone().into());
     }
     let json = inspection_json(&f);
+    if let Some(versions) = if_match(&headers, "/collections/inspections/items/{id}")? {
+        return rewrite(&state, &caller, f, versions, json).await;
+    }
     // Written and applied to the snapshot in one step: one row compared, one feature
     // added to the snapshot, however many inspections the registry holds.
     let summary = state
@@ -104,7 +168,8 @@ pub(super) async fn create(
     Ok((
         status,
         Json(serde_json::json!({"inspection": json, "write": summary, "case": case})),
-    ))
+    )
+        .into_response())
 }
 
 /// Whether two inspections record the same thing: the same values, place and

@@ -3,7 +3,7 @@
 
 mod answer_format;
 mod api;
-pub mod auth;
+pub mod caller;
 mod cases;
 mod error;
 mod extent;
@@ -13,13 +13,13 @@ mod geojson;
 pub mod inspections;
 mod limits;
 mod links;
+pub mod live_profile;
 mod networks;
 mod ogc;
 mod openapi;
 mod openapi_types;
 mod page;
 mod photos;
-pub mod profile;
 mod routes;
 mod security;
 pub mod server;
@@ -28,6 +28,7 @@ mod tiles;
 pub mod tiles_warm;
 mod tokens;
 mod upload;
+mod versions;
 
 pub use networks::NetworkCache;
 pub(crate) use networks::NETWORK_LAYERS;
@@ -39,7 +40,7 @@ use axum::extract::DefaultBodyLimit;
 use axum::middleware::from_fn_with_state;
 use axum::{Json, Router};
 
-pub use auth::{Auth, Caller};
+pub use caller::{Auth, Caller};
 pub use error::HttpError;
 
 use crate::rules::Profile;
@@ -54,7 +55,7 @@ pub struct AppState {
     /// The current in-memory snapshot.
     pub snapshot: SnapshotHandle,
     /// The registry's jurisdiction profile, replaced when the stored one changes.
-    pub profile: profile::CurrentProfile,
+    pub profile: live_profile::CurrentProfile,
     /// The drainage network of the current snapshot, built on first use.
     pub networks: NetworkCache,
     /// Who may do what.
@@ -130,7 +131,7 @@ impl AppState {
         AppState {
             store,
             snapshot,
-            profile: profile::CurrentProfile::new(profile),
+            profile: live_profile::CurrentProfile::new(profile),
             networks: NetworkCache::default(),
             auth: Auth::new(config.public_read),
             tiles: crate::tiles::Tiles {

@@ -443,7 +443,14 @@ pub(super) async fn item(
         serde_json::json!({"href": format!("{b}/collections/{}/items/{id}", layer.name()), "rel": "self", "type": "application/geo+json"}),
         serde_json::json!({"href": format!("{b}/collections/{}", layer.name()), "rel": "collection", "type": "application/json"}),
     );
-    Ok(geojson_response(out, out_crs, srid))
+    // Its version: the ETag a client sends back as If-Match when it writes the feature
+    // back whole (an inspection re-recorded).
+    let mut res = geojson_response(out, out_crs, srid);
+    let (name, tag) = super::versions::etag(&crate::store::update::version(f));
+    if let Ok(v) = HeaderValue::from_str(&tag) {
+        res.headers_mut().insert(name, v);
+    }
+    Ok(res)
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 
 use axum::Json;
 
-use super::auth::Need;
+use super::caller::Need;
 use super::openapi_types::Typed;
 use super::routes::{routes, Doc, Op, Query, Route};
 
@@ -40,7 +40,7 @@ fn operation(typed: &mut Typed, route: &Route, op: &Op) -> serde_json::Value {
     if op.if_match {
         params.push(
             serde_json::json!({"name": "If-Match", "in": "header", "required": false,
-            "description": "the case's ETag (GET /api/cases/{id})", "schema": {"type": "string"}}),
+            "description": "the version the client read and writes back over: the ETag of GET /api/cases/{id} (a case) or of GET /collections/inspections/items/{id} (an inspection); another version stored by then is a 412", "schema": {"type": "string"}}),
         );
     }
     let error = serde_json::json!({"description": "an error; the message names the parameter at fault", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}});

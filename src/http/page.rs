@@ -9,7 +9,7 @@ use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 
-use super::auth::{admit, Need};
+use super::caller::{admit, Need};
 use super::AppState;
 use crate::auth::Role;
 

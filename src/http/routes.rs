@@ -11,7 +11,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::MethodRouter;
 use axum::Router;
 
-use super::auth::{self, Need};
+use super::caller::{self, Need};
 use super::openapi_types::{
     determine_request, feature, feature_collection, named, object as t, Typed,
 };
@@ -305,7 +305,7 @@ async fn gate(
     mut req: Request,
     next: Next,
 ) -> Response {
-    match auth::admit(&state, req.headers(), need).await {
+    match caller::admit(&state, req.headers(), need).await {
         Ok(caller) => {
             req.extensions_mut().insert(caller);
             next.run(req).await
@@ -421,7 +421,7 @@ pub fn routes() -> Vec<Route> {
         // Writes, each behind the role it needs.
         post("/api/inspections", inspections::create, "Record an inspection: {asset_id, inspected_on, kind (dry_weather_screening | smp_maintenance | catch_basin_cleaning), result, inspector?, notes?, screening?: {flow, odour, colour, turbidity, floatables, deposits, field_tests: {ph, ammonia_mg_l, ...}}}")
             .access(role(Inspector)).json_write().json(Some(t::<NewInspection>))
-            .created().also("200", "the same inspection again, updated"),
+            .created().also("200", "the same inspection again, updated").if_match(),
         post("/api/inspections/{id}/photos", photos::add_photo, "Store a photo of an inspection: the image bytes as the body, a JPEG, PNG, WebP or HEIC/HEIF image (its type is read from the bytes, never the Content-Type; any other bytes are a 415); answers {photo_id, sha256, size, content_type}")
             .access(role(Inspector)).photo().raw("image/*").created(),
         post("/api/cases", cases::create, "Open a case: {origin (complaint | hotline | screening | connection | staff), opened_on, reported_by?, description?, asset_id?, connection_id?, parcel_id?, inspection_id?}")

@@ -14,7 +14,6 @@ use serde_json::{json, Value};
 
 use super::cancel::{Cancel, Stop};
 use super::{source, ImportError};
-use crate::answer::AskError;
 use crate::domain::Layer;
 use crate::spatial::size::Size;
 
@@ -81,9 +80,9 @@ pub enum FootprintError {
         /// The file's name as sent.
         name: String,
     },
-    /// The polygons read so far are over a footprint's budget.
-    #[error(transparent)]
-    OverBudget(#[from] AskError),
+    /// The polygons read so far are over a footprint's budget: why.
+    #[error("file: {0}")]
+    OverBudget(String),
     /// The read was stopped (a deadline, the client gone, the server shutting down).
     #[error("{why}")]
     Stopped {
@@ -160,7 +159,9 @@ pub fn read(
         // Counted before the polygon is converted, and the whole file before the polygons
         // are joined: a union's cost grows faster than its input.
         size = size.plus(ogr_size(g));
-        crate::answer::place::footprint_size("file", size)?;
+        if let Some(why) = crate::spatial::size::footprint_refusal(size) {
+            return Err(FootprintError::OverBudget(why));
+        }
         let t = g
             .transform(&ct)
             .map_err(|source| FootprintError::Transform {

@@ -86,6 +86,18 @@ impl Size {
 // A footprint is never allowed more than an import may repair.
 const _: () = assert!(FOOTPRINT.vertices <= REPAIR.vertices && FOOTPRINT.parts <= REPAIR.parts);
 
+/// Why a footprint of this size is refused (over [`FOOTPRINT`]), naming both counts; none
+/// when it is within the budget. Every footprint passes here (GeoJSON given to a
+/// determination, a file sent to `/api/footprint`) before any geometry work on it.
+pub fn footprint_refusal(size: Size) -> Option<String> {
+    size.over(FOOTPRINT).then(|| {
+        format!(
+            "too large for a footprint ({}); simplify the outline in a GIS before sending it",
+            size.against(FOOTPRINT)
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -45,7 +45,7 @@ impl Default for Generations {
 
 impl Generations {
     /// The name of `snap` judged by the profile numbered `profile` (see
-    /// `http::profile::CurrentProfile::numbered`): the same for every call with the same
+    /// `http::live_profile::CurrentProfile::numbered`): the same for every call with the same
     /// pair, a new one once either has been replaced.
     pub fn of(&self, snap: &Arc<Snapshot>, profile: u64) -> String {
         let mut s = self.inner.lock().unwrap_or_else(|p| p.into_inner());

@@ -466,15 +466,11 @@ impl App {
         let snapshot = ms4::spatial::SnapshotHandle::load(store.as_ref())
             .await
             .unwrap();
-        let profile = ms4::cli::profile::load(store.as_ref()).await.unwrap();
-        let every = std::time::Duration::from_millis(500);
-        // As `ms4 serve` does: an outside write (a CLI import, psql) is seen within a
-        // second, and so is a profile update.
-        snapshot.watch(store.clone(), every);
-        let state = ms4::http::AppState::with_config(store.clone(), snapshot, profile, config);
-        state
-            .profile
-            .watch(store.clone(), state.networks.clone(), every);
+        // The state `ms4 serve` builds, with its watchers: an outside write (a CLI
+        // import, psql) is seen within a second, and so is a profile update.
+        let state = ms4::serve::state(store.clone(), snapshot, config)
+            .await
+            .unwrap();
         App {
             state,
             base: format!("http://{addr}"),

@@ -16,6 +16,7 @@ mod common;
 mod features;
 mod field_errors;
 mod import_options;
+mod inspection_versions;
 mod integrity;
 mod photos;
 mod roles;

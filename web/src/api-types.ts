@@ -1035,7 +1035,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description the case's ETag (GET /api/cases/{id}) */
+                    /** @description the version the client read and writes back over: the ETag of GET /api/cases/{id} (a case) or of GET /collections/inspections/items/{id} (an inspection); another version stored by then is a 412 */
                     "If-Match"?: string;
                 };
                 path: {
@@ -2060,7 +2060,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description the version the client read and writes back over: the ETag of GET /api/cases/{id} (a case) or of GET /collections/inspections/items/{id} (an inspection); another version stored by then is a 412 */
+                    "If-Match"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -2163,6 +2166,15 @@ export interface paths {
                 };
                 /** @description an error; the message names the parameter at fault */
                 408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                412: {
                     headers: {
                         [name: string]: unknown;
                     };
