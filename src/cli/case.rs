@@ -3,21 +3,17 @@
 //! `POST /api/inspections` and `/api/cases` (a body is given inline or as `@FILE`).
 
 use anyhow::{anyhow, bail, Context};
-use chrono::{Datelike, NaiveDate, Utc};
+use chrono::{NaiveDate, Utc};
 use clap::{Args, Subcommand};
 
 use super::report::ReportFormat;
-use crate::answer::Ask;
 use crate::domain::{CaseStatus, Feature, Layer};
-use crate::idde::case::{all_cases, next_case_id};
-use crate::idde::case_update::{check_connection, close_case, log_action, Recorder};
-use crate::idde::deadlines::case_deadlines;
+use crate::idde::case::all_cases;
+use crate::idde::case_update::Recorder;
+use crate::idde::commands::{self, CaseAnswer, CaseCommand};
 use crate::idde::inspection::{to_feature, NewInspection};
-use crate::idde::open::{
-    case_for_screening, from_connections, open_case, screening_case_json, store_new_case, OpenCase,
-    ScreeningCase,
-};
-use crate::idde::{Action, Case, Closing};
+use crate::idde::open::{case_for_screening, screening_case_json, ScreeningCase};
+use crate::idde::Case;
 use crate::import::default_actor;
 use crate::spatial::Snapshot;
 use crate::store::{write_all, Store, WriteMode, WriteRequest};
@@ -321,32 +317,6 @@ fn recorder(profile: &crate::rules::Profile, what: &str) -> Recorder {
     }
 }
 
-/// A case update's error in the words the case commands use.
-fn update_error(e: crate::store::StoreError) -> anyhow::Error {
-    match e {
-        crate::store::StoreError::NotFound { id, .. } => anyhow!("case {id:?}: no such case"),
-        e => e.into(),
-    }
-}
-
-fn open_in(
-    snap: &Snapshot,
-    profile: &crate::rules::Profile,
-    req: &OpenCase,
-) -> anyhow::Result<Case> {
-    let ask = Ask::new(snap, profile);
-    let id = next_case_id(snap, req.opened_on.year());
-    open_case(&ask, req, id, &default_actor(), today()).map_err(|e| anyhow!("{e}"))
-}
-
-fn find(snap: &Snapshot, id: &str) -> anyhow::Result<Case> {
-    let f = snap
-        .layer(Layer::Cases)
-        .get(id)
-        .ok_or_else(|| anyhow!("case {id:?}: no such case"))?;
-    Case::from_feature(f).map_err(|e| anyhow!(e))
-}
-
 /// `ms4 inspect`.
 pub(super) async fn run_inspect(store_url: &str, a: InspectArgs) -> anyhow::Result<()> {
     let body = match (a.body, a.photo) {
@@ -377,9 +347,12 @@ pub(super) async fn run_inspect(store_url: &str, a: InspectArgs) -> anyhow::Resu
         ScreeningCase::None => {}
         ScreeningCase::AlreadyOpen(id) => out["case"] = screening_case_json(&id, None),
         ScreeningCase::Open(req) => {
-            let case = open_in(&snap, &profile, &req)?;
-            let case = store_new_case(store.as_ref(), case, &default_actor(), "cli", "ms4 inspect")
-                .await?;
+            let reg = commands::Registry {
+                store: store.as_ref(),
+                profile: &profile,
+                snap,
+            };
+            let case = commands::open_one(&reg, &recorder(&profile, "ms4 inspect"), &req).await?;
             out["case"] = screening_case_json(&case.case_id, Some(&case));
         }
     }
@@ -387,144 +360,106 @@ pub(super) async fn run_inspect(store_url: &str, a: InspectArgs) -> anyhow::Resu
     Ok(())
 }
 
-/// What every case command works from: the registry, its profile and its snapshot.
-struct Registry {
-    store: std::sync::Arc<dyn Store>,
-    profile: crate::rules::Profile,
-    snap: Snapshot,
-    format: ReportFormat,
-}
-
-impl Registry {
-    /// Prints a case with its deadlines as of a time, in the format asked for.
-    fn print(&self, c: &Case, as_of: chrono::NaiveDateTime) -> anyhow::Result<()> {
-        let d = case_deadlines(c, &self.profile.idde, as_of);
-        if self.format != ReportFormat::Json {
-            let rows = case_rows(c, &d);
-            print!("{}", rows_as(self.format, &["field", "value"], &rows));
-            return Ok(());
-        }
-        let mut v = serde_json::to_value(c)?;
-        v["deadlines"] = serde_json::to_value(d)?;
-        println!("{}", serde_json::to_string_pretty(&v)?);
-        Ok(())
-    }
-}
-
-fn now() -> chrono::NaiveDateTime {
-    Utc::now().naive_utc()
-}
-
-/// `ms4 case`.
+/// `ms4 case`: the arguments parsed into one command, run by [`commands::run`], and its
+/// answer printed.
 pub(super) async fn run(store_url: &str, a: CaseArgs) -> anyhow::Result<()> {
+    let (cmd, what) = command(a.action)?;
     let store = crate::store::open(store_url).await?;
     let profile = super::profile::load(store.as_ref()).await?;
     let snap = Snapshot::load(store.as_ref()).await?;
-    let r = Registry {
-        store,
-        profile,
+    let reg = commands::Registry {
+        store: store.as_ref(),
+        profile: &profile,
         snap,
-        format: a.format,
     };
-    match a.action {
-        CaseAction::Open { body } => open(&r, &body).await,
-        CaseAction::FromConnections { on } => open_from_connections(r, on).await,
-        CaseAction::Action { id, body } => add_action(&r, &id, &body).await,
-        CaseAction::Close { id, body } => close(&r, &id, &body).await,
-        CaseAction::List { status } => list(&r, status),
-        CaseAction::Show { id, as_of } => {
-            let as_of =
-                crate::idde::deadlines::parse_as_of(as_of.as_deref()).map_err(|e| anyhow!(e))?;
-            r.print(&find(&r.snap, &id)?, as_of)
-        }
-        CaseAction::LdNotice(args) => ld_notice(&r, args),
-        CaseAction::Notice { id, as_of } => {
-            let as_of =
-                crate::idde::deadlines::parse_as_of(as_of.as_deref()).map_err(|e| anyhow!(e))?;
-            let c = find(&r.snap, &id)?;
-            let d = case_deadlines(&c, &r.profile.idde, as_of);
-            print!(
-                "{}",
-                crate::idde::notice::render(&r.snap, &r.profile, &c, &d)
-            );
-            Ok(())
-        }
-    }
+    let by = recorder(&profile, what);
+    let answer = commands::run(reg, &by, Utc::now().naive_utc(), cmd).await?;
+    render(a.format, answer)
 }
 
-/// `ms4 case open`.
-async fn open(r: &Registry, body: &str) -> anyhow::Result<()> {
-    let req: OpenCase = parse(body)?;
-    let case = open_in(&r.snap, &r.profile, &req)?;
-    // The id is allocated inside the write's transaction (another process may open a
-    // case at the same time).
-    let case = store_new_case(
-        r.store.as_ref(),
-        case,
-        &default_actor(),
-        "cli",
-        "ms4 case open",
-    )
-    .await?;
-    r.print(&case, now())
-}
-
-/// `ms4 case from-connections`.
-async fn open_from_connections(mut r: Registry, on: Option<NaiveDate>) -> anyhow::Result<()> {
-    let (cases, _) = all_cases(&r.snap);
-    let ask = Ask::new(&r.snap, &r.profile);
-    let wanted =
-        from_connections(&ask, &cases, on.unwrap_or_else(today)).map_err(|e| anyhow!(e))?;
-    let mut opened = Vec::new();
-    for req in wanted {
-        let case = open_in(&r.snap, &r.profile, &req)?;
-        let case = store_new_case(
-            r.store.as_ref(),
-            case,
-            &default_actor(),
-            "cli",
+/// The command the arguments ask for, and its name for the audit log.
+fn command(action: CaseAction) -> anyhow::Result<(CaseCommand, &'static str)> {
+    let as_of = |t: Option<String>| {
+        crate::idde::deadlines::parse_as_of(t.as_deref()).map_err(|e| anyhow!(e))
+    };
+    Ok(match action {
+        CaseAction::Open { body } => (CaseCommand::Open(parse(&body)?), "ms4 case open"),
+        CaseAction::FromConnections { on } => (
+            CaseCommand::FromConnections {
+                on: on.unwrap_or_else(today),
+            },
             "ms4 case from-connections",
-        )
-        .await?;
-        opened.push(case.case_id);
-        r.snap = Snapshot::load(r.store.as_ref()).await?;
+        ),
+        CaseAction::Action { id, body } => (
+            CaseCommand::Action {
+                id,
+                action: parse(&body)?,
+            },
+            "ms4 case action",
+        ),
+        CaseAction::Close { id, body } => (
+            CaseCommand::Close {
+                id,
+                closing: parse(&body)?,
+            },
+            "ms4 case close",
+        ),
+        CaseAction::List { status } => (CaseCommand::List { status }, "ms4 case list"),
+        CaseAction::Show { id, as_of: t } => (
+            CaseCommand::Show {
+                id,
+                as_of: as_of(t)?,
+            },
+            "ms4 case show",
+        ),
+        CaseAction::Notice { id, as_of: t } => (
+            CaseCommand::Notice {
+                id,
+                as_of: as_of(t)?,
+            },
+            "ms4 case notice",
+        ),
+        CaseAction::LdNotice(args) => {
+            (CaseCommand::LdNotice(ld_facts(args)?), "ms4 case ld-notice")
+        }
+    })
+}
+
+/// Prints a case command's answer in the format asked for (a notice is HTML whatever it
+/// says, its open facts counted on stderr).
+fn render(format: ReportFormat, answer: CaseAnswer) -> anyhow::Result<()> {
+    match answer {
+        CaseAnswer::Case(c, d) => {
+            if format == ReportFormat::Json {
+                let mut v = serde_json::to_value(&c)?;
+                v["deadlines"] = serde_json::to_value(&d)?;
+                println!("{}", serde_json::to_string_pretty(&v)?);
+            } else {
+                print!(
+                    "{}",
+                    rows_as(format, &["field", "value"], &case_rows(&c, &d))
+                );
+            }
+        }
+        CaseAnswer::Opened(opened) => println!("{}", serde_json::json!({ "opened": opened })),
+        CaseAnswer::List { cases, unreadable } => list(format, &cases, &unreadable)?,
+        CaseAnswer::Notice { html, open_facts } => {
+            print!("{html}");
+            if !open_facts.is_empty() {
+                eprintln!(
+                    "{} open fact(s), listed on the notice: {}",
+                    open_facts.len(),
+                    open_facts.join("; ")
+                );
+            }
+        }
     }
-    println!("{}", serde_json::json!({ "opened": opened }));
     Ok(())
 }
 
-/// `ms4 case action`: appended to the log as stored, while the write holds the case's row.
-async fn add_action(r: &Registry, id: &str, body: &str) -> anyhow::Result<()> {
-    let act: Action = parse(body)?;
-    check_connection(&r.snap, &act).map_err(|e| anyhow!("{e}"))?;
-    let by = recorder(&r.profile, "ms4 case action");
-    let u = log_action(id, act, &by)
-        .run(r.store.as_ref())
-        .await
-        .map_err(update_error)?;
-    r.print(&u.case, now())
-}
-
-/// `ms4 case close`: the case as stored closed, with its connection's new status, in one
-/// transaction.
-async fn close(r: &Registry, id: &str, body: &str) -> anyhow::Result<()> {
-    let c: Closing = parse(body)?;
-    let by = recorder(&r.profile, "ms4 case close");
-    let u = close_case(id, c, &by, None)
-        .run(r.store.as_ref())
-        .await
-        .map_err(update_error)?;
-    r.print(&u.case, now())
-}
-
-/// `ms4 case list`.
-fn list(r: &Registry, status: Option<CaseStatus>) -> anyhow::Result<()> {
-    let (cases, unreadable) = all_cases(&r.snap);
-    let shown: Vec<&Case> = cases
-        .iter()
-        .filter(|c| status.is_none_or(|st| c.status == st))
-        .collect();
-    if r.format == ReportFormat::Json {
+/// `ms4 case list`'s table, CSV or JSON.
+fn list(format: ReportFormat, shown: &[Case], unreadable: &[String]) -> anyhow::Result<()> {
+    if format == ReportFormat::Json {
         let all =
             serde_json::json!({"count": shown.len(), "cases": shown, "unreadable": unreadable});
         println!("{}", serde_json::to_string_pretty(&all)?);
@@ -558,29 +493,9 @@ fn list(r: &Registry, status: Option<CaseStatus>) -> anyhow::Result<()> {
             ]
         })
         .collect();
-    print!("{}", rows_as(r.format, &header, &rows));
-    for u in &unreadable {
+    print!("{}", rows_as(format, &header, &rows));
+    for u in unreadable {
         eprintln!("unreadable: {u}");
-    }
-    Ok(())
-}
-
-/// `ms4 case ld-notice`: the notice on stdout, its open facts counted on stderr.
-fn ld_notice(r: &Registry, args: LdNoticeArgs) -> anyhow::Result<()> {
-    let facts = ld_facts(args)?;
-    let case = match &facts.case_id {
-        Some(id) => Some(find(&r.snap, id)?),
-        None => None,
-    };
-    let n = crate::idde::ld_notice::render(&r.snap, &r.profile, &facts, case.as_ref())
-        .map_err(|e| anyhow!("{e}"))?;
-    print!("{}", n.html);
-    if !n.open_facts.is_empty() {
-        eprintln!(
-            "{} open fact(s), listed on the notice: {}",
-            n.open_facts.len(),
-            n.open_facts.join("; ")
-        );
     }
     Ok(())
 }

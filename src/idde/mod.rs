@@ -9,6 +9,7 @@ pub mod candidates;
 pub mod case;
 pub mod case_update;
 pub mod cases_cache;
+pub mod commands;
 pub mod deadlines;
 pub mod inspection;
 pub mod ld_notice;
