@@ -46,6 +46,9 @@ async fn scripted_year_through_the_cli_on_postgis() {
 #[path = "idde/ld_notice.rs"]
 mod ld_notice;
 
+#[path = "idde/clock.rs"]
+mod clock;
+
 #[path = "idde/ids.rs"]
 mod ids;
 

@@ -118,6 +118,16 @@ impl<'a> Calendar<'a> {
         Ok(day)
     }
 
+    /// The first business day on or after `d`: where a period of days that ends on a
+    /// Saturday, Sunday or holiday ends when the law rolls it (N.Y. Gen. Constr. Law
+    /// § 25-a: "the act may be done on the next succeeding business day").
+    pub fn next_business_day_from(&self, d: NaiveDate) -> Result<NaiveDate, ClockError> {
+        if self.is_business_day(d) {
+            return Ok(d);
+        }
+        self.add_business_days(d, 1)
+    }
+
     /// The days skipped between `from` (exclusive) and `to` (inclusive) that were not
     /// business days, with why: what an answer shows so a reader can check the count.
     /// At most [`MAX_WALK_DAYS`] days are looked at.
@@ -182,7 +192,7 @@ mod tests {
             nth: Some(-1),
             easter_offset: None,
             on_or_after: None,
-            observed: false,
+            observed: crate::rules::profile::Observed::No,
         }];
         let c = Calendar::new(&hs);
         // Thursday 21 May 2026 + 3 business days: Fri 22, (Sat, Sun, Memorial Day
@@ -256,7 +266,7 @@ mod tests {
                 nth: None,
                 easter_offset: None,
                 on_or_after: None,
-                observed: false,
+                observed: crate::rules::profile::Observed::No,
             })
             .collect();
         let c = Calendar::new(&every_day);
@@ -276,7 +286,7 @@ mod tests {
             nth: None,
             easter_offset: Some(-2),
             on_or_after: None,
-            observed: false,
+            observed: crate::rules::profile::Observed::No,
         }];
         // Easter Sunday fell on 31 March 2024, 20 April 2025 and falls on 5 April 2026
         // and 28 March 2027.
@@ -306,7 +316,7 @@ mod tests {
             nth: None,
             easter_offset: None,
             on_or_after: Some(2),
-            observed: false,
+            observed: crate::rules::profile::Observed::No,
         };
         // 1 November 2022 was a Tuesday: Election Day was the 8th. 2 November 2026 is the
         // first Monday, so it is the 3rd.

@@ -115,7 +115,14 @@ pub fn case_deadlines_on(
     let mut done: Vec<Deadline> = Vec::new();
     let mut uncounted = Vec::new();
     for step in &s.deadlines {
-        match one_deadline(case, step, &done, cal, as_of) {
+        match one_deadline(
+            case,
+            step,
+            &done,
+            cal,
+            s.periods_roll_to_business_day,
+            as_of,
+        ) {
             Ok(Some(d)) => done.push(d),
             Ok(None) => {}
             Err(e) => uncounted.push(format!("{}: {e}", step.rule)),
@@ -138,11 +145,33 @@ pub fn case_deadlines_on(
     }
 }
 
+/// A period of days that ends on a day the offices are closed ends on the next business
+/// day where the profile's law says so (`periods_roll_to_business_day`); the days passed
+/// over are listed, and the roll is said in how the deadline was counted.
+pub(crate) fn roll(
+    cal: &Calendar<'_>,
+    rolls: bool,
+    end: NaiveDate,
+    counted: &mut Vec<String>,
+    skipped: &mut Vec<String>,
+) -> Result<NaiveDate, ClockError> {
+    if !rolls || cal.is_business_day(end) {
+        return Ok(end);
+    }
+    let to = cal.next_business_day_from(end)?;
+    skipped.extend(cal.skipped(end.pred_opt().unwrap_or(end), to.pred_opt().unwrap_or(to)));
+    counted.push(format!(
+        "{end} is not a business day: the period runs to the next, {to}"
+    ));
+    Ok(to)
+}
+
 fn one_deadline(
     case: &Case,
     step: &DeadlineStep,
     earlier: &[Deadline],
     cal: &Calendar<'_>,
+    rolls: bool,
     as_of: NaiveDateTime,
 ) -> Result<Option<Deadline>, ClockError> {
     let mut counted = Vec::new();
@@ -187,7 +216,8 @@ fn one_deadline(
         (end.date(), Some(end))
     } else if let Some(n) = step.days {
         counted.push(format!("{n} days from {}", start.date()));
-        (calendar::add_days(start.date(), n)?, None)
+        let end = calendar::add_days(start.date(), n)?;
+        (roll(cal, rolls, end, &mut counted, &mut skipped)?, None)
     } else {
         let n = step.business_days.unwrap_or(0);
         let day = cal.add_business_days(start.date(), n)?;

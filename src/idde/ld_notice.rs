@@ -165,7 +165,7 @@ pub fn render(
     let parties = Parties::fill(facts, case, parcel_id.as_deref(), parcel, &mut open);
     let remedies = remedies_html(facts, &mut open);
     let penalties = penalties_text(profile, n, facts, served_on);
-    let appeal = appeal_text(n, served_on, &mut open);
+    let appeal = appeal_text(n, &profile.idde, served_on, &mut open);
     let body = |key: &str| -> String {
         match key {
             "owner" => format!("<p>{}<br>{}</p>\n", parties.owner, parties.owner_address),
@@ -277,8 +277,27 @@ fn remedies_html(facts: &LdFacts, open: &mut Vec<String>) -> String {
 
 /// The right of appeal, with the day to file by when the day of service is known (else
 /// that day is open).
+/// The last day to appeal: `days` after service, run to the next business day when the
+/// day counted to is not one and the profile's law says so (N.Y. Gen. Constr. Law § 25-a).
+pub fn appeal_by(
+    idde: &crate::rules::IddeSettings,
+    served_on: NaiveDate,
+    days: u32,
+) -> Result<NaiveDate, super::calendar::ClockError> {
+    let end = super::calendar::add_days(served_on, days)?;
+    let cal = super::calendar::Calendar::new(&idde.holidays);
+    super::deadlines::roll(
+        &cal,
+        idde.periods_roll_to_business_day,
+        end,
+        &mut Vec::new(),
+        &mut Vec::new(),
+    )
+}
+
 fn appeal_text(
     n: &LandDevelopmentNotice,
+    idde: &crate::rules::IddeSettings,
     served_on: Option<NaiveDate>,
     open: &mut Vec<String>,
 ) -> String {
@@ -289,7 +308,7 @@ fn appeal_text(
              the appeal is to be filed by {}.",
             esc(&n.issuer),
             n.appeal_days,
-            super::calendar::add_days(d, n.appeal_days)
+            appeal_by(idde, d, n.appeal_days)
                 .map_or_else(|e| format!("(not counted: {e})"), |by| by.to_string())
         ),
         None => {

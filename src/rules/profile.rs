@@ -144,7 +144,7 @@ pub use family::{
 };
 pub use idde::{
     year_start, DeadlineStep, FineStep, Holiday, IddeSettings, LandDevelopmentNotice, NoticeItem,
-    PenaltyTier, PenaltyTiers,
+    Observed, PenaltyTier, PenaltyTiers,
 };
 pub use land_use::{LandUseClass, LandUseConfig, LandUseList, LandUseMatch};
 pub use law::{CrsHint, Law, RuleRef};

@@ -198,7 +198,8 @@ async fn carmel_fills_the_notice_from_a_case_through_the_api() {
         .await;
     assert_eq!(r.status().as_u16(), 201);
     // From the case: the owner from its parcel, the violation its description, the day
-    // of service its notice_of_violation (22 May + 15 = 6 June); the owner's mailing
+    // of service its notice_of_violation (22 May + 15 = Saturday 6 June, which runs to
+    // Monday 8 June: N.Y. General Construction Law § 25-a); the owner's mailing
     // address and the remedies are not on record: open facts.
     let r = http
         .post(format!("{base}/api/notices/land-development"))
@@ -217,7 +218,7 @@ async fn carmel_fills_the_notice_from_a_case_through_the_api() {
     assert!(html.contains("Hill Top Builders LLC"));
     assert!(html.contains("Clearing and grading beyond the approved limit"));
     assert!(
-        html.contains("served on 2026-05-22, the appeal is to be filed by 2026-06-06"),
+        html.contains("served on 2026-05-22, the appeal is to be filed by 2026-06-08"),
         "{html}"
     );
     let open = open_facts(&html);

@@ -40,6 +40,14 @@ pub struct IddeSettings {
     /// none), `by` is any name of printable text.
     #[serde(default)]
     pub offices: Vec<String>,
+    /// Whether a period of days that ends on a Saturday, Sunday or holiday runs to the
+    /// next business day (N.Y. Gen. Constr. Law § 25-a); `false`, it ends where it is
+    /// counted to.
+    #[serde(default)]
+    pub periods_roll_to_business_day: bool,
+    /// The law that says so, or why the profile takes the reading it does.
+    #[serde(default)]
+    pub periods_roll_source: Option<String>,
     /// Days business-day counts skip besides Saturdays and Sundays.
     #[serde(default)]
     pub holidays: Vec<Holiday>,
@@ -152,6 +160,8 @@ impl Default for IddeSettings {
             reporting_year_start: default_year_start(),
             reporting_year_source: None,
             offices: Vec::new(),
+            periods_roll_to_business_day: false,
+            periods_roll_source: None,
             holidays: Vec::new(),
             deadlines: Vec::new(),
             fines: Vec::new(),
@@ -163,8 +173,8 @@ impl Default for IddeSettings {
 
 /// A holiday: a fixed date (`month`, `day`), the `nth` `weekday` of a month (`nth = -1`
 /// is the last), or a day counted from Easter Sunday (`easter_offset`, -2 for Good
-/// Friday, with no month). `observed` moves a fixed holiday on a Saturday to the Friday
-/// before and one on a Sunday to the Monday after, as the town's offices close.
+/// Friday, with no month). `observed` says where a fixed holiday on a weekend is kept
+/// ([`Observed`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Holiday {
@@ -190,9 +200,52 @@ pub struct Holiday {
     /// the first Tuesday on or after the 2nd).
     #[serde(default)]
     pub on_or_after: Option<u32>,
-    /// Whether a weekend date is observed on the Friday before or the Monday after.
+    /// Where a fixed holiday on a weekend is kept: `true` (a Saturday's on the Friday
+    /// before, a Sunday's on the Monday after), `"sunday"` (only a Sunday's moves, to the
+    /// Monday: New York's General Construction Law § 24), or `false` (not moved).
     #[serde(default)]
-    pub observed: bool,
+    pub observed: Observed,
+}
+
+/// Where a fixed holiday that falls on a weekend is kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Observed {
+    /// On its date.
+    #[default]
+    No,
+    /// A Saturday's on the Friday before, a Sunday's on the Monday after.
+    Weekend,
+    /// Only a Sunday's moves, to the Monday after (N.Y. Gen. Constr. Law § 24).
+    SundayOnly,
+}
+
+impl Serialize for Observed {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Observed::No => s.serialize_bool(false),
+            Observed::Weekend => s.serialize_bool(true),
+            Observed::SundayOnly => s.serialize_str("sunday"),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Observed {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Wire {
+            Flag(bool),
+            Word(String),
+        }
+        match Wire::deserialize(d)? {
+            Wire::Flag(true) => Ok(Observed::Weekend),
+            Wire::Flag(false) => Ok(Observed::No),
+            Wire::Word(w) if w == "sunday" => Ok(Observed::SundayOnly),
+            Wire::Word(w) => Err(serde::de::Error::custom(format!(
+                "observed: {w:?} is not true, false or \"sunday\""
+            ))),
+        }
+    }
 }
 
 /// Easter Sunday of a year in the Gregorian calendar (the anonymous Gregorian algorithm,
@@ -218,12 +271,9 @@ impl Holiday {
         }
         if let Some(day) = self.day {
             let d = NaiveDate::from_ymd_opt(year, self.month, day)?;
-            if !self.observed {
-                return Some(d);
-            }
-            return Some(match d.weekday() {
-                Weekday::Sat => d.pred_opt()?,
-                Weekday::Sun => d.succ_opt()?,
+            return Some(match (self.observed, d.weekday()) {
+                (Observed::Weekend, Weekday::Sat) => d.pred_opt()?,
+                (Observed::Weekend | Observed::SundayOnly, Weekday::Sun) => d.succ_opt()?,
                 _ => d,
             });
         }
@@ -367,12 +417,14 @@ fn validate_holidays(s: &IddeSettings) -> Result<(), Issue> {
                     && h.weekday.is_none()
                     && h.nth.is_none()
                     && h.month == 0
-                    && !h.observed
+                    && h.observed == Observed::No
                     && h.easter_offset.is_some_and(|o| o.abs() <= 60)
             }
             (Some(_), None, None) => h.on_or_after.is_none() && h.date_in(2024).is_some(),
             (None, Some(w), None) if h.on_or_after.is_some() => {
-                parse_weekday(w).is_some() && h.date_in(2024).is_some() && !h.observed
+                parse_weekday(w).is_some()
+                    && h.date_in(2024).is_some()
+                    && h.observed == Observed::No
             }
             (None, Some(w), Some(n)) if h.on_or_after.is_none() => {
                 parse_weekday(w).is_some()
@@ -531,7 +583,7 @@ mod tests {
         day: Option<u32>,
         wd: Option<&str>,
         nth: Option<i32>,
-        observed: bool,
+        observed: Observed,
     ) -> Holiday {
         Holiday {
             name: name.into(),
@@ -548,17 +600,37 @@ mod tests {
     #[test]
     fn holidays_fall_where_the_calendar_puts_them() {
         // Thanksgiving 2026: the fourth Thursday of November is the 26th.
-        let t = h("Thanksgiving", 11, None, Some("thu"), Some(4), false);
+        let t = h("Thanksgiving", 11, None, Some("thu"), Some(4), Observed::No);
         assert_eq!(t.date_in(2026), NaiveDate::from_ymd_opt(2026, 11, 26));
         // Memorial Day 2026: the last Monday of May is the 25th.
-        let m = h("Memorial Day", 5, None, Some("mon"), Some(-1), false);
+        let m = h("Memorial Day", 5, None, Some("mon"), Some(-1), Observed::No);
         assert_eq!(m.date_in(2026), NaiveDate::from_ymd_opt(2026, 5, 25));
-        // Independence Day 2026 is a Saturday, observed on Friday the 3rd.
-        let j = h("Independence Day", 7, Some(4), None, None, true);
+        // Independence Day 2026 is a Saturday: observed on Friday the 3rd where a
+        // Saturday's holiday moves (`true`), kept on the Saturday under New York's § 24,
+        // which moves only a Sunday's (`"sunday"`).
+        let j = h(
+            "Independence Day",
+            7,
+            Some(4),
+            None,
+            None,
+            Observed::Weekend,
+        );
         assert_eq!(j.date_in(2026), NaiveDate::from_ymd_opt(2026, 7, 3));
-        // Christmas 2022 was a Sunday, observed on Monday the 26th.
-        let c = h("Christmas", 12, Some(25), None, None, true);
-        assert_eq!(c.date_in(2022), NaiveDate::from_ymd_opt(2022, 12, 26));
+        let j = h(
+            "Independence Day",
+            7,
+            Some(4),
+            None,
+            None,
+            Observed::SundayOnly,
+        );
+        assert_eq!(j.date_in(2026), NaiveDate::from_ymd_opt(2026, 7, 4));
+        // Christmas 2022 was a Sunday, observed on Monday the 26th under either reading.
+        for o in [Observed::Weekend, Observed::SundayOnly] {
+            let c = h("Christmas", 12, Some(25), None, None, o);
+            assert_eq!(c.date_in(2022), NaiveDate::from_ymd_opt(2022, 12, 26));
+        }
     }
 
     #[test]
