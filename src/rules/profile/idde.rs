@@ -485,8 +485,27 @@ fn validate_deadlines(s: &IddeSettings) -> Result<(), Issue> {
                 format!("{}: no citation", d.rule),
             );
         }
+        if let Some(t) = &d.trigger {
+            action_word(format!("{key}.trigger"), &d.rule, t)?;
+        }
+        for (j, m) in d.met_by.iter().enumerate() {
+            action_word(format!("{key}.met_by[{j}]"), &d.rule, m)?;
+        }
     }
     Ok(())
+}
+
+/// A word naming a kind of action a case's log records (`notice_of_violation`), or a
+/// kind and its outcome (`reinspection:corrected`): a misspelt one would never start or
+/// meet a step, so it is refused with the list, naming the key.
+fn action_word(key: String, rule: &str, word: &str) -> Result<(), Issue> {
+    let kind = word.split_once(':').map_or(word, |(k, _)| k);
+    kind.parse::<crate::domain::ActionKind>()
+        .map(|_| ())
+        .map_err(|why| Issue {
+            key,
+            message: format!("{rule}: {why}"),
+        })
 }
 
 /// Each fine is an amount per one period; each penalty tier a range of dollars.
@@ -504,6 +523,10 @@ fn validate_fines(s: &IddeSettings) -> Result<(), Issue> {
                 format!("idde.fines[{i}]"),
                 format!("{}: per_hours or per_days, not both", f.rule),
             );
+        }
+        action_word(format!("idde.fines[{i}].trigger"), &f.rule, &f.trigger)?;
+        for (j, w) in f.stops_at.iter().enumerate() {
+            action_word(format!("idde.fines[{i}].stops_at[{j}]"), &f.rule, w)?;
         }
     }
     for (i, p) in s.penalty_tiers.iter().enumerate() {
@@ -631,6 +654,32 @@ mod tests {
             let c = h("Christmas", 12, Some(25), None, None, o);
             assert_eq!(c.date_in(2022), NaiveDate::from_ymd_opt(2022, 12, 26));
         }
+    }
+
+    /// A trigger, a step's `met_by` or a fine's `stops_at` naming no kind of action a
+    /// case's log records is refused, naming the key: it would never fire.
+    #[test]
+    fn a_misspelt_action_kind_is_refused_naming_the_key() {
+        let p = crate::rules::Profile::builtin("north-castle-ny").unwrap();
+        assert!(validate(&p.idde).is_ok());
+        let mut s = p.idde.clone();
+        s.deadlines[0].trigger = Some("notce_of_violation".into());
+        let e = validate(&s).unwrap_err();
+        assert_eq!(e.key, "idde.deadlines[0].trigger");
+        assert!(
+            e.message
+                .contains("\"notce_of_violation\" is not an action"),
+            "{}",
+            e.message
+        );
+        let mut s = p.idde.clone();
+        s.deadlines[0].met_by = vec!["reinspection:corrected".into(), "elimnated".into()];
+        assert_eq!(validate(&s).unwrap_err().key, "idde.deadlines[0].met_by[1]");
+        let w = crate::rules::Profile::builtin("windsor-ct").unwrap();
+        let mut s = w.idde.clone();
+        s.fines[0].stops_at.push("paid".into());
+        let e = validate(&s).unwrap_err();
+        assert!(e.key.starts_with("idde.fines[0].stops_at["), "{}", e.key);
     }
 
     #[test]
