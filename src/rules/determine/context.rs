@@ -346,6 +346,42 @@ impl Ctx<'_> {
         }
     }
 
+    /// Not more than five acres disturbed at one time (the law's words in `summary`): the
+    /// project's own disturbance says whether phasing is needed, `over` saying what
+    /// follows when it is.
+    pub(super) fn disturbance_at_one_time(
+        &mut self,
+        summary: &str,
+        over: &str,
+        outside: Option<&str>,
+        law: &str,
+        every: &str,
+    ) -> Finding<Requirement> {
+        let mut at_once = self.every_project_duty(
+            Duty {
+                kind: RequirementKind::DisturbanceAtOneTime,
+                summary,
+                rules: &[self.id(Role::AtOneTime)],
+                ambs: &["AMB-10"],
+                inside: RequirementStatus::Applies,
+                why_inside: every,
+            },
+            outside,
+            law,
+        );
+        if outside.is_none() {
+            let (within, reason) =
+                self.meets_or_not("max_disturbance_at_one_time", "disturbance at one time");
+            at_once.because(reason);
+            at_once.because(if within {
+                "the whole project is within the limit, so any phasing meets it"
+            } else {
+                over
+            });
+        }
+        at_once
+    }
+
     /// A duty that binds every project the law reaches: `applies` inside, `does not apply`
     /// outside (with why), at the duty's `inside` status otherwise (`applies` or `may be
     /// required`).

@@ -36,7 +36,6 @@ const EASEMENT: Role = Role::MaintenanceEasement;
 const AGREEMENT: Role = Role::MaintenanceAgreement;
 const GP_INSPECTIONS: Role = Role::GpInspections;
 const TRAINED: Role = Role::TrainedContractor;
-const AT_ONE_TIME: Role = Role::AtOneTime;
 const CONTRACTORS: Role = Role::Contractors;
 const CONTRACTOR_RECORDS: Role = Role::ContractorRecords;
 const SWPPP_ON_SITE: Role = Role::SwpppOnSite;

@@ -182,7 +182,14 @@ fn construction_duties(
         outside,
         law,
     )];
-    out.push(disturbance_at_one_time(cx, outside, law, every));
+    let summary = cx.profile.wording.expand("Not more than five acres are disturbed at any one time unless a greater amount is determined necessary pursuant to an approved SWPPP ({§5D(1)(d)}).");
+    out.push(cx.disturbance_at_one_time(
+        &summary,
+        "the construction phasing plan must keep the area disturbed at once to five acres, unless the approved SWPPP allows more",
+        outside,
+        law,
+        every,
+    ));
     for (kind, summary, rules, status, why) in [
         (
             K::ContractorCertification,
@@ -246,41 +253,6 @@ fn construction_duties(
         ));
     }
     out
-}
-
-/// Not more than five acres disturbed at one time: the project's own disturbance says
-/// whether phasing is needed.
-fn disturbance_at_one_time(
-    cx: &mut Ctx<'_>,
-    outside: Option<&str>,
-    law: &str,
-    every: &str,
-) -> Finding<Requirement> {
-    use RequirementKind as K;
-    use RequirementStatus as S;
-    let mut at_once = cx.every_project_duty(
-        Duty {
-            kind: K::DisturbanceAtOneTime,
-            summary: &cx.profile.wording.expand("Not more than five acres are disturbed at any one time unless a greater amount is determined necessary pursuant to an approved SWPPP ({§5D(1)(d)})."),
-            rules: &[cx.id(AT_ONE_TIME)],
-            ambs: &["AMB-10"],
-            inside: S::Applies,
-            why_inside: every,
-        },
-        outside,
-        law,
-    );
-    if outside.is_none() {
-        let (within, reason) =
-            cx.meets_or_not("max_disturbance_at_one_time", "disturbance at one time");
-        at_once.because(reason);
-        at_once.because(if within {
-            "the whole project is within the limit, so any phasing meets it"
-        } else {
-            "the construction phasing plan must keep the area disturbed at once to five acres, unless the approved SWPPP allows more"
-        });
-    }
-    at_once
 }
 
 /// The duties that follow the site's stormwater management practices: as-built plans, PE
