@@ -74,6 +74,11 @@ words! {
         AppealHeard = "appeal_heard",
         /// The appeal decided.
         AppealDecided = "appeal_decided",
+        /// A fine contested: the respondent asks for a hearing (Windsor (d)(1) covers
+        /// "uncontested" fines only).
+        HearingRequested = "hearing_requested",
+        /// The hearing on a contested citation decided.
+        HearingDecided = "hearing_decided",
         /// The decision filed with the clerk and mailed.
         DecisionFiled = "decision_filed",
         /// The work done by the Town at the violator's cost.
@@ -108,6 +113,12 @@ impl ActionKind {
             ActionKind::AppealFiled => "an appeal filed",
             ActionKind::AppealHeard => "the appeal heard",
             ActionKind::AppealDecided => "the appeal decided (outcome: upheld or reversed)",
+            ActionKind::HearingRequested => {
+                "the fine contested: a hearing requested by the respondent"
+            }
+            ActionKind::HearingDecided => {
+                "the hearing on a contested citation decided (outcome: upheld or reversed)"
+            }
             ActionKind::DecisionFiled => "the decision filed with the clerk and mailed",
             ActionKind::AbatementByTown => "the work done by the Town at the violator's cost",
             ActionKind::Referral => "referred to another agency",
@@ -124,6 +135,7 @@ impl ActionKind {
                 | ActionKind::ComplianceReport
                 | ActionKind::FinePaid
                 | ActionKind::AppealFiled
+                | ActionKind::HearingRequested
         )
     }
 

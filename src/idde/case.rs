@@ -63,6 +63,19 @@ pub struct Action {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(max = 1024))]
     pub connection_id: Option<String>,
+    /// For a notice or citation served by mail: the day the respondent received it (the
+    /// return receipt), where a period runs "from receipt".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub received_on: Option<NaiveDate>,
+    /// The day this action sets: a notice's deadline for abatement or restoration, or
+    /// the end of the period for correction a written plan agreed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deadline: Option<NaiveDate>,
+    /// For a citation: the violation it cites, where a case has more than one; citations
+    /// naming the same violation (or none) share one stream of continuing fines.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 1024))]
+    pub violation: Option<String>,
     /// Free text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(max = 65536))]
@@ -79,6 +92,7 @@ impl Action {
             ("method", self.method.as_ref()),
             ("outcome", self.outcome.as_ref()),
             ("connection_id", self.connection_id.as_ref()),
+            ("violation", self.violation.as_ref()),
         ];
         for (field, v) in lines {
             if let Some(why) = v.and_then(|v| text::line_problem(v)) {
@@ -435,7 +449,9 @@ pub fn check_action(case: &Case, a: &Action, today: NaiveDate) -> Result<(), Fie
         ActionKind::Reinspection => {
             needs("outcome", &a.outcome, &["corrected", "not_corrected"])?;
         }
-        ActionKind::AppealDecided => needs("outcome", &a.outcome, &["upheld", "reversed"])?,
+        ActionKind::AppealDecided | ActionKind::HearingDecided => {
+            needs("outcome", &a.outcome, &["upheld", "reversed"])?;
+        }
         _ => {}
     }
     if a.kind == ActionKind::CitationIssued && a.violations == Some(0) {
@@ -546,6 +562,9 @@ pub fn close(
                 violations: None,
                 results: None,
                 connection_id: next.connection_id.clone(),
+                received_on: None,
+                deadline: None,
+                violation: None,
                 notes: next.closure_notes.clone(),
             });
         }
