@@ -114,6 +114,9 @@ fn cases(outfalls: &[Feature], rng: &mut impl Rng) -> Vec<Feature> {
         violations: (kind == "citation_issued").then_some(1),
         results: None,
         connection_id: None,
+        received_on: None,
+        deadline: None,
+        violation: None,
         notes: None,
     };
     (0..CASES)
@@ -164,6 +167,7 @@ fn cases(outfalls: &[Feature], rng: &mut impl Rng) -> Vec<Feature> {
                 referred_to: None,
                 candidates: Vec::new(),
                 actions,
+                respondent: Default::default(),
                 geom: of.geom.clone(),
             }
             .to_feature()
@@ -199,7 +203,11 @@ fn run() {
     // (`cases_of`, warmed by the untimed run), then the answer computed.
     let report = |snap: &Snapshot, profile: &Profile| {
         let set = cases_of(snap);
-        annual_report(snap, profile, &set.cases, 2026).unwrap()
+        let year_end = chrono::NaiveDate::from_ymd_opt(2027, 1, 1)
+            .unwrap()
+            .and_hms_opt(0, 0, 0)
+            .unwrap();
+        annual_report(snap, profile, &set.cases, 2026, year_end).unwrap()
     };
     let r = report(&snap, &profile);
     let mut times = Vec::new();

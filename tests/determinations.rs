@@ -320,13 +320,23 @@ fn item8_facility_eoh_construction_permit_and_north_castle_267_3_facts() {
         &["--completed-before-effective-date", "false"],
     );
     assert_eq!(d["exempt"]["result"], false);
+    // Issue 25 item 17: a plat approved before the chapter's adoption is exempt whatever
+    // its unconfirmed effective date; one approved later depends on that date.
     let d = det(
         &nc,
         "P-FALSE",
         "0.5acre",
         &["--plat-approved-on", "2007-01-01"],
     );
-    assert_eq!(d["exempt"]["result"], false);
+    assert_eq!(d["exempt"]["result"], true);
+    assert!(!open(&d).contains("AMB-14"), "{}", open(&d));
+    let d = det(
+        &nc,
+        "P-FALSE",
+        "0.5acre",
+        &["--plat-approved-on", "2008-01-02"],
+    );
+    assert_eq!(d["exempt"]["result"], Value::Null);
     assert!(open(&d).contains("AMB-14"), "{}", open(&d));
     let d = det(
         &nc,

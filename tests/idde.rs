@@ -46,8 +46,14 @@ async fn scripted_year_through_the_cli_on_postgis() {
 #[path = "idde/ld_notice.rs"]
 mod ld_notice;
 
+#[path = "idde/notice.rs"]
+mod notice;
+
 #[path = "idde/clock.rs"]
 mod clock;
+
+#[path = "idde/fines.rs"]
+mod fines;
 
 #[path = "idde/ids.rs"]
 mod ids;
@@ -81,3 +87,9 @@ async fn no_action_is_lost_between_a_command_and_the_server_on_postgis() {
         race::concurrent_actions("postgis").await;
     }
 }
+
+#[path = "idde/report_counts.rs"]
+mod report_counts;
+
+#[path = "idde/who.rs"]
+mod who;

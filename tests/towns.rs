@@ -353,9 +353,20 @@ async fn a_stored_builtin_copy_older_than_a_new_table_still_loads(#[case] kind: 
     let start = builtin
         .find("\n[wording]\n")
         .expect("the built-in has [wording]");
-    let end = start + 1 + builtin[start + 1..].find("\n[").unwrap();
-    let older = format!("{}{}", &builtin[..start], &builtin[end..]);
-    assert!(!older.contains("[wording]") && older.contains("[roles]"));
+    // The table and its sub-tables ([wording.notice]): a copy stored before either.
+    let mut end = start + 1;
+    while let Some(k) = builtin[end..].find("\n[") {
+        end += k + 1;
+        if !builtin[end..].starts_with("[wording") && !builtin[end..].starts_with("[[wording") {
+            break;
+        }
+    }
+    let older = format!("{}{}", &builtin[..=start], &builtin[end..]);
+    assert!(
+        !older.contains("\n[wording")
+            && !older.contains("\n[[wording")
+            && older.contains("[roles]")
+    );
     let copy = StoredProfile::new("north-castle-ny", &older, "builtin", "older ms4");
     registry.store_profile(&copy, false).await.unwrap();
 

@@ -146,26 +146,20 @@ fn a_deadline_of_a_hundred_million_business_days_is_refused_by_profile_update() 
     let url = format!("sqlite://{}", work.path().join("r.gpkg").display());
     run_ok(
         &url,
-        &[
-            "init",
-            "--jurisdiction",
-            "north-castle-ny",
-            "--crs",
-            "EPSG:2260",
-        ],
+        &["init", "--jurisdiction", "windsor-ct", "--crs", "EPSG:2234"],
     );
     let before = run_ok(&url, &["profile", "show"]);
     let text = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("data/jurisdictions/north-castle-ny.toml"),
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("data/jurisdictions/windsor-ct.toml"),
     )
     .unwrap();
-    let newer = text.replacen("business_days = 5\n", "business_days = 100000000\n", 1);
+    let newer = text.replacen("\nbusiness_days = 2\n", "\nbusiness_days = 100000000\n", 1);
     let line = newer
         .lines()
         .position(|l| l == "business_days = 100000000")
         .unwrap()
         + 1;
-    let file = work.path().join("north-castle-ny.toml");
+    let file = work.path().join("windsor-ct.toml");
     std::fs::write(&file, &newer).unwrap();
     let start = Instant::now();
     let out = run(&url, &["profile", "update", file.to_str().unwrap()]);
@@ -173,7 +167,7 @@ fn a_deadline_of_a_hundred_million_business_days_is_refused_by_profile_update() 
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(
-        err.contains("idde.deadlines[3].business_days")
+        err.contains("idde.deadlines[1].business_days")
             && err.contains(&format!("(line {line})"))
             && err.contains("100000000 is out of range: give 0 to 2610 business days"),
         "{err}"

@@ -330,8 +330,10 @@ pub fn screen(ask: &Ask<'_>, p: &ScreenParams) -> Result<ScreenAnswer, AskError>
     });
     if !covered && parcels > 0 {
         return Err(AskError::BadRequest(format!(
-            "{} has no Condition One; screening applies to Carmel's Article X",
-            ask.profile.name
+            "{} has no Condition One: screening applies only to a law with Conditions One, Two \
+             and Three (land development family {})",
+            ask.profile.name,
+            crate::rules::profile::LandDevelopmentFamily::NyConditions.as_str()
         )));
     }
     Ok(ScreenAnswer {

@@ -70,6 +70,14 @@ pub enum CaseAction {
         /// The action.
         body: String,
     },
+    /// Set or correct who a case is against: the body of `PUT /api/cases/{id}/respondent`
+    /// (`{name, kind, acting_for_state?, basis?}`).
+    Respondent {
+        /// The case.
+        id: String,
+        /// The respondent.
+        body: String,
+    },
     /// Close a case: the body of `POST /api/cases/{id}/close`.
     Close {
         /// The case.
@@ -97,13 +105,26 @@ pub enum CaseAction {
     /// win over it. What the record lacks is listed on the page as an open fact (and
     /// counted on stderr); a town without such a notice is an error saying so.
     LdNotice(LdNoticeArgs),
-    /// The case's notice of violation as printable HTML.
+    /// The case's notice as printable HTML: the notice of violation, or the written
+    /// notice or citation where the town's law has them. What the record lacks is listed
+    /// on the page as an open fact (and counted on stderr).
     Notice {
         /// The case.
         id: String,
         /// YYYY-MM-DD or YYYY-MM-DDTHH:MM (default now).
         #[arg(long)]
         as_of: Option<String>,
+        /// notice_of_violation (default), written_notice or citation.
+        #[arg(long)]
+        document: Option<String>,
+        /// An order the notice makes, from the town's list (monitoring, elimination,
+        /// cease_and_desist, abatement, fine, bmps); repeat.
+        #[arg(long = "order")]
+        orders: Vec<String>,
+        /// The deadline for abatement or restoration (YYYY-MM-DD; else the notice
+        /// action's).
+        #[arg(long)]
+        deadline: Option<NaiveDate>,
     },
 }
 
@@ -185,8 +206,10 @@ fn rows_as(format: ReportFormat, header: &[&str], rows: &[Vec<String>]) -> Strin
     }
 }
 
-/// A case as field and value rows: its record, each action, each deadline and fine.
-fn case_rows(c: &Case, d: &crate::idde::deadlines::CaseDeadlines) -> Vec<Vec<String>> {
+/// A case as field and value rows: its record, each action, each deadline and fine, and
+/// what the law bars or may bar against its respondent.
+fn case_rows(v: &commands::CaseView) -> Vec<Vec<String>> {
+    let (c, d) = (&v.case, &v.deadlines);
     let mut rows = Vec::new();
     let mut put = |k: &str, v: Option<String>| {
         if let Some(v) = v {
@@ -206,6 +229,11 @@ fn case_rows(c: &Case, d: &crate::idde::deadlines::CaseDeadlines) -> Vec<Vec<Str
     put("closed_on", c.closed_on.map(|x| x.to_string()));
     put("closure", c.closure.map(|c| c.to_string()));
     put("referred_to", c.referred_to.clone());
+    put(
+        "respondent",
+        Some(crate::idde::respondent::describe(&c.respondent)),
+    );
+    put("respondent reading", c.respondent.reading.clone());
     for (i, k) in c.candidates.iter().enumerate() {
         put(
             &format!("candidate {}", i + 1),
@@ -235,10 +263,7 @@ fn case_rows(c: &Case, d: &crate::idde::deadlines::CaseDeadlines) -> Vec<Vec<Str
         );
     }
     for x in &d.deadlines {
-        let by = x
-            .due_at
-            .map(|t| t.format("%Y-%m-%d %H:%M").to_string())
-            .unwrap_or_else(|| x.due_on.to_string());
+        let by = x.by();
         put(
             &format!("deadline {}", x.rule),
             Some(format!("{}: {} by {by} ({})", x.status, x.what, x.citation)),
@@ -247,6 +272,19 @@ fn case_rows(c: &Case, d: &crate::idde::deadlines::CaseDeadlines) -> Vec<Vec<Str
     // A step the clock could not count is said, never left out in silence.
     for (i, why) in d.uncounted.iter().enumerate() {
         put(&format!("uncounted {}", i + 1), Some(why.clone()));
+    }
+    for f in &v.respondent_flags {
+        let standing = match f.standing {
+            crate::idde::respondent::Standing::Barred => "barred",
+            crate::idde::respondent::Standing::MayBeBarred => "may be barred",
+        };
+        put(
+            &format!("respondent flag {}", f.rule),
+            Some(format!(
+                "action {} ({} on {}) {standing} ({}): {}",
+                f.action, f.kind, f.on, f.citation, f.message
+            )),
+        );
     }
     for f in &d.fines {
         put(
@@ -312,7 +350,7 @@ fn recorder(profile: &crate::rules::Profile, what: &str) -> Recorder {
         name: default_actor(),
         source: "cli".into(),
         what: what.into(),
-        offices: profile.idde.offices.clone(),
+        law: profile.idde.clone(),
         today: today(),
     }
 }
@@ -397,6 +435,13 @@ fn command(action: CaseAction) -> anyhow::Result<(CaseCommand, &'static str)> {
             },
             "ms4 case action",
         ),
+        CaseAction::Respondent { id, body } => (
+            CaseCommand::Respondent {
+                id,
+                respondent: parse(&body)?,
+            },
+            "ms4 case respondent",
+        ),
         CaseAction::Close { id, body } => (
             CaseCommand::Close {
                 id,
@@ -412,10 +457,22 @@ fn command(action: CaseAction) -> anyhow::Result<(CaseCommand, &'static str)> {
             },
             "ms4 case show",
         ),
-        CaseAction::Notice { id, as_of: t } => (
+        CaseAction::Notice {
+            id,
+            as_of: t,
+            document,
+            orders,
+            deadline,
+        } => (
             CaseCommand::Notice {
                 id,
                 as_of: as_of(t)?,
+                facts: crate::idde::notice::NoticeFacts::from_words(
+                    document.as_deref(),
+                    &orders,
+                    deadline,
+                )
+                .map_err(|e| anyhow!("{e}"))?,
             },
             "ms4 case notice",
         ),
@@ -429,16 +486,11 @@ fn command(action: CaseAction) -> anyhow::Result<(CaseCommand, &'static str)> {
 /// says, its open facts counted on stderr).
 fn render(format: ReportFormat, answer: CaseAnswer) -> anyhow::Result<()> {
     match answer {
-        CaseAnswer::Case(c, d) => {
+        CaseAnswer::Case(v) => {
             if format == ReportFormat::Json {
-                let mut v = serde_json::to_value(&c)?;
-                v["deadlines"] = serde_json::to_value(&d)?;
                 println!("{}", serde_json::to_string_pretty(&v)?);
             } else {
-                print!(
-                    "{}",
-                    rows_as(format, &["field", "value"], &case_rows(&c, &d))
-                );
+                print!("{}", rows_as(format, &["field", "value"], &case_rows(&v)));
             }
         }
         CaseAnswer::Opened(opened) => println!("{}", serde_json::json!({ "opened": opened })),

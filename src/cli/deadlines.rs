@@ -36,10 +36,7 @@ pub(super) async fn run(store_url: &str, a: DeadlinesArgs) -> anyhow::Result<()>
             let mut rows = Vec::new();
             for c in &d.cases {
                 for x in &c.deadlines {
-                    let by = x
-                        .due_at
-                        .map(|t| t.format("%Y-%m-%d %H:%M").to_string())
-                        .unwrap_or_else(|| x.due_on.to_string());
+                    let by = x.by();
                     rows.push(vec![
                         c.case_id.clone(),
                         x.status.clone(),

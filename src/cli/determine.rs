@@ -167,7 +167,7 @@ fn print_determination(d: &rules::Determination) {
         yes_no(d.land_development_activity.result),
         &d.land_development_activity,
     );
-    print_finding("Exempt", yes_no(d.exempt.result), &d.exempt);
+    print_finding("Exempt", tri_words(d.exempt.result), &d.exempt);
     if let Some(c) = &d.conditions {
         print_finding(
             "Condition One",

@@ -4,6 +4,7 @@
 use clap::{Args, ValueEnum};
 
 use crate::idde::case::all_cases;
+use crate::idde::deadlines::parse_as_of;
 use crate::idde::report::{annual_report, to_csv};
 use crate::spatial::Snapshot;
 
@@ -28,6 +29,10 @@ pub struct ReportArgs {
     /// How to print.
     #[arg(long, value_enum, default_value_t = ReportFormat::Table)]
     pub format: ReportFormat,
+    /// The record as it stood at (YYYY-MM-DD or YYYY-MM-DDTHH:MM, UTC; default now): a
+    /// year not yet over counts the fines accrued up to then.
+    #[arg(long)]
+    pub as_of: Option<String>,
 }
 
 pub(super) async fn run(store_url: &str, a: ReportArgs) -> anyhow::Result<()> {
@@ -35,7 +40,8 @@ pub(super) async fn run(store_url: &str, a: ReportArgs) -> anyhow::Result<()> {
     let profile = super::profile::load(store.as_ref()).await?;
     let snap = Snapshot::load(store.as_ref()).await?;
     let (cases, _) = all_cases(&snap);
-    let r = annual_report(&snap, &profile, &cases, a.year).ok_or_else(|| {
+    let as_of = parse_as_of(a.as_of.as_deref()).map_err(|e| anyhow::anyhow!(e))?;
+    let r = annual_report(&snap, &profile, &cases, a.year, as_of).ok_or_else(|| {
         anyhow::anyhow!("the profile's [idde] reporting_year_start is not a date")
     })?;
     match a.format {

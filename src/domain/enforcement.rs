@@ -157,3 +157,47 @@ words! {
         Mail = "mail",
     }
 }
+
+words! {
+    /// What kind of person a case's respondent is: a law may bar an action against one
+    /// kind (Windsor: "No written notice may be issued against the state ...").
+    pub enum RespondentKind ("a kind of respondent") {
+        /// A natural person.
+        Individual = "individual",
+        /// A business: a company, a corporation, a partnership.
+        Business = "business",
+        /// A public body other than the State: a town, a county, a district, the United
+        /// States.
+        PublicBody = "public_body",
+        /// The State, or one of its departments or agencies.
+        State = "state",
+        /// Not known: an action a law bars against some kind is allowed but flagged until
+        /// the respondent is confirmed.
+        Unknown = "unknown",
+    }
+}
+
+words! {
+    /// Whether a respondent who is a person is a State official or employee acting within
+    /// the scope of employment (Windsor (b)(1), (b)(3)).
+    pub enum StateCapacity ("an answer to acting for the State") {
+        /// A State official or employee acting within the scope of employment.
+        Yes = "yes",
+        /// Not acting for the State.
+        No = "no",
+        /// Not known: an action a law bars against one is flagged until it is known.
+        Unknown = "unknown",
+    }
+}
+
+words! {
+    /// Where a case's record of its respondent came from.
+    pub enum RespondentSource ("a source of a respondent") {
+        /// Given in a request (opening the case, or setting its respondent).
+        Given = "given",
+        /// The owner of the case's parcel, as the parcels layer records it.
+        ParcelOwner = "parcel_owner",
+        /// Nothing: no respondent was given and no parcel owner is on record.
+        NotRecorded = "not_recorded",
+    }
+}

@@ -271,6 +271,9 @@ const CASES: &[FieldSpec] = &[
     f("referred_to", Text),
     f("candidates", Text),
     f("actions", Text),
+    // Migration 0012: who the case is against, as JSON text (name, kind, where it came
+    // from); null on a case stored before it.
+    f("respondent", Text),
 ];
 
 /// Layers (field `None`) and fields added by migrations after 0002, which created the
@@ -295,6 +298,7 @@ pub const ADDED_AFTER_0002: &[(u32, Layer, Option<&str>)] = &[
     (8, Layer::Inspections, Some("characterisation")),
     (8, Layer::Cases, None),
     (9, Layer::Structures, None),
+    (12, Layer::Cases, Some("respondent")),
 ];
 
 impl Layer {

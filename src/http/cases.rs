@@ -26,14 +26,17 @@ use crate::answer::{self, Ask};
 use crate::domain::{CaseStatus, Layer};
 use crate::idde::case::next_case_id;
 use crate::idde::case_update::{
-    case_version, check_connection, close_case as closing, log_action, Recorder, Updated,
+    case_version, check_connection, close_case as closing, log_action, set_case_respondent,
+    Recorder, Updated,
 };
 use crate::idde::cases_cache::cases_of;
-use crate::idde::deadlines::{all_deadlines, case_deadlines, parse_as_of};
+use crate::idde::commands::CaseView;
+use crate::idde::deadlines::{all_deadlines, parse_as_of};
 use crate::idde::open::{
     case_for_screening, from_connections, open_case, screening_case_json, store_new_case, OpenCase,
     ScreeningCase,
 };
+use crate::idde::respondent::RespondentRequest;
 use crate::idde::{Action, Case, Closing, FieldError};
 use crate::store::StoreError;
 
@@ -89,7 +92,7 @@ fn recorder(state: &AppState, caller: &Caller, what: &str) -> Recorder {
         name: caller.subject.clone(),
         source: "api".into(),
         what: what.into(),
-        offices: state.profile.current().idde.offices.clone(),
+        law: state.profile.current().idde.clone(),
         today: today(),
     }
 }
@@ -113,11 +116,11 @@ fn updated_response(state: &AppState, u: &Updated, status: StatusCode) -> Respon
         .into_response()
 }
 
+/// A case as every case route answers it ([`CaseView`]: with its deadlines and the
+/// actions the law bars or may bar against its respondent).
 fn case_json(state: &AppState, c: &Case, as_of: NaiveDateTime) -> serde_json::Value {
-    let mut v = serde_json::to_value(c).unwrap_or_default();
-    v["deadlines"] = serde_json::to_value(case_deadlines(c, &state.profile.current().idde, as_of))
-        .unwrap_or_default();
-    v
+    let view = CaseView::new(c.clone(), &state.profile.current().idde, as_of);
+    serde_json::to_value(view).unwrap_or_default()
 }
 
 fn now() -> NaiveDateTime {
@@ -218,6 +221,22 @@ pub(super) async fn add_action(
     Ok(updated_response(&state, &u, StatusCode::CREATED))
 }
 
+/// `PUT /api/cases/{id}/respondent`: sets or corrects who an open case is against, on
+/// the case as stored, audited.
+pub(super) async fn set_respondent(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    Path(id): Path<String>,
+    Body(r): Body<RespondentRequest>,
+) -> Result<Response, HttpError> {
+    let by = recorder(&state, &caller, "PUT /api/cases/{id}/respondent");
+    let u = set_case_respondent(&id, r, &by)
+        .run_through(state.store.as_ref(), &state.snapshot)
+        .await
+        .map_err(|e| update_error(&id, e))?;
+    Ok(updated_response(&state, &u, StatusCode::OK))
+}
+
 pub(super) async fn close_case(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
@@ -278,17 +297,62 @@ pub(super) async fn one(
     Ok(([etag(&version)], Json(case_json(&state, &c, as_of))).into_response())
 }
 
+/// The query of `GET /api/cases/{id}/notice`.
+#[derive(Debug, Default, Deserialize, schemars::JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub(super) struct NoticeParams {
+    /// YYYY-MM-DD or YYYY-MM-DDTHH:MM (default now): when the deadlines it states are
+    /// counted to.
+    as_of: Option<String>,
+    /// notice_of_violation (default), written_notice or citation.
+    document: Option<String>,
+    /// The orders the notice makes, comma-separated, from the town's list (monitoring,
+    /// elimination, cease_and_desist, abatement, fine, bmps).
+    orders: Option<String>,
+    /// The deadline for abatement or restoration, YYYY-MM-DD (else the notice action's).
+    deadline: Option<chrono::NaiveDate>,
+}
+
+/// `GET /api/cases/{id}/notice`: the case's notice as printable HTML, its open facts
+/// counted in the `x-open-facts` header and listed on the page; a notice the town's law
+/// does not have answers 400 saying so, a bad order 400 naming its field.
 pub(super) async fn notice(
     State(state): State<AppState>,
     Path(id): Path<String>,
-    Params(p): Params<AsOf>,
+    Params(p): Params<NoticeParams>,
 ) -> Result<Response, HttpError> {
+    use crate::idde::notice::{for_case, NoticeError, NoticeFacts};
     let as_of = parse_as_of(p.as_of.as_deref()).map_err(HttpError::BadRequest)?;
+    let orders: Vec<&str> = p.orders.as_deref().unwrap_or("").split(',').collect();
+    let refused = |e: NoticeError| match e {
+        NoticeError::Bad(field, message) => HttpError::field(field, message),
+        e @ NoticeError::NoSuchNotice(_) => HttpError::BadRequest(e.to_string()),
+    };
+    let facts =
+        NoticeFacts::from_words(p.document.as_deref(), &orders, p.deadline).map_err(refused)?;
     let c = find_case(&state, &id)?;
-    let profile = state.profile.current();
-    let d = case_deadlines(&c, &profile.idde, as_of);
-    let html = crate::idde::notice::render(&state.snapshot.current(), &profile, &c, &d);
-    Ok(([(header::CONTENT_TYPE, "text/html; charset=utf-8")], html).into_response())
+    let n = for_case(
+        &state.snapshot.current(),
+        &state.profile.current(),
+        &c,
+        &facts,
+        as_of,
+    )
+    .map_err(refused)?;
+    Ok((
+        [
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("text/html; charset=utf-8"),
+            ),
+            (
+                header::HeaderName::from_static("x-open-facts"),
+                HeaderValue::from(n.open_facts.len()),
+            ),
+        ],
+        n.html,
+    )
+        .into_response())
 }
 
 /// `POST /api/notices/land-development`: the land development notice of violation (North
@@ -353,6 +417,9 @@ pub(super) struct ReportParams {
     year: Option<i32>,
     /// `json` (default) or `csv`.
     format: Option<String>,
+    /// The record as it stood at (`YYYY-MM-DD` or `YYYY-MM-DDTHH:MM`, UTC; default now):
+    /// a year not yet over counts the fines accrued up to then.
+    as_of: Option<String>,
 }
 
 pub(super) async fn report(
@@ -367,12 +434,17 @@ pub(super) async fn report(
             "year: {year} is not a reporting year"
         )));
     }
+    let as_of = parse_as_of(p.as_of.as_deref()).map_err(HttpError::BadRequest)?;
     let snap = state.snapshot.current();
     let set = cases_of(&snap);
-    let r = crate::idde::report::annual_report(&snap, &state.profile.current(), &set.cases, year)
-        .ok_or_else(|| {
-        HttpError::Internal("the profile's reporting year start is not a date")
-    })?;
+    let r = crate::idde::report::annual_report(
+        &snap,
+        &state.profile.current(),
+        &set.cases,
+        year,
+        as_of,
+    )
+    .ok_or_else(|| HttpError::Internal("the profile's reporting year start is not a date"))?;
     match p.format.as_deref() {
         None | Some("json") => {
             Ok(Json(serde_json::to_value(r).unwrap_or_default()).into_response())

@@ -28,8 +28,9 @@ use crate::answer::watershed_facilities::WatershedFacilitiesParams;
 use crate::auth::Role;
 use crate::idde::case::{Action, Closing};
 use crate::idde::open::OpenCase;
+use crate::idde::respondent::RespondentRequest;
 use crate::idde::MAX_PHOTO_BYTES;
-use cases::{AsOf, ListParams, ReportParams};
+use cases::{AsOf, ListParams, NoticeParams, ReportParams};
 use inspections::NewInspection;
 use ogc::{ItemParams, ItemsParams};
 
@@ -405,8 +406,8 @@ pub fn routes() -> Vec<Route> {
             .access(READ).query(t::<ListParams>),
         get("/api/cases/{id}", cases::one, "A case with its deadlines and fines computed as of a time; its version is the ETag")
             .access(READ).query(t::<AsOf>),
-        get("/api/cases/{id}/notice", cases::notice, "The case's notice of violation as printable HTML")
-            .access(READ).query(t::<AsOf>).answers_in(HTML),
+        get("/api/cases/{id}/notice", cases::notice, "The case's notice as printable HTML: the notice of violation, or the written notice or citation where the town's law has them; open facts counted in x-open-facts")
+            .access(READ).query(t::<NoticeParams>).answers_in(HTML),
         post("/api/notices/land-development", cases::ld_notice, "The land development notice of violation (NC ch. 267 Part 1 C(1), Carmel § 156-88A) as printable HTML: {case_id?, parcel_id?, owner?, owner_address?, site?, violation?, remedial_measures?: [{measure, complete_by?}], served_on?, earlier_offences?, offence_on?}; the print view is the paper form")
             .access(READ).json(None).answers_in(HTML),
         get("/api/deadlines", cases::deadlines, "What is due and overdue, by case, and the fines accrued (computed from the profile)")
@@ -430,6 +431,8 @@ pub fn routes() -> Vec<Route> {
             .access(role(Officer)).json_write().json(None).created(),
         post("/api/cases/{id}/actions", cases::add_action, "Log an action: {kind, on, at?, by?, method?, outcome?, violations?, results?, connection_id?, notes?}")
             .access(role(Officer)).json_write().json(Some(t::<Action>)).created(),
+        Route::new("put", "/api/cases/{id}/respondent", axum::routing::put(cases::set_respondent), "Set or correct who an open case is against: {name, kind (individual | business | public_body | state | unknown), acting_for_state? (yes | no | unknown), basis?}; audited")
+            .access(role(Officer)).json_write().json(Some(t::<RespondentRequest>)),
         post("/api/cases/{id}/close", cases::close_case, "Close a case: {closure (eliminated | unfounded | referred), on, by?, notes?, referred_to?, connection_id?}; with If-Match (the case's ETag), a case changed since is a 412")
             .access(role(Officer)).json_write().json(Some(t::<Closing>)).if_match(),
         Route::new("post", "/api/layers/{layer}/import", upload_to_layer, "Upload a file for a layer, as `ms4 import` (multipart: file, and the flags of ms4 import with _ for -: where, id, id_prefix, map (repeatable), src_layer, s_srs, dry_run, replace, allow_empty, allow_mass_delete, invalid); a wrong part is a 400 whose field names it; answers the quality report")

@@ -13,8 +13,10 @@ use geo_types::Geometry;
 use serde::{Deserialize, Serialize};
 
 use super::candidates::Candidate;
+use super::respondent::Respondent;
 use super::screening::FieldError;
 use crate::domain::{text, ActionKind, CaseStatus, Closure, Feature, Layer, Origin, Value};
+use crate::rules::profile::{ActOffices, IddeSettings};
 use crate::spatial::Snapshot;
 
 /// One entry of a case's action log.
@@ -164,6 +166,10 @@ pub struct Case {
     pub candidates: Vec<Candidate>,
     /// The action log, in order.
     pub actions: Vec<Action>,
+    /// Who the case is against ([`super::respondent`]); a case stored before respondents
+    /// were recorded reads as none on record, of unknown kind.
+    #[serde(default)]
+    pub respondent: Respondent,
     /// Where: the outfall's or the connection's point.
     #[serde(skip)]
     pub geom: Option<Geometry<f64>>,
@@ -206,6 +212,12 @@ impl Case {
             .map_err(|e| format!("case {}: candidates: {e}", f.id))?;
         let actions = serde_json::from_value(json("actions")?)
             .map_err(|e| format!("case {}: actions: {e}", f.id))?;
+        let respondent = match text(f, "respondent") {
+            None => Respondent::default(),
+            Some(s) => {
+                serde_json::from_str(&s).map_err(|e| format!("case {}: respondent: {e}", f.id))?
+            }
+        };
         Ok(Case {
             case_id: f.id.clone(),
             opened_on: date(f, "opened_on")
@@ -225,6 +237,7 @@ impl Case {
             referred_to: text(f, "referred_to"),
             candidates,
             actions,
+            respondent,
             geom: f.geom.clone(),
         })
     }
@@ -265,6 +278,11 @@ impl Case {
             L,
             "actions",
             Value::Text(serde_json::to_string(&self.actions).unwrap_or_else(|_| "[]".into())),
+        );
+        f.set(
+            L,
+            "respondent",
+            serde_json::to_string(&self.respondent).map_or(Value::Null, Value::Text),
         );
         f.geom = self.geom.clone();
         f
@@ -321,16 +339,18 @@ pub const RESPONDENT: &str = "respondent";
 /// no citation of the three laws reaches this.
 pub const MAX_VIOLATIONS: u32 = 10_000;
 
-/// Who did an action of `kind` (none: who closed the case), as the log records it: `by`
-/// as the profile spells the office (any case and spacing accepted), or [`RESPONDENT`]
-/// for a respondent's kind ([`ActionKind::is_respondents`]);
-/// left empty, the profile's first office (or [`RESPONDENT`]). A profile that lists no
-/// offices takes any printable name, and the recorder's name when none is given.
+/// Who did an action of `kind` (none: who closed the case), as the log records it:
+/// - a respondent's kind ([`ActionKind::is_respondents`]) is by [`RESPONDENT`];
+/// - a kind the profile gives to offices (`[idde] acts`) is by one of them, as the profile
+///   spells it (any case and spacing accepted); left out, the first; any other name is
+///   refused naming the offices and the clauses;
+/// - any other kind is by one of `[idde] offices`, the first when left out;
+/// - a profile that lists no offices takes any printable name, and refuses none: who
+///   acted is never taken from who records it (the recorder is `recorded_by`).
 pub fn resolve_by(
     kind: Option<ActionKind>,
     by: &str,
-    offices: &[String],
-    recorder: &str,
+    law: &IddeSettings,
 ) -> Result<String, FieldError> {
     let given = by.split_whitespace().collect::<Vec<_>>().join(" ");
     if let Some(kind) = kind.filter(|k| k.is_respondents()) {
@@ -344,19 +364,44 @@ pub fn resolve_by(
             ),
         ));
     }
+    let offices = &law.offices;
     if offices.is_empty() {
-        let name = if given.is_empty() {
-            recorder.trim()
-        } else {
-            &given
-        };
-        if let Some(why) = text::line_problem(name) {
+        if let Some(why) = text::line_problem(&given) {
             return Err(err("by", why));
         }
-        if name.is_empty() {
-            return Err(err("by", "say who did it"));
+        if given.is_empty() {
+            return Err(err(
+                "by",
+                "this town's profile names no offices ([idde] offices): say which office acted, by",
+            ));
         }
-        return Ok(name.to_string());
+        return Ok(given);
+    }
+    let rows: Vec<&ActOffices> = match kind {
+        Some(k) => law.acts.iter().filter(|a| a.kind == k).collect(),
+        None => Vec::new(),
+    };
+    if let Some(kind) = kind.filter(|_| !rows.is_empty()) {
+        let mut allowed: Vec<&String> = rows.iter().flat_map(|a| &a.offices).collect();
+        allowed.dedup();
+        if given.is_empty() {
+            return Ok(allowed[0].clone());
+        }
+        return allowed
+            .iter()
+            .find(|o| o.eq_ignore_ascii_case(&given))
+            .map(|o| (*o).clone())
+            .ok_or_else(|| {
+                let whose = rows
+                    .iter()
+                    .map(|a| format!("{} ({})", a.offices.join(" or "), a.citation))
+                    .collect::<Vec<_>>()
+                    .join("; ");
+                err(
+                    "by",
+                    format!("the law gives a {kind} to {whose}, not to {given:?}"),
+                )
+            });
     }
     if given.is_empty() {
         return Ok(offices[0].clone());
@@ -376,13 +421,14 @@ pub fn resolve_by(
         })
 }
 
-/// A new action as the log will record it: its `by` resolved ([`resolve_by`]), who
-/// recorded it set to `recorder` (whatever the request said), then checked against the
-/// case ([`check_action`]).
+/// A new action as the log will record it: checked against the case
+/// ([`check_action`]) and the respondent's immunities
+/// ([`super::respondent::check_immunity`]), its `by` resolved ([`resolve_by`]), who
+/// recorded it set to `recorder` (whatever the request said).
 pub fn new_action(
     case: &Case,
     mut a: Action,
-    offices: &[String],
+    law: &IddeSettings,
     recorder: &str,
     today: NaiveDate,
 ) -> Result<Action, FieldError> {
@@ -392,7 +438,8 @@ pub fn new_action(
     // The case's state and the action's kind first: their refusals say more than a
     // name's.
     check_action(case, &a, today)?;
-    a.by = resolve_by(Some(a.kind), &a.by, offices, recorder)?;
+    super::respondent::check_immunity(case, a.kind, law)?;
+    a.by = resolve_by(Some(a.kind), &a.by, law)?;
     a.recorded_by = Some(recorder.to_string());
     Ok(a)
 }
@@ -463,6 +510,70 @@ pub fn check_action(case: &Case, a: &Action, today: NaiveDate) -> Result<(), Fie
             format!("{n} is over the {MAX_VIOLATIONS} violations one citation may cite"),
         ));
     }
+    check_clock_fields(a, today)
+}
+
+/// The fields the law's clocks read: a receipt only where something was served (a hand
+/// delivery is received the day it is delivered), a deadline only where a notice or a
+/// written plan sets one and not before the day it was set, and a violation's label
+/// with words in it (a blank one would start a stream of its own).
+fn check_clock_fields(a: &Action, today: NaiveDate) -> Result<(), FieldError> {
+    if let Some(r) = a.received_on {
+        if !a.kind.is_served() {
+            return Err(err(
+                "received_on",
+                format!(
+                    "a {} is not served: received_on is a served notice's or citation's",
+                    a.kind
+                ),
+            ));
+        }
+        if a.method.as_deref() == Some("hand") && r != a.on {
+            return Err(err(
+                "received_on",
+                format!(
+                    "delivered by hand, it was received the day it was delivered ({}), not {r}",
+                    a.on
+                ),
+            ));
+        }
+        if r < a.on {
+            return Err(err(
+                "received_on",
+                format!("{r} is before it was mailed ({})", a.on),
+            ));
+        }
+        if r > today {
+            return Err(err("received_on", format!("{r} is in the future")));
+        }
+    }
+    if let Some(d) = a.deadline {
+        let sets_one = matches!(
+            a.kind,
+            ActionKind::NoticeOfViolation | ActionKind::WrittenNotice | ActionKind::CorrectionPlan
+        );
+        if !sets_one {
+            return Err(err(
+                "deadline",
+                format!(
+                    "a {} sets no deadline: it is a notice's deadline for abatement or the end of the period a written plan agreed",
+                    a.kind
+                ),
+            ));
+        }
+        if d < a.on {
+            return Err(err(
+                "deadline",
+                format!("{d} is before the {} it is set by ({})", a.kind, a.on),
+            ));
+        }
+    }
+    if a.violation.as_deref().is_some_and(|v| v.trim().is_empty()) {
+        return Err(err(
+            "violation",
+            "is blank: name the violation, or leave it out for the case's one violation",
+        ));
+    }
     Ok(())
 }
 
@@ -499,7 +610,7 @@ pub struct Closing {
 pub fn close(
     case: &Case,
     c: &Closing,
-    offices: &[String],
+    law: &IddeSettings,
     recorder: &str,
     today: NaiveDate,
 ) -> Result<(Case, Option<String>), FieldError> {
@@ -523,7 +634,7 @@ pub fn close(
             ),
         ));
     }
-    let by = resolve_by(None, &c.by, offices, recorder)?;
+    let by = resolve_by(None, &c.by, law)?;
     let mut next = case.clone();
     next.status = CaseStatus::Closed;
     next.closed_on = Some(c.on);

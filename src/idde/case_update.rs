@@ -10,8 +10,10 @@
 use chrono::NaiveDate;
 
 use super::case::{close, connection_removed, new_action};
+use super::respondent::{set_respondent, RespondentRequest};
 use super::{Action, Case, Closing, FieldError};
 use crate::domain::{Feature, Layer};
+use crate::rules::profile::IddeSettings;
 use crate::spatial::{Snapshot, SnapshotHandle};
 use crate::store::update::{check_version, version, Apply, Edit, Other, Written};
 use crate::store::{Store, StoreError, WriteMode, WriteRequest};
@@ -26,8 +28,9 @@ pub struct Recorder {
     pub source: String,
     /// The request or command (`POST /api/cases/{id}/actions`), kept with the write.
     pub what: String,
-    /// The offices of the town's law (the profile's `[idde] offices`).
-    pub offices: Vec<String>,
+    /// The town's law of enforcement (the profile's `[idde]`): its offices, the acts it
+    /// gives them, the actions it bars against some respondents.
+    pub law: IddeSettings,
     /// Today, for the rules that refuse a day in the future.
     pub today: NaiveDate,
 }
@@ -140,7 +143,7 @@ pub fn log_action(id: &str, action: Action, by: &Recorder) -> CaseUpdate {
     let by = by.clone();
     let apply: Apply = Box::new(move |stored| {
         let mut case = read(&stored)?;
-        let a = new_action(&case, action, &by.offices, &by.name, by.today).map_err(refused)?;
+        let a = new_action(&case, action, &by.law, &by.name, by.today).map_err(refused)?;
         case.actions.push(a);
         Ok(Edit {
             feature: case.to_feature(),
@@ -171,7 +174,7 @@ pub fn close_case(
         check_version(Layer::Cases, &stored, if_version.as_deref())?;
         let case = read(&stored)?;
         let (closed, connection) =
-            close(&case, &closing, &by.offices, &by.name, by.today).map_err(refused)?;
+            close(&case, &closing, &by.law, &by.name, by.today).map_err(refused)?;
         let on = closing.on;
         let others = connection
             .map(|cid| Other {
@@ -190,6 +193,26 @@ pub fn close_case(
     });
     CaseUpdate {
         req,
+        report,
+        id,
+        apply,
+    }
+}
+
+/// Sets (or corrects) the respondent of the case as stored ([`set_respondent`]): an
+/// open case only, audited with before and after like every change to a case.
+pub fn set_case_respondent(id: &str, req: RespondentRequest, by: &Recorder) -> CaseUpdate {
+    let (req_w, report, id) = request(id, by);
+    let apply: Apply = Box::new(move |stored| {
+        let case = read(&stored)?;
+        let next = set_respondent(&case, &req).map_err(refused)?;
+        Ok(Edit {
+            feature: next.to_feature(),
+            others: Vec::new(),
+        })
+    });
+    CaseUpdate {
+        req: req_w,
         report,
         id,
         apply,

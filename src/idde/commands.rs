@@ -7,10 +7,12 @@
 use chrono::{Datelike, NaiveDate, NaiveDateTime};
 
 use super::case::{all_cases, next_case_id, Action, Case, Closing};
-use super::case_update::{check_connection, close_case, log_action, Recorder};
+use super::case_update::{check_connection, close_case, log_action, set_case_respondent, Recorder};
 use super::deadlines::{case_deadlines, CaseDeadlines};
 use super::ld_notice::LdFacts;
+use super::notice::{NoticeError, NoticeFacts};
 use super::open::{from_connections, open_case, store_new_case, OpenCase};
+use super::respondent::{flags, RespondentFlag, RespondentRequest};
 use super::FieldError;
 use crate::answer::Ask;
 use crate::domain::{CaseStatus, Layer};
@@ -35,6 +37,13 @@ pub enum CaseCommand {
         /// The action.
         action: Action,
     },
+    /// Set or correct who a case is against.
+    Respondent {
+        /// The case.
+        id: String,
+        /// The respondent.
+        respondent: RespondentRequest,
+    },
     /// Close a case.
     Close {
         /// The case.
@@ -54,12 +63,15 @@ pub enum CaseCommand {
         /// When the deadlines are counted to.
         as_of: NaiveDateTime,
     },
-    /// A case's notice of violation.
+    /// A case's notice: the notice of violation, or a written notice or citation where
+    /// the town's law has them.
     Notice {
         /// The case.
         id: String,
         /// When the deadlines it states are counted to.
         as_of: NaiveDateTime,
+        /// Which document, the orders chosen and the abatement deadline.
+        facts: NoticeFacts,
     },
     /// The land development notice of violation.
     LdNotice(LdFacts),
@@ -69,7 +81,7 @@ pub enum CaseCommand {
 #[derive(Debug)]
 pub enum CaseAnswer {
     /// One case as stored, with its deadlines and fines counted to a time.
-    Case(Box<Case>, Box<CaseDeadlines>),
+    Case(Box<CaseView>),
     /// The ids of the cases opened.
     Opened(Vec<String>),
     /// The readable cases asked for, and why the others could not be read.
@@ -86,6 +98,36 @@ pub enum CaseAnswer {
         /// What the record lacks, listed on the page.
         open_facts: Vec<String>,
     },
+}
+
+/// A case as the commands and `GET /api/cases/{id}` answer it: the case as stored, its
+/// deadlines and fines counted to a time, and the logged actions its respondent's
+/// immunities bar or may bar (`respondent_flags`: an action allowed while the respondent
+/// is unknown is flagged there until the respondent is confirmed).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct CaseView {
+    /// The case.
+    #[serde(flatten)]
+    pub case: Case,
+    /// Its deadlines and fines.
+    pub deadlines: CaseDeadlines,
+    /// The logged actions the law bars, or may bar, against its respondent.
+    pub respondent_flags: Vec<RespondentFlag>,
+}
+
+impl CaseView {
+    /// The case with its deadlines counted to `as_of` under the town's law.
+    pub fn new(
+        case: Case,
+        law: &crate::rules::profile::IddeSettings,
+        as_of: NaiveDateTime,
+    ) -> Self {
+        CaseView {
+            deadlines: case_deadlines(&case, law, as_of),
+            respondent_flags: flags(&case, law),
+            case,
+        }
+    }
 }
 
 /// Why a case command did nothing.
@@ -124,8 +166,7 @@ pub async fn run(
     cmd: CaseCommand,
 ) -> Result<CaseAnswer, CaseError> {
     let answer_case = |reg: &Registry<'_>, c: Case, as_of| {
-        let d = case_deadlines(&c, &reg.profile.idde, as_of);
-        CaseAnswer::Case(Box::new(c), Box::new(d))
+        CaseAnswer::Case(Box::new(CaseView::new(c, &reg.profile.idde, as_of)))
     };
     Ok(match cmd {
         CaseCommand::Open(req) => {
@@ -153,6 +194,14 @@ pub async fn run(
                 .map_err(|e| update_error(&id, e))?;
             answer_case(&reg, u.case, now)
         }
+        CaseCommand::Respondent { id, respondent } => {
+            // Set on the case as stored, audited with before and after.
+            let u = set_case_respondent(&id, respondent, by)
+                .run(reg.store)
+                .await
+                .map_err(|e| update_error(&id, e))?;
+            answer_case(&reg, u.case, now)
+        }
         CaseCommand::Close { id, closing } => {
             // The case as stored closed, with its connection's new status, in one
             // transaction.
@@ -174,12 +223,13 @@ pub async fn run(
             let case = find(&reg.snap, &id)?;
             answer_case(&reg, case, as_of)
         }
-        CaseCommand::Notice { id, as_of } => {
+        CaseCommand::Notice { id, as_of, facts } => {
             let case = find(&reg.snap, &id)?;
-            let d = case_deadlines(&case, &reg.profile.idde, as_of);
+            let n = super::notice::for_case(&reg.snap, reg.profile, &case, &facts, as_of)
+                .map_err(notice_error)?;
             CaseAnswer::Notice {
-                html: super::notice::render(&reg.snap, reg.profile, &case, &d),
-                open_facts: Vec::new(),
+                html: n.html,
+                open_facts: n.open_facts,
             }
         }
         CaseCommand::LdNotice(facts) => {
@@ -219,10 +269,20 @@ fn find(snap: &Snapshot, id: &str) -> Result<Case, CaseError> {
     Case::from_feature(f).map_err(CaseError::NotFound)
 }
 
+/// A notice's refusal: a bad fact names its field; a notice the law lacks is refused.
+fn notice_error(e: NoticeError) -> CaseError {
+    match e {
+        NoticeError::Bad(field, message) => CaseError::Invalid(FieldError { field, message }),
+        e @ NoticeError::NoSuchNotice(_) => CaseError::Refused(e.to_string()),
+    }
+}
+
 /// A case update's error in the words the case commands use.
 fn update_error(id: &str, e: StoreError) -> CaseError {
     match e {
         StoreError::NotFound { .. } => CaseError::NotFound(format!("case {id:?}: no such case")),
+        // The rule of the case, judged on its stored row, refused a field of the request.
+        StoreError::Refused { field, message } => CaseError::Invalid(FieldError { field, message }),
         e => e.into(),
     }
 }

@@ -150,18 +150,12 @@ pub fn to_feature(
         set("notes", Value::Text(notes));
     }
     if kind == InspectionKind::DryWeatherScreening {
-        // The dry-weather rule is the profile's: a screening too soon after rain (or
-        // without the hours) is kept, marked, and not counted as a dry-weather screening.
-        let s = screening_fields.unwrap_or_default();
-        let dry = super::screening::is_dry_weather(s.hours_since_rain, dry_weather_hours);
-        set("dry_weather", dry.map(Value::Bool).unwrap_or(Value::Null));
-        if let Some(h) = s.hours_since_rain {
-            set("hours_since_rain", Value::Real(h));
-        }
-        if let Some(c) = s.characterisation {
-            set("characterisation", Value::Text(c.as_str().into()));
-        }
-        set("sewage_indicators", Value::Bool(s.sewage_indicators()));
+        screening_row(
+            snap,
+            &mut f,
+            &screening_fields.unwrap_or_default(),
+            dry_weather_hours,
+        )?;
     }
     if let Some(p) = n.position {
         if !(-180.0..=180.0).contains(&p.lon) || !(-90.0..=90.0).contains(&p.lat) {
@@ -185,4 +179,134 @@ pub fn to_feature(
         f.extra.insert("observed_at".into(), at.to_rfc3339().into());
     }
     Ok(f)
+}
+
+/// Writes a screening's background and finding into its row, and holds the row to the
+/// profile's dry-weather rule by the function an import applies it with: a screening too
+/// soon after rain (or without the hours) is kept, marked, and not counted as a
+/// dry-weather screening.
+fn screening_row(
+    snap: &crate::spatial::Snapshot,
+    f: &mut Feature,
+    s: &Screening,
+    dry_weather_hours: f64,
+) -> Result<(), FieldError> {
+    let l = Layer::Inspections;
+    if let Some(h) = s.hours_since_rain {
+        f.set(l, "hours_since_rain", Value::Real(h));
+    }
+    if let Some(c) = s.characterisation {
+        f.set(l, "characterisation", Value::Text(c.as_str().into()));
+    }
+    f.set(l, "sewage_indicators", Value::Bool(s.sewage_indicators()));
+    let outfalls = snap.layer(Layer::Outfalls);
+    screening_rule(f, dry_weather_hours, &|a| outfalls.get(a).is_some()).map_err(
+        // The request names the screening's fields under `screening`.
+        |e| match e.field.as_str() {
+            "asset_id" => e,
+            _ => FieldError {
+                field: format!("screening.{}", e.field),
+                message: e.message,
+            },
+        },
+    )
+}
+
+/// Holds one inspection row to the dry-weather rule, the same for a screening recorded
+/// through `POST /api/inspections` or `ms4 inspect` as for one read from a file by an
+/// import: a `dry_weather_screening` screens an outfall (`is_outfall` says which ids are
+/// one), its hours since rain are zero or more, and its `dry_weather` is what
+/// [`super::screening::is_dry_weather`] makes of them under the profile's `rule_hours`
+/// (null without the hours: the rule cannot be checked). A `dry_weather` the row
+/// already holds that says otherwise is refused, naming the field, not overridden: the
+/// registry cannot tell whether the hours or the column are wrong, and the town's file
+/// should say what the registry keeps. Hours in the `findings` JSON (a screening form, as
+/// an export writes it) stand in for an empty `hours_since_rain` and must agree with a
+/// full one. Other kinds of inspection are left as they are.
+pub fn screening_rule(
+    f: &mut Feature,
+    rule_hours: f64,
+    is_outfall: &dyn Fn(&str) -> bool,
+) -> Result<(), FieldError> {
+    let l = Layer::Inspections;
+    if f.get(l, "kind").as_str() != Some(InspectionKind::DryWeatherScreening.as_str()) {
+        return Ok(());
+    }
+    let asset = f.get(l, "asset_id").as_str().unwrap_or_default();
+    if !is_outfall(asset) {
+        return Err(bad(
+            "asset_id",
+            format!("a dry_weather_screening screens an outfall, and no outfall has id {asset:?}"),
+        ));
+    }
+    let hours = screening_hours(f)?;
+    let dry = super::screening::is_dry_weather(hours, rule_hours);
+    let stated = match f.get(l, "dry_weather") {
+        Value::Null => None,
+        v => v.as_bool(),
+    };
+    if let Some(said) = stated.filter(|s| Some(*s) != dry) {
+        return Err(bad(
+            "dry_weather",
+            match hours {
+                Some(h) => format!(
+                    "says {said}, but {h} hours since rain is {} the profile's dry-weather \
+                     rule of {rule_hours} hours: the rule is computed from hours_since_rain \
+                     (correct the hours or the column, or leave dry_weather empty)",
+                    if h >= rule_hours {
+                        "at least"
+                    } else {
+                        "less than"
+                    }
+                ),
+                None => format!(
+                    "says {said}, but hours_since_rain is empty: the dry-weather rule is \
+                     computed from the hours since rain (give them, or leave dry_weather \
+                     empty)"
+                ),
+            },
+        ));
+    }
+    f.set(l, "dry_weather", dry.map_or(Value::Null, Value::Bool));
+    Ok(())
+}
+
+/// A screening row's hours since rain: its `hours_since_rain`, else those of its
+/// `findings` form (then written into the column); zero or more, and the two agreeing.
+fn screening_hours(f: &mut Feature) -> Result<Option<f64>, FieldError> {
+    let l = Layer::Inspections;
+    let column = match f.get(l, "hours_since_rain") {
+        Value::Null => None,
+        v => Some(v.as_f64().ok_or_else(|| {
+            bad(
+                "hours_since_rain",
+                format!("{v:?} is not a number of hours"),
+            )
+        })?),
+    };
+    let form = f
+        .get(l, "findings")
+        .as_str()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(t).ok())
+        .and_then(|v| {
+            v.get("hours_since_rain")
+                .and_then(serde_json::Value::as_f64)
+        });
+    let hours = match (column, form) {
+        (Some(c), Some(g)) if c != g => {
+            return Err(bad(
+                "hours_since_rain",
+                format!("is {c}, but the findings' screening form says {g}"),
+            ))
+        }
+        (Some(c), _) => Some(c),
+        (None, g) => g,
+    };
+    if let Some(h) = hours {
+        if !h.is_finite() || h < 0.0 {
+            return Err(bad("hours_since_rain", format!("{h} is not zero or more")));
+        }
+        f.set(l, "hours_since_rain", Value::Real(h));
+    }
+    Ok(hours)
 }

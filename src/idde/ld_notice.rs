@@ -100,7 +100,8 @@ fn given(s: &Option<String>) -> Option<String> {
         .map(str::to_string)
 }
 
-fn money(x: f64) -> String {
+/// Dollars as printed on a notice: `$1,000`.
+pub(super) fn money(x: f64) -> String {
     let n = x.round() as i64;
     let s = n.to_string();
     let mut out = String::new();
@@ -316,9 +317,16 @@ fn appeal_text(
                 "the day of service, from which the 15 days to appeal run (not given, no notice_of_violation logged on the case)"
                     .replace("15", &n.appeal_days.to_string()),
             );
+            // Before service the period is stated as the rule it is, never as a date.
+            let roll = if idde.periods_roll_to_business_day {
+                ", running to the next business day when the last falls on a Saturday, \
+                 Sunday or holiday"
+            } else {
+                ""
+            };
             format!(
                 "The determination of violation may be appealed to {} by filing a written \
-                 notice of appeal within {} days of service of this notice of violation. \
+                 notice of appeal within {} days of service of this notice of violation{roll}. \
                  Served on: {BLANK}",
                 esc(&n.issuer),
                 n.appeal_days

@@ -17,6 +17,7 @@ pub mod notice;
 pub mod open;
 pub mod penalties;
 pub mod report;
+pub mod respondent;
 pub mod screening;
 
 pub use case::{Action, Case, Closing};

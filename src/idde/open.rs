@@ -7,6 +7,7 @@ use serde::Deserialize;
 
 use super::candidates::upstream_candidates;
 use super::case::Case;
+use super::respondent::{from_parcel_owner, given, Respondent, RespondentRequest};
 use super::screening::FieldError;
 use crate::answer::illicit::{illicit, IllicitParams};
 use crate::answer::Ask;
@@ -46,6 +47,11 @@ pub struct OpenCase {
     #[serde(default, deserialize_with = "text::line_opt")]
     #[schemars(length(max = 1024))]
     pub inspection_id: Option<String>,
+    /// Who the case is against; left out, the owner of its parcel as the parcels layer
+    /// records it (the kind read from the name only where its words say it, else
+    /// `unknown`).
+    #[serde(default)]
+    pub respondent: Option<RespondentRequest>,
 }
 
 impl OpenCase {
@@ -60,6 +66,7 @@ impl OpenCase {
             connection_id: None,
             parcel_id: None,
             inspection_id: None,
+            respondent: None,
         }
     }
 }
@@ -132,6 +139,29 @@ fn nonempty(s: &Option<String>) -> Option<String> {
     s.as_ref()
         .map(|s| s.trim().to_string())
         .filter(|s| !s.is_empty())
+}
+
+/// The respondent of a new case: as given, else the owner of its parcel (never guessed:
+/// see [`super::respondent`]), else none on record.
+fn respondent_of(
+    snap: &crate::spatial::Snapshot,
+    req: Option<&RespondentRequest>,
+    parcel_id: Option<&str>,
+) -> Result<Respondent, FieldError> {
+    Ok(match (req, parcel_id) {
+        (Some(r), _) => given(r, "respondent.")?,
+        (None, Some(p)) => {
+            let owner = snap
+                .layer(Layer::Parcels)
+                .get(p)
+                .and_then(|f| f.get(Layer::Parcels, "owner").as_str().map(str::to_string));
+            from_parcel_owner(p, owner.as_deref())
+        }
+        (None, None) => Respondent {
+            reading: Some("no respondent given and no parcel named: give the respondent".into()),
+            ..Respondent::default()
+        },
+    })
 }
 
 /// Checks a request and makes the case, with its candidates when it is at an asset of
@@ -210,6 +240,7 @@ pub fn open_case(
         Some(a) => upstream_candidates(ask, a).map_err(|e| err("asset_id", e))?,
         None => Vec::new(),
     };
+    let respondent = respondent_of(snap, req.respondent.as_ref(), parcel_id.as_deref())?;
     Ok(Case {
         case_id,
         opened_on: req.opened_on,
@@ -228,6 +259,7 @@ pub fn open_case(
         referred_to: None,
         candidates,
         actions: Vec::new(),
+        respondent,
         geom,
     })
 }

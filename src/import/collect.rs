@@ -51,6 +51,8 @@ pub(super) struct Collector<'a> {
     /// The hash of the feature being taken, until it joins the chunk.
     pub pending_hash: Option<i64>,
     pub progress: Progress,
+    /// The inspections' dry-weather rule, when the layer is the inspections.
+    pub rules: Option<&'a super::inspections::InspectionRules>,
 }
 
 impl Collector<'_> {
@@ -100,14 +102,24 @@ impl Collector<'_> {
             }
             pipeline::Outcome::Accepted {
                 fid,
-                feature,
+                mut feature,
                 converted,
                 repaired,
                 hash,
                 source,
             } => {
+                if let Some(Err(e)) = self.rules.map(|r| r.apply(&mut feature)) {
+                    report.problems.bad_value += 1;
+                    report.reject(fid, Some(&feature.id), Some(&e.field), e.message);
+                    return true;
+                }
                 // This feature's own (or none), never one left by a feature turned away.
-                self.pending_hash = hash;
+                // The rule may have set the row's dry_weather: its content hash is made
+                // again from the row as it is written.
+                self.pending_hash = match (hash, self.rules) {
+                    (Some(_), Some(_)) => Some(crate::store::hash::content_hash(&feature)),
+                    (h, _) => h,
+                };
                 (fid, feature, converted, repaired, source)
             }
         };

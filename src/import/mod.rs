@@ -17,6 +17,7 @@ pub mod footprint;
 pub mod gdal_guard;
 mod gpkg_check;
 pub mod idexpr;
+mod inspections;
 mod pipeline;
 mod progress;
 mod read;
@@ -305,6 +306,13 @@ async fn start_read(
         None
     };
 
+    // A screening read from a file is held to the profile's dry-weather rule.
+    let rules = if opts.layer == Layer::Inspections {
+        Some(inspections::InspectionRules::load(store).await?)
+    } else {
+        None
+    };
+
     // A write into a layer that has rows compares content hashes: the conversion
     // threads compute them, so the writer, one task, only compares.
     let hash_here = !opts.dry_run && store.count(opts.layer).await? > 0;
@@ -337,6 +345,7 @@ async fn start_read(
             existing.as_ref(),
             sink,
             hash_here,
+            rules.as_ref(),
         );
         match &result {
             Ok(report) => {

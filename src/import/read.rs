@@ -32,6 +32,7 @@ pub(super) fn read_source(
     existing: Option<&rustc_hash::FxHashSet<String>>,
     sink: Option<&mpsc::Sender<WriteMsg>>,
     hash_here: bool,
+    rules: Option<&super::inspections::InspectionRules>,
 ) -> Result<ImportReport> {
     let path_str = opts.path.display().to_string();
     let layer = opts.layer;
@@ -113,6 +114,7 @@ pub(super) fn read_source(
             invalid: opts.invalid,
             bounds,
             boundary,
+            rules: rules.map(|r| r.recipe_text()).unwrap_or_default(),
         })
     });
     let large = declared.is_some_and(|n| n >= crate::store::WHOLE_LAYER_FROM as u64)
@@ -156,6 +158,7 @@ pub(super) fn read_source(
         pending_hash: None,
         sink,
         progress,
+        rules,
     };
     let read = pipeline::run(
         &mut src,

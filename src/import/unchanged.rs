@@ -49,6 +49,9 @@ pub(super) struct RecipeParts<'a> {
     pub invalid: InvalidPolicy,
     pub bounds: Bounds,
     pub boundary: &'a [MultiPolygon<f64>],
+    /// A layer's own rules the conversion applies (the inspections' dry-weather rule),
+    /// as text; empty for none.
+    pub rules: String,
 }
 
 impl Recipe {
@@ -70,6 +73,10 @@ impl Recipe {
         text(&p.target_srid.to_string());
         text(&format!("{:?}", p.invalid));
         text(&format!("{:?}", p.bounds));
+        // Only where there are rules, so other layers' stored hashes still match.
+        if !p.rules.is_empty() {
+            text(&p.rules);
+        }
         for b in p.boundary {
             let wkb = crate::domain::wkb::to_wkb(&geo_types::Geometry::MultiPolygon(b.clone()));
             h.update((wkb.len() as u64).to_le_bytes());
@@ -128,6 +135,7 @@ mod tests {
             invalid: InvalidPolicy::Repair,
             bounds: Bounds::default(),
             boundary: &[],
+            rules: String::new(),
         }
     }
 
@@ -175,6 +183,11 @@ mod tests {
             ..parts(&plan, &fields)
         });
         assert_ne!(h, bounded.source_hash(&values, &wkb), "another boundary");
+        let ruled = Recipe::new(&RecipeParts {
+            rules: "dry_weather_hours 72".into(),
+            ..parts(&plan, &fields)
+        });
+        assert_ne!(h, ruled.source_hash(&values, &wkb), "another layer rule");
         let mut mapped = plan.clone();
         mapped.id = Some(0);
         assert_ne!(

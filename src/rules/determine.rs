@@ -221,9 +221,11 @@ pub struct Determination {
     pub jurisdiction: String,
     /// Whether the project is a land development activity under the law.
     pub land_development_activity: Finding<bool>,
-    /// Whether an exemption the facts can decide applies; the others are listed in the
-    /// reasons as not evaluated.
-    pub exempt: Finding<bool>,
+    /// Whether an exemption the facts can decide applies: `Some(true)` exempt,
+    /// `Some(false)` not exempt on the facts given (the exemptions whose facts were not
+    /// given are listed in the reasons as not evaluated), `None` when one turns on a fact
+    /// still open (the law's unconfirmed effective date, AMB-14), listed in `open_facts`.
+    pub exempt: Finding<Option<bool>>,
     /// Carmel's Conditions One, Two and Three; `None` where the law has none.
     pub conditions: Option<Conditions>,
     /// Where the law has no Conditions (North Castle, Windsor): says so, with the rule
@@ -495,10 +497,34 @@ pub fn determine(profile: &Profile, facts: &ProjectFacts, water: &WaterEvidence)
         sqft: square_feet(facts.disturbed),
         open_facts: Vec::new(),
     };
-    match profile.family.land_development {
+    let mut d = match profile.family.land_development {
         LandDevelopmentFamily::NyConditions => conditions::determine(&mut cx),
         LandDevelopmentFamily::NyGeneralPermit => general_permit::determine(&mut cx),
         LandDevelopmentFamily::IllicitDischargeOnly => discharge_only::determine(&mut cx),
+    };
+    pending_exemption(&mut d);
+    d
+}
+
+/// While an exemption turns on an open fact, nothing the law asks of a non-exempt project
+/// is certain: each requirement the family found applying (or indicated, or one the Town
+/// may require) depends on the exemption; one that does not apply either way stays so.
+fn pending_exemption(d: &mut Determination) {
+    if d.exempt.result.is_some() || !d.land_development_activity.result {
+        return;
+    }
+    for r in &mut d.requirements {
+        use RequirementStatus as S;
+        if matches!(
+            r.result.status,
+            S::Applies | S::Indicated | S::MayBeRequired
+        ) {
+            let was = r.result.status.words();
+            r.result.status = S::Depends;
+            r.because(format!(
+                "depends on the exemption, which turns on the law's unconfirmed effective date (AMB-14): {was} if the project is not exempt, does not apply if it is"
+            ));
+        }
     }
 }
 

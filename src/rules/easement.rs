@@ -9,8 +9,10 @@
 //! - A removed or abandoned practice is skipped.
 //! - The law asks for access to *all* practices; a nonstructural one without an access
 //!   easement is flagged for review, with the reading that would leave it out named.
-//! - Only a recorded easement whose purpose gives maintenance or access counts (a
-//!   sanitary-sewer easement does not); one without a recorded purpose needs review.
+//! - Only a recorded easement whose purpose names maintenance or access counts (a
+//!   sanitary-sewer or utility easement does not). One without a recorded purpose, or
+//!   whose purpose names neither (a "drainage easement"), needs review: its terms, which
+//!   the registry does not hold, decide whether it gives the Town access to the practice.
 //!
 //! `nearby` answers access with the same test ([`access_test`]).
 
@@ -113,12 +115,29 @@ pub enum AccessTest {
     Unrecorded,
     /// No purpose is recorded.
     PurposeUnknown,
-    /// Its purpose is something else (a sanitary sewer, a utility).
+    /// Its purpose names neither maintenance nor access nor another utility (a "drainage
+    /// easement"): its terms decide whether it gives access, and the registry does not
+    /// hold them.
+    TermsDecide,
+    /// Its purpose is another utility's (a sanitary sewer, a utility line).
     OtherPurpose,
 }
 
 /// Words of a purpose that give the Town maintenance or access.
 const ACCESS_WORDS: &[&str] = &["maintenance", "access", "inspection", "repair"];
+
+/// Words of a purpose that name another utility than the storm system: such an easement
+/// gives access to that utility, not to a stormwater practice.
+const OTHER_UTILITY_WORDS: &[&str] = &[
+    "sanitary",
+    "sewage",
+    "utility",
+    "utilities",
+    "gas",
+    "electric",
+    "telephone",
+    "cable",
+];
 
 fn words(s: &str) -> Vec<String> {
     s.to_lowercase()
@@ -134,12 +153,16 @@ pub fn access_test(e: &CoveringEasement) -> AccessTest {
         return AccessTest::PurposeUnknown;
     };
     let w = words(purpose);
-    let sewer = w.iter().any(|x| x == "sanitary" || x == "sewage")
+    let other = w.iter().any(|x| OTHER_UTILITY_WORDS.contains(&x.as_str()))
         || (w.iter().any(|x| x == "sewer") && !w.iter().any(|x| x == "storm"));
     // A sanitary-sewer easement gives access to the sewer, not to the practice.
-    let gives = w.iter().any(|x| ACCESS_WORDS.contains(&x.as_str()));
-    if sewer || !gives {
+    if other {
         return AccessTest::OtherPurpose;
+    }
+    // Only words that name maintenance or access decide yes; any other purpose (drainage,
+    // conservation) may or may not carry access in its terms, which the layer lacks.
+    if !w.iter().any(|x| ACCESS_WORDS.contains(&x.as_str())) {
+        return AccessTest::TermsDecide;
     }
     if e.recorded() {
         AccessTest::Gives
@@ -282,6 +305,13 @@ fn weigh_easements(
             AccessTest::PurposeUnknown => review.push(format!(
                 "easement {} is {recorded} but records no purpose, so whether it gives \
                  maintenance access is not shown",
+                e.easement_id
+            )),
+            AccessTest::TermsDecide => review.push(format!(
+                "easement {} is {recorded} for the {purpose}, which names neither maintenance \
+                 nor access: its terms decide whether it gives the Town access to the \
+                 practice for inspection and repair, and the registry does not hold them; \
+                 read the instrument",
                 e.easement_id
             )),
             AccessTest::OtherPurpose => {

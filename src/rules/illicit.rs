@@ -21,18 +21,22 @@
 //! illicit-connection rules, so a Carmel connection is `not_covered`.
 
 mod conveyance;
+mod determinations;
 mod records;
+mod routes;
 mod status;
 #[cfg(test)]
 mod tests;
 
 use serde::{Deserialize, Serialize};
 
-use super::{Evidence, Finding, LandUseClass, Profile, Role};
+use super::{Evidence, Finding, LandUseClass, NameMatch, Profile, Role};
 use crate::domain::layer::Layer;
+pub use determinations::{read_finding, Reading};
 use records::clause_two;
 
-/// The catalogue recipe every covered finding follows.
+/// The catalogue recipe every covered finding follows, cited by the rule the profile maps
+/// to [`Role::FlagIllicitConnection`] (this id only for a profile built in code without it).
 const FLAG_RULE: &str = "shared.registry.flag_illicit_connection";
 
 /// What the registry knows about one connection, gathered by the spatial side.
@@ -55,9 +59,10 @@ pub struct ConnectionFacts {
     /// other water source not containing pollutants" needs `Some(false)`.
     #[serde(default)]
     pub pollutants_found: Option<bool>,
-    /// True when NYSDEC or the Town is on record as having determined this discharge a
-    /// substantial contributor of pollutants (North Castle § 267-12A(1) then withdraws the
-    /// exemption). No record of a determination is read as none made.
+    /// True when a body the law names (North Castle § 267-12A(1): "the Department or the
+    /// municipality") is on record as having determined this discharge a substantial
+    /// contributor of pollutants, which withdraws the exemption. No record of a
+    /// determination is read as none made; dated determinations go in `determinations`.
     #[serde(default)]
     pub substantial_contributor_determined: bool,
     /// The `status` attribute as found; `None` when empty (taken as existing).
@@ -136,9 +141,10 @@ pub struct DeterminationFacts {
     /// Who made it, as recorded.
     pub determined_by: Option<String>,
     /// `Some(true)`: a substantial contributor of pollutants; `Some(false)`: determined not
-    /// to be; `None`: the finding is not one of those.
+    /// to be, or an earlier determination withdrawn; `None`: the finding is not one of
+    /// those. Read only when `finding_raw` is empty: the rule reads the recorded words.
     pub substantial_contributor: Option<bool>,
-    /// The finding as recorded.
+    /// The finding as recorded (read by [`read_finding`]).
     pub finding_raw: Option<String>,
 }
 
@@ -156,7 +162,8 @@ pub struct ScreeningFacts {
 /// A discharge permit recorded on a connection record.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PermitFacts {
-    /// The permit number (SPDES / NPDES permit, waiver or order).
+    /// The permit number (SPDES / NPDES permit, waiver or order); empty when the record
+    /// holds other permit fields but no number.
     pub number: String,
     /// Its kind, as recorded.
     pub kind: Option<String>,
@@ -348,6 +355,12 @@ impl RuleIds {
     }
 }
 
+/// The town's names a recorded office may be qualified by ("Town of North Castle
+/// Planning Board"): the profile's name and the town's name as its law writes it.
+fn towns(profile: &Profile) -> [&str; 2] {
+    [profile.name.as_str(), profile.wording.town.as_str()]
+}
+
 /// A rule's citation as the profile records it, or its id when the profile lacks it.
 fn citation_of<'a>(profile: &'a Profile, rule: &'a str) -> &'a str {
     profile.citation(rule).unwrap_or(rule)
@@ -365,7 +378,10 @@ pub fn evaluate(profile: &Profile, c: &ConnectionFacts) -> Finding<IllicitStatus
     }
     let ids = RuleIds::of(profile);
     let mut f = Finding::new(IllicitStatus::Ok);
-    f.cite(profile, FLAG_RULE).cite(profile, &ids.prohibition);
+    let recipe = profile
+        .role_id(Role::FlagIllicitConnection)
+        .unwrap_or(FLAG_RULE);
+    f.cite(profile, recipe).cite(profile, &ids.prohibition);
     f.evidence.push(connection_evidence(c));
 
     // Who and what the rules apply to: a connection that still exists, to the MS4.
@@ -401,19 +417,33 @@ pub fn evaluate(profile: &Profile, c: &ConnectionFacts) -> Finding<IllicitStatus
     let two = clause_two(profile, &ids, c, &mut f);
 
     let verdict = one.max(two);
+    let would_be = match verdict {
+        Verdict::Illicit => "illicit",
+        Verdict::Review => "for review",
+        Verdict::Clear => "not illicit",
+    };
     let capped = match (&existence, &whose) {
         (status::Existence::Proposed, _) => {
             let raw = c.status_raw.as_deref().unwrap_or_default();
             f.because(format!(
                 "the connection is recorded as {raw:?}: a plan to review, not a violation; \
-                 if built as recorded it would be {}",
-                match verdict {
-                    Verdict::Illicit => "illicit",
-                    Verdict::Review => "for review",
-                    Verdict::Clear => "not illicit",
-                }
+                 if built as recorded it would be {would_be}"
             ));
             true
+        }
+        (status::Existence::Unsure(why), _) if verdict != Verdict::Clear => {
+            f.because(format!(
+                "{why}; if it still exists as recorded it would be {would_be}"
+            ));
+            true
+        }
+        (status::Existence::Unsure(why), _) => {
+            // Removed or existing, it is not illicit: the status cannot change the answer.
+            f.because(format!(
+                "{why}; it would not be illicit even if it still exists, so the answer does \
+                 not turn on it"
+            ));
+            matches!(whose, status::Whose::Review)
         }
         (_, status::Whose::Review) => true,
         _ => false,

@@ -135,16 +135,18 @@ mod wording;
 pub use assumptions::{Assumption, AssumptionValue};
 pub use coverage::{Coverage, CoverageEntry};
 pub use discharges::{
-    AllowedEntry, AllowedRoute, DischargeCondition, ExemptEntry, MissingOwner, Ms4Settings,
+    whole_name, AllowedEntry, AllowedRoute, Determiners, DischargeCondition, ExemptEntry,
+    MissingOwner, Ms4Settings, NameMatch,
 };
 pub use error::ProfileError;
 pub use family::{
     ExemptionCutoff, Family, IllicitDischargeFamily, LandDevelopmentFamily, LargerCommonPlan,
-    ListCycle, PollutantOfConcern, Reading, Role, StormwaterSourceScope,
+    ListCycle, PollutantOfConcern, Reading, Role, StormwaterSourceScope, CITATION_PROCEDURE,
+    NOTICE,
 };
 pub use idde::{
-    year_start, DeadlineStep, FineStep, Holiday, IddeSettings, LandDevelopmentNotice, NoticeItem,
-    Observed, PenaltyTier, PenaltyTiers,
+    year_start, ActOffices, DeadlineStep, FineStep, Holiday, IddeSettings, Immunity,
+    LandDevelopmentNotice, NoticeItem, Observed, PenaltyTier, PenaltyTiers,
 };
 pub use land_use::{LandUseClass, LandUseConfig, LandUseList, LandUseMatch};
 pub use law::{CrsHint, Law, RuleRef};
@@ -157,7 +159,7 @@ pub use readings::{
     ExemptionConditionsReading, IrrigationScope, PlanDuty, ReceivingWaterReading, SumpPumpReading,
     TableReading, WaterMethod,
 };
-pub use wording::{Wording, NY_CONDITIONS_SECTIONS};
+pub use wording::{NoticeOrder, NoticeOrderText, NoticeWording, Wording, NY_CONDITIONS_SECTIONS};
 
 /// "a", "a or b", "a, b or c".
 pub(crate) fn one_of(names: &[&str]) -> String {

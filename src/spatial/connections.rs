@@ -11,8 +11,8 @@ use super::snapshot::Snapshot;
 use super::waters::text;
 use crate::domain::{Feature, Layer, Value};
 use crate::rules::illicit::{
-    ConnectionFacts, DeterminationFacts, Ms4Reach, PermitFacts, RecordFacts, ScreeningFacts,
-    SourceParcel,
+    ConnectionFacts, DeterminationFacts, Ms4Reach, PermitFacts, Reading, RecordFacts,
+    ScreeningFacts, SourceParcel,
 };
 use crate::rules::{MissingOwner, Ms4Settings};
 
@@ -194,17 +194,12 @@ fn date(f: &Feature, layer: Layer, field: &str) -> Option<String> {
 fn determination_facts(d: &Feature) -> DeterminationFacts {
     let l = Layer::DischargeDeterminations;
     let finding = text(d, l, "finding");
-    let norm = finding
-        .as_deref()
-        .unwrap_or_default()
-        .to_ascii_lowercase()
-        .replace(['_', '-'], " ");
-    let substantial = if norm.contains("not") && norm.contains("substantial") {
-        Some(false)
-    } else if norm.contains("substantial") {
-        Some(true)
-    } else {
-        None
+    // The rule reads the words (`finding_raw`); this is the same reading, for the facts'
+    // readers: a withdrawal ("no longer", "rescinded") is not a "yes".
+    let substantial = match finding.as_deref().map(crate::rules::illicit::read_finding) {
+        Some(Reading::Substantial) => Some(true),
+        Some(Reading::NotSubstantial | Reading::Withdrawn) => Some(false),
+        Some(Reading::Unread) | None => None,
     };
     DeterminationFacts {
         determination_id: d.id.clone(),
@@ -441,13 +436,27 @@ fn record_facts(r: &Feature, matched_by: String) -> RecordFacts {
             v => Some(v.to_string()),
         },
         plan_ref: text(r, Layer::ConnectionRecords, "plan_ref"),
-        permit: text(r, Layer::ConnectionRecords, "permit_number").map(|number| PermitFacts {
-            number,
-            kind: text(r, Layer::ConnectionRecords, "permit_kind"),
-            holder: text(r, Layer::ConnectionRecords, "permit_holder"),
-            ms4_approval: r.get(Layer::ConnectionRecords, "ms4_approval").as_bool(),
-            ms4_approved_on: date(r, Layer::ConnectionRecords, "ms4_approved_on"),
-        }),
+        permit: permit_facts(r),
         matched_by,
     }
+}
+
+/// The permit a record holds: any of its permit fields recorded (a kind or a written
+/// approval without a number is still a permit on record, with the number left empty).
+fn permit_facts(r: &Feature) -> Option<PermitFacts> {
+    let l = Layer::ConnectionRecords;
+    let number = text(r, l, "permit_number");
+    let kind = text(r, l, "permit_kind");
+    let holder = text(r, l, "permit_holder");
+    let ms4_approval = r.get(l, "ms4_approval").as_bool();
+    if number.is_none() && kind.is_none() && holder.is_none() && ms4_approval.is_none() {
+        return None;
+    }
+    Some(PermitFacts {
+        number: number.unwrap_or_default(),
+        kind,
+        holder,
+        ms4_approval,
+        ms4_approved_on: date(r, l, "ms4_approved_on"),
+    })
 }

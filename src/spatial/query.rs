@@ -66,7 +66,8 @@ pub enum Access {
         /// Its purpose.
         purpose: Option<String>,
     },
-    /// An easement meets it, but shows no recording or records no purpose.
+    /// An easement meets it, but shows no recording, records no purpose, or records a
+    /// purpose that names neither maintenance nor access (its terms decide).
     NeedsReview {
         /// The easement's id.
         easement_id: String,
@@ -231,6 +232,16 @@ pub fn access_by_easement(snap: &Snapshot, g: &Geometry<f64>) -> Access {
                 review = Some(Access::NeedsReview {
                     easement_id: ce.easement_id,
                     reason: "records no purpose".into(),
+                });
+            }
+            AccessTest::TermsDecide if review.is_none() => {
+                review = Some(Access::NeedsReview {
+                    easement_id: ce.easement_id,
+                    reason: format!(
+                        "its purpose ({:?}) names neither maintenance nor access: its terms \
+                         decide",
+                        ce.purpose.unwrap_or_default()
+                    ),
                 });
             }
             _ => {}

@@ -143,22 +143,27 @@ fn photos_and_formats_through_the_cli() {
     assert!(v["accrued"].as_f64() == Some(0.0), "{v}");
     assert!(!v.to_string().contains("-0.0"), "{v}");
 
-    // The reporting year's start is the profile's setting, not checked against the
-    // permit: the report says so as an open fact.
+    // The reporting year's start and the report's due date are the profile's reading of
+    // the permit, from sources other than its own text: the report says so, each an open
+    // fact.
     let r: Value = serde_json::from_str(&run_ok(
         &url,
         &["report", "--year", "2026", "--format", "json"],
     ))
     .unwrap();
     let facts = r["open_facts"].as_array().unwrap();
-    assert_eq!(facts.len(), 1, "{r}");
+    assert_eq!(facts.len(), 2, "{r}");
+    assert_eq!(r["due_on"], "2027-04-01", "{r}");
     let f = facts[0].as_str().unwrap();
     assert!(
         f.contains("starts on 2026-01-01") && f.contains("has not been checked against"),
         "{f}"
     );
     let csv = run_ok(&url, &["report", "--year", "2026", "--format", "csv"]);
-    let last = csv.lines().last().unwrap();
+    let last = csv
+        .lines()
+        .find(|l| l.starts_with("open_fact,\"the reporting year"))
+        .unwrap_or_else(|| panic!("{csv}"));
     assert!(
         last.starts_with("open_fact,\"the reporting year starts on 2026-01-01")
             && last.ends_with(",,,,,,,,"),

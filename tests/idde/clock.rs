@@ -81,7 +81,7 @@ fn a_case_deadline_of_days_rolls_and_says_so() {
         .iter()
         .find(|x| x.rule == "northcastle.illicit.appeal")
         .expect("the appeal window is counted");
-    assert_eq!(appeal.due_on, d("2026-06-22"));
+    assert_eq!(appeal.due_on, Some(d("2026-06-22")));
     assert!(
         appeal
             .counted

@@ -302,8 +302,9 @@ pub async fn scripted_year(kind: &str, via: Via) {
         .unwrap();
     // Thursday 21 May, 10:00: the Town Manager's written notice, certified and first-class
     // mail. Three business days for delivery: Fri 22; Sat 23, Sun 24 and Memorial Day
-    // (Mon 25) skipped; Tue 26, Wed 27. The 72 hours run from Wed 27 May 10:00 to
-    // Sat 30 May 10:00. Re-inspection within two business days after: Mon 1, Tue 2 June.
+    // (Mon 25) skipped; Tue 26, Wed 27. The allowance is whole days: the 72 hours
+    // commence when Wed 27 ends, Thu 28 May 00:00, and run to Sun 31 May 00:00 (the end
+    // of Sat 30). Re-inspection within two business days after: Mon 1, Tue 2 June.
     act(case, json!({"kind": "written_notice", "on": "2026-05-21", "at": "10:00", "by": "Town Manager", "method": "mail"}))
         .await
         .unwrap();
@@ -325,8 +326,8 @@ pub async fn scripted_year(kind: &str, via: Via) {
     let cd = &d["cases"][0];
     assert_eq!(cd["case_id"], case);
     let w = deadline(cd, "windsor.citation.written_notice_72h");
-    assert_eq!(w["starts"], "2026-05-27T10:00:00", "{w}");
-    assert_eq!(w["due_at"], "2026-05-30T10:00:00", "{w}");
+    assert_eq!(w["starts"], "2026-05-28T00:00:00", "{w}");
+    assert_eq!(w["due_at"], "2026-05-31T00:00:00", "{w}");
     assert_eq!(w["status"], "due");
     let skipped: Vec<&str> = w["skipped"]
         .as_array()

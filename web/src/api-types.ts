@@ -422,6 +422,8 @@ export interface paths {
                          * @default null
                          */
                         reported_by?: string | null;
+                        /** @description Who the case is against; left out, the owner of its parcel as the parcels layer records it (the kind read from the name only where its words say it, else `unknown`). */
+                        respondent?: components["schemas"]["RespondentRequest"] | null;
                     };
                 };
             };
@@ -869,6 +871,11 @@ export interface paths {
                         by?: string;
                         /** @description The connection it concerns, when one. */
                         connection_id?: string | null;
+                        /**
+                         * Format: date
+                         * @description The day this action sets: a notice's deadline for abatement or restoration, or the end of the period for correction a written plan agreed.
+                         */
+                        deadline?: string | null;
                         /** @description What was done. */
                         kind: components["schemas"]["ActionKind"];
                         /** @description For a notice: `hand` or `mail` (certified and first-class). */
@@ -882,8 +889,15 @@ export interface paths {
                         on: string;
                         /** @description What it found or decided (`corrected`, `not_corrected`, `upheld`, `positive`...). */
                         outcome?: string | null;
+                        /**
+                         * Format: date
+                         * @description For a notice or citation served by mail: the day the respondent received it (the return receipt), where a period runs "from receipt".
+                         */
+                        received_on?: string | null;
                         /** @description Readings or results (a sample's, a dye test's), as given: at most 64 KiB. */
                         results?: unknown;
+                        /** @description For a citation: the violation it cites, where a case has more than one; citations naming the same violation (or none) share one stream of continuing fines. */
+                        violation?: string | null;
                         /**
                          * Format: uint32
                          * @description For a citation: the number of violations cited.
@@ -1218,14 +1232,18 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The case's notice of violation as printable HTML */
+        /** The case's notice as printable HTML: the notice of violation, or the written notice or citation where the town's law has them; open facts counted in x-open-facts */
         get: {
             parameters: {
                 query?: {
-                    /** @description Closed cases too (the deadlines list). */
-                    all?: boolean;
-                    /** @description YYYY-MM-DD or YYYY-MM-DDTHH:MM (default now). */
+                    /** @description YYYY-MM-DD or YYYY-MM-DDTHH:MM (default now): when the deadlines it states are counted to. */
                     as_of?: string;
+                    /** @description The deadline for abatement or restoration, YYYY-MM-DD (else the notice action's). */
+                    deadline?: string;
+                    /** @description notice_of_violation (default), written_notice or citation. */
+                    document?: string;
+                    /** @description The orders the notice makes, comma-separated, from the town's list (monitoring, elimination, cease_and_desist, abatement, fine, bmps). */
+                    orders?: string;
                 };
                 header?: never;
                 path: {
@@ -1337,6 +1355,174 @@ export interface paths {
             };
         };
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/cases/{id}/respondent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set or correct who an open case is against: {name, kind (individual | business | public_body | state | unknown), acting_for_state? (yes | no | unknown), basis?}; audited
+         * @description Needs a token with the officer role (or admin).
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description For an individual: whether a State official or employee acting within the scope of employment (default `unknown`).
+                         * @default null
+                         */
+                        acting_for_state?: components["schemas"]["StateCapacity"] | null;
+                        /**
+                         * @description What confirmed it (a deed, a register of businesses).
+                         * @default null
+                         */
+                        basis?: string | null;
+                        /** @description What kind of person it is. */
+                        kind: components["schemas"]["RespondentKind"];
+                        /** @description The name, as a notice is to name them. */
+                        name: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description the answer */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": unknown;
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                405: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
         post?: never;
         delete?: never;
         options?: never;
@@ -3596,6 +3782,8 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description The record as it stood at (`YYYY-MM-DD` or `YYYY-MM-DDTHH:MM`, UTC; default now): a year not yet over counts the fines accrued up to then. */
+                    as_of?: string;
                     /** @description `json` (default) or `csv`. */
                     format?: string;
                     /** @description The reporting year. */
@@ -6932,7 +7120,7 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /** @enum {string} */
-        ActionKind: "site_visit" | "dye_test" | "smoke_test" | "cctv" | "sampling" | "notice_of_violation" | "written_notice" | "correction_plan" | "reinspection" | "citation_issued" | "compliance_report" | "fine_paid" | "appeal_filed" | "appeal_heard" | "appeal_decided" | "decision_filed" | "abatement_by_town" | "referral" | "eliminated";
+        ActionKind: "site_visit" | "dye_test" | "smoke_test" | "cctv" | "sampling" | "notice_of_violation" | "written_notice" | "correction_plan" | "reinspection" | "citation_issued" | "compliance_report" | "fine_paid" | "appeal_filed" | "appeal_heard" | "appeal_decided" | "hearing_requested" | "hearing_decided" | "decision_filed" | "abatement_by_town" | "referral" | "eliminated";
         /** @enum {string} */
         CaseStatus: "open" | "closed";
         /** @enum {string} */
@@ -7200,6 +7388,25 @@ export interface components {
              */
             single_family?: boolean | null;
         };
+        /** @enum {string} */
+        RespondentKind: "individual" | "business" | "public_body" | "state" | "unknown";
+        /** @description A respondent as a request gives it (`respondent` of `POST /api/cases`, the body of `PUT /api/cases/{id}/respondent`, `ms4 case respondent`). */
+        RespondentRequest: {
+            /**
+             * @description For an individual: whether a State official or employee acting within the scope of employment (default `unknown`).
+             * @default null
+             */
+            acting_for_state?: components["schemas"]["StateCapacity"] | null;
+            /**
+             * @description What confirmed it (a deed, a register of businesses).
+             * @default null
+             */
+            basis?: string | null;
+            /** @description What kind of person it is. */
+            kind: components["schemas"]["RespondentKind"];
+            /** @description The name, as a notice is to name them. */
+            name: string;
+        };
         /** @description What a dry-weather screening observed. */
         Screening: {
             /** @description Abnormal vegetation (all outfalls). */
@@ -7286,6 +7493,8 @@ export interface components {
             /** @description Who the token was made for. */
             subject?: string | null;
         };
+        /** @enum {string} */
+        StateCapacity: "yes" | "no" | "unknown";
     };
     responses: never;
     parameters: never;

@@ -263,6 +263,7 @@ fn the_writes_of_records_have_the_json_write_limit() {
                 | "/api/cases/{id}/actions"
                 | "/api/cases/{id}/close",
             ) => Limit::JsonWrite,
+            ("put", "/api/cases/{id}/respondent") => Limit::JsonWrite,
             ("post", "/api/inspections/{id}/photos") => Limit::Photo,
             _ => Limit::Server,
         };

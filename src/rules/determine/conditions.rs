@@ -65,10 +65,14 @@ const NOT_EVALUATED: &[&str] = &[
 /// Why Article X does not reach the project, if it does not: it reaches only non-exempt
 /// land development activities (§ 156-81A: "except exempt activities"), and outside it no
 /// Condition can be met.
-fn outside_reason(cx: &Ctx<'_>, lda: &Finding<bool>, exempt: &Finding<bool>) -> Option<String> {
+fn outside_reason(
+    cx: &Ctx<'_>,
+    lda: &Finding<bool>,
+    exempt: &Finding<Option<bool>>,
+) -> Option<String> {
     if !lda.result {
         Some("it is not a land development activity".to_string())
-    } else if exempt.result {
+    } else if exempt.result == Some(true) {
         Some(format!(
             "it is an exempt activity ({} reviews land development activities 'except exempt activities')",
             cx.profile.wording.section(EXEMPTIONS)
@@ -158,12 +162,14 @@ fn land_development_activity(cx: &mut Ctx<'_>) -> Finding<bool> {
 }
 
 /// § 156-80 EXEMPT ACTIVITIES, as far as the facts decide them; every exemption whose
-/// fact was not given is listed as not evaluated.
-fn exemptions(cx: &mut Ctx<'_>) -> Finding<bool> {
+/// fact was not given is listed as not evaluated. `None` when no exemption is met but one
+/// turns on an unconfirmed effective date (AMB-14).
+fn exemptions(cx: &mut Ctx<'_>) -> Finding<Option<bool>> {
     let facts = cx.facts;
-    let mut f = cx.finding(false, &[cx.id(EXEMPTIONS)], &[]);
+    let mut f = cx.finding(Some(false), &[cx.id(EXEMPTIONS)], &[]);
     let mut exempt = false;
-    let mut not_evaluated: Vec<&str> = Vec::new();
+    let mut depends = false;
+    let mut not_evaluated: Vec<String> = Vec::new();
     match facts.agricultural_activity {
         Some(true) => {
             exempt = true;
@@ -172,7 +178,7 @@ fn exemptions(cx: &mut Ctx<'_>) -> Finding<bool> {
         Some(false) => {
             f.because("given: the activity is not agricultural activity");
         }
-        None => not_evaluated.push("agricultural activity"),
+        None => not_evaluated.push("agricultural activity".into()),
     }
     if facts.agricultural == Some(true) && facts.agricultural_activity != Some(true) {
         f.assume(cx.profile, "AMB-11");
@@ -189,7 +195,8 @@ fn exemptions(cx: &mut Ctx<'_>) -> Finding<bool> {
             f.because("given: the activity is not silvicultural activity");
         }
         None => {
-            not_evaluated.push("silvicultural activity (except landing areas and log haul roads)");
+            not_evaluated
+                .push("silvicultural activity (except landing areas and log haul roads)".into());
         }
     }
     match facts.routine_maintenance {
@@ -210,7 +217,7 @@ fn exemptions(cx: &mut Ctx<'_>) -> Finding<bool> {
             f.because("given: the activity is not routine maintenance to the original line and grade, hydraulic capacity or purpose of a facility");
         }
         None => not_evaluated.push(
-            "routine maintenance under five acres to the original line and grade, hydraulic capacity or purpose of a facility",
+            "routine maintenance under five acres to the original line and grade, hydraulic capacity or purpose of a facility".into(),
         ),
     }
     match cx.date_exemption(
@@ -219,10 +226,12 @@ fn exemptions(cx: &mut Ctx<'_>) -> Finding<bool> {
         facts.plat_approved_on,
     ) {
         DateTest::Exempt => exempt = true,
-        DateTest::NotGiven => not_evaluated.push(
-            "a subdivision whose plat the Planning Board approved (signed) on or before December 17, 2008",
-        ),
-        DateTest::After | DateTest::Unconfirmed => {}
+        DateTest::NotGiven => not_evaluated.push(format!(
+            "a subdivision whose plat the Planning Board approved (signed) on or before {}",
+            cx.cutoff_words()
+        )),
+        DateTest::Depends => depends = true,
+        DateTest::After => {}
     }
     match cx.date_exemption(
         &mut f,
@@ -230,19 +239,14 @@ fn exemptions(cx: &mut Ctx<'_>) -> Finding<bool> {
         facts.building_permit_approved_on,
     ) {
         DateTest::Exempt => exempt = true,
-        DateTest::NotGiven => {
-            not_evaluated.push("a building permit approved on or before December 17, 2008");
-        }
-        DateTest::After | DateTest::Unconfirmed => {}
+        DateTest::NotGiven => not_evaluated.push(format!(
+            "a building permit approved on or before {}",
+            cx.cutoff_words()
+        )),
+        DateTest::Depends => depends = true,
+        DateTest::After => {}
     }
-    if !exempt {
-        f.because("no exemption that the facts decide applies");
-    }
-    not_evaluated.extend_from_slice(NOT_EVALUATED);
-    f.because(format!(
-        "not evaluated, for want of facts: {}",
-        not_evaluated.join("; ")
-    ));
-    f.result = exempt;
+    not_evaluated.extend(NOT_EVALUATED.iter().map(|s| s.to_string()));
+    f.result = super::context::exemption_result(&mut f, exempt, depends, &not_evaluated);
     f
 }

@@ -281,23 +281,68 @@ pub(super) fn water_evidence(w: &ListedWater) -> Evidence {
     }
 }
 
+/// The exemption finding's result, with its closing reasons: exempt when an exemption the
+/// facts decide applies; else undetermined (`None`) when one turns on an unconfirmed
+/// effective date; else not exempt. `not_evaluated` lists the exemptions whose facts were
+/// not given.
+pub(super) fn exemption_result(
+    f: &mut Finding<Option<bool>>,
+    exempt: bool,
+    depends: bool,
+    not_evaluated: &[String],
+) -> Option<bool> {
+    if !exempt && depends {
+        f.because("whether the project is exempt depends on the law's effective date, which is not confirmed (AMB-14); until it is, what the law requires of a project that is not exempt depends on it too");
+    } else if !exempt {
+        f.because("no exemption that the facts decide applies");
+    }
+    f.because(format!(
+        "not evaluated, for want of facts: {}",
+        not_evaluated.join("; ")
+    ));
+    match (exempt, depends) {
+        (true, _) => Some(true),
+        (false, true) => None,
+        (false, false) => Some(false),
+    }
+}
+
 /// What a date-based exemption (a plat or building permit approved on or before a cut-off)
 /// comes to on the facts given.
 pub(super) enum DateTest {
     /// The date was not given: the exemption is not evaluated.
     NotGiven,
-    /// On or before a confirmed cut-off: exempt.
+    /// On or before a confirmed cut-off, or on or before the day the law was adopted
+    /// (which no effective date can precede): exempt.
     Exempt,
-    /// After the cut-off: not exempt.
+    /// After a confirmed cut-off: not exempt.
     After,
-    /// The cut-off is not confirmed (AMB-14) or not recorded: it needs confirmation.
-    Unconfirmed,
+    /// After the law's adoption (or no adoption date recorded) while its effective date is
+    /// not confirmed (AMB-14), or no cut-off recorded: it depends on the effective date.
+    Depends,
 }
 
 impl Ctx<'_> {
+    /// The law's name as the profile's wording gives it (`Chapter 267`), or "the law".
+    fn law_name(&self) -> String {
+        match self.profile.wording.law.trim() {
+            "" => "the law".to_string(),
+            law => law.to_string(),
+        }
+    }
+
+    /// The exemption cut-off in words for a list of exemptions not evaluated: the date
+    /// itself when confirmed (`December 17, 2008`), else "the law's effective date".
+    pub(super) fn cutoff_words(&self) -> String {
+        match self.profile.exemption_cutoff() {
+            Some(c) if c.confirmed => c.effective_date.format("%B %-d, %Y").to_string(),
+            _ => format!("{}'s effective date", self.law_name()),
+        }
+    }
+
     /// Tests an approval date against the profile's exemption cut-off (the AMB-14 setting
-    /// `effective_date`, with `confirmed`), writing the reason into `f`. `what` names the
-    /// approval: `the subdivision plat`.
+    /// `effective_date`, with `confirmed` and `adopted`), writing the reason into `f`.
+    /// `what` names the approval: `the subdivision plat`.
     pub(super) fn date_exemption<R>(
         &mut self,
         f: &mut Finding<R>,
@@ -308,41 +353,65 @@ impl Ctx<'_> {
             return DateTest::NotGiven;
         };
         // Loading checks the setting, so only a profile built in code can lack it.
-        let reading = self.profile.exemption_cutoff();
-        let cutoff = reading.map(|r| r.effective_date);
-        let confirmed = reading.is_some_and(|r| r.confirmed);
-        f.assume(self.profile, "AMB-14");
-        let Some(cutoff) = cutoff else {
+        let Some(reading) = self.profile.exemption_cutoff() else {
+            f.assume(self.profile, "AMB-14");
             f.because(format!(
-                "{what} was approved on {date}, but the {} profile records no exemption cut-off date (AMB-14); not evaluated",
+                "{what} was approved on {date}, but the {} profile records no exemption cut-off date (AMB-14): whether it is exempt depends on that date",
                 self.profile.id
             ));
             self.open("the exemption cut-off date (AMB-14)");
-            return DateTest::Unconfirmed;
+            return DateTest::Depends;
         };
-        let on_or_before = date <= cutoff;
-        let side = if on_or_before {
-            "on or before"
-        } else {
-            "after"
-        };
-        if !confirmed {
-            f.because(format!(
-                "{what} was approved on {date}, {side} {cutoff}, the date the profile takes as the effective date until it is confirmed (AMB-14); the exemption needs that confirmation"
-            ));
-            self.open("confirmation of the chapter's effective date (AMB-14)");
-            return DateTest::Unconfirmed;
+        f.assume(self.profile, "AMB-14");
+        let cutoff = reading.effective_date;
+        if reading.confirmed {
+            return if date <= cutoff {
+                f.because(format!(
+                    "{what} was approved on {date}, on or before {cutoff}: exempt"
+                ));
+                DateTest::Exempt
+            } else {
+                f.because(format!(
+                    "{what} was approved on {date}, after {cutoff}: not exempt on that ground"
+                ));
+                DateTest::After
+            };
         }
-        if on_or_before {
-            f.because(format!(
-                "{what} was approved on {date}, on or before {cutoff}: exempt"
-            ));
-            DateTest::Exempt
-        } else {
-            f.because(format!(
-                "{what} was approved on {date}, after {cutoff}: not exempt on that ground"
-            ));
-            DateTest::After
+        self.unconfirmed_date_exemption(f, what, date, reading.adopted)
+    }
+
+    /// [`Ctx::date_exemption`] while the effective date is unconfirmed: a law takes effect
+    /// no earlier than the day it is adopted (in New York, on filing with the Secretary of
+    /// State, which follows adoption), so an approval on or before adoption is exempt; a
+    /// later one depends on the effective date, which becomes the open fact.
+    fn unconfirmed_date_exemption<R>(
+        &mut self,
+        f: &mut Finding<R>,
+        what: &str,
+        date: chrono::NaiveDate,
+        adopted: Option<chrono::NaiveDate>,
+    ) -> DateTest {
+        let law = self.law_name();
+        match adopted {
+            Some(a) if date <= a => {
+                f.because(format!(
+                    "{what} was approved on {date}, on or before {a}, the day {law} was adopted; a law takes effect no earlier than its adoption, so the approval is on or before the effective date whatever that date is confirmed to be: exempt"
+                ));
+                DateTest::Exempt
+            }
+            _ => {
+                let since = adopted.map_or_else(
+                    || "the profile records no adoption date".to_string(),
+                    |a| format!("after {law} was adopted on {a}"),
+                );
+                f.because(format!(
+                    "{what} was approved on {date}, {since}; {law}'s effective date is not confirmed (AMB-14), so whether the approval is on or before it is open: exempt if {law} took effect on or after {date}, not exempt if earlier"
+                ));
+                self.open(format!(
+                    "{law}'s effective date, not confirmed (AMB-14): an approval after the law's adoption is exempt only if the law took effect on or after the approval's date"
+                ));
+                DateTest::Depends
+            }
         }
     }
 

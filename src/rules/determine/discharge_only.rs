@@ -27,7 +27,7 @@ pub(super) fn determine(cx: &mut Ctx<'_>) -> Determination {
     lda.because(no_rules.clone());
     lda.because("the article applies to water entering the storm drainage system, not to land development as such");
 
-    let mut exempt = cx.finding(false, &[cx.id(APPLICABILITY)], &[]);
+    let mut exempt = cx.finding(Some(false), &[cx.id(APPLICABILITY)], &[]);
     exempt.because("the article has no land development exemptions, as it has no land development rules to be exempt from (the Town Engineer's power to exempt water entering the storm drainage system is a different matter)");
 
     let mut absent = cx.finding(true, &[cx.id(APPLICABILITY)], &[]);

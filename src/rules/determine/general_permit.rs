@@ -63,7 +63,7 @@ pub(super) fn determine(cx: &mut Ctx<'_>) -> Determination {
     let exempt = exemptions(cx);
     let outside = if !lda.result {
         Some("it is not a land development activity")
-    } else if exempt.result {
+    } else if exempt.result == Some(true) {
         Some("it is an exempt activity")
     } else {
         None
@@ -117,11 +117,17 @@ fn land_development_activity(cx: &mut Ctx<'_>) -> Finding<bool> {
 }
 
 /// § 267-3D and § 267-3C(5)-(6), as far as the facts decide them; every one whose fact
-/// was not given is listed as not evaluated.
-fn exemptions(cx: &mut Ctx<'_>) -> Finding<bool> {
+/// was not given is listed as not evaluated. `None` when no exemption is met but one turns
+/// on the chapter's unconfirmed effective date (AMB-14).
+fn exemptions(cx: &mut Ctx<'_>) -> Finding<Option<bool>> {
     let facts = cx.facts;
-    let mut f = cx.finding(false, &[cx.id(EXEMPTIONS), cx.id(GRANDFATHERING)], &[]);
+    let mut f = cx.finding(
+        Some(false),
+        &[cx.id(EXEMPTIONS), cx.id(GRANDFATHERING)],
+        &[],
+    );
     let mut exempt = false;
+    let mut depends = false;
     let mut not_evaluated: Vec<String> = Vec::new();
     if facts.agricultural_activity == Some(true) || facts.silviculture == Some(true) {
         f.because(cx.profile.wording.expand("agricultural and silvicultural activity are not exempt in {town}: {§3D} has no agricultural or silvicultural exemption"));
@@ -138,7 +144,8 @@ fn exemptions(cx: &mut Ctx<'_>) -> Finding<bool> {
         DateTest::NotGiven => not_evaluated.push(
             cx.profile.wording.expand("a subdivision whose plat the Town approved on or before the chapter's effective date ({§3D(2)})"),
         ),
-        DateTest::After | DateTest::Unconfirmed => {}
+        DateTest::Depends => depends = true,
+        DateTest::After => {}
     }
     match cx.date_exemption(
         &mut f,
@@ -149,7 +156,8 @@ fn exemptions(cx: &mut Ctx<'_>) -> Finding<bool> {
         DateTest::NotGiven => not_evaluated.push(cx.profile.wording.expand(
             "a building permit approved on or before the chapter's effective date ({§3D(3)})",
         )),
-        DateTest::After | DateTest::Unconfirmed => {}
+        DateTest::Depends => depends = true,
+        DateTest::After => {}
     }
     match facts.completed_before_effective_date {
         Some(true) => {
@@ -175,15 +183,8 @@ fn exemptions(cx: &mut Ctx<'_>) -> Finding<bool> {
             cx.profile.wording.expand("a project approved before the chapter's effective date, which may continue under the present regulations ({§3C(6)})"),
         ),
     }
-    if !exempt {
-        f.because("no exemption that the facts decide applies");
-    }
     not_evaluated.extend(NOT_EVALUATED.iter().map(|s| s.to_string()));
-    f.because(format!(
-        "not evaluated, for want of facts: {}",
-        not_evaluated.join("; ")
-    ));
-    f.result = exempt;
+    f.result = super::context::exemption_result(&mut f, exempt, depends, &not_evaluated);
     f
 }
 

@@ -155,7 +155,7 @@ fn access_test_reads_the_purpose() {
             AccessTest::OtherPurpose,
         ),
         (Some("utility"), true, AccessTest::OtherPurpose),
-        (Some("drainage"), true, AccessTest::OtherPurpose),
+        (Some("drainage"), true, AccessTest::TermsDecide),
         (None, true, AccessTest::PurposeUnknown),
         (Some("inspection"), false, AccessTest::Unrecorded),
     ];
@@ -166,4 +166,86 @@ fn access_test_reads_the_purpose() {
             "{purpose:?}"
         );
     }
+}
+
+/// Item 16 of issue 25, at the law's words: "Maintenance easements to ensure access to all
+/// stormwater management practices at the site for the purpose of inspection and repair"
+/// (North Castle § 267-5D(2)(b)[10], Carmel § 156-81D(8)). A recorded easement whose purpose
+/// names neither maintenance nor access (a "drainage easement") may or may not give that
+/// access: its terms decide, so the practice is for review, never "no access". Each row
+/// has its counter-case: the same easement with words that do name maintenance or access
+/// covers, and no easement at all stays missing.
+#[rstest::rstest]
+#[case::drainage_easement(
+    "north-castle-ny",
+    Some("drainage easement"),
+    EasementStatus::NeedsReview,
+    "its terms decide"
+)]
+#[case::drainage_easement_carmel(
+    "carmel-ny",
+    Some("drainage easement"),
+    EasementStatus::NeedsReview,
+    "its terms decide"
+)]
+#[case::storm_drainage_carmel(
+    "carmel-ny",
+    Some("storm drainage and conservation"),
+    EasementStatus::NeedsReview,
+    "names neither maintenance nor access"
+)]
+#[case::counter_drainage_and_maintenance(
+    "north-castle-ny",
+    Some("drainage and maintenance"),
+    EasementStatus::Covered,
+    "covers the practice"
+)]
+#[case::counter_access_carmel(
+    "carmel-ny",
+    Some("drainage; access for inspection and repair"),
+    EasementStatus::Covered,
+    "covers the practice"
+)]
+#[case::counter_sanitary_sewer(
+    "north-castle-ny",
+    Some("sanitary sewer"),
+    EasementStatus::Missing,
+    "gives no maintenance or access"
+)]
+#[case::counter_no_easement(
+    "carmel-ny",
+    None,
+    EasementStatus::Missing,
+    "no recorded maintenance or access easement"
+)]
+fn item_16_a_purpose_that_names_neither_maintenance_nor_access_is_for_review(
+    #[case] town: &str,
+    #[case] purpose: Option<&str>,
+    #[case] want: EasementStatus,
+    #[case] phrase: &str,
+) {
+    let p = Profile::builtin(town).unwrap();
+    let es: Vec<CoveringEasement> = match purpose {
+        Some(words) => vec![easement("E-9", Some(words), true)],
+        None => vec![],
+    };
+    let f = evaluate(&p, &smp(Some(true), Some("private"), None), &es);
+    let reasons = f.reasons.join(" | ");
+    assert_eq!(f.result, want, "{town} {purpose:?}: {reasons}");
+    assert!(reasons.contains(phrase), "{town} {purpose:?}: {reasons}");
+    if want == EasementStatus::NeedsReview {
+        assert!(reasons.contains("read the instrument"), "{reasons}");
+        assert!(!reasons.contains("does not count"), "{reasons}");
+    }
+}
+
+/// Windsor's article has no maintenance-easement rule: a drainage easement changes nothing.
+#[test]
+fn item_16_windsor_has_no_easement_rule_whatever_the_purpose() {
+    let w = Profile::builtin("windsor-ct").unwrap();
+    let es = [easement("E-9", Some("drainage easement"), true)];
+    assert_eq!(
+        evaluate(&w, &smp(Some(true), None, None), &es).result,
+        EasementStatus::NotCovered
+    );
 }

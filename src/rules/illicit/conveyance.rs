@@ -14,7 +14,8 @@ use crate::rules::{
 use super::{citation_of, ConnectionFacts, IllicitStatus, RuleIds, Verdict};
 
 /// Clause (1) for one connection; adds citations, reasons, evidence and assumptions to `f`.
-/// A permit on record takes a non-stormwater discharge to review at most.
+/// A permit on record, an approval by the written-approval route's official, or a record
+/// naming either takes a non-stormwater discharge to review at most.
 pub(super) fn clause_one(
     profile: &Profile,
     ids: &RuleIds,
@@ -27,7 +28,14 @@ pub(super) fn clause_one(
     {
         return verdict;
     }
-    permitted(profile, ids, c, verdict, f)
+    let verdict = permitted(profile, ids, c, verdict, f);
+    super::routes::weigh(
+        profile,
+        citation_of(profile, &ids.conveyance),
+        c,
+        verdict,
+        f,
+    )
 }
 
 /// The permit route (NC § 267-12A(4), Windsor Sec. 3-169(a)(4)): a discharge permitted
@@ -58,10 +66,12 @@ fn permitted(
             .as_deref()
             .map(|h| format!("held by {h}"))
             .unwrap_or_else(|| "holder not recorded".into());
-        let desc = format!(
-            "permit {} ({kind}{holder}) in record {}",
-            p.number, r.record_id
-        );
+        let number = if p.number.trim().is_empty() {
+            "with no number recorded (permit_number)".to_string()
+        } else {
+            p.number.clone()
+        };
+        let desc = format!("permit {number} ({kind}{holder}) in record {}", r.record_id);
         match p.ms4_approval {
             Some(true) => {
                 let on = p
@@ -296,9 +306,10 @@ fn non_stormwater(
 }
 
 /// "; it is allowed only ..." for the routes other than the exempt list, which need
-/// documents the registry does not hold (a permit on record is judged apart).
+/// documents the registry does not hold (a permit, a route's approval or a record naming
+/// one is judged apart, and then "none is on record" is not said).
 fn other_routes(profile: &Profile, c: &ConnectionFacts) -> String {
-    let permit_on_record = c.records.iter().any(|r| r.permit.is_some());
+    let permit_on_record = super::routes::any_on_record(profile, c);
     let routes: Vec<String> = profile
         .allowed_discharges
         .iter()
@@ -359,7 +370,7 @@ fn exempt(
         f.evidence.push(Evidence::Feature {
             layer: "discharge_determinations".into(),
             id: d.determination_id.clone(),
-            note: determination_words(d),
+            note: super::determinations::words(d),
         });
     }
     f.because(check.reason());
@@ -450,43 +461,29 @@ impl ExemptCheck<'_> {
         }
     }
 
-    /// Not a substantial contributor of pollutants: lost when NYSDEC or the Town has
-    /// determined it one, else taken as met (with the determinations saying it is not).
+    /// Not a substantial contributor of pollutants: lost when a body the law names has
+    /// determined it one (its latest determination for the scope), to review when another
+    /// body has or the words cannot be read, else taken as met.
     fn not_substantial_contributor(&mut self) {
-        let c = self.c;
-        let det = |want: bool| {
-            c.determinations
-                .iter()
-                .filter(|d| d.substantial_contributor == Some(want))
-                .map(determination_words)
-                .collect::<Vec<_>>()
-        };
-        let (yes, no) = (det(true), det(false));
-        if c.substantial_contributor_determined || !yes.is_empty() {
-            let which = if yes.is_empty() {
-                String::new()
-            } else {
-                format!(" ({})", yes.join("; "))
-            };
-            self.fail(
-                Verdict::Illicit,
-                format!(
-                    "NYSDEC or the Town has determined it a substantial contributor of \
-                     pollutants{which}"
-                ),
-            );
-        } else if !no.is_empty() {
+        let weighed = super::determinations::weigh(self.profile, self.c, &self.entry.citation);
+        if weighed.iter().all(|w| w.aside) {
+            let who = self
+                .profile
+                .ms4
+                .determiners
+                .as_ref()
+                .map_or("the body the law names", |d| d.authority.as_str());
             self.assumed.push(format!(
-                "determined not a substantial contributor of pollutants ({})",
-                no.join("; ")
+                "not determined a substantial contributor of pollutants (no determination by \
+                 {who} is on record in the discharge determinations)"
             ));
-        } else {
-            self.assumed.push(
-                "not determined a substantial contributor of pollutants (no \
-                 determination by NYSDEC or the Town is on record in the \
-                 discharge determinations)"
-                    .into(),
-            );
+        }
+        for w in weighed {
+            match w.verdict {
+                Verdict::Clear if w.aside => self.notes.push(w.text),
+                Verdict::Clear => self.assumed.push(w.text),
+                v => self.fail(v, w.text),
+            }
         }
     }
 
@@ -592,24 +589,6 @@ impl ExemptCheck<'_> {
             ),
         }
     }
-}
-
-/// "determination D-1 by NYSDEC on 2024-05-01, scoped to parcel P-1".
-fn determination_words(d: &super::DeterminationFacts) -> String {
-    let by = d
-        .determined_by
-        .as_deref()
-        .map(|b| format!(" by {b}"))
-        .unwrap_or_default();
-    let on = d
-        .determined_on
-        .as_deref()
-        .map(|o| format!(" on {o}"))
-        .unwrap_or_default();
-    format!(
-        "determination {}{by}{on}, scoped to {} {}",
-        d.determination_id, d.scope, d.subject
-    )
 }
 
 /// " on 2024-05-01" when the sampling date is recorded.

@@ -107,13 +107,12 @@ fn records_verdict(
             .map(|d| format!(" on {d}"))
             .unwrap_or_default();
         let plan = r.plan_ref.as_deref().unwrap_or_default();
-        let named = profile
-            .ms4
-            .approver_named(by)
-            .map(|a| format!("{a}, an approver the profile lists for {authority}"))
-            .unwrap_or_else(|| {
-                format!("taken as approval by {authority}: the profile lists no approvers")
-            });
+        let named = match profile.ms4.approver(by, &towns(profile)) {
+            NameMatch::Named(a) => {
+                format!("the whole name of {a}, an approver the profile lists for {authority}")
+            }
+            _ => format!("taken as approval by {authority}: the profile lists no approvers"),
+        };
         f.because(format!(
             "clause (2) is not met: the drain from the source {land} is documented in plan \
              {plan} and approved in record {} (approved by {by}{on}; {named})",
@@ -166,16 +165,25 @@ fn approval_problem(profile: &Profile, r: &RecordFacts) -> Option<String> {
                 .into(),
         );
     }
-    match r.approved_by.as_deref() {
-        None => Some("it does not name who approved it (approved_by)".into()),
-        Some(by) if !listed.is_empty() && profile.ms4.approver_named(by).is_none() => {
-            Some(format!(
-                "it was approved by {by:?}, who is not among the approvers the profile lists \
-                 (program setting: {})",
-                listed.join(", ")
-            ))
-        }
-        Some(_) => None,
+    let by = match r.approved_by.as_deref() {
+        None => return Some("it does not name who approved it (approved_by)".into()),
+        Some(_) if listed.is_empty() => return None,
+        Some(by) => by,
+    };
+    match profile.ms4.approver(by, &towns(profile)) {
+        NameMatch::Named(_) => None,
+        NameMatch::Contains(office) => Some(format!(
+            "it was approved by {by:?} (approved_by), which contains the words of the listed \
+             office {office:?} but is not that office's whole name for the {}: another \
+             public body whose name holds the same words is not the town's approver; \
+             what would decide: an approval by the {}'s own {office}",
+            profile.name, profile.name
+        )),
+        NameMatch::Unlisted => Some(format!(
+            "it was approved by {by:?}, who is not among the approvers the profile lists \
+             (program setting: {})",
+            listed.join(", ")
+        )),
     }
 }
 

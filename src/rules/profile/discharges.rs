@@ -96,6 +96,22 @@ pub struct AllowedEntry {
     /// Conditions of the allowance.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub conditions: Vec<DischargeCondition>,
+    /// The recorded names of the office that gives the approval (whole names, case and
+    /// punctuation ignored: "Stormwater Management Officer", "SMO"); `authority` alone
+    /// when empty. A record approved by one of them is weighed as this route.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub offices: Vec<String>,
+}
+
+impl AllowedEntry {
+    /// The names a record's approver is matched against: `offices`, else `authority`.
+    pub fn office_names(&self) -> Vec<String> {
+        if self.offices.is_empty() {
+            vec![self.authority.clone()]
+        } else {
+            self.offices.clone()
+        }
+    }
 }
 
 str_enum! {
@@ -123,10 +139,87 @@ pub struct Ms4Settings {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub missing_owner: Option<MissingOwner>,
     /// Recorded `approved_by` values that are the approving authority of clause (2) (whole
-    /// words of the value, case and punctuation ignored: "Town Engineer" matches "Town
-    /// Engineer J. Smith").
+    /// names, case and punctuation ignored, alone or qualified by the town's name: "Town
+    /// of North Castle Planning Board" matches "Planning Board", "Putnam County Planning
+    /// Board" does not and goes to review).
     #[serde(default)]
     pub approvers: Vec<String>,
+    /// Who may determine a discharge a substantial contributor of pollutants, which
+    /// withdraws an exemption (North Castle § 267-12A(1)); `None` when the law names no one
+    /// or the profile has not said, and then no determination withdraws an exemption by
+    /// itself: each goes to review.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub determiners: Option<Determiners>,
+}
+
+/// The bodies whose determination that a discharge is a substantial contributor of
+/// pollutants withdraws its exemption.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Determiners {
+    /// The law's words for them: `the Department or the municipality`.
+    pub authority: String,
+    /// Where the law names them: `§ 267-12A(1)`.
+    pub citation: String,
+    /// Recorded `determined_by` values that are those bodies (whole names, case and
+    /// punctuation ignored; "the Town's" or "of the Town" qualifiers allowed, see
+    /// [`whole_name`]).
+    pub names: Vec<String>,
+}
+
+/// How a recorded name (an approver, a determining body) stands against a list of the
+/// town's offices.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NameMatch<'a> {
+    /// The whole name of a listed office (alone, or qualified by the town's name).
+    Named(&'a str),
+    /// It contains a listed office's words but names some other body ("Putnam County
+    /// Planning Board" against "Planning Board").
+    Contains(&'a str),
+    /// Nothing listed.
+    Unlisted,
+}
+
+/// Matches `value` against `names` as whole names: equal after normalising, or one of
+/// them qualified by one of `towns` ("Town of North Castle Planning Board", "Planning
+/// Board of the Town of North Castle", "North Castle's Planning Board"). A value holding a
+/// name's words in any other company is [`NameMatch::Contains`]: another public body (a
+/// county's board, a state department) whose name shares the words is not the town's.
+pub fn whole_name<'a>(value: &str, names: &'a [String], towns: &[&str]) -> NameMatch<'a> {
+    let norm = super::land_use::normalise_words;
+    let v = norm(value);
+    let v = v.strip_prefix("the ").unwrap_or(&v).to_string();
+    if v.is_empty() {
+        return NameMatch::Unlisted;
+    }
+    let towns: Vec<String> = towns
+        .iter()
+        .map(|t| norm(t))
+        .filter(|t| !t.is_empty())
+        .collect();
+    let mut contains = None;
+    for name in names {
+        let n = norm(name);
+        if n.is_empty() {
+            continue;
+        }
+        let qualified = towns.iter().any(|t| {
+            [
+                format!("{t} {n}"),
+                format!("{t} s {n}"),
+                format!("{n} of {t}"),
+                format!("{n} of the {t}"),
+            ]
+            .contains(&v)
+        });
+        if v == n || qualified {
+            return NameMatch::Named(name);
+        }
+        if contains.is_none() && format!(" {v} ").contains(&format!(" {n} ")) {
+            contains = Some(name.as_str());
+        }
+    }
+    contains.map_or(NameMatch::Unlisted, NameMatch::Contains)
 }
 
 impl Ms4Settings {
@@ -145,15 +238,9 @@ impl Ms4Settings {
                 .any(|t| super::land_use::normalise_words(t) == o)
     }
 
-    /// The listed approver a recorded `approved_by` names, if any.
-    pub fn approver_named(&self, approved_by: &str) -> Option<&str> {
-        let text = format!(" {} ", super::land_use::normalise_words(approved_by));
-        self.approvers
-            .iter()
-            .find(|a| {
-                let w = super::land_use::normalise_words(a);
-                !w.is_empty() && text.contains(&format!(" {w} "))
-            })
-            .map(String::as_str)
+    /// How a recorded `approved_by` stands against the listed approvers, as a whole name
+    /// of one of them for the town named by `towns` (see [`whole_name`]).
+    pub fn approver(&self, approved_by: &str, towns: &[&str]) -> NameMatch<'_> {
+        whole_name(approved_by, &self.approvers, towns)
     }
 }

@@ -139,6 +139,25 @@ str_enum! {
         ExemptDischargeKinds = "exempt_discharge_kinds",
         /// What counts as the MS4.
         Ms4Definition = "ms4_definition",
+        /// The registry's recipe for flagging a connection illicit (the catalogue's
+        /// `shared.registry.flag_illicit_connection`), cited with the town's own sections:
+        /// the id may be shared between towns, the citation is each town's.
+        FlagIllicitConnection = "flag_illicit_connection",
+        /// The notice of violation ordering compliance: the orders it may make and the
+        /// deadline it must set where abatement or restoration is required.
+        NoticeOfViolation = "notice_of_violation",
+        /// The right to appeal a notice, which the notice states.
+        NoticeAppeal = "notice_appeal",
+        /// A written notice giving a period to correct the violation or submit a plan
+        /// (a town whose law has a citation procedure, like Windsor's (b)(1)).
+        WrittenNotice = "written_notice",
+        /// The citation and its fine per violation, with what it must state.
+        Citation = "citation",
+        /// The notice a citation carries that each further period of noncompliance is a
+        /// new violation and a new fine.
+        ContinuingViolation = "continuing_violation",
+        /// The period within which a fine must be paid.
+        FinePayment = "fine_payment",
     }
 }
 
@@ -211,7 +230,27 @@ const ILLICIT_MODEL: &[Role] = &[
     Role::SewageLine,
     Role::ExemptDischargeKinds,
     Role::Ms4Definition,
+    Role::FlagIllicitConnection,
 ];
+
+/// The roles of a model-ordinance town's notice of violation: a town whose profile maps
+/// them (both, with `[wording.notice]`) prints its notice; one that maps neither is told
+/// its profile names no notice, never given another town's.
+pub const NOTICE: &[Role] = &[Role::NoticeOfViolation, Role::NoticeAppeal];
+
+/// The roles of a citation procedure (a written notice, then a citation with its fine):
+/// a model-ordinance town whose law has one maps all four, and its notices then include
+/// the written notice and the citation; a town that maps none has the notice of
+/// violation only.
+pub const CITATION_PROCEDURE: &[Role] = &[
+    Role::WrittenNotice,
+    Role::Citation,
+    Role::ContinuingViolation,
+    Role::FinePayment,
+];
+
+/// The code that writes the notices.
+const NOTICE_CODE: &[&str] = &["ms4::idde::notice"];
 
 impl Role {
     /// The module paths of the code that decides this role.
@@ -312,6 +351,9 @@ impl Role {
             Role::SewageLine => &["ms4::rules::illicit"],
             Role::ExemptDischargeKinds => &["ms4::rules::illicit"],
             Role::Ms4Definition => &["ms4::rules::illicit::status"],
+            Role::FlagIllicitConnection => &["ms4::rules::illicit"],
+            Role::NoticeOfViolation | Role::NoticeAppeal | Role::WrittenNotice => NOTICE_CODE,
+            Role::Citation | Role::ContinuingViolation | Role::FinePayment => NOTICE_CODE,
         }
     }
 }
@@ -417,40 +459,61 @@ pub struct ExemptionCutoff {
     pub effective_date: chrono::NaiveDate,
     /// Whether that date is confirmed (`confirmed = true`).
     pub confirmed: bool,
+    /// The day the law was adopted, as its history states (`adopted = "2007-12-19"`), when
+    /// the profile gives it. A law takes effect no earlier than the day it is adopted, so
+    /// an approval on or before that day is on or before the effective date whatever the
+    /// unconfirmed effective date turns out to be.
+    pub adopted: Option<chrono::NaiveDate>,
 }
 
 impl ExemptionCutoff {
     /// The AMB id whose setting this is.
     pub const AMB: &'static str = "AMB-14";
 
-    /// Reads the setting `{ effective_date = "YYYY-MM-DD", confirmed = BOOL }`; the error
-    /// says which key is missing, misspelt or of the wrong type.
+    /// Reads the setting `{ effective_date = "YYYY-MM-DD", confirmed = BOOL, adopted =
+    /// "YYYY-MM-DD" }` (`adopted` optional); the error says which key is missing, misspelt
+    /// or of the wrong type, or that a confirmed effective date falls before adoption.
     pub fn from_setting(setting: &super::AssumptionValue) -> Result<Self, String> {
         let super::AssumptionValue::Table(table) = setting else {
             return Err(
-                "expected { effective_date = \"YYYY-MM-DD\", confirmed = true | false }".into(),
+                "expected { effective_date = \"YYYY-MM-DD\", confirmed = true | false, adopted = \"YYYY-MM-DD\" }".into(),
             );
         };
         if let Some(other) = table
             .keys()
-            .find(|k| !matches!(k.as_str(), "effective_date" | "confirmed"))
+            .find(|k| !matches!(k.as_str(), "effective_date" | "confirmed" | "adopted"))
         {
             return Err(format!(
-                "unknown key {other:?}, expected effective_date and confirmed"
+                "unknown key {other:?}, expected effective_date, confirmed and adopted"
             ));
         }
-        let effective_date = match table.get("effective_date").and_then(|v| v.as_str()) {
-            Some(text) => chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d")
-                .map_err(|_| format!("effective_date {text:?} is not a date written YYYY-MM-DD"))?,
-            None => return Err("effective_date is missing: give it as \"YYYY-MM-DD\"".into()),
+        let date = |key: &str| -> Result<Option<chrono::NaiveDate>, String> {
+            match table.get(key) {
+                None => Ok(None),
+                Some(v) => {
+                    let text = v.as_str().unwrap_or_default();
+                    chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d")
+                        .map(Some)
+                        .map_err(|_| format!("{key} {text:?} is not a date written YYYY-MM-DD"))
+                }
+            }
         };
+        let effective_date = date("effective_date")?
+            .ok_or_else(|| "effective_date is missing: give it as \"YYYY-MM-DD\"".to_string())?;
+        let adopted = date("adopted")?;
         let confirmed = table
             .get("confirmed")
             .and_then(|v| v.as_bool())
             .ok_or_else(|| "confirmed is missing: give true or false".to_string())?;
+        if let Some(a) = adopted.filter(|a| confirmed && *a > effective_date) {
+            return Err(format!(
+                "the confirmed effective_date {effective_date} is before adopted {a}: a law takes effect no earlier than its adoption"
+            ));
+        }
         Ok(ExemptionCutoff {
             effective_date,
             confirmed,
+            adopted,
         })
     }
 }

@@ -34,12 +34,37 @@ pub struct IddeSettings {
     /// period, cited); without it the report lists the start as an open fact.
     #[serde(default)]
     pub reporting_year_source: Option<String>,
+    /// Whether `reporting_year_source` is the permit's own text, read; `false` (a
+    /// secondary source, or none), the report lists the start as an open fact.
+    #[serde(default)]
+    pub reporting_year_confirmed: bool,
+    /// The day the annual report is due, `MM-DD`: the first such day after the reporting
+    /// year's last day. `None`, the report states no due date and says so.
+    #[serde(default)]
+    pub reporting_year_due: Option<String>,
+    /// Where the due date comes from, cited.
+    #[serde(default)]
+    pub reporting_year_due_source: Option<String>,
+    /// Whether `reporting_year_due_source` is the permit's own text, read; `false`, the
+    /// report lists the due date as an open fact.
+    #[serde(default)]
+    pub reporting_year_due_confirmed: bool,
     /// The offices the law names as acting in enforcement (`Town Manager`, `Stormwater
     /// Management Officer`): what an action's `by` may name. The first is the office a
-    /// logged action is taken to be by when it names none. Empty (a profile that lists
-    /// none), `by` is any name of printable text.
+    /// logged action of a kind `acts` does not list is taken to be by when it names
+    /// none. Empty (a profile that lists none), `by` must be given, any name of printable
+    /// text: who recorded an action is never taken for who acted.
     #[serde(default)]
     pub offices: Vec<String>,
+    /// Per kind of action, the offices the law gives it, with the clause: an action of a
+    /// kind listed here is by one of its offices (left out, the first), any other is
+    /// refused naming them. A kind may have several rows (one per clause).
+    #[serde(default)]
+    pub acts: Vec<ActOffices>,
+    /// Actions the law bars against some respondents (Windsor: no written notice and no
+    /// fine against the State), and whether fines accrue against them.
+    #[serde(default)]
+    pub immunities: Vec<Immunity>,
     /// Whether a period of days that ends on a Saturday, Sunday or holiday runs to the
     /// next business day (N.Y. Gen. Constr. Law § 25-a); `false`, it ends where it is
     /// counted to.
@@ -159,7 +184,13 @@ impl Default for IddeSettings {
             dry_weather_source: None,
             reporting_year_start: default_year_start(),
             reporting_year_source: None,
+            reporting_year_confirmed: false,
+            reporting_year_due: None,
+            reporting_year_due_source: None,
+            reporting_year_due_confirmed: false,
             offices: Vec::new(),
+            acts: Vec::new(),
+            immunities: Vec::new(),
             periods_roll_to_business_day: false,
             periods_roll_source: None,
             holidays: Vec::new(),
@@ -169,6 +200,49 @@ impl Default for IddeSettings {
             land_development_notice: None,
         }
     }
+}
+
+/// An action the law gives to named offices: `kind` is by one of `offices` ([idde]
+/// `offices`, as the profile spells them), under `citation`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ActOffices {
+    /// The kind of action.
+    pub kind: crate::domain::ActionKind,
+    /// The offices the law gives it, the one an action names none of first.
+    pub offices: Vec<String>,
+    /// The clause that gives it.
+    pub citation: String,
+}
+
+/// Actions a law bars against some respondents: against a respondent of one of `kinds`
+/// (or, with `acting_for_state`, a State official or employee acting within the scope of
+/// employment), an action of a kind in `refuses` is refused naming the clause, and with
+/// `fines_accrue = false` no fine accrues.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Immunity {
+    /// The rule id (catalogue).
+    pub rule: String,
+    /// The clause.
+    pub citation: String,
+    /// The law's words.
+    pub text: String,
+    /// The kinds of respondent it covers (`state`).
+    pub kinds: Vec<crate::domain::enforcement::RespondentKind>,
+    /// It also covers a person acting for the State within the scope of employment.
+    #[serde(default)]
+    pub acting_for_state: bool,
+    /// The kinds of action it bars.
+    #[serde(default)]
+    pub refuses: Vec<crate::domain::ActionKind>,
+    /// Whether a fine accrues against them (`false`: none does).
+    #[serde(default = "accrues")]
+    pub fines_accrue: bool,
+}
+
+fn accrues() -> bool {
+    true
 }
 
 /// A holiday: a fixed date (`month`, `day`), the `nth` `weekday` of a month (`nth = -1`
@@ -309,10 +383,15 @@ fn parse_weekday(s: &str) -> Option<Weekday> {
 
 /// One deadline of the law. It starts at an action (`trigger`, an action kind logged on
 /// the case) or when another step expires (`after`, that step's rule id), and runs for
-/// `hours`, `days` or `business_days`. `mail_business_days` are allowed for delivery
-/// first when the triggering action was served by mail. An action of a `met_by` kind on
-/// or after the start meets it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// `hours`, `days` or `business_days`, or ends on the day the trigger action itself sets
+/// (`due_on_trigger_deadline`: a notice's deadline for abatement). `mail_business_days`
+/// are allowed for delivery first when the triggering action was served by mail, whole
+/// days: the period commences at 00:00 after the last of them; `from_receipt` counts
+/// from the day the trigger was received instead (hand delivery: its day; mail: its
+/// `received_on`, else an open fact). An action of a `met_by` kind on or after the
+/// trigger meets it. `suspended_by`, `resumed_by` and `moot_by` follow a contest of it
+/// (a hearing, an appeal).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DeadlineStep {
     /// The rule id (catalogue).
@@ -355,13 +434,47 @@ pub struct DeadlineStep {
     /// Still owed after the case closes (a fine's payment); other steps are then moot.
     #[serde(default)]
     pub survives_closure: bool,
+    /// The period runs "from receipt" of the trigger: a hand delivery's day, a mailed
+    /// one's `received_on` (without it the deadline is an open fact, never counted from
+    /// the mailing).
+    #[serde(default)]
+    pub from_receipt: bool,
+    /// The due day is the trigger action's own `deadline` (the notice's deadline for
+    /// abatement or restoration); a trigger without one makes it an open fact.
+    #[serde(default)]
+    pub due_on_trigger_deadline: bool,
+    /// With `after`: an action kind (a written plan for correction) whose `deadline`, the
+    /// end of the period it agreed, starts this step instead of the earlier step's expiry
+    /// when one is logged; a plan without a deadline makes it an open fact.
+    #[serde(default)]
+    pub plan: Option<String>,
+    /// Actions that suspend it while no `resumed_by` or `moot_by` action follows (a
+    /// hearing requested on a contested fine, an appeal filed).
+    #[serde(default)]
+    pub suspended_by: Vec<String>,
+    /// Actions that end a suspension with the step still owed (a decision upholding).
+    #[serde(default)]
+    pub resumed_by: Vec<String>,
+    /// After a resuming action, the step runs this many business days from it.
+    #[serde(default)]
+    pub resumed_business_days: Option<u32>,
+    /// After a resuming action, what the law the registry lacks must say: the step is an
+    /// open fact in these words.
+    #[serde(default)]
+    pub resumed_open_fact: Option<String>,
+    /// Actions after which nothing is owed (a decision reversing the officer).
+    #[serde(default)]
+    pub moot_by: Vec<String>,
 }
 
 /// One fine of the law: `amount` per violation at the triggering action, and again for
-/// each further `per_hours` / `per_days` / `per_weeks` until an action of a `stops_at`
-/// kind. `maximum` says the amount is a ceiling the law lets a court or board set below:
-/// the accrued figure is then "up to".
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// each further `per_hours` / `per_days` until an action of a `stops_at` kind. One stream
+/// per violation: a later trigger naming the same `violation` (or none) while a stream
+/// runs adds nothing. A violator's `report` confirmed by a later `confirmed_by` action
+/// stops it at the report; an unconfirmed one leaves the rest pending. A `void_at`
+/// action (a decision reversing the officer) voids it. `maximum` says the amount is a
+/// ceiling the law lets a court or board set below: the accrued figure is then "up to".
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FineStep {
     /// The rule id (catalogue).
@@ -384,6 +497,22 @@ pub struct FineStep {
     /// Action kinds after which no more accrues.
     #[serde(default)]
     pub stops_at: Vec<String>,
+    /// The violator's report of compliance (`compliance_report`): with a later
+    /// `confirmed_by` action, accrual stops at the report, not at the confirmation.
+    #[serde(default)]
+    pub report: Option<String>,
+    /// Actions that confirm a report (`reinspection:corrected`).
+    #[serde(default)]
+    pub confirmed_by: Vec<String>,
+    /// Actions that refute a report (`reinspection:not_corrected`): accrual runs on.
+    #[serde(default)]
+    pub refuted_by: Vec<String>,
+    /// Actions that void the fine (a decision reversing the officer): nothing accrued.
+    #[serde(default)]
+    pub void_at: Vec<String>,
+    /// The reading this fine takes where the law is open, as the answer shows it.
+    #[serde(default)]
+    pub assumption: Option<String>,
 }
 
 /// Checks `[idde]`; keys are named as the file spells them.
@@ -395,16 +524,56 @@ pub(super) fn validate(s: &IddeSettings) -> Result<(), Issue> {
             format!("{} is not a number of hours", s.dry_weather_hours),
         );
     }
-    if year_start(&s.reporting_year_start).is_none() {
-        return fail(
-            "idde.reporting_year_start".into(),
-            format!("{:?} is not a month and day, MM-DD", s.reporting_year_start),
-        );
-    }
+    validate_reporting_year(s)?;
     validate_holidays(s)?;
     validate_deadlines(s)?;
     validate_fines(s)?;
+    validate_acts(s)?;
+    validate_immunities(s)?;
     validate_ld_notice(s)
+}
+
+/// The reporting year's start and the report's due date are days every year has, and
+/// neither is called confirmed without the source it was read in.
+fn validate_reporting_year(s: &IddeSettings) -> Result<(), Issue> {
+    let fail = |key: &str, message: String| {
+        Err(Issue {
+            key: format!("idde.{key}"),
+            message,
+        })
+    };
+    if year_start(&s.reporting_year_start).is_none() {
+        return fail(
+            "reporting_year_start",
+            format!("{:?} is not a month and day, MM-DD", s.reporting_year_start),
+        );
+    }
+    if let Some(due) = &s.reporting_year_due {
+        if year_start(due).is_none() {
+            return fail(
+                "reporting_year_due",
+                format!("{due:?} is not a month and day, MM-DD"),
+            );
+        }
+    }
+    let unsourced = |src: &Option<String>| src.as_deref().is_none_or(|t| t.trim().is_empty());
+    if s.reporting_year_confirmed && unsourced(&s.reporting_year_source) {
+        return fail(
+            "reporting_year_confirmed",
+            "is true but reporting_year_source names no source it was read in".into(),
+        );
+    }
+    if s.reporting_year_due_confirmed
+        && (s.reporting_year_due.is_none() || unsourced(&s.reporting_year_due_source))
+    {
+        return fail(
+            "reporting_year_due_confirmed",
+            "is true but reporting_year_due and reporting_year_due_source do not both say \
+             what was read where"
+                .into(),
+        );
+    }
+    Ok(())
 }
 
 /// Each holiday is one of the shapes a day can be given in.
@@ -456,11 +625,15 @@ fn validate_deadlines(s: &IddeSettings) -> Result<(), Issue> {
             d.hours.is_some(),
             d.days.is_some(),
             d.business_days.is_some(),
+            d.due_on_trigger_deadline,
         ];
         if lengths.iter().filter(|x| **x).count() != 1 {
             return fail(
                 key,
-                format!("{}: give one of hours, days or business_days", d.rule),
+                format!(
+                    "{}: give one of hours, days, business_days or due_on_trigger_deadline",
+                    d.rule
+                ),
             );
         }
         match (&d.trigger, &d.after) {
@@ -491,6 +664,105 @@ fn validate_deadlines(s: &IddeSettings) -> Result<(), Issue> {
         for (j, m) in d.met_by.iter().enumerate() {
             action_word(format!("{key}.met_by[{j}]"), &d.rule, m)?;
         }
+        validate_step_options(&key, d)?;
+    }
+    Ok(())
+}
+
+/// The options that say where a step starts and how a contest changes it: each needs
+/// what it works from, and two that would say the same thing differently are refused.
+fn validate_step_options(key: &str, d: &DeadlineStep) -> Result<(), Issue> {
+    let fail = |field: &str, message: String| {
+        Err(Issue {
+            key: format!("{key}.{field}"),
+            message: format!("{}: {message}", d.rule),
+        })
+    };
+    let starts = [
+        ("due_on_trigger_deadline", d.due_on_trigger_deadline),
+        ("from_receipt", d.from_receipt),
+        ("mail_business_days", d.mail_business_days.is_some()),
+    ];
+    for (field, set) in starts {
+        if set && d.trigger.is_none() {
+            return fail(field, "needs a trigger (an action to count from)".into());
+        }
+    }
+    if starts.iter().filter(|(_, set)| *set).count() > 1 {
+        let (field, _) = starts.iter().rev().find(|(_, set)| *set).expect("one set");
+        return fail(
+            field,
+            "give one of due_on_trigger_deadline, from_receipt or mail_business_days: each says when the period starts".into(),
+        );
+    }
+    if let Some(p) = &d.plan {
+        if d.after.is_none() {
+            return fail(
+                "plan",
+                "needs after (the step whose expiry a plan replaces)".into(),
+            );
+        }
+        action_word(format!("{key}.plan"), &d.rule, p)?;
+    }
+    for (field, words) in [
+        ("suspended_by", &d.suspended_by),
+        ("resumed_by", &d.resumed_by),
+        ("moot_by", &d.moot_by),
+    ] {
+        for (j, w) in words.iter().enumerate() {
+            action_word(format!("{key}.{field}[{j}]"), &d.rule, w)?;
+        }
+    }
+    if !d.resumed_by.is_empty() && d.suspended_by.is_empty() {
+        return fail(
+            "resumed_by",
+            "needs suspended_by (what it resumes from)".into(),
+        );
+    }
+    let afters = [
+        d.resumed_business_days.is_some(),
+        d.resumed_open_fact.is_some(),
+    ];
+    match (
+        d.resumed_by.is_empty(),
+        afters.iter().filter(|x| **x).count(),
+    ) {
+        (false, 1) | (true, 0) => {}
+        (false, _) => {
+            return fail(
+                "resumed_by",
+                "give one of resumed_business_days or resumed_open_fact: what is owed after it"
+                    .into(),
+            )
+        }
+        (true, _) => {
+            let field = if d.resumed_business_days.is_some() {
+                "resumed_business_days"
+            } else {
+                "resumed_open_fact"
+            };
+            return fail(field, "needs resumed_by (the action it follows)".into());
+        }
+    }
+    if let Some(n) = d.resumed_business_days {
+        if n > super::bounds::MAX_BUSINESS_DAYS {
+            return fail(
+                "resumed_business_days",
+                format!(
+                    "{n} is over the {} business days a period may run",
+                    super::bounds::MAX_BUSINESS_DAYS
+                ),
+            );
+        }
+    }
+    if d.resumed_open_fact
+        .as_deref()
+        .is_some_and(|t| t.trim().is_empty())
+    {
+        return fail(
+            "resumed_open_fact",
+            "is empty: say what is not known".into(),
+        );
     }
     Ok(())
 }
@@ -525,9 +797,17 @@ fn validate_fines(s: &IddeSettings) -> Result<(), Issue> {
             );
         }
         action_word(format!("idde.fines[{i}].trigger"), &f.rule, &f.trigger)?;
-        for (j, w) in f.stops_at.iter().enumerate() {
-            action_word(format!("idde.fines[{i}].stops_at[{j}]"), &f.rule, w)?;
+        for (field, words) in [
+            ("stops_at", &f.stops_at),
+            ("confirmed_by", &f.confirmed_by),
+            ("refuted_by", &f.refuted_by),
+            ("void_at", &f.void_at),
+        ] {
+            for (j, w) in words.iter().enumerate() {
+                action_word(format!("idde.fines[{i}].{field}[{j}]"), &f.rule, w)?;
+            }
         }
+        validate_report(i, f)?;
     }
     for (i, p) in s.penalty_tiers.iter().enumerate() {
         let key = format!("idde.penalty_tiers[{i}]");
@@ -550,6 +830,115 @@ fn validate_fines(s: &IddeSettings) -> Result<(), Issue> {
                     ),
                 );
             }
+        }
+    }
+    Ok(())
+}
+
+/// A violator's report stops a fine only when something can confirm it; what confirms
+/// or refutes a report means nothing without one.
+fn validate_report(i: usize, f: &FineStep) -> Result<(), Issue> {
+    let fail = |field: &str, message: &str| {
+        Err(Issue {
+            key: format!("idde.fines[{i}].{field}"),
+            message: format!("{}: {message}", f.rule),
+        })
+    };
+    match &f.report {
+        Some(r) => {
+            action_word(format!("idde.fines[{i}].report"), &f.rule, r)?;
+            if f.confirmed_by.is_empty() {
+                return fail(
+                    "confirmed_by",
+                    "a report needs confirmed_by: the action that confirms it",
+                );
+            }
+        }
+        None if !f.confirmed_by.is_empty() => {
+            return fail("confirmed_by", "needs report: the action it confirms")
+        }
+        None if !f.refuted_by.is_empty() => {
+            return fail("refuted_by", "needs report: the action it refutes")
+        }
+        None => {}
+    }
+    Ok(())
+}
+
+/// Each act names offices of `[idde] offices` (a misspelt office would refuse every
+/// action of its kind) and a clause, and is an act of the Town, not of the respondent.
+fn validate_acts(s: &IddeSettings) -> Result<(), Issue> {
+    let fail = |key: String, message: String| Err(Issue { key, message });
+    for (i, a) in s.acts.iter().enumerate() {
+        let key = format!("idde.acts[{i}]");
+        if a.kind.is_respondents() || a.kind == crate::domain::ActionKind::Eliminated {
+            return fail(
+                format!("{key}.kind"),
+                format!(
+                    "a {} is not an office's act (the respondent's, or logged by the closing)",
+                    a.kind
+                ),
+            );
+        }
+        if a.offices.is_empty() {
+            return fail(
+                format!("{key}.offices"),
+                format!("{}: name the offices the law gives it", a.kind),
+            );
+        }
+        for (j, o) in a.offices.iter().enumerate() {
+            if !s.offices.contains(o) {
+                return fail(
+                    format!("{key}.offices[{j}]"),
+                    format!(
+                        "{o:?} is not one of [idde] offices ({})",
+                        s.offices.join(", ")
+                    ),
+                );
+            }
+        }
+        if a.citation.trim().is_empty() {
+            return fail(
+                format!("{key}.citation"),
+                format!("{}: no citation", a.kind),
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Each immunity covers a known kind of respondent, bars something, and cites its clause.
+fn validate_immunities(s: &IddeSettings) -> Result<(), Issue> {
+    use crate::domain::enforcement::RespondentKind;
+    let fail = |key: String, message: String| Err(Issue { key, message });
+    for (i, m) in s.immunities.iter().enumerate() {
+        let key = format!("idde.immunities[{i}]");
+        if m.kinds.is_empty() || m.kinds.contains(&RespondentKind::Unknown) {
+            return fail(
+                format!("{key}.kinds"),
+                format!(
+                    "{}: name the kinds of respondent it covers (not unknown: an unknown respondent is flagged, never taken as one)",
+                    m.rule
+                ),
+            );
+        }
+        if m.refuses.is_empty() && m.fines_accrue {
+            return fail(
+                key,
+                format!("{}: give refuses, or fines_accrue = false", m.rule),
+            );
+        }
+        if let Some(k) = m.refuses.iter().find(|k| k.is_respondents()) {
+            return fail(
+                format!("{key}.refuses"),
+                format!("{}: a {k} is the respondent's own act", m.rule),
+            );
+        }
+        if m.citation.trim().is_empty() || m.text.trim().is_empty() {
+            return fail(
+                key,
+                format!("{}: give the citation and the law's words", m.rule),
+            );
         }
     }
     Ok(())
@@ -696,10 +1085,7 @@ mod tests {
             hours: None,
             days: None,
             business_days: None,
-            met_by: vec![],
-            assumption: None,
-            window: false,
-            survives_closure: false,
+            ..DeadlineStep::default()
         });
         let e = validate(&s).unwrap_err();
         assert_eq!(e.key, "idde.deadlines[0]");

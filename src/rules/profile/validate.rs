@@ -153,14 +153,17 @@ fn family(p: &Profile) -> Check {
                 format!(
                     "the {} family decides this role: name the rule of this town that plays it",
                     match role.decided_in().first() {
-                        Some(m) if m.contains("illicit") => p.family.illicit_discharge.as_str(),
+                        Some(m) if m.contains("illicit") || m.contains("idde") => {
+                            p.family.illicit_discharge.as_str()
+                        }
                         _ => p.family.land_development.as_str(),
                     }
                 ),
             )?;
         }
     }
-    wording(p)
+    wording(p)?;
+    super::wording::notice_check(p)
 }
 
 /// The words the family's text quotes: each one its code uses is given, as plain text.

@@ -50,6 +50,177 @@ pub struct Wording {
     /// (`7A(5)`) to the town's own reference (`§ 12-9(e)`).
     #[serde(default)]
     pub clauses: BTreeMap<String, String>,
+    /// The words of the town's notice sections that the family's notices quote.
+    #[serde(default)]
+    pub notice: NoticeWording,
+}
+
+str_enum! {
+    /// An order the model ordinance lets a notice of violation make ("may require without
+    /// limitation"): the family's code knows which one requires a deadline (abatement).
+    pub enum NoticeOrder("notice order") {
+        /// The performance of monitoring, analyses and reporting.
+        Monitoring = "monitoring",
+        /// The elimination of illicit connections or discharges.
+        Elimination = "elimination",
+        /// That violating discharges, practices or operations cease and desist.
+        CeaseAndDesist = "cease_and_desist",
+        /// The abatement or remediation of hazards and the restoration of affected property:
+        /// the notice must then set a deadline and advise of the work done at the
+        /// violator's expense.
+        Abatement = "abatement",
+        /// Payment of a fine (North Castle A(1)(e)).
+        Fine = "fine",
+        /// The implementation of source control or treatment BMPs.
+        Bmps = "bmps",
+    }
+}
+
+/// One order of the town's list, in its law's words.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NoticeOrderText {
+    /// Which order it is.
+    pub key: NoticeOrder,
+    /// The law's words.
+    pub text: String,
+    /// Its clause: `A(1)(c)`.
+    pub clause: String,
+}
+
+/// `[wording.notice]`: what the family's notices quote from the town's notice sections.
+/// The rule ids and citations come from `[roles]` (`notice_of_violation`, `notice_appeal`,
+/// and for a citation procedure `written_notice`, `citation`, `continuing_violation`,
+/// `fine_payment`); the periods and amounts from `[idde]`'s steps of those rules.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NoticeWording {
+    /// The office that orders compliance by notice of violation: `Town Engineer`.
+    #[serde(default)]
+    pub issuer: String,
+    /// The orders the law lets the notice make, in the law's order.
+    #[serde(default)]
+    pub orders: Vec<NoticeOrderText>,
+    /// The clause requiring the abatement deadline and the advice: `A(2)`.
+    #[serde(default)]
+    pub abatement_clause: String,
+    /// The right to appeal in the law's words, as the notice advises it.
+    #[serde(default)]
+    pub appeal: String,
+    /// The office that issues the written notice and the citation, and receives a
+    /// written plan for correction: `Town Manager`.
+    #[serde(default)]
+    pub manager: String,
+    /// How uncontested fines are paid, in the law's words: `made payable to the Town of
+    /// Windsor and shall be received by the Town Manager`.
+    #[serde(default)]
+    pub payment: String,
+    /// What the continuing violation runs after, in the law's words: `the time period
+    /// specified in subsection (b)`.
+    #[serde(default)]
+    pub continuing_after: String,
+    /// The Town's address for remittance of fines. The law may not give it: the profile
+    /// then holds it as a setting the Town edits, and a citation printed without it says
+    /// it is missing.
+    #[serde(default)]
+    pub remittance_address: Option<String>,
+    /// Where the remittance address comes from (the law, or the Town's setting).
+    #[serde(default)]
+    pub remittance_address_source: Option<String>,
+}
+
+impl NoticeWording {
+    /// The town's words for an order, if its law lists it.
+    pub fn order(&self, key: NoticeOrder) -> Option<&NoticeOrderText> {
+        self.orders.iter().find(|o| o.key == key)
+    }
+}
+
+/// Whether the profile maps a group of roles; `Err` naming the first missing when it maps
+/// some of them only.
+fn all_or_none(
+    p: &super::Profile,
+    group: &[Role],
+    what: &str,
+) -> Result<bool, super::issue::Issue> {
+    let mapped = group.iter().filter(|r| p.roles.contains_key(r)).count();
+    if mapped == 0 {
+        return Ok(false);
+    }
+    match group.iter().find(|r| !p.roles.contains_key(r)) {
+        Some(missing) => Err(super::issue::Issue {
+            key: format!("roles.{missing}"),
+            message: format!(
+                "{what} maps {}, all of them: name the rule of this town that plays this one",
+                group
+                    .iter()
+                    .map(|r| r.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        }),
+        None => Ok(true),
+    }
+}
+
+/// Checks `[wording.notice]` against the roles: a model-ordinance town gives the words its
+/// notice of violation quotes, each order once; a town with a citation procedure maps all
+/// of its roles (or none) and gives the words the written notice and citation quote.
+pub(super) fn notice_check(p: &super::Profile) -> super::issue::Check {
+    use super::issue::fail;
+    let n = &p.wording.notice;
+    all_or_none(p, super::family::NOTICE, "a notice of violation")?;
+    if !p.roles.contains_key(&Role::NoticeOfViolation) {
+        return Ok(());
+    }
+    for (key, value) in [
+        ("issuer", &n.issuer),
+        ("abatement_clause", &n.abatement_clause),
+        ("appeal", &n.appeal),
+    ] {
+        if value.trim().is_empty() {
+            fail(
+                format!("wording.notice.{key}"),
+                "the model-ordinance family's notice of violation quotes this: give the town's own text",
+            )?;
+        }
+    }
+    if n.orders.is_empty() {
+        fail(
+            "wording.notice.orders",
+            "give the orders the town's law lets a notice of violation make, in its words",
+        )?;
+    }
+    for (i, o) in n.orders.iter().enumerate() {
+        if n.orders[..i].iter().any(|e| e.key == o.key) {
+            fail(
+                format!("wording.notice.orders[{i}].key"),
+                format!("{} is listed twice", o.key),
+            )?;
+        }
+        if o.text.trim().is_empty() || o.clause.trim().is_empty() {
+            fail(
+                format!("wording.notice.orders[{i}]"),
+                format!("{}: give the law's words and the clause", o.key),
+            )?;
+        }
+    }
+    if !all_or_none(p, super::family::CITATION_PROCEDURE, "a citation procedure")? {
+        return Ok(());
+    }
+    for (key, value) in [
+        ("manager", &n.manager),
+        ("payment", &n.payment),
+        ("continuing_after", &n.continuing_after),
+    ] {
+        if value.trim().is_empty() {
+            fail(
+                format!("wording.notice.{key}"),
+                "the citation procedure's notices quote this: give the town's own text",
+            )?;
+        }
+    }
+    Ok(())
 }
 
 impl Wording {

@@ -165,7 +165,7 @@ fn exemptions_the_facts_decide(
     assert_eq!(d.land_development_activity.result, lda, "{id} {f:?}");
     assert_eq!(
         d.exempt.result,
-        exempt,
+        Some(exempt),
         "{id} {f:?}: {}",
         reasons(&d.exempt)
     );

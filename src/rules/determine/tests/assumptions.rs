@@ -119,14 +119,20 @@ fn check(id: &str, amb: &str) {
             let c1 = d.conditions.unwrap().condition_one;
             assert!(c1.reasons.iter().any(|r| r.contains("2022 list cycle")));
         }
-        // Exemption cut-off dates: Carmel's is the law's; North Castle's awaits confirmation.
+        // Exemption cut-off dates: Carmel's is the law's; North Castle's effective date
+        // awaits confirmation, so a plat before its adoption is exempt in both towns and
+        // one after North Castle's adoption depends on the effective date there.
         "AMB-14" => {
-            let f = ProjectFacts {
-                plat_approved_on: chrono::NaiveDate::from_ymd_opt(2007, 1, 1),
+            let plat = |y, m, d| ProjectFacts {
+                plat_approved_on: chrono::NaiveDate::from_ymd_opt(y, m, d),
                 ..facts(sqft(6_000.0))
             };
-            let d = run(id, &f, &unlisted_water());
-            assert_eq!(d.exempt.result, id == CARMEL);
+            let d = run(id, &plat(2007, 1, 1), &unlisted_water());
+            assert_eq!(d.exempt.result, Some(true));
+            assert!(!d.open_facts.iter().any(|o| o.contains("AMB-14")));
+            let d = run(id, &plat(2008, 1, 2), &unlisted_water());
+            let want = if id == NC { None } else { Some(true) };
+            assert_eq!(d.exempt.result, want);
             assert_eq!(d.open_facts.iter().any(|o| o.contains("AMB-14")), id == NC);
         }
         // Seven calendar days; the storm window of 24 hours (Carmel).

@@ -43,7 +43,7 @@ fn carmel_conditions_two_and_three_split_at_one_and_five_acres(
         d.conditions
     );
     // Agricultural property is not the agricultural-activity exemption.
-    assert!(!d.exempt.result, "{area:?}");
+    assert_eq!(d.exempt.result, Some(false), "{area:?}");
     let any = expected.iter().any(|m| *m);
     let due = if any { S::Applies } else { S::DoesNotApply };
     assert_eq!(status(&d, K::PostConstructionControls), Some(due));

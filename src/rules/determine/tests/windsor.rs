@@ -31,7 +31,7 @@ fn windsor_has_no_land_development_rules(
     let d = run(WINDSOR, &f, &listed("sediment"));
     assert!(d.not_covered);
     assert!(!d.land_development_activity.result);
-    assert!(!d.exempt.result);
+    assert_eq!(d.exempt.result, Some(false));
     assert!(d.conditions.is_none());
     assert!(d.conditions_absent.as_ref().unwrap().result);
     assert_eq!(status(&d, K::LandDevelopmentRules), Some(S::NotCovered));

@@ -34,7 +34,14 @@ fn both() -> [Profile; 2] {
 )]
 // Counter-case: an active connection is still judged.
 #[case::active_is_judged(Some("active"), None, Illicit, "clause (1) is met")]
-#[case::inactive_is_taken_as_existing(Some("inactive"), None, Illicit, "taken as existing")]
+// Issue 25 item 14: "inactive" says out of use, not removed: review (it was taken as
+// existing and judged illicit).
+#[case::inactive_is_for_review(
+    Some("inactive"),
+    None,
+    NeedsReview,
+    "out of use, not that it was removed"
+)]
 fn item_1_connection_status_removed_proposed_missing_and_active(
     #[case] status: Option<&str>,
     #[case] removed_on: Option<&str>,
@@ -378,7 +385,9 @@ fn item_7_screening_and_determinations_feed_the_exemptions(
                 Some(true) => assert!(r.contains("determination D-1 by NYSDEC on 2023-01-05")),
                 Some(false) => assert!(r.contains("determined not a substantial contributor")),
                 None => {
-                    assert!(r.contains("no determination by NYSDEC or the Town is on record"));
+                    assert!(r.contains(
+                        "no determination by the Department or the municipality is on record"
+                    ));
                 }
             }
         }

@@ -2,6 +2,7 @@
 
 mod clause_two;
 mod coverage;
+mod edges;
 mod exempt_kinds;
 mod issue_items;
 mod prohibited_kinds;

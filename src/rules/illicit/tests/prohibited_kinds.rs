@@ -40,12 +40,12 @@ fn named_non_stormwater_kinds_are_illicit_in_both_towns(
         (profile("north-castle-ny"), want_nc),
         (profile("windsor-ct"), want_windsor),
     ] {
-        // A residential source with an approved record: clause (1) ignores approvals.
-        let c = facts(
-            Some(raw),
-            Some(residential(&p)),
-            vec![record("R-1", Some(true))],
-        );
+        // A residential source with an approved record: clause (1) ignores approvals (by a
+        // board that is not the official of the written-approval route, which is weighed
+        // apart: see the routes tests).
+        let mut approved = record("R-1", Some(true));
+        approved.approved_by = Some("Planning Board".into());
+        let c = facts(Some(raw), Some(residential(&p)), vec![approved]);
         let got = evaluate(&p, &c);
         let what = format!("{raw:?} in {}", p.id);
         assert_eq!(got.result, want, "{what}: {}", reasons(&got));
