@@ -93,3 +93,6 @@ mod report_counts;
 
 #[path = "idde/who.rs"]
 mod who;
+
+#[path = "idde/clocks_through_commands.rs"]
+mod clocks_through_commands;

@@ -331,3 +331,61 @@ fn no_fine_is_levied_against_the_state(
         }
     }
 }
+
+/// A profile whose clock options cannot be counted does not load: the error names the
+/// key (the step or fine by its index) and says what is missing. The rule's words are the
+/// built-in Windsor profile's; each case breaks one thing.
+#[rstest]
+#[case::two_starts(
+    "mail_business_days = 3\n",
+    "mail_business_days = 3\nfrom_receipt = true\n",
+    "idde.deadlines[0].mail_business_days",
+    "give one of due_on_trigger_deadline, from_receipt or mail_business_days"
+)]
+#[case::a_plan_with_no_period_to_replace(
+    "after = \"windsor.citation.written_notice_72h\"\n",
+    "trigger = \"written_notice\"\n",
+    "idde.deadlines[1].plan",
+    "needs after"
+)]
+#[case::resumed_from_nothing(
+    "suspended_by = [\"hearing_requested\"]\n",
+    "",
+    "idde.deadlines[3].resumed_by",
+    "needs suspended_by"
+)]
+#[case::resumed_two_ways(
+    "resumed_by = [\"hearing_decided:upheld\"]\n",
+    "resumed_by = [\"hearing_decided:upheld\"]\nresumed_business_days = 5\n",
+    "idde.deadlines[3].resumed_by",
+    "give one of resumed_business_days or resumed_open_fact"
+)]
+#[case::a_misspelt_contest(
+    "suspended_by = [\"hearing_requested\"]",
+    "suspended_by = [\"hearing_requestd\"]",
+    "idde.deadlines[3].suspended_by[0]",
+    "hearing_requestd"
+)]
+#[case::a_report_nothing_confirms(
+    "report = \"compliance_report\"\nconfirmed_by = [\"reinspection:corrected\"]\n",
+    "report = \"compliance_report\"\n",
+    "idde.fines[0].confirmed_by",
+    "needs confirmed_by"
+)]
+fn a_clock_the_engine_cannot_count_does_not_load(
+    #[case] from: &str,
+    #[case] to: &str,
+    #[case] key: &str,
+    #[case] says: &str,
+) {
+    let text = Profile::builtin_text("windsor-ct").unwrap();
+    assert!(Profile::with_id("windsor-ct", &text, "test").is_ok());
+    assert!(text.contains(from), "{from}");
+    let broken = text.replacen(from, to, 1);
+    let e = format!(
+        "{:#}",
+        Profile::with_id("windsor-ct", &broken, "test").unwrap_err()
+    );
+    assert!(e.contains(key), "{e}");
+    assert!(e.contains(says), "{e}");
+}

@@ -492,8 +492,9 @@ fn a_confirmed_reading_is_no_open_fact_and_needs_its_source() {
 /// Item 8: a fine counts in the report of the year its period accrued. Windsor's year is
 /// the calendar year; a citation hand-delivered 30 December 2026 at 10:00 and eliminated
 /// 3 January 2027 at 12:00 is one $250 (b)(3) fine at the citation and four full 24-hour
-/// periods under (c)(1): two 2026 dollars-worth ($250 + the period ending 31 December
-/// 10:00) and three in 2027 (1, 2 and 3 January at 10:00). Against the State, none.
+/// periods under (c)(1): $500 in 2026 (the $250 at the citation and the period ending
+/// 31 December 10:00) and $750 in 2027 (the periods ending 1, 2 and 3 January at 10:00).
+/// Against the State, none.
 #[rstest]
 #[case::year_of_the_citation(2026, later(), 500.0, 1)]
 #[case::the_next_year(2027, later(), 750.0, 1)]

@@ -37,7 +37,7 @@ fn d(s: &str) -> NaiveDate {
 
 /// A registry of `kind` for a town, holding four parcels: the State's, a business's, a
 /// person's (by a name that does not say so) and one with no owner on record.
-async fn town(kind: &str, jurisdiction: &str) -> Registry {
+pub(super) async fn town(kind: &str, jurisdiction: &str) -> Registry {
     let dir = tempfile::tempdir().unwrap();
     let url = match kind {
         "sqlite" => format!("sqlite://{}", dir.path().join("registry.gpkg").display()),
@@ -104,7 +104,7 @@ async fn run(reg: &Registry, profile: &Profile, cmd: CaseCommand) -> Result<Case
 }
 
 /// Opens a case on a parcel, with the respondent given or not.
-async fn open(
+pub(super) async fn open(
     reg: &Registry,
     profile: &Profile,
     parcel: &str,
@@ -118,7 +118,7 @@ async fn open(
     run(reg, profile, CaseCommand::Open(req)).await.unwrap()
 }
 
-async fn act(
+pub(super) async fn act(
     reg: &Registry,
     profile: &Profile,
     id: &str,
@@ -143,7 +143,7 @@ fn invalid(e: CaseError) -> (String, String) {
     }
 }
 
-fn skip(kind: &str) -> bool {
+pub(super) fn skip(kind: &str) -> bool {
     kind == "postgis" && pg_base().is_none()
 }
 
@@ -330,6 +330,18 @@ async fn the_respondent_is_corrected_through_the_command_layer_and_audited(#[cas
     );
     let clause = fines_barred(&v.case, &p.idde).expect("no fine against the State");
     assert!(clause.contains("No such fine shall be levied"), "{clause}");
+    // And the fine engine levies none: each stream kept at $0, naming the clause.
+    let at = NaiveDate::from_ymd_opt(2027, 1, 3)
+        .unwrap()
+        .and_hms_opt(12, 0, 0)
+        .unwrap();
+    let d = ms4::idde::deadlines::case_deadlines(&v.case, &p.idde, at);
+    assert_eq!(d.accrued, 0.0, "{:?}", d.fines);
+    assert!(!d.fines.is_empty());
+    assert!(d
+        .fines
+        .iter()
+        .all(|f| f.voided_by.as_deref().is_some_and(|x| x.contains("(b)(3)"))));
     // The change is audited: who, and the respondent before and after.
     let audit = reg.store.audit(Some(Layer::Cases), 10).await.unwrap();
     let last = audit

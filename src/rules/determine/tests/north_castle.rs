@@ -372,3 +372,52 @@ fn a_general_permit_profile_without_its_section_prefix_is_refused() {
         .to_string();
     assert!(e.contains("wording.section_prefix"), "{e}");
 }
+
+/// Issue 25 item 17, § 267-3C(6) with AMB-14 (adopted 19 December 2007, the effective date
+/// not confirmed): "a law takes effect no earlier than its adoption", so a plat approved
+/// on or before that day is exempt whatever the effective date proves to be; a day later
+/// it depends on that date (never "not exempt"). Counter-case: once the profile confirms
+/// the effective date as the adoption day, a plat a day later is not exempt on that
+/// ground.
+#[rstest]
+#[case::the_day_before_adoption("2007-12-18", false, Some(true), false)]
+#[case::the_day_of_adoption("2007-12-19", false, Some(true), false)]
+#[case::the_day_after_unconfirmed("2007-12-20", false, None, true)]
+#[case::years_after_unconfirmed("2015-06-01", false, None, true)]
+#[case::the_day_after_confirmed("2007-12-20", true, Some(false), false)]
+#[case::the_day_of_adoption_confirmed("2007-12-19", true, Some(true), false)]
+fn a_plat_on_or_before_adoption_is_exempt_whatever_the_effective_date(
+    #[case] plat: &str,
+    #[case] confirmed: bool,
+    #[case] exempt: Option<bool>,
+    #[case] open: bool,
+) {
+    let text = Profile::builtin_text(NC).unwrap();
+    let text = if confirmed {
+        let from = "effective_date = \"2007-12-19\", confirmed = false";
+        assert!(text.contains(from));
+        text.replacen(from, "effective_date = \"2007-12-19\", confirmed = true", 1)
+    } else {
+        text.to_string()
+    };
+    let p = Profile::with_id(NC, &text, "test").unwrap();
+    let f = ProjectFacts {
+        plat_approved_on: chrono::NaiveDate::parse_from_str(plat, "%Y-%m-%d").ok(),
+        ..facts(sqft(6_000.0))
+    };
+    let d = determine(&p, &f, &unlisted_water());
+    assert_eq!(d.exempt.result, exempt, "{plat}: {}", reasons(&d.exempt));
+    assert_eq!(
+        d.open_facts.iter().any(|o| o.contains("AMB-14")),
+        open,
+        "{plat}: {:?}",
+        d.open_facts
+    );
+    if exempt == Some(true) {
+        assert!(
+            reasons(&d.exempt).contains("on or before"),
+            "{}",
+            reasons(&d.exempt)
+        );
+    }
+}
