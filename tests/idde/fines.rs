@@ -379,7 +379,7 @@ fn a_clock_the_engine_cannot_count_does_not_load(
     #[case] says: &str,
 ) {
     let text = Profile::builtin_text("windsor-ct").unwrap();
-    assert!(Profile::with_id("windsor-ct", &text, "test").is_ok());
+    assert!(Profile::with_id("windsor-ct", text, "test").is_ok());
     assert!(text.contains(from), "{from}");
     let broken = text.replacen(from, to, 1);
     let e = format!(
