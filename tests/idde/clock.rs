@@ -12,6 +12,13 @@ use ms4::idde::Case;
 use ms4::rules::Profile;
 use rstest::rstest;
 
+/// A built-in profile, or the fourth town's, which is added as data (a test fixture).
+fn profile(town: &str) -> Profile {
+    Profile::builtin(town)
+        .or_else(|_| Profile::load(town, crate::common::fixture("quarry-hollow")))
+        .unwrap()
+}
+
 fn d(s: &str) -> NaiveDate {
     NaiveDate::parse_from_str(s, "%Y-%m-%d").unwrap()
 }
@@ -30,10 +37,13 @@ fn d(s: &str) -> NaiveDate {
 #[case::carmel_ends_on_christmas_rolls_to_monday("carmel-ny", "2026-12-10", "2026-12-28")]
 #[case::carmel_ends_on_new_years_day_rolls_into_january("carmel-ny", "2026-12-17", "2027-01-04")]
 #[case::carmel_ends_on_a_wednesday_stays("carmel-ny", "2026-12-01", "2026-12-16")]
+// The fourth town, added as data, keeps New York's calendar: Thanksgiving (Thu 26
+// November 2026) rolls to Friday.
+#[case::a_town_added_as_data_rolls_off_thanksgiving("quarry-hollow-ny", "2026-11-11", "2026-11-27")]
 // Windsor's profile reads no roll: a period of days ends where it is counted.
 #[case::windsor_reads_no_roll("windsor-ct", "2026-06-05", "2026-06-20")]
 fn fifteen_days_from_service(#[case] town: &str, #[case] served: &str, #[case] by: &str) {
-    let p = Profile::builtin(town).unwrap();
+    let p = profile(town);
     assert_eq!(
         appeal_by(&p.idde, d(served), 15).unwrap(),
         d(by),
@@ -100,8 +110,9 @@ fn a_case_deadline_of_days_rolls_and_says_so() {
 #[rstest]
 #[case::north_castle("north-castle-ny")]
 #[case::carmel("carmel-ny")]
+#[case::a_town_added_as_data("quarry-hollow-ny")]
 fn every_day_of_five_years_ends_on_a_business_day(#[case] town: &str) {
-    let p = Profile::builtin(town).unwrap();
+    let p = profile(town);
     assert!(p.idde.periods_roll_to_business_day);
     let cal = Calendar::new(&p.idde.holidays);
     let mut day = d("2026-01-01");
