@@ -327,6 +327,22 @@ fn write_file(
         (registry_srs, None)
     };
     let geom_type = wkb_type(layer.geom_kind(), features, &path_str)?;
+    // Extra attributes: the union of keys, in first-seen order.
+    let mut extra_keys: Vec<String> = Vec::new();
+    for f in features {
+        for k in f.extra.keys() {
+            if !extra_keys.contains(k) && k != layer.id_field() && layer.field_index(k).is_none() {
+                extra_keys.push(k.clone());
+            }
+        }
+    }
+    let text = text_cells(format);
+    let written_names: Vec<String> = std::iter::once(layer.id_field().to_string())
+        .chain(layer.fields().iter().map(|f| f.name.to_string()))
+        .chain(extra_keys.iter().map(|k| text(k).into_owned()))
+        .collect();
+    let gpkg_fid = format!("FID={}", free_name("fid", &written_names));
+    let gpkg_geom = format!("GEOMETRY_NAME={}", free_name("geom", &written_names));
     let mut options: Vec<&str> = Vec::new();
     match format {
         // Ten decimals of a degree is about 0.01 mm: a round trip keeps positions far
@@ -337,20 +353,12 @@ fn write_file(
         // The .csvt beside it gives each column its type, so numbers come back as numbers.
         ExportFormat::Csv => options.extend(["GEOMETRY=AS_WKT", "CREATE_CSVT=YES"]),
         ExportFormat::Shapefile => options.push("ENCODING=UTF-8"),
-        ExportFormat::GeoPackage => options.push("FID=fid"),
+        // The table's own key and geometry columns take names no written field has: a
+        // source field kept as `fid` (common in shapefiles from Esri) keeps its name and
+        // values, and the GeoPackage's key is `ms4_fid` instead.
+        ExportFormat::GeoPackage => options.extend([gpkg_fid.as_str(), gpkg_geom.as_str()]),
     }
 
-    // Extra attributes: the union of keys, in first-seen order.
-    let mut extra_keys: Vec<String> = Vec::new();
-    for f in features {
-        for k in f.extra.keys() {
-            if !extra_keys.contains(k) && k != layer.id_field() && layer.field_index(k).is_none() {
-                extra_keys.push(k.clone());
-            }
-        }
-    }
-
-    let text = text_cells(format);
     // GeoPackage writes are one SQLite transaction (fast and all-or-nothing); the other
     // drivers have no transactions.
     let written = if matches!(format, ExportFormat::GeoPackage) {
@@ -401,6 +409,17 @@ fn write_file(
         });
     }
     Ok((written, warnings))
+}
+
+/// `wanted`, or the first of `ms4_wanted`, `ms4_wanted_2`, ... that no field in `taken` is
+/// named (SQLite compares column names without case).
+fn free_name(wanted: &str, taken: &[String]) -> String {
+    let free = |n: &str| !taken.iter().any(|t| t.eq_ignore_ascii_case(n));
+    std::iter::once(wanted.to_string())
+        .chain(std::iter::once(format!("ms4_{wanted}")))
+        .chain((2..).map(|i| format!("ms4_{wanted}_{i}")))
+        .find(|n| free(n))
+        .expect("an endless list has a free name")
 }
 
 /// How a text value (or a field name) is written in `format`. A spreadsheet opens a CSV

@@ -170,6 +170,44 @@ async fn round_trip_through_every_export_format_keeps_ids_attributes_and_positio
     }
 }
 
+/// Issue 27 item 1: a source field kept as `fid` (or `geom`), whatever its values, is
+/// exported to a GeoPackage under its own name (the table's key and geometry columns take
+/// other names) and comes back with its values.
+#[tokio::test]
+async fn a_kept_fid_field_exports_to_geopackage_and_comes_back() {
+    for kind in kinds() {
+        let src = registry(kind, 2927).await;
+        let mut opts = ImportOptions::new(Layer::Outfalls, fixture(TACOMA_POINTS));
+        opts.maps = vec![("asset_id".into(), "ALTID".into())];
+        import(src.store.clone(), opts).await.unwrap();
+        let mut before = src.store.features(Layer::Outfalls).await.unwrap();
+        before.truncate(25);
+        for (i, f) in before.iter_mut().enumerate() {
+            f.extra.insert("fid".into(), format!("F-{i}").into());
+            f.extra.insert("GEOM".into(), "point".into());
+        }
+        let meta = src.store.meta().await.unwrap();
+        let path = src.dir.path().join("outfalls.gpkg");
+        let n = ms4::import::export::export(Layer::Outfalls, &before, &meta, &path)
+            .unwrap_or_else(|e| panic!("{kind}: {e}"));
+        assert_eq!(n, 25);
+        let dst = registry(kind, 2927).await;
+        let report = import(
+            dst.store.clone(),
+            ImportOptions::new(Layer::Outfalls, &path),
+        )
+        .await
+        .unwrap();
+        assert_eq!(report.imported, 25, "{kind}: {report}");
+        let after = dst.store.features(Layer::Outfalls).await.unwrap();
+        for (a, b) in before.iter().zip(&after) {
+            assert_eq!(a.id, b.id);
+            assert_eq!(a.extra.get("fid"), b.extra.get("fid"), "{kind} {}", a.id);
+            assert_eq!(a.extra.get("GEOM"), b.extra.get("GEOM"), "{kind} {}", a.id);
+        }
+    }
+}
+
 #[test]
 fn a_value_that_is_not_a_date_rejects_the_feature_and_names_the_field() {
     let dir = tempfile::tempdir().unwrap();
