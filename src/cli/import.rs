@@ -11,10 +11,11 @@ use crate::import::{ImportRequest, InvalidPolicy, RunContext};
 /// Arguments of `ms4 import`.
 #[derive(Debug, Args)]
 pub struct ImportArgs {
-    /// The registry layer: parcels, catch_basins, manholes, outfalls, pipes, connections,
-    /// connection_records, smps, easements, receiving_waters, impairments, watersheds,
-    /// tmdl_areas, inspections or boundary. With --layer-by, leave it out and give the
-    /// file only.
+    /// The registry layer: parcels, catch_basins, manholes, outfalls, structures
+    /// (headwalls, inlets, junction boxes and other drainage structures), pipes,
+    /// connections, connection_records, smps, easements, receiving_waters, impairments,
+    /// watersheds, tmdl_areas, inspections, discharge_determinations or boundary. With
+    /// --layer-by, leave it out and give the file only.
     pub layer: String,
     /// The file: Shapefile (or a zip of one), GeoPackage, File Geodatabase, GeoJSON, KML, CSV.
     pub path: Option<PathBuf>,
@@ -110,4 +111,23 @@ pub(super) async fn run(store_url: &str, a: ImportArgs) -> anyhow::Result<()> {
         Format::Table => print!("{outcome}"),
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use crate::domain::Layer;
+
+    /// `ms4 import --help` names every layer a file can be imported into (all but the
+    /// cases, which are opened by commands).
+    #[test]
+    fn the_help_lists_every_layer() {
+        let mut cli = crate::cli::Cli::command();
+        let import = cli.find_subcommand_mut("import").expect("import");
+        let help = import.render_long_help().to_string();
+        for l in Layer::ALL.iter().filter(|l| **l != Layer::Cases) {
+            assert!(help.contains(l.name()), "{} is not in:\n{help}", l.name());
+        }
+    }
 }

@@ -193,7 +193,7 @@ pub fn open_case(
             .ok_or_else(|| {
                 err(
                     "asset_id",
-                    format!("no catch basin, manhole, outfall or SMP has id {a:?}"),
+                    format!("no catch basin, manhole, outfall, SMP or structure has id {a:?}"),
                 )
             })?;
         geom = f.geom.clone();

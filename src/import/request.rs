@@ -31,10 +31,10 @@ pub(super) const ID_AND_PREFIX: &str =
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ImportRequest {
-    /// The registry layer: parcels, catch_basins, manholes, outfalls, pipes,
+    /// The registry layer: parcels, catch_basins, manholes, outfalls, structures, pipes,
     /// connections, connection_records, smps, easements, receiving_waters, impairments,
-    /// watersheds, tmdl_areas, inspections or boundary. Left out with `layer_by`, whose
-    /// mapping names the layers.
+    /// watersheds, tmdl_areas, inspections, discharge_determinations or boundary. Left
+    /// out with `layer_by`, whose mapping names the layers.
     #[serde(default)]
     pub layer: Option<String>,
     /// Import only the features this OGR SQL condition selects:

@@ -8,12 +8,15 @@ use serde::Serialize;
 use super::snapshot::{Entry, LayerIndex, Snapshot};
 use crate::domain::{Feature, Layer, LengthUnit};
 
-/// The facility layers an inspector asks about.
-pub const FACILITY_LAYERS: [Layer; 4] = [
+/// The facility layers an inspector asks about: headwalls, inlets, junction boxes and the
+/// other `structures` are facilities like the rest (a headwall at 164 ft is nearer than a
+/// catch basin at 282 ft, and is listed first).
+pub const FACILITY_LAYERS: [Layer; 5] = [
     Layer::CatchBasins,
     Layer::Manholes,
     Layer::Outfalls,
     Layer::Smps,
+    Layer::Structures,
 ];
 
 /// What to look for around a point.
@@ -48,6 +51,9 @@ pub struct NearbyFacility {
     pub status: Option<String>,
     /// The date of its last inspection, if any.
     pub last_inspection: Option<String>,
+    /// Whether it is overdue for inspection today (never inspected, or not for longer
+    /// than the map's rule allows: [`crate::tiles::props::overdue`]).
+    pub overdue: bool,
     /// The recorded easement that covers it, if any.
     pub access: Access,
 }
@@ -177,6 +183,8 @@ pub fn nearest_in(
 
 /// Facilities near a point, across layers, nearest first.
 pub fn nearby(snap: &Snapshot, q: &NearbyQuery) -> Vec<NearbyFacility> {
+    // The day the map's tiles judge "overdue" on.
+    let today = chrono::Local::now().date_naive();
     let mut all: Vec<(Layer, usize, f64)> = Vec::new();
     for &layer in &q.layers {
         for (i, d) in nearest_in(snap.layer(layer), &q.at, q.radius, q.k) {
@@ -201,6 +209,7 @@ pub fn nearby(snap: &Snapshot, q: &NearbyQuery) -> Vec<NearbyFacility> {
                 direction: compass(b),
                 status: f.get(layer, "status").as_str().map(str::to_string),
                 last_inspection: snap.last_inspection(&f.id).map(|d| d.to_string()),
+                overdue: crate::tiles::props::overdue(snap.last_inspection(&f.id), today),
                 access: access_by_easement(snap, g),
             }
         })
@@ -374,6 +383,41 @@ mod tests {
             }
         );
         assert_eq!(got[2].unit, LengthUnit::UsSurveyFoot);
+    }
+
+    /// Issue 27 item 4: a headwall at 164 ft is listed before a catch basin at 282 ft by
+    /// default; asked for catch basins only, it is not.
+    #[test]
+    fn structures_are_facilities_by_default() {
+        let mut layers = HashMap::new();
+        layers.insert(
+            Layer::CatchBasins,
+            vec![f(Layer::CatchBasins, "CB-282", wkt!(POINT(282. 0.)).into())],
+        );
+        layers.insert(
+            Layer::Structures,
+            vec![f(Layer::Structures, "HW-164", wkt!(POINT(0. 164.)).into())],
+        );
+        let s = Snapshot::from_features(meta(), layers);
+        let q = NearbyQuery {
+            at: point!(x: 0., y: 0.),
+            radius: Some(300.0),
+            k: None,
+            layers: FACILITY_LAYERS.to_vec(),
+        };
+        let got: Vec<(String, f64)> = nearby(&s, &q)
+            .into_iter()
+            .map(|n| (n.id, n.distance))
+            .collect();
+        assert_eq!(
+            got,
+            [("HW-164".to_string(), 164.0), ("CB-282".to_string(), 282.0)]
+        );
+        let q = NearbyQuery {
+            layers: vec![Layer::CatchBasins],
+            ..q
+        };
+        assert_eq!(nearby(&s, &q).len(), 1);
     }
 
     #[test]
