@@ -338,8 +338,19 @@ fn parties(snap: &Snapshot, cx: &mut Ctx<'_>) -> String {
             .filter(|s| !s.is_empty())
             .map(esc)
     };
-    let owner = field("owner")
-        .unwrap_or_else(|| cx.lacking("the person responsible (no parcel owner on record)"));
+    // The case's respondent (given, or read from the parcel's owner when it was opened);
+    // a case from before respondents were recorded falls back to the parcel's owner.
+    let respondent = cx
+        .case
+        .respondent
+        .name
+        .as_deref()
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(esc);
+    let owner = respondent.or_else(|| field("owner")).unwrap_or_else(|| {
+        cx.lacking("the person responsible (no respondent or parcel owner on record)")
+    });
     let address =
         field("address").unwrap_or_else(|| cx.lacking("the address (no parcel address on record)"));
     let mut h = format!("<p><b>To:</b> {owner}<br><b>Property:</b> {address}");

@@ -510,6 +510,38 @@ fn a_notice_the_law_does_not_prescribe_is_refused(
 
 // Through the command layer on a store ------------------------------------------------
 
+/// The notice is addressed to the case's respondent as recorded (given, or the parcel's
+/// owner), not left blank for a case with no parcel; with none on record it is an open
+/// fact, never a guess.
+#[rstest]
+#[case::given(Some("Quick Lube LLC"), "<b>To:</b> Quick Lube LLC", false)]
+#[case::none_on_record(None, "<b>To:</b> ", true)]
+fn the_notice_is_addressed_to_the_respondent(
+    #[case] name: Option<&str>,
+    #[case] to: &str,
+    #[case] open: bool,
+) {
+    let mut c = case(
+        json!([{"kind": "notice_of_violation", "on": "2026-12-01", "method": "hand", "by": "Town Engineer"}]),
+    );
+    c.respondent.name = name.map(str::to_string);
+    let n = print(
+        "windsor-ct",
+        &c,
+        &facts(NoticeDocument::NoticeOfViolation, &[], Some("2026-12-31")),
+    )
+    .unwrap();
+    assert!(n.html.contains(to), "{}", n.html);
+    assert_eq!(
+        n.open_facts
+            .iter()
+            .any(|f| f.contains("the person responsible")),
+        open,
+        "{:?}",
+        n.open_facts
+    );
+}
+
 async fn windsor_store(kind: &str) -> common::Registry {
     let dir = tempfile::tempdir().unwrap();
     let url = match kind {
