@@ -5,6 +5,7 @@
 //! registry's own CRS; `bbox` may be given in either with `bbox-crs`. Pages are in id
 //! order, so `next` links are stable while the snapshot is.
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use axum::extract::{Path, RawQuery, State};
@@ -176,6 +177,106 @@ fn value_text(f: &crate::domain::Feature, layer: Layer, field: &str) -> Option<S
     }
 }
 
+/// An attribute kept from the source as the text a filter compares with.
+fn extra_text(f: &crate::domain::Feature, key: &str) -> Option<String> {
+    match f.extra.get(key)? {
+        serde_json::Value::Null => None,
+        serde_json::Value::String(s) => Some(s.clone()),
+        v => Some(v.to_string()),
+    }
+}
+
+/// `GET /collections/{layer}/queryables`: every property an item shows that a filter
+/// takes, as a JSON Schema (OGC API – Features Part 3): the layer's own fields, then
+/// each attribute kept from the source that some feature carries, typed by its values.
+pub(super) async fn queryables(
+    headers: HeaderMap,
+    State(state): State<AppState>,
+    Path(layer): Path<String>,
+) -> Result<Json<serde_json::Value>, HttpError> {
+    let layer = layer_of(&layer)?;
+    let snap = state.snapshot.current();
+    let id = format!(
+        "{}/collections/{}/queryables",
+        base(&state.config, &headers),
+        layer.name()
+    );
+    // Reading every feature's attributes: off the runtime's threads.
+    let body = tokio::task::spawn_blocking(move || queryables_json(&snap, layer, &id))
+        .await
+        .map_err(HttpError::Internal)?;
+    Ok(Json(body))
+}
+
+fn queryables_json(snap: &Snapshot, layer: Layer, id: &str) -> serde_json::Value {
+    use serde_json::{json, Map, Value};
+    let mut props = Map::new();
+    props.insert(
+        layer.id_field().to_string(),
+        json!({"type": "string", "title": layer.id_field()}),
+    );
+    for f in layer.fields() {
+        let mut p = match f.ty {
+            crate::domain::FieldType::Text => json!({"type": "string"}),
+            crate::domain::FieldType::Integer => json!({"type": "integer"}),
+            crate::domain::FieldType::Bool => json!({"type": "boolean"}),
+            crate::domain::FieldType::Date => json!({"type": "string", "format": "date"}),
+            _ => json!({"type": "number"}),
+        };
+        p["title"] = f.name.into();
+        props.insert(f.name.to_string(), p);
+    }
+    // Kept attributes in first-seen order, each typed by the first value it has.
+    let mut extras: Vec<(String, Option<&'static str>)> = Vec::new();
+    let mut at: HashMap<String, usize> = HashMap::new();
+    for f in snap.layer(layer).features.iter() {
+        for (k, v) in &f.extra {
+            let ty = match v {
+                Value::Null => None,
+                Value::Bool(_) => Some("boolean"),
+                Value::Number(n) if n.is_i64() || n.is_u64() => Some("integer"),
+                Value::Number(_) => Some("number"),
+                _ => Some("string"),
+            };
+            match at.get(k) {
+                Some(&i) => {
+                    let t = &mut extras[i].1;
+                    *t = match (*t, ty) {
+                        (None, x) | (x, None) => x,
+                        (Some(a), Some(b)) if a == b => Some(a),
+                        (Some("integer"), Some("number")) | (Some("number"), Some("integer")) => {
+                            Some("number")
+                        }
+                        _ => Some("string"),
+                    };
+                }
+                None => {
+                    at.insert(k.clone(), extras.len());
+                    extras.push((k.clone(), ty));
+                }
+            }
+        }
+    }
+    for (k, ty) in extras {
+        if props.contains_key(&k) {
+            continue;
+        }
+        let mut p = json!({"title": k, "description": "kept from the source file"});
+        if let Some(t) = ty {
+            p["type"] = t.into();
+        }
+        props.insert(k, p);
+    }
+    json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": id,
+        "type": "object",
+        "title": layer.name(),
+        "properties": props,
+        "additionalProperties": false,
+    })
+}
+
 fn geojson_response(body: String, crs: i32, srid: i32) -> Response {
     let crs_uri = if crs == 4326 {
         CRS84.to_string()
@@ -314,27 +415,43 @@ fn page(
     let idx = snap.layer(layer);
     // The features matching, as positions in id order.
     let n = idx.features.len();
+    if let Some((name, _)) = q
+        .extra_filters
+        .iter()
+        .find(|(k, _)| !idx.features.iter().any(|f| f.extra.contains_key(k)))
+    {
+        return Err(HttpError::field(
+            name,
+            format!(
+                "not a parameter of {} items nor one of its properties (no feature carries it; GET /collections/{}/queryables lists them)",
+                layer.name(),
+                layer.name()
+            ),
+        ));
+    }
+    let filtered = !(q.filters.is_empty() && q.extra_filters.is_empty());
     let mut hits: Vec<usize> = match q.bbox {
         // Neither box nor filter: the page is a slice of the layer, and nothing else
         // needs listing (a million parcels would be a million indexes per request).
-        None if q.filters.is_empty() => {
-            (q.offset.min(n)..q.offset.saturating_add(q.limit).min(n)).collect()
-        }
+        None if !filtered => (q.offset.min(n)..q.offset.saturating_add(q.limit).min(n)).collect(),
         None => (0..n).collect(),
         Some(b) => match in_bbox(idx, layer, b, bbox_crs, srid)? {
             Some(v) => v,
             None => return Ok(empty_page(self_url)),
         },
     };
-    if !q.filters.is_empty() {
+    if filtered {
         hits.retain(|&i| {
             let f = &idx.features[i];
             q.filters
                 .iter()
                 .all(|(k, v)| value_text(f, layer, k).as_deref() == Some(v.as_str()))
+                && q.extra_filters
+                    .iter()
+                    .all(|(k, v)| extra_text(f, k).as_deref() == Some(v.as_str()))
         });
     }
-    let (matched, page): (usize, &[usize]) = if q.bbox.is_none() && q.filters.is_empty() {
+    let (matched, page): (usize, &[usize]) = if q.bbox.is_none() && !filtered {
         (n, &hits)
     } else {
         let m = hits.len();

@@ -366,6 +366,8 @@ pub fn routes() -> Vec<Route> {
         get("/collections/{layer}", ogc::collection, "One layer").access(READ),
         get("/collections/{layer}/items", ogc::items, "A layer's features (GeoJSON), by page")
             .access(READ).query(t::<ItemsParams>).answers_in(GEOJSON).answer_schema(feature_collection),
+        get("/collections/{layer}/queryables", ogc::queryables, "The properties a filter on the layer's items takes (a JSON Schema): its fields and the attributes kept from the source")
+            .access(READ),
         get("/collections/{layer}/items/{id}", ogc::item, "One feature")
             .access(READ).query(t::<ItemParams>).answers_in(GEOJSON).answer_schema(feature),
         get("/tiles.json", tiles::tilejson_all, "").access(READ).map("/tiles.json"),

@@ -208,3 +208,78 @@ async fn features_page_filter_and_reproject(#[case] kind: &str) {
         assert!(e["error"].as_str().unwrap().contains(names), "{path}: {e}");
     }
 }
+
+/// Issue 27 item 6: a filter takes every property an item shows, the attributes kept from
+/// the source too (`SUBBASIN` on Tacoma's discharge points); `queryables` lists them all,
+/// typed; a name no feature carries is still refused, naming it.
+#[rstest]
+#[case::geopackage("sqlite")]
+#[case::postgis("postgis")]
+#[tokio::test]
+async fn kept_attributes_are_queryable(#[case] kind: &str) {
+    if kind == "postgis" && pg_base().is_none() {
+        return;
+    }
+    let reg = registry(kind, 2927).await;
+    let mut opts = ms4::import::ImportOptions::new(
+        Layer::Outfalls,
+        fixture("tacoma/ActiveSurfacewaterDischargePoint.geojson"),
+    );
+    opts.maps = vec![("asset_id".into(), "ALTID".into())];
+    ms4::import::import(reg.store.clone(), opts).await.unwrap();
+    let stored = reg.store.features(Layer::Outfalls).await.unwrap();
+    let value = stored
+        .iter()
+        .find_map(|f| f.extra.get("SUBBASIN").and_then(|v| v.as_str()))
+        .filter(|s| !s.trim().is_empty())
+        .expect("a SUBBASIN")
+        .to_string();
+    let want = stored
+        .iter()
+        .filter(|f| f.extra.get("SUBBASIN").and_then(|v| v.as_str()) == Some(value.as_str()))
+        .count();
+    assert!(want > 0 && want < stored.len());
+    let app = App::public(&reg.store).await;
+    let (c, b) = (&app, &app.base);
+    let q: String = url::form_urlencoded::byte_serialize(value.as_bytes()).collect();
+    let (s, page) = send(c.get(format!(
+        "{b}/collections/outfalls/items?SUBBASIN={q}&limit=10000"
+    )))
+    .await;
+    assert_eq!(s, 200, "{page}");
+    assert_eq!(page["numberMatched"].as_u64().unwrap() as usize, want);
+    assert!(page["features"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|f| f["properties"]["SUBBASIN"] == value.as_str()));
+    // A kept attribute and a field of the layer together.
+    let (_, both) = send(c.get(format!(
+        "{b}/collections/outfalls/items?SUBBASIN={q}&asset_id=NO-SUCH"
+    )))
+    .await;
+    assert_eq!(both["numberMatched"], 0);
+    // Counter-case: a name no feature carries is refused, naming it.
+    let (s, e) = send(c.get(format!("{b}/collections/outfalls/items?SUBBASN=1"))).await;
+    assert_eq!(s, 400, "{e}");
+    assert!(e["error"].as_str().unwrap().contains("SUBBASN"), "{e}");
+    assert!(e["error"].as_str().unwrap().contains("queryables"), "{e}");
+
+    let (s, qs) = send(c.get(format!("{b}/collections/outfalls/queryables"))).await;
+    assert_eq!(s, 200, "{qs}");
+    let props = qs["properties"].as_object().unwrap();
+    assert_eq!(props["SUBBASIN"]["type"], "string", "{qs}");
+    assert_eq!(props["OBJECTID"]["type"], "integer", "{qs}");
+    assert_eq!(props["asset_id"]["type"], "string");
+    for f in Layer::Outfalls.fields() {
+        assert!(props.contains_key(f.name), "{}", f.name);
+    }
+    // Every key of every stored feature's kept attributes is listed.
+    for f in &stored {
+        for k in f.extra.keys() {
+            assert!(props.contains_key(k), "{k}");
+        }
+    }
+    let (s, _) = send(c.get(format!("{b}/collections/sewers/queryables"))).await;
+    assert_eq!(s, 404);
+}

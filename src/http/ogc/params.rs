@@ -38,6 +38,10 @@ pub(in crate::http) struct ItemsParams {
     /// Property filters, (name, text): a feature matches when each property equals its text.
     #[schemars(skip)]
     pub(super) filters: Vec<(String, String)>,
+    /// Filters on attributes kept from the source (not the layer's own fields): known
+    /// only from the features, so a name no feature carries is refused when answering.
+    #[schemars(skip)]
+    pub(super) extra_filters: Vec<(String, String)>,
 }
 
 /// The query of `GET /collections/{layer}/items/{id}`; `f` is accepted and ignored.
@@ -56,6 +60,7 @@ pub(super) fn parse_items_query(raw: Option<&str>, layer: Layer) -> Result<Items
         bbox_crs: None,
         crs: None,
         filters: Vec::new(),
+        extra_filters: Vec::new(),
     };
     let bad = |p: &str, m: String| HttpError::field(p, m);
     for (k, v) in url::form_urlencoded::parse(raw.unwrap_or("").as_bytes()) {
@@ -110,16 +115,15 @@ pub(super) fn parse_items_query(raw: Option<&str>, layer: Layer) -> Result<Items
             name => {
                 let known =
                     name == layer.id_field() || layer.fields().iter().any(|f| f.name == name);
-                if !known {
-                    return Err(bad(
-                        name,
-                        format!(
-                            "not a parameter of {} items nor one of its properties",
-                            layer.name()
-                        ),
-                    ));
+                if known {
+                    q.filters.push((name.to_string(), v.into_owned()));
+                } else if name.is_empty() {
+                    return Err(bad(name, "a filter needs a property name".into()));
+                } else {
+                    // An attribute kept from the source (`INLET_SHAP`): checked against
+                    // the features when answering.
+                    q.extra_filters.push((name.to_string(), v.into_owned()));
                 }
-                q.filters.push((name.to_string(), v.into_owned()));
             }
         }
     }
