@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::places::{Place, Places, Shape};
 use crate::domain::Layer;
-use crate::spatial::network::NetworkReport;
+use crate::spatial::network::{NetworkReport, ZeroLengthPipe};
 
 /// The network check's answer: the report, and the layer of each part's example
 /// structure (which the report names by id only).
@@ -102,14 +102,14 @@ impl NetworkCheckAnswer {
             let shape = Shape::Pipes(c.pipes.clone());
             push("cycle", format!("cycle {}", i + 1), detail, None, shape);
         }
-        for p in &r.zero_length_pipes {
-            let detail = "both ends are one point".into();
+        for z in &r.zero_length_pipes {
+            let detail = zero_length_words(z);
             push(
                 "zero_length_pipe",
-                p.clone(),
+                z.pipe.clone(),
                 detail,
                 Some(Layer::Pipes),
-                pipe(p),
+                pipe(&z.pipe),
             );
         }
         for p in &r.reversed_pipes {
@@ -251,4 +251,26 @@ impl Places for NetworkCheckAnswer {
             })
             .collect()
     }
+}
+
+/// What happened to a zero-length pipe, in words: where both ends went, how long it is
+/// drawn, and the ids of its that name no structure.
+fn zero_length_words(z: &ZeroLengthPipe) -> String {
+    // Three decimals, as the other distances here, without trailing zeros (0.62, not 0.620).
+    let length = format!("{:.3}", z.length);
+    let length = length.trim_end_matches('0').trim_end_matches('.');
+    let mut w = match (&z.structure, z.length > 0.0) {
+        (Some(s), true) => format!(
+            "both ends snap to structure {s}: the pipe is drawn {length} long, within the snap tolerance"
+        ),
+        (Some(s), false) => format!("both ends are at structure {s}: the pipe is drawn as one point"),
+        (None, true) => format!(
+            "both ends meet at one junction: the pipe is drawn {length} long, within the snap tolerance"
+        ),
+        (None, false) => "both ends are one point: the pipe is drawn as one point".to_string(),
+    };
+    for u in &z.unknown_ids {
+        w.push_str(&format!("; its {u}, which is no structure"));
+    }
+    w
 }

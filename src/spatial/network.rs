@@ -49,7 +49,7 @@ use crate::spatial::Snapshot;
 
 pub use check::{
     Cycle, DanglingEnd, DuplicateId, IdCollision, NetworkReport, NetworkSummary, OrphanStructure,
-    Part, ReversedPipe, UnknownId,
+    Part, ReversedPipe, UnknownId, ZeroLengthPipe,
 };
 pub use tee::TJunction;
 pub use trace::{OutfallPath, Trace};
@@ -316,6 +316,8 @@ pub struct Network {
     /// Pipes (edge numbers, ascending) whose two ends are one point: no length to carry
     /// water round, so they are reported as such, never as one-pipe cycles.
     zero_length: Vec<u32>,
+    /// The drawn length of each pipe in `zero_length` (up to the snap tolerance).
+    zero_lengths: Vec<f64>,
     /// How many pipes: edges `0..pipes` are the pipes, in input order; the edges after
     /// them are the further pieces of pipes split at a T-junction.
     pipes: u32,

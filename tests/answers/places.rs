@@ -158,7 +158,7 @@ fn named(route: &str, a: &Value) -> Vec<String> {
             kind("dangling_end", &a["dangling_ends"], Some("pipe"));
             kind("t_junction", &a["t_junctions"], Some("pipe"));
             kind("cycle", &a["cycles"], None);
-            kind("zero_length_pipe", &a["zero_length_pipes"], None);
+            kind("zero_length_pipe", &a["zero_length_pipes"], Some("pipe"));
             kind("reversed_pipe", &a["reversed_pipes"], Some("pipe"));
             kind("bidirectional_pipe", &a["bidirectional_pipes"], None);
             kind("unknown_id", &a["unknown_ids"], Some("pipe"));

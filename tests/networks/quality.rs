@@ -50,7 +50,9 @@ fn zero_length_pipes_are_reported_and_every_cycle_pipe_is_listed() {
         let r = check(&url);
         let s = &r["summary"];
         assert_eq!(s["zero_length_pipes"], 1, "{kind}: {s}");
-        assert_eq!(strings(&r["zero_length_pipes"]), ["P-Z"]);
+        let z = &r["zero_length_pipes"];
+        assert_eq!(z.as_array().unwrap().len(), 1, "{kind}: {z}");
+        assert_eq!(z[0]["pipe"], "P-Z", "{kind}: {z}");
         // The loop at MH-1 (a real pipe, 90 ft long) and the MH-3/4/5 group.
         assert_eq!(s["cycles"], 2, "{kind}: {}", r["cycles"]);
         assert_eq!(s["pipes_in_cycles"], 5, "{kind}");
@@ -65,6 +67,46 @@ fn zero_length_pipes_are_reported_and_every_cycle_pipe_is_listed() {
         // The zero-length pipe does not stop a trace.
         let t = trace(&url, "MH-1", "downstream");
         assert_eq!(t["outfalls"][0]["outfall"], "OF-1", "{kind}: {t}");
+    }
+}
+
+/// Issue 27 item 5: a 0.62 ft pipe whose `from_id` names a structure that is not there
+/// snaps by position onto its own downstream structure: the finding says so (the
+/// structure, the length, the missing id), not only that its ends are one point. The
+/// zero-length pipe of the `cycles` case, drawn as a point between two pipes, is the
+/// counter-case.
+#[test]
+fn a_zero_length_pipe_says_what_happened_to_it() {
+    for kind in kinds() {
+        let (url, _dir) = load_case(kind, "short");
+        let r = check(&url);
+        let z = &r["zero_length_pipes"];
+        assert_eq!(z.as_array().unwrap().len(), 1, "{kind}: {z}");
+        assert_eq!(z[0]["pipe"], "P-S");
+        assert_eq!(z[0]["structure"], "OF-A", "{kind}: {z}");
+        assert!(
+            (z[0]["length"].as_f64().unwrap() - 0.62).abs() < 1e-6,
+            "{z}"
+        );
+        assert_eq!(z[0]["unknown_ids"][0], "from_id MH-99", "{kind}: {z}");
+        let table = run_ok(&url, &["network-check", "--format", "csv"]);
+        let line = table
+            .lines()
+            .find(|l| l.contains("P-S") && l.contains("zero_length_pipe"))
+            .unwrap_or_else(|| panic!("{kind}: {table}"));
+        assert!(
+            line.contains("both ends snap to structure OF-A")
+                && line.contains("0.62 long")
+                && line.contains("from_id MH-99, which is no structure"),
+            "{kind}: {line}"
+        );
+        let (url, _dir) = load_case(kind, "cycles");
+        let table = run_ok(&url, &["network-check", "--format", "csv"]);
+        let line = table
+            .lines()
+            .find(|l| l.contains("P-Z") && l.contains("zero_length_pipe"))
+            .unwrap_or_else(|| panic!("{kind}: {table}"));
+        assert!(line.contains("drawn as one point"), "{kind}: {line}");
     }
 }
 

@@ -265,13 +265,15 @@ impl Network {
         let directions = decide_directions(&pending, pipes);
         let (mut edges, reversed) = orient_edges(&pending, pipes, directions, &names, n_structures);
         drop(pending);
-        let zero_length: Vec<u32> = edges
+        let (zero_length, zero_lengths): (Vec<u32>, Vec<f64>) = edges
             .iter()
             .zip(pipes)
             .enumerate()
-            .filter(|(_, (e, f))| e.from == e.to && line_length(f.geom.as_ref()) <= tol)
-            .map(|(i, _)| i as u32)
-            .collect();
+            .filter_map(|(i, (e, f))| {
+                let length = line_length(f.geom.as_ref());
+                (e.from == e.to && length <= tol).then_some((i as u32, length))
+            })
+            .unzip();
         let n_pipes = edges.len() as u32;
         let splits = super::tee::join_tees(
             pipes,
@@ -319,6 +321,7 @@ impl Network {
             duplicate_ids,
             collisions,
             zero_length,
+            zero_lengths,
             pipes: n_pipes,
             split_of: splits.split_of,
             tails: splits.tails,

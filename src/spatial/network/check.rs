@@ -149,6 +149,22 @@ pub struct UnknownId {
     pub id: String,
 }
 
+/// A pipe whose two ends became one point of the network: both snapped to one structure
+/// (often because one end names a structure that is not there), or met at one junction,
+/// within the snap tolerance.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ZeroLengthPipe {
+    /// The pipe.
+    pub pipe: String,
+    /// The structure both ends are at; none when they meet at a junction of pipes.
+    pub structure: Option<String>,
+    /// The pipe's drawn length, in the registry CRS's unit (0 when it is drawn as a point).
+    pub length: f64,
+    /// Its from/to ids that name no structure (`to_id MH-99`), the usual reason an end
+    /// was placed by position onto the other end's structure.
+    pub unknown_ids: Vec<String>,
+}
+
 /// An id used by more than one structure, or by more than one pipe; the first one wins
 /// lookups by id, the others still take part by position.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -171,8 +187,8 @@ pub struct NetworkReport {
     pub parts: Vec<Part>,
     /// Every directed cycle.
     pub cycles: Vec<Cycle>,
-    /// Pipes whose two ends are one point.
-    pub zero_length_pipes: Vec<String>,
+    /// Pipes whose two ends are one point: what they snap to, how long they are drawn.
+    pub zero_length_pipes: Vec<ZeroLengthPipe>,
     /// Pipes marked as flowing either way.
     pub bidirectional_pipes: Vec<String>,
     /// Ids a structure and a pipe both carry.
@@ -193,6 +209,32 @@ pub struct NetworkReport {
 }
 
 impl Network {
+    /// The zero-length pipes with what they snap to, their length and the ids of theirs
+    /// that name no structure.
+    fn zero_length_pipes(&self) -> Vec<ZeroLengthPipe> {
+        self.zero_length
+            .iter()
+            .zip(&self.zero_lengths)
+            .map(|(&e, &length)| {
+                let pipe = self.pipe_id(e).to_string();
+                let unknown_ids = self
+                    .unknown_ids
+                    .iter()
+                    .filter(|u| u.pipe == pipe)
+                    .map(|u| format!("{} {}", u.field, u.id))
+                    .collect();
+                ZeroLengthPipe {
+                    structure: self
+                        .structure_id(self.edges[e as usize].from)
+                        .map(str::to_string),
+                    pipe,
+                    length,
+                    unknown_ids,
+                }
+            })
+            .collect()
+    }
+
     /// Checks the network's data: dangling ends, disconnected parts, cycles, pipes laid
     /// against their inverts, structures with no pipe, and ids that do not resolve.
     pub fn check(&self) -> NetworkReport {
@@ -278,11 +320,7 @@ impl Network {
             dangling_ends,
             parts,
             cycles,
-            zero_length_pipes: self
-                .zero_length
-                .iter()
-                .map(|&e| self.pipe_id(e).to_string())
-                .collect(),
+            zero_length_pipes: self.zero_length_pipes(),
             bidirectional_pipes,
             id_collisions: self.collisions.clone(),
             t_junctions: self.tees.clone(),
