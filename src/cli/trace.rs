@@ -54,7 +54,7 @@ pub(super) async fn run_trace(store_url: &str, a: TraceArgs) -> anyhow::Result<(
             // One row per thing reached: what it is, its id, and for an outfall its
             // receiving water and path.
             let header = ["role", "id", "receiving_water", "path"];
-            print!("{}", output::csv(&header, &trace_rows(&answer)));
+            print!("{}", output::csv(&header, &trace_rows(&answer, " ")));
         }
         QueryFormat::Table => {
             println!(
@@ -68,19 +68,13 @@ pub(super) async fn run_trace(store_url: &str, a: TraceArgs) -> anyhow::Result<(
             if let Some(note) = &t.id_collision {
                 println!("note: {note}");
             }
-            let rows: Vec<Vec<String>> = t
-                .outfalls
-                .iter()
-                .zip(&answer.receiving_waters)
-                .map(|(o, w)| {
-                    let water = w.water_id.as_deref().unwrap_or("?").to_string();
-                    vec![o.outfall.clone(), water, o.path.join(" → ")]
-                })
-                .collect();
+            // What was reached, one row each (the same rows as the CSV): an inspector
+            // walking the trace needs the ids, not only how many.
+            let rows = trace_rows(&answer, " → ");
             if !rows.is_empty() {
                 print!(
                     "{}",
-                    output::table(&["outfall", "receiving_water", "path"], &rows)
+                    output::table(&["reached", "id", "receiving_water", "path"], &rows)
                 );
             }
             if !t.dead_ends.is_empty() {
@@ -104,8 +98,8 @@ pub(super) async fn run_trace(store_url: &str, a: TraceArgs) -> anyhow::Result<(
 }
 
 /// A trace as rows: every structure, pipe, dead end and connection reached, and each
-/// outfall with its water and path.
-fn trace_rows(answer: &crate::answer::trace::TraceAnswer) -> Vec<Vec<String>> {
+/// outfall with its water and path (its ids joined by `sep`).
+fn trace_rows(answer: &crate::answer::trace::TraceAnswer, sep: &str) -> Vec<Vec<String>> {
     let t = &answer.trace;
     let mut rows = Vec::new();
     let outfalls: std::collections::HashMap<&str, usize> = t
@@ -124,7 +118,7 @@ fn trace_rows(answer: &crate::answer::trace::TraceAnswer) -> Vec<Vec<String>> {
                     .get(i)
                     .and_then(|w| w.water_id.clone())
                     .unwrap_or_default(),
-                t.outfalls[i].path.join(" "),
+                t.outfalls[i].path.join(sep),
             ]),
             None => rows.push(vec![
                 "structure".into(),

@@ -100,6 +100,18 @@ fn a_zero_length_pipe_says_what_happened_to_it() {
                 && line.contains("from_id MH-99, which is no structure"),
             "{kind}: {line}"
         );
+        // The trace's table lists what it reached, not only how many.
+        let table = run_ok(&url, &["trace", "MH-A", "--downstream"]);
+        let reached: Vec<&str> = table
+            .lines()
+            .filter_map(|l| {
+                let mut w = l.split_whitespace();
+                matches!(w.next(), Some("structure" | "outfall" | "pipe")).then(|| w.next())?
+            })
+            .collect();
+        // P-S, both ends at OF-A, is reached there.
+        assert_eq!(reached, ["MH-A", "OF-A", "P-A", "P-S"], "{kind}: {table}");
+        assert!(table.contains("MH-A → P-A → OF-A"), "{kind}: {table}");
         let (url, _dir) = load_case(kind, "cycles");
         let table = run_ok(&url, &["network-check", "--format", "csv"]);
         let line = table
