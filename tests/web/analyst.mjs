@@ -1,6 +1,8 @@
 // The analyst: a GeoJSON of new outfalls whose id field has another name; the dry run is
-// refused naming the field, the mapping is chosen beside the source's fields, the quality
-// report matches the API's, and the commit shows on the map with a new tile generation.
+// refused naming the field (in the page's words, not the command line's), the mapping is
+// chosen beside the source's fields, the quality report matches the API's, the features
+// are drawn during the dry run, a commit that would leave one out asks first, and the
+// commit shows on the map, highlighted and framed, with a new tile generation.
 import { launch, context, open, mapIdle, assertMapDrawn, assertNoSideScroll, done, api, SHOTS, assert } from './lib.mjs';
 
 const file = {
@@ -20,13 +22,23 @@ try {
   await ctx.addInitScript((t) => sessionStorage.setItem('ms4.token', t), process.env.MS4_TOKEN_ANALYST);
   const page = await open(ctx);
   await page.click('#tabs [data-view="analyst"]');
+  // Every layer of the registry is offered, the drainage structures too.
+  const collections = (await api('/collections')).body.collections.map((c) => c.id);
+  await page.waitForFunction((n) => document.querySelectorAll('#import-layer option').length === n, collections.length);
+  const offered = await page.$$eval('#import-layer option', (o) => o.map((x) => x.value));
+  assert.deepEqual([...offered].sort(), [...collections].sort());
+  assert.ok(offered.includes('structures'));
   await page.selectOption('#import-layer', 'outfalls');
+  assert.equal(new URL(page.url()).searchParams.get('layer'), 'outfalls', 'the layer is in the URL');
   await page.setInputFiles('#import-file', upload);
 
   // Refused: no asset_id; the page lists the source's fields to map it from.
   await page.click('#dry-run');
   await page.waitForSelector('#import-error');
-  assert.match(await page.textContent('#import-error'), /no field for outfalls\.asset_id; its fields are: FACILITYID, WATER_ID, STATUS, DIAM/);
+  const refusal = await page.textContent('#import-error');
+  assert.match(refusal, /no field for outfalls\.asset_id; its fields are: FACILITYID, WATER_ID, STATUS, DIAM/);
+  assert.match(refusal, /Choose the source field for asset_id in the table of fields below/);
+  assert.ok(!(await page.textContent('#view')).includes('--'), `no command-line wording on the page: ${refusal}`);
   assert.equal(await page.getAttribute('#map-asset_id', 'aria-invalid'), 'true');
   const options = await page.$$eval('#map-asset_id option', (o) => o.map((x) => x.value).filter(Boolean));
   assert.deepEqual(options, ['FACILITYID', 'WATER_ID', 'STATUS', 'DIAM']);
@@ -48,13 +60,47 @@ try {
   assert.equal(rows.rejected, String(r.rejected));
   assert.equal(rows['fields kept as extra attributes'], r.extra_fields.join(', '));
   assert.equal(r.imported, 2);
-  const rejected = await page.$$eval('#report table:has(caption:text("Rejected features")) tbody tr', (t) => t.map((x) => [...x.cells].map((c) => c.textContent)));
-  assert.deepEqual(rejected, r.rejections.map((x) => [String(x.feature), x.id ?? '—', x.reason]));
+  // Each rejected feature once, numbered as the source numbers it, with every reason.
+  const rejected = await page.$$eval('#report table:has(caption:text("Rejected features")) tbody tr', (t) => t.map((x) => [x.cells[0].textContent, x.cells[1].textContent, [...x.cells[2].querySelectorAll('li')].map((l) => l.textContent)]));
+  const byFeature = new Map();
+  for (const x of r.rejections) {
+    const e = byFeature.get(x.feature) ?? [String(x.feature), x.id ?? '—', []];
+    e[2].push(x.field && !x.reason.includes(x.field) ? `${x.field}: ${x.reason}` : x.reason);
+    byFeature.set(x.feature, e);
+  }
+  assert.deepEqual(rejected, [...byFeature.values()]);
+  assert.deepEqual(rejected.map((x) => x[0]), ['2'], 'the third feature of the file, as the source numbers it');
   assert.equal((await api('/collections/outfalls/items/OF-NEW-1')).status, 404, 'a dry run writes nothing');
+  // The dry run draws the file's features: two to load, one rejected.
+  const preview = await page.evaluate(() => window.__ms4answer.features.map((f) => f.properties.role));
+  assert.deepEqual(preview, ['loaded', 'loaded', 'rejected']);
+  const legend = await page.$$eval('#legend-answer li', (l) => l.map((x) => x.textContent));
+  assert.ok(legend.includes('features loaded') && legend.some((t) => t.startsWith('features rejected')), `the legend names them: ${legend}`);
+  await page.locator('#map').screenshot({ path: `${SHOTS}/analyst-dry-run.png` });
 
-  // Commit: the features are in, the tile generation moved, and the map uses it.
+  // Commit: one feature would be left out, so the page asks first; Cancel writes nothing.
   await page.click('#commit-import');
+  await page.waitForSelector('#commit-confirm:not([hidden])');
+  assert.equal(await page.textContent('#commit-question'), `${r.rejected} feature rejected — commit the other ${r.imported}?`);
+  assert.equal(await page.textContent('#commit-question'), '1 feature rejected — commit the other 2?');
+  await page.waitForFunction(() => document.activeElement?.id === 'confirm-commit');
+  await page.screenshot({ path: `${SHOTS}/analyst-confirm.png` });
+  await page.click('#cancel-commit');
+  assert.equal(await page.locator('#commit-confirm').isVisible(), false);
+  assert.equal((await api('/collections/outfalls/items/OF-NEW-1')).status, 404, 'a cancelled commit writes nothing');
+  await page.click('#commit-import');
+  await page.waitForSelector('#commit-confirm:not([hidden])');
+  await page.click('#confirm-commit');
+
+  // Committed: the features are in, the tile generation moved, and the map uses it.
   await page.waitForFunction(() => document.getElementById('message').textContent.startsWith('Committed'));
+  assert.match(await page.textContent('#message'), /^Committed: 2 features loaded into outfalls, 1 left out; the map shows them highlighted\.$/);
+  // The loaded features are highlighted and framed.
+  const shown = await page.evaluate(() => ({
+    roles: window.__ms4answer.features.map((f) => f.properties.role),
+    inView: window.__ms4answer.features.every((f) => window.__ms4map.getBounds().contains(f.geometry.coordinates)),
+  }));
+  assert.deepEqual(shown, { roles: ['loaded', 'loaded'], inView: true });
   await mapIdle(page);
   assert.equal((await api('/collections/outfalls/items/OF-NEW-1')).status, 200);
   const genAfter = (await api('/tiles.json')).body.generation;

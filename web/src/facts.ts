@@ -15,7 +15,9 @@ export interface Fact {
 
 export const FACTS: Fact[] = [
   { name: 'disturbed', label: 'Area disturbed', kind: 'area', help: 'limit of disturbance plus off-site disturbance, all phases' },
-  { name: 'larger_common_plan', label: 'Part of a larger common plan of development or sale', kind: 'bool' },
+  // Tri-state on the form like the others; the API reads it as a yes/no (a request
+  // without it reads as no), so "not known" is listed as open beside the answer.
+  { name: 'larger_common_plan', label: 'Part of a larger common plan of development or sale', kind: 'tri' },
   { name: 'single_family', label: 'A single-family residence', kind: 'tri' },
   { name: 'agricultural', label: 'Construction at an agricultural property', kind: 'tri' },
   { name: 'agricultural_activity', label: 'Agricultural activity (an active farm’s own)', kind: 'tri' },
@@ -83,5 +85,60 @@ export function resultWord(r: unknown): string {
   if (r === false) return 'no';
   if (r === null || r === undefined) return 'undetermined';
   if (typeof r === 'string') return r.replace(/_/g, ' ');
-  return JSON.stringify(r);
+  if (typeof r === 'number') return String(r);
+  return 'see the reasons';
+}
+
+/** The fact an open fact of the answer names: the answer names a fact by its field
+ *  (`construction_permit`), by the permit's dotted name (`gp.coverage`), or in words for
+ *  the two Condition Three exclusions. */
+export function factOfOpen(open: string): Fact | null {
+  const name = open.trim().replace(/^gp\./, 'gp_');
+  const byName = FACTS.find((f) => f.name === name);
+  if (byName) return byName;
+  if (/^Condition Three exclusion: .*single-family residence/.test(open)) return FACTS.find((f) => f.name === 'single_family') ?? null;
+  if (/^Condition Three exclusion: .*agricultural property/.test(open)) return FACTS.find((f) => f.name === 'agricultural') ?? null;
+  return null;
+}
+
+/** One open fact as the page lists it: the form's fact when it names one (answerable in
+ *  place), else the answer's words; `fromAnswer` says whether the answer turned on it. */
+export interface OpenFact {
+  fact: Fact | null;
+  text: string;
+  fromAnswer: boolean;
+}
+
+/** The facts left open: those the answer lists, in the form's words, then every other
+ *  yes/no fact the form left "not known" (the answer did not turn on them, but a file
+ *  must show they were not given). */
+export function openFacts(fromAnswer: string[], v: FactValues): OpenFact[] {
+  const out: OpenFact[] = [];
+  const seen = new Set<string>();
+  for (const o of fromAnswer) {
+    const fact = factOfOpen(o);
+    if (fact && seen.has(fact.name)) continue;
+    if (fact) seen.add(fact.name);
+    out.push({ fact, text: fact ? fact.label : o, fromAnswer: true });
+  }
+  for (const f of FACTS) {
+    if (f.kind !== 'tri' || seen.has(f.name)) continue;
+    const x = v[f.name];
+    if (x === undefined || x === '') out.push({ fact: f, text: f.label, fromAnswer: false });
+  }
+  return out;
+}
+
+/** The facts the form gave (not "not known"), in the form's words, for the file. */
+export function factsGiven(v: FactValues): [string, string][] {
+  const out: [string, string][] = [];
+  for (const f of FACTS) {
+    const x = v[f.name];
+    if (f.kind === 'area') {
+      const n = String(x ?? '').trim();
+      if (n !== '') out.push([f.label, `${n} ${v[`${f.name}_unit`] ?? 'sqft'}`]);
+    } else if (typeof x === 'string' && x.trim() !== '') out.push([f.label, x.trim()]);
+    else if (x === true) out.push([f.label, 'yes']);
+  }
+  return out;
 }

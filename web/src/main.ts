@@ -1,9 +1,9 @@
 // The page: sign-in, the views per user, the map and the offline queue.
 import './style.css';
 import { ApiError, authHeaders, get, setToken, token, type Session } from './api';
-import { createMap, firstDrawn, getMap, tileUrlsAsked } from './map';
+import { clearAnswer, createMap, firstDrawn, getMap, refreshLegend, tileUrlsAsked } from './map';
 import { Queue } from './queue';
-import { h, type Ctx } from './ui';
+import { busy, h, setUrlState, urlState, type Ctx } from './ui';
 import * as inspector from './views/inspector';
 import * as planner from './views/planner';
 import * as officer from './views/officer';
@@ -48,10 +48,14 @@ async function showQueue(): Promise<void> {
   const all = await queue.all();
   const waiting = all.filter((e) => e.state === 'waiting').length;
   const rejected = all.filter((e) => e.state === 'rejected');
+  // Refused for the token, not for what they say: kept, and sent after the next sign-in.
+  const signin = all.filter((e) => e.state === 'signin');
   const s = $('queue-status');
-  s.dataset.waiting = String(waiting);
+  s.dataset.waiting = String(waiting + signin.length);
   s.replaceChildren(
     `${navigator.onLine ? 'Online' : 'Offline'} · ${waiting} inspection${waiting === 1 ? '' : 's'} waiting to send`,
+    signin.length ? ' · ' : '',
+    signin.length ? h('span', { class: 'error', id: 'queue-signin' }, `${signin.length} kept until you sign in again (${signin[0].error})`) : '',
     ...rejected.map((e) => h('span', { class: 'error' }, ` · ${e.body.asset_id} refused: ${e.error} `, h('button', { type: 'button', onclick: async () => { await queue.remove(e.key); showQueue(); } }, 'Discard'))),
   );
 }
@@ -78,7 +82,10 @@ async function loadSession(): Promise<void> {
   });
 }
 
-function show(name: string): void {
+/** Shows a view. Its name goes into the page's query; the other views' selection is
+ *  dropped from it, except when the view is opened from the URL (`keepQuery`), whose
+ *  selection the view reads back. */
+function show(name: string, keepQuery = false): void {
   document.querySelectorAll<HTMLButtonElement>('#tabs button').forEach((b) => b.setAttribute('aria-pressed', String(b.dataset.view === name)));
   ctx.onMapClick(null);
   // A footprint half drawn in the planner must not keep taking the map's taps.
@@ -86,6 +93,9 @@ function show(name: string): void {
   const el = $('view');
   el.replaceChildren();
   document.body.dataset.view = name;
+  setUrlState({ view: name }, !keepQuery);
+  clearAnswer();
+  refreshLegend();
   if (!session.may_read) {
     el.append(h('p', { class: 'hint', text: 'This registry needs a token to read: paste yours above.' }));
     return;
@@ -93,19 +103,32 @@ function show(name: string): void {
   views[name].render(el, ctx);
 }
 
+/** After signing in or out, focus goes to the view's heading, so the keyboard and a
+ *  screen reader carry on from what the new session may do. */
+function focusView(): void {
+  const target = document.querySelector<HTMLElement>('#view h2') ?? $('panel');
+  if (!target.hasAttribute('tabindex')) target.setAttribute('tabindex', '-1');
+  target.focus();
+}
+
 async function start(): Promise<void> {
   $('signin').addEventListener('submit', async (ev) => {
     ev.preventDefault();
     const t = ($('token') as HTMLInputElement).value.trim();
     if (!t) return;
-    setToken(t);
-    ($('token') as HTMLInputElement).value = '';
-    await restart();
+    // The sign-in button stays disabled until the session is read: one submit only.
+    await busy([document.querySelector<HTMLButtonElement>('#signin button[type=submit]')], null, async () => {
+      setToken(t);
+      ($('token') as HTMLInputElement).value = '';
+      await restart();
+    });
+    if (session?.signed_in) focusView();
   });
   $('signout').addEventListener('click', async () => {
     setToken(null);
     ctx.say('Signed out.');
     await restart();
+    ($('token') as HTMLInputElement).focus();
   });
   document.querySelectorAll<HTMLButtonElement>('#tabs button').forEach((b) => b.addEventListener('click', () => show(b.dataset.view!)));
   window.addEventListener('online', () => void flush());
@@ -163,9 +186,13 @@ async function restart(): Promise<void> {
     // A new token: the map's requests carry it from now on.
     getMap().setStyle('/styles/ms4.json');
   }
-  const current = document.body.dataset.view ?? 'inspector';
+  // The view of a link (`?view=planner&parcel=P-12`) on the first start; the view shown
+  // after a new sign-in.
+  const fromUrl = document.body.dataset.view === undefined;
+  const current = document.body.dataset.view ?? urlState().get('view') ?? 'inspector';
   const tab = document.querySelector<HTMLButtonElement>(`#tabs button[data-view="${current}"]`);
-  show(tab && !tab.hidden ? current : 'inspector');
+  const ok = !!tab && !tab.hidden && current in views;
+  show(ok ? current : 'inspector', fromUrl && ok);
   await flush();
 }
 

@@ -19,20 +19,114 @@ let draft: FC = EMPTY;
 
 /** Answer features are coloured by `role` (a word the page sets: near, trace, water,
  *  watershed, tmdl, footprint, connection...), and every role also has a text label in
- *  the panel, so colour is never the only sign. */
-const ROLE_COLOUR: any = [
-  'match', ['get', 'role'],
-  'footprint', '#000000',
-  'watershed', '#3182bd',
-  'tmdl', '#e6550d',
-  'water', '#8856a7',
-  'trace', '#d95f02',
-  'illicit', '#d7191c',
-  'needs_review', '#fdae61',
-  'ok', '#1a9641',
-  'parcel', '#636363',
-  '#e7298a',
+ *  the panel and in the legend, so colour is never the only sign. */
+export const ROLES: Record<string, { colour: string; label: string }> = {
+  footprint: { colour: '#000000', label: 'the project (parcel or footprint)' },
+  parcel: { colour: '#636363', label: 'parcel' },
+  watershed: { colour: '#3182bd', label: 'watershed overlapped' },
+  tmdl: { colour: '#e6550d', label: 'TMDL area' },
+  water: { colour: '#8856a7', label: 'receiving water' },
+  trace: { colour: '#d95f02', label: 'traced path' },
+  illicit: { colour: '#d7191c', label: 'illicit' },
+  needs_review: { colour: '#fdae61', label: 'needs review' },
+  ok: { colour: '#1a9641', label: 'ok' },
+  near: { colour: '#e7298a', label: 'nearby asset' },
+  loaded: { colour: '#e7298a', label: 'features loaded' },
+  rejected: { colour: '#252525', label: 'features rejected (not loaded)' },
+  selected: { colour: '#00bcd4', label: 'selected' },
+};
+/** Where a view gives a role other words (the inspector's "footprint" is the user). */
+const VIEW_LABELS: Record<string, Record<string, string>> = { inspector: { footprint: 'where you are' } };
+const OTHER_ROLE = '#e7298a';
+
+const ROLE_COLOUR: any = ['match', ['get', 'role'], ...Object.entries(ROLES).flatMap(([r, { colour }]) => [r, colour]), OTHER_ROLE];
+
+/** The registry's own layers as the style draws them (`/styles/ms4.json`): a swatch and
+ *  words for each colour the style gives a meaning. */
+const BASE_LEGEND: [kind: 'fill' | 'line' | 'dash' | 'point' | 'ring', colour: string, label: string][] = [
+  ['line', '#444444', 'town boundary'],
+  ['dash', '#3182bd', 'watershed'],
+  ['fill', '#e6550d', 'TMDL area, stormwater a source'],
+  ['fill', '#fdae6b', 'TMDL area'],
+  ['fill', '#8856a7', 'receiving water, 303(d) listed'],
+  ['fill', '#6baed6', 'receiving water'],
+  ['fill', '#f0f0f0', 'parcel (commercial red, industrial violet)'],
+  ['line', '#2171b5', 'pipe (culvert grey, ditch or swale green)'],
+  ['dash', '#31a354', 'easement'],
+  ['point', '#d7191c', 'SMP without an easement, illicit connection'],
+  ['point', '#fdae61', 'needs review'],
+  ['point', '#1a9641', 'SMP easement covered, connection ok, outfall screened'],
+  ['point', '#2b83ba', 'catch basin, town-owned SMP'],
+  ['ring', '#2b83ba', 'manhole (red ring: inspection overdue)'],
+  ['ring', '#555555', 'other structure'],
+  ['point', '#a50f15', 'outfall with sewage indicators'],
 ];
+
+let legendAnswer: HTMLElement | null = null;
+/** The roles drawn now, each with the kind of swatch its geometry takes. */
+let legendRoles: [string, string][] = [];
+
+function swatch(kind: string, colour: string): HTMLElement {
+  const s = document.createElement('span');
+  s.className = `swatch swatch-${kind}`;
+  s.style.setProperty('--c', colour);
+  s.setAttribute('aria-hidden', 'true');
+  return s;
+}
+
+function legendItem(kind: string, colour: string, label: string, role?: string): HTMLLIElement {
+  const li = document.createElement('li');
+  if (role) li.dataset.role = role;
+  li.append(swatch(kind, colour), document.createTextNode(label));
+  return li;
+}
+
+/** The legend: what this view's answer draws (filled in as answers come), then the
+ *  registry's layers. Open on a wide screen, a tap away on a phone; always printed. */
+function legendControl(): maplibregl.IControl {
+  const box = document.createElement('details');
+  box.id = 'legend';
+  box.className = 'maplibregl-ctrl legend';
+  box.open = matchMedia('(min-width: 900px)').matches;
+  const summary = document.createElement('summary');
+  summary.textContent = 'Legend';
+  const answerList = document.createElement('ul');
+  answerList.id = 'legend-answer';
+  answerList.setAttribute('aria-label', 'This view\'s answer');
+  const base = document.createElement('ul');
+  base.id = 'legend-base';
+  base.append(...BASE_LEGEND.map(([k, c, l]) => legendItem(k, c, l)));
+  // The registry's layers a tap away, so the legend of the answer leaves the map in view.
+  const layers = document.createElement('details');
+  layers.className = 'legend-layers';
+  const layersTitle = document.createElement('summary');
+  layersTitle.textContent = 'The registry\'s layers';
+  layers.append(layersTitle, base);
+  box.append(summary, answerList, layers);
+  legendAnswer = answerList;
+  drawLegendAnswer();
+  return { onAdd: () => box, onRemove: () => box.remove() };
+}
+
+function drawLegendAnswer(): void {
+  if (!legendAnswer) return;
+  const view = document.body.dataset.view ?? '';
+  legendAnswer.replaceChildren(...legendRoles.map(([r, kind]) => legendItem(kind, ROLES[r]?.colour ?? OTHER_ROLE, VIEW_LABELS[view]?.[r] ?? ROLES[r]?.label ?? r.replace(/_/g, ' '), r)));
+  legendAnswer.hidden = legendRoles.length === 0;
+}
+
+const SWATCH: Record<string, string> = { Polygon: 'fill', MultiPolygon: 'fill', LineString: 'line', MultiLineString: 'line' };
+
+/** Sets the answer part of the legend to the roles drawn now (and the draft's). */
+function legendFor(fc: FC, extra: [string, string][] = []): void {
+  const roles = new Map<string, string>(extra);
+  for (const f of fc.features) {
+    const r = String(f.properties?.role ?? 'other');
+    if (!roles.has(r)) roles.set(r, SWATCH[f.geometry?.type] ?? 'point');
+  }
+  legendRoles = [...roles];
+  drawLegendAnswer();
+}
 
 /** The map, opened on the registry's extent (the TileJSON's bounds). */
 export function createMap(container: string, bounds?: [number, number, number, number]): maplibregl.Map {
@@ -52,8 +146,12 @@ export function createMap(container: string, bounds?: [number, number, number, n
     // No symbol fades: the first draw (and the tests' "idle") need not wait 300 ms more.
     fadeDuration: 0,
     cooperativeGestures: false,
+    // The camera in the URL (#zoom/lat/lng): a link reopens the map where it was.
+    hash: true,
   });
   map.addControl(new maplibregl.NavigationControl({ showCompass: true }), 'top-right');
+  map.addControl(new maplibregl.ScaleControl({ unit: 'imperial' }), 'bottom-right');
+  map.addControl(legendControl(), 'bottom-left');
   map.on('style.load', () => {
     // Counted for the tests: a first visit loads the style once, the service worker's
     // arrival must not make the map start over.
@@ -105,6 +203,7 @@ export async function showAnswer(fc: FC, fit = true): Promise<void> {
   answer = fc;
   // What the map was last told to draw, for a script checking it against the API.
   (window as any).__ms4answer = fc;
+  legendFor(fc, draft.features.length ? [['footprint', 'fill']] : []);
   // setData resolves once the worker holds the data and the source has asked for its
   // tiles again, so the next frame with the source loaded has the answer in it.
   await (map.getSource('answer') as maplibregl.GeoJSONSource | undefined)?.setData(fc as any);
@@ -142,7 +241,10 @@ function answerDrawn(): Promise<void> {
 
 export function showDraft(fc: FC): void {
   draft = fc;
-  (map.getSource('draft') as maplibregl.GeoJSONSource | undefined)?.setData(fc as any);
+  // What the map was last told to draw as the place chosen, for a script checking it.
+  (window as any).__ms4draft = fc;
+  legendFor(answer, fc.features.length ? [['footprint', 'fill']] : []);
+  (map?.getSource('draft') as maplibregl.GeoJSONSource | undefined)?.setData(fc as any);
 }
 
 /** Resolves when the map is idle again (everything asked for is drawn). */
@@ -153,7 +255,7 @@ export function drawn(): Promise<void> {
   });
 }
 
-export function fitTo(fc: FC): void {
+export function fitTo(fc: FC, maxZoom = 18): void {
   let b: maplibregl.LngLatBounds | null = null;
   const visit = (c: any) => {
     if (typeof c[0] === 'number') {
@@ -161,7 +263,7 @@ export function fitTo(fc: FC): void {
     } else c.forEach(visit);
   };
   for (const f of fc.features) if (f.geometry) visit(f.geometry.coordinates);
-  if (b) map.fitBounds(b, { padding: 40, maxZoom: 18, duration: 0 });
+  if (b) map.fitBounds(b, { padding: 40, maxZoom, duration: 0 });
 }
 
 /** Reloads the style: its TileJSON names the current tile generation, so new data shows
@@ -191,4 +293,40 @@ export function tileUrlsAsked(): string[] {
 
 export function getMap(): maplibregl.Map {
   return map;
+}
+
+/** Clears what the last view drew (its answer and its place chosen): the panel that
+ *  explained it is gone, and the legend must only name what is on the map. */
+export function clearAnswer(): void {
+  answer = EMPTY;
+  (window as any).__ms4answer = EMPTY;
+  (map?.getSource('answer') as maplibregl.GeoJSONSource | undefined)?.setData(EMPTY as any);
+  showDraft(EMPTY);
+}
+
+/** Redraws the legend's words for the view now shown (a role may read differently). */
+export function refreshLegend(): void {
+  drawLegendAnswer();
+}
+
+/** The map as drawn now, as a picture for print (a live WebGL canvas does not print),
+ *  with what a printed map needs beside it: the ground distance of one CSS pixel at the
+ *  centre, and the bearing of north. */
+export async function snapshot(): Promise<{ url: string; width: number; height: number; metresPerPixel: number; bearing: number }> {
+  await drawn();
+  return new Promise((resolve) => {
+    // Read inside the render event: the drawing buffer is only whole until the frame ends.
+    map.once('render', () => {
+      const c = map.getCanvas();
+      const lat = map.getCenter().lat;
+      resolve({
+        url: c.toDataURL('image/png'),
+        width: c.clientWidth,
+        height: c.clientHeight,
+        metresPerPixel: (40075016.686 * Math.cos((lat * Math.PI) / 180)) / (512 * 2 ** map.getZoom()),
+        bearing: map.getBearing(),
+      });
+    });
+    map.triggerRepaint();
+  });
 }

@@ -1,11 +1,24 @@
 // The analyst: a file for a layer, a dry run, the source's fields beside the canonical
-// ones to map, the quality report, then the commit; the map redraws at once from the new
-// tile generation.
+// ones to map, the quality report, then the commit (asked first when features would be
+// left out); the features loaded are drawn on the map during the dry run and framed after
+// the commit, and the map redraws at once from the new tile generation.
 import { ApiError, get, post } from '../api';
-import { getMap, reloadTiles } from '../map';
-import { h, table, type Ctx } from '../ui';
+import { fitTo, getMap, reloadTiles, showAnswer, type FC } from '../map';
+import { busy, focusAnswer, h, setUrlState, table, urlState, type Ctx } from '../ui';
 
-const LAYERS = ['outfalls', 'catch_basins', 'manholes', 'pipes', 'smps', 'easements', 'parcels', 'connections', 'connection_records', 'receiving_waters', 'impairments', 'watersheds', 'tmdl_areas', 'boundary', 'inspections'];
+/** The layers offered when the registry cannot be asked for its list (every layer of a
+ *  registry, the drainage structures too). */
+const LAYERS = ['outfalls', 'catch_basins', 'manholes', 'structures', 'pipes', 'smps', 'easements', 'parcels', 'connections', 'connection_records', 'receiving_waters', 'impairments', 'watersheds', 'tmdl_areas', 'boundary', 'inspections', 'discharge_determinations', 'cases'];
+
+/** The registry's layers, as its collections list them. */
+let layerList: Promise<string[]> | null = null;
+function layers(): Promise<string[]> {
+  layerList ??= (get('/collections') as Promise<{ collections?: { id: string }[] }>)
+    .then((c) => (c.collections ?? []).map((x) => x.id).filter(Boolean))
+    .then((ids) => (ids.length ? ids : LAYERS))
+    .catch(() => LAYERS);
+  return layerList;
+}
 
 /** The source fields a refusal names (`... its fields are: A, B, C. Map one ...`). */
 export function sourceFieldsOf(message: string): string[] {
@@ -19,31 +32,83 @@ export function canonicalOf(message: string): string | null {
   return m ? m[1] : null;
 }
 
+/** A message of the importer in the page's words: the importer speaks to the command
+ *  line (`Map one with --map asset_id=SOURCE_FIELD`), the page has a table of fields. */
+export function plainWords(message: string): string {
+  return message
+    .replace(/Map one with --map ([a-z_0-9]+)=SOURCE_FIELD\.?/g, 'Choose the source field for $1 in the table of fields below, then run again.')
+    .replace(/--map ([a-z_0-9]+)=?/g, 'the field mapping of $1 ')
+    .replace(/--(dry-run|replace|allow-empty|allow-mass-delete|invalid|where|id-prefix|id|src-layer|s-srs)\b/g, (_m, flag: string) => `the "${flag.replace(/-/g, ' ')}" option`)
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/** What a commit would leave out, as the question asked before it. */
+export function commitQuestion(r: { rejected?: number; imported?: number }): string {
+  const n = r.rejected ?? 0;
+  const rest = r.imported ?? 0;
+  return `${n} feature${n === 1 ? '' : 's'} rejected — commit the other ${rest}?`;
+}
+
 export function render(el: HTMLElement, ctx: Ctx): void {
   const layer = h('select', { id: 'import-layer', name: 'layer' }, ...LAYERS.map((l) => h('option', { value: l, text: l.replace(/_/g, ' ') })));
+  const linked = urlState().get('layer');
+  // The registry's own list replaces the built-in one when it comes.
+  void layers().then((ids) => {
+    const keep = layer.value;
+    layer.replaceChildren(...ids.map((l) => h('option', { value: l, text: l.replace(/_/g, ' ') })));
+    layer.value = ids.includes(linked ?? '') ? linked! : ids.includes(keep) ? keep : ids[0];
+  });
+  if (linked && LAYERS.includes(linked)) layer.value = linked;
   const file = h('input', { id: 'import-file', name: 'file', type: 'file', accept: '.zip,.gpkg,.geojson,.json,.csv,.kml,.fgb' });
   const mapping = h('div', { id: 'mapping' });
+  const confirm = h('div', { id: 'commit-confirm', role: 'alertdialog', 'aria-labelledby': 'commit-question', hidden: true });
   const report = h('div', { id: 'report' });
-  const state = { source: [] as string[] };
+  const state: State = { source: [], preview: null };
   const reset = () => {
     mapping.replaceChildren();
     report.replaceChildren();
+    confirm.hidden = true;
     state.source = [];
+    state.preview = null;
   };
-  layer.addEventListener('change', reset);
+  layer.addEventListener('change', () => {
+    reset();
+    setUrlState({ layer: layer.value });
+  });
   file.addEventListener('change', reset);
-  const go = (dry: boolean) => run(layer.value, file, mapping, report, state, dry, ctx);
+  const dryButton = h('button', { type: 'button', id: 'dry-run' }, 'Dry run');
+  const commitButton = h('button', { type: 'button', id: 'commit-import' }, 'Commit');
+  const controls = [dryButton, commitButton, layer, file];
+  const io: Io = { layer: () => layer.value, file, mapping, report, confirm, state, ctx };
+  dryButton.addEventListener('click', () => void busy(controls, report, () => dryRun(io)));
+  commitButton.addEventListener('click', () => void busy(controls, report, () => askThenCommit(io, controls)));
   el.append(
     h('h2', { text: 'Analyst: load a layer' }),
     h('div', { class: 'field' }, h('label', { for: 'import-layer', text: 'Layer' }), layer),
     h('div', { class: 'field' }, h('label', { for: 'import-file', text: 'File (zipped shapefile, GeoPackage, GeoJSON, CSV, KML, FlatGeobuf)' }), file),
-    h('div', { class: 'row' },
-      h('button', { type: 'button', id: 'dry-run', onclick: () => go(true) }, 'Dry run'),
-      h('button', { type: 'button', id: 'commit-import', onclick: () => go(false) }, 'Commit'),
-    ),
+    h('div', { class: 'row' }, dryButton, commitButton),
+    confirm,
     mapping,
     report,
   );
+}
+
+interface State {
+  source: string[];
+  /** The file's own features, when the page can read them (GeoJSON), to draw. */
+  preview: FC | null;
+}
+
+/** What the steps of an import share. */
+interface Io {
+  layer: () => string;
+  file: HTMLInputElement;
+  mapping: HTMLElement;
+  report: HTMLElement;
+  confirm: HTMLElement;
+  state: State;
+  ctx: Ctx;
 }
 
 async function canonicalFields(layer: string): Promise<string[]> {
@@ -66,40 +131,133 @@ async function showMapping(layer: string, mapping: HTMLElement, source: string[]
   ]));
 }
 
-async function run(layer: string, file: HTMLInputElement, mapping: HTMLElement, report: HTMLElement, state: { source: string[] }, dry: boolean, ctx: Ctx): Promise<void> {
-  const f = file.files?.[0];
-  if (!f) return ctx.say('Choose a file first.', true);
+/** The mapping chosen in the table of fields. */
+function chosenMapping(mapping: HTMLElement): Record<string, string> {
+  const chosen: Record<string, string> = {};
+  mapping.querySelectorAll<HTMLSelectElement>('select[data-canonical]').forEach((i) => {
+    if (i.value) chosen[i.dataset.canonical!] = i.value;
+  });
+  return chosen;
+}
+
+/** Sends the file (a dry run or the commit); shows the report, or the refusal beside the
+ *  fields. Null when refused. */
+async function send(io: Io, dry: boolean): Promise<QualityReport | null> {
+  const f = io.file.files?.[0];
+  if (!f) {
+    io.ctx.say('Choose a file first.', true);
+    return null;
+  }
+  const layer = io.layer();
   const form = new FormData();
   form.append('file', f, f.name);
   form.append('dry_run', String(dry));
-  const chosen: Record<string, string> = {};
-  mapping.querySelectorAll<HTMLSelectElement>('select[data-canonical]').forEach((i) => {
-    if (i.value) {
-      chosen[i.dataset.canonical!] = i.value;
-      form.append('map', `${i.dataset.canonical}=${i.value}`);
-    }
-  });
+  const chosen = chosenMapping(io.mapping);
+  for (const [c, src] of Object.entries(chosen)) form.append('map', `${c}=${src}`);
   try {
     const r = (await post('/api/layers/{layer}/import', { path: { layer }, body: form })) as QualityReport;
-    state.source = [...new Set([...Object.values(r.field_map ?? {}), ...(r.extra_fields ?? []), ...state.source])];
-    await showMapping(layer, mapping, state.source, { ...(r.field_map ?? {}), ...chosen }, null);
-    showReport(r, report);
-    if (!dry) {
-      const before = getMap().getSource('ms4') as { tiles?: string[] } | undefined;
-      const oldTiles = before?.tiles?.[0];
-      await reloadTiles();
-      ctx.say(`Committed: ${r.imported} features imported into ${layer}; the map shows them.`);
-      document.body.dataset.drawn = `import ${oldTiles ?? ''}`;
-    } else ctx.say('Dry run: nothing written. Check the fields and the report, then Commit.');
+    io.state.source = [...new Set([...Object.values(r.field_map ?? {}), ...(r.extra_fields ?? []), ...io.state.source])];
+    await showMapping(layer, io.mapping, io.state.source, { ...(r.field_map ?? {}), ...chosen }, null);
+    showReport(r, io.report);
+    return r;
   } catch (e) {
     const msg = (e as Error).message;
     if (e instanceof ApiError) {
       const src = sourceFieldsOf(msg);
-      if (src.length) state.source = src;
-      if (state.source.length) await showMapping(layer, mapping, state.source, chosen, canonicalOf(msg));
+      if (src.length) io.state.source = src;
+      if (io.state.source.length) await showMapping(layer, io.mapping, io.state.source, chosen, canonicalOf(msg));
     }
-    report.replaceChildren(h('p', { class: 'error', role: 'alert', id: 'import-error', text: msg }));
+    io.report.replaceChildren(h('p', { class: 'error', role: 'alert', id: 'import-error', text: plainWords(msg) }));
+    return null;
   }
+}
+
+/** The file's features, when the page can read them itself (GeoJSON in longitude and
+ *  latitude), each marked loaded or rejected by the report's feature numbers. */
+async function preview(file: File, r: QualityReport): Promise<FC | null> {
+  if (!/\.(geo)?json$/i.test(file.name) || !/4326|CRS84|WGS 84/i.test(r.source_crs ?? '')) return null;
+  try {
+    const gj = JSON.parse(await file.text());
+    const features: any[] = gj?.type === 'FeatureCollection' ? gj.features ?? [] : gj?.type === 'Feature' ? [gj] : [];
+    // GeoJSON features are numbered from 0 in the order of the file (the source's own
+    // numbers, as the report gives them) unless they carry numeric ids.
+    const numbered = features.some((x) => typeof x?.id === 'number');
+    const rejected = new Set((r.rejections ?? []).map((x) => Number(x.feature)));
+    return {
+      type: 'FeatureCollection',
+      features: features.filter((x) => x?.geometry).map((x, i) => {
+        const n = numbered ? Number(x.id) : i;
+        return { type: 'Feature', geometry: x.geometry, properties: { role: rejected.has(n) ? 'rejected' : 'loaded', feature: n } };
+      }),
+    };
+  } catch {
+    return null;
+  }
+}
+
+/** Draws what the file would load (and what it would leave out), framed. */
+async function drawPreview(io: Io, r: QualityReport, f: File): Promise<void> {
+  io.state.preview = await preview(f, r);
+  if (!io.state.preview?.features.length) return;
+  await showAnswer(io.state.preview, false);
+  fitTo(io.state.preview, 17);
+}
+
+async function dryRun(io: Io): Promise<void> {
+  io.confirm.hidden = true;
+  const r = await send(io, true);
+  if (!r) return;
+  await drawPreview(io, r, io.file.files![0]);
+  io.ctx.say(`Dry run: nothing written. ${r.imported ?? 0} feature${r.imported === 1 ? '' : 's'} would be loaded, ${r.rejected ?? 0} rejected. Check the fields and the report, then Commit.`);
+  document.body.dataset.drawn = 'dry run';
+}
+
+/** A commit that would leave features out asks first (from a dry run of the same file
+ *  and mapping); one that would not goes straight on. */
+async function askThenCommit(io: Io, controls: (HTMLButtonElement | HTMLInputElement | HTMLSelectElement)[]): Promise<void> {
+  io.confirm.hidden = true;
+  const dry = await send(io, true);
+  if (!dry) return;
+  await drawPreview(io, dry, io.file.files![0]);
+  if (!(dry.rejected ?? 0)) return commit(io);
+  const yes = h('button', { type: 'button', id: 'confirm-commit' }, `Commit the other ${dry.imported ?? 0}`);
+  const no = h('button', { type: 'button', id: 'cancel-commit' }, 'Cancel');
+  yes.addEventListener('click', () => {
+    io.confirm.hidden = true;
+    void busy(controls, io.report, () => commit(io));
+  });
+  no.addEventListener('click', () => {
+    io.confirm.hidden = true;
+    io.ctx.say('Not committed: nothing written.');
+    (document.getElementById('commit-import') as HTMLButtonElement | null)?.focus();
+  });
+  io.confirm.replaceChildren(
+    h('p', { id: 'commit-question', text: commitQuestion(dry) }),
+    h('p', { class: 'hint', text: 'The rejected features and every reason are listed in the report below.' }),
+    h('div', { class: 'row' }, yes, no),
+  );
+  io.confirm.hidden = false;
+  io.ctx.say('');
+  // Focus after the busy controls come back (a disabled control cannot hold it).
+  setTimeout(() => yes.focus(), 0);
+}
+
+async function commit(io: Io): Promise<void> {
+  const r = await send(io, false);
+  if (!r) return;
+  const layer = io.layer();
+  const before = getMap().getSource('ms4') as { tiles?: string[] } | undefined;
+  const oldTiles = before?.tiles?.[0];
+  await reloadTiles();
+  // The features loaded, highlighted and framed (what the file held, less the rejected).
+  const shown = io.state.preview ? { type: 'FeatureCollection' as const, features: io.state.preview.features.filter((f) => f.properties.role === 'loaded') } : null;
+  if (shown?.features.length) {
+    await showAnswer(shown, false);
+    fitTo(shown, 17);
+  }
+  io.ctx.say(`Committed: ${r.imported} feature${r.imported === 1 ? '' : 's'} loaded into ${layer.replace(/_/g, ' ')}${r.rejected ? `, ${r.rejected} left out` : ''}; ${shown?.features.length ? 'the map shows them highlighted.' : 'the map shows the new data.'}`);
+  focusAnswer(io.report.querySelector('table caption')?.parentElement ?? io.report);
+  document.body.dataset.drawn = `import ${oldTiles ?? ''}`;
 }
 
 /** The import's quality report: the definition gives it no schema yet, so these are the
@@ -116,10 +274,26 @@ interface QualityReport {
   problems?: Record<string, number>;
   field_map?: Record<string, string>;
   extra_fields?: string[];
-  rejections?: { feature?: number | string; id?: string | null; reason: string }[];
+  rejections?: { feature?: number | string; id?: string | null; field?: string; reason: string }[];
+  outside_boundary?: string[];
+  deletes?: unknown[];
   repaired?: ({ id?: string; feature?: number | string; reason?: string } | string | number)[];
   converted?: Record<string, unknown>;
   warnings?: unknown[];
+}
+
+/** The rejected features, each once with every reason given for it, in the source's
+ *  order and numbers. */
+export function rejectedFeatures(r: QualityReport): { feature: number | string; id: string | null; reasons: string[] }[] {
+  const by = new Map<string, { feature: number | string; id: string | null; reasons: string[] }>();
+  for (const x of r.rejections ?? []) {
+    const key = String(x.feature ?? '');
+    const e = by.get(key) ?? { feature: x.feature ?? '', id: x.id ?? null, reasons: [] };
+    e.id ??= x.id ?? null;
+    e.reasons.push(plainWords(x.field && !x.reason.includes(x.field) ? `${x.field}: ${x.reason}` : x.reason));
+    by.set(key, e);
+  }
+  return [...by.values()].sort((a, b) => Number(a.feature) - Number(b.feature));
 }
 
 function showReport(r: QualityReport, report: HTMLElement): void {
@@ -135,9 +309,10 @@ function showReport(r: QualityReport, report: HTMLElement): void {
   ];
   report.replaceChildren(
     table('Quality report', facts, [['Item', (e) => e[0]], ['Value', (e) => e[1]]]),
-    table('Rejected features', r.rejections ?? [], [['Feature', (x) => String(x.feature ?? '')], ['Id', (x) => x.id ?? '—'], ['Reason', (x) => x.reason]]),
+    table('Rejected features', rejectedFeatures(r), [['Feature (the source\'s number)', (x) => String(x.feature)], ['Id', (x) => x.id ?? '—'], ['Reasons', (x) => h('ul', {}, ...x.reasons.map((why) => h('li', { text: why })))]]),
     table('Repaired polygons', r.repaired ?? [], [['Feature', (x) => (typeof x === 'object' ? `${x.id ?? x.feature}: ${x.reason ?? ''}` : String(x))]]),
-    table('Values converted', Object.entries(r.converted ?? {}), [['Field', (x) => x[0]], ['Conversion', (x) => (typeof x[1] === 'object' ? JSON.stringify(x[1]) : String(x[1]))]]),
-    table('Warnings', r.warnings ?? [], [['Warning', (x) => (typeof x === 'string' ? x : JSON.stringify(x))]]),
+    table('Values converted', Object.entries(r.converted ?? {}), [['Conversion', (x) => x[0]], ['Features', (x) => (typeof x[1] === 'object' && x[1] ? Object.entries(x[1] as object).map(([k, v]) => `${k}: ${String(v)}`).join('; ') : String(x[1]))]]),
+    table('Features outside the town boundary', r.outside_boundary ?? [], [['Id', (x) => x]]),
+    table('Warnings', r.warnings ?? [], [['Warning', (x) => plainWords(typeof x === 'string' ? x : Object.entries(x as object).map(([k, v]) => `${k.replace(/_/g, ' ')}: ${String(v)}`).join('; '))]]),
   );
 }
