@@ -247,6 +247,7 @@ async fn a_posted_inspection_is_in_the_answers_and_items_at_once_with_a_long_his
         .send()
         .await;
     assert_eq!(r.status().as_u16(), 201, "{kind}: {}", r.text());
+    let made: serde_json::Value = r.json();
 
     let (s, list) = get(format!("{b}/api/assets/{}/inspections", of.id)).await;
     assert_eq!(s, 200, "{kind}");
@@ -263,7 +264,15 @@ async fn a_posted_inspection_is_in_the_answers_and_items_at_once_with_a_long_his
     assert_eq!(near["facilities"][0]["id"], of.id.as_str());
     assert_eq!(near["facilities"][0]["last_inspection"], today.to_string());
 
-    let id = format!("{}:{today}:dry_weather_screening", of.id);
+    // Its own id, named in the answer: the asset, day and kind, and a part of its own.
+    let id = made["inspection"]["inspection_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        id.starts_with(&format!("{}:{today}:dry_weather_screening:", of.id)),
+        "{id}"
+    );
     let (s, items) = get(format!(
         "{b}/collections/inspections/items?asset_id={}",
         of.id

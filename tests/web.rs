@@ -529,3 +529,82 @@ async fn a_zipped_shapefile_footprint_comes_back_in_crs84_and_a_determination_ta
     assert_eq!(status, 422, "{body}");
     assert!(body.contains("not a polygon"), "{body}");
 }
+
+/// A day of field work on a phone (issue 26): a full screening recorded the day after is
+/// counted by the annual report as dry-weather screened and opens a case when suspect; a
+/// second inspection of the outfall that day is kept beside it; two inspections queued
+/// when the token is revoked wait, marked, and arrive exactly once after a new sign-in;
+/// one the server refuses is reopened in its form to fix, not only discarded.
+#[test]
+fn fieldwork_from_a_phone_is_counted_kept_apart_and_survives_a_revoked_token() {
+    if !ready() {
+        return;
+    }
+    let s = Server::start(true);
+    let token = || -> (String, String) {
+        let out = run_ok(
+            &s.store,
+            &[
+                "token",
+                "create",
+                "--role",
+                "inspector",
+                "--subject",
+                "field-1",
+                "--format",
+                "json",
+            ],
+        );
+        let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+        (
+            v["token_id"].to_string(),
+            v["token"].as_str().unwrap().to_string(),
+        )
+    };
+    let (revoked_id, first) = token();
+    let (_, again) = token();
+    s.flow_with(
+        "fieldwork.mjs",
+        &[
+            ("MS4_TOKEN_FIELD", &first),
+            ("MS4_TOKEN_FIELD_AGAIN", &again),
+            ("MS4_REVOKE_ID", &revoked_id),
+            ("MS4_BIN", env!("CARGO_BIN_EXE_ms4")),
+            ("MS4_STORE", &s.store),
+        ],
+    );
+}
+
+/// The officer's cases on a registry that is not public-read, with an officer's token: a
+/// case from a suspect screening, an action refused naming `by` (the error gone once the
+/// next is logged), a notice of violation with its deadline overdue, the notice printed
+/// with the orders chosen, the deadlines and fines as `/api/deadlines` has them, the case
+/// closed as eliminated, a case by hand, cases from connections, and the year's report
+/// with its CSV, each step checked against the API's answer.
+#[test]
+fn officer_takes_a_case_from_a_screening_to_notice_and_elimination_and_reads_the_report() {
+    if !ready() {
+        return;
+    }
+    let s = Server::start(false);
+    let officer = run_ok(
+        &s.store,
+        &[
+            "token",
+            "create",
+            "--role",
+            "officer",
+            "--subject",
+            "officer-1",
+        ],
+    );
+    s.flow_with("cases.mjs", &[("MS4_TOKEN_OFFICER", officer.trim())]);
+}
+
+#[test]
+fn a_link_reopens_the_same_view_place_and_camera_and_every_view_has_a_legend() {
+    if !ready() {
+        return;
+    }
+    Server::start(true).flow("link.mjs");
+}

@@ -39,7 +39,8 @@ pub struct WatershedFacilitiesParams {
 }
 
 const DEFAULT_HOT_SPOT_DISTANCE: &str = "100ft";
-const DEFAULT_OVERDUE_AFTER_DAYS: i64 = 365;
+/// The map's rule ([`crate::tiles::props::overdue`]) unless the caller asks otherwise.
+const DEFAULT_OVERDUE_AFTER_DAYS: i64 = crate::tiles::props::OVERDUE_AFTER_DAYS;
 
 impl Default for WatershedFacilitiesParams {
     fn default() -> Self {
@@ -107,7 +108,8 @@ pub fn watershed_facilities(
     let opts = RankOptions {
         hot_spot_distance,
         overdue_after_days: p.overdue_after_days,
-        today: chrono::Utc::now().date_naive(),
+        // The day the map's tiles judge "overdue" on.
+        today: chrono::Local::now().date_naive(),
     };
     let list = rank_facilities(
         snap,

@@ -366,6 +366,11 @@ pub(super) async fn run_inspect(store_url: &str, a: InspectArgs) -> anyhow::Resu
     let profile = super::profile::load(store.as_ref()).await?;
     let snap = Snapshot::load(store.as_ref()).await?;
     let n: NewInspection = parse(&body)?;
+    if n.inspection_id.is_some() {
+        // Over HTTP a rewrite needs If-Match, the version read; here there is none, so
+        // the command records new inspections only and never writes over one.
+        bail!("inspection_id: names an inspection to write over; `ms4 inspect` records a new inspection (rewrite one with POST /api/inspections and If-Match)");
+    }
     let f = to_feature(
         &snap,
         n,

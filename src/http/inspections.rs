@@ -103,6 +103,13 @@ pub(super) async fn create(
     Body(n): Body<NewInspection>,
 ) -> Result<Response, HttpError> {
     let key = idempotency_key(&headers)?;
+    let versions = if_match(&headers, "/collections/inspections/items/{id}")?;
+    if versions.is_none() && n.inspection_id.is_some() {
+        return Err(HttpError::field(
+            "inspection_id",
+            "names an inspection to write over: send it with If-Match (the ETag of GET /collections/inspections/items/{id}); a new inspection gets its own id",
+        ));
+    }
     let snap = state.snapshot.current();
     let mut f = to_feature(
         &snap,
@@ -114,6 +121,10 @@ pub(super) async fn create(
     .map_err(HttpError::from)?;
     if let Some(k) = &key {
         if let Some(first) = snap.inspection_with_key(k) {
+            // A new inspection's id is new each time: the retry is the first one's.
+            if versions.is_none() {
+                f.id = first.id.clone();
+            }
             if first.id != f.id {
                 return Err(HttpError::Unprocessable(format!(
                     "Idempotency-Key: {k:?} was used for inspection {:?}, not this one",
@@ -139,7 +150,7 @@ pub(super) async fn create(
         f.extra.insert(IDEMPOTENCY_KEY.into(), k.clone().into());
     }
     let json = inspection_json(&f);
-    if let Some(versions) = if_match(&headers, "/collections/inspections/items/{id}")? {
+    if let Some(versions) = versions {
         return rewrite(&state, &caller, f, versions, json).await;
     }
     // Written and applied to the snapshot in one step: one row compared, one feature
@@ -219,13 +230,18 @@ pub(super) async fn of_asset(
         .find(|l| snap.layer(*l).get(&id).is_some())
     else {
         return Err(HttpError::NotFound(format!(
-            "asset {id:?}: no catch basin, manhole, outfall or SMP has this id"
+            "asset {id:?}: no catch basin, manhole, outfall, SMP or structure has this id"
         )));
     };
+    let last = snap.last_inspection(&id);
+    let today = chrono::Local::now().date_naive();
     Ok(Json(serde_json::json!({
         "asset_id": id,
         "layer": layer,
-        "last_inspection": snap.last_inspection(&id),
+        "last_inspection": last,
+        // The map's rule, answered here so no client restates it.
+        "overdue": crate::tiles::props::overdue(last, today),
+        "due_by": crate::tiles::props::inspection_due_by(last),
         "inspections": listed(&snap, &[id.as_str()]),
     })))
 }

@@ -16,32 +16,136 @@ pub struct NewInspection {
     #[serde(deserialize_with = "text::line")]
     #[schemars(length(max = 1024))]
     pub asset_id: String,
-    /// When, `YYYY-MM-DD`.
+    /// # Date
+    /// When, `YYYY-MM-DD`: the day the inspector was there (a screening recorded after
+    /// the fact gives its own day).
     #[serde(deserialize_with = "text::line")]
     #[schemars(length(max = 1024))]
     pub inspected_on: String,
     /// What kind of inspection (each of one kind of asset).
     pub kind: InspectionKind,
+    /// # Inspector
     /// Who inspected (defaults to the token's subject).
     #[serde(default, deserialize_with = "text::line_opt")]
     #[schemars(length(max = 1024))]
     pub inspector: Option<String>,
+    /// # Result
     /// pass, fail, needs_follow_up or the program's own word.
     #[serde(deserialize_with = "text::line")]
-    #[schemars(length(max = 1024))]
+    #[schemars(schema_with = "result_schema")]
     pub result: String,
+    /// # Notes
     /// Free text.
     #[serde(default, deserialize_with = "text::note_opt")]
     #[schemars(length(max = 65536))]
     pub notes: Option<String>,
-    /// Dry-weather screening observations (outfalls only).
+    /// # Screening
+    /// Dry-weather screening observations (a `dry_weather_screening` only).
     pub screening: Option<Screening>,
+    /// # Catch basin
+    /// What a catch basin cleaning found (a `catch_basin_cleaning` only).
+    pub catch_basin: Option<CatchBasinCleaning>,
+    /// # SMP
+    /// What an SMP maintenance inspection found (an `smp_maintenance` only).
+    pub smp: Option<SmpMaintenance>,
     /// Where the inspector stood (WGS 84), kept with the inspection.
     pub position: Option<Position>,
+    /// # Time
     /// When it was observed (RFC 3339), as the device's clock said.
     #[serde(default, deserialize_with = "text::line_opt")]
     #[schemars(length(max = 1024))]
     pub observed_at: Option<String>,
+    /// The inspection an `If-Match` rewrite writes over (its id). A new inspection gets
+    /// an id of its own, so two of one facility, kind and day are two records.
+    #[serde(default, deserialize_with = "text::line_opt")]
+    #[schemars(length(max = 1024))]
+    pub inspection_id: Option<String>,
+}
+
+/// The results the forms offer (`x-words`; a program may use its own word).
+pub const RESULTS: [&str; 3] = ["pass", "fail", "needs_follow_up"];
+
+fn result_schema(_: &mut schemars::gen::SchemaGenerator) -> schemars::schema::Schema {
+    use schemars::schema::{InstanceType, SchemaObject, StringValidation};
+    let mut s = SchemaObject {
+        instance_type: Some(InstanceType::String.into()),
+        string: Some(Box::new(StringValidation {
+            max_length: Some(1024),
+            ..Default::default()
+        })),
+        ..Default::default()
+    };
+    s.extensions.insert("x-words".into(), RESULTS.into());
+    s.into()
+}
+
+/// What a catch basin cleaning found and did.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CatchBasinCleaning {
+    /// # Debris depth in the sump (in)
+    /// How deep the debris stood in the sump before cleaning.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0, max = 240))]
+    pub sump_debris_depth_in: Option<f64>,
+    /// # Cleaned
+    /// The sump was cleaned out.
+    #[serde(default)]
+    pub cleaned: bool,
+    /// # Grate damaged
+    /// The grate or frame is damaged.
+    #[serde(default)]
+    pub grate_damaged: bool,
+    /// # Oil or odour
+    /// Oil, a sheen or an odour in the basin.
+    #[serde(default)]
+    pub oil_or_odour: bool,
+}
+
+impl CatchBasinCleaning {
+    fn check(&self) -> Result<(), FieldError> {
+        if let Some(d) = self.sump_debris_depth_in {
+            if !d.is_finite() || !(0.0..=240.0).contains(&d) {
+                return Err(bad(
+                    "catch_basin.sump_debris_depth_in",
+                    format!("{d} is outside 0 to 240 in"),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// What an SMP maintenance inspection found and did.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SmpMaintenance {
+    /// # Sediment removed
+    /// Sediment was removed.
+    #[serde(default)]
+    pub sediment_removed: bool,
+    /// # Vegetation maintained
+    /// The vegetation was cut or replanted.
+    #[serde(default)]
+    pub vegetation_maintained: bool,
+    /// # Inlet and outlet clear
+    /// The inlet and the outlet are clear.
+    #[serde(default)]
+    pub inlet_outlet_clear: bool,
+    /// # Erosion seen
+    /// Erosion was seen.
+    #[serde(default)]
+    pub erosion_seen: bool,
+}
+
+/// A new inspection's id: the facility, day and kind it records, and a random part, so a
+/// second inspection of the same facility on the same day is a record of its own.
+fn new_id(asset: &str, date: NaiveDate, kind: InspectionKind) -> String {
+    use rand::RngCore;
+    let mut b = [0u8; 6];
+    rand::rngs::OsRng.fill_bytes(&mut b);
+    let tail: String = b.iter().map(|x| format!("{x:02x}")).collect();
+    format!("{asset}:{date}:{kind}:{tail}")
 }
 
 /// A WGS 84 position.
@@ -67,6 +171,44 @@ fn plausible_date(field: &str, day: NaiveDate, today: NaiveDate) -> Result<(), F
         Some(why) => Err(bad(field, why)),
         None => Ok(()),
     }
+}
+
+/// The part of the request only its kind has (a screening, a catch basin's or an SMP's
+/// checklist), checked, as the `findings` JSON; and the screening itself, for its row.
+fn findings(
+    kind: InspectionKind,
+    screening: Option<Screening>,
+    catch_basin: Option<CatchBasinCleaning>,
+    smp: Option<SmpMaintenance>,
+) -> Result<(Option<String>, Option<Screening>), FieldError> {
+    let only = |field: &str, of: InspectionKind| {
+        Err(bad(field, format!("only a {of} has one, not a {kind}")))
+    };
+    match (screening, catch_basin, smp) {
+        (Some(_), ..) if kind != InspectionKind::DryWeatherScreening => {
+            only("screening", InspectionKind::DryWeatherScreening)
+        }
+        (_, Some(_), _) if kind != InspectionKind::CatchBasinCleaning => {
+            only("catch_basin", InspectionKind::CatchBasinCleaning)
+        }
+        (.., Some(_)) if kind != InspectionKind::SmpMaintenance => {
+            only("smp", InspectionKind::SmpMaintenance)
+        }
+        (Some(s), ..) => {
+            s.check()?;
+            Ok((to_json(&s), Some(s)))
+        }
+        (_, Some(c), _) => {
+            c.check()?;
+            Ok((to_json(&c), None))
+        }
+        (.., Some(m)) => Ok((to_json(&m), None)),
+        (None, None, None) => Ok((None, None)),
+    }
+}
+
+fn to_json<T: serde::Serialize>(v: &T) -> Option<String> {
+    Some(serde_json::to_string(v).unwrap_or_default())
 }
 
 /// Checks an inspection and makes it a feature of the inspections layer, for
@@ -106,22 +248,7 @@ pub fn to_feature(
             "must say what the inspection found (pass, fail, needs_follow_up, ...)",
         ));
     }
-    let mut screening_fields = None;
-    let findings = match n.screening {
-        Some(_) if kind != InspectionKind::DryWeatherScreening => {
-            return Err(bad(
-                "screening",
-                format!("only a dry_weather_screening has one, not a {kind}"),
-            ))
-        }
-        Some(s) => {
-            s.check()?;
-            let json = serde_json::to_string(&s).unwrap_or_default();
-            screening_fields = Some(s);
-            Some(json)
-        }
-        None => None,
-    };
+    let (findings, screening_fields) = findings(kind, n.screening, n.catch_basin, n.smp)?;
     let inspector = n
         .inspector
         .filter(|i| !i.trim().is_empty())
@@ -130,9 +257,13 @@ pub fn to_feature(
         .map_err(|m| bad("inspector", m))?
         .to_string();
     let l = Layer::Inspections;
-    // The same id an imported inspection gets (asset, date, kind): recording the same
-    // inspection twice updates it rather than counting it twice.
-    let mut f = Feature::new(l, format!("{}:{date}:{kind}", n.asset_id));
+    // A rewrite names the inspection it writes over; anything else is a new record (a
+    // retry of the same one is told by its idempotency key, not by its id).
+    let id = match n.inspection_id.filter(|i| !i.trim().is_empty()) {
+        Some(i) => i,
+        None => new_id(&n.asset_id, date, kind),
+    };
+    let mut f = Feature::new(l, id);
     let mut set = |name: &str, v: Value| {
         if let Some(i) = l.field_index(name) {
             f.values[i] = v;

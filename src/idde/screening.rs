@@ -46,7 +46,8 @@ pub enum Indicator {
         /// What was seen.
         #[schemars(length(max = 1024))]
         kind: String,
-        /// 1 to 3.
+        /// 1 (faint) to 3 (clearly).
+        #[schemars(range(min = 1, max = 3))]
         severity: i64,
     },
 }
@@ -69,9 +70,11 @@ impl Indicator {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LabSample {
+    /// # Sample id
     /// The laboratory's or the programme's sample id.
     #[schemars(length(max = 1024))]
     pub sample_id: String,
+    /// # Laboratory
     /// The laboratory, if known.
     #[serde(default)]
     #[schemars(length(max = 1024))]
@@ -92,84 +95,228 @@ pub const FIELD_TESTS: [(&str, &str, f64, f64); 9] = [
     ("turbidity_ntu", "NTU", 0.0, 1.0e5),
 ];
 
+/// What each field test measures, for the form's label (the same order as
+/// [`FIELD_TESTS`]).
+const FIELD_TEST_NAMES: [&str; 9] = [
+    "pH",
+    "Water temperature",
+    "Ammonia",
+    "Conductivity",
+    "Chlorine",
+    "Detergents",
+    "Fluoride",
+    "E. coli",
+    "Turbidity",
+];
+
+/// The conveyances the form names.
+pub const CONVEYANCES: [&str; 2] = ["closed_pipe", "open_channel"];
+/// How far an outfall is submerged.
+pub const SUBMERGED: [&str; 3] = ["none", "partly", "fully"];
+/// The flows the form names.
+pub const FLOWS: [&str; 4] = ["none", "trickle", "moderate", "substantial"];
+
+/// The API definition of a field the form fills from a closed list of words, so a client
+/// builds its choice from the server's list.
+fn words_schema(words: &[&str]) -> schemars::schema::Schema {
+    use schemars::schema::{InstanceType, SchemaObject};
+    SchemaObject {
+        instance_type: Some(InstanceType::String.into()),
+        enum_values: Some(words.iter().map(|w| (*w).into()).collect()),
+        ..Default::default()
+    }
+    .into()
+}
+
+fn conveyance_schema(_: &mut schemars::gen::SchemaGenerator) -> schemars::schema::Schema {
+    words_schema(&CONVEYANCES)
+}
+
+fn submerged_schema(_: &mut schemars::gen::SchemaGenerator) -> schemars::schema::Schema {
+    words_schema(&SUBMERGED)
+}
+
+fn flow_schema(_: &mut schemars::gen::SchemaGenerator) -> schemars::schema::Schema {
+    words_schema(&FLOWS)
+}
+
+/// The field tests as the API definition gives them: each named test a number with its
+/// unit in the title and its range, any other a value with its unit.
+fn field_tests_schema(_: &mut schemars::gen::SchemaGenerator) -> schemars::schema::Schema {
+    use schemars::schema::{InstanceType, NumberValidation, ObjectValidation, SchemaObject};
+    let number = |title: String, lo: f64, hi: f64| -> schemars::schema::Schema {
+        let mut s = SchemaObject {
+            instance_type: Some(InstanceType::Number.into()),
+            number: Some(Box::new(NumberValidation {
+                minimum: Some(lo),
+                maximum: Some(hi),
+                ..Default::default()
+            })),
+            ..Default::default()
+        };
+        s.metadata().title = Some(title);
+        s.into()
+    };
+    let other = SchemaObject {
+        instance_type: Some(InstanceType::Object.into()),
+        object: Some(Box::new(ObjectValidation {
+            properties: [
+                (
+                    "value".to_string(),
+                    SchemaObject {
+                        instance_type: Some(InstanceType::Number.into()),
+                        ..Default::default()
+                    }
+                    .into(),
+                ),
+                (
+                    "unit".to_string(),
+                    SchemaObject {
+                        instance_type: Some(InstanceType::String.into()),
+                        ..Default::default()
+                    }
+                    .into(),
+                ),
+            ]
+            .into_iter()
+            .collect(),
+            required: ["value".to_string(), "unit".to_string()]
+                .into_iter()
+                .collect(),
+            ..Default::default()
+        })),
+        ..Default::default()
+    };
+    SchemaObject {
+        instance_type: Some(InstanceType::Object.into()),
+        object: Some(Box::new(ObjectValidation {
+            properties: FIELD_TESTS
+                .iter()
+                .zip(FIELD_TEST_NAMES)
+                .map(|((name, unit, lo, hi), label)| {
+                    (
+                        name.to_string(),
+                        number(format!("{label} ({unit})"), *lo, *hi),
+                    )
+                })
+                .collect(),
+            additional_properties: Some(Box::new(other.into())),
+            ..Default::default()
+        })),
+        ..Default::default()
+    }
+    .into()
+}
+
 /// What a dry-weather screening observed.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Screening {
-    /// Hours since the last rain of at least 0.1 inch.
+    /// # Hours since rain (h)
+    /// Hours since the last rain of at least 0.1 inch: the dry-weather rule is held to
+    /// them, and a screening without them is not counted as a dry-weather screening.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0))]
     pub hours_since_rain: Option<f64>,
-    /// Air temperature, °F.
+    /// # Air temperature (°F)
+    /// The air temperature at the outfall.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = -60, max = 130))]
     pub air_temperature_f: Option<f64>,
+    /// # Conveyance
     /// `closed_pipe` or `open_channel`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(length(max = 1024))]
+    #[schemars(schema_with = "conveyance_schema")]
     pub conveyance: Option<String>,
+    /// # Material
     /// Pipe or channel material (RCP, CMP, PVC, earthen, ...).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(max = 1024))]
     pub material: Option<String>,
+    /// # Shape
     /// circular, elliptical, box, trapezoid, parabolic, ...
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(max = 1024))]
     pub shape: Option<String>,
-    /// Diameter or width, inches.
+    /// # Diameter or width (in)
+    /// The pipe's diameter or the channel's width.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0))]
     pub width_in: Option<f64>,
-    /// Height or depth, inches (a non-circular pipe or a channel).
+    /// # Height or depth (in)
+    /// A non-circular pipe's height or a channel's depth.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0))]
     pub height_in: Option<f64>,
+    /// # Submerged
     /// `none`, `partly` or `fully`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(length(max = 1024))]
+    #[schemars(schema_with = "submerged_schema")]
     pub submerged: Option<String>,
+    /// # Not found
     /// The outfall could not be found.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub not_found: bool,
+    /// # Not accessible
     /// The outfall could not be reached.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub not_accessible: bool,
+    /// # Flow
     /// `none`, `trickle`, `moderate` or `substantial`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(length(max = 1024))]
+    #[schemars(schema_with = "flow_schema")]
     pub flow: Option<String>,
-    /// Estimated flow rate, gallons per minute.
+    /// # Flow rate (gal/min)
+    /// The estimated flow rate.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0))]
     pub flow_rate_gpm: Option<f64>,
+    /// # Odour
     /// Odour (flowing outfalls): sewage, sulfide, rancid/sour, petroleum/gas, other.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub odour: Option<Indicator>,
+    /// # Colour
     /// Colour (flowing outfalls): clear, brown, grey, yellow, green, orange, red, other.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub colour: Option<Indicator>,
+    /// # Turbidity
     /// Turbidity (flowing outfalls).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub turbidity: Option<Indicator>,
+    /// # Floatables
     /// Floatables (flowing outfalls): sewage, suds, petroleum sheen, other.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub floatables: Option<Indicator>,
+    /// # Deposits and stains
     /// Deposits and stains (all outfalls).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deposits: Option<Indicator>,
+    /// # Abnormal vegetation
     /// Abnormal vegetation (all outfalls).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub abnormal_vegetation: Option<Indicator>,
+    /// # Poor pool quality
     /// Poor pool quality (all outfalls).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub poor_pool_quality: Option<Indicator>,
+    /// # Benthic growth
     /// Pipe benthic growth (all outfalls).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub benthic_growth: Option<Indicator>,
+    /// # Damage
     /// Damage to the outfall structure (all outfalls).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub damage: Option<Indicator>,
+    /// # Field tests
     /// Field tests by name ([`FIELD_TESTS`] as numbers; others as `{value, unit}`).
     #[serde(default)]
+    #[schemars(schema_with = "field_tests_schema")]
     pub field_tests: serde_json::Map<String, serde_json::Value>,
+    /// # Lab sample
     /// A sample sent to a laboratory.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lab_sample: Option<LabSample>,
+    /// # Characterisation
     /// What the screening made of the discharge.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub characterisation: Option<Characterisation>,
@@ -238,17 +385,9 @@ impl Screening {
                 )?;
             }
         }
-        one_of(
-            "conveyance",
-            &self.conveyance,
-            &["closed_pipe", "open_channel"],
-        )?;
-        one_of("submerged", &self.submerged, &["none", "partly", "fully"])?;
-        one_of(
-            "flow",
-            &self.flow,
-            &["none", "trickle", "moderate", "substantial"],
-        )?;
+        one_of("conveyance", &self.conveyance, &CONVEYANCES)?;
+        one_of("submerged", &self.submerged, &SUBMERGED)?;
+        one_of("flow", &self.flow, &FLOWS)?;
         non_negative("width_in", self.width_in)?;
         non_negative("height_in", self.height_in)?;
         non_negative("flow_rate_gpm", self.flow_rate_gpm)?;

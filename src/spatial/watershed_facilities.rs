@@ -120,20 +120,18 @@ fn nearest_hot_spot(
 /// Whether a facility is due: never inspected, or last inspected longer ago than the
 /// options allow; says why in `reasons`.
 fn inspection_due(last: Option<NaiveDate>, opts: &RankOptions, reasons: &mut Vec<String>) -> bool {
-    match last {
-        None => {
-            reasons.push("never inspected".into());
-            true
-        }
-        Some(day) if (opts.today - day).num_days() > opts.overdue_after_days => {
-            reasons.push(format!(
-                "last inspected {day}, more than {} days ago",
-                opts.overdue_after_days
-            ));
-            true
-        }
-        Some(_) => false,
+    // The map's definition of overdue, with the list's number of days.
+    if !crate::tiles::props::overdue_after(last, opts.today, opts.overdue_after_days) {
+        return false;
     }
+    reasons.push(match last {
+        None => "never inspected".into(),
+        Some(day) => format!(
+            "last inspected {day}, more than {} days ago",
+            opts.overdue_after_days
+        ),
+    });
+    true
 }
 
 /// Ranks the facilities of `layers` inside `area`.

@@ -18,6 +18,27 @@ use crate::spatial::Snapshot;
 /// How old an inspection may be before an asset is overdue (the watershed lists' default).
 pub const OVERDUE_AFTER_DAYS: i64 = 365;
 
+/// Whether a facility is overdue for inspection on `today`: never inspected, or last
+/// inspected more than [`OVERDUE_AFTER_DAYS`] days before. The one definition the map's
+/// `overdue`, the nearby list and a facility's card all answer with.
+pub fn overdue(last: Option<NaiveDate>, today: NaiveDate) -> bool {
+    overdue_after(last, today, OVERDUE_AFTER_DAYS)
+}
+
+/// [`overdue`] with another number of days (a watershed list's `overdue_after_days`).
+pub fn overdue_after(last: Option<NaiveDate>, today: NaiveDate, days: i64) -> bool {
+    match last {
+        Some(d) => (today - d).num_days() > days,
+        None => true,
+    }
+}
+
+/// The last day a facility's next inspection is due by (none when never inspected: it
+/// is due now).
+pub fn inspection_due_by(last: Option<NaiveDate>) -> Option<NaiveDate> {
+    last.map(|d| d + chrono::Days::new(OVERDUE_AFTER_DAYS.unsigned_abs()))
+}
+
 /// Facts about features that only the whole snapshot decides.
 #[derive(Debug, Default)]
 pub struct Derived {
@@ -392,10 +413,10 @@ pub fn prop<'a>(src: Source, f: &'a Feature, ctx: &Context<'a>) -> Option<Prop<'
     match src {
         Source::Id => Some(Prop::Str(&f.id)),
         Source::LastInspection => ctx.snap.last_inspection(&f.id).map(Prop::Date),
-        Source::Overdue => Some(Prop::Bool(match ctx.snap.last_inspection(&f.id) {
-            Some(d) => (ctx.today - d).num_days() > OVERDUE_AFTER_DAYS,
-            None => true,
-        })),
+        Source::Overdue => Some(Prop::Bool(overdue(
+            ctx.snap.last_inspection(&f.id),
+            ctx.today,
+        ))),
         Source::LandUseClass(i) => match at(i) {
             Some(Value::Text(raw)) => Some(Prop::Str(ctx.land_use_class(raw))),
             _ => None,

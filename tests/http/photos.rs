@@ -15,13 +15,14 @@ use super::*;
 const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR\0\0\0\x01\0\0\0\x01\x08\x06\0\0\0\x1f\x15\xc4\x89\0\0\0\x0dIDATx\xdac\xfc\xcf\xc0P\x0f\0\x04\x85\x01\x80\x84\xa9\x8c!\0\0\0\0IEND\xaeB`\x82";
 const SVG: &[u8] = b"<svg xmlns=\"http://www.w3.org/2000/svg\" onload=\"document.title='pwned'\"/>";
 const HTML: &[u8] = b"<!doctype html><script>document.title='pwned'</script>";
-const INSPECTION: &str = "OF-000002:2026-11-30:dry_weather_screening";
 
 struct Service {
     reg: Registry,
     app: Router,
     inspector: String,
     planner: String,
+    /// The id the one inspection was given.
+    inspection: String,
 }
 
 async fn make_token(reg: &Registry, role: Role) -> String {
@@ -46,11 +47,12 @@ async fn service(kind: &str, config: ServeConfig) -> Service {
     let state = AppState::with_config(reg.store.clone(), snapshot, profile, config);
     let inspector = make_token(&reg, Role::Inspector).await;
     let planner = make_token(&reg, Role::Planner).await;
-    let s = Service {
+    let mut s = Service {
         app: app(state),
         reg,
         inspector,
         planner,
+        inspection: String::new(),
     };
     let body = json!({"asset_id": "OF-000002", "inspected_on": "2026-11-30",
         "kind": "dry_weather_screening", "result": "pass"});
@@ -69,6 +71,11 @@ async fn service(kind: &str, config: ServeConfig) -> Service {
         "{}",
         String::from_utf8_lossy(&made)
     );
+    let made: serde_json::Value = serde_json::from_slice(&made).unwrap();
+    s.inspection = made["inspection"]["inspection_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
     s
 }
 
@@ -103,7 +110,7 @@ impl Service {
         let (st, _, body) = self
             .call(
                 "POST",
-                &format!("/api/inspections/{INSPECTION}/photos"),
+                &format!("/api/inspections/{}/photos", self.inspection),
                 Some(&self.inspector),
                 &[("content-type", content_type)],
                 bytes.to_vec(),
@@ -164,7 +171,7 @@ async fn an_svg_photo_is_refused_naming_the_body() {
         let (st, _, list) = s
             .call(
                 "GET",
-                &format!("/api/inspections/{INSPECTION}/photos"),
+                &format!("/api/inspections/{}/photos", s.inspection),
                 Some(&s.planner),
                 &[],
                 vec![],
@@ -215,7 +222,7 @@ async fn the_bytes_decide_a_photos_type_and_what_they_hide_is_served_inert() {
         let (_, _, list) = s
             .call(
                 "GET",
-                &format!("/api/inspections/{INSPECTION}/photos"),
+                &format!("/api/inspections/{}/photos", s.inspection),
                 Some(&s.planner),
                 &[],
                 vec![],
@@ -247,7 +254,8 @@ async fn a_stored_photo_is_served_by_what_its_bytes_are_not_by_its_stored_type()
             };
             let sql = format!(
                 "INSERT INTO ms4_photos (inspection_id, sha256, content_type, bytes, size, taken_by, stored_at) \
-                 VALUES ('{INSPECTION}', '{sha}', '{ty}', {blob}, {}, 'an older version', {at})",
+                 VALUES ('{}', '{sha}', '{ty}', {blob}, {}, 'an older version', {at})",
+                s.inspection,
                 bytes.len()
             );
             shell_sql(kind, s.reg.dir.path(), &s.reg.url, &sql);

@@ -42,14 +42,19 @@ async fn inspections_feed_the_answers(#[case] kind: &str) {
         made["inspection"]["findings"]["field_tests"]["ammonia_mg_l"],
         1.4
     );
-    // The same inspection again updates it rather than adding one.
+    // A second visit the same day is a record of its own (a retry of the same one is
+    // told by its Idempotency-Key, not by its asset, day and kind).
     let (s, again) = send(
         c.post(format!("{b}/api/inspections"))
             .bearer_auth(&t)
             .json(&body),
     )
     .await;
-    assert_eq!(s, 200, "{again}");
+    assert_eq!(s, 201, "{again}");
+    assert_ne!(
+        again["inspection"]["inspection_id"],
+        made["inspection"]["inspection_id"]
+    );
 
     let (s, list) = send(
         c.get(format!("{b}/api/assets/{}/inspections", of.id))
@@ -57,7 +62,7 @@ async fn inspections_feed_the_answers(#[case] kind: &str) {
     )
     .await;
     assert_eq!(s, 200);
-    assert_eq!(list["inspections"].as_array().unwrap().len(), 1);
+    assert_eq!(list["inspections"].as_array().unwrap().len(), 2);
     assert_eq!(list["last_inspection"], "2026-10-15");
 
     // The nearby answer at the outfall carries the new date.
@@ -133,7 +138,7 @@ async fn inspections_feed_the_answers(#[case] kind: &str) {
         assert!(e["error"].as_str().unwrap().contains(field), "{bad}: {e}");
     }
     let n = reg.store.count(Layer::Inspections).await.unwrap();
-    assert_eq!(n, 1, "bad inspections wrote nothing");
+    assert_eq!(n, 2, "bad inspections wrote nothing (the two visits stand)");
 }
 
 /// Uploads: GeoJSON and a zipped shapefile; a dry run writes nothing; a bad file is a

@@ -14,8 +14,12 @@ fn photos_and_formats_through_the_cli() {
     let body = json!({"asset_id": "OF-2", "inspected_on": "2026-05-04", "kind": "dry_weather_screening",
         "result": "done", "inspector": "Ann Field",
         "screening": {"hours_since_rain": 72, "flow": "none", "characterisation": "unlikely"}});
-    run_ok(&url, &["inspect", &body.to_string()]);
-    let insp = "OF-2:2026-05-04:dry_weather_screening";
+    let made: Value = serde_json::from_str(&run_ok(&url, &["inspect", &body.to_string()])).unwrap();
+    let insp = made["inspection"]["inspection_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let insp = insp.as_str();
 
     // A photo in, listed with its checksum, and the same bytes out.
     let bytes: Vec<u8> = b"\x89PNG\r\n\x1a\n not a real picture, but bytes".to_vec();

@@ -221,6 +221,10 @@ pub async fn scripted_year(kind: &str, via: Via) {
     assert_eq!(c["case"]["candidates"][1]["land_use_class"], "commercial");
     assert_eq!(c["case"]["candidates"][2]["finding"], "ok");
     let case = "CASE-2026-0001";
+    let photos = format!(
+        "/api/inspections/{}/photos",
+        c["inspection"]["inspection_id"].as_str().unwrap()
+    );
 
     // The screening's photo, kept with its checksum and served back (API only).
     if via == Via::Api {
@@ -230,9 +234,7 @@ pub async fn scripted_year(kind: &str, via: Via) {
             .server
             .as_ref()
             .unwrap()
-            .post(format!(
-                "{base}/api/inspections/OF-1:2026-05-14:dry_weather_screening/photos"
-            ))
+            .post(format!("{base}{photos}"))
             .bearer_auth(&t.token)
             .header("content-type", "image/png")
             .body(bytes.clone())
@@ -246,9 +248,7 @@ pub async fn scripted_year(kind: &str, via: Via) {
             .server
             .as_ref()
             .unwrap()
-            .get(format!(
-                "{base}/api/inspections/OF-1:2026-05-14:dry_weather_screening/photos"
-            ))
+            .get(format!("{base}{photos}"))
             .bearer_auth(&t.token)
             .send()
             .await
@@ -268,9 +268,7 @@ pub async fn scripted_year(kind: &str, via: Via) {
             .server
             .as_ref()
             .unwrap()
-            .post(format!(
-                "{base}/api/inspections/OF-1:2026-05-14:dry_weather_screening/photos"
-            ))
+            .post(format!("{base}{photos}"))
             .bearer_auth(&t.token)
             .header("content-type", "text/plain")
             .body("x")

@@ -24,7 +24,7 @@ try {
   assert.equal(await page.evaluate(() => window.__ms4styleLoads), 1, 'the style was loaded again when the service worker took over');
   await page.click('#near-me');
   await page.waitForFunction(() => document.body.dataset.drawn === 'nearby');
-  const rows = await page.$$eval('#nearby tbody tr', (rs) => rs.map((r) => [r.cells[0].textContent, r.cells[1].textContent]));
+  const rows = await page.$$eval('#nearby tbody tr', (rs) => rs.map((r) => [r.cells[0].querySelector('button').dataset.asset, r.cells[1].textContent]));
   const picked = rows.filter(([, kind]) => kind === 'outfall' || kind === 'catch basin' || kind === 'smp').slice(0, 3).map(([id]) => id);
   assert.equal(picked.length, 3, `three facilities with a form near by: ${JSON.stringify(rows)}`);
 
@@ -36,7 +36,9 @@ try {
     await page.click('#record');
     await page.selectOption('[name="result"]', 'pass');
     await page.click('#save-inspection');
-    await page.waitForFunction(() => document.getElementById('message').textContent.startsWith('Saved on this device'));
+    await page.waitForFunction(() => document.getElementById('card-saved')?.textContent.startsWith('Saved on this device'));
+    // Back to the list the card stood in place of.
+    await page.click('#card-back');
   }
   await page.waitForFunction(() => document.getElementById('queue-status').dataset.waiting === '3');
   assert.match(await page.textContent('#queue-status'), /Offline · 3 inspections waiting to send/);

@@ -21,13 +21,16 @@ try {
   await page.selectOption('[name="result"]', 'pass');
   await page.setInputFiles('#f-photo', { name: 'outfall.png', mimeType: 'image/png', buffer: png });
   await page.click('#save-inspection');
-  await page.waitForFunction(() => /^Saved/.test(document.getElementById('message').textContent));
+  await page.waitForFunction(() => /^Saved/.test(document.getElementById('card-saved')?.textContent));
   assert.equal(await page.getAttribute('#queue-status', 'data-waiting'), '0');
-  assert.doesNotMatch(await page.textContent('#message'), /photo/, 'the photo was taken');
+  assert.doesNotMatch(await page.textContent('#card-saved'), /photo/, 'the photo was taken');
   const back = await fetch(`${BASE}/api/photos/${sha}`);
   assert.equal(back.status, 200);
   assert.equal(back.headers.get('content-type'), 'image/png');
   assert.ok(Buffer.from(await back.arrayBuffer()).equals(png), 'the same bytes');
+  // The card shows the last inspection's photo.
+  await page.waitForSelector('#card-photos img');
+  assert.equal(await page.$eval('#card-photos img', (i) => i.complete && i.naturalWidth), 1);
   done(ctx, page);
 } finally {
   await browser.close();

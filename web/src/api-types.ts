@@ -2258,9 +2258,23 @@ export interface paths {
                     "application/json": {
                         /** @description The asset inspected. */
                         asset_id: string;
-                        /** @description When, `YYYY-MM-DD`. */
+                        /**
+                         * Catch basin
+                         * @description What a catch basin cleaning found (a `catch_basin_cleaning` only).
+                         */
+                        catch_basin?: components["schemas"]["CatchBasinCleaning"] | null;
+                        /**
+                         * Date
+                         * @description When, `YYYY-MM-DD`: the day the inspector was there (a screening recorded after the fact gives its own day).
+                         */
                         inspected_on: string;
                         /**
+                         * @description The inspection an `If-Match` rewrite writes over (its id). A new inspection gets an id of its own, so two of one facility, kind and day are two records.
+                         * @default null
+                         */
+                        inspection_id?: string | null;
+                        /**
+                         * Inspector
                          * @description Who inspected (defaults to the token's subject).
                          * @default null
                          */
@@ -2268,21 +2282,34 @@ export interface paths {
                         /** @description What kind of inspection (each of one kind of asset). */
                         kind: components["schemas"]["InspectionKind"];
                         /**
+                         * Notes
                          * @description Free text.
                          * @default null
                          */
                         notes?: string | null;
                         /**
+                         * Time
                          * @description When it was observed (RFC 3339), as the device's clock said.
                          * @default null
                          */
                         observed_at?: string | null;
                         /** @description Where the inspector stood (WGS 84), kept with the inspection. */
                         position?: components["schemas"]["Position"] | null;
-                        /** @description pass, fail, needs_follow_up or the program's own word. */
+                        /**
+                         * Result
+                         * @description pass, fail, needs_follow_up or the program's own word.
+                         */
                         result: string;
-                        /** @description Dry-weather screening observations (outfalls only). */
+                        /**
+                         * Screening
+                         * @description Dry-weather screening observations (a `dry_weather_screening` only).
+                         */
                         screening?: components["schemas"]["Screening"] | null;
+                        /**
+                         * SMP
+                         * @description What an SMP maintenance inspection found (an `smp_maintenance` only).
+                         */
+                        smp?: components["schemas"]["SmpMaintenance"] | null;
                     };
                 };
             };
@@ -5764,6 +5791,134 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/collections/{layer}/queryables": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The properties a filter on the layer's items takes (a JSON Schema): its fields and the attributes kept from the source */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    layer: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description the answer */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": unknown;
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                405: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/collections/{layer}/tiles": {
         parameters: {
             query?: never;
@@ -7123,6 +7278,33 @@ export interface components {
         ActionKind: "site_visit" | "dye_test" | "smoke_test" | "cctv" | "sampling" | "notice_of_violation" | "written_notice" | "correction_plan" | "reinspection" | "citation_issued" | "compliance_report" | "fine_paid" | "appeal_filed" | "appeal_heard" | "appeal_decided" | "hearing_requested" | "hearing_decided" | "decision_filed" | "abatement_by_town" | "referral" | "eliminated";
         /** @enum {string} */
         CaseStatus: "open" | "closed";
+        /** @description What a catch basin cleaning found and did. */
+        CatchBasinCleaning: {
+            /**
+             * Cleaned
+             * @description The sump was cleaned out.
+             * @default false
+             */
+            cleaned?: boolean;
+            /**
+             * Grate damaged
+             * @description The grate or frame is damaged.
+             * @default false
+             */
+            grate_damaged?: boolean;
+            /**
+             * Oil or odour
+             * @description Oil, a sheen or an odour in the basin.
+             * @default false
+             */
+            oil_or_odour?: boolean;
+            /**
+             * Debris depth in the sump (in)
+             * Format: double
+             * @description How deep the debris stood in the sump before cleaning.
+             */
+            sump_debris_depth_in?: number | null;
+        };
         /** @enum {string} */
         Characterisation: "unlikely" | "potential" | "suspect" | "obvious";
         /** @enum {string} */
@@ -7257,7 +7439,7 @@ export interface components {
             kind: string;
             /**
              * Format: int64
-             * @description 1 to 3.
+             * @description 1 (faint) to 3 (clearly).
              */
             severity: number;
         };
@@ -7266,11 +7448,15 @@ export interface components {
         /** @description A laboratory sample taken at the screening. */
         LabSample: {
             /**
+             * Laboratory
              * @description The laboratory, if known.
              * @default null
              */
             laboratory?: string | null;
-            /** @description The laboratory's or the programme's sample id. */
+            /**
+             * Sample id
+             * @description The laboratory's or the programme's sample id.
+             */
             sample_id: string;
         };
         /** @description What a caller may do, by the page's parts. */
@@ -7409,72 +7595,157 @@ export interface components {
         };
         /** @description What a dry-weather screening observed. */
         Screening: {
-            /** @description Abnormal vegetation (all outfalls). */
+            /**
+             * Abnormal vegetation
+             * @description Abnormal vegetation (all outfalls).
+             */
             abnormal_vegetation?: components["schemas"]["Indicator"] | null;
             /**
+             * Air temperature (°F)
              * Format: double
-             * @description Air temperature, °F.
+             * @description The air temperature at the outfall.
              */
             air_temperature_f?: number | null;
-            /** @description Pipe benthic growth (all outfalls). */
+            /**
+             * Benthic growth
+             * @description Pipe benthic growth (all outfalls).
+             */
             benthic_growth?: components["schemas"]["Indicator"] | null;
-            /** @description What the screening made of the discharge. */
+            /**
+             * Characterisation
+             * @description What the screening made of the discharge.
+             */
             characterisation?: components["schemas"]["Characterisation"] | null;
-            /** @description Colour (flowing outfalls): clear, brown, grey, yellow, green, orange, red, other. */
+            /**
+             * Colour
+             * @description Colour (flowing outfalls): clear, brown, grey, yellow, green, orange, red, other.
+             */
             colour?: components["schemas"]["Indicator"] | null;
-            /** @description `closed_pipe` or `open_channel`. */
-            conveyance?: string | null;
-            /** @description Damage to the outfall structure (all outfalls). */
+            /**
+             * Conveyance
+             * @description `closed_pipe` or `open_channel`.
+             * @enum {string}
+             */
+            conveyance?: "closed_pipe" | "open_channel";
+            /**
+             * Damage
+             * @description Damage to the outfall structure (all outfalls).
+             */
             damage?: components["schemas"]["Indicator"] | null;
-            /** @description Deposits and stains (all outfalls). */
+            /**
+             * Deposits and stains
+             * @description Deposits and stains (all outfalls).
+             */
             deposits?: components["schemas"]["Indicator"] | null;
             /**
+             * Field tests
              * @description Field tests by name ([`FIELD_TESTS`] as numbers; others as `{value, unit}`).
              * @default {}
              */
             field_tests?: {
-                [key: string]: unknown;
+                /** Ammonia (mg/L as N) */
+                ammonia_mg_l?: number;
+                /** Chlorine (mg/L) */
+                chlorine_mg_l?: number;
+                /** Conductivity (µS/cm) */
+                conductivity_us_cm?: number;
+                /** Detergents (mg/L as MBAS) */
+                detergents_mg_l?: number;
+                /** E. coli (CFU/100 mL) */
+                e_coli_cfu_100ml?: number;
+                /** Fluoride (mg/L) */
+                fluoride_mg_l?: number;
+                /** pH (pH units) */
+                ph?: number;
+                /** Water temperature (°F) */
+                temperature_f?: number;
+                /** Turbidity (NTU) */
+                turbidity_ntu?: number;
+            } & {
+                [key: string]: {
+                    unit: string;
+                    value: number;
+                };
             };
-            /** @description Floatables (flowing outfalls): sewage, suds, petroleum sheen, other. */
-            floatables?: components["schemas"]["Indicator"] | null;
-            /** @description `none`, `trickle`, `moderate` or `substantial`. */
-            flow?: string | null;
             /**
+             * Floatables
+             * @description Floatables (flowing outfalls): sewage, suds, petroleum sheen, other.
+             */
+            floatables?: components["schemas"]["Indicator"] | null;
+            /**
+             * Flow
+             * @description `none`, `trickle`, `moderate` or `substantial`.
+             * @enum {string}
+             */
+            flow?: "none" | "trickle" | "moderate" | "substantial";
+            /**
+             * Flow rate (gal/min)
              * Format: double
-             * @description Estimated flow rate, gallons per minute.
+             * @description The estimated flow rate.
              */
             flow_rate_gpm?: number | null;
             /**
+             * Height or depth (in)
              * Format: double
-             * @description Height or depth, inches (a non-circular pipe or a channel).
+             * @description A non-circular pipe's height or a channel's depth.
              */
             height_in?: number | null;
             /**
+             * Hours since rain (h)
              * Format: double
-             * @description Hours since the last rain of at least 0.1 inch.
+             * @description Hours since the last rain of at least 0.1 inch: the dry-weather rule is held to them, and a screening without them is not counted as a dry-weather screening.
              */
             hours_since_rain?: number | null;
-            /** @description A sample sent to a laboratory. */
+            /**
+             * Lab sample
+             * @description A sample sent to a laboratory.
+             */
             lab_sample?: components["schemas"]["LabSample"] | null;
-            /** @description Pipe or channel material (RCP, CMP, PVC, earthen, ...). */
+            /**
+             * Material
+             * @description Pipe or channel material (RCP, CMP, PVC, earthen, ...).
+             */
             material?: string | null;
-            /** @description The outfall could not be reached. */
+            /**
+             * Not accessible
+             * @description The outfall could not be reached.
+             */
             not_accessible?: boolean;
-            /** @description The outfall could not be found. */
+            /**
+             * Not found
+             * @description The outfall could not be found.
+             */
             not_found?: boolean;
-            /** @description Odour (flowing outfalls): sewage, sulfide, rancid/sour, petroleum/gas, other. */
+            /**
+             * Odour
+             * @description Odour (flowing outfalls): sewage, sulfide, rancid/sour, petroleum/gas, other.
+             */
             odour?: components["schemas"]["Indicator"] | null;
-            /** @description Poor pool quality (all outfalls). */
+            /**
+             * Poor pool quality
+             * @description Poor pool quality (all outfalls).
+             */
             poor_pool_quality?: components["schemas"]["Indicator"] | null;
-            /** @description circular, elliptical, box, trapezoid, parabolic, ... */
+            /**
+             * Shape
+             * @description circular, elliptical, box, trapezoid, parabolic, ...
+             */
             shape?: string | null;
-            /** @description `none`, `partly` or `fully`. */
-            submerged?: string | null;
-            /** @description Turbidity (flowing outfalls). */
+            /**
+             * Submerged
+             * @description `none`, `partly` or `fully`.
+             * @enum {string}
+             */
+            submerged?: "none" | "partly" | "fully";
+            /**
+             * Turbidity
+             * @description Turbidity (flowing outfalls).
+             */
             turbidity?: components["schemas"]["Indicator"] | null;
             /**
+             * Diameter or width (in)
              * Format: double
-             * @description Diameter or width, inches.
+             * @description The pipe's diameter or the channel's width.
              */
             width_in?: number | null;
         };
@@ -7492,6 +7763,33 @@ export interface components {
             signed_in: boolean;
             /** @description Who the token was made for. */
             subject?: string | null;
+        };
+        /** @description What an SMP maintenance inspection found and did. */
+        SmpMaintenance: {
+            /**
+             * Erosion seen
+             * @description Erosion was seen.
+             * @default false
+             */
+            erosion_seen?: boolean;
+            /**
+             * Inlet and outlet clear
+             * @description The inlet and the outlet are clear.
+             * @default false
+             */
+            inlet_outlet_clear?: boolean;
+            /**
+             * Sediment removed
+             * @description Sediment was removed.
+             * @default false
+             */
+            sediment_removed?: boolean;
+            /**
+             * Vegetation maintained
+             * @description The vegetation was cut or replanted.
+             * @default false
+             */
+            vegetation_maintained?: boolean;
         };
         /** @enum {string} */
         StateCapacity: "yes" | "no" | "unknown";

@@ -56,7 +56,10 @@ async function showQueue(): Promise<void> {
     `${navigator.onLine ? 'Online' : 'Offline'} · ${waiting} inspection${waiting === 1 ? '' : 's'} waiting to send`,
     signin.length ? ' · ' : '',
     signin.length ? h('span', { class: 'error', id: 'queue-signin' }, `${signin.length} kept until you sign in again (${signin[0].error})`) : '',
-    ...rejected.map((e) => h('span', { class: 'error' }, ` · ${e.body.asset_id} refused: ${e.error} `, h('button', { type: 'button', onclick: async () => { await queue.remove(e.key); showQueue(); } }, 'Discard'))),
+    ...rejected.map((e) => h('span', { class: 'error', 'data-refused': e.key }, ` · ${e.body.asset_id} refused: ${e.error} `,
+      // Fix first: the form again with what was typed and the refusal beside its field.
+      h('button', { type: 'button', class: 'fix', onclick: () => { show('inspector'); void inspector.fix(e, ctx); } }, 'Fix'),
+      h('button', { type: 'button', onclick: async () => { await queue.remove(e.key); showQueue(); } }, 'Discard'))),
   );
 }
 // A failure to redraw the line must not fail the save it reports on.

@@ -20,8 +20,10 @@ export interface Entry {
   photos: QueuedPhoto[];
   /** When it was recorded (ms since the epoch): the queue sends oldest first. */
   queuedAt: number;
-  /** waiting (to send), rejected (the server refused it: `error` says why). */
-  state: 'waiting' | 'rejected';
+  /** waiting (to send); signin (the server refused the token, 401 or 403: it waits,
+   *  marked, until the user signs in again and is then sent); rejected (the server
+   *  refused the inspection itself: `error` says why). */
+  state: 'waiting' | 'signin' | 'rejected';
   error?: string;
   /** The field the server named as at fault in a rejection, if it named one. */
   field?: string;
@@ -60,6 +62,8 @@ export interface FlushResult {
   rejected: number;
   /** True when the network failed and entries are still waiting. */
   offline: boolean;
+  /** True when the server refused the token: entries wait for a new sign-in. */
+  signin: boolean;
 }
 
 export class Queue {
@@ -99,7 +103,8 @@ export class Queue {
     await this.onChange();
   }
 
-  private async put(e: Entry): Promise<void> {
+  /** Writes an entry back as it now is (its state, its reason). */
+  async put(e: Entry): Promise<void> {
     await done((await this.tx('readwrite')).put(e));
     await this.onChange();
   }
@@ -115,14 +120,25 @@ export class Queue {
   }
 
   private async run(sender: Sender): Promise<FlushResult> {
-    const out: FlushResult = { sent: 0, rejected: 0, offline: false };
+    const out: FlushResult = { sent: 0, rejected: 0, offline: false, signin: false };
     for (const e of await this.all()) {
-      if (e.state !== 'waiting') continue;
+      if (e.state === 'rejected') continue;
       try {
         const r = await sendOne(e, sender);
         if (r === 'sent') {
           await this.remove(e.key);
           out.sent++;
+        } else if (r === 'signin') {
+          // The token will not do for any of them: all wait, marked, for the next sign-in.
+          await this.put(e);
+          for (const rest of await this.all()) {
+            if (rest.state !== 'waiting') continue;
+            rest.state = 'signin';
+            rest.error = e.error;
+            await this.put(rest);
+          }
+          out.signin = true;
+          break;
         } else {
           await this.put(e);
           out.rejected++;
@@ -144,8 +160,20 @@ export class Queue {
 /** A 5xx (or 408/429) answer: the entry waits for the next flush. */
 export class ServerBusy extends Error {}
 
+/** A refusal of the token rather than of the inspection: the user signs in again. */
+function refusedToken(status: number): boolean {
+  return status === 401 || status === 403;
+}
+
+/** Marks an entry as waiting for a sign-in, with the server's reason. */
+function needsSignIn(e: Entry, status: number, data: any): 'signin' {
+  e.state = 'signin';
+  e.error = data?.error ?? (status === 401 ? 'sign in again' : 'this sign-in may not record inspections');
+  return 'signin';
+}
+
 /** Sends one entry (the inspection, then its photos); updates it in place. */
-export async function sendOne(e: Entry, s: Sender): Promise<'sent' | 'rejected'> {
+export async function sendOne(e: Entry, s: Sender): Promise<'sent' | 'rejected' | 'signin'> {
   if (!e.inspectionId) {
     const res = await s.fetch('/api/inspections', {
       method: 'POST',
@@ -156,6 +184,7 @@ export async function sendOne(e: Entry, s: Sender): Promise<'sent' | 'rejected'>
     if (res.status >= 500 || res.status === 408 || res.status === 429) {
       throw new ServerBusy(data?.error ?? String(res.status));
     }
+    if (refusedToken(res.status)) return needsSignIn(e, res.status, data);
     if (!res.ok) {
       e.state = 'rejected';
       e.error = data?.error ?? `${res.status}`;
@@ -164,6 +193,8 @@ export async function sendOne(e: Entry, s: Sender): Promise<'sent' | 'rejected'>
     }
     e.inspectionId = data?.inspection?.inspection_id;
   }
+  e.state = 'waiting';
+  e.error = undefined;
   for (const p of e.photos) {
     if (p.sent) continue;
     const res = await s.fetch(`/api/inspections/${encodeURIComponent(e.inspectionId ?? '')}/photos`, {
@@ -174,6 +205,7 @@ export async function sendOne(e: Entry, s: Sender): Promise<'sent' | 'rejected'>
     if (res.status >= 500 || res.status === 408 || res.status === 429) throw new ServerBusy(String(res.status));
     if (!res.ok) {
       const data = await res.json().catch(() => null);
+      if (refusedToken(res.status)) return needsSignIn(e, res.status, data);
       e.state = 'rejected';
       e.error = `photo: ${data?.error ?? res.status}`;
       return 'rejected';

@@ -9,7 +9,7 @@ import { Queue, type Sender } from '../src/queue';
 if (!globalThis.crypto) Object.defineProperty(globalThis, 'crypto', { value: webcrypto });
 
 /** A server that remembers idempotency keys, as ms4 serve does. */
-function server(opts: { failFirst?: number; refuse?: (body: any) => { error: string; field?: string } | null; dropAnswers?: number } = {}) {
+function server(opts: { failFirst?: number; refuse?: (body: any) => { error: string; field?: string } | null; dropAnswers?: number; token?: { ok: boolean } } = {}) {
   const written = new Map<string, any>();
   const photos: { id: string; type: string; size: number }[] = [];
   let fails = opts.failFirst ?? 0;
@@ -18,6 +18,9 @@ function server(opts: { failFirst?: number; refuse?: (body: any) => { error: str
     if (fails > 0) {
       fails--;
       throw new TypeError('Failed to fetch');
+    }
+    if (opts.token && !opts.token.ok) {
+      return new Response(JSON.stringify({ error: 'the token was revoked', status: 401 }), { status: 401 });
     }
     if (url === '/api/inspections') {
       const body = JSON.parse(init.body);
@@ -52,7 +55,7 @@ describe('the queue', () => {
     await q.add(body('B'));
     await q.add(body('C'));
     const offline = await q.flush(s.sender);
-    expect(offline).toEqual({ sent: 0, rejected: 0, offline: true });
+    expect(offline).toEqual({ sent: 0, rejected: 0, offline: true, signin: false });
     expect((await q.all()).length).toBe(3);
     const online = await q.flush(s.sender);
     expect(online.sent).toBe(3);
@@ -79,7 +82,7 @@ describe('the queue', () => {
     await q.add(body('BAD'));
     await q.add(body('OK'));
     const r = await q.flush(s.sender);
-    expect(r).toEqual({ sent: 1, rejected: 1, offline: false });
+    expect(r).toEqual({ sent: 1, rejected: 1, offline: false, signin: false });
     const left = await q.all();
     expect(left.map((x) => [x.body.asset_id, x.state, x.error, x.field])).toEqual([
       ['BAD', 'rejected', 'asset_id: no outfalls has id "BAD"', 'asset_id'],
@@ -92,6 +95,27 @@ describe('the queue', () => {
     await q.add(body('A'), [{ type: 'image/jpeg', data: new Blob([new Uint8Array(10)], { type: 'image/jpeg' }) }]);
     expect((await q.flush(s.sender)).sent).toBe(1);
     expect(s.photos).toEqual([{ id: 'A:2026-11-30:dry_weather_screening', type: 'image/jpeg', size: 10 }]);
+  });
+
+  it('keeps what a revoked or expired token could not send, marked, and sends it once after sign-in', async () => {
+    const q = new Queue(new IDBFactory());
+    const token = { ok: false };
+    const s = server({ token });
+    await q.add(body('A'));
+    await q.add(body('B'));
+    const refused = await q.flush(s.sender);
+    expect(refused).toEqual({ sent: 0, rejected: 0, offline: false, signin: true });
+    const kept = await q.all();
+    expect(kept.map((e) => [e.body.asset_id, e.state])).toEqual([['A', 'signin'], ['B', 'signin']]);
+    expect(kept[0].error).toBe('the token was revoked');
+    // Flushing again with the same token sends nothing and drops nothing.
+    expect((await q.flush(s.sender)).signin).toBe(true);
+    expect((await q.all()).length).toBe(2);
+    token.ok = true;
+    const after = await q.flush(s.sender);
+    expect(after).toEqual({ sent: 2, rejected: 0, offline: false, signin: false });
+    expect([...s.written.values()].map((b) => b.asset_id)).toEqual(['A', 'B']);
+    expect(await q.all()).toEqual([]);
   });
 
   it('survives a new Queue on the same database (a reload)', async () => {
