@@ -53,6 +53,8 @@ pub(super) struct Collector<'a> {
     pub progress: Progress,
     /// The inspections' dry-weather rule, when the layer is the inspections.
     pub rules: Option<&'a super::inspections::InspectionRules>,
+    /// What the source's format keeps of a position (see `precision`), for the writer.
+    pub geometry_tolerance: Option<f64>,
 }
 
 impl Collector<'_> {
@@ -206,6 +208,7 @@ impl Collector<'_> {
             hashes,
             sources: std::mem::take(&mut self.sources),
             same: std::mem::take(&mut self.same),
+            geometry_tolerance: self.geometry_tolerance,
         })
     }
 

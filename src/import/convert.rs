@@ -173,7 +173,7 @@ pub fn convert_attributes(
         let v = src
             .map(|i| std::mem::replace(&mut raw[i], Value::Null))
             .unwrap_or(Value::Null);
-        let (v, changed) = v
+        let (v, changed) = iso_date(spec.ty, v)
             .coerce(spec.ty)
             .map_err(|why| Problem::BadValue(spec.name, format!("field {}: {why}", spec.name)))?;
         if spec.required && v.is_null() {
@@ -223,6 +223,20 @@ pub fn convert_attributes(
         },
         converted,
     ))
+}
+
+/// A date field's text in ISO form (YYYY-MM-DD, as ms4 and GDAL write a date in a
+/// text format) as the date it spells, so it is read, not converted; any other value
+/// as it is.
+fn iso_date(ty: crate::domain::FieldType, v: Value) -> Value {
+    if let Value::Text(t) = &v {
+        if ty == crate::domain::FieldType::Date && t.len() == 10 {
+            if let Ok(d) = chrono::NaiveDate::parse_from_str(t, "%Y-%m-%d") {
+                return Value::Date(d);
+            }
+        }
+    }
+    v
 }
 
 /// Transforms, decodes, checks and (by policy) repairs a source geometry.

@@ -398,6 +398,8 @@ fn write_file(
         .into_iter()
         // The DBF's 10-character field names: the import maps them back by their cut.
         .filter(|w| !w.contains("aundered") && !w.contains("ormalized"))
+        // A table without geometry written as GeoJSON: no position to place, none lost.
+        .filter(|w| !w.contains("No SRS set on layer"))
         .map(|w| format!("GDAL: {w}"))
         .collect();
     let errors = capture.take();

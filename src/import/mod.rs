@@ -19,6 +19,7 @@ mod gpkg_check;
 pub mod idexpr;
 mod inspections;
 mod pipeline;
+mod precision;
 mod progress;
 mod read;
 mod report;

@@ -159,6 +159,10 @@ pub(super) fn read_source(
         sink,
         progress,
         rules,
+        geometry_tolerance: Some(super::precision::geometry_tolerance(
+            source_wkt.as_deref(),
+            unit_metres,
+        )),
     };
     let read = pipeline::run(
         &mut src,

@@ -231,11 +231,18 @@ pub fn open(path: &Path, csv: &CsvGeometry, any_driver: bool) -> Result<Opened> 
         // what it converted, instead of GDAL guessing a type from the first rows.
         opts.push("AUTODETECT_TYPE=NO".into());
         opts.push("EMPTY_STRING_AS_NULL=YES".into());
+        // The columns the geometry is made of (coordinates, or the WKT an export writes)
+        // are the geometry, not attributes besides it.
+        opts.push("KEEP_GEOM_COLUMNS=NO".into());
         if let CsvGeometry::LonLat(x, y) | CsvGeometry::Xy(x, y) = csv {
             opts.push(format!("X_POSSIBLE_NAMES={x}"));
             opts.push(format!("Y_POSSIBLE_NAMES={y}"));
-            opts.push("KEEP_GEOM_COLUMNS=NO".into());
         }
+    }
+    if has_extension(path, "geojson") || has_extension(path, "json") {
+        // Text that looks like a date stays the text it is ("2000/01/31 00:00:00.000" is
+        // not made 2000-01-31): a canonical date field converts it by the import's rules.
+        opts.push("DATE_AS_STRING=YES".into());
     }
     let opt_refs: Vec<&str> = opts.iter().map(String::as_str).collect();
     let capture = gdal_guard::ErrorCapture::start();

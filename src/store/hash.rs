@@ -10,7 +10,8 @@
 //! numbers that round alike differ by less than [`super::write::FLOAT_RELATIVE_TOLERANCE`]
 //! of their size, so equal hashes never hide a change the full comparison would see,
 //! while the common case (a value read back a unit of the last place away) still hashes
-//! alike. Values that straddle a rounding boundary merely take the slow path.
+//! alike. Values that straddle a rounding boundary merely take the slow path, as does a
+//! geometry an import read back at its file's precision (`store::near` judges it there).
 //!
 //! SHA-256 (truncated to 64 bits): its collisions are out of reach of any file, unlike a
 //! quick hash's, and the machine's SHA instructions make it cheap next to the write.

@@ -11,6 +11,7 @@ mod audit;
 pub mod ddl;
 mod error;
 pub(crate) mod hash;
+mod near;
 mod stored;
 pub use stored::StoredRows;
 pub mod outside;
@@ -125,6 +126,11 @@ pub struct ImportChunk {
     /// Features the importer did not convert because their source is the one their
     /// stored row was made from: id and source hash.
     pub same: Vec<(String, i64)>,
+    /// How far, in the registry's unit, a position read from the source may lie from the
+    /// stored one and still be it, beyond twelve significant digits (see
+    /// `store::near`): what the source's format keeps of a position. `None` compares
+    /// geometries exactly.
+    pub geometry_tolerance: Option<f64>,
 }
 
 /// What a committed write did.

@@ -169,17 +169,20 @@ async fn write_one(
                 hashes: None,
                 sources: Vec::new(),
                 same: Vec::new(),
+                tolerance: None,
             },
             WriteMsg::Imported(ImportChunk {
                 features,
                 hashes,
                 sources,
                 same,
+                geometry_tolerance,
             }) => Chunk {
                 features,
                 hashes,
                 sources,
                 same,
+                tolerance: geometry_tolerance,
             },
             WriteMsg::StoredRows(reply) => {
                 // Read now, inside the transaction, and shared: the importer looks its
@@ -209,12 +212,14 @@ async fn read_hashes(tx: &mut dyn WriteTx, layer: Layer) -> Result<StoredHashes>
 }
 
 /// One chunk of a write stream: features (with their content hashes when the importer
-/// computed them), their source hashes, and the ids found unchanged at their source.
+/// computed them), their source hashes, the ids found unchanged at their source, and
+/// how far a position may be from the stored one and still be it (see `store::near`).
 struct Chunk {
     features: Vec<Feature>,
     hashes: Option<Vec<i64>>,
     sources: Vec<Option<i64>>,
     same: Vec<(String, i64)>,
+    tolerance: Option<f64>,
 }
 
 /// What one chunk does to the layer, decided before anything is written: the rows to
@@ -288,6 +293,7 @@ impl LayerWrite<'_> {
             hashes,
             sources,
             same,
+            tolerance,
         } = chunk;
         let mut given = hashes.map(Vec::into_iter);
         let mut sources = sources.into_iter();
@@ -327,7 +333,7 @@ impl LayerWrite<'_> {
                 pending
             }
         };
-        self.compare_rows(pending, &mut plan).await?;
+        self.compare_rows(pending, tolerance, &mut plan).await?;
         self.write_plan(plan).await
     }
 
@@ -353,10 +359,13 @@ impl LayerWrite<'_> {
     }
 
     /// Reads the stored rows of the pending features and decides each: insert, update
-    /// (also over an unreadable row) or unchanged.
+    /// (also over an unreadable row) or unchanged (the same, or, with a `tolerance`, the
+    /// same attributes and a geometry the source's precision cannot tell from the stored
+    /// one, which is kept).
     async fn compare_rows(
         &mut self,
         pending: Vec<(Feature, Option<i64>)>,
+        tolerance: Option<f64>,
         plan: &mut ChunkPlan,
     ) -> Result<()> {
         let layer = self.req.layer;
@@ -396,7 +405,7 @@ impl LayerWrite<'_> {
             }
             match existing.remove(&f.id) {
                 None => plan.insert(f, source),
-                Some(old) if same_feature(&old, &f) => {
+                Some(old) if same_feature(&old, &f) || near_feature(&old, &f, tolerance) => {
                     self.summary.unchanged += 1;
                     if self.stored.is_some() {
                         plan.rehash
@@ -582,6 +591,30 @@ pub(crate) const FLOAT_RELATIVE_TOLERANCE: f64 = 1e-12;
 /// exactly; geometries by their stored encoding. So a re-import of an unchanged file is
 /// recognised as unchanged, whichever store and however its numbers were kept.
 pub(crate) fn same_feature(old: &Feature, new: &Feature) -> bool {
+    same_attributes(old, new)
+        && match (&old.geom, &new.geom) {
+            (None, None) => true,
+            (Some(a), Some(b)) => crate::domain::wkb::to_wkb(a) == crate::domain::wkb::to_wkb(b),
+            _ => false,
+        }
+}
+
+/// Whether `new` has `old`'s attributes and, within `tolerance` (see `store::near`), its
+/// geometry; false without a tolerance.
+fn near_feature(old: &Feature, new: &Feature, tolerance: Option<f64>) -> bool {
+    let Some(tolerance) = tolerance else {
+        return false;
+    };
+    same_attributes(old, new)
+        && match (&old.geom, &new.geom) {
+            (None, None) => true,
+            (Some(a), Some(b)) => super::near::near_geometry(a, b, tolerance),
+            _ => false,
+        }
+}
+
+/// Whether the values and extra attributes are the same (see [`same_feature`]).
+fn same_attributes(old: &Feature, new: &Feature) -> bool {
     old.values.len() == new.values.len()
         && old
             .values
@@ -589,11 +622,6 @@ pub(crate) fn same_feature(old: &Feature, new: &Feature) -> bool {
             .zip(&new.values)
             .all(|(a, b)| same_value(a, b))
         && same_object(&old.extra, &new.extra)
-        && match (&old.geom, &new.geom) {
-            (None, None) => true,
-            (Some(a), Some(b)) => crate::domain::wkb::to_wkb(a) == crate::domain::wkb::to_wkb(b),
-            _ => false,
-        }
 }
 
 /// Whether two numbers are the same within [`FLOAT_RELATIVE_TOLERANCE`].

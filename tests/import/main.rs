@@ -9,6 +9,7 @@ mod formulas;
 mod hostile;
 mod limits;
 mod real_files;
+mod reexport;
 mod replace_guard;
 mod short_reads;
 mod unchanged;
