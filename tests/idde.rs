@@ -96,3 +96,6 @@ mod who;
 
 #[path = "idde/clocks_through_commands.rs"]
 mod clocks_through_commands;
+
+#[path = "idde/open_at.rs"]
+mod open_at;

@@ -196,7 +196,12 @@ pub fn open_case(
                     format!("no catch basin, manhole, outfall, SMP or structure has id {a:?}"),
                 )
             })?;
-        geom = f.geom.clone();
+        // A case is a point (the layer's geometry): an SMP drawn as a pond is placed at a
+        // point inside it.
+        geom = f.geom.as_ref().and_then(|g| match g {
+            geo_types::Geometry::Point(_) => Some(g.clone()),
+            other => geo::InteriorPoint::interior_point(other).map(geo_types::Geometry::Point),
+        });
     }
     let connection_id = nonempty(&req.connection_id);
     if let Some(c) = &connection_id {
