@@ -148,6 +148,7 @@ pub use idde::{
     year_start, ActOffices, DeadlineStep, FineStep, Holiday, IddeSettings, Immunity,
     LandDevelopmentNotice, NoticeItem, Observed, PenaltyTier, PenaltyTiers,
 };
+pub(crate) use land_use::normalise_words;
 pub use land_use::{LandUseClass, LandUseConfig, LandUseList, LandUseMatch};
 pub use law::{CrsHint, Law, RuleRef};
 pub use measures::{

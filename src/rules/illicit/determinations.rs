@@ -12,6 +12,7 @@
 use chrono::NaiveDate;
 
 use super::{towns, ConnectionFacts, DeterminationFacts, NameMatch, Profile, Verdict};
+use crate::rules::profile::normalise_words as norm;
 use crate::rules::profile::whole_name;
 
 /// What a determination's recorded finding says.
@@ -80,16 +81,6 @@ const FILLER: &[&str] = &[
     "discharge",
     "this",
 ];
-
-fn norm(s: &str) -> String {
-    s.to_lowercase()
-        .chars()
-        .map(|c| if c.is_alphanumeric() { c } else { ' ' })
-        .collect::<String>()
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-}
 
 /// Reads a recorded finding. "substantial contributor" (with filler words such as
 /// "determined a ... of pollutants") is [`Reading::Substantial`]; "not a substantial

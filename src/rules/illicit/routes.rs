@@ -8,6 +8,7 @@
 use crate::rules::{whole_name, AllowedEntry, AllowedRoute, DischargeCondition, NameMatch};
 
 use super::{towns, ConnectionFacts, Finding, IllicitStatus, Profile, RecordFacts, Verdict};
+use crate::rules::profile::normalise_words as norm;
 
 /// Words that name a discharge permit (SPDES, NPDES, a waiver or order of the permit
 /// route) in a record's free text.
@@ -27,16 +28,6 @@ const WRITTEN_WORDS: &[&str] = &[
     "approval letter",
     "specified in writing",
 ];
-
-fn norm(s: &str) -> String {
-    s.to_lowercase()
-        .chars()
-        .map(|c| if c.is_alphanumeric() { c } else { ' ' })
-        .collect::<String>()
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-}
 
 fn names_any(text: &str, words: &[&str]) -> bool {
     let t = format!(" {} ", norm(text));

@@ -4,6 +4,7 @@
 use crate::rules::{Evidence, Finding, MissingOwner, Profile, Role};
 
 use super::{citation_of, ConnectionFacts, IllicitStatus, Ms4Reach, RuleIds};
+use crate::rules::profile::normalise_words as norm;
 
 /// What the recorded status says about the connection's existence.
 pub(super) enum Existence {
@@ -39,16 +40,6 @@ const OUT_OF_USE: &[&str] = &[
 ];
 const PROPOSED: &[&str] = &["proposed", "planned"];
 const EXISTING: &[&str] = &["active", "existing", "in service", "in use"];
-
-fn norm(s: &str) -> String {
-    s.to_lowercase()
-        .chars()
-        .map(|c| if c.is_alphanumeric() { c } else { ' ' })
-        .collect::<String>()
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-}
 
 /// Reads the status (and the removal date beside it); adds a reason when the connection is
 /// only taken as existing or read as removed from its date.

@@ -211,7 +211,7 @@ impl LandUseConfig {
 }
 
 /// Lower case, anything but letters and digits to single spaces.
-pub(super) fn normalise_words(text: &str) -> String {
+pub(crate) fn normalise_words(text: &str) -> String {
     let spaced: String = text
         .to_lowercase()
         .chars()
