@@ -448,3 +448,41 @@ async fn two_profile_settings_changed_at_once_both_land(#[case] kind: &str) {
         .count();
     assert_eq!(updates, 2 * ROUNDS, "one audited update per change");
 }
+
+/// An edit of the profile that is refused (a setting the text cannot take) writes
+/// nothing: the stored text and the audit are as they were, and the refusal names the
+/// setting; an edit giving back the stored text writes nothing either.
+#[rstest::rstest]
+#[case::geopackage("sqlite")]
+#[case::postgis("postgis")]
+#[tokio::test]
+async fn a_refused_profile_edit_leaves_the_stored_text(#[case] kind: &str) {
+    if kind == "postgis" && pg_base().is_none() {
+        return;
+    }
+    use ms4::store::profile::Edited;
+    let reg = registry(kind, 2261).await;
+    ms4::answer::profile::load(reg.store.as_ref())
+        .await
+        .unwrap();
+    let before = reg.store.stored_profile().await.unwrap().unwrap();
+    let audited = reg.store.audit(None, 10_000).await.unwrap().len();
+    let refuse = |_: &ms4::store::StoredProfile| {
+        Err(store::StoreError::Refused {
+            field: "snap_tolerance".into(),
+            message: "not a distance".into(),
+        })
+    };
+    let err = reg.store.edit_profile(&refuse).await.unwrap_err();
+    assert!(
+        matches!(&err, store::StoreError::Refused { field, .. } if field == "snap_tolerance"),
+        "{err}"
+    );
+    let same = |old: &ms4::store::StoredProfile| Ok(old.clone());
+    match reg.store.edit_profile(&same).await.unwrap() {
+        Edited::Unchanged(old) => assert_eq!(old.sha256, before.sha256),
+        other => panic!("an edit giving the stored text back wrote: {other:?}"),
+    }
+    assert_eq!(reg.store.stored_profile().await.unwrap().unwrap(), before);
+    assert_eq!(reg.store.audit(None, 10_000).await.unwrap().len(), audited);
+}

@@ -8,7 +8,7 @@ use anyhow::{bail, Context};
 
 use crate::import::default_actor;
 use crate::rules::Profile;
-use crate::store::profile::{StoredProfile, BUILTIN_SOURCE};
+use crate::store::profile::{Edited, StoredProfile, BUILTIN_SOURCE};
 use crate::store::Store;
 
 /// The registry's profile and what was noticed loading it.
@@ -211,15 +211,10 @@ pub const SETTABLE: [&str; 3] = [
     "receiving_water_tolerance",
 ];
 
-/// How many times a setting is applied again over a profile changed while it was being
-/// set, before giving up.
-const SET_TRIES: usize = 20;
-
 /// Sets one `[tolerances]` distance in the stored profile's text (the rest of the text,
 /// comments included, kept) and stores it, checked and audited. The change is made to
-/// the text as stored and written only if that text is still the stored one, judged in
-/// the write's transaction; when another change landed in between, it is made again on
-/// the newer text, so neither change is lost.
+/// the text as stored inside the write's transaction, under its lock, so a change landing
+/// at the same moment is never written over, and this one is made on its text.
 pub async fn set_tolerance(
     store: &dyn Store,
     key: &str,
@@ -236,24 +231,22 @@ pub async fn set_tolerance(
     let (n, unit) = parse_distance(value)?;
     let meta = store.meta().await?;
     let source = format!("ms4 profile set {key} {value}");
-    for _ in 0..SET_TRIES {
-        let old = store
-            .stored_profile()
-            .await?
-            .ok_or_else(|| anyhow::anyhow!("the registry keeps no profile yet"))?;
-        let text = with_tolerance(&old.toml, key, n, unit)?;
-        let (new, _) = checked(store, &meta, &text, &source, actor).await?;
-        if let Some(same) = unchanged(&new, Some(&old)) {
-            return Ok(same);
-        }
-        if store
-            .replace_profile_if_unchanged(&new, &old.sha256)
-            .await?
-        {
-            return Ok(updated(new, Some(old)));
-        }
+    let edit = |old: &StoredProfile| {
+        with_tolerance(&old.toml, key, n, unit)
+            .and_then(|text| checked_text(&meta, &text, &source, actor))
+            .map_err(|e| crate::store::StoreError::Refused {
+                field: key.to_string(),
+                message: format!("{e:#}"),
+            })
+    };
+    match store.edit_profile(&edit).await? {
+        Edited::NoProfile => bail!("the registry keeps no profile yet"),
+        Edited::Unchanged(old) => Ok(Stored::Unchanged {
+            id: old.profile_id,
+            sha256: old.sha256,
+        }),
+        Edited::Replaced { old, new } => Ok(updated(new, Some(old))),
     }
-    bail!("the profile kept changing while {key} was set ({SET_TRIES} tries); run it again")
 }
 
 /// Reads a distance with its unit (`0.5ft`, `0.15 m`): the number and the profile's unit.
@@ -316,6 +309,19 @@ async fn checked(
     source: &str,
     actor: &str,
 ) -> anyhow::Result<(StoredProfile, Option<StoredProfile>)> {
+    let new = checked_text(meta, text, source, actor)?;
+    let old = store.stored_profile().await?;
+    Ok((new, old))
+}
+
+/// A profile text checked as `init` checks it (the whole schema, then the registry's
+/// id), as the row to store.
+fn checked_text(
+    meta: &crate::store::RegistryMeta,
+    text: &str,
+    source: &str,
+    actor: &str,
+) -> anyhow::Result<StoredProfile> {
     let profile = Profile::from_toml_str(text, source)?;
     if profile.id != meta.jurisdiction {
         bail!(
@@ -325,8 +331,7 @@ async fn checked(
             meta.jurisdiction
         );
     }
-    let old = store.stored_profile().await?;
-    Ok((StoredProfile::new(&profile.id, text, source, actor), old))
+    Ok(StoredProfile::new(&profile.id, text, source, actor))
 }
 
 /// `Unchanged` when the new text and its source are the stored ones.

@@ -268,14 +268,11 @@ pub trait Store: Send + Sync {
     /// it fills in the profile of a registry that keeps only its id, as a migration does:
     /// not audited, and an already stored profile is kept (`false` returned).
     async fn store_profile(&self, profile: &StoredProfile, only_if_absent: bool) -> Result<bool>;
-    /// Stores the registry's profile as [`Store::store_profile`] does, only when the
-    /// stored text is still the one of this SHA-256, judged inside the write's
-    /// transaction (`false`: it changed since it was read, nothing written).
-    async fn replace_profile_if_unchanged(
-        &self,
-        profile: &StoredProfile,
-        sha256: &str,
-    ) -> Result<bool>;
+    /// Changes the stored profile with `edit`, made on the row read inside the write's
+    /// transaction under its lock, so two edits at once both land, each on the other's
+    /// text, and neither is written over; the change is audited as [`Store::store_profile`]
+    /// audits. An edit's error leaves the stored row as it was.
+    async fn edit_profile(&self, edit: profile::ProfileEdit<'_>) -> Result<profile::Edited>;
     /// A registry setting kept in `ms4_meta` under `setting.<key>` (such as the share of a
     /// layer a replace may delete), or `None` when it was never set.
     async fn setting(&self, key: &str) -> Result<Option<String>>;

@@ -46,25 +46,95 @@ impl StoredProfile {
 
 /// When a profile write goes ahead, judged on the row read inside its transaction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum When<'a> {
+pub enum When {
     /// Always: the text replaces whatever is stored.
     Always,
     /// Only when no profile is stored yet.
     Absent,
-    /// Only when the stored text is still the one with this SHA-256: a change made from
-    /// a text read earlier is never written over another change made since.
-    Unchanged(&'a str),
 }
 
-impl When<'_> {
-    /// Whether a write goes ahead over the stored row of this SHA-256 (none: no row).
-    pub(crate) fn holds(self, stored_sha256: Option<&str>) -> bool {
+impl When {
+    /// The write to make over the stored row `before` (none: no row), if any: `profile`
+    /// itself, audited unless it only fills in an absent row.
+    pub(crate) fn decide(
+        self,
+        profile: &StoredProfile,
+        before: Option<&StoredProfile>,
+    ) -> Option<ProfileWrite> {
         match self {
-            When::Always => true,
-            When::Absent => stored_sha256.is_none(),
-            When::Unchanged(sha) => stored_sha256 == Some(sha),
+            When::Always => Some(ProfileWrite {
+                profile: profile.clone(),
+                audited: true,
+            }),
+            When::Absent => before.is_none().then(|| ProfileWrite {
+                profile: profile.clone(),
+                audited: false,
+            }),
         }
     }
+}
+
+/// A profile write decided on the row read inside its transaction.
+#[derive(Debug, Clone)]
+pub(crate) struct ProfileWrite {
+    /// The text to store.
+    pub profile: StoredProfile,
+    /// Whether the audit log records it (`profile_update`, old and new text).
+    pub audited: bool,
+}
+
+/// A change to the stored profile made on its text as stored: given the stored row, the
+/// row to store in its place, or why not (the error names the setting at fault).
+pub type ProfileEdit<'a> =
+    &'a (dyn Fn(&StoredProfile) -> Result<StoredProfile, crate::store::StoreError> + Send + Sync);
+
+/// What [`crate::store::Store::edit_profile`] did.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Edited {
+    /// The registry keeps no profile yet: nothing to edit.
+    NoProfile,
+    /// The edit gave the stored text and source back: nothing written.
+    Unchanged(StoredProfile),
+    /// The edit was stored (and audited) over `old`.
+    Replaced {
+        /// The row replaced.
+        old: StoredProfile,
+        /// The row stored (its `stored_at` as the store set it is not read back).
+        new: StoredProfile,
+    },
+}
+
+impl Edited {
+    /// The edit's outcome, from the row read in the write's transaction and the row the
+    /// edit gave (none: no row, or the edit changed nothing).
+    pub(crate) fn from_rows(
+        before: Option<StoredProfile>,
+        written: Option<StoredProfile>,
+    ) -> Edited {
+        match (before, written) {
+            (None, _) => Edited::NoProfile,
+            (Some(old), None) => Edited::Unchanged(old),
+            (Some(old), Some(new)) => Edited::Replaced { old, new },
+        }
+    }
+}
+
+/// The write an edit asks for over the stored row: none when there is no row or the edit
+/// gives back the stored text and source.
+pub(crate) fn edit_write(
+    edit: ProfileEdit<'_>,
+    before: Option<&StoredProfile>,
+) -> Result<Option<ProfileWrite>, crate::store::StoreError> {
+    let Some(old) = before else {
+        return Ok(None);
+    };
+    let new = edit(old)?;
+    Ok(
+        (new.sha256 != old.sha256 || new.source != old.source).then_some(ProfileWrite {
+            profile: new,
+            audited: true,
+        }),
+    )
 }
 
 /// SHA-256 of a text, in lower-case hex.

@@ -2,7 +2,7 @@
 
 use sqlx::PgPool;
 
-use crate::store::profile::{audit_json, StoredProfile, When};
+use crate::store::profile::{audit_json, ProfileWrite, StoredProfile};
 use crate::store::Result;
 
 type Row = (String, String, String, String, String, String);
@@ -28,22 +28,28 @@ pub(super) async fn read(pool: &PgPool) -> Result<Option<StoredProfile>> {
     Ok(row.map(from_row))
 }
 
-/// Stores (or replaces) the profile and audits the change, in one transaction, when the
-/// row read inside it meets `when` (else `false`, nothing written). [`When::Absent`]
-/// fills in the profile of a registry that keeps only its id, as a migration does: not
-/// audited, since it records what the registry already said rather than a change.
-pub(super) async fn write(pool: &PgPool, profile: &StoredProfile, when: When<'_>) -> Result<bool> {
-    let only_if_absent = matches!(when, When::Absent);
+/// Reads the stored row and stores what `decide` makes of it, in one transaction under
+/// the write lock, so no change made from the row read is written over another: the row
+/// read and the row written (none: `decide` wrote nothing). A write that only fills in
+/// an absent row, as a migration does, is not audited: it records what the registry
+/// already said rather than a change.
+pub(super) async fn write(
+    pool: &PgPool,
+    decide: impl FnOnce(Option<&StoredProfile>) -> Result<Option<ProfileWrite>>,
+) -> Result<(Option<StoredProfile>, Option<StoredProfile>)> {
     let mut tx = pool.begin().await?;
     // The table lock orders concurrent writers, so the audit's "before" is the row replaced
     // and two first opens cannot both store.
     sqlx::query("LOCK TABLE ms4_profile IN EXCLUSIVE MODE")
         .execute(&mut *tx)
         .await?;
-    let before: Option<Row> = sqlx::query_as(SELECT).fetch_optional(&mut *tx).await?;
-    if !when.holds(before.as_ref().map(|b| b.2.as_str())) {
-        return Ok(false);
-    }
+    let before: Option<StoredProfile> = sqlx::query_as::<_, Row>(SELECT)
+        .fetch_optional(&mut *tx)
+        .await?
+        .map(from_row);
+    let Some(ProfileWrite { profile, audited }) = decide(before.as_ref())? else {
+        return Ok((before, None));
+    };
     sqlx::query(
         "INSERT INTO ms4_profile (singleton, profile_id, toml, sha256, source, stored_at, stored_by)
          VALUES (1, $1, $2, $3, $4, now(), $5)
@@ -58,17 +64,17 @@ pub(super) async fn write(pool: &PgPool, profile: &StoredProfile, when: When<'_>
     .bind(&profile.stored_by)
     .execute(&mut *tx)
     .await?;
-    if !only_if_absent {
+    if audited {
         sqlx::query(
             "INSERT INTO ms4_audit (at, actor, action, feature_id, before, after) VALUES (now(), $1, 'profile_update', $2, $3::jsonb, $4::jsonb)",
         )
         .bind(&profile.stored_by)
         .bind(&profile.profile_id)
-        .bind(before.map(|b| audit_json(&from_row(b)).to_string()))
-        .bind(audit_json(profile).to_string())
+        .bind(before.as_ref().map(|b| audit_json(b).to_string()))
+        .bind(audit_json(&profile).to_string())
         .execute(&mut *tx)
         .await?;
     }
     tx.commit().await?;
-    Ok(true)
+    Ok((before, Some(profile)))
 }

@@ -479,20 +479,20 @@ impl Store for SqliteStore {
         } else {
             crate::store::profile::When::Always
         };
-        profile::write(&self.pool, stored, when).await
+        let (_, written) =
+            profile::write(&self.pool, |before| Ok(when.decide(stored, before))).await?;
+        Ok(written.is_some())
     }
 
-    async fn replace_profile_if_unchanged(
+    async fn edit_profile(
         &self,
-        stored: &crate::store::StoredProfile,
-        sha256: &str,
-    ) -> Result<bool> {
-        profile::write(
-            &self.pool,
-            stored,
-            crate::store::profile::When::Unchanged(sha256),
-        )
-        .await
+        edit: crate::store::profile::ProfileEdit<'_>,
+    ) -> Result<crate::store::profile::Edited> {
+        let (before, written) = profile::write(&self.pool, |before| {
+            crate::store::profile::edit_write(edit, before)
+        })
+        .await?;
+        Ok(crate::store::profile::Edited::from_rows(before, written))
     }
 }
 

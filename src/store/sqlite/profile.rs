@@ -2,7 +2,7 @@
 
 use sqlx::SqlitePool;
 
-use crate::store::profile::{audit_json, StoredProfile, When};
+use crate::store::profile::{audit_json, ProfileWrite, StoredProfile};
 use crate::store::Result;
 
 type Row = (String, String, String, String, String, String);
@@ -28,27 +28,27 @@ pub(super) async fn read(pool: &SqlitePool) -> Result<Option<StoredProfile>> {
     Ok(row.map(from_row))
 }
 
-/// Stores (or replaces) the profile and audits the change, in one transaction, when the
-/// row read inside it meets `when` (else `false`, nothing written). [`When::Absent`]
-/// fills in the profile of a registry that keeps only its id, as a migration does: not
-/// audited, since it records what the registry already said rather than a change.
+/// Reads the stored row and stores what `decide` makes of it, in one transaction under
+/// the write lock, so no change made from the row read is written over another: the row
+/// read and the row written (none: `decide` wrote nothing). A write that only fills in
+/// an absent row, as a migration does, is not audited: it records what the registry
+/// already said rather than a change.
 pub(super) async fn write(
     pool: &SqlitePool,
-    profile: &StoredProfile,
-    when: When<'_>,
-) -> Result<bool> {
-    let only_if_absent = matches!(when, When::Absent);
+    decide: impl FnOnce(Option<&StoredProfile>) -> Result<Option<ProfileWrite>>,
+) -> Result<(Option<StoredProfile>, Option<StoredProfile>)> {
     let now = crate::store::now().to_rfc3339();
     // IMMEDIATE: read the old row and write the new one under the same write lock.
     let mut tx = pool.begin_with("BEGIN IMMEDIATE").await?;
-    let before: Option<Row> = sqlx::query_as(
+    let before: Option<StoredProfile> = sqlx::query_as::<_, Row>(
         "SELECT profile_id, toml, sha256, source, stored_at, stored_by FROM ms4_profile WHERE singleton = 1",
     )
     .fetch_optional(&mut *tx)
-    .await?;
-    if !when.holds(before.as_ref().map(|b| b.2.as_str())) {
-        return Ok(false);
-    }
+    .await?
+    .map(from_row);
+    let Some(ProfileWrite { profile, audited }) = decide(before.as_ref())? else {
+        return Ok((before, None));
+    };
     sqlx::query(
         "INSERT INTO ms4_profile (singleton, profile_id, toml, sha256, source, stored_at, stored_by)
          VALUES (1, ?, ?, ?, ?, ?, ?)
@@ -64,18 +64,18 @@ pub(super) async fn write(
     .bind(&profile.stored_by)
     .execute(&mut *tx)
     .await?;
-    if !only_if_absent {
+    if audited {
         sqlx::query(
             "INSERT INTO ms4_audit (at, actor, action, feature_id, before, after) VALUES (?, ?, 'profile_update', ?, ?, ?)",
         )
         .bind(&now)
         .bind(&profile.stored_by)
         .bind(&profile.profile_id)
-        .bind(before.map(|b| audit_json(&from_row(b)).to_string()))
-        .bind(audit_json(profile).to_string())
+        .bind(before.as_ref().map(|b| audit_json(b).to_string()))
+        .bind(audit_json(&profile).to_string())
         .execute(&mut *tx)
         .await?;
     }
     tx.commit().await?;
-    Ok(true)
+    Ok((before, Some(profile)))
 }
