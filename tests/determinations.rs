@@ -286,18 +286,6 @@ fn item8_facility_eoh_construction_permit_and_north_castle_267_3_facts() {
     assert_eq!(d["land_development_activity"]["result"], true);
     let d = det(&nc, "P-FALSE", "0.5acre", &[]);
     assert!(reasons(&d["land_development_activity"]).contains("not evaluated, for want of facts"));
-    // NYC East of Hudson: at 5,000 sq ft it decides the permit indicator.
-    for (flags, want) in [
-        (&["--in-nyc-east-of-hudson-watershed"][..], "indicated"),
-        (
-            &["--in-nyc-east-of-hudson-watershed", "false"][..],
-            "does_not_apply",
-        ),
-        (&[][..], "depends"),
-    ] {
-        let d = det(&nc, "P-FALSE", "5000sqft", flags);
-        assert_eq!(status(&d, "construction_general_permit"), want, "{flags:?}");
-    }
     // § 267-3C(5)-(6) and § 267-3D(2): listed when not given; a completed project is
     // outside; a plat date waits for the effective date's confirmation (AMB-14).
     let d = det(&nc, "P-FALSE", "0.5acre", &[]);
@@ -466,4 +454,33 @@ fn item12_carmel_156_81c1_downstream_waters_and_tmdl_covered_waters() {
     // is P-FALSE's situation): not met.
     let d = det(&c, "P-FALSE", "0.5acre", &[]);
     assert_eq!(d["conditions"]["condition_one"]["result"], false);
+}
+
+/// North Castle § 267-5A: the NYC East of Hudson Watershed decides the permit indicator at
+/// 5,000 sq ft, with the larger common plan (the permit counts a plan's whole disturbance):
+/// outside the watershed and not given whether it is part of a plan, the permit depends.
+#[test]
+fn north_castle_east_of_hudson_and_the_plan_decide_the_permit_indicator() {
+    let dir = tempfile::tempdir().unwrap();
+    let nc = build(dir.path(), "north-castle-ny", None);
+    for (flags, want) in [
+        (&["--in-nyc-east-of-hudson-watershed"][..], "indicated"),
+        (
+            &[
+                "--in-nyc-east-of-hudson-watershed",
+                "false",
+                "--larger-common-plan",
+                "false",
+            ][..],
+            "does_not_apply",
+        ),
+        (
+            &["--in-nyc-east-of-hudson-watershed", "false"][..],
+            "depends",
+        ),
+        (&[][..], "depends"),
+    ] {
+        let d = det(&nc, "P-FALSE", "5000sqft", flags);
+        assert_eq!(status(&d, "construction_general_permit"), want, "{flags:?}");
+    }
 }

@@ -7,7 +7,7 @@ use clap::Args;
 use geo_types::MultiPolygon;
 use serde::{Deserialize, Serialize};
 
-use super::facts::{disturbed, ProjectFactsParams};
+use super::facts::{disturbed, tri, tri_arg, ProjectFactsParams};
 use super::places::{fields, Place, Places};
 use super::{flag, place, Ask, AskError};
 
@@ -280,6 +280,13 @@ pub struct ScreenParams {
     /// The area a typical project would disturb: 1acre, 8000sqft.
     #[arg(long)]
     pub disturbed: String,
+    /// The project is part of a larger common plan of development or sale;
+    /// `--larger-common-plan false` to say it is not. Not given, a project under 5,000 sq ft
+    /// may or may not be a land development activity, and where Condition One would be
+    /// met it is undetermined.
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_parser = tri_arg)]
+    #[serde(default, deserialize_with = "tri")]
+    pub larger_common_plan: Option<bool>,
     /// List every parcel, not only those where Condition One is met.
     #[arg(long)]
     #[serde(default, deserialize_with = "flag")]
@@ -311,7 +318,8 @@ pub struct ScreenAnswer {
 
 /// Condition One for a project of this size on every parcel, by watershed overlap.
 pub fn screen(ask: &Ask<'_>, p: &ScreenParams) -> Result<ScreenAnswer, AskError> {
-    let facts = ProjectFacts::new(disturbed(&p.disturbed)?);
+    let mut facts = ProjectFacts::new(disturbed(&p.disturbed)?);
+    facts.larger_common_plan = p.larger_common_plan;
     let options = water_options(ask);
     let (mut parcels, mut met, mut undetermined, mut covered) = (0usize, 0usize, 0usize, false);
     let mut results = Vec::new();

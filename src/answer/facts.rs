@@ -7,7 +7,7 @@ use clap::Args;
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
 
-use super::{flag, AskError};
+use super::AskError;
 use crate::rules::determine::{GpDeterminations, ProjectFacts};
 use crate::rules::quantity::parse_area;
 
@@ -32,10 +32,12 @@ pub struct ProjectFactsParams {
     #[arg(long, num_args = 0..=1, default_missing_value = "true", value_parser = tri_arg)]
     #[serde(default, deserialize_with = "tri")]
     pub agricultural: Option<bool>,
-    /// The project is part of a larger common plan of development or sale.
-    #[arg(long)]
-    #[serde(default, deserialize_with = "flag")]
-    pub larger_common_plan: bool,
+    /// The project is part of a larger common plan of development or sale;
+    /// `--larger-common-plan false` to say it is not. Not given, an answer it could change
+    /// (Carmel's definition, the construction general permit) turns on it.
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_parser = tri_arg)]
+    #[serde(default, deserialize_with = "tri")]
+    pub larger_common_plan: Option<bool>,
     /// The activity is agricultural activity (an active farm's own activity; Carmel
     /// § 156-80 exempt activities). `--agricultural-activity false` to say it is not.
     #[arg(long, num_args = 0..=1, default_missing_value = "true", value_parser = tri_arg)]
@@ -129,7 +131,7 @@ pub(super) fn disturbed(text: &str) -> Result<crate::domain::Area, AskError> {
 
 /// A tri-state fact on the command line: `--flag` alone is true, `--flag false` false,
 /// absent not given.
-fn tri_arg(s: &str) -> Result<bool, String> {
+pub(super) fn tri_arg(s: &str) -> Result<bool, String> {
     match s.trim().to_ascii_lowercase().as_str() {
         "" | "true" | "1" | "yes" | "y" | "on" => Ok(true),
         "false" | "0" | "no" | "n" | "off" => Ok(false),
@@ -144,7 +146,7 @@ fn date_arg(s: &str) -> Result<NaiveDate, String> {
 
 /// A tri-state fact over HTTP: true, false, "true"/"false" (and yes/no, 1/0), or absent
 /// or null for not given.
-fn tri<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {
+pub(super) fn tri<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {
     #[derive(Deserialize)]
     #[serde(untagged)]
     enum Wire {

@@ -138,14 +138,6 @@ fn short(text: &str, n: usize) -> String {
     }
 }
 
-fn yes_no(v: bool) -> &'static str {
-    if v {
-        "yes"
-    } else {
-        "no"
-    }
-}
-
 fn tri_words(v: Option<bool>) -> &'static str {
     match v {
         Some(true) => "yes",
@@ -164,7 +156,7 @@ fn print_finding<R>(name: &str, result: &str, f: &crate::rules::Finding<R>) {
 fn print_determination(d: &rules::Determination) {
     print_finding(
         "Land development activity",
-        yes_no(d.land_development_activity.result),
+        tri_words(d.land_development_activity.result),
         &d.land_development_activity,
     );
     print_finding("Exempt", tri_words(d.exempt.result), &d.exempt);

@@ -60,9 +60,11 @@ pub struct ProjectFacts {
     /// between one and five acres.
     #[serde(default)]
     pub agricultural: Option<bool>,
-    /// Part of a larger common plan of development or sale.
+    /// Part of a larger common plan of development or sale. Not given, an answer it could
+    /// change turns on it: Carmel's definition reaches a plan's activity under 5,000 sq ft,
+    /// and the construction general permit counts the plan's whole disturbance.
     #[serde(default)]
-    pub larger_common_plan: bool,
+    pub larger_common_plan: Option<bool>,
     /// The activity is itself "agricultural activity" as Carmel and North Castle define it:
     /// the activity of an active farm (grazing, crops, timber for sale), not the
     /// construction of new agricultural structures. Exempt in Carmel only (§ 156-80).
@@ -121,7 +123,7 @@ impl ProjectFacts {
             disturbed,
             single_family: None,
             agricultural: None,
-            larger_common_plan: false,
+            larger_common_plan: None,
             agricultural_activity: None,
             silviculture: None,
             routine_maintenance: None,
@@ -219,8 +221,10 @@ pub struct TmdlOverlap {
 pub struct Determination {
     /// The profile id, e.g. `carmel-ny`.
     pub jurisdiction: String,
-    /// Whether the project is a land development activity under the law.
-    pub land_development_activity: Finding<bool>,
+    /// Whether the project is a land development activity under the law: `None` when it
+    /// turns on a fact still open (whether it is part of a larger common plan, or the
+    /// plan's total disturbance), listed in `open_facts`.
+    pub land_development_activity: Finding<Option<bool>>,
     /// Whether an exemption the facts can decide applies: `Some(true)` exempt,
     /// `Some(false)` not exempt on the facts given (the exemptions whose facts were not
     /// given are listed in the reasons as not evaluated), `None` when one turns on a fact
@@ -502,18 +506,40 @@ pub fn determine(profile: &Profile, facts: &ProjectFacts, water: &WaterEvidence)
         LandDevelopmentFamily::NyGeneralPermit => general_permit::determine(&mut cx),
         LandDevelopmentFamily::IllicitDischargeOnly => discharge_only::determine(&mut cx),
     };
-    pending_exemption(&mut d);
+    pending_reach(&mut d);
     d
 }
 
-/// While an exemption turns on an open fact, nothing the law asks of a non-exempt project
-/// is certain: each requirement the family found applying (or indicated, or one the Town
-/// may require) depends on the exemption; one that does not apply either way stays so.
-fn pending_exemption(d: &mut Determination) {
-    if d.exempt.result.is_some() || !d.land_development_activity.result {
-        return;
+/// What the law's reach over a project still turns on, when an open fact decides it.
+#[derive(Debug, Clone, Copy)]
+struct Pending {
+    /// What the reach depends on, in words.
+    on: &'static str,
+    /// The words for the project it does not reach ("it is not one").
+    outside: &'static str,
+}
+
+impl Pending {
+    /// Whether the law's reach turns on an open fact: the project is a land development
+    /// activity on the facts or undetermined (`lda`), and exempt, not exempt or
+    /// undetermined (`exempt`).
+    fn of(lda: Option<bool>, exempt: Option<bool>) -> Option<Pending> {
+        match (lda, exempt) {
+            (Some(false), _) | (Some(true), Some(_)) => None,
+            (None, _) => Some(Pending {
+                on: "whether the project is a land development activity, which turns on the larger common plan (see its open facts)",
+                outside: "it is not one",
+            }),
+            (Some(true), None) => Some(Pending {
+                on: "the exemption, which turns on the law's unconfirmed effective date (AMB-14)",
+                outside: "it is exempt",
+            }),
+        }
     }
-    for r in &mut d.requirements {
+
+    /// A requirement found applying (or indicated, or one the Town may require) depends
+    /// on the reach; one that does not apply either way stays so.
+    fn requirement(self, r: &mut Finding<Requirement>) {
         use RequirementStatus as S;
         if matches!(
             r.result.status,
@@ -522,8 +548,42 @@ fn pending_exemption(d: &mut Determination) {
             let was = r.result.status.words();
             r.result.status = S::Depends;
             r.because(format!(
-                "depends on the exemption, which turns on the law's unconfirmed effective date (AMB-14): {was} if the project is not exempt, does not apply if it is"
+                "depends on {}: {was} if the law reaches the project, does not apply if {}",
+                self.on, self.outside
             ));
+        }
+    }
+
+    /// A Condition met is met only where the law reaches the project: undetermined while
+    /// the reach is; one not met stays so.
+    fn condition(self, f: &mut Finding<Option<bool>>) {
+        if f.result == Some(true) {
+            f.result = None;
+            f.because(format!(
+                "undetermined: met if the law reaches the project, which depends on {}; not met if {}",
+                self.on, self.outside
+            ));
+        }
+    }
+}
+
+/// While whether the law reaches the project turns on an open fact (whether it is a land
+/// development activity, or whether an exemption holds), nothing the law asks of a project
+/// it reaches is certain: see [`Pending`].
+fn pending_reach(d: &mut Determination) {
+    let Some(p) = Pending::of(d.land_development_activity.result, d.exempt.result) else {
+        return;
+    };
+    for r in &mut d.requirements {
+        p.requirement(r);
+    }
+    if let Some(c) = &mut d.conditions {
+        for f in [
+            &mut c.condition_one,
+            &mut c.condition_two,
+            &mut c.condition_three,
+        ] {
+            p.condition(f);
         }
     }
 }
@@ -548,6 +608,7 @@ pub struct ConditionOneScreen<'a> {
     facts: &'a ProjectFacts,
     sqft: f64,
     outside: Option<String>,
+    pending: Option<Pending>,
 }
 
 impl<'a> ConditionOneScreen<'a> {
@@ -565,12 +626,13 @@ impl<'a> ConditionOneScreen<'a> {
             sqft,
             open_facts: Vec::new(),
         };
-        let outside = conditions::outside(&mut cx);
+        let (outside, lda, exempt) = conditions::outside(&mut cx);
         Some(Self {
             profile,
             facts,
             sqft,
             outside,
+            pending: Pending::of(lda, exempt),
         })
     }
 
@@ -583,7 +645,11 @@ impl<'a> ConditionOneScreen<'a> {
             sqft: self.sqft,
             open_facts: Vec::new(),
         };
-        conditions::condition_one(&mut cx, self.outside.as_deref())
+        let mut f = conditions::condition_one(&mut cx, self.outside.as_deref());
+        if let Some(p) = self.pending {
+            p.condition(&mut f);
+        }
+        f
     }
 }
 

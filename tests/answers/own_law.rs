@@ -104,6 +104,7 @@ fn answers(snap: &Snapshot, p: &Profile) -> Vec<Value> {
     all.push(serde_json::to_value(smps).unwrap());
     let screen = determine::ScreenParams {
         disturbed: "2acres".into(),
+        larger_common_plan: None,
         all: true,
     };
     if let Ok(s) = determine::screen(&ask, &screen) {

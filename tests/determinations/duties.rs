@@ -8,7 +8,12 @@ fn item13_duties_of_every_project_carmel_156_81_83_89_and_north_castle_267_5_7()
     let dir = tempfile::tempdir().unwrap();
     let c = build(dir.path(), "carmel-ny", None);
     let small = det(&c, "P-FALSE", "0.5acre", &[]);
-    let none = det(&c, "P-FALSE", "4000sqft", &[]);
+    let none = det(
+        &c,
+        "P-FALSE",
+        "4000sqft",
+        &["--larger-common-plan", "false"],
+    );
     for (kind, inside) in [
         ("applicant_on_site", "applies"),
         ("disturbance_at_one_time", "applies"),
@@ -238,4 +243,32 @@ async fn items8_to_13_over_http_equal_the_cli_on_both_stores(#[case] kind: &str)
         400,
         "{kind}: a bad date is the caller's error"
     );
+}
+
+/// Carmel § 156-80: under 5,000 sq ft and not given whether the project is part of a
+/// larger common plan, the definition cannot say whether it is a land development
+/// activity: each duty that binds one depends (none is said to apply, none not to).
+#[test]
+fn carmel_duties_depend_on_a_larger_common_plan_not_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = build(dir.path(), "carmel-ny", None);
+    let open = det(&c, "P-FALSE", "4000sqft", &[]);
+    assert_eq!(open["land_development_activity"]["result"], Value::Null);
+    assert!(open["open_facts"]
+        .as_array()
+        .unwrap()
+        .contains(&Value::from("larger_common_plan")));
+    for kind in [
+        "applicant_on_site",
+        "disturbance_at_one_time",
+        "swppp_on_site",
+        "milestone_notices",
+        "fees",
+    ] {
+        assert_eq!(
+            status(&open, kind),
+            "depends",
+            "Carmel 4,000 sq ft, the plan not given: {kind}"
+        );
+    }
 }

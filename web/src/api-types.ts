@@ -3947,6 +3947,8 @@ export interface paths {
                     all?: boolean;
                     /** @description The area a typical project would disturb: 1acre, 8000sqft. */
                     disturbed: string;
+                    /** @description The project is part of a larger common plan of development or sale; `--larger-common-plan false` to say it is not. Not given, a project under 5,000 sq ft may or may not be a land development activity, and where Condition One would be met it is undetermined. */
+                    larger_common_plan?: boolean;
                 };
                 header?: never;
                 path?: never;
@@ -7367,10 +7369,10 @@ export interface components {
              */
             in_nyc_east_of_hudson_watershed?: boolean | null;
             /**
-             * @description The project is part of a larger common plan of development or sale.
-             * @default false
+             * @description The project is part of a larger common plan of development or sale; `--larger-common-plan false` to say it is not. Not given, an answer it could change (Carmel's definition, the construction general permit) turns on it.
+             * @default null
              */
-            larger_common_plan?: boolean;
+            larger_common_plan?: boolean | null;
             /** @description The parcel's id (or give `footprint`). */
             parcel?: string | null;
             /**
@@ -7543,10 +7545,10 @@ export interface components {
              */
             in_nyc_east_of_hudson_watershed?: boolean | null;
             /**
-             * @description The project is part of a larger common plan of development or sale.
-             * @default false
+             * @description The project is part of a larger common plan of development or sale; `--larger-common-plan false` to say it is not. Not given, an answer it could change (Carmel's definition, the construction general permit) turns on it.
+             * @default null
              */
-            larger_common_plan?: boolean;
+            larger_common_plan?: boolean | null;
             /**
              * Format: date
              * @description The date the subdivision plat was approved (signed), YYYY-MM-DD.

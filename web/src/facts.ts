@@ -15,8 +15,6 @@ export interface Fact {
 
 export const FACTS: Fact[] = [
   { name: 'disturbed', label: 'Area disturbed', kind: 'area', help: 'limit of disturbance plus off-site disturbance, all phases' },
-  // Tri-state on the form like the others; the API reads it as a yes/no (a request
-  // without it reads as no), so "not known" is listed as open beside the answer.
   { name: 'larger_common_plan', label: 'Part of a larger common plan of development or sale', kind: 'tri' },
   { name: 'single_family', label: 'A single-family residence', kind: 'tri' },
   { name: 'agricultural', label: 'Construction at an agricultural property', kind: 'tri' },

@@ -308,6 +308,7 @@ fn the_determination_body_is_generated_from_the_type_the_flags_and_the_handler_u
     assert_eq!(props["single_family"]["type"], "boolean");
     assert_eq!(props["single_family"]["nullable"], true);
     assert_eq!(props["larger_common_plan"]["type"], "boolean");
+    assert_eq!(props["larger_common_plan"]["nullable"], true);
     assert_eq!(props["plat_approved_on"]["format"], "date");
     assert!(props["gp_coverage"]["description"]
         .as_str()

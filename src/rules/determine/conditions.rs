@@ -67,10 +67,10 @@ const NOT_EVALUATED: &[&str] = &[
 /// Condition can be met.
 fn outside_reason(
     cx: &Ctx<'_>,
-    lda: &Finding<bool>,
+    lda: &Finding<Option<bool>>,
     exempt: &Finding<Option<bool>>,
 ) -> Option<String> {
-    if !lda.result {
+    if lda.result == Some(false) {
         Some("it is not a land development activity".to_string())
     } else if exempt.result == Some(true) {
         Some(format!(
@@ -82,12 +82,13 @@ fn outside_reason(
     }
 }
 
-/// Why Article X does not reach a project of these facts, if it does not; decided once
-/// for screening many parcels, since it turns on the project's facts and not on the place.
-pub(super) fn outside(cx: &mut Ctx<'_>) -> Option<String> {
+/// Why Article X does not reach a project of these facts, if it does not, with whether it
+/// is a land development activity and exempt (either may be undetermined); decided once for
+/// screening many parcels, since it turns on the project's facts and not on the place.
+pub(super) fn outside(cx: &mut Ctx<'_>) -> (Option<String>, Option<bool>, Option<bool>) {
     let lda = land_development_activity(cx);
     let exempt = exemptions(cx);
-    outside_reason(cx, &lda, &exempt)
+    (outside_reason(cx, &lda, &exempt), lda.result, exempt.result)
 }
 
 pub(super) fn determine(cx: &mut Ctx<'_>) -> Determination {
@@ -114,51 +115,76 @@ pub(super) fn determine(cx: &mut Ctx<'_>) -> Determination {
 }
 
 /// § 156-80 LAND DEVELOPMENT ACTIVITY: 5,000 sq ft or more, or under one acre as part of a
-/// larger common plan.
-fn land_development_activity(cx: &mut Ctx<'_>) -> Finding<bool> {
-    let mut f = cx.finding(false, &[cx.id(LDA)], &["AMB-10"]);
+/// larger common plan. Under 5,000 sq ft it turns on the plan: not given, or given under a
+/// reading that needs the plan's total disturbance, it is undetermined (`None`) and open.
+fn land_development_activity(cx: &mut Ctx<'_>) -> Finding<Option<bool>> {
+    let mut f = cx.finding(Some(false), &[cx.id(LDA)], &["AMB-10"]);
     f.evidence = cx.area_evidence();
     let (by_area, reason) =
         cx.meets_or_not("land_development_activity", "land development activity");
     f.because(reason);
-    let mut result = by_area;
-    if cx.facts.larger_common_plan {
-        f.assume(cx.profile, "AMB-12");
-        let (under, reason) = cx.meets_or_not("larger_common_plan", "larger common plan clause");
-        f.because(format!(
-            "part of a larger common plan of development or sale; {reason}"
-        ));
-        if under {
-            match cx.profile.reading::<LargerCommonPlan>() {
-                LargerCommonPlan::Literal => {
-                    result = true;
-                    f.because(
-                        "an activity disturbing less than one acre that is part of a larger common plan is a land development activity; the definition states no minimum size (AMB-12, literal reading)",
-                    );
-                    if !by_area {
-                        f.because(
-                            "warning: this makes even an activity under 5,000 sq ft a land development activity, because it belongs to a larger common plan",
-                        );
-                    }
-                }
-                other => {
-                    // Any other reading tests the plan's total disturbance, which the
-                    // facts do not carry.
-                    f.because(format!(
-                        "the profile reads the larger-common-plan clause as {:?} (AMB-12), which turns on the plan's total disturbance; that was not given",
-                        other.as_str()
-                    ));
-                    if !by_area {
-                        cx.open("larger common plan: total disturbance of the plan");
-                    }
-                }
-            }
-        }
-    } else if !by_area {
-        f.because("not part of a larger common plan of development or sale");
+    f.result = if by_area {
+        Some(true)
+    } else {
+        by_the_plan(cx, &mut f)
+    };
+    if by_area && cx.facts.larger_common_plan == Some(true) {
+        f.because("part of a larger common plan of development or sale; the area alone already makes it a land development activity");
     }
-    f.result = result;
     f
+}
+
+/// The larger-common-plan clause for an activity the area alone does not reach: whether
+/// it is a land development activity, with the reasons and the open facts.
+fn by_the_plan(cx: &mut Ctx<'_>, f: &mut Finding<Option<bool>>) -> Option<bool> {
+    let (under, reason) = cx.meets_or_not("larger_common_plan", "larger common plan clause");
+    let plan = match cx.facts.larger_common_plan {
+        Some(false) => {
+            f.because("given: not part of a larger common plan of development or sale");
+            return Some(false);
+        }
+        Some(true) => {
+            f.because(format!(
+                "part of a larger common plan of development or sale; {reason}"
+            ));
+            true
+        }
+        None => {
+            f.because(format!(
+                "whether the project is part of a larger common plan of development or sale was not given; {reason}"
+            ));
+            false
+        }
+    };
+    if !under {
+        return Some(false);
+    }
+    f.assume(cx.profile, "AMB-12");
+    match cx.profile.reading::<LargerCommonPlan>() {
+        LargerCommonPlan::Literal if plan => {
+            f.because("an activity disturbing less than one acre that is part of a larger common plan is a land development activity; the definition states no minimum size (AMB-12, literal reading)");
+            f.because("warning: this makes even an activity under 5,000 sq ft a land development activity, because it belongs to a larger common plan");
+            Some(true)
+        }
+        LargerCommonPlan::Literal => {
+            f.because("undetermined: under the literal reading (AMB-12) an activity under one acre that is part of a larger common plan is a land development activity whatever its size, so the answer turns on whether it is part of one");
+            cx.open("larger_common_plan");
+            None
+        }
+        other => {
+            // Any other reading tests the plan's total disturbance, which the facts do
+            // not carry.
+            f.because(format!(
+                "undetermined: the profile reads the larger-common-plan clause as {:?} (AMB-12), which turns on the plan's total disturbance; that was not given",
+                other.as_str()
+            ));
+            if !plan {
+                cx.open("larger_common_plan");
+            }
+            cx.open("larger common plan: total disturbance of the plan");
+            None
+        }
+    }
 }
 
 /// § 156-80 EXEMPT ACTIVITIES, as far as the facts decide them; every exemption whose

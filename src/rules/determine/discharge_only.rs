@@ -22,7 +22,7 @@ pub(super) fn determine(cx: &mut Ctx<'_>) -> Determination {
             .to_string()
     });
 
-    let mut lda = cx.finding(false, &[cx.id(APPLICABILITY)], &[]);
+    let mut lda = cx.finding(Some(false), &[cx.id(APPLICABILITY)], &[]);
     lda.evidence = cx.area_evidence();
     lda.because(no_rules.clone());
     lda.because("the article applies to water entering the storm drainage system, not to land development as such");

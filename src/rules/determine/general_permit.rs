@@ -61,7 +61,7 @@ const NOT_EVALUATED: &[&str] = &[
 pub(super) fn determine(cx: &mut Ctx<'_>) -> Determination {
     let lda = land_development_activity(cx);
     let exempt = exemptions(cx);
-    let outside = if !lda.result {
+    let outside = if lda.result == Some(false) {
         Some("it is not a land development activity")
     } else if exempt.result == Some(true) {
         Some("it is an exempt activity")
@@ -83,10 +83,10 @@ pub(super) fn determine(cx: &mut Ctx<'_>) -> Determination {
 }
 
 /// § 267-4B LAND DEVELOPMENT ACTIVITY: 5,000 sq ft of soil disturbance, not routine
-/// maintenance. The larger common plan plays no part in it.
-fn land_development_activity(cx: &mut Ctx<'_>) -> Finding<bool> {
+/// maintenance. The larger common plan plays no part in it, so the facts always decide it.
+fn land_development_activity(cx: &mut Ctx<'_>) -> Finding<Option<bool>> {
     let facts = cx.facts;
-    let mut f = cx.finding(false, &[cx.id(LDA)], &["AMB-10"]);
+    let mut f = cx.finding(Some(false), &[cx.id(LDA)], &["AMB-10"]);
     f.evidence = cx.area_evidence();
     let (by_area, reason) =
         cx.meets_or_not("land_development_activity", "land development activity");
@@ -107,12 +107,12 @@ fn land_development_activity(cx: &mut Ctx<'_>) -> Finding<bool> {
         }
         None => {}
     }
-    if facts.larger_common_plan {
+    if facts.larger_common_plan == Some(true) {
         f.cite(cx.profile, cx.id(PLAN));
         f.assume(cx.profile, "AMB-12");
         f.because(cx.profile.wording.expand("part of a larger common plan: {town}'s definition of land development activity does not use the term, so the 5,000 sq ft test stands; the plan matters only for the construction general permit"));
     }
-    f.result = result;
+    f.result = Some(result);
     f
 }
 
@@ -228,7 +228,7 @@ fn general_permit(cx: &mut Ctx<'_>, outside: Option<&str>) -> Finding<Requiremen
         &["AMB-10", "AMB-13"],
     );
     f.evidence = cx.area_evidence();
-    if facts.larger_common_plan {
+    if facts.larger_common_plan != Some(false) {
         f.cite(cx.profile, cx.id(PLAN));
         f.assume(cx.profile, "AMB-12");
     }
@@ -238,11 +238,20 @@ fn general_permit(cx: &mut Ctx<'_>, outside: Option<&str>) -> Finding<Requiremen
             "{} does not reach the project: {why}",
             cx.profile.wording.law
         ));
-        if facts.larger_common_plan {
-            f.because(format!(
-                "{plan_note}; the state permit may still apply through the plan, outside {}",
-                cx.profile.wording.law
-            ));
+        match facts.larger_common_plan {
+            Some(true) => {
+                f.because(format!(
+                    "{plan_note}; the state permit may still apply through the plan, outside {}",
+                    cx.profile.wording.law
+                ));
+            }
+            None => {
+                f.because(format!(
+                    "whether the project is part of a larger common plan was not given: if it is, {plan_note}, and the state permit may apply through the plan, outside {}",
+                    cx.profile.wording.law
+                ));
+            }
+            Some(false) => {}
         }
         return f;
     }
@@ -284,10 +293,22 @@ fn general_permit(cx: &mut Ctx<'_>, outside: Option<&str>) -> Finding<Requiremen
             }
         }
     }
-    if status != S::Indicated && facts.larger_common_plan {
-        status = S::Depends;
-        f.because(plan_note);
-        cx.open("larger common plan: total disturbance of the plan and separation from its other projects");
+    if status != S::Indicated {
+        match facts.larger_common_plan {
+            Some(true) => {
+                status = S::Depends;
+                f.because(plan_note);
+                cx.open("larger common plan: total disturbance of the plan and separation from its other projects");
+            }
+            None => {
+                status = S::Depends;
+                f.because(format!("whether the project is part of a larger common plan of development or sale was not given, and it decides coverage at this size: {plan_note}"));
+                cx.open("larger_common_plan");
+            }
+            Some(false) => {
+                f.because("given: not part of a larger common plan of development or sale");
+            }
+        }
     }
     if status == S::Indicated {
         f.because("the construction general permit itself decides coverage (AMB-13); this is the chapter's own indicator");

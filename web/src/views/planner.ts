@@ -336,8 +336,7 @@ function openFactsView(open: OpenFact[], answer: ((name: string, value: string) 
     const sel = triSelect(id, o.fact.name);
     if (answer) sel.addEventListener('change', () => sel.value && answer(o.fact!.name, sel.value));
     else sel.disabled = true;
-    const note = o.fact.name === 'larger_common_plan' && !o.fromAnswer ? ' (the answer reads it as no)' : '';
-    return h('li', { 'data-fact': o.fact.name }, h('label', { for: id, text: `${o.text}${note}` }), ' ', sel);
+    return h('li', { 'data-fact': o.fact.name }, h('label', { for: id, text: o.text }), ' ', sel);
   };
   const turned = open.filter((o) => o.fromAnswer);
   const rest = open.filter((o) => !o.fromAnswer);

@@ -7,38 +7,56 @@ use super::*;
 /// A land development activity or not, by (jurisdiction, area, larger common plan), and
 /// the SWPPP that follows from it.
 #[rstest]
-#[case::north_castle_under_5000_sq_ft(NC, sqft(4_999.0), false, false)]
-#[case::north_castle_at_5000_sq_ft(NC, sqft(5_000.0), false, true)]
-#[case::carmel_under_5000_sq_ft(CARMEL, sqft(4_999.0), false, false)]
-#[case::carmel_at_5000_sq_ft(CARMEL, sqft(5_000.0), false, true)]
-#[case::windsor_under_5000_sq_ft(WINDSOR, sqft(4_999.0), false, false)]
-#[case::windsor_has_none_at_5000_sq_ft(WINDSOR, sqft(5_000.0), false, false)]
-#[case::windsor_has_none_at_ten_acres(WINDSOR, acres(10.0), false, false)]
+#[case::north_castle_under_5000_sq_ft(NC, sqft(4_999.0), Some(false), Some(false))]
+#[case::north_castle_at_5000_sq_ft(NC, sqft(5_000.0), Some(false), Some(true))]
+#[case::carmel_under_5000_sq_ft(CARMEL, sqft(4_999.0), Some(false), Some(false))]
+#[case::carmel_at_5000_sq_ft(CARMEL, sqft(5_000.0), Some(false), Some(true))]
+#[case::windsor_under_5000_sq_ft(WINDSOR, sqft(4_999.0), Some(false), Some(false))]
+#[case::windsor_has_none_at_5000_sq_ft(WINDSOR, sqft(5_000.0), Some(false), Some(false))]
+#[case::windsor_has_none_at_ten_acres(WINDSOR, acres(10.0), Some(false), Some(false))]
 // Larger common plan under 5,000 sq ft: Carmel's definition reaches it at any size under
 // one acre; North Castle's definition does not use the term.
-#[case::carmel_larger_common_plan_at_2000_sq_ft(CARMEL, sqft(2_000.0), true, true)]
-#[case::carmel_larger_common_plan_a_square_foot_under_an_acre(CARMEL, sqft(43_559.0), true, true)]
-#[case::north_castle_larger_common_plan_at_2000_sq_ft(NC, sqft(2_000.0), true, false)]
-#[case::north_castle_larger_common_plan_under_5000_sq_ft(NC, sqft(4_999.0), true, false)]
-#[case::windsor_larger_common_plan(WINDSOR, sqft(2_000.0), true, false)]
+#[case::carmel_larger_common_plan_at_2000_sq_ft(CARMEL, sqft(2_000.0), Some(true), Some(true))]
+#[case::carmel_larger_common_plan_a_square_foot_under_an_acre(
+    CARMEL,
+    sqft(43_559.0),
+    Some(true),
+    Some(true)
+)]
+#[case::north_castle_larger_common_plan_at_2000_sq_ft(NC, sqft(2_000.0), Some(true), Some(false))]
+#[case::north_castle_larger_common_plan_under_5000_sq_ft(
+    NC,
+    sqft(4_999.0),
+    Some(true),
+    Some(false)
+)]
+#[case::windsor_larger_common_plan(WINDSOR, sqft(2_000.0), Some(true), Some(false))]
+// Not given whether it is part of a plan: under 5,000 sq ft Carmel's answer turns on it
+// (undetermined, and the SWPPP depends); at 5,000 sq ft the area decides; North Castle's
+// and Windsor's definitions never read the plan.
+#[case::carmel_plan_not_given_at_2000_sq_ft(CARMEL, sqft(2_000.0), None, None)]
+#[case::carmel_plan_not_given_at_4999_sq_ft(CARMEL, sqft(4_999.0), None, None)]
+#[case::carmel_plan_not_given_at_5000_sq_ft(CARMEL, sqft(5_000.0), None, Some(true))]
+#[case::north_castle_plan_not_given_at_4999_sq_ft(NC, sqft(4_999.0), None, Some(false))]
+#[case::windsor_plan_not_given(WINDSOR, sqft(2_000.0), None, Some(false))]
 // A typed hectare figure: 0.05 ha is 5,381.96 sq ft.
 #[case::carmel_500_square_metres_is_over_5000_sq_ft(
     CARMEL,
     Area::new(500.0, AreaUnit::Square(LengthUnit::Metre)),
-    false,
-    true
+    Some(false),
+    Some(true)
 )]
 #[case::carmel_450_square_metres_is_under_5000_sq_ft(
     CARMEL,
     Area::new(450.0, AreaUnit::Square(LengthUnit::Metre)),
-    false,
-    false
+    Some(false),
+    Some(false)
 )]
 fn land_development_activity_thresholds_are_inclusive_and_read_from_the_profile(
     #[case] id: &str,
     #[case] area: Area,
-    #[case] plan: bool,
-    #[case] expected: bool,
+    #[case] plan: Option<bool>,
+    #[case] expected: Option<bool>,
 ) {
     let f = ProjectFacts {
         larger_common_plan: plan,
@@ -48,7 +66,7 @@ fn land_development_activity_thresholds_are_inclusive_and_read_from_the_profile(
     assert_eq!(
         d.land_development_activity.result,
         expected,
-        "{id} {area:?} plan={plan}: {}",
+        "{id} {area:?} plan={plan:?}: {}",
         reasons(&d.land_development_activity)
     );
     let swppp = status(&d, K::Swppp);
@@ -56,10 +74,10 @@ fn land_development_activity_thresholds_are_inclusive_and_read_from_the_profile(
         WINDSOR => assert_eq!(swppp, None, "Windsor has no SWPPP rule"),
         _ => assert_eq!(
             swppp,
-            Some(if expected {
-                S::Applies
-            } else {
-                S::DoesNotApply
+            Some(match expected {
+                Some(true) => S::Applies,
+                Some(false) => S::DoesNotApply,
+                None => S::Depends,
             }),
             "{id} {area:?}"
         ),
@@ -70,7 +88,7 @@ fn land_development_activity_thresholds_are_inclusive_and_read_from_the_profile(
 #[test]
 fn larger_common_plan_reasons_name_the_rule_and_warn_about_the_literal_reading() {
     let f = ProjectFacts {
-        larger_common_plan: true,
+        larger_common_plan: Some(true),
         ..facts(sqft(2_000.0))
     };
     let carmel = run(CARMEL, &f, &no_water());
@@ -103,7 +121,7 @@ fn the_land_development_threshold_is_the_profiles() {
         .unwrap()
         .value = 10_000.0;
     let d = determine(&p, &facts(sqft(5_000.0)), &no_water());
-    assert!(!d.land_development_activity.result);
+    assert_eq!(d.land_development_activity.result, Some(false));
 }
 
 fn agricultural_activity() -> ProjectFacts {
@@ -162,7 +180,7 @@ fn exemptions_the_facts_decide(
     #[case] exempt: bool,
 ) {
     let d = run(id, &f, &listed("sediment"));
-    assert_eq!(d.land_development_activity.result, lda, "{id} {f:?}");
+    assert_eq!(d.land_development_activity.result, Some(lda), "{id} {f:?}");
     assert_eq!(
         d.exempt.result,
         Some(exempt),

@@ -41,17 +41,17 @@ fn check(id: &str, amb: &str) {
             }
             if id != WINDSOR {
                 let d = run(id, &facts(sqft(5_000.0)), &unlisted_water());
-                assert!(d.land_development_activity.result);
+                assert_eq!(d.land_development_activity.result, Some(true));
             }
         }
         // Larger common plan under one acre: an LDA at any size (Carmel); not imported (NC).
         "AMB-12" => {
             let f = ProjectFacts {
-                larger_common_plan: true,
+                larger_common_plan: Some(true),
                 ..facts(sqft(100.0))
             };
             let d = run(id, &f, &unlisted_water());
-            assert_eq!(d.land_development_activity.result, id == CARMEL);
+            assert_eq!(d.land_development_activity.result, Some(id == CARMEL));
         }
         // Condition Three exclusions never reach Conditions One or Two.
         "AMB-11" => {
@@ -207,7 +207,7 @@ fn every_assumption_id_the_determinations_emit_is_exercised() {
                 for plan in [false, true] {
                     for flag in [None, Some(true), Some(false)] {
                         let f = ProjectFacts {
-                            larger_common_plan: plan,
+                            larger_common_plan: Some(plan),
                             single_family: flag,
                             agricultural: flag,
                             routine_maintenance: flag,

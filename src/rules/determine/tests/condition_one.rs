@@ -55,7 +55,7 @@ fn carmel_condition_one_is_decided_from_the_water_evidence(
 ) {
     let label = format!("{area:?} plan={plan}");
     let f = ProjectFacts {
-        larger_common_plan: plan,
+        larger_common_plan: Some(plan),
         ..facts(area)
     };
     let d = run(CARMEL, &f, &water);
@@ -210,4 +210,60 @@ fn condition_one_alone_is_none_in_a_town_without_conditions() {
         &lake()
     )
     .is_none());
+}
+
+/// Under 5,000 sq ft and not given whether the project is part of a larger common plan,
+/// Carmel's definition (§ 156-80, "or under one acre as part of a larger common plan")
+/// cannot say whether it is a land development activity: at a 303(d) water Condition One
+/// is undetermined, never "met" nor "not met"; the SWPPP depends, and the plan is the open
+/// fact. Where Condition One is not met on the evidence, it is not met either way; and the
+/// screen of many parcels answers as the determination does.
+#[rstest]
+#[case::at_a_303d_water(listed("sediment"), None, Some(RequirementStatus::Depends))]
+#[case::draining_to_an_unlisted_water(
+    unlisted_water(),
+    Some(false),
+    Some(RequirementStatus::Depends)
+)]
+fn carmel_a_plan_not_given_under_5000_sq_ft_leaves_the_answer_open(
+    #[case] water: WaterEvidence,
+    #[case] condition_one: Option<bool>,
+    #[case] swppp: Option<RequirementStatus>,
+) {
+    let f = ProjectFacts {
+        larger_common_plan: None,
+        ..facts(sqft(4_000.0))
+    };
+    let d = run(CARMEL, &f, &water);
+    assert_eq!(d.land_development_activity.result, None);
+    assert!(
+        reasons(&d.land_development_activity).contains("was not given"),
+        "{}",
+        reasons(&d.land_development_activity)
+    );
+    let c1 = &d.conditions.as_ref().unwrap().condition_one;
+    assert_eq!(c1.result, condition_one, "{}", reasons(c1));
+    if condition_one.is_none() {
+        assert!(reasons(c1).contains("met if the law reaches the project"));
+    }
+    assert_eq!(status(&d, RequirementKind::Swppp), swppp);
+    assert!(d.open_facts.contains(&"larger_common_plan".to_string()));
+    let screen = crate::rules::determine::condition_one(&profile(CARMEL), &f, &water).unwrap();
+    assert_eq!(
+        screen.result,
+        condition_one,
+        "the screen: {}",
+        reasons(&screen)
+    );
+    // Given that it is not part of one, the facts decide: not a land development
+    // activity, Condition One not met, no SWPPP.
+    let no_plan = run(CARMEL, &facts(sqft(4_000.0)), &water);
+    assert_eq!(no_plan.land_development_activity.result, Some(false));
+    assert_eq!(
+        no_plan.conditions.as_ref().unwrap().condition_one.result,
+        Some(false)
+    );
+    assert!(!no_plan
+        .open_facts
+        .contains(&"larger_common_plan".to_string()));
 }

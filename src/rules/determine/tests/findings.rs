@@ -17,7 +17,7 @@ fn every_finding_cites_rules_listed_in_the_profile(#[case] id: &str) {
         facts(acres(2.0)),
         facts(acres(7.0)),
         ProjectFacts {
-            larger_common_plan: true,
+            larger_common_plan: Some(true),
             routine_maintenance: Some(true),
             agricultural_activity: Some(true),
             single_family: Some(true),
@@ -102,7 +102,7 @@ fn determination_serialises_for_the_planner() {
     // Facts and evidence come in as JSON too, optional facts left out.
     let f: ProjectFacts =
         serde_json::from_str(r#"{"disturbed": {"value": 2.0, "unit": "acre"}}"#).unwrap();
-    assert_eq!(f, facts(acres(2.0)));
+    assert_eq!(f, ProjectFacts::new(acres(2.0)));
     let w: WaterEvidence = serde_json::from_str(r#"{"tmdl_areas": []}"#).unwrap();
     assert_eq!(w, no_water());
 }

@@ -33,8 +33,13 @@ fn acres(v: f64) -> Area {
     Area::new(v, AreaUnit::Acre)
 }
 
+/// Facts for a project of this area that is not part of a larger common plan (the cases
+/// that leave the plan open say so), every other fact not given.
 fn facts(area: Area) -> ProjectFacts {
-    ProjectFacts::new(area)
+    ProjectFacts {
+        larger_common_plan: Some(false),
+        ..ProjectFacts::new(area)
+    }
 }
 
 fn run(id: &str, facts: &ProjectFacts, water: &WaterEvidence) -> Determination {

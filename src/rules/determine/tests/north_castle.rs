@@ -10,7 +10,7 @@ use super::*;
 #[case::under_5000_sq_ft_nothing_applies(
     sqft(4_999.0),
     Some(true),
-    false,
+    Some(false),
     S::DoesNotApply,
     S::DoesNotApply
 )]
@@ -19,51 +19,67 @@ use super::*;
 #[case::at_5000_sq_ft_east_of_hudson_the_permit_is_indicated(
     sqft(5_000.0),
     Some(true),
-    false,
+    Some(false),
     S::Indicated,
     S::Depends
 )]
 #[case::at_5000_sq_ft_outside_east_of_hudson_no_permit(
     sqft(5_000.0),
     Some(false),
-    false,
+    Some(false),
     S::DoesNotApply,
     S::Depends
 )]
 #[case::east_of_hudson_not_entered_leaves_the_permit_open(
     sqft(5_000.0),
     None,
-    false,
+    Some(false),
     S::Depends,
     S::Depends
 )]
 #[case::a_larger_common_plan_under_an_acre_leaves_the_permit_open(
     sqft(5_000.0),
     Some(false),
-    true,
+    Some(true),
     S::Depends,
     S::Depends
+)]
+// Not given whether it is part of a plan: under an acre the permit counts the plan's whole
+// disturbance, so it is open, and the fact is listed; at an acre the area decides.
+#[case::a_plan_not_given_under_an_acre_leaves_the_permit_open(
+    sqft(5_000.0),
+    Some(false),
+    None,
+    S::Depends,
+    S::Depends
+)]
+#[case::a_plan_not_given_at_an_acre_the_area_decides(
+    acres(1.0),
+    Some(false),
+    None,
+    S::Indicated,
+    S::Applies
 )]
 #[case::a_square_foot_under_an_acre_outside_east_of_hudson(
     sqft(43_559.0),
     Some(false),
-    false,
+    Some(false),
     S::DoesNotApply,
     S::Depends
 )]
-#[case::one_acre_needs_the_permit_anywhere(acres(1.0), None, false, S::Indicated, S::Applies)]
-#[case::five_acres_needs_the_permit(acres(5.0), None, false, S::Indicated, S::Applies)]
+#[case::one_acre_needs_the_permit_anywhere(acres(1.0), None, Some(false), S::Indicated, S::Applies)]
+#[case::five_acres_needs_the_permit(acres(5.0), None, Some(false), S::Indicated, S::Applies)]
 #[case::a_square_foot_under_five_acres_outside_east_of_hudson(
     sqft(217_799.0),
     Some(false),
-    false,
+    Some(false),
     S::Indicated,
     S::Applies
 )]
 fn north_castle_has_no_conditions_and_reads_the_general_permit_indicator(
     #[case] area: Area,
     #[case] eoh: Option<bool>,
-    #[case] plan: bool,
+    #[case] plan: Option<bool>,
     #[case] gp: S,
     #[case] inspector: S,
 ) {
@@ -87,8 +103,14 @@ fn north_castle_has_no_conditions_and_reads_the_general_permit_indicator(
     assert_eq!(
         g.result.status,
         gp,
-        "{area:?} {eoh:?} plan={plan}: {}",
+        "{area:?} {eoh:?} plan={plan:?}: {}",
         reasons(g)
+    );
+    assert_eq!(
+        d.open_facts.contains(&"larger_common_plan".to_string()),
+        plan.is_none() && gp == S::Depends,
+        "the plan is an open fact exactly when the permit turns on it: {:?}",
+        d.open_facts
     );
     assert_eq!(
         status(&d, K::ConstructionInspections),
@@ -292,7 +314,7 @@ fn a_general_permit_town_numbered_otherwise_reads_its_own_sections() {
         (sqft(1_000.0), false, Some(false)),
     ] {
         let f = ProjectFacts {
-            larger_common_plan: plan,
+            larger_common_plan: Some(plan),
             agricultural_activity: Some(true),
             routine_maintenance: Some(false),
             completed_before_effective_date: completed,

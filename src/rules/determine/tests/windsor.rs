@@ -30,7 +30,7 @@ fn windsor_has_no_land_development_rules(
     };
     let d = run(WINDSOR, &f, &listed("sediment"));
     assert!(d.not_covered);
-    assert!(!d.land_development_activity.result);
+    assert_eq!(d.land_development_activity.result, Some(false));
     assert_eq!(d.exempt.result, Some(false));
     assert!(d.conditions.is_none());
     assert!(d.conditions_absent.as_ref().unwrap().result);
