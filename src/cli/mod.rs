@@ -10,6 +10,7 @@ mod illicit;
 mod import;
 mod init;
 mod list;
+mod national;
 mod nearby;
 mod network_output;
 pub mod output;
@@ -56,6 +57,12 @@ pub enum Command {
     Init(init::InitArgs),
     /// Import a file into a layer (any format GDAL reads), with a quality report.
     Import(import::ImportArgs),
+    /// Load EPA ATTAINS records (saved JSON) onto receiving waters, impairments and TMDL areas.
+    #[command(name = "import-attains")]
+    ImportAttains(national::ImportAttainsArgs),
+    /// Load a USGS WBD HUC-12 layer as the watersheds (drains_to from TOHUC).
+    #[command(name = "import-wbd")]
+    ImportWbd(national::ImportWbdArgs),
     /// Export a layer to GeoPackage, Shapefile, GeoJSON or CSV.
     Export(export::ExportArgs),
     /// Serve the registry over HTTP.
@@ -115,6 +122,8 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Init(a) => init::run(&store, a).await,
         Command::Import(a) => import::run(&store, a).await,
+        Command::ImportAttains(a) => national::run_attains(&store, a).await,
+        Command::ImportWbd(a) => national::run_wbd(&store, a).await,
         Command::Export(a) => export::run(&store, a).await,
         Command::Serve(a) => crate::serve::run(&store, a).await,
         Command::Demo(a) => demo::run(a).await,
