@@ -92,7 +92,9 @@ pub fn illicit(ask: &Ask<'_>, p: &IllicitParams) -> Result<IllicitAnswer, AskErr
     Ok(IllicitAnswer {
         jurisdiction: ask.profile.id.clone(),
         record_tolerance: Measure {
-            value: tol,
+            // Without a conversion's float noise (100 ft is 99.9998 ftUS), as every
+            // distance an answer gives.
+            value: crate::domain::units::for_display(tol),
             unit: ask.snap.meta.linear_unit.symbol(),
         },
         summary,

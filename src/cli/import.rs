@@ -36,7 +36,10 @@ pub struct ImportArgs {
     #[arg(long, value_name = "PREFIX", conflicts_with = "id")]
     pub id_prefix: Option<String>,
     /// Map a canonical field to a source field: --map asset_id=FACILITYID (repeatable).
-    #[arg(long = "map", value_name = "CANONICAL=SOURCE")]
+    /// A length may name its source's unit, converted into the field's own (diameters in
+    /// inches, elevations in the registry's unit): --map diameter_in=SPAN:ft (in, ft,
+    /// ftUS, m, cm or mm).
+    #[arg(long = "map", value_name = "CANONICAL=SOURCE[:UNIT]")]
     pub maps: Vec<String>,
     /// The layer inside the file, when it has several.
     #[arg(long)]

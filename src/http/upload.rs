@@ -4,7 +4,8 @@
 //!
 //! `POST /api/layers/{layer}/import`, `multipart/form-data` with parts `file` (the data,
 //! with its file name), and optionally the options of `ms4 import`, named as its flags
-//! with `_` for `-`: `where`, `id`, `id_prefix`, `map` (repeatable, `canonical=SOURCE`),
+//! with `_` for `-`: `where`, `id`, `id_prefix`, `map` (repeatable, `canonical=SOURCE`, or
+//! `canonical=SOURCE:unit` for a length in another unit, as `--map` takes it),
 //! `src_layer`, `s_srs` (`EPSG:n`), `dry_run`, `replace`, `allow_empty`,
 //! `allow_mass_delete` (true/false) and `invalid` (`repair` or `reject`).
 //!

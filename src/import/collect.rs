@@ -55,6 +55,10 @@ pub(super) struct Collector<'a> {
     pub rules: Option<&'a super::inspections::InspectionRules>,
     /// What the source's format keeps of a position (see `precision`), for the writer.
     pub geometry_tolerance: Option<f64>,
+    /// The values of the fields whose unit matters (see `map_unit`).
+    pub units: super::map_unit::UnitTally,
+    /// For a dry run, what the write would do with each feature.
+    pub would: Option<super::dry_run::WouldWrite<'a>>,
 }
 
 impl Collector<'_> {
@@ -157,6 +161,10 @@ impl Collector<'_> {
             }
         }
         report.imported += 1;
+        self.units.add(&f.values);
+        if let Some(w) = &mut self.would {
+            w.take(&f);
+        }
         if self.sink.is_some() {
             self.chunk.push(f);
             self.sources.push(source.filter(|_| quiet));

@@ -169,13 +169,36 @@ pub fn convert_attributes(
     }
     let mut converted = Vec::new();
     let mut values = Vec::with_capacity(layer.fields().len());
-    for (spec, src) in layer.fields().iter().zip(&plan.fields) {
+    for (k, (spec, src)) in layer.fields().iter().zip(&plan.fields).enumerate() {
         let v = src
             .map(|i| std::mem::replace(&mut raw[i], Value::Null))
             .unwrap_or(Value::Null);
-        let (v, changed) = iso_date(spec.ty, v)
-            .coerce(spec.ty)
-            .map_err(|why| Problem::BadValue(spec.name, format!("field {}: {why}", spec.name)))?;
+        let unit = plan.units.get(k).copied().flatten();
+        let (v, changed) = match (iso_date(spec.ty, v).coerce(spec.ty), unit) {
+            (Ok((v, changed)), None) => (v, changed),
+            (Ok((v, changed)), Some(u)) => (
+                u.apply(spec.name, v)
+                    .map_err(|why| Problem::BadValue(spec.name, why))?,
+                changed,
+            ),
+            // A value that is no number, in a field whose mapping gave a unit: say what
+            // could not be converted.
+            (Err(why), Some(u)) => {
+                return Err(Problem::BadValue(
+                    spec.name,
+                    format!(
+                        "field {}: {why}, so it cannot be converted from {} to {}",
+                        spec.name, u.from, u.to
+                    ),
+                ))
+            }
+            (Err(why), None) => {
+                return Err(Problem::BadValue(
+                    spec.name,
+                    format!("field {}: {why}", spec.name),
+                ))
+            }
+        };
         if spec.required && v.is_null() {
             return Err(Problem::MissingRequired(spec.name));
         }

@@ -6,11 +6,13 @@
 //! over a channel. Reading and writing overlap, on two cores, and the writer commits only
 //! when the reader says the whole file was read.
 
+pub mod attains;
 pub mod cancel;
 mod collect;
 mod convert;
 pub mod crs;
 mod declared;
+mod dry_run;
 mod error;
 pub mod export;
 pub mod footprint;
@@ -18,6 +20,7 @@ pub mod gdal_guard;
 mod gpkg_check;
 pub mod idexpr;
 mod inspections;
+pub mod map_unit;
 mod pipeline;
 mod precision;
 mod progress;
@@ -30,6 +33,7 @@ mod simple;
 pub mod source;
 pub mod split;
 mod unchanged;
+pub mod wbd;
 pub mod zipcheck;
 
 use std::path::PathBuf;
@@ -69,6 +73,9 @@ pub struct ImportOptions {
     pub path: PathBuf,
     /// `canonical=source` field mappings.
     pub maps: Vec<(String, String)>,
+    /// The units mappings give their source fields (`--map diameter_in=SPAN:ft`):
+    /// canonical name → unit; the values are converted into the field's own unit.
+    pub units: Vec<(String, map_unit::SourceUnit)>,
     /// The layer inside the file, when it has several.
     pub src_layer: Option<String>,
     /// The source CRS, overriding (or standing in for) the file's.
@@ -116,6 +123,7 @@ impl ImportOptions {
             layer,
             path: path.into(),
             maps: Vec::new(),
+            units: Vec::new(),
             src_layer: None,
             s_srs: None,
             dry_run: false,
@@ -207,6 +215,9 @@ pub async fn import_many(
     let mut out = Vec::with_capacity(reports.len());
     for ((mut report, actor, source_name), copies) in reports.into_iter().zip(kept) {
         report.written = written.as_mut().and_then(Iterator::next);
+        if let Some(w) = &report.written {
+            report.changed = Some(dry_run::summary(&w.changed, meta.srid));
+        }
         if let (Some(copies), Some(_)) = (copies, &report.written) {
             report.kept = copies.await.ok().flatten();
         }
@@ -307,6 +318,13 @@ async fn start_read(
         None
     };
 
+    // A dry run decides each feature against the layer as it stands (see `dry_run`).
+    let stored_layer = if opts.dry_run {
+        Some(dry_run::StoredLayer::read(store, opts.layer).await?)
+    } else {
+        None
+    };
+
     // A screening read from a file is held to the profile's dry-weather rule.
     let rules = if opts.layer == Layer::Inspections {
         Some(inspections::InspectionRules::load(store).await?)
@@ -347,6 +365,7 @@ async fn start_read(
             sink,
             hash_here,
             rules.as_ref(),
+            stored_layer.as_ref(),
         );
         match &result {
             Ok(report) => {

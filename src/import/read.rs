@@ -33,6 +33,7 @@ pub(super) fn read_source(
     sink: Option<&mpsc::Sender<WriteMsg>>,
     hash_here: bool,
     rules: Option<&super::inspections::InspectionRules>,
+    stored_layer: Option<&super::dry_run::StoredLayer>,
 ) -> Result<ImportReport> {
     let path_str = opts.path.display().to_string();
     let layer = opts.layer;
@@ -84,12 +85,14 @@ pub(super) fn read_source(
     )?;
     let is_csv = source::is_csv(&opts.path);
     let source_fields = source_field_names(&src, is_csv);
+    let registry_unit = crate::domain::LengthUnit::from_metres_per_unit(unit_metres)
+        .unwrap_or(crate::domain::LengthUnit::Metre);
     let plan = field_plan(
         opts,
         &source_fields,
-        &path_str,
-        &src_name,
+        (&path_str, &src_name),
         declared,
+        registry_unit,
         &mut report,
     )?;
 
@@ -139,6 +142,10 @@ pub(super) fn read_source(
         csv_restored: is_csv.then_some(&csv_restored),
         cancel: &opts.cancel,
     };
+    let geometry_tolerance = Some(super::precision::geometry_tolerance(
+        source_wkt.as_deref(),
+        unit_metres,
+    ));
     let mut collector = Collector {
         report: &mut report,
         layer,
@@ -159,10 +166,9 @@ pub(super) fn read_source(
         sink,
         progress,
         rules,
-        geometry_tolerance: Some(super::precision::geometry_tolerance(
-            source_wkt.as_deref(),
-            unit_metres,
-        )),
+        geometry_tolerance,
+        units: super::map_unit::UnitTally::new(layer, &plan.units),
+        would: stored_layer.map(|s| super::dry_run::WouldWrite::new(s, geometry_tolerance)),
     };
     let read = pipeline::run(
         &mut src,
@@ -173,7 +179,15 @@ pub(super) fn read_source(
         |outcome| collector.take(outcome),
     )?;
     let last = collector.has_chunk().then(|| collector.take_chunk());
-    let Collector { progress, seen, .. } = collector;
+    let Collector {
+        progress,
+        seen,
+        units,
+        would,
+        ..
+    } = collector;
+    // Owned now: the report is free of the collector's borrow.
+    let would = would.map(|w| (w.counts, w.changed));
     progress.finish(report.read);
     if let Some(n) = declared {
         if read != n {
@@ -196,6 +210,14 @@ pub(super) fn read_source(
         sink.is_some(),
     )?;
     repaired_warning(&mut report);
+    units.report(layer, &mut report);
+    if let Some((counts, changed)) = would {
+        report.would_write = Some(super::report::WriteCounts {
+            deleted: report.deletes.len() as u64,
+            ..counts
+        });
+        report.changed = Some(super::dry_run::summary(&changed, target_srid));
+    }
     Ok(report)
 }
 
@@ -350,9 +372,9 @@ fn source_crs(
 fn field_plan(
     opts: &ImportOptions,
     source_fields: &[String],
-    path_str: &str,
-    src_name: &str,
+    (path_str, src_name): (&str, &str),
     declared: Option<u64>,
+    registry_unit: crate::domain::LengthUnit,
     report: &mut ImportReport,
 ) -> Result<source::FieldPlan> {
     let layer = opts.layer;
@@ -360,7 +382,7 @@ fn field_plan(
     if let Some(r) = &id_rule {
         report.ids = Some(r.describe());
     }
-    let plan = match source::plan_fields_with(
+    let mut plan = match source::plan_fields_with(
         layer,
         source_fields,
         &opts.maps,
@@ -375,6 +397,23 @@ fn field_plan(
         }
         other => other?,
     };
+    if !opts.units.is_empty() {
+        plan.units = super::map_unit::plan_units(layer, &opts.units, registry_unit).map_err(
+            |(field, message)| {
+                // The mapping as it was given: canonical=source:unit.
+                let source = opts.maps.iter().find(|(c, _)| *c == field);
+                let unit = opts.units.iter().find(|(c, _)| *c == field);
+                let arg = match (source, unit) {
+                    (Some((c, s)), Some((_, u))) => format!("{c}={s}:{u}"),
+                    _ => field,
+                };
+                ImportError::Invalid {
+                    field: "map",
+                    message: format!("--map {arg}: {message}"),
+                }
+            },
+        )?;
+    }
     report.field_map = plan.described.iter().cloned().collect();
     report.extra_fields = plan.extra.iter().map(|(_, n)| n.clone()).collect();
 

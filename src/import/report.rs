@@ -46,6 +46,71 @@ pub struct ProblemCounts {
     pub misplaced: u64,
 }
 
+/// A unit conversion a mapping asked for (`--map diameter_in=SPAN:ft`).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct UnitConversion {
+    /// The canonical field (`diameter_in`).
+    pub field: String,
+    /// The source field its values came from (`SPAN`).
+    pub source_field: String,
+    /// The unit the source gives them in (`ft`).
+    pub from: String,
+    /// The unit they are stored in (`in`).
+    pub to: String,
+    /// How many values were converted (of the features converted by this import).
+    pub values: u64,
+}
+
+/// A field whose values look like another unit than the one they are stored in: a
+/// warning, the features imported all the same.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct UnitWarning {
+    /// The registry layer.
+    pub layer: String,
+    /// The canonical field (`diameter_in`).
+    pub field: String,
+    /// The unit the field is stored in (`in`).
+    pub unit: String,
+    /// The values looked at.
+    pub values: u64,
+    /// The share of them (0 to 1) that look like another unit.
+    pub share: f64,
+    /// What they look like, in words (`under 5 in`).
+    pub looks: String,
+    /// The unit they are more likely in (`ft`, `m`, `mm`).
+    pub suggested_unit: String,
+    /// The warning in words, as `warnings` has it too.
+    pub message: String,
+}
+
+/// What a write does to a layer, as counts: a dry run's (what the write would do,
+/// decided as a write decides, with nothing written).
+#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
+pub struct WriteCounts {
+    /// New features.
+    pub inserted: u64,
+    /// Features whose values or geometry change.
+    pub updated: u64,
+    /// Features written again with nothing changed.
+    pub unchanged: u64,
+    /// Features a replace deletes.
+    pub deleted: u64,
+}
+
+/// The features an import inserted or updated (in a dry run: would), for a page to
+/// highlight and frame: the first ids and the box of them all in WGS 84.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct ChangedSummary {
+    /// The first ids (at most [`crate::store::CHANGED_IDS`]).
+    pub ids: Vec<String>,
+    /// How many more were changed than `ids` lists.
+    pub more: u64,
+    /// The box of every one of them, `[west, south, east, north]` in degrees of
+    /// longitude and latitude (WGS 84); absent when none has a geometry.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub extent: Option<[f64; 4]>,
+}
+
 /// The quality report of one import (also printed for `--dry-run`).
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct ImportReport {
@@ -91,6 +156,12 @@ pub struct ImportReport {
     pub repaired: Vec<FeatureNote>,
     /// Values converted to their field's type (Y/N to booleans, text to dates...), by field.
     pub converted: BTreeMap<String, u64>,
+    /// The unit conversions mappings asked for (`--map diameter_in=SPAN:ft`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub units: Vec<UnitConversion>,
+    /// Fields whose values look like another unit (diameters mostly under 5 "inches").
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unit_warnings: Vec<UnitWarning>,
     /// Features lying outside the jurisdiction's boundary (imported, but worth a look).
     pub outside_boundary: Vec<String>,
     /// With `--replace`: the ids of the layer's features the file does not carry, which
@@ -102,6 +173,14 @@ pub struct ImportReport {
     pub dry_run: bool,
     /// What the write did (absent for a dry run).
     pub written: Option<WriteSummary>,
+    /// What the write would do, for a dry run: decided against the layer as it stands,
+    /// as a write decides (absent when the import wrote).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub would_write: Option<WriteCounts>,
+    /// The features inserted or updated (in a dry run: that would be), their first ids
+    /// and extent in longitude and latitude.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub changed: Option<ChangedSummary>,
     /// Seconds the import took.
     pub seconds: f64,
     /// A copy of the features handed to the write, when the import asked to keep them
@@ -219,6 +298,13 @@ impl ImportReport {
         for (field, n) in &self.converted {
             writeln!(f, "  converted  {field}: {n} values")?;
         }
+        for u in &self.units {
+            writeln!(
+                f,
+                "  unit       {} <- {}: {} values from {} to {}",
+                u.field, u.source_field, u.values, u.from, u.to
+            )?;
+        }
         if !self.outside_boundary.is_empty() {
             writeln!(
                 f,
@@ -249,6 +335,13 @@ impl ImportReport {
                 } else {
                     ""
                 }
+            )?;
+        }
+        if let Some(w) = &self.would_write {
+            writeln!(
+                f,
+                "  would write {} inserted, {} updated, {} unchanged, {} deleted (dry run)",
+                w.inserted, w.updated, w.unchanged, w.deleted
             )?;
         }
         if let Some(w) = &self.written {

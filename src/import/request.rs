@@ -54,7 +54,10 @@ pub struct ImportRequest {
     /// with `id`.
     #[serde(default)]
     pub id_prefix: Option<String>,
-    /// Field mappings, `canonical=SOURCE` (`asset_id=FACILITYID`), one per entry.
+    /// Field mappings, `canonical=SOURCE` (`asset_id=FACILITYID`), one per entry; a
+    /// length may name the unit its source field is in, `canonical=SOURCE:unit`
+    /// (`diameter_in=SPAN:ft`; in, ft, ftUS, m, cm or mm), to be converted into the
+    /// field's own.
     #[serde(default)]
     pub map: Vec<String>,
     /// The layer inside the file, when it has several.
@@ -238,6 +241,11 @@ impl ImportRequest {
             .iter()
             .map(|m| source::parse_map(m).map_err(|e| invalid("map", e.to_string())))
             .collect::<Result<Vec<_>>>()?;
+        let units = maps
+            .iter()
+            .filter_map(|m| Some((m.canonical.clone(), m.unit?)))
+            .collect();
+        let maps = maps.into_iter().map(|m| (m.canonical, m.source)).collect();
         let s_srs = self
             .s_srs
             .as_deref()
@@ -258,6 +266,7 @@ impl ImportRequest {
         o.id_expr = self.id.clone();
         o.id_prefix = self.id_prefix.clone();
         o.maps = maps;
+        o.units = units;
         o.src_layer = self.src_layer.clone();
         o.s_srs = s_srs;
         o.dry_run = self.dry_run;

@@ -385,6 +385,9 @@ pub struct FieldPlan {
     /// When ids are made rather than read from one field: how. Its value is placed after
     /// the source's own values, at index `id`.
     pub id_rule: Option<super::idexpr::IdRule>,
+    /// The unit conversion of each canonical field (in [`Layer::fields`] order) whose
+    /// mapping gave a unit (`--map diameter_in=SPAN:ft`); empty when none did.
+    pub units: Vec<Option<super::map_unit::FieldUnit>>,
 }
 
 impl FieldPlan {
@@ -396,20 +399,43 @@ impl FieldPlan {
             extra: Vec::new(),
             described: Vec::new(),
             id_rule: None,
+            units: Vec::new(),
         }
     }
 }
 
-/// Parses one `--map canonical=source` argument.
-pub fn parse_map(arg: &str) -> Result<(String, String)> {
+/// One `--map` argument: the canonical field, the source field, and the unit the
+/// source gives it in, when one follows a `:` (`diameter_in=SPAN:ft`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct MapArg {
+    /// The canonical field.
+    pub canonical: String,
+    /// The source field.
+    pub source: String,
+    /// The source field's unit, when given (see [`super::map_unit`]).
+    pub unit: Option<super::map_unit::SourceUnit>,
+}
+
+/// Parses one `--map canonical=source[:unit]` argument; the command line and an
+/// upload's `map` parts both come here. An unknown unit word is refused naming the
+/// mapping.
+pub fn parse_map(arg: &str) -> Result<MapArg> {
+    let bad = |message: String| ImportError::Map {
+        arg: arg.into(),
+        message,
+    };
     match arg.split_once('=') {
         Some((c, s)) if !c.trim().is_empty() && !s.trim().is_empty() => {
-            Ok((c.trim().to_string(), s.trim().to_string()))
+            let (source, unit) = super::map_unit::split_source(s.trim()).map_err(bad)?;
+            Ok(MapArg {
+                canonical: c.trim().to_string(),
+                source: source.to_string(),
+                unit,
+            })
         }
-        _ => Err(ImportError::Map {
-            arg: arg.into(),
-            message: "expected canonical=source, e.g. --map asset_id=FACILITYID".into(),
-        }),
+        _ => Err(bad(
+            "expected canonical=source, e.g. --map asset_id=FACILITYID (or canonical=source:unit, e.g. --map diameter_in=SPAN:ft)".into(),
+        )),
     }
 }
 
@@ -504,6 +530,7 @@ pub fn plan_fields_with(
         extra,
         described,
         id_rule,
+        units: Vec::new(),
     };
     let missing = |field: &str| ImportError::MissingField {
         path: path.into(),
@@ -585,9 +612,19 @@ mod tests {
     #[test]
     fn map_argument_must_have_both_sides() {
         assert!(parse_map("asset_id=").is_err());
+        let m = parse_map("asset_id = ALTID").unwrap();
         assert_eq!(
-            parse_map("asset_id = ALTID").unwrap(),
-            ("asset_id".into(), "ALTID".into())
+            (m.canonical.as_str(), m.source.as_str()),
+            ("asset_id", "ALTID")
+        );
+        assert_eq!(m.unit, None);
+        let m = parse_map("diameter_in=SPAN:ft").unwrap();
+        assert_eq!(m.source, "SPAN");
+        assert_eq!(m.unit.map(|u| u.symbol), Some("ft"));
+        let e = parse_map("diameter_in=SPAN:yd").unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "--map diameter_in=SPAN:yd: \"yd\" is not a unit ms4 converts; give one of in, ft, ftUS, m, cm, mm"
         );
     }
 }

@@ -8,11 +8,13 @@
 
 pub mod allocate;
 mod audit;
+mod changed;
 pub mod ddl;
 mod error;
 pub(crate) mod hash;
 mod near;
 mod stored;
+pub use changed::{ChangedFeatures, CHANGED_IDS};
 pub use stored::StoredRows;
 pub mod outside;
 pub mod photos;
@@ -23,7 +25,7 @@ pub mod sqlite;
 pub(crate) mod timing;
 pub mod update;
 mod write;
-pub(crate) use write::WHOLE_LAYER_FROM;
+pub(crate) use write::{unchanged_by, WHOLE_LAYER_FROM};
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -134,7 +136,7 @@ pub struct ImportChunk {
 }
 
 /// What a committed write did.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct WriteSummary {
     /// The import record's id.
     pub import_id: i64,
@@ -159,6 +161,10 @@ pub struct WriteSummary {
     /// The layer's change number before and after the write, when it committed.
     #[serde(skip)]
     pub change: Option<LayerChange>,
+    /// The features inserted or updated: the first ids and the box of them all (not part
+    /// of the stored report: the import's report says them in longitude and latitude).
+    #[serde(skip)]
+    pub changed: ChangedFeatures,
 }
 
 fn is_zero(n: &u64) -> bool {

@@ -405,7 +405,7 @@ impl LayerWrite<'_> {
             }
             match existing.remove(&f.id) {
                 None => plan.insert(f, source),
-                Some(old) if same_feature(&old, &f) || near_feature(&old, &f, tolerance) => {
+                Some(old) if unchanged_by(&old, &f, tolerance) => {
                     self.summary.unchanged += 1;
                     if self.stored.is_some() {
                         plan.rehash
@@ -437,6 +437,9 @@ impl LayerWrite<'_> {
         }
         self.summary.inserted += inserts.len() as u64;
         self.summary.updated += updates.len() as u64;
+        for f in inserts.iter().chain(&updates) {
+            self.summary.changed.note(f);
+        }
         let t = timing::start();
         if !inserts.is_empty() {
             self.tx
@@ -597,6 +600,12 @@ pub(crate) fn same_feature(old: &Feature, new: &Feature) -> bool {
             (Some(a), Some(b)) => crate::domain::wkb::to_wkb(a) == crate::domain::wkb::to_wkb(b),
             _ => false,
         }
+}
+
+/// Whether writing `new` over `old` leaves the row as it is: the same feature, or
+/// within `tolerance` of it (see [`near_feature`]). A dry run decides with this too.
+pub(crate) fn unchanged_by(old: &Feature, new: &Feature, tolerance: Option<f64>) -> bool {
+    same_feature(old, new) || near_feature(old, new, tolerance)
 }
 
 /// Whether `new` has `old`'s attributes and, within `tolerance` (see `store::near`), its

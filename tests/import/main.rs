@@ -13,6 +13,7 @@ mod reexport;
 mod replace_guard;
 mod short_reads;
 mod unchanged;
+mod units;
 mod writes;
 
 use std::collections::HashMap;
