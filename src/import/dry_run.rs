@@ -83,8 +83,17 @@ pub(super) fn summary(changed: &ChangedFeatures, srid: i32) -> ChangedSummary {
         extent: changed
             .bbox
             .and_then(|b| lon_lat_box(b, srid).ok())
-            .map(|b| b.map(|v| (v * 1e7).round() / 1e7)),
+            .map(outward),
     }
+}
+
+/// A box in degrees to 7 decimals (about a centimetre), rounded outward with one more
+/// step of margin, so that it still holds every feature on its edge however the stored
+/// coordinates come back through the registry's CRS (a `bbox` query with it finds them).
+fn outward([w, s, e, n]: [f64; 4]) -> [f64; 4] {
+    let down = |v: f64| ((v * 1e7).floor() - 1.0) / 1e7;
+    let up = |v: f64| ((v * 1e7).ceil() + 1.0) / 1e7;
+    [down(w), down(s), up(e), up(n)]
 }
 
 /// A box in the registry's CRS as longitude and latitude, edges densified (a projected
@@ -138,5 +147,22 @@ mod tests {
         assert!((41.0..41.3).contains(&south) && south < n, "{:?}", s.extent);
         c.bbox = None;
         assert_eq!(summary(&c, 2260).extent, None);
+    }
+
+    /// Rounded to 7 decimals the box still holds the features on its edges.
+    #[test]
+    fn a_box_is_rounded_outward() {
+        let c = ChangedFeatures {
+            ids: vec!["A".into(), "B".into()],
+            more: 0,
+            bbox: Some([-73.858_000_04, 41.216_000_04, -73.852_999_96, 41.219_000_06]),
+        };
+        let [w, s, e, n] = summary(&c, 4326).extent.unwrap();
+        assert!(w <= -73.858_000_04 && s <= 41.216_000_04, "{w} {s}");
+        assert!(e >= -73.852_999_96 && n >= 41.219_000_06, "{e} {n}");
+        assert_eq!(
+            [w, s, e, n],
+            [-73.858_000_2, 41.215_999_9, -73.852_999_8, 41.219_000_2]
+        );
     }
 }

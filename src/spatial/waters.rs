@@ -251,6 +251,7 @@ pub fn receiving_waters_with(
     // Every water reached directly, with how; then downstream of those.
     let direct = direct_waters(&by_watershed, &by_network);
     let reached = follow_downstream(snap, direct, opt, &mut notes);
+    unrecorded_waters(snap, &reached, &mut review);
     let mut waters_reached: Vec<String> = reached.iter().map(|(w, _)| w.clone()).collect();
     waters_reached.sort();
     waters_reached.dedup();
@@ -389,6 +390,30 @@ fn direct_waters(
         }
     }
     direct
+}
+
+/// Each water reached that the registry does not record, for review: its listing and its
+/// TMDLs cannot be read, so it is no evidence of "not listed" (a watershed's `drains_to`
+/// loaded from WBD names the next HUC-12 downstream or OCEAN, not a water). Reviewed, a
+/// Condition that nothing else meets stays undetermined and says what would decide it.
+fn unrecorded_waters(snap: &Snapshot, reached: &[(String, String)], review: &mut Vec<String>) {
+    let waters = snap.layer(Layer::ReceivingWaters);
+    for (id, how) in reached {
+        if waters.get(id).is_some() {
+            continue;
+        }
+        let what = if snap.layer(Layer::Watersheds).get(id).is_some() {
+            " (it is a watershed: the next one downstream, as WBD's TOHUC names it)"
+        } else {
+            ""
+        };
+        let line = format!(
+            "{id} ({how}) is not a recorded receiving water{what}: whether it is 303(d)-listed or under a TMDL cannot be read; recording the water (its ATTAINS assessment unit) would decide it"
+        );
+        if !review.contains(&line) {
+            review.push(line);
+        }
+    }
 }
 
 /// The waters reached directly, then those downstream of them along `flows_to`, up to the

@@ -3,6 +3,10 @@
 // chosen beside the source's fields, the quality report matches the API's, the features
 // are drawn during the dry run, a commit that would leave one out asks first, and the
 // commit shows on the map, highlighted and framed, with a new tile generation.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { launch, context, open, mapIdle, assertMapDrawn, assertNoSideScroll, done, api, SHOTS, assert } from './lib.mjs';
 
 const file = {
@@ -101,6 +105,7 @@ try {
     inView: window.__ms4answer.features.every((f) => window.__ms4map.getBounds().contains(f.geometry.coordinates)),
   }));
   assert.deepEqual(shown, { roles: ['loaded', 'loaded'], inView: true });
+  assert.deepEqual(await page.evaluate(() => window.__ms4answer.features.map((f) => f.properties.id).sort()), ['OF-NEW-1', 'OF-NEW-2'], 'the features read back by the report\'s ids');
   await mapIdle(page);
   assert.equal((await api('/collections/outfalls/items/OF-NEW-1')).status, 200);
   const genAfter = (await api('/tiles.json')).body.generation;
@@ -113,6 +118,37 @@ try {
   const hit = await page.evaluate(() => window.__ms4map.queryRenderedFeatures({ layers: ['outfalls'] }).map((f) => f.properties.id));
   assert.ok(hit.includes('OF-NEW-1'), `OF-NEW-1 drawn: ${hit}`);
   console.log('analyst map', await assertMapDrawn(page, `${SHOTS}/analyst-committed.png`));
+
+  // A file the page cannot read itself (a GeoPackage in State Plane feet): the dry run
+  // frames the box the report gives of what it would write, and the commit highlights the
+  // features written, read back from the registry by the report's ids.
+  const dir = mkdtempSync(join(tmpdir(), 'analyst-'));
+  const more = { type: 'FeatureCollection', features: [
+    { type: 'Feature', properties: { asset_id: 'OF-NEW-3', receiving_water_id: 'NY-1301-0001' }, geometry: { type: 'Point', coordinates: [-73.858, 41.216] } },
+    { type: 'Feature', properties: { asset_id: 'OF-NEW-4', receiving_water_id: 'NY-1301-0001' }, geometry: { type: 'Point', coordinates: [-73.853, 41.219] } },
+  ] };
+  writeFileSync(join(dir, 'more.geojson'), JSON.stringify(more));
+  execFileSync('ogr2ogr', ['-f', 'GPKG', '-t_srs', 'EPSG:2263', join(dir, 'more.gpkg'), join(dir, 'more.geojson')]);
+  await page.setInputFiles('#import-file', { name: 'more.gpkg', mimeType: 'application/geopackage+sqlite3', buffer: readFileSync(join(dir, 'more.gpkg')) });
+  await page.click('#dry-run');
+  await page.waitForFunction(() => document.getElementById('message').textContent.startsWith('Dry run'));
+  assert.match(await page.textContent('#message'), /2 features would be loaded \(2 new, 0 updated, 0 unchanged, 0 deleted\)/);
+  const box = await page.evaluate(() => ({
+    roles: window.__ms4answer.features.map((f) => f.properties.role),
+    inView: window.__ms4answer.features[0].geometry.coordinates[0].every((p) => window.__ms4map.getBounds().contains(p)),
+    holds: [[-73.858, 41.216], [-73.853, 41.219]].every(([x, y]) => {
+      const r = window.__ms4answer.features[0].geometry.coordinates[0];
+      const xs = r.map((p) => p[0]);
+      const ys = r.map((p) => p[1]);
+      return x >= Math.min(...xs) - 1e-6 && x <= Math.max(...xs) + 1e-6 && y >= Math.min(...ys) - 1e-6 && y <= Math.max(...ys) + 1e-6;
+    }),
+  }));
+  assert.deepEqual(box, { roles: ['extent'], inView: true, holds: true }, 'the dry run frames where the features would go');
+  await page.click('#commit-import');
+  await page.waitForFunction(() => document.getElementById('message').textContent.startsWith('Committed'));
+  const written = await page.evaluate(() => window.__ms4answer.features.map((f) => [f.properties.role, f.properties.id]).sort());
+  assert.deepEqual(written, [['loaded', 'OF-NEW-3'], ['loaded', 'OF-NEW-4']], 'the features written, highlighted');
+  assert.ok(await page.evaluate(() => window.__ms4answer.features.every((f) => window.__ms4map.getBounds().contains(f.geometry.coordinates))), 'and framed');
   await page.setViewportSize({ width: 360, height: 740 });
   await assertNoSideScroll(page);
   done(ctx, page);

@@ -189,6 +189,15 @@ try {
   assert.deepEqual(await page.$$eval('#case-deadlines tbody tr td:nth-child(3)', (t) => t.map((x) => x.textContent)), c.deadlines.deadlines.map((d) => d.status.replace(/_/g, ' ')));
   await page.screenshot({ path: `${SHOTS}/cases-closed.png` });
 
+  // The section and the case ride in the link: opened again, the same case is shown.
+  const caseLink = new URL(page.url());
+  assert.equal(caseLink.searchParams.get('view'), 'officer');
+  assert.equal(caseLink.searchParams.get('section'), 'cases');
+  assert.equal(caseLink.searchParams.get('case'), caseId);
+  await page.goto(caseLink.href);
+  await page.waitForSelector(`#case-title[data-case="${caseId}"][data-status="closed"]`);
+  assert.equal(await page.getAttribute('#officer-sections [data-section="cases"]', 'aria-pressed'), 'true');
+
   // A case by hand: a complaint names who made it; the refusal says so at the field.
   await page.selectOption('#case-origin', 'complaint');
   await page.fill('#case-asset', 'OF-000005');

@@ -33,6 +33,7 @@ export const ROLES: Record<string, { colour: string; label: string }> = {
   near: { colour: '#e7298a', label: 'nearby asset' },
   loaded: { colour: '#e7298a', label: 'features loaded' },
   rejected: { colour: '#252525', label: 'features rejected (not loaded)' },
+  extent: { colour: '#7570b3', label: 'where the import writes (the box of its features)' },
   selected: { colour: '#00bcd4', label: 'selected' },
 };
 /** Where a view gives a role other words (the inspector's "footprint" is the user). */

@@ -226,3 +226,32 @@ fn item10_an_explicit_false_stands_and_item12_downstream_stops_at_the_bound() {
     assert_eq!(rw.listed.len(), 1);
     assert!(rw.listed[0].reached_by[0].contains("S-1 → S-3 → S-2"));
 }
+
+/// A watershed whose `drains_to` names no recorded water (a HUC-12 code from WBD's TOHUC,
+/// OCEAN, or an id never loaded) is no evidence the runoff reaches no listed water: it is
+/// listed for review, naming what would decide it, and Condition One stays undetermined.
+#[rstest::rstest]
+#[case::the_next_watershed_downstream("WS-E", "it is a watershed")]
+#[case::the_ocean("OCEAN", "is not a recorded receiving water")]
+#[case::a_water_never_loaded("NY-1302-0099", "is not a recorded receiving water")]
+fn a_drains_to_naming_no_recorded_water_is_for_review(#[case] to: &str, #[case] words: &str) {
+    let s = town();
+    let mut sheds = s.layer(Layer::Watersheds).features.to_vec();
+    assert!(sheds[0].set(Layer::Watersheds, "drains_to", t(to)));
+    let s = s.with_layer(Layer::Watersheds, sheds);
+    let west_only =
+        as_multipolygon(&wkt!(POLYGON((10. 10.,60. 10.,60. 60.,10. 60.,10. 10.))).into()).unwrap();
+    let rw = receiving_waters(&s, None, &west_only, None, 25.0, 1.0);
+    assert!(rw.listed.is_empty());
+    assert!(
+        rw.review
+            .iter()
+            .any(|r| r.starts_with(to) && r.contains(words) && r.contains("would decide")),
+        "{:?}",
+        rw.review
+    );
+    // Recorded and not listed (S-1, listed_303d = false), it is a "no", not for review.
+    let rw = receiving_waters(&town(), None, &west_only, None, 25.0, 1.0);
+    assert!(rw.review.is_empty(), "{:?}", rw.review);
+    assert_eq!(rw.waters_reached, ["S-1"]);
+}

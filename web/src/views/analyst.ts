@@ -195,12 +195,38 @@ async function preview(file: File, r: QualityReport): Promise<FC | null> {
   }
 }
 
-/** Draws what the file would load (and what it would leave out), framed. */
+/** Draws what the file would load (and what it would leave out), framed: the file's own
+ *  features when the page can read them, else the box the report gives of the features
+ *  the import would write (any format, any CRS: the server frames them in degrees). */
 async function drawPreview(io: Io, r: QualityReport, f: File): Promise<void> {
   io.state.preview = await preview(f, r);
-  if (!io.state.preview?.features.length) return;
-  await showAnswer(io.state.preview, false);
-  fitTo(io.state.preview, 17);
+  const shown = io.state.preview?.features.length ? io.state.preview : extentBox(r);
+  if (!shown) return;
+  await showAnswer(shown, false);
+  fitTo(shown, 17);
+}
+
+/** The box of the features an import writes (or would), as the report's `changed.extent`
+ *  gives it in longitude and latitude; null when it wrote none with a geometry. */
+export function extentBox(r: QualityReport): FC | null {
+  const e = r.changed?.extent;
+  if (!e || e.length !== 4) return null;
+  const [w, s, east, n] = e;
+  return {
+    type: 'FeatureCollection',
+    features: [{ type: 'Feature', geometry: { type: 'Polygon', coordinates: [[[w, s], [east, s], [east, n], [w, n], [w, s]]] }, properties: { role: 'extent', ids: r.changed?.ids?.length ?? 0 } }],
+  };
+}
+
+/** The features a commit wrote, read back from the registry by the report's ids (within
+ *  its box): highlighted whatever the file's format or CRS. Null when none can be read. */
+async function written(layer: string, r: QualityReport): Promise<FC | null> {
+  const c = r.changed;
+  if (!c?.extent || !c.ids?.length) return null;
+  const ids = new Set(c.ids);
+  const fc = (await get('/collections/{layer}/items', { path: { layer }, query: { bbox: c.extent.join(','), limit: 10000 } } as never).catch(() => null)) as FC | null;
+  const features = (fc?.features ?? []).filter((f: any) => ids.has(String(f.id ?? f.properties?.id)));
+  return features.length ? { type: 'FeatureCollection', features: features.map((f: any) => ({ type: 'Feature', geometry: f.geometry, properties: { role: 'loaded', id: String(f.id ?? f.properties?.id) } })) } : null;
 }
 
 async function dryRun(io: Io): Promise<void> {
@@ -208,7 +234,9 @@ async function dryRun(io: Io): Promise<void> {
   const r = await send(io, true);
   if (!r) return;
   await drawPreview(io, r, io.file.files![0]);
-  io.ctx.say(`Dry run: nothing written. ${r.imported ?? 0} feature${r.imported === 1 ? '' : 's'} would be loaded, ${r.rejected ?? 0} rejected. Check the fields and the report, then Commit.`);
+  const w = r.would_write;
+  const counts = w ? ` (${w.inserted} new, ${w.updated} updated, ${w.unchanged} unchanged, ${w.deleted} deleted)` : '';
+  io.ctx.say(`Dry run: nothing written. ${r.imported ?? 0} feature${r.imported === 1 ? '' : 's'} would be loaded${counts}, ${r.rejected ?? 0} rejected. Check the fields and the report, then Commit.`);
   document.body.dataset.drawn = 'dry run';
 }
 
@@ -245,12 +273,16 @@ async function askThenCommit(io: Io, controls: (HTMLButtonElement | HTMLInputEle
 async function commit(io: Io): Promise<void> {
   const r = await send(io, false);
   if (!r) return;
+  // The last commit's report, for a script checking the page against the API.
+  (window as any).__ms4import = r;
   const layer = io.layer();
   const before = getMap().getSource('ms4') as { tiles?: string[] } | undefined;
   const oldTiles = before?.tiles?.[0];
   await reloadTiles();
-  // The features loaded, highlighted and framed (what the file held, less the rejected).
-  const shown = io.state.preview ? { type: 'FeatureCollection' as const, features: io.state.preview.features.filter((f) => f.properties.role === 'loaded') } : null;
+  // The features loaded, highlighted and framed: read back from the registry by the
+  // report's ids, else what the file held less the rejected, else the report's box.
+  const fromFile = io.state.preview ? { type: 'FeatureCollection' as const, features: io.state.preview.features.filter((f) => f.properties.role === 'loaded') } : null;
+  const shown = (await written(layer, r)) ?? (fromFile?.features.length ? fromFile : extentBox(r));
   if (shown?.features.length) {
     await showAnswer(shown, false);
     fitTo(shown, 17);
@@ -280,6 +312,11 @@ interface QualityReport {
   repaired?: ({ id?: string; feature?: number | string; reason?: string } | string | number)[];
   converted?: Record<string, unknown>;
   warnings?: unknown[];
+  /** The features written (or, in a dry run, that would be): ids (capped, `more` beyond)
+   *  and their box in longitude and latitude (west, south, east, north). */
+  changed?: { ids?: string[]; more?: number; extent?: [number, number, number, number] };
+  /** A dry run's counts, decided as the write decides. */
+  would_write?: { inserted: number; updated: number; unchanged: number; deleted: number };
 }
 
 /** The rejected features, each once with every reason given for it, in the source's
@@ -304,6 +341,7 @@ function showReport(r: QualityReport, report: HTMLElement): void {
     ['imported', String(r.imported)],
     ['rejected', String(r.rejected)],
     ['dry run', r.dry_run ? 'yes: nothing written' : 'no: committed'],
+    ...(r.would_write ? ([['would insert', String(r.would_write.inserted)], ['would update', String(r.would_write.updated)], ['unchanged', String(r.would_write.unchanged)], ['would delete', String(r.would_write.deleted)]] as [string, string][]) : []),
     ...Object.entries(r.problems ?? {}).filter(([, n]) => n).map(([k, n]) => [k.replace(/_/g, ' '), String(n)] as [string, string]),
     ['fields kept as extra attributes', (r.extra_fields ?? []).join(', ') || 'none'],
   ];

@@ -4,7 +4,7 @@
 // deadline chosen, close it; and what is due and overdue with the fines accrued.
 import { apiError, authHeaders, get, post, urlOf, type Request, type Schemas } from '../api';
 import type { paths } from '../api-types';
-import { h, type Ctx } from '../ui';
+import { h, setUrlState, urlState, type Ctx } from '../ui';
 import { resultWord } from '../facts';
 import { act, field, select, table, today, values } from './act';
 
@@ -74,6 +74,9 @@ export function renderCases(el: HTMLElement, ctx: Ctx): void {
     list,
   );
   void listCases(ctx, list, detail, true);
+  // A link's case (`?view=officer&section=cases&case=CASE-3`) is shown again.
+  const linked = urlState().get('case');
+  if (linked) void pickCase(ctx, linked, detail, list);
 }
 
 function openForm(ctx: Ctx, detail: HTMLElement, list: HTMLElement): HTMLFormElement {
@@ -157,6 +160,7 @@ async function listCases(ctx: Ctx, el: HTMLElement, detail: HTMLElement, quiet =
 async function pickCase(ctx: Ctx, id: string, detail: HTMLElement, list: HTMLElement): Promise<void> {
   await act(ctx, null, async () => {
     await showCase(ctx, id, detail, list);
+    setUrlState({ case: id });
     detail.scrollIntoView({ block: 'start' });
     return `${id} shown.`;
   });

@@ -6,7 +6,7 @@ import '../officer.css';
 import { get, getGeoJson, type Feature } from '../api';
 import { fitTo, getMap, showAnswer } from '../map';
 import { clearTrace, showTrace } from '../overlay';
-import { h, markDrawn, type Ctx } from '../ui';
+import { h, markDrawn, setUrlState, urlState, type Ctx } from '../ui';
 import { table } from './act';
 import { resultWord } from '../facts';
 import { sideOf } from '../geo';
@@ -62,10 +62,13 @@ const SECTIONS: [string, string][] = [
 export function render(el: HTMLElement, ctx: Ctx): void {
   const body = h('div', { id: 'officer-section' });
   const tabs = h('div', { id: 'officer-sections', class: 'subtabs', role: 'group', 'aria-label': 'Officer sections' });
-  const open = (name: string) => {
+  const open = (name: string, fromLink = false) => {
     tabs.querySelectorAll('button').forEach((b) => b.setAttribute('aria-pressed', String(b.dataset.section === name)));
     body.replaceChildren();
     body.dataset.section = name;
+    // The section rides in the link (`?view=officer&section=cases`); a case picked in
+    // another section's link is not carried into this one.
+    if (!fromLink) setUrlState({ section: name, case: null });
     ctx.onMapClick(null);
     if (name === 'network') network(body, ctx);
     else if (name === 'cases') renderCases(body, ctx);
@@ -76,7 +79,9 @@ export function render(el: HTMLElement, ctx: Ctx): void {
   // Writes need the officer's role: say so rather than let each one be refused.
   const note = ctx.session.may.enforce ? null : h('p', { class: 'hint', text: 'Opening and acting on cases needs an officer’s token; you may read them.' });
   el.append(h('h2', { text: 'Officer' }), tabs, note ?? '', body);
-  open('network');
+  const linked = urlState().get('section');
+  if (linked && SECTIONS.some(([name]) => name === linked)) open(linked, true);
+  else open('network', true);
 }
 
 function network(el: HTMLElement, ctx: Ctx): void {
