@@ -79,8 +79,12 @@ fn print_waters(profile: &Profile, rw: &ReceivingWaters) {
         println!("  {u}: reaches no outfall");
     }
     for l in &rw.listed {
+        let class = l
+            .classification
+            .as_deref()
+            .map_or(String::new(), |c| format!(" class {c}"));
         println!(
-            "  303(d): {} {} [{}]",
+            "  303(d): {} {}{class} [{}]",
             l.water_id,
             l.name.as_deref().unwrap_or(""),
             l.pollutants.join(", ")

@@ -63,6 +63,10 @@ pub struct Listing {
     pub water_id: String,
     /// Its name.
     pub name: Option<String>,
+    /// Its state classification (NY's best-use class AA, A, B, C, D, SA, SB…), as the
+    /// water's `classification` attribute records it (an ATTAINS load sets it); none when
+    /// not recorded.
+    pub classification: Option<String>,
     /// The pollutants it is listed for.
     pub pollutants: Vec<String>,
     /// How the footprint reaches it (one line per way).

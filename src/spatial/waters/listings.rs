@@ -91,9 +91,22 @@ pub(super) fn listing(
         Some(Listing {
             water_id: water_id.to_string(),
             name: water.and_then(|w| text(w, Layer::ReceivingWaters, "name")),
+            classification: water.and_then(classification),
             pollutants,
             reached_by: Vec::new(),
         }),
         None,
     )
+}
+
+/// A water's state classification as recorded (the `classification` attribute an ATTAINS
+/// load keeps), trimmed; none when absent or blank.
+pub(crate) fn classification(water: &Feature) -> Option<String> {
+    water
+        .extra
+        .get("classification")
+        .and_then(|v| v.as_str())
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .map(str::to_string)
 }

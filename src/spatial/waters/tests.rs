@@ -255,3 +255,23 @@ fn a_drains_to_naming_no_recorded_water_is_for_review(#[case] to: &str, #[case] 
     assert!(rw.review.is_empty(), "{:?}", rw.review);
     assert_eq!(rw.waters_reached, ["S-1"]);
 }
+
+/// A listed water's state classification, as an ATTAINS load records it, is in the
+/// answer; a water without one says none, never a guessed class.
+#[test]
+fn a_listed_water_carries_its_recorded_classification() {
+    let east_only =
+        as_multipolygon(&wkt!(POLYGON((110. 10.,160. 10.,160. 60.,110. 60.,110. 10.))).into())
+            .unwrap();
+    let rw = receiving_waters(&town(), None, &east_only, None, 25.0, 1.0);
+    assert_eq!(rw.listed[0].water_id, "S-2");
+    assert_eq!(rw.listed[0].classification, None);
+    let s = town();
+    let mut waters = s.layer(Layer::ReceivingWaters).features.to_vec();
+    waters[1]
+        .extra
+        .insert("classification".into(), serde_json::json!(" B "));
+    let s = s.with_layer(Layer::ReceivingWaters, waters);
+    let rw = receiving_waters(&s, None, &east_only, None, 25.0, 1.0);
+    assert_eq!(rw.listed[0].classification.as_deref(), Some("B"));
+}

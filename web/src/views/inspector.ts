@@ -272,7 +272,8 @@ function water(waterId: string): HTMLElement {
   get('/collections/{layer}/items/{id}', { path: { layer: 'receiving_waters', id: waterId } })
     .then((w) => {
       const wp = (w.properties ?? {}) as Record<string, unknown>;
-      p.textContent = `Receiving water: ${wp.name ?? waterId}${wp.listed_303d ? ' (impaired, 303(d) listed)' : ''}`;
+      const cls = typeof wp.classification === 'string' && wp.classification.trim() ? `, class ${wp.classification.trim()}` : '';
+      p.textContent = `Receiving water: ${wp.name ?? waterId}${cls}${wp.listed_303d ? ' (impaired, 303(d) listed)' : ''}`;
       p.dataset.name = String(wp.name ?? '');
     })
     .catch(() => {});

@@ -354,7 +354,7 @@ function evidenceView(rw: any): HTMLElement {
   return h('section', { id: 'evidence' },
     h('h3', { text: 'Evidence' }),
     t('Watersheds overlapped', rw.by_watershed, [['Watershed', (w: any) => `${w.name ?? w.watershed_id} (${w.watershed_id})`], ['Share of the project', (w: any) => pct(w.share)], ['Drains to', (w: any) => w.drains_to ?? 'not recorded'], ['Counted', (w: any) => (w.counted === false ? 'no: a sliver, for review' : 'yes')]]),
-    t('303(d) waters and their pollutants', rw.listed, [['Water', (w: any) => `${w.name ?? w.water_id} (${w.water_id})`], ['Pollutants', (w: any) => (w.pollutants ?? []).join(', ')], ['Reached', (w: any) => (w.reached_by ?? []).join('; ')]]),
+    t('303(d) waters and their pollutants', rw.listed, [['Water', (w: any) => `${w.name ?? w.water_id} (${w.water_id})`], ['Class', (w: any) => w.classification ?? 'not recorded'], ['Pollutants', (w: any) => (w.pollutants ?? []).join(', ')], ['Reached', (w: any) => (w.reached_by ?? []).join('; ')]]),
     t('TMDL areas', rw.tmdl_areas, [['TMDL', (x: any) => x.tmdl_id], ['Pollutant', (x: any) => x.pollutant ?? 'not recorded'], ['Stormwater a source', (x: any) => (x.stormwater_source === true ? 'yes' : x.stormwater_source === false ? 'no' : 'not recorded')], ['Reached', (x: any) => x.reached_by ?? 'overlaps the project']]),
     t('Through the drainage network', rw.by_network, [['From', (n: any) => n.from], ['Path', (n: any) => (n.path ?? []).join(' → ')], ['Outfall', (n: any) => n.outfall], ['Water', (n: any) => (n.water_id ? `${n.water_id} (${String(n.water_found_by ?? '').replace(/_/g, ' ')})` : 'none found')]]),
     list('Traces that reached no outfall', rw.unresolved ?? [], (x: string) => x),
