@@ -20,6 +20,10 @@ pub struct NetworkCheckAnswer {
     /// The layer of each part's example, by id (a part without structures has a pipe).
     #[serde(skip)]
     pub example_layers: HashMap<String, Layer>,
+    /// The registry's linear unit, as the findings' words give every distance
+    /// (`ftUS`, `m`).
+    #[serde(skip)]
+    pub unit: &'static str,
 }
 
 impl std::ops::Deref for NetworkCheckAnswer {
@@ -89,7 +93,13 @@ impl NetworkCheckAnswer {
             );
         }
         for t in &r.t_junctions {
-            let detail = format!("{} end joins {} ({:.3} away)", t.end, t.joins, t.distance);
+            let detail = format!(
+                "{} end joins {} ({} {} away)",
+                t.end,
+                t.joins,
+                three_places(t.distance),
+                self.unit
+            );
             let (id, shape) = (t.pipe.clone(), Shape::Point(t.at));
             push("t_junction", id, detail, Some(Layer::Pipes), shape);
         }
@@ -103,7 +113,7 @@ impl NetworkCheckAnswer {
             push("cycle", format!("cycle {}", i + 1), detail, None, shape);
         }
         for z in &r.zero_length_pipes {
-            let detail = zero_length_words(z);
+            let detail = zero_length_words(z, self.unit);
             push(
                 "zero_length_pipe",
                 z.pipe.clone(),
@@ -255,10 +265,15 @@ impl Places for NetworkCheckAnswer {
 
 /// What happened to a zero-length pipe, in words: where both ends went, how long it is
 /// drawn, and the ids of its that name no structure.
-fn zero_length_words(z: &ZeroLengthPipe) -> String {
-    // Three decimals, as the other distances here, without trailing zeros (0.62, not 0.620).
-    let length = format!("{:.3}", z.length);
-    let length = length.trim_end_matches('0').trim_end_matches('.');
+/// A distance to three decimals, as the findings give distances, without trailing zeros
+/// (0.62, not 0.620) or float noise.
+fn three_places(d: f64) -> String {
+    let s = format!("{d:.3}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+fn zero_length_words(z: &ZeroLengthPipe, unit: &str) -> String {
+    let length = format!("{} {unit}", three_places(z.length));
     let mut w = match (&z.structure, z.length > 0.0) {
         (Some(s), true) => format!(
             "both ends snap to structure {s}: the pipe is drawn {length} long, within the snap tolerance"

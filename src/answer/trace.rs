@@ -211,6 +211,7 @@ pub fn network_check(
     Ok(NetworkCheckAnswer {
         report,
         example_layers,
+        unit: ask.snap.meta.linear_unit.symbol(),
     })
 }
 

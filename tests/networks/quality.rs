@@ -96,7 +96,7 @@ fn a_zero_length_pipe_says_what_happened_to_it() {
             .unwrap_or_else(|| panic!("{kind}: {table}"));
         assert!(
             line.contains("both ends snap to structure OF-A")
-                && line.contains("0.62 long")
+                && line.contains("0.62 ftUS long")
                 && line.contains("from_id MH-99, which is no structure"),
             "{kind}: {line}"
         );
