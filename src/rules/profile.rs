@@ -7,6 +7,10 @@
 //! must be positive, rule ids must look like catalogue ids and be listed under `[rules]`,
 //! and nothing may be listed twice. Errors name the file and the key path.
 //!
+//! A town none of whose law is built in starts from [`Profile::template`] (`ms4 profile
+//! new`): a documented profile whose town-specific values cite [`PROGRAM_SETTING`] until
+//! the law's section is written over them, so answers that use one say so.
+//!
 //! # Schema
 //!
 //! ```toml
@@ -129,6 +133,7 @@ mod law;
 mod locate;
 mod measures;
 mod readings;
+mod template;
 mod validate;
 mod wording;
 
@@ -160,6 +165,7 @@ pub use readings::{
     ExemptionConditionsReading, IrrigationScope, PlanDuty, ReceivingWaterReading, SumpPumpReading,
     TableReading, WaterMethod,
 };
+pub use template::{id_from_name, Template, TemplateRequest, PROGRAM_SETTING};
 pub use wording::{NoticeOrder, NoticeOrderText, NoticeWording, Wording, NY_CONDITIONS_SECTIONS};
 
 /// "a", "a or b", "a, b or c".

@@ -40,8 +40,13 @@ pub enum ProfileError {
         /// Why.
         source: std::io::Error,
     },
-    /// No built-in profile has this id.
-    #[error("no built-in jurisdiction profile {id:?} (built-in: {})", .known.join(", "))]
+    /// No built-in profile has this id: the message says how a town not built in starts.
+    #[error(
+        "no built-in jurisdiction profile {id:?} (built-in: {}); for another town, write its \
+         profile with `ms4 profile new --family <family> --name \"Town of …\" --out <folder>` \
+         and give that folder as --profiles",
+        .known.join(", ")
+    )]
     UnknownBuiltin {
         /// The id asked for.
         id: String,
