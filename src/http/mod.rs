@@ -271,6 +271,8 @@ async fn health(
         "reads": "served from the in-memory snapshot",
         "store": state.store.kind(),
         "jurisdiction": snap.meta.jurisdiction,
+        // The town's own name, as its profile gives it: the page's heading.
+        "name": state.profile.current().name,
         "crs": format!("EPSG:{}", snap.meta.srid),
     }))
 }

@@ -19,6 +19,10 @@ const browser = await launch();
 try {
   const ctx = await context(browser);
   const page = await open(ctx);
+  // The heading names the town as its profile does, not by the profile's id.
+  const health = await (await fetch(BASE + '/health')).json();
+  assert.ok(health.name && health.name !== health.jurisdiction, `the profile's name: ${JSON.stringify(health)}`);
+  await page.waitForFunction((n) => document.getElementById('jurisdiction')?.textContent === n, health.name);
   const drawn = await assertMapDrawn(page, `${SHOTS}/page-phone.png`);
   console.log('phone map', drawn);
   await assertNoSideScroll(page);

@@ -184,7 +184,11 @@ async function restart(): Promise<void> {
     const tj = await tileJson;
     const map = createMap('map', tj?.bounds);
     map.on('click', (e: any) => clickHandler?.(e.lngLat, e.point));
-    fetch('/health', { headers: authHeaders() }).then((r) => r.json()).then((hh) => ($('jurisdiction').textContent = hh.jurisdiction)).catch(() => {});
+    // The town by its profile's name (its id when an older server gives none).
+    fetch('/health', { headers: authHeaders() }).then((r) => r.json()).then((hh) => {
+      $('jurisdiction').textContent = hh.name || hh.jurisdiction;
+      $('jurisdiction').dataset.id = hh.jurisdiction;
+    }).catch(() => {});
   } else if (mapMade) {
     // A new token: the map's requests carry it from now on.
     getMap().setStyle('/styles/ms4.json');
