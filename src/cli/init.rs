@@ -12,7 +12,8 @@ use crate::store::profile::{StoredProfile, BUILTIN_SOURCE};
 /// Arguments of `ms4 init`.
 #[derive(Debug, Args)]
 pub struct InitArgs {
-    /// The jurisdiction profile: north-castle-ny, carmel-ny, windsor-ct, or one in --profiles.
+    /// The jurisdiction profile: north-castle-ny, carmel-ny, windsor-ct, or one in --profiles
+    /// (a town that is none of the three writes its own with `ms4 profile new`).
     #[arg(long)]
     pub jurisdiction: String,
     /// The registry's working CRS, projected (e.g. EPSG:2260, NY East, US feet).
