@@ -21,6 +21,7 @@ mod wrk;
 use std::time::Instant;
 
 use bbox::{bbox_param, bboxes, extent, returned};
+use common::results::{record, Figure, Goal};
 use pygeoapi::start_pygeoapi;
 use serve::{get_json, ids, read_token, start_ms4, wait_ready};
 use wrk::{lua, seconds, warm, wrk};
@@ -337,5 +338,44 @@ fn print_table(
     println!();
     for (g, met) in goals {
         println!("- {g}: {}", if met { "met" } else { "NOT met" });
+    }
+    record_rows(parcels, rows);
+}
+
+/// The table's figures: each route's requests/s, p50 and p99 beside pygeoapi's, with the
+/// goals of each (issue 31 for nearby).
+fn record_rows(parcels: usize, rows: &[(String, wrk::Load, Option<wrk::Load>)]) {
+    let measures = [
+        "nearby (`/api/nearby`, random points)",
+        "parcels in a CRS84 bbox (`/collections/parcels/items`)",
+    ];
+    let goals: [(&[Goal], &[Goal]); 2] = [
+        (&[Goal::AtLeast(50_000.0)], &[Goal::Below(5.0)]),
+        (&[Goal::AtLeast(5_000.0), Goal::Ratio(20.0)], &[]),
+    ];
+    for ((measure, (rps_goals, p99_goals)), (route, ours, theirs)) in
+        measures.iter().zip(goals).zip(rows)
+    {
+        let data = format!(
+            "{route}; {parcels} parcels; wrk, {THREADS} threads, {CONNECTIONS} connections, {} s",
+            seconds()
+        );
+        let mut rps = Figure::higher(format!("{measure}: requests/s"), &*data, ours.rps, "req/s");
+        let mut p50 = Figure::lower(format!("{measure}: p50"), &*data, ours.p50_ms, "ms");
+        let mut p99 = Figure::lower(format!("{measure}: p99"), &*data, ours.p99_ms, "ms");
+        if let Some(t) = theirs {
+            rps = rps.peer("pygeoapi", t.rps);
+            p50 = p50.peer("pygeoapi", t.p50_ms);
+            p99 = p99.peer("pygeoapi", t.p99_ms);
+        }
+        for g in rps_goals {
+            rps = rps.goal(*g);
+        }
+        for g in p99_goals {
+            p99 = p99.goal(*g);
+        }
+        record(rps);
+        record(p50);
+        record(p99);
     }
 }

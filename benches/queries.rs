@@ -11,6 +11,7 @@ mod common;
 
 use std::time::Instant;
 
+use common::results::{record, Figure, Goal};
 use geo_types::Point;
 use ms4::domain::Layer;
 use ms4::spatial::query::{self, NearbyQuery, FACILITY_LAYERS};
@@ -96,6 +97,20 @@ async fn run() {
         ours * 1e6,
         theirs * 1e6,
         theirs / ours
+    );
+    record(
+        Figure::lower(
+            "nearby, k = 10, radius 500 ftUS, 4 facility layers, with status, last inspection and easement",
+            format!(
+                "{QUERIES} random points, {found} hits; {structures} structures, {} SMPs, {} easements",
+                snap.layer(Layer::Smps).features.len(),
+                snap.layer(Layer::Easements).features.len()
+            ),
+            ours * 1e6,
+            "µs",
+        )
+        .peer("PostGIS", theirs * 1e6)
+        .goal(Goal::Ratio(100.0)),
     );
     let only = std::env::var("MS4_BENCH_ONLY").unwrap_or_default();
     if only.is_empty() || only == "illicit" {
@@ -247,6 +262,19 @@ async fn illicit_bench(snap: &Snapshot, pool: &sqlx::PgPool) {
         "| illicit scan of every connection ({} connections, {} illicit, {} to review) | facts + full rules | {:.3} s | {:.3} s (facts + CASE) | {:.0}× |",
         summary.total, summary.illicit, summary.needs_review, ours, theirs, theirs / ours
     );
+    record(
+        Figure::lower(
+            "illicit scan of every connection (facts + full rules)",
+            format!(
+                "{} connections, {} illicit, {} to review",
+                summary.total, summary.illicit, summary.needs_review
+            ),
+            ours,
+            "s",
+        )
+        .peer("PostGIS (facts + CASE)", theirs)
+        .goal(Goal::Ratio(30.0)),
+    );
 }
 
 /// Parcels sampled for the full-determination row (the spatial row covers every parcel).
@@ -303,6 +331,9 @@ async fn waters_bench(snap: &Snapshot, pool: &sqlx::PgPool) {
         theirs,
         theirs / ours
     );
+    let screen = "receiving waters and Condition One for every parcel, as `ms4 screen`";
+    let data = format!("{} parcels; met for {met}, SQL: {n}", parcels.len());
+    record_beside(screen, data, (ours, theirs), "PostGIS", 15.0);
 
     // A sample: the whole determination (every finding, every requirement).
     let step = (parcels.len() / WATER_SAMPLE).max(1);
@@ -336,6 +367,24 @@ async fn waters_bench(snap: &Snapshot, pool: &sqlx::PgPool) {
         theirs,
         theirs / ours
     );
+    let whole = "the whole determination (every finding and requirement) for a sample of parcels";
+    let data = format!(
+        "{} parcels, every {step}th; Condition One met for {c1}, SQL: {n}",
+        sample.len()
+    );
+    record_beside(
+        whole,
+        data,
+        (ours, theirs),
+        "PostGIS (Condition One only)",
+        5.0,
+    );
+}
+
+/// A figure in seconds beside the SQL's in the same run, held to a ratio (issue 31).
+fn record_beside(measure: &str, data: String, (ours, theirs): (f64, f64), peer: &str, goal: f64) {
+    let f = Figure::lower(measure, data, ours, "s").peer(peer, theirs);
+    record(f.goal(Goal::Ratio(goal)));
 }
 
 /// Upstream trace from the outfall with the largest drainage (the synthetic town's trunk
@@ -423,5 +472,18 @@ async fn trace_bench(snap: &Snapshot, pool: &sqlx::PgPool) {
         theirs * 1e6,
         ups.len(),
         theirs / ours
+    );
+    record(
+        Figure::lower(
+            "upstream trace from the outfall with the largest drainage",
+            format!("{outfall}: {n} structures; graph built in {build:.2} s"),
+            ours * 1e6,
+            "µs",
+        )
+        .peer(
+            format!("PostGIS (recursive CTE over the same {} edges)", ups.len()),
+            theirs * 1e6,
+        )
+        .goal(Goal::Ratio(15.0)),
     );
 }

@@ -32,6 +32,7 @@ mod wrk;
 use std::sync::Arc;
 use std::time::Instant;
 
+use common::results::{record, Figure, Goal};
 use ms4::domain::Layer;
 use ms4::spatial::Snapshot;
 use ms4::tiles::{self, TileId, TileLayer, TILE_LAYERS};
@@ -57,6 +58,11 @@ fn median(v: &mut [f64]) -> f64 {
 fn pct(v: &mut [f64], p: f64) -> f64 {
     v.sort_by(f64::total_cmp);
     v[((v.len() as f64 - 1.0) * p).round() as usize]
+}
+
+/// What the figures were measured on, as the results record it.
+fn figure_data(tiles: usize, parcels: usize) -> String {
+    format!("{tiles} tiles z12–z16, {parcels} parcels")
 }
 
 /// Every tile z12 to z16 over the sample square.
@@ -145,6 +151,27 @@ async fn run() {
         max_tile.y,
         bytes as f64 / list.len() as f64 / 1024.0
     );
+    let fig_data = figure_data(list.len(), parcels);
+    for (measure, v) in [
+        (
+            "tiles in process, ms4's own rounds: median per tile",
+            ours_med,
+        ),
+        ("tiles in process, ms4's own rounds: p99 per tile", ours_p99),
+    ] {
+        record(Figure::lower(measure, &*fig_data, v, "ms"));
+    }
+    record(
+        Figure::lower(
+            "largest tile",
+            format!("{fig_data}; z{} {}/{}", max_tile.z, max_tile.x, max_tile.y),
+            max_size as f64 / 1024.0,
+            "KB",
+        )
+        .goal(Goal::Below(500.0)),
+    );
+    let mean_kb = bytes as f64 / list.len() as f64 / 1024.0;
+    record(Figure::lower("mean tile size", &*fig_data, mean_kb, "KB"));
     if only_render {
         render_detail(&r, &list, rounds);
         return;
@@ -342,11 +369,46 @@ async fn postgis_side(
             pct(&mut ours_tbt, 0.99),
             pg_tbt / ours_tbt_med
         );
+        let alt_p99 = [pct(&mut ours_alt, 0.99), pct(&mut theirs, 0.99)];
+        let tbt_p99 = pct(&mut ours_tbt, 0.99);
+        let fig_data = figure_data(list.len(), parcels);
+        let [alt, tbt] = [[alt_med, pg_med], [ours_tbt_med, pg_tbt]];
+        record_beside_postgis(&fig_data, alt, alt_p99, tbt, tbt_p99);
     } else {
         eprintln!("MS4_TEST_PG is not set: no PostGIS side to compare with");
     }
 
     martin_med
+}
+
+/// The figures beside PostGIS, each `[ms4, PostGIS]` in milliseconds: the medians of the
+/// alternating rounds and of the tiles asked in turn held to 10× (issue 31), the p99s.
+fn record_beside_postgis(
+    data: &str,
+    alt: [f64; 2],
+    alt_p99: [f64; 2],
+    tbt: [f64; 2],
+    tbt_p99: f64,
+) {
+    let pg = "PostGIS `ST_AsMVT`";
+    let beside = |measure: &str, [ours, theirs]: [f64; 2]| {
+        Figure::lower(measure, data, ours, "ms").peer(pg, theirs)
+    };
+    let ten = Goal::Ratio(10.0);
+    record(
+        beside(
+            "tiles beside PostGIS, alternating rounds: median per tile",
+            alt,
+        )
+        .goal(ten),
+    );
+    record(beside(
+        "tiles beside PostGIS, alternating rounds: p99 per tile",
+        alt_p99,
+    ));
+    record(beside("tiles beside PostGIS, tile by tile: median per tile", tbt).goal(ten));
+    let p99 = "tiles beside PostGIS, tile by tile: ms4's p99 per tile";
+    record(Figure::lower(p99, data, tbt_p99, "ms"));
 }
 
 /// ms4 over HTTP: wrk with every tile rendered afresh, then with the tiles kept for the
@@ -364,6 +426,7 @@ async fn http_side(
     // tiles rendered from the current snapshot.
     let token = serve::read_token(gpkg);
     let c = reqwest::Client::new();
+    let data = figure_data(list.len(), snap.layer(Layer::Parcels).features.len());
     let mut rendered_rps = None;
     for (label, extra) in [
         (
@@ -373,27 +436,41 @@ async fn http_side(
         ("tiles kept for the snapshot (default)", &[][..]),
     ] {
         let (server, base) = serve::start_ms4_with(gpkg, extra);
-        let load = over_http(&c, &base, &token, list).await;
+        let load = over_http(&c, &base, &token, list, &data).await;
         if rendered_rps.is_none() {
             // One request at a time, every tile rendered: the same measure as martin's.
             let ours = sequential(&c, &base, Some(&token), list, |t| {
                 format!("/tiles/{}/{}/{}.mvt", t.z, t.x, t.y)
             })
             .await;
+            let f = Figure::lower(
+                "tiles over HTTP, one request at a time, every tile rendered (`--tile-cache 0`): median per tile",
+                &*data,
+                ours,
+                "ms",
+            )
+            .goal(Goal::Ratio(5.0));
             match martin_med {
-                Some(m) => println!(
-                    "ms4 over HTTP, one request at a time (--tile-cache 0): median {ours:.3} ms per tile; martin {m:.3} ms; ms4 is {:.1}x faster at the median",
-                    m / ours
-                ),
-                None => println!(
-                    "ms4 over HTTP, one request at a time (--tile-cache 0): median {ours:.3} ms per tile (no martin to compare with)"
-                ),
+                Some(m) => {
+                    println!(
+                        "ms4 over HTTP, one request at a time (--tile-cache 0): median {ours:.3} ms per tile; martin {m:.3} ms; ms4 is {:.1}x faster at the median",
+                        m / ours
+                    );
+                    record(f.peer("martin", m));
+                }
+                None => {
+                    println!(
+                        "ms4 over HTTP, one request at a time (--tile-cache 0): median {ours:.3} ms per tile (no martin to compare with)"
+                    );
+                    record(f);
+                }
             }
         }
         println!(
             "ms4 over HTTP, {label} (wrk, {THREADS} threads, {CONNECTIONS} connections): {:.0} tiles/s, p50 {:.2} ms, p99 {:.2} ms, {} requests, {} non-2xx {}",
             load.rps, load.p50_ms, load.p99_ms, load.requests, load.bad, load.errors
         );
+        record_wrk(label, &data, &load, rendered_rps);
         match rendered_rps {
             None => {
                 rendered_rps = Some(load.rps);
@@ -410,11 +487,49 @@ async fn http_side(
     }
 }
 
+/// The figures of one wrk run over the tiles; the run keeping tiles beside the one
+/// rendering every tile (`rendered_rps`), with its goals.
+fn record_wrk(label: &str, data: &str, load: &wrk::Load, rendered_rps: Option<f64>) {
+    let rps = Figure::higher(
+        format!("tiles over HTTP, wrk, {label}: tiles/s"),
+        data,
+        load.rps,
+        "tiles/s",
+    );
+    let p99 = Figure::lower(
+        format!("tiles over HTTP, wrk, {label}: p99"),
+        data,
+        load.p99_ms,
+        "ms",
+    );
+    match rendered_rps {
+        Some(r) => {
+            record(
+                rps.peer("the same server rendering every tile", r)
+                    .goal(Goal::AtLeast(3000.0)),
+            );
+            record(p99.goal(Goal::Below(20.0)));
+        }
+        None => {
+            record(rps);
+            record(p99);
+        }
+    }
+    let p50 = format!("tiles over HTTP, wrk, {label}: p50");
+    record(Figure::lower(p50, data, load.p50_ms, "ms"));
+}
+
 /// wrk over the tile list after every tile was fetched once (the first fetch of a tile
 /// with connections derives the snapshot's findings: the drainage network and every
 /// connection's answer, which on the county takes longer than wrk's request timeout; the
 /// derivation is printed apart).
-async fn over_http(c: &reqwest::Client, base: &str, token: &str, list: &[TileId]) -> wrk::Load {
+async fn over_http(
+    c: &reqwest::Client,
+    base: &str,
+    token: &str,
+    list: &[TileId],
+    data: &str,
+) -> wrk::Load {
     let tj: serde_json::Value = c
         .get(format!("{base}/tiles.json"))
         .bearer_auth(token)
@@ -449,10 +564,16 @@ async fn over_http(c: &reqwest::Client, base: &str, token: &str, list: &[TileId]
         assert!(r.status().is_success(), "tile {t:?}: {}", r.status());
         r.bytes().await.unwrap();
     }
+    let first = first.elapsed().as_secs_f64();
     println!(
-        "ms4 over HTTP, each tile of the list once from a fresh server (the first derives the findings): {:.1} s",
-        first.elapsed().as_secs_f64()
+        "ms4 over HTTP, each tile of the list once from a fresh server (the first derives the findings): {first:.1} s"
     );
+    record(Figure::lower(
+        "tiles over HTTP, each tile of the list once from a fresh server",
+        data,
+        first,
+        "s",
+    ));
     wrk::warm(base, &script);
     wrk::wrk(base, &script)
 }
@@ -574,6 +695,36 @@ async fn inspection_shows(
         seen_ms.iter().cloned().fold(0.0, f64::max),
         seen_ms.len()
     );
+    record_inspection_shows(snap, &mut seen_all_ms, &mut seen_ms);
+}
+
+/// The figures of an inspection shown in the tiles: the page's tile (held to 100 ms) and
+/// the outfalls' own, median and max.
+fn record_inspection_shows(snap: &Snapshot, all: &mut [f64], own: &mut [f64]) {
+    let data = format!(
+        "{} inspections POSTed, z16 tiles, {} parcels",
+        all.len(),
+        snap.layer(Layer::Parcels).features.len()
+    );
+    for (what, v) in [
+        ("the page's tile (every layer)", all),
+        ("the outfalls' own tile", own),
+    ] {
+        let max = v.iter().cloned().fold(0.0, f64::max);
+        let med = Figure::lower(
+            format!("an inspection POSTed shows in {what}: median"),
+            &*data,
+            median(v),
+            "ms",
+        );
+        record(med.goal(Goal::Below(100.0)));
+        record(Figure::lower(
+            format!("an inspection POSTed shows in {what}: max"),
+            &*data,
+            max,
+            "ms",
+        ));
+    }
 }
 
 /// Whether an outfalls tile has the feature `id` with `last_screening` = `result`.

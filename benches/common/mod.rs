@@ -1,4 +1,7 @@
-//! What the benches share: the synthetic county they measure on.
+//! What the benches share: the synthetic county they measure on, and the record of
+//! what they measured.
+
+pub mod results;
 
 use std::path::{Path, PathBuf};
 
@@ -96,10 +99,13 @@ pub async fn county_registry(url: &str, data: &Path) -> std::sync::Arc<dyn ms4::
 }
 
 /// Whether this run measures: `cargo test --all-targets` builds and runs the bench
-/// binaries without `--bench`, and then they only say how to run them.
+/// binaries without `--bench`, and then they only say how to run them. A run that
+/// measures begins its record of figures here (`results`), with the load average now.
 pub fn measuring(name: &str) -> bool {
     let yes = std::env::args().any(|a| a == "--bench");
-    if !yes {
+    if yes {
+        results::start(name);
+    } else {
         println!("{name} benchmark: run with `cargo bench --bench {name}`");
     }
     yes

@@ -450,6 +450,75 @@ async fn missing_inspections(
     missing
 }
 
+/// The RSS samples after the warm-up: the first, lowest, highest and last, and the
+/// largest drift from the first (a share).
+fn after_warmup(s: &Settings, rss: &[(f64, u64)]) -> ([u64; 4], f64) {
+    let after: Vec<u64> = rss
+        .iter()
+        .filter(|(t, _)| *t >= s.warmup)
+        .map(|(_, k)| *k)
+        .collect();
+    let (first, lo, hi, last) = match (after.first(), after.iter().min(), after.iter().max()) {
+        (Some(f), Some(lo), Some(hi)) => (*f, *lo, *hi, *after.last().unwrap()),
+        _ => (0, 0, 0, 0),
+    };
+    let drift = if first > 0 {
+        (hi as f64 / first as f64 - 1.0).max(1.0 - lo as f64 / first as f64)
+    } else {
+        f64::INFINITY
+    };
+    ([first, lo, hi, last], drift)
+}
+
+/// The soak's figures, as its table and criteria print them: each request kind's p50 and
+/// p99, then over every request the rate, p50, p99 and max, the errors and the RSS drift,
+/// with the pass criteria as goals.
+fn record_soak(s: &Settings, elapsed: f64, sum: &crate::stats::Summary, drift: f64) {
+    use crate::common::results::{record, Figure, Goal};
+    let data = format!(
+        "{} parcels, {:.0} s, offered {} reads/s, {} inspection POSTs/s, an upload every {} s",
+        crate::common::parcels(),
+        s.seconds,
+        s.rate,
+        s.posts,
+        s.upload_every
+    );
+    for (k, v) in &sum.by_kind {
+        for (what, p) in [("p50", 0.5), ("p99", 0.99)] {
+            let measure = format!("{}, {what}", k.name());
+            record(Figure::lower(measure, &*data, ms(v, p), "ms"));
+        }
+    }
+    let rate = sum.all.len() as f64 / elapsed;
+    let all = "every request";
+    record(
+        Figure::higher(format!("{all}, rate"), &*data, rate, "req/s").goal(Goal::AtLeast(MIN_RATE)),
+    );
+    record(Figure::lower(
+        format!("{all}, p50"),
+        &*data,
+        ms(&sum.all, 0.5),
+        "ms",
+    ));
+    let p99 = Figure::lower(format!("{all}, p99"), &*data, ms(&sum.all, 0.99), "ms");
+    record(p99.goal(Goal::Below(MAX_P99_MS)));
+    record(Figure::lower(
+        format!("{all}, max"),
+        &*data,
+        ms(&sum.all, 1.0),
+        "ms",
+    ));
+    let errors = Figure::lower("errors", &*data, sum.errors as f64, "errors");
+    record(errors.goal(Goal::AtMost(0.0)));
+    let drift = Figure::lower(
+        "largest RSS drift after warm-up",
+        &*data,
+        drift * 100.0,
+        "%",
+    );
+    record(drift.goal(Goal::AtMost(MAX_RSS_DRIFT * 100.0)));
+}
+
 #[allow(clippy::too_many_arguments)]
 fn report(
     s: &Settings,
@@ -493,20 +562,8 @@ fn report(
         sum.all.len(),
         ms(&sum.all, 1.0)
     );
-    let after: Vec<u64> = rss
-        .iter()
-        .filter(|(t, _)| *t >= s.warmup)
-        .map(|(_, k)| *k)
-        .collect();
-    let (first, lo, hi, last) = match (after.first(), after.iter().min(), after.iter().max()) {
-        (Some(f), Some(lo), Some(hi)) => (*f, *lo, *hi, *after.last().unwrap()),
-        _ => (0, 0, 0, 0),
-    };
-    let drift = if first > 0 {
-        (hi as f64 / first as f64 - 1.0).max(1.0 - lo as f64 / first as f64)
-    } else {
-        f64::INFINITY
-    };
+    let ([first, lo, hi, last], drift) = after_warmup(s, rss);
+    record_soak(s, elapsed, sum, drift);
     let mib = |k: u64| k as f64 / 1024.0;
     println!(
         "\nRSS: {:.1} MiB at start, {:.1} MiB after {:.0} s of warm-up, then {:.1} to {:.1} MiB, {:.1} MiB at the end ({} samples every {} s; largest drift {:.1}%)",
