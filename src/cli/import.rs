@@ -14,8 +14,9 @@ pub struct ImportArgs {
     /// The registry layer: parcels, catch_basins, manholes, outfalls, structures
     /// (headwalls, inlets, junction boxes and other drainage structures), pipes,
     /// connections, connection_records, smps, easements, receiving_waters, impairments,
-    /// watersheds, tmdl_areas, inspections, discharge_determinations or boundary. With
-    /// --layer-by, leave it out and give the file only.
+    /// watersheds, tmdl_areas, inspections, discharge_determinations, rainfall (or `ms4
+    /// rainfall import`) or boundary. With --layer-by, leave it out and give the file
+    /// only.
     pub layer: String,
     /// The file: Shapefile (or a zip of one), GeoPackage, File Geodatabase, GeoJSON, KML, CSV.
     pub path: Option<PathBuf>,
@@ -28,6 +29,15 @@ pub struct ImportArgs {
     /// or a .toml file with `field = "..."` and a [layers] table of value lists.
     #[arg(long, value_name = "FIELD=LAYER:VALUES;... | FILE.toml")]
     pub layer_by: Option<String>,
+    /// Read a File Geodatabase (a .gdb folder or a zip of one) by an Esri preset into
+    /// every layer it fills: lgim or utility-network, or your own edited copy (a .toml
+    /// file; see ms4 import-esri --show-preset). Give the file only.
+    #[arg(
+        long,
+        value_name = "lgim | utility-network | FILE.toml",
+        conflicts_with = "layer_by"
+    )]
+    pub preset: Option<String>,
     /// Make each id from an expression over the source fields, when the file has no
     /// usable id field: --id "COALESCE(FACILITYID, ALTID)" (fields, 'text', COALESCE, ||).
     #[arg(long, value_name = "EXPRESSION")]
@@ -73,17 +83,18 @@ pub struct ImportArgs {
 
 pub(super) async fn run(store_url: &str, a: ImportArgs) -> anyhow::Result<()> {
     // Which positional argument is the file: the second, or with --layer-by the first.
-    let (layer, path) = match (a.path, &a.layer_by) {
+    let several = a.layer_by.is_some() || a.preset.is_some();
+    let (layer, path) = match (a.path, several) {
         (Some(p), by) => {
             let layer: Layer = a.layer.parse().map_err(|e| anyhow::anyhow!("{e}"))?;
-            if by.is_some() {
-                anyhow::bail!("with --layer-by the layers come from the mapping: give the file only (ms4 import {} --layer-by ...)", p.display());
+            if by {
+                anyhow::bail!("with --layer-by or --preset the layers come from the mapping: give the file only (ms4 import {} --layer-by ...)", p.display());
             }
             (Some(layer.name().to_string()), p)
         }
-        (None, Some(_)) => (None, PathBuf::from(&a.layer)),
-        (None, None) => anyhow::bail!(
-            "give the layer and the file (ms4 import catch_basins basins.shp), or the file with --layer-by"
+        (None, true) => (None, PathBuf::from(&a.layer)),
+        (None, false) => anyhow::bail!(
+            "give the layer and the file (ms4 import catch_basins basins.shp), or the file with --layer-by or --preset"
         ),
     };
     let request = ImportRequest {
@@ -100,6 +111,7 @@ pub(super) async fn run(store_url: &str, a: ImportArgs) -> anyhow::Result<()> {
         allow_empty: a.allow_empty,
         allow_mass_delete: a.allow_mass_delete,
         invalid: Some(a.invalid.name().to_string()),
+        preset: a.preset,
     };
     let mut ctx = RunContext::new(path);
     ctx.progress = a.format == Format::Table;
@@ -123,13 +135,16 @@ mod tests {
     use crate::domain::Layer;
 
     /// `ms4 import --help` names every layer a file can be imported into (all but the
-    /// cases, which are opened by commands).
+    /// cases and the sites, which are opened by commands).
     #[test]
     fn the_help_lists_every_layer() {
         let mut cli = crate::cli::Cli::command();
         let import = cli.find_subcommand_mut("import").expect("import");
         let help = import.render_long_help().to_string();
-        for l in Layer::ALL.iter().filter(|l| **l != Layer::Cases) {
+        for l in Layer::ALL
+            .iter()
+            .filter(|l| !matches!(l, Layer::Cases | Layer::Sites))
+        {
             assert!(help.contains(l.name()), "{} is not in:\n{help}", l.name());
         }
     }

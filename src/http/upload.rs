@@ -9,6 +9,10 @@
 //! `src_layer`, `s_srs` (`EPSG:n`), `dry_run`, `replace`, `allow_empty`,
 //! `allow_mass_delete` (true/false) and `invalid` (`repair` or `reject`).
 //!
+//! A `preset` part (`lgim` or `utility-network`, as `ms4 import --preset`) reads a zipped
+//! File Geodatabase by that Esri preset into every layer it fills, and answers the
+//! mapping with a report per layer.
+//!
 //! `POST /api/import` takes the same form where the layers come from the form: a
 //! `layer_by` part (`FIELD=layer:'value',...;layer:'value'`, as `--layer-by`; never a
 //! file name) splits the file over several layers in one transaction and answers the
@@ -44,7 +48,7 @@ pub(super) fn router() -> [axum::routing::MethodRouter<AppState>; 2] {
 }
 
 /// The parts an upload may have besides `file`, as the refusal of another lists them.
-const PARTS: &str = "file, layer, layer_by, where, id, id_prefix, map, src_layer, s_srs, dry_run, replace, allow_empty, allow_mass_delete, invalid";
+const PARTS: &str = "file, layer, layer_by, where, id, id_prefix, map, src_layer, s_srs, dry_run, replace, allow_empty, allow_mass_delete, invalid, preset";
 
 /// Extensions GDAL is given the file under; the rest are refused before anything is read.
 const ACCEPTED: [&str; 7] = ["zip", "gpkg", "geojson", "json", "csv", "kml", "fgb"];
@@ -297,9 +301,14 @@ async fn import_form(
         layers.iter().map(|l| state.snapshot.writing(*l)).collect()
     };
     let mut outcome = plan.run(state.store.clone()).await.map_err(&refused)?;
-    for (report, layer) in outcome.reports_mut().into_iter().zip(&layers) {
+    for report in outcome.reports_mut() {
         // The report names the file as the analyst sent it, not where the server kept it.
         report.source = uploaded_as.clone();
+        // Each report says its layer (a preset's are known only once the file is read).
+        let Ok(layer) = report.layer.parse::<Layer>() else {
+            continue;
+        };
+        let layer = &layer;
         if !dry_run {
             let kept = report.kept.take();
             state

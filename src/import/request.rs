@@ -86,6 +86,12 @@ pub struct ImportRequest {
     /// What to do with invalid polygons: `repair` (the default) or `reject`.
     #[serde(default)]
     pub invalid: Option<String>,
+    /// Read a File Geodatabase (zipped, for an upload) by a built-in Esri preset, into
+    /// every layer it fills: `lgim` or `utility-network` (`ms4 import-esri --show-preset`
+    /// prints them). The command line may name an edited copy (a `.toml` file) instead.
+    /// Not with `layer`, `layer_by`, `where`, `id`, `id_prefix`, `src_layer` or `s_srs`.
+    #[serde(default)]
+    pub preset: Option<String>,
 }
 
 /// A flag as JSON's `true`/`false` or as a form's text (`true`, `false`, `yes`, `no`,
@@ -165,6 +171,9 @@ pub struct ImportPlan {
     pub options: ImportOptions,
     /// The `layer_by` mapping, when the file is split over several layers.
     pub layer_by: Option<LayerBy>,
+    /// The Esri preset, when the file is a geodatabase read by one (the options' layer
+    /// is then a placeholder; the preset names the layers).
+    pub esri: Option<super::esri::Preset>,
 }
 
 /// What an import did: one layer's report, or a split's report per layer. Serialised
@@ -176,6 +185,8 @@ pub enum ImportOutcome {
     One(Box<ImportReport>),
     /// Several layers, from `layer_by`.
     Split(SplitReport),
+    /// A geodatabase read by an Esri preset: its mapping and a report per layer.
+    Esri(Box<super::esri::EsriOutcome>),
 }
 
 impl ImportOutcome {
@@ -184,6 +195,7 @@ impl ImportOutcome {
         match self {
             ImportOutcome::One(r) => vec![r.as_mut()],
             ImportOutcome::Split(s) => s.layers.iter_mut().collect(),
+            ImportOutcome::Esri(e) => e.layers.iter_mut().collect(),
         }
     }
 }
@@ -193,6 +205,7 @@ impl std::fmt::Display for ImportOutcome {
         match self {
             ImportOutcome::One(r) => write!(f, "{r}"),
             ImportOutcome::Split(s) => write!(f, "{s}"),
+            ImportOutcome::Esri(e) => write!(f, "{}{e}", e.mapping),
         }
     }
 }
@@ -208,6 +221,9 @@ impl ImportRequest {
     /// Checks the request and makes its plan, reading nothing yet. A wrong option is an
     /// [`ImportError::Invalid`] naming it.
     pub fn plan(&self, ctx: RunContext) -> Result<ImportPlan> {
+        if let Some(name) = &self.preset {
+            return self.plan_esri(name, ctx);
+        }
         let (layer, layer_by) = match (&self.layer, &self.layer_by) {
             (Some(l), None) => (
                 l.parse::<Layer>()
@@ -287,6 +303,48 @@ impl ImportRequest {
         Ok(ImportPlan {
             options: o,
             layer_by,
+            esri: None,
+        })
+    }
+
+    /// The plan of a geodatabase read by an Esri preset: the preset found (by name, or
+    /// from the command line's own `.toml`), the options it cannot take refused by name.
+    fn plan_esri(&self, name: &str, ctx: RunContext) -> Result<ImportPlan> {
+        let not_with = [
+            ("layer", self.layer.is_some()),
+            ("layer_by", self.layer_by.is_some()),
+            ("where", self.filter.is_some()),
+            ("id", self.id.is_some()),
+            ("id_prefix", self.id_prefix.is_some()),
+            ("src_layer", self.src_layer.is_some()),
+            ("s_srs", self.s_srs.is_some()),
+            ("allow_empty", self.allow_empty),
+        ];
+        if let Some((part, _)) = not_with.iter().find(|(_, given)| *given) {
+            return Err(invalid(
+                part,
+                format!(
+                    "with preset the preset names the classes, layers and fields: give no {part}"
+                ),
+            ));
+        }
+        let preset = if ctx.local_files && name.trim_end().ends_with(".toml") {
+            super::esri::Preset::from_file(std::path::Path::new(name.trim()))?
+        } else {
+            super::esri::Preset::built_in(name)?
+        };
+        for m in &self.map {
+            source::parse_map(m).map_err(|e| invalid("map", e.to_string()))?;
+        }
+        let planned = ImportRequest {
+            preset: None,
+            layer: Some(Layer::Pipes.name().into()),
+            ..self.clone()
+        }
+        .plan(ctx)?;
+        Ok(ImportPlan {
+            esri: Some(preset),
+            ..planned
         })
     }
 }
@@ -294,6 +352,14 @@ impl ImportRequest {
 impl ImportPlan {
     /// The layers the import writes, in the order of their reports.
     pub fn layers(&self) -> Vec<Layer> {
+        if let Some(p) = &self.esri {
+            // Every layer the preset may fill, in the registry's order.
+            let targets: Vec<Layer> = p.classes.iter().flat_map(|c| c.targets()).collect();
+            return Layer::ALL
+                .into_iter()
+                .filter(|l| targets.contains(l))
+                .collect();
+        }
         match &self.layer_by {
             Some(by) => by.layers.iter().map(|(l, _)| *l).collect(),
             None => vec![self.options.layer],
@@ -303,6 +369,27 @@ impl ImportPlan {
     /// Runs the import: one layer, or the split over the mapping's layers, in one
     /// transaction either way.
     pub async fn run(self, store: Arc<dyn Store>) -> Result<ImportOutcome> {
+        if let Some(preset) = self.esri {
+            let o = &self.options;
+            let mut e = super::esri::EsriOptions::new(o.path.clone());
+            e.maps = o
+                .maps
+                .iter()
+                .map(|(c, s)| match o.units.iter().find(|(u, _)| u == c) {
+                    Some((_, unit)) => format!("{c}={s}:{unit}"),
+                    None => format!("{c}={s}"),
+                })
+                .collect();
+            e.dry_run = o.dry_run;
+            e.replace = o.mode == WriteMode::Replace;
+            e.allow_mass_delete = o.allow_mass_delete;
+            e.invalid = o.invalid;
+            e.actor = o.actor.clone();
+            e.any_driver = o.any_driver;
+            return super::esri::import_esri(store, preset, e, |_| {})
+                .await
+                .map(|r| ImportOutcome::Esri(Box::new(r)));
+        }
         match &self.layer_by {
             Some(by) => split::import_split(store, self.options, by)
                 .await
@@ -386,6 +473,32 @@ mod tests {
                 ID_AND_PREFIX,
             ),
             (layer("drains"), "layer", "drains"),
+            (
+                ImportRequest {
+                    preset: Some("lgim".into()),
+                    filter: Some("A = 1".into()),
+                    ..Default::default()
+                },
+                "where",
+                "with preset the preset names the classes",
+            ),
+            (
+                ImportRequest {
+                    preset: Some("arcfm".into()),
+                    ..Default::default()
+                },
+                "preset",
+                "no such preset",
+            ),
+            (
+                ImportRequest {
+                    preset: Some("lgim".into()),
+                    map: vec!["diameter_in".into()],
+                    ..Default::default()
+                },
+                "map",
+                "--map diameter_in",
+            ),
             (ImportRequest::default(), "layer", "layer_by"),
             (
                 ImportRequest {

@@ -96,7 +96,7 @@ pub async fn import_wbd(store: Arc<dyn Store>, opts: WbdOptions) -> Result<WbdRe
     let outcome = request.plan(ctx)?.run(store).await?;
     let import = match outcome {
         ImportOutcome::One(r) => *r,
-        ImportOutcome::Split(_) => {
+        ImportOutcome::Split(_) | ImportOutcome::Esri(_) => {
             return Err(ImportError::Refused(
                 "a WBD load writes the watersheds only".into(),
             ))
