@@ -1,6 +1,6 @@
 //! Features: a town id, canonical attribute values, extra source attributes and a geometry.
 
-use chrono::NaiveDate;
+use chrono::{Datelike, NaiveDate};
 use geo_types::Geometry;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -131,7 +131,9 @@ impl Value {
                 let t = text.unwrap_or_default();
                 parse_date(&t)
                     .map(|d| (Value::Date(d), true))
-                    .ok_or_else(|| format!("{t:?} is not a date (expected YYYY-MM-DD or M/D/YYYY)"))
+                    .ok_or_else(|| {
+                        format!("{t:?} is not a date (expected YYYY-MM-DD or M/D/YYYY, the year in four digits)")
+                    })
             }
             (ty, v) => Err(format!("{v} cannot be read as {ty:?}")),
         }
@@ -176,6 +178,9 @@ pub fn parse_date(s: &str) -> Option<NaiveDate> {
     ["%Y-%m-%d", "%Y/%m/%d", "%m/%d/%Y", "%m-%d-%Y", "%Y%m%d"]
         .iter()
         .find_map(|fmt| NaiveDate::parse_from_str(day, fmt).ok())
+        // chrono's `%Y` takes "74" as the year 74: a year written in fewer than four
+        // digits names no century, so it is no date rather than a wrong one.
+        .filter(|d| d.year() >= 1000)
 }
 
 /// A feature of a layer.
@@ -239,6 +244,27 @@ impl Feature {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The spellings of a date a municipal export writes, at their words; a year written in
+    /// two digits ("11/26/74", as Cambridge's catch basins carry) names no century, so it is
+    /// no date rather than the year 74.
+    #[rstest::rstest]
+    #[case::iso("2001-05-04", Some((2001, 5, 4)))]
+    #[case::slashes_year_first("2001/05/04", Some((2001, 5, 4)))]
+    #[case::us_with_time("1/1/1753 12:00:00 AM", Some((1753, 1, 1)))]
+    #[case::us_dashes("11-26-1974", Some((1974, 11, 26)))]
+    #[case::compact("19741126", Some((1974, 11, 26)))]
+    #[case::two_digit_year("11/26/74", None)]
+    #[case::two_digit_year_with_time("3/27/09 0:00", None)]
+    #[case::three_digit_year("11/26/974", None)]
+    #[case::not_a_date("soon", None)]
+    fn dates_are_read_only_with_their_century(
+        #[case] text: &str,
+        #[case] want: Option<(i32, u32, u32)>,
+    ) {
+        let got = parse_date(text).map(|d| (d.year(), d.month(), d.day()));
+        assert_eq!(got, want, "{text}");
+    }
     use crate::domain::units::LengthUnit;
 
     #[test]

@@ -457,6 +457,39 @@ fn read_warnings(report: &mut ImportReport, read: u64, restored: u64) {
     }
 }
 
+/// The rejected features whose current version a replace could delete, by id (or by the
+/// source's number when the id could not be read): every one whose id is stored and that
+/// no accepted feature of the file carries, and every one whose id is unknown (it may be
+/// any stored row). A rejected feature whose id the layer does not hold has no version to
+/// lose; a duplicate whose first is kept replaces it rather than deleting it.
+fn rejected_at_risk(
+    report: &ImportReport,
+    existing: Option<&rustc_hash::FxHashSet<String>>,
+    seen: &rustc_hash::FxHashMap<String, u64>,
+) -> Vec<String> {
+    let mut at_risk: Vec<String> = Vec::new();
+    let mut features: Vec<u64> = Vec::new();
+    for r in &report.rejections {
+        if features.contains(&r.feature) {
+            continue;
+        }
+        features.push(r.feature);
+        let risk = match (&r.id, existing) {
+            (Some(id), _) if seen.contains_key(id) => None,
+            (Some(id), Some(stored)) => stored.contains(id).then(|| id.clone()),
+            (Some(id), None) => Some(id.clone()),
+            (None, _) => Some(format!("feature {} with no readable id", r.feature)),
+        };
+        at_risk.extend(risk);
+    }
+    // A count of rejections the notes do not cover (none, today) is still a risk.
+    let noted = features.len() as u64;
+    if report.rejected > noted {
+        at_risk.push(format!("{} more", report.rejected - noted));
+    }
+    at_risk
+}
+
 /// The guards of a replace: no feature rejected that the replace would delete, and the
 /// rows it deletes listed (and refused past the allowed share); a dry run only warns.
 fn replace_checks(
@@ -467,13 +500,18 @@ fn replace_checks(
     path_str: &str,
     writes: bool,
 ) -> Result<()> {
-    if opts.mode == WriteMode::Replace && report.rejected > 0 && writes {
-        // A rejected feature's current version would be deleted by the replace: refuse
-        // rather than lose it. The writer rolls back when it sees the error.
-        return Err(ImportError::Refused(format!(
-            "{path_str}: {} features were rejected, and --replace would delete their current versions from {}; fix them (see the report with --dry-run) or import without --replace",
-            report.rejected, opts.layer
-        )));
+    if opts.mode == WriteMode::Replace && writes {
+        let at_risk = rejected_at_risk(report, existing, seen);
+        if !at_risk.is_empty() {
+            // A rejected feature's current version would be deleted by the replace:
+            // refuse rather than lose it. The writer rolls back when it sees the error.
+            return Err(ImportError::Refused(format!(
+                "{path_str}: {} rejected feature(s) ({}) may have a current version in {} that --replace would delete; fix them (see the report with --dry-run) or import without --replace",
+                at_risk.len(),
+                at_risk.join(", "),
+                opts.layer
+            )));
+        }
     }
     if let Some(existing) = existing {
         let mut deletes: Vec<String> = existing

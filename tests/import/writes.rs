@@ -345,28 +345,93 @@ fn impairments_come_from_a_csv_table_without_geometry() {
     );
 }
 
+/// A replace refuses, writing nothing, when a rejected feature's stored version would be
+/// deleted by it (its id stored and no accepted feature carrying it, or no readable id);
+/// a rejected feature that has no stored version, or a duplicate whose first is kept,
+/// loses nothing, and the replace goes on, saying so in its report.
 #[tokio::test]
 async fn replace_with_rejected_features_is_refused_and_changes_nothing() {
+    let point = |id: &str, installed: &str, i: usize| {
+        format!(
+            r#"{{"type":"Feature","properties":{{"asset_id":"{id}","installed_on":"{installed}"}},"geometry":{{"type":"Point","coordinates":[{},41.1]}}}}"#,
+            -73.70 + i as f64 * 1e-4
+        )
+    };
+    let file = |dir: &std::path::Path, name: &str, features: &[String]| {
+        let path = dir.join(name);
+        std::fs::write(
+            &path,
+            format!(
+                r#"{{"type":"FeatureCollection","features":[{}]}}"#,
+                features.join(",")
+            ),
+        )
+        .unwrap();
+        path
+    };
     for kind in kinds() {
-        let reg = registry(kind, 2249).await;
-        let csv = fixture("cambridge/CambridgeSew_Catchbasin_filtered_subset.csv");
-        let mut opts = ImportOptions::new(Layer::CatchBasins, &csv);
-        opts.maps = vec![("asset_id".into(), "FACILITYID".into())];
-        opts.s_srs = Some(4326);
-        import(reg.store.clone(), opts.clone()).await.unwrap();
+        let reg = registry(kind, 2260).await;
+        let first = file(
+            reg.dir.path(),
+            "first.geojson",
+            &[
+                point("CB-1", "2001-05-04", 0),
+                point("CB-2", "2001-05-04", 1),
+                point("CB-3", "2001-05-04", 2),
+            ],
+        );
+        import(
+            reg.store.clone(),
+            ImportOptions::new(Layer::CatchBasins, &first),
+        )
+        .await
+        .unwrap();
         let before = reg.store.features(Layer::CatchBasins).await.unwrap();
+        // CB-2's new row is rejected (a year in two digits): the replace would delete it.
+        let bad = file(
+            reg.dir.path(),
+            "bad.geojson",
+            &[
+                point("CB-1", "2001-05-04", 0),
+                point("CB-2", "5/4/01", 1),
+                point("CB-3", "2001-05-04", 2),
+            ],
+        );
+        let mut opts = ImportOptions::new(Layer::CatchBasins, &bad);
         opts.mode = WriteMode::Replace;
         let e = import(reg.store.clone(), opts)
             .await
             .unwrap_err()
             .to_string();
         assert!(
-            e.contains("23 features were rejected") && e.contains("--replace"),
+            e.contains("1 rejected feature(s) (CB-2)") && e.contains("--replace would delete"),
             "{kind}: {e}"
         );
         assert_eq!(
             reg.store.features(Layer::CatchBasins).await.unwrap(),
             before,
+            "{kind}: nothing written"
+        );
+        // A rejected new feature (CB-9, never stored) and a duplicate of CB-1 whose first
+        // is kept lose no stored row: the replace goes on.
+        let fine = file(
+            reg.dir.path(),
+            "fine.geojson",
+            &[
+                point("CB-1", "2001-05-04", 0),
+                point("CB-1", "2002-05-04", 3),
+                point("CB-2", "2001-05-04", 1),
+                point("CB-3", "2001-05-04", 2),
+                point("CB-9", "5/4/01", 4),
+            ],
+        );
+        let mut opts = ImportOptions::new(Layer::CatchBasins, &fine);
+        opts.mode = WriteMode::Replace;
+        let r = import(reg.store.clone(), opts).await.unwrap();
+        assert_eq!((r.rejected, r.deletes.len()), (2, 0), "{kind}: {r:?}");
+        assert_eq!(
+            reg.store.count(Layer::CatchBasins).await.unwrap(),
+            3,
             "{kind}"
         );
     }
