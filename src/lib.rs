@@ -16,6 +16,7 @@
 //! - [`synth`]: deterministic synthetic towns and counties for demos and benchmarks.
 //! - [`tiles`]: vector tiles (MVT, Web Mercator) rendered from the snapshot.
 //! - [`idde`]: the illicit discharge programme: screenings, cases, deadlines, the report.
+//! - [`sites`]: the construction programme: sites, their logs, rainfall and the schedule.
 //! - [`http`]: the axum service.
 //! - [`serve`]: starting the HTTP service, where the command line meets it.
 //! - [`cli`]: the command-line verbs.
@@ -31,6 +32,7 @@ pub mod idde;
 pub mod import;
 pub mod rules;
 pub mod serve;
+pub mod sites;
 pub mod spatial;
 pub mod store;
 pub mod synth;

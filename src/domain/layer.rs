@@ -55,6 +55,13 @@ pub enum Layer {
     /// inlets, junction boxes, cleanouts, outlet structures (`structure_type` says which).
     /// Network nodes like the others. Added by migration 0009.
     Structures,
+    /// Construction sites, from a determination to final stabilization, with their log
+    /// of inspections, notices, orders and guarantees (the footprint, optional). Added
+    /// by migration 0013.
+    Sites,
+    /// Daily rainfall at a gauge (a table without geometry): what storm-triggered
+    /// inspections are computed from. Added by migration 0013.
+    Rainfall,
 }
 
 /// The geometry a layer holds.
@@ -276,6 +283,41 @@ const CASES: &[FieldSpec] = &[
     f("respondent", Text),
 ];
 
+// Migration 0013: a construction site. Its determination (as answered), phases, planned
+// milestones and action log are JSON text, so each action is one audited update of the
+// site, as a case's are.
+const SITES: &[FieldSpec] = &[
+    req("opened_on", Date),
+    f("status", Text),
+    f("name", Text),
+    f("parcels", Text),
+    f("owner", Text),
+    f("developer", Text),
+    f("operator", Text),
+    f("determination", Text),
+    f("disturbed_sqft", Real),
+    f("phases", Text),
+    f("swppp_preparer", Text),
+    f("swppp_accepted_on", Date),
+    f("swppp_accepted_by", Text),
+    f("noi_id", Text),
+    f("spdes_permit_id", Text),
+    f("start_on", Date),
+    f("qualified_inspector", Text),
+    f("trained_contractor", Text),
+    f("rain_gauge", Text),
+    f("priority", Text),
+    f("milestones", Text),
+    f("actions", Text),
+];
+// Migration 0013: one gauge's rainfall on one day, inches.
+const RAINFALL: &[FieldSpec] = &[
+    req("gauge_id", Text),
+    req("day", Date),
+    req("inches", Real),
+    f("source", Text),
+];
+
 /// Layers (field `None`) and fields added by migrations after 0002, which created the
 /// layer tables: (migration number, layer, field). Existing registries must keep opening,
 /// so migration 0002 is never edited; what a later migration adds is listed here.
@@ -299,11 +341,13 @@ pub const ADDED_AFTER_0002: &[(u32, Layer, Option<&str>)] = &[
     (8, Layer::Cases, None),
     (9, Layer::Structures, None),
     (12, Layer::Cases, Some("respondent")),
+    (13, Layer::Sites, None),
+    (13, Layer::Rainfall, None),
 ];
 
 impl Layer {
     /// Every layer, in the order stores create them.
-    pub const ALL: [Layer; 18] = [
+    pub const ALL: [Layer; 20] = [
         Layer::Parcels,
         Layer::CatchBasins,
         Layer::Manholes,
@@ -322,6 +366,8 @@ impl Layer {
         Layer::DischargeDeterminations,
         Layer::Cases,
         Layer::Structures,
+        Layer::Sites,
+        Layer::Rainfall,
     ];
 
     /// The layer's name: its table name and its name on the command line and the wire.
@@ -345,6 +391,8 @@ impl Layer {
             Layer::DischargeDeterminations => "discharge_determinations",
             Layer::Cases => "cases",
             Layer::Structures => "structures",
+            Layer::Sites => "sites",
+            Layer::Rainfall => "rainfall",
         }
     }
 
@@ -369,6 +417,8 @@ impl Layer {
             Layer::Boundary => "boundary_id",
             Layer::DischargeDeterminations => "determination_id",
             Layer::Cases => "case_id",
+            Layer::Sites => "site_id",
+            Layer::Rainfall => "rainfall_id",
         }
     }
 
@@ -378,6 +428,7 @@ impl Layer {
         match self {
             Layer::Impairments => Some(&["water_id", "pollutant", "cycle"]),
             Layer::Inspections => Some(&["asset_id", "inspected_on", "kind"]),
+            Layer::Rainfall => Some(&["gauge_id", "day"]),
             _ => None,
         }
     }
@@ -385,9 +436,11 @@ impl Layer {
     /// The geometry the layer holds.
     pub fn geom_kind(self) -> GeomKind {
         match self {
-            Layer::Parcels | Layer::Watersheds | Layer::TmdlAreas | Layer::Boundary => {
-                GeomKind::Polygon
-            }
+            Layer::Parcels
+            | Layer::Watersheds
+            | Layer::TmdlAreas
+            | Layer::Boundary
+            | Layer::Sites => GeomKind::Polygon,
             Layer::CatchBasins
             | Layer::Manholes
             | Layer::Outfalls
@@ -398,15 +451,16 @@ impl Layer {
             Layer::Connections | Layer::Smps | Layer::Easements | Layer::ReceivingWaters => {
                 GeomKind::Any
             }
-            Layer::Impairments | Layer::Inspections | Layer::DischargeDeterminations => {
-                GeomKind::None
-            }
+            Layer::Impairments
+            | Layer::Inspections
+            | Layer::DischargeDeterminations
+            | Layer::Rainfall => GeomKind::None,
         }
     }
 
     /// Whether a feature may lack a geometry (records kept on paper have no location).
     pub fn geometry_optional(self) -> bool {
-        matches!(self, Layer::ConnectionRecords | Layer::Cases)
+        matches!(self, Layer::ConnectionRecords | Layer::Cases | Layer::Sites)
             || self.geom_kind() == GeomKind::None
     }
 
@@ -430,6 +484,8 @@ impl Layer {
             Layer::DischargeDeterminations => DISCHARGE_DETERMINATIONS,
             Layer::Cases => CASES,
             Layer::Structures => STRUCTURES,
+            Layer::Sites => SITES,
+            Layer::Rainfall => RAINFALL,
         }
     }
 

@@ -23,6 +23,7 @@ mod photos;
 mod routes;
 mod security;
 pub mod server;
+mod sites;
 mod style;
 mod tiles;
 pub mod tiles_warm;

@@ -13,6 +13,7 @@
 
 mod basis;
 mod cases;
+mod construction;
 mod outfalls;
 mod standing;
 mod upkeep;
@@ -119,6 +120,7 @@ pub fn annual_report(
     counts.extend(cases::case_counts(snap, cases, year_days));
     counts.extend(enforcement_counts(profile, cases, year_days, as_of));
     counts.extend(upkeep::upkeep_counts(snap, &smps, &basins, year_days));
+    counts.extend(construction::construction_counts(snap, year_days));
     let due_on = basis::due_on(profile, period.to);
     let mut open_facts = basis::open_facts(profile, period, due_on);
     open_facts.extend(

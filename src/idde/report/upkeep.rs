@@ -1,5 +1,5 @@
-//! The upkeep counts: SMPs inspected, catch basins cleaned and construction inspections
-//! of the year. An asset count is of distinct assets that stand (not recorded removed or
+//! The upkeep counts: SMPs inspected and catch basins cleaned in the year (construction
+//! inspections are counted from the sites' logs, in [`super::construction`]). An asset count is of distinct assets that stand (not recorded removed or
 //! proposed) out of the assets that stand; how many inspection records lie behind it is
 //! a count of its own, so two visits to one SMP are never two SMPs.
 
@@ -24,10 +24,7 @@ fn of_year(snap: &Snapshot, year: YearDays) -> FxHashMap<&str, Vec<(&str, &str)>
         let Some(k) = f.values[ki].as_str() else {
             continue;
         };
-        if !matches!(
-            k,
-            "smp_maintenance" | "catch_basin_cleaning" | "construction_inspection"
-        ) {
+        if !matches!(k, "smp_maintenance" | "catch_basin_cleaning") {
             continue;
         }
         if !matches!(&f.values[di], Value::Date(d) if year.has(*d)) {
@@ -58,8 +55,8 @@ fn ids(rows: &[(&str, &str)]) -> Vec<String> {
     v
 }
 
-/// The SMPs inspected, the inspection records behind them, the catch basins cleaned and
-/// the construction inspections of the year.
+/// The SMPs inspected, the inspection records behind them and the catch basins cleaned
+/// in the year.
 pub(super) fn upkeep_counts(
     snap: &Snapshot,
     smps: &Inventory<'_>,
@@ -103,18 +100,6 @@ pub(super) fn upkeep_counts(
             Layer::CatchBasins,
             assets_in(rows("catch_basin_cleaning"), basins),
             None,
-        ),
-        count(
-            "construction_inspections",
-            "Construction-phase inspections in the year",
-            yr,
-            None,
-            Layer::Inspections,
-            ids(rows("construction_inspection")),
-            Some(
-                "the registry has no construction inspection kind yet: this stays 0 until it does"
-                    .into(),
-            ),
         ),
     ]
 }
