@@ -36,6 +36,9 @@ pub(super) async fn run(store_url: &str, a: ExportArgs) -> anyhow::Result<()> {
     for loss in &done.losses {
         eprintln!("warning: lost in the export: {loss}");
     }
+    for name in &done.renamed {
+        eprintln!("note: a field written under another name (no value lost): {name}");
+    }
     println!(
         "exported {} {} features to {}{}",
         done.written,

@@ -119,6 +119,10 @@ pub struct Exported {
     pub written: u64,
     /// What the format could not hold (only with [`ExportOptions::allow_lossy`]).
     pub losses: Vec<String>,
+    /// Fields written under another name than their own, as GDAL said it laundered them
+    /// (a shapefile's names hold 10 characters): no value is lost, and ms4's import maps
+    /// them back by their cut, but a reader of the file sees the new names.
+    pub renamed: Vec<String>,
 }
 
 /// The longest text a shapefile's DBF holds in one field, in bytes.
@@ -172,8 +176,8 @@ pub fn export_with(
         .tempdir_in(&parent)
         .map_err(|e| fail(format!("cannot write in {}: {e}", parent.display())))?;
     let tmp_path = tmp.path().join(file_name);
-    let (written, warnings) =
-        write_file(layer, features, meta, &tmp_path, format).map_err(|e| match e {
+    let (written, warnings, renamed) = write_file(layer, features, meta, &tmp_path, format)
+        .map_err(|e| match e {
             ImportError::Write { message, .. } => fail(message),
             // Named by the file asked for, not the temporary one written first.
             ImportError::Gdal { source, .. } => ImportError::Gdal {
@@ -212,7 +216,11 @@ pub fn export_with(
         std::fs::rename(p, &dest)
             .map_err(|e| fail(format!("cannot move the finished file into place: {e}")))?;
     }
-    Ok(Exported { written, losses })
+    Ok(Exported {
+        written,
+        losses,
+        renamed,
+    })
 }
 
 fn lossy_message(losses: &[String]) -> String {
@@ -308,7 +316,7 @@ fn write_file(
     meta: &RegistryMeta,
     path: &Path,
     format: ExportFormat,
-) -> Result<(u64, Vec<String>)> {
+) -> Result<(u64, Vec<String>, Vec<String>)> {
     let path_str = path.display().to_string();
     let werr = |source: gdal::errors::GdalError| ImportError::Gdal {
         doing: format!("{path_str}: writing the export"),
@@ -393,15 +401,15 @@ fn write_file(
     };
     // Closing flushes the last records (and may warn about them).
     ds.close().map_err(werr)?;
-    let warnings = capture
+    // The DBF's 10-character field names: no value lost (the import maps them back by
+    // their cut), but said, since a reader of the file sees other names.
+    let (renamed, warnings): (Vec<String>, Vec<String>) = capture
         .take_warnings()
         .into_iter()
-        // The DBF's 10-character field names: the import maps them back by their cut.
-        .filter(|w| !w.contains("aundered") && !w.contains("ormalized"))
         // A table without geometry written as GeoJSON: no position to place, none lost.
         .filter(|w| !w.contains("No SRS set on layer"))
         .map(|w| format!("GDAL: {w}"))
-        .collect();
+        .partition(|w| w.contains("aundered") || w.contains("ormalized"));
     let errors = capture.take();
     drop(capture);
     if let Some(e) = errors.first() {
@@ -410,7 +418,7 @@ fn write_file(
             message: e.clone(),
         });
     }
-    Ok((written, warnings))
+    Ok((written, warnings, renamed))
 }
 
 /// `wanted`, or the first of `ms4_wanted`, `ms4_wanted_2`, ... that no field in `taken` is

@@ -77,17 +77,38 @@ async fn export_all(reg: &Registry, dir: &std::path::Path) -> Vec<Export> {
             let path = sub.join(format!("{}.{format}", layer.name()));
             let opts = ExportOptions { allow_lossy: true };
             match export_with(layer, &features, &meta, &path, opts) {
-                Ok(done) => out.push(Export {
-                    layer,
-                    format,
-                    path,
-                    features: features.len(),
-                    losses: done.losses,
-                    cut_names: format == "shp"
-                        && features
-                            .iter()
-                            .any(|f| f.extra.keys().any(|k| k.len() > 10)),
-                }),
+                Ok(done) => {
+                    // Every name a shapefile cannot hold (over 10 characters) is said
+                    // renamed, and only in a shapefile.
+                    let long: Vec<String> = layer
+                        .fields()
+                        .iter()
+                        .map(|f| f.name.to_string())
+                        .chain(features.iter().flat_map(|f| f.extra.keys().cloned()))
+                        .filter(|n| n.len() > 10)
+                        .collect();
+                    for name in &long {
+                        assert_eq!(
+                            done.renamed
+                                .iter()
+                                .any(|r| r.contains(&format!("'{name}'"))),
+                            format == "shp",
+                            "{layer} {format}: {name} in {:?}",
+                            done.renamed
+                        );
+                    }
+                    out.push(Export {
+                        layer,
+                        format,
+                        path,
+                        features: features.len(),
+                        losses: done.losses,
+                        cut_names: format == "shp"
+                            && features
+                                .iter()
+                                .any(|f| f.extra.keys().any(|k| k.len() > 10)),
+                    });
+                }
                 Err(e) => assert!(
                     format == "shp" && e.to_string().contains("one geometry type"),
                     "{layer} {format}: {e}"
