@@ -659,6 +659,12 @@ async fn sites_over_http_share_the_commands_and_store_an_action_once(#[case] kin
     assert_eq!(f["properties"]["priority"], "low", "{f}");
     let x = f["geometry"]["coordinates"][0][0][0][0].as_f64().unwrap();
     assert!((x + 73.75).abs() < 1e-6, "{x}");
+    // And it is drawn: the vector tile over it holds it in its `sites` layer, with its
+    // status and priority.
+    assert_eq!(
+        site_in_tile(&app, -73.7495, 41.4005, &second).await,
+        Some(("proposed".to_string(), "low".to_string()))
+    );
     // Through stabilization to close-out, handing two SMPs over: they become features of
     // the smps layer, in the same transaction as the closing, and the structural one
     // without a recorded easement is found by the existing check.
@@ -915,4 +921,44 @@ async fn two_actions_at_once_are_both_kept(#[case] kind: &str) {
     };
     assert_eq!(v.site.actions.len(), 6);
     assert_eq!(v.guarantees_held.len(), 6);
+}
+
+/// The status and priority of site `id` in the zoom-14 vector tile over (lon, lat), read
+/// from the tile's `sites` layer; none when the tile does not hold it.
+async fn site_in_tile(app: &App, lon: f64, lat: f64, id: &str) -> Option<(String, String)> {
+    use geozero::mvt::Message;
+    let tj: serde_json::Value = app.get("/tiles.json").send().await.json();
+    let g = tj["generation"].as_str().unwrap().to_string();
+    let z = 14u32;
+    let n = f64::from(1u32 << z);
+    let x = ((lon + 180.0) / 360.0 * n).floor() as u32;
+    let lat_r = lat.to_radians();
+    let y = ((1.0 - (lat_r.tan() + 1.0 / lat_r.cos()).ln() / std::f64::consts::PI) / 2.0 * n)
+        .floor() as u32;
+    let r = app
+        .get(format!("/tiles/{z}/{x}/{y}.mvt?g={g}"))
+        .send()
+        .await;
+    assert_eq!(r.status(), 200);
+    let tile = geozero::mvt::Tile::decode(r.bytes()).unwrap();
+    let layer = tile.layers.iter().find(|l| l.name == "sites")?;
+    let text = |i: u32| {
+        layer.values[i as usize]
+            .string_value
+            .clone()
+            .unwrap_or_default()
+    };
+    layer.features.iter().find_map(|f| {
+        let tags: std::collections::HashMap<String, String> = f
+            .tags
+            .chunks(2)
+            .map(|kv| (layer.keys[kv[0] as usize].clone(), text(kv[1])))
+            .collect();
+        (tags.get("id").map(String::as_str) == Some(id)).then(|| {
+            (
+                tags.get("status").cloned().unwrap_or_default(),
+                tags.get("priority").cloned().unwrap_or_default(),
+            )
+        })
+    })
 }

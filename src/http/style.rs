@@ -162,6 +162,10 @@ pub fn document(base: &str, basemap: Option<&str>) -> Value {
                 "commercial", "#fb6a4a", "industrial", "#9e9ac8", "other", "#e5f5e0", "#f0f0f0"],
             "fill-opacity": 0.7, "fill-outline-color": "#bbbbbb"}), None),
         layer("easements", "line", "easements", m("easements"), json!({"line-color": "#31a354", "line-width": 1.5, "line-dasharray": [2, 2]}), None),
+        // Construction sites: outlined by status, the active ones strongest.
+        layer("sites", "line", "sites", m("sites"), json!({
+            "line-color": ["match", ["get", "status"], "active", "#d94801", "approved", "#fd8d3c", "proposed", "#fdae6b", "stabilized", "#74c476", "#969696"],
+            "line-width": ["match", ["get", "status"], "active", 3, 2]}), None),
         layer("pipes", "line", "pipes", m("pipes"), json!({
             "line-color": ["match", ["get", "kind"], "ditch", "#74c476", "swale", "#74c476", "culvert", "#636363", "#2171b5"],
             "line-width": ["interpolate", ["linear"], ["zoom"], 12, 0.5, 18,

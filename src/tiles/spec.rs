@@ -108,7 +108,7 @@ const OVERDUE: Field = b(
 );
 
 /// Every tile layer, drawn bottom to top.
-pub static TILE_LAYERS: [TileLayer; 14] = [
+pub static TILE_LAYERS: [TileLayer; 15] = [
     TileLayer {
         layer: Layer::Boundary,
         minzoom: 0,
@@ -161,6 +161,21 @@ pub static TILE_LAYERS: [TileLayer; 14] = [
         layer: Layer::Easements,
         minzoom: 14,
         fields: &[ID, s("purpose", "purpose as recorded")],
+    },
+    // Construction sites: the footprint of each, for the inspector and the officer to find
+    // the active ones on the map (their schedule is the sites' own answer).
+    TileLayer {
+        layer: Layer::Sites,
+        minzoom: 12,
+        fields: &[
+            ID,
+            s("name", "the site's name"),
+            s("status", "proposed, approved, active, stabilized or closed"),
+            s(
+                "priority",
+                "high, medium or low (the profile's rule, with its reasons in the site)",
+            ),
+        ],
     },
     TileLayer {
         layer: Layer::Pipes,
