@@ -109,7 +109,8 @@ words! {
         SeasonClose = "season_close",
         /// Completion of final landscaping.
         FinalLandscaping = "final_landscaping",
-        /// Successful establishment of landscaping in public areas (North Castle [8]).
+        /// Successful establishment of landscaping in public areas (both laws list it: North
+        /// Castle's construction inspections A(1)(a)[8], Carmel § 156-83D(8)).
         PublicLandscaping = "public_landscaping",
     }
 }
