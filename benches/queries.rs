@@ -122,6 +122,9 @@ async fn run() {
     if only.is_empty() || only == "trace" {
         trace_bench(&snap, &pool).await;
     }
+    if only.is_empty() || only == "mapping" {
+        mapping_bench(&snap);
+    }
     drop(pg);
 }
 
@@ -485,5 +488,44 @@ async fn trace_bench(snap: &Snapshot, pool: &sqlx::PgPool) {
             theirs * 1e6,
         )
         .goal(Goal::Ratio(15.0)),
+    );
+}
+
+/// The permit's first mapping phase on the county (issue 29): every monitoring location
+/// with its priority, every outfall's sewershed and the mapping status with the
+/// sewersheds' coverage, as `ms4 monitoring-locations`, `ms4 sewersheds` and
+/// `ms4 mapping-status` compute them (the network built once, untimed, as the service
+/// caches it). Goal: the three under 5 s.
+fn mapping_bench(snap: &Snapshot) {
+    use ms4::answer::mapping::{
+        mapping_status, monitoring_locations, sewersheds, MappingStatusParams,
+        MonitoringLocationsParams, SewershedsParams,
+    };
+    use ms4::answer::Ask;
+    let profile = ms4::rules::Profile::builtin("north-castle-ny").unwrap();
+    let net = std::sync::Arc::new(ms4::answer::build_network(snap, &profile));
+    let source = || -> anyhow::Result<_> { Ok(net.clone()) };
+    let ask = Ask::new(snap, &profile).with_network(&source);
+    let t = Instant::now();
+    let locations = monitoring_locations(&ask, &MonitoringLocationsParams::default()).unwrap();
+    let sheds = sewersheds(&ask, &SewershedsParams::default()).unwrap();
+    let status = mapping_status(&ask, &MappingStatusParams::default()).unwrap();
+    let took = t.elapsed().as_secs_f64();
+    let data = format!(
+        "{} outfalls, {} interconnections, {} sewersheds, {} pipes",
+        locations.summary.outfalls,
+        locations.summary.interconnections,
+        sheds.sewersheds.len(),
+        status.status.town.pipes_with_direction.total
+    );
+    println!("| monitoring locations, sewersheds and mapping status | {data} | {took:.2} s |");
+    record(
+        Figure::lower(
+            "monitoring locations, sewersheds and mapping status",
+            data,
+            took,
+            "s",
+        )
+        .goal(Goal::Below(5.0)),
     );
 }

@@ -10,6 +10,7 @@
 pub mod determine;
 pub mod facts;
 pub mod illicit;
+pub mod mapping;
 pub mod nearby;
 pub mod network_findings;
 pub mod place;

@@ -23,6 +23,8 @@ pub enum Shape {
     Pipes(Vec<String>),
     /// A point the answer computed, in the registry's CRS.
     Point([f64; 2]),
+    /// An area the answer computed (a sewershed), in the registry's CRS.
+    Area(geo_types::MultiPolygon<f64>),
     /// Nowhere: the place has no geometry (an unreadable row). Its feature is still
     /// written, with a null geometry, so no place the answer names is dropped.
     Nowhere,
@@ -122,6 +124,7 @@ fn geometry(snap: &Snapshot, shape: &Shape) -> Option<Geometry<f64>> {
             (!lines.0.is_empty()).then_some(Geometry::MultiLineString(lines))
         }
         Shape::Point([x, y]) => Some(Geometry::Point(Point::new(*x, *y))),
+        Shape::Area(m) => Some(Geometry::MultiPolygon(m.clone())),
         Shape::Nowhere => None,
     }
 }

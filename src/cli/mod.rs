@@ -5,11 +5,14 @@ mod case;
 mod deadlines;
 mod demo;
 mod determine;
+mod esri;
 mod export;
 mod illicit;
 mod import;
 mod init;
 mod list;
+mod mapping;
+mod mapping_package;
 mod national;
 mod nearby;
 mod network_output;
@@ -18,6 +21,7 @@ mod photo;
 pub mod profile;
 mod profile_rules;
 mod report;
+mod site;
 mod smps;
 mod synth;
 mod token;
@@ -63,6 +67,9 @@ pub enum Command {
     /// Load a USGS WBD HUC-12 layer as the watersheds (drains_to from TOHUC).
     #[command(name = "import-wbd")]
     ImportWbd(national::ImportWbdArgs),
+    /// Import a File Geodatabase in the LGIM or Utility Network stormwater schema into every layer it fills.
+    #[command(name = "import-esri")]
+    ImportEsri(esri::ImportEsriArgs),
     /// Export a layer to GeoPackage, Shapefile, GeoJSON or CSV.
     Export(export::ExportArgs),
     /// Serve the registry over HTTP.
@@ -90,6 +97,17 @@ pub enum Command {
     ReceivingWaters(determine::ReceivingArgs),
     /// Every connection judged as illicit, needing review, ok or not covered, with citations.
     Illicit(illicit::IllicitArgs),
+    /// Monitoring locations (outfalls and interconnections) with their priority and reasons.
+    #[command(name = "monitoring-locations")]
+    MonitoringLocations(mapping::MonitoringLocationsArgs),
+    /// A preliminary storm sewershed for each monitoring location, with its quality.
+    Sewersheds(mapping::SewershedsArgs),
+    /// How much is mapped, by watershed and for the town, with the features behind each figure.
+    #[command(name = "mapping-status")]
+    MappingStatus(mapping::MappingStatusArgs),
+    /// Write the Mapping Phase I package: a GeoPackage of monitoring locations, sewersheds, outfalls, pipes, waters and focus areas, and a CSV.
+    #[command(name = "mapping-package")]
+    MappingPackage(mapping_package::MappingPackageArgs),
     /// Structural SMPs that no recorded maintenance easement covers.
     #[command(name = "smps-without-easement")]
     SmpsWithoutEasement(smps::SmpsArgs),
@@ -107,6 +125,12 @@ pub enum Command {
     Deadlines(deadlines::DeadlinesArgs),
     /// The illicit discharge programme's annual report, with the records behind each count.
     Report(report::ReportArgs),
+    /// Open, log and show construction sites (the construction programme).
+    Site(site::SiteArgs),
+    /// What is due and overdue at the construction sites, by site (computed from the law).
+    Sites(site::SitesArgs),
+    /// Import daily rainfall (gauge_id,day,inches) for storm-triggered inspections.
+    Rainfall(site::RainfallArgs),
 }
 
 impl Cli {
@@ -124,6 +148,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Import(a) => import::run(&store, a).await,
         Command::ImportAttains(a) => national::run_attains(&store, a).await,
         Command::ImportWbd(a) => national::run_wbd(&store, a).await,
+        Command::ImportEsri(a) => esri::run(&store, a).await,
         Command::Export(a) => export::run(&store, a).await,
         Command::Serve(a) => crate::serve::run(&store, a).await,
         Command::Demo(a) => demo::run(a).await,
@@ -137,6 +162,10 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::ReceivingWaters(a) => determine::run_receiving(&store, a).await,
         Command::Screen(a) => determine::run_screen(&store, a).await,
         Command::SmpsWithoutEasement(a) => smps::run(&store, a).await,
+        Command::MonitoringLocations(a) => mapping::run_locations(&store, a).await,
+        Command::Sewersheds(a) => mapping::run_sewersheds(&store, a).await,
+        Command::MappingStatus(a) => mapping::run_status(&store, a).await,
+        Command::MappingPackage(a) => mapping_package::run(&store, a).await,
         Command::Token(a) => token::run(&store, a).await,
         Command::Profile(a) => profile::run(&store, a).await,
         Command::List(a) => list::run(&store, a).await,
@@ -144,6 +173,9 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Case(a) => case::run(&store, a).await,
         Command::Deadlines(a) => deadlines::run(&store, a).await,
         Command::Report(a) => report::run(&store, a).await,
+        Command::Site(a) => site::run(&store, a).await,
+        Command::Sites(a) => site::run_sites(&store, a).await,
+        Command::Rainfall(a) => site::run_rainfall(&store, a).await,
     }
 }
 

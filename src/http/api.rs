@@ -19,6 +19,7 @@ use crate::answer::{self, Ask, AskError};
 use crate::answer::{
     determine::{DetermineParams, ReceivingWatersParams, ScreenParams},
     illicit::IllicitParams,
+    mapping::{MappingStatusParams, MonitoringLocationsParams, SewershedsParams},
     nearby::NearbyParams,
     smps::SmpsParams,
     trace::{NetworkCheckParams, TraceParams},
@@ -221,4 +222,38 @@ pub(super) async fn screen(
     Params(p): Params<ScreenParams>,
 ) -> Result<Response, HttpError> {
     blocking(state, format, move |ask| answer::determine::screen(ask, &p)).await
+}
+
+pub(super) async fn monitoring_locations(
+    State(state): State<AppState>,
+    Extension(format): Extension<AnswerFormat>,
+    Params(p): Params<MonitoringLocationsParams>,
+) -> Result<Response, HttpError> {
+    p.check()?;
+    blocking(state, format, move |ask| {
+        answer::mapping::monitoring_locations(ask, &p)
+    })
+    .await
+}
+
+pub(super) async fn sewersheds(
+    State(state): State<AppState>,
+    Extension(format): Extension<AnswerFormat>,
+    Params(p): Params<SewershedsParams>,
+) -> Result<Response, HttpError> {
+    blocking(state, format, move |ask| {
+        answer::mapping::sewersheds(ask, &p)
+    })
+    .await
+}
+
+pub(super) async fn mapping_status(
+    State(state): State<AppState>,
+    Extension(format): Extension<AnswerFormat>,
+    Params(p): Params<MappingStatusParams>,
+) -> Result<Response, HttpError> {
+    blocking(state, format, move |ask| {
+        answer::mapping::mapping_status(ask, &p)
+    })
+    .await
 }

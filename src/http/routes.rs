@@ -16,11 +16,12 @@ use super::openapi_types::{
     determine_request, feature, feature_collection, named, object as t, Typed,
 };
 use super::{
-    answer_format, api, cases, footprint, inspections, ogc, openapi, page, photos, style, tiles,
-    tokens, upload, AppState, MAX_JSON_WRITE_BYTES,
+    answer_format, api, cases, footprint, inspections, ogc, openapi, page, photos, sites, style,
+    tiles, tokens, upload, AppState, MAX_JSON_WRITE_BYTES,
 };
 use crate::answer::determine::{PlaceWire, ScreenParams};
 use crate::answer::illicit::IllicitParams;
+use crate::answer::mapping::{MappingStatusParams, MonitoringLocationsParams, SewershedsParams};
 use crate::answer::nearby::NearbyParams;
 use crate::answer::smps::SmpsParams;
 use crate::answer::trace::{NetworkCheckParams, TraceParams};
@@ -389,6 +390,12 @@ pub fn routes() -> Vec<Route> {
             .access(READ).answer().query(t::<TraceParams>),
         get("/api/illicit", api::illicit, "Every connection judged, with citations, as `ms4 illicit`")
             .access(READ).answer().query(t::<IllicitParams>),
+        get("/api/monitoring-locations", api::monitoring_locations, "Monitoring locations (every outfall, and every interconnection with another public body's system found from the owners along the network or entered by hand), each with its receiving waters (class, 303(d) listing, TMDLs) and a priority with reasons under the profile's rule (its reading, with its source), as `ms4 monitoring-locations`")
+            .access(READ).answer().query(t::<MonitoringLocationsParams>),
+        get("/api/sewersheds", api::sewersheds, "A preliminary storm sewershed per monitoring location from its upstream trace (the method stated), clipped to the town, with its area and quality, as `ms4 sewersheds`")
+            .access(READ).answer().query(t::<SewershedsParams>),
+        get("/api/mapping-status", api::mapping_status, "How much is mapped, for the town and by watershed (outfalls with a receiving water, pipes with a recorded flow direction, structures joined to the network, area inside a sewershed), each figure with its ids, as `ms4 mapping-status`")
+            .access(READ).answer().query(t::<MappingStatusParams>),
         get("/api/smps-without-easement", api::smps_without_easement, "Structural SMPs without a recorded maintenance easement")
             .access(READ).answer().query(t::<SmpsParams>),
         get("/api/network-check", api::network_check, "Dangling ends, parts, cycles, reversed pipes, orphans")
@@ -416,6 +423,11 @@ pub fn routes() -> Vec<Route> {
             .access(READ).query(t::<AsOf>),
         get("/api/report", cases::report, "The annual report: each count with its period, denominator and record ids")
             .access(READ).query(t::<ReportParams>).report(),
+        get("/api/sites", sites::list, "Construction sites with their logs").access(READ).query(t::<sites::SiteListParams>),
+        get("/api/sites/due", sites::due, "What is due and overdue at the construction sites, by site: inspections every seven days and after storms, the trained contractor daily, 48-hour milestone notices, stop-work orders in effect (computed from the profile, cited); open facts where the record lacks rainfall or a determination")
+            .access(READ).query(t::<sites::SiteAsOf>),
+        get("/api/sites/{id}", sites::one, "A construction site with its schedule as of a time, its priority's reason and the guarantees held; its version is the ETag")
+            .access(READ).query(t::<sites::SiteAsOf>),
         get("/api/inspections/{id}/photos", photos::photos_of, "An inspection's photos with their SHA-256").access(READ),
         get("/api/photos/{sha256}", photos::photo, "A photo's bytes, by its SHA-256, under the type its bytes name, with nosniff and a sandboxing Content-Security-Policy")
             .access(READ).answers_in("image/*"),
@@ -437,6 +449,10 @@ pub fn routes() -> Vec<Route> {
             .access(role(Officer)).json_write().json(Some(t::<RespondentRequest>)),
         post("/api/cases/{id}/close", cases::close_case, "Close a case: {closure (eliminated | unfounded | referred), on, by?, notes?, referred_to?, connection_id?}; with If-Match (the case's ETag), a case changed since is a 412")
             .access(role(Officer)).json_write().json(Some(t::<Closing>)).if_match(),
+        post("/api/sites", sites::create, "Open a construction site: {determination? (as POST /api/determinations answered it, stored as answered), footprint?, parcels?, name?, owner?, developer?, operator?, disturbed_sqft?, phases?, swppp_preparer?, swppp_accepted_on?, swppp_accepted_by?, noi_id?, spdes_permit_id?, start_on?, qualified_inspector?, trained_contractor?, rain_gauge?, milestones?: [{milestone, at}]}")
+            .access(role(Officer)).json_write().json(Some(t::<crate::sites::open::OpenSite>)).created(),
+        post("/api/sites/{id}/actions", sites::add_action, "Log an action on a site: {kind (approved | started | inspection | notice | stop_work | stop_work_lifted | milestone_notice | guarantee | guarantee_released | stabilized | as_built | agreement_recorded | easement_recorded | close), on, at?, by?, role?, practices?, deficiencies?, disturbed_sqft?, soil_disturbance?, photos?, milestone?, milestone_at?, case_id?, guarantee?, reference?, notes?}; with If-Match (the site's ETag) a site changed since is a 412; Idempotency-Key stores it once")
+            .access(role(Officer)).json_write().json(Some(t::<crate::sites::SiteAction>)).created().if_match(),
         Route::new("post", "/api/layers/{layer}/import", upload_to_layer, "Upload a file for a layer, as `ms4 import` (multipart: file, and the flags of ms4 import with _ for -: where, id, id_prefix, map (repeatable), src_layer, s_srs, dry_run, replace, allow_empty, allow_mass_delete, invalid); a wrong part is a 400 whose field names it; answers the quality report")
             .access(role(Analyst)).raw("multipart/form-data")
             // An upload's file can be refused as a whole (422) besides the form's errors.

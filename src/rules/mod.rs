@@ -11,6 +11,7 @@ pub mod determine;
 pub mod easement;
 pub mod finding;
 pub mod illicit;
+pub mod monitoring;
 pub mod profile;
 pub mod quantity;
 

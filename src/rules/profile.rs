@@ -218,6 +218,13 @@ pub struct Profile {
     /// Whose conveyances are the MS4 and who approves connections (program settings).
     #[serde(default)]
     pub ms4: Ms4Settings,
+    /// Monitoring locations: whose conveyances are the town's on the map, and the
+    /// priority rule (`[monitoring]`; the default reading when left out).
+    #[serde(
+        default,
+        skip_serializing_if = "crate::rules::monitoring::MonitoringSettings::is_unset"
+    )]
+    pub monitoring: crate::rules::monitoring::MonitoringSettings,
     /// Distances the spatial code uses.
     pub tolerances: Tolerances,
     /// Inspection intervals by name.

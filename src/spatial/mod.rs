@@ -1,11 +1,14 @@
 //! In-memory spatial state — every layer with its R-tree, swapped whole on each commit —
 //! and the spatial questions asked of it. No I/O here.
 
+pub mod completeness;
 pub mod connections;
 pub mod envelope;
+pub mod monitoring;
 pub mod network;
 pub mod query;
 pub mod screen;
+pub mod sewershed;
 pub mod size;
 pub mod snapshot;
 pub mod waters;

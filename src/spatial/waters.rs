@@ -19,7 +19,8 @@ mod outfalls;
 #[cfg(test)]
 mod tests;
 
-use listings::{latest_cycle, listing, tmdl_hit};
+use listings::tmdl_hit;
+pub(crate) use listings::{classification, latest_cycle, listing};
 pub use outfalls::outfall_water;
 use outfalls::trace_starts;
 

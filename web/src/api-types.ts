@@ -2884,6 +2884,270 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/mapping-status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How much is mapped, for the town and by watershed (outfalls with a receiving water, pipes with a recorded flow direction, structures joined to the network, area inside a sewershed), each figure with its ids, as `ms4 mapping-status` */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description How many ids each figure lists on each side (default 25). */
+                    ids?: number;
+                    /** @description Leave the sewershed coverage out (it builds every sewershed). */
+                    without_sewersheds?: boolean;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description the answer */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/geo+json": components["schemas"]["FeatureCollection"];
+                        "application/json": unknown;
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                405: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/monitoring-locations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Monitoring locations (every outfall, and every interconnection with another public body's system found from the owners along the network or entered by hand), each with its receiving waters (class, 303(d) listing, TMDLs) and a priority with reasons under the profile's rule (its reading, with its source), as `ms4 monitoring-locations` */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Only these kinds: outfall, interconnection (comma-separated; default: both). */
+                    kind?: string[];
+                    /** @description Only these priorities: high, medium, low (comma-separated; default: all). */
+                    priority?: string[];
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description the answer */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/geo+json": components["schemas"]["FeatureCollection"];
+                        "application/json": unknown;
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                405: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/nearby": {
         parameters: {
             query?: never;
@@ -4186,6 +4450,983 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sewersheds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A preliminary storm sewershed per monitoring location from its upstream trace (the method stated), clipped to the town, with its area and quality, as `ms4 sewersheds` */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Only these monitoring locations (ids, comma-separated; default: every one). */
+                    location?: string[];
+                    /** @description How far a parcel with no inlet and no connection may lie from its nearest inlet, with its unit (default 300ft). */
+                    reach?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description the answer */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/geo+json": components["schemas"]["FeatureCollection"];
+                        "application/json": unknown;
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                405: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sites": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Construction sites with their logs */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Only the sites of this status. */
+                    status?: string & components["schemas"]["SiteStatus"];
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description the answer */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": unknown;
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                405: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Open a construction site: {determination? (as POST /api/determinations answered it, stored as answered), footprint?, parcels?, name?, owner?, developer?, operator?, disturbed_sqft?, phases?, swppp_preparer?, swppp_accepted_on?, swppp_accepted_by?, noi_id?, spdes_permit_id?, start_on?, qualified_inspector?, trained_contractor?, rain_gauge?, milestones?: [{milestone, at}]}
+         * @description Needs a token with the officer role (or admin).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description The determination, as `ms4 determine --format json` wrote it: stored as answered.
+                         * @default null
+                         */
+                        determination?: unknown;
+                        /**
+                         * @description The applicant or developer.
+                         * @default null
+                         */
+                        developer?: string | null;
+                        /**
+                         * Format: double
+                         * @description The area disturbed over all phases, square feet (else the determination's).
+                         * @default null
+                         */
+                        disturbed_sqft?: number | null;
+                        /**
+                         * @description The footprint: a GeoJSON (Multi)Polygon in WGS 84 (else the parcels' polygon).
+                         * @default null
+                         */
+                        footprint?: unknown;
+                        /**
+                         * @description The milestones planned.
+                         * @default []
+                         */
+                        milestones?: components["schemas"]["PlannedMilestone"][];
+                        /**
+                         * @description Its name or address.
+                         * @default null
+                         */
+                        name?: string | null;
+                        /**
+                         * @description The notice of intent's id.
+                         * @default null
+                         */
+                        noi_id?: string | null;
+                        /**
+                         * Format: date
+                         * @description The day it is entered (default today).
+                         * @default null
+                         */
+                        opened_on?: string | null;
+                        /**
+                         * @description The operator.
+                         * @default null
+                         */
+                        operator?: string | null;
+                        /**
+                         * @description The landowner.
+                         * @default null
+                         */
+                        owner?: string | null;
+                        /**
+                         * @description The parcels it covers (the determination's parcel is added).
+                         * @default []
+                         */
+                        parcels?: string[];
+                        /**
+                         * @description The phases.
+                         * @default []
+                         */
+                        phases?: components["schemas"]["Phase"][];
+                        /**
+                         * @description The qualified inspector named.
+                         * @default null
+                         */
+                        qualified_inspector?: string | null;
+                        /**
+                         * @description The rain gauge whose daily totals decide storm inspections.
+                         * @default null
+                         */
+                        rain_gauge?: string | null;
+                        /**
+                         * @description The SPDES general permit coverage id.
+                         * @default null
+                         */
+                        spdes_permit_id?: string | null;
+                        /**
+                         * Format: date
+                         * @description The day construction is to start.
+                         * @default null
+                         */
+                        start_on?: string | null;
+                        /**
+                         * @description Who accepted it.
+                         * @default null
+                         */
+                        swppp_accepted_by?: string | null;
+                        /**
+                         * Format: date
+                         * @description The day the SWPPP was accepted.
+                         * @default null
+                         */
+                        swppp_accepted_on?: string | null;
+                        /**
+                         * @description Who prepared the SWPPP.
+                         * @default null
+                         */
+                        swppp_preparer?: string | null;
+                        /**
+                         * @description The trained contractor named.
+                         * @default null
+                         */
+                        trained_contractor?: string | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description the answer */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": unknown;
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                405: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sites/due": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What is due and overdue at the construction sites, by site: inspections every seven days and after storms, the trained contractor daily, 48-hour milestone notices, stop-work orders in effect (computed from the profile, cited); open facts where the record lacks rainfall or a determination */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description YYYY-MM-DD or YYYY-MM-DDTHH:MM (default now). */
+                    as_of?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description the answer */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": unknown;
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                405: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sites/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A construction site with its schedule as of a time, its priority's reason and the guarantees held; its version is the ETag */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description YYYY-MM-DD or YYYY-MM-DDTHH:MM (default now). */
+                    as_of?: string;
+                };
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description the answer */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": unknown;
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                405: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sites/{id}/actions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Log an action on a site: {kind (approved | started | inspection | notice | stop_work | stop_work_lifted | milestone_notice | guarantee | guarantee_released | stabilized | as_built | agreement_recorded | easement_recorded | close), on, at?, by?, role?, practices?, deficiencies?, disturbed_sqft?, soil_disturbance?, photos?, milestone?, milestone_at?, case_id?, guarantee?, reference?, notes?}; with If-Match (the site's ETag) a site changed since is a 412; Idempotency-Key stores it once
+         * @description Needs a token with the officer role (or admin).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description the version the client read and writes back over: the ETag of GET /api/cases/{id} (a case) or of GET /collections/inspections/items/{id} (an inspection); another version stored by then is a 412 */
+                    "If-Match"?: string;
+                };
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The time of day, `HH:MM` (a storm inspection's 24 hours are counted to the minute). */
+                        at?: string | null;
+                        /**
+                         * @description Who acted (the inspector, the office that issued the order).
+                         * @default
+                         */
+                        by?: string;
+                        /** @description For a notice: the case whose land development notice of violation it is. */
+                        case_id?: string | null;
+                        /** @description For an inspection: the deficiencies of earlier inspections found corrected, by their words as logged. */
+                        corrected?: string[];
+                        /** @description For an inspection: the deficiencies found. */
+                        deficiencies?: components["schemas"]["Deficiency"][];
+                        /**
+                         * Format: double
+                         * @description For an inspection: the area disturbed at the time, square feet.
+                         */
+                        disturbed_sqft?: number | null;
+                        /** @description For a guarantee: the guarantee posted. */
+                        guarantee?: components["schemas"]["Guarantee"] | null;
+                        /** @description A client's key for this action: the same action sent again with it is stored once; another action with it is refused. */
+                        idempotency_key?: string | null;
+                        /** @description What was done. */
+                        kind: components["schemas"]["SiteActionKind"];
+                        /** @description For a milestone notice: which milestone. */
+                        milestone?: components["schemas"]["Milestone"] | null;
+                        /**
+                         * Format: partial-date-time
+                         * @description For a milestone notice: when the milestone is to happen.
+                         */
+                        milestone_at?: string | null;
+                        /** @description Free text. */
+                        notes?: string | null;
+                        /**
+                         * Format: date
+                         * @description The day.
+                         */
+                        on: string;
+                        /** @description For an inspection: its photos' SHA-256 (stored with `ms4 inspect photo` or `POST /api/inspections/{id}/photos`). */
+                        photos?: string[];
+                        /** @description For an inspection: each erosion and sediment control practice's condition. */
+                        practices?: components["schemas"]["PracticeCondition"][];
+                        /** @description For a release: the guarantee released (its `reference`). */
+                        reference?: string | null;
+                        /** @description For an inspection: who made it. */
+                        role?: components["schemas"]["InspectorRole"] | null;
+                        /** @description For a close: the SMPs handed over to the post-construction programme. */
+                        smps?: components["schemas"]["HandedOverSmp"][];
+                        /** @description For an inspection: whether soil disturbance was being performed that day. */
+                        soil_disturbance?: boolean | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description the answer */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": unknown;
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                405: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                412: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -7311,6 +8552,18 @@ export interface components {
         Characterisation: "unlikely" | "potential" | "suspect" | "obvious";
         /** @enum {string} */
         Closure: "eliminated" | "unfounded" | "referred";
+        /** @description A deficiency an inspection found, with its corrective action. */
+        Deficiency: {
+            /** @description The corrective action required. */
+            corrective_action?: string | null;
+            /** @description What is wrong. */
+            deficiency: string;
+            /**
+             * Format: date
+             * @description The day it is to be corrected by.
+             */
+            due_on?: string | null;
+        };
         /** @description Where the project is (`parcel` or `footprint`, one of them) and its facts */
         DetermineRequest: {
             /**
@@ -7435,6 +8688,37 @@ export interface components {
             /** @enum {string} */
             type: "FeatureCollection";
         };
+        /** @description A performance or maintenance guarantee (North Castle § 267-8B, Carmel § 156-87). */
+        Guarantee: {
+            /**
+             * Format: double
+             * @description Dollars.
+             */
+            amount: number;
+            /** @description In whose favour (the Town). */
+            beneficiary?: string | null;
+            /** @description The bank or surety. */
+            institution?: string | null;
+            /** @description `performance` or `maintenance`. */
+            kind: string;
+            /** @description The site's own name for it, which a release names (`PG-1`). */
+            reference: string;
+        };
+        /** @description A stormwater management practice handed over at close-out: it becomes a feature of the `smps` layer, and so enters the post-construction programme (and the check of SMPs without a recorded easement). */
+        HandedOverSmp: {
+            /** @description Its asset id in the `smps` layer (new). */
+            asset_id: string;
+            /** @description Where it is: a GeoJSON (Multi)Polygon in WGS 84; else a point inside the site's footprint. */
+            footprint?: unknown;
+            /** @description Its owner. */
+            owner?: string | null;
+            /** @description The practice (`wet pond`, `bioretention`, `infiltration trench`). */
+            practice_type: string;
+            /** @description Who maintains it. */
+            responsible_party?: string | null;
+            /** @description Whether it has structural components (North Castle § 267-7A(6): a professional engineer inspects those). */
+            structural: boolean;
+        };
         /** @description A physical indicator: a word (`"sewage"`, `"none"`), or the word with the form's severity, 1 (faint) to 3 (clearly). */
         Indicator: string | {
             /** @description What was seen. */
@@ -7447,6 +8731,8 @@ export interface components {
         };
         /** @enum {string} */
         InspectionKind: "dry_weather_screening" | "smp_maintenance" | "catch_basin_cleaning";
+        /** @enum {string} */
+        InspectorRole: "trained_contractor" | "qualified_inspector" | "town";
         /** @description A laboratory sample taken at the screening. */
         LabSample: {
             /**
@@ -7475,7 +8761,34 @@ export interface components {
             read: boolean;
         };
         /** @enum {string} */
+        Milestone: "start_of_construction" | "erosion_controls" | "site_clearing" | "rough_grading" | "final_grading" | "season_close" | "final_landscaping" | "public_landscaping";
+        /** @enum {string} */
         Origin: "complaint" | "hotline" | "screening" | "connection" | "staff";
+        /** @description A phase of the work, with the area it disturbs. */
+        Phase: {
+            /**
+             * Format: double
+             * @description The area it disturbs, square feet.
+             */
+            disturbed_sqft?: number | null;
+            /** @description Its name (`Phase 1`). */
+            name: string;
+            /**
+             * Format: date
+             * @description When it starts.
+             */
+            starts_on?: string | null;
+        };
+        /** @description A milestone planned for a time: its 48-hour notice is due before it. */
+        PlannedMilestone: {
+            /**
+             * Format: partial-date-time
+             * @description When, `YYYY-MM-DDTHH:MM`.
+             */
+            at: string;
+            /** @description Which. */
+            milestone: components["schemas"]["Milestone"];
+        };
         /** @description A WGS 84 position. */
         Position: {
             /**
@@ -7488,6 +8801,18 @@ export interface components {
              * @description Longitude, degrees.
              */
             lon: number;
+        };
+        /** @description The condition of one erosion and sediment control practice at an inspection. */
+        PracticeCondition: {
+            /** @description Its condition (`effective`, `needs repair`, `failed`, `missing`). */
+            condition: string;
+            /**
+             * Format: double
+             * @description For a sediment trap or pond: the share of its design capacity filled, percent (past 50% the sediment must be removed: North Castle § 267-7A(2), Carmel § 156-83A).
+             */
+            filled_percent?: number | null;
+            /** @description The practice (`silt fence`, `inlet protection`, `sediment trap 1`). */
+            practice: string;
         };
         /** @description Every fact a rule reads about a project, under the flags' names (`-` read as `_` over HTTP). Every fact but `disturbed` may be left out: a tri-state fact not given is listed as not evaluated, or the answer turns on it (`depends`) and lists it as an open fact. */
         ProjectFactsParams: {
@@ -7766,6 +9091,10 @@ export interface components {
             /** @description Who the token was made for. */
             subject?: string | null;
         };
+        /** @enum {string} */
+        SiteActionKind: "approved" | "started" | "inspection" | "notice" | "stop_work" | "stop_work_lifted" | "milestone_notice" | "guarantee" | "guarantee_released" | "stabilized" | "as_built" | "agreement_recorded" | "easement_recorded" | "close";
+        /** @enum {string} */
+        SiteStatus: "proposed" | "approved" | "active" | "stabilized" | "closed";
         /** @description What an SMP maintenance inspection found and did. */
         SmpMaintenance: {
             /**

@@ -261,7 +261,9 @@ fn the_writes_of_records_have_the_json_write_limit() {
                 | "/api/cases"
                 | "/api/cases/from-connections"
                 | "/api/cases/{id}/actions"
-                | "/api/cases/{id}/close",
+                | "/api/cases/{id}/close"
+                | "/api/sites"
+                | "/api/sites/{id}/actions",
             ) => Limit::JsonWrite,
             ("put", "/api/cases/{id}/respondent") => Limit::JsonWrite,
             ("post", "/api/inspections/{id}/photos") => Limit::Photo,

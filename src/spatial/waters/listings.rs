@@ -16,7 +16,7 @@ pub(super) fn tmdl_hit(t: &Feature, overlap: f64, reached_by: Option<String>) ->
 }
 
 /// The latest 303(d) list cycle in the impairments table, if any row records one.
-pub(super) fn latest_cycle(snap: &Snapshot) -> Option<i64> {
+pub(crate) fn latest_cycle(snap: &Snapshot) -> Option<i64> {
     snap.layer(Layer::Impairments)
         .features
         .iter()
@@ -32,7 +32,7 @@ pub(super) fn latest_cycle(snap: &Snapshot) -> Option<i64> {
 /// its impairments, or its `listed_303d` flag. `None` when it is not listed, with a note
 /// when the data would have said otherwise: an explicit `listed_303d = false` is never
 /// overridden by an impairment row (nor a row of another cycle taken as a listing).
-pub(super) fn listing(
+pub(crate) fn listing(
     snap: &Snapshot,
     water_id: &str,
     cycle: Option<i64>,

@@ -1,0 +1,282 @@
+//! How much of the system is mapped, for the permit's "% mapped": by watershed and for
+//! the town, outfalls with a receiving water, pipes with a flow direction, structures
+//! joined to the network and the town's area inside a sewershed, each figure with the
+//! features behind it.
+//!
+//! A feature counts in the watershed that holds its point (a pipe's middle); one
+//! outside every watershed counts for the town only, under no watershed.
+
+use std::collections::{BTreeMap, HashSet};
+
+use geo::{Area, BooleanOps, BoundingRect};
+use geo_types::{Geometry, MultiPolygon, Point};
+use serde::Serialize;
+
+use super::monitoring::containing;
+use super::network::{DirectionSource, Network};
+use super::snapshot::Snapshot;
+use super::waters::{as_multipolygon, outfall_water, text};
+use crate::domain::{AreaUnit, Feature, Layer};
+
+/// One count: how many of how many, with the ids on each side (each list capped).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Figure {
+    /// How many meet it.
+    pub counted: usize,
+    /// How many there are.
+    pub total: usize,
+    /// `counted / total` (0 to 1); none when there are none.
+    pub share: Option<f64>,
+    /// The ids that meet it (the first `cap`, by id).
+    pub with: Vec<String>,
+    /// The ids that do not: what is left to map (the first `cap`, by id).
+    pub without: Vec<String>,
+    /// How many ids the two lists leave out.
+    pub not_listed: usize,
+}
+
+impl Figure {
+    fn add(&mut self, id: &str, ok: bool) {
+        self.total += 1;
+        if ok {
+            self.counted += 1;
+            self.with.push(id.to_string());
+        } else {
+            self.without.push(id.to_string());
+        }
+    }
+
+    fn finish(&mut self, cap: usize) {
+        self.share = (self.total > 0).then(|| self.counted as f64 / self.total as f64);
+        for list in [&mut self.with, &mut self.without] {
+            list.sort();
+            if list.len() > cap {
+                self.not_listed += list.len() - cap;
+                list.truncate(cap);
+            }
+        }
+    }
+}
+
+/// The pipes by how their direction is known.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct DirectionSources {
+    /// From their from/to ids.
+    pub ids: usize,
+    /// From their inverts.
+    pub inverts: usize,
+    /// Only from the order they were digitised in (assumed, not recorded).
+    pub digitised: usize,
+    /// Not in the network (no usable geometry).
+    pub none: usize,
+}
+
+/// The area figure: how much of an area lies inside a sewershed.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct AreaFigure {
+    /// The area (of the town, or of the watershed inside the town).
+    pub area: f64,
+    /// The part of it inside a sewershed.
+    pub covered: f64,
+    /// `covered / area`; none when the area is zero or unknown.
+    pub share: Option<f64>,
+    /// The sewersheds (their locations) that meet it (capped).
+    pub sewersheds: Vec<String>,
+}
+
+/// The figures for the town or one watershed.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Completeness {
+    /// The watershed (none: the town as a whole, or for `outside` the features no
+    /// watershed holds).
+    pub watershed_id: Option<String>,
+    /// Its name.
+    pub name: Option<String>,
+    /// Outfalls with a receiving water (their own `receiving_water_id`, or the nearest
+    /// water within the tolerance).
+    pub outfalls_with_water: Figure,
+    /// Pipes whose flow direction is recorded (from/to ids or inverts); those known only
+    /// from the digitised order are in `without`.
+    pub pipes_with_direction: Figure,
+    /// The pipes by how their direction is known.
+    pub direction_sources: DirectionSources,
+    /// Catch basins, manholes, outfalls and other structures a pipe joins.
+    pub structures_joined: Figure,
+    /// The area inside a sewershed; none when sewersheds were not built or there is no
+    /// boundary to measure the town by.
+    pub sewershed_coverage: Option<AreaFigure>,
+}
+
+/// The whole answer's figures.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MappingStatus {
+    /// The town as a whole.
+    pub town: Completeness,
+    /// Each watershed, by id.
+    pub by_watershed: Vec<Completeness>,
+    /// The features no watershed holds (counted for the town only).
+    pub outside_watersheds: Completeness,
+    /// The unit of every area.
+    pub area_unit: AreaUnit,
+}
+
+/// What the figures are computed with.
+pub struct StatusOptions<'a> {
+    /// How far an outfall may lie from the nearest water when it names none (CRS units).
+    pub water_tolerance: f64,
+    /// Each list's cap.
+    pub cap: usize,
+    /// The sewersheds built, each with its location id; none to leave coverage out.
+    pub sewersheds: Option<&'a [(String, MultiPolygon<f64>)]>,
+    /// The town's boundary.
+    pub town: Option<&'a MultiPolygon<f64>>,
+}
+
+/// Computes the figures.
+pub fn mapping_status(
+    snap: &Snapshot,
+    net: &Network,
+    joined: &HashSet<String>,
+    opt: &StatusOptions<'_>,
+) -> MappingStatus {
+    let mut town = Completeness::default();
+    let mut outside = Completeness::default();
+    let mut sheds: BTreeMap<String, Completeness> = snap
+        .layer(Layer::Watersheds)
+        .features
+        .iter()
+        .map(|w| {
+            let c = Completeness {
+                watershed_id: Some(w.id.clone()),
+                name: text(w, Layer::Watersheds, "name"),
+                ..Default::default()
+            };
+            (w.id.clone(), c)
+        })
+        .collect();
+    let mut each = |f: &Feature, add: &dyn Fn(&mut Completeness)| {
+        add(&mut town);
+        match point_of(f.geom.as_ref()).and_then(|p| containing(snap, Layer::Watersheds, &p)) {
+            Some(w) => add(sheds.get_mut(&w).expect("a watershed of the layer")),
+            None => add(&mut outside),
+        }
+    };
+    for o in snap.layer(Layer::Outfalls).features.iter() {
+        let ok = outfall_water(snap, &o.id, opt.water_tolerance).0.is_some();
+        each(o, &|c| c.outfalls_with_water.add(&o.id, ok));
+    }
+    for p in snap.layer(Layer::Pipes).features.iter() {
+        let source = net.pipe(&p.id).map(|i| i.direction);
+        let ok = matches!(
+            source,
+            Some(DirectionSource::Ids | DirectionSource::Inverts)
+        );
+        each(p, &|c| {
+            c.pipes_with_direction.add(&p.id, ok);
+            let s = &mut c.direction_sources;
+            match source {
+                Some(DirectionSource::Ids) => s.ids += 1,
+                Some(DirectionSource::Inverts) => s.inverts += 1,
+                Some(DirectionSource::Digitised) => s.digitised += 1,
+                None => s.none += 1,
+            }
+        });
+    }
+    for l in [
+        Layer::CatchBasins,
+        Layer::Manholes,
+        Layer::Outfalls,
+        Layer::Structures,
+    ] {
+        for f in snap.layer(l).features.iter() {
+            let ok = joined.contains(&f.id);
+            each(f, &|c| c.structures_joined.add(&f.id, ok));
+        }
+    }
+    if let (Some(sewersheds), Some(t)) = (opt.sewersheds, opt.town) {
+        town.sewershed_coverage = Some(coverage(t, sewersheds, opt.cap));
+        for w in snap.layer(Layer::Watersheds).features.iter() {
+            if let Some(m) = w.geom.as_ref().and_then(as_multipolygon) {
+                let inside = m.intersection(t);
+                if let Some(c) = sheds.get_mut(&w.id) {
+                    c.sewershed_coverage = Some(coverage(&inside, sewersheds, opt.cap));
+                }
+            }
+        }
+    }
+    for c in std::iter::once(&mut town)
+        .chain(std::iter::once(&mut outside))
+        .chain(sheds.values_mut())
+    {
+        for f in [
+            &mut c.outfalls_with_water,
+            &mut c.pipes_with_direction,
+            &mut c.structures_joined,
+        ] {
+            f.finish(opt.cap);
+        }
+    }
+    MappingStatus {
+        town,
+        by_watershed: sheds.into_values().collect(),
+        outside_watersheds: outside,
+        area_unit: snap.meta.linear_unit.squared(),
+    }
+}
+
+/// How much of `area` the sewersheds cover, and which of them meet it: each sewershed's
+/// part inside it, summed. Outfalls' sewersheds share no parcel (a parcel goes to one
+/// trace's drains), so the sum double-counts only where two traces meet (a structure
+/// draining both ways, the buffers of pipes side by side); the share is capped at 1. One
+/// union of every sewershed would be exact, but clipping that union costs minutes on a
+/// town, where these clips cost milliseconds.
+fn coverage(
+    area: &MultiPolygon<f64>,
+    sewersheds: &[(String, MultiPolygon<f64>)],
+    cap: usize,
+) -> AreaFigure {
+    let a = area.unsigned_area();
+    let Some(r) = area.bounding_rect() else {
+        return AreaFigure::default();
+    };
+    let mut covered = 0.0;
+    let mut ids: Vec<String> = Vec::new();
+    for (id, m) in sewersheds {
+        // The box first: most sewersheds lie wholly outside a watershed's box.
+        let meets = m.bounding_rect().is_some_and(|b| {
+            b.min().x <= r.max().x
+                && r.min().x <= b.max().x
+                && b.min().y <= r.max().y
+                && r.min().y <= b.max().y
+        });
+        if !meets {
+            continue;
+        }
+        let inside = m.intersection(area).unsigned_area();
+        if inside > 0.0 {
+            covered += inside;
+            ids.push(id.clone());
+        }
+    }
+    ids.sort();
+    ids.truncate(cap);
+    let covered = covered.min(a);
+    AreaFigure {
+        area: a,
+        covered,
+        share: (a > 0.0).then(|| covered / a),
+        sewersheds: ids,
+    }
+}
+
+/// A feature's point: itself, the middle of a line (half its length along), or a
+/// polygon's centroid.
+fn point_of(g: Option<&Geometry<f64>>) -> Option<Point<f64>> {
+    use geo::line_measures::{Euclidean, InterpolatableLine};
+    match g? {
+        Geometry::Point(p) => Some(*p),
+        Geometry::LineString(l) => l.point_at_ratio_from_start(&Euclidean, 0.5),
+        Geometry::MultiLineString(m) => m.0.first()?.point_at_ratio_from_start(&Euclidean, 0.5),
+        g => geo::Centroid::centroid(g),
+    }
+}

@@ -1,0 +1,526 @@
+//! Monitoring locations: every outfall, and every interconnection — a point where the
+//! drainage network passes between the town's conveyances and another public body's (a
+//! State department's, a county's, a neighbouring MS4's) — each with the waters it
+//! discharges to and the facts the priority rule ranks.
+//!
+//! Interconnections are found from the owners along the network: each pipe is read in
+//! flow order as its upstream structure, itself and its downstream structure, each with
+//! the class of its recorded owner ([`owner_class`]); where two neighbours in that order
+//! are the town's and another public body's, the flow changes hands at the node between
+//! them (the pipe's upstream structure when the pipe itself changes hands, its downstream
+//! structure otherwise, the pipe when that end is no structure). A structure recorded with
+//! `structure_type = interconnection` is one too, entered by hand. Private owners meet the
+//! town's system at connections, not interconnections; an element with no owner and no
+//! reading of it is skipped rather than guessed.
+
+use std::collections::{BTreeMap, HashSet};
+
+use geo::Contains;
+use geo_types::{Geometry, Point};
+use serde::Serialize;
+
+use super::network::{Direction, Network, Trace};
+use super::snapshot::Snapshot;
+use super::waters::{classification, latest_cycle, listing, outfall_water, text};
+use crate::domain::Layer;
+use crate::rules::monitoring::{
+    decide, normalise_class, owner_class, Criterion, OwnerClass, Priority, PriorityRule, Reason,
+};
+use crate::rules::profile::MissingOwner;
+use crate::rules::Profile;
+
+mod facts;
+#[cfg(test)]
+mod tests;
+
+pub(crate) use facts::joined_at;
+use facts::{ConnectionJoins, IddeHistory};
+
+/// What a monitoring location is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LocationKind {
+    /// An outfall of the registry.
+    Outfall,
+    /// Where the network passes between the town's system and another public body's.
+    Interconnection,
+}
+
+/// Which way the flow passes at an interconnection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Handover {
+    /// The town's system discharges into the other body's.
+    TownToOther,
+    /// The other body's system discharges into the town's.
+    OtherToTown,
+    /// Both: the flow passes into the other body's structure and back out (a structure
+    /// of theirs on a line of the town's, or the reverse).
+    Both,
+    /// Entered by hand: the record does not say.
+    Entered,
+}
+
+/// A water a location discharges to, with what the registry records of it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LocationWater {
+    /// The water's id.
+    pub water_id: String,
+    /// Its name, when recorded.
+    pub name: Option<String>,
+    /// Its state classification as recorded (an ATTAINS load sets it); none when not.
+    pub classification: Option<String>,
+    /// Whether it is 303(d)-listed (impaired) in the list cycle read.
+    pub impaired: bool,
+    /// The pollutants it is listed for, when recorded.
+    pub listed_for: Vec<String>,
+    /// The TMDLs that name it.
+    pub tmdls: Vec<String>,
+    /// Whether the registry records the water at all (a water it does not record can be
+    /// read for neither listing nor class).
+    pub recorded: bool,
+    /// How the water was found: the outfall's record, the nearest water, or through which
+    /// outfall downstream.
+    pub found_by: String,
+}
+
+/// One monitoring location.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MonitoringLocation {
+    /// The outfall's id, or the structure's (or pipe's) where the flow changes hands.
+    pub id: String,
+    /// Outfall or interconnection.
+    pub kind: LocationKind,
+    /// The layer its geometry is drawn from.
+    pub layer: Layer,
+    /// How it was found.
+    pub found_by: String,
+    /// At an interconnection, which way the flow passes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub handover: Option<Handover>,
+    /// At an interconnection, the other body (as its owner is recorded).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub other_owner: Option<String>,
+    /// At an interconnection, the pipes where the flow changes hands.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub pipes: Vec<String>,
+    /// The watershed it lies in, when one holds it.
+    pub watershed_id: Option<String>,
+    /// The waters it discharges to.
+    pub waters: Vec<LocationWater>,
+    /// Why no water is given, when none is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub no_water: Option<String>,
+    /// The priority the profile's rule gives it.
+    pub priority: Priority,
+    /// Each criterion met, highest first, with its facts.
+    pub reasons: Vec<Reason>,
+}
+
+/// How monitoring locations are found: tolerances in CRS units and the profile's readings.
+pub struct MonitoringOptions<'a> {
+    /// The profile (owners, land-use classes, the rule).
+    pub profile: &'a Profile,
+    /// How far an outfall may lie from the nearest water when it names none.
+    pub water_tolerance: f64,
+    /// How far a connection's MS4 end may lie from what it joins.
+    pub snap_tolerance: f64,
+    /// The 303(d) list cycle: `None` for the latest.
+    pub list_cycle: Option<i64>,
+}
+
+/// The locations found, with each one's upstream trace (what its sewershed is built from).
+pub struct Found {
+    /// The locations, outfalls first, each kind by id.
+    pub locations: Vec<MonitoringLocation>,
+    /// Each location's upstream trace, in the same order (`None` when the network does
+    /// not know its id).
+    pub upstream: Vec<Option<Trace>>,
+    /// The rule applied.
+    pub rule: PriorityRule,
+}
+
+/// Finds every monitoring location and decides its priority.
+pub fn monitoring_locations(snap: &Snapshot, net: &Network, opt: &MonitoringOptions<'_>) -> Found {
+    let rule = opt.profile.monitoring.rule();
+    let owners = Owners::new(opt.profile);
+    let mut locations = outfalls(snap);
+    locations.extend(interconnections(snap, net, &owners));
+    let cycle = opt.list_cycle.or_else(|| latest_cycle(snap));
+    let history = IddeHistory::new(snap);
+    let drains = ConnectionJoins::new(snap, opt.snap_tolerance);
+    let mut upstream = Vec::with_capacity(locations.len());
+    for loc in &mut locations {
+        let trace = net.trace(&loc.id, Direction::Upstream);
+        let at = location_point(snap, loc);
+        loc.watershed_id = at
+            .as_ref()
+            .and_then(|p| containing(snap, Layer::Watersheds, p));
+        let (waters, no_water) = location_waters(snap, net, loc, opt.water_tolerance, cycle);
+        loc.waters = waters;
+        loc.no_water = no_water;
+        let mut met = water_facts(&loc.waters, &rule);
+        if let Some(tmdl) = at
+            .as_ref()
+            .and_then(|p| containing(snap, Layer::TmdlAreas, p))
+        {
+            met.push((Criterion::TmdlWater, format!("it lies in TMDL area {tmdl}")));
+        }
+        if let Some(f) = history.of(snap, &loc.id) {
+            met.push((Criterion::IddeHistory, f));
+        }
+        if let Some(f) = trace
+            .as_ref()
+            .and_then(|t| drains.commercial_industrial(snap, opt.profile, t))
+        {
+            met.push((Criterion::CommercialIndustrialUpstream, f));
+        }
+        if loc.kind == LocationKind::Interconnection {
+            met.push((Criterion::Interconnection, interconnection_words(loc)));
+        }
+        let (priority, reasons) = decide(&rule, met);
+        loc.priority = priority;
+        loc.reasons = reasons;
+        upstream.push(trace);
+    }
+    Found {
+        locations,
+        upstream,
+        rule,
+    }
+}
+
+/// Whose system each recorded owner is, by the profile.
+pub struct Owners {
+    town: Vec<String>,
+    public_words: Vec<String>,
+    missing_is_town: bool,
+}
+
+impl Owners {
+    /// The readings of `profile`: `[monitoring] town_owners` (else `[ms4] owners`), the
+    /// public words, and `[ms4] missing_owner`.
+    pub fn new(profile: &Profile) -> Self {
+        let m = &profile.monitoring;
+        Owners {
+            town: if m.town_owners.is_empty() {
+                profile.ms4.owners.clone()
+            } else {
+                m.town_owners.clone()
+            },
+            public_words: m.public_words(),
+            missing_is_town: profile.ms4.missing_owner() == MissingOwner::Ms4,
+        }
+    }
+
+    /// The class of an owner as recorded.
+    pub fn class(&self, owner: Option<&str>) -> OwnerClass {
+        owner_class(owner, &self.town, &self.public_words, self.missing_is_town)
+    }
+}
+
+/// Every outfall, by id.
+fn outfalls(snap: &Snapshot) -> Vec<MonitoringLocation> {
+    let mut out: Vec<MonitoringLocation> = snap
+        .layer(Layer::Outfalls)
+        .features
+        .iter()
+        .map(|o| {
+            blank(
+                o.id.clone(),
+                LocationKind::Outfall,
+                Layer::Outfalls,
+                "an outfall of the registry".into(),
+            )
+        })
+        .collect();
+    out.sort_by(|a, b| a.id.cmp(&b.id));
+    out
+}
+
+fn blank(id: String, kind: LocationKind, layer: Layer, found_by: String) -> MonitoringLocation {
+    MonitoringLocation {
+        id,
+        kind,
+        layer,
+        found_by,
+        handover: None,
+        other_owner: None,
+        pipes: Vec::new(),
+        watershed_id: None,
+        waters: Vec::new(),
+        no_water: None,
+        priority: Priority::Low,
+        reasons: Vec::new(),
+    }
+}
+
+/// One element of a pipe read in flow order: an id, its layer, and its owner's class.
+struct Element {
+    id: String,
+    layer: Layer,
+    class: OwnerClass,
+}
+
+/// The interconnections found from the owners along the network, then those entered by
+/// hand; one per place and other owner, by id.
+fn interconnections(snap: &Snapshot, net: &Network, owners: &Owners) -> Vec<MonitoringLocation> {
+    let owner_of = |layer: Layer, id: &str| -> OwnerClass {
+        let owner = snap
+            .layer(layer)
+            .get(id)
+            .and_then(|f| text(f, layer, "owner"));
+        owners.class(owner.as_deref())
+    };
+    let mut found: BTreeMap<(String, String), MonitoringLocation> = BTreeMap::new();
+    for p in snap.layer(Layer::Pipes).features.iter() {
+        let Some(info) = net.pipe(&p.id) else {
+            continue;
+        };
+        let node = |s: &Option<String>| {
+            let id = s.as_ref()?;
+            let layer = net.structure_layer(id)?;
+            Some(Element {
+                id: id.clone(),
+                layer,
+                class: owner_of(layer, id),
+            })
+        };
+        let pipe = Element {
+            id: p.id.clone(),
+            layer: Layer::Pipes,
+            class: owners.class(text(p, Layer::Pipes, "owner").as_deref()),
+        };
+        let (up, down) = (node(&info.from.structure), node(&info.to.structure));
+        // In flow order, skipping what has no owner to read.
+        let chain: Vec<(usize, &Element)> = [up.as_ref(), Some(&pipe), down.as_ref()]
+            .into_iter()
+            .enumerate()
+            .filter_map(|(i, e)| Some((i, e?)))
+            .filter(|(_, e)| e.class != OwnerClass::Unknown)
+            .collect();
+        for w in chain.windows(2) {
+            let ((ia, a), (ib, b)) = (w[0], w[1]);
+            let (handover, other) = match (&a.class, &b.class) {
+                (OwnerClass::Town, OwnerClass::OtherPublic(o)) => (Handover::TownToOther, o),
+                (OwnerClass::OtherPublic(o), OwnerClass::Town) => (Handover::OtherToTown, o),
+                _ => continue,
+            };
+            // Where it changes hands: the upstream structure when the pipe is the second
+            // of the pair, else the downstream end (the pipe when it is no structure).
+            let at = if ia == 0 && ib == 1 {
+                a
+            } else {
+                down.as_ref().unwrap_or(&pipe)
+            };
+            let key = (at.id.clone(), other.clone());
+            let loc = found.entry(key).or_insert_with(|| {
+                let mut l = blank(
+                    at.id.clone(),
+                    LocationKind::Interconnection,
+                    at.layer,
+                    String::new(),
+                );
+                l.handover = Some(handover);
+                l.other_owner = Some(other.clone());
+                l
+            });
+            if loc.handover != Some(handover) {
+                loc.handover = Some(Handover::Both);
+            }
+            if !loc.pipes.contains(&p.id) {
+                loc.pipes.push(p.id.clone());
+            }
+        }
+    }
+    let mut out: Vec<MonitoringLocation> = found
+        .into_values()
+        .map(|mut l| {
+            l.found_by = format!(
+                "the owners along the network: pipe(s) {} between the town's system and {}'s",
+                l.pipes.join(", "),
+                l.other_owner.as_deref().unwrap_or("another body")
+            );
+            l
+        })
+        .collect();
+    let seen: HashSet<String> = out.iter().map(|l| l.id.clone()).collect();
+    for s in snap.layer(Layer::Structures).features.iter() {
+        let entered = text(s, Layer::Structures, "structure_type")
+            .is_some_and(|t| crate::rules::profile::normalise_words(&t) == "interconnection");
+        if entered && !seen.contains(&s.id) {
+            let mut l = blank(
+                s.id.clone(),
+                LocationKind::Interconnection,
+                Layer::Structures,
+                "entered by hand: a structure recorded as an interconnection".into(),
+            );
+            l.handover = Some(Handover::Entered);
+            l.other_owner = text(s, Layer::Structures, "owner");
+            out.push(l);
+        }
+    }
+    out.sort_by(|a, b| a.id.cmp(&b.id).then(a.handover.cmp(&b.handover)));
+    out
+}
+
+/// Where a location is drawn: its point, or a pipe's middle vertex.
+pub fn location_point(snap: &Snapshot, loc: &MonitoringLocation) -> Option<Point<f64>> {
+    match snap.geometry(loc.layer, &loc.id)? {
+        Geometry::Point(p) => Some(*p),
+        Geometry::LineString(l) => l.0.get(l.0.len() / 2).map(|c| Point(*c)),
+        Geometry::MultiLineString(m) => {
+            m.0.first()
+                .and_then(|l| l.0.get(l.0.len() / 2))
+                .map(|c| Point(*c))
+        }
+        g => geo::Centroid::centroid(g),
+    }
+}
+
+/// The id of the first polygon of `layer` holding `p`.
+pub fn containing(snap: &Snapshot, layer: Layer, p: &Point<f64>) -> Option<String> {
+    let mut ids: Vec<&str> = snap
+        .layer(layer)
+        .in_envelope([p.x(), p.y(), p.x(), p.y()])
+        .filter(|f| f.geom.as_ref().is_some_and(|g| g.contains(p)))
+        .map(|f| f.id.as_str())
+        .collect();
+    ids.sort_unstable();
+    ids.first().map(|s| s.to_string())
+}
+
+/// The waters a location discharges to: an outfall's own, an interconnection's through
+/// the outfalls downstream of it.
+fn location_waters(
+    snap: &Snapshot,
+    net: &Network,
+    loc: &MonitoringLocation,
+    tol: f64,
+    cycle: Option<i64>,
+) -> (Vec<LocationWater>, Option<String>) {
+    let mut found: Vec<(String, String)> = Vec::new();
+    let mut why_not = Vec::new();
+    if loc.kind == LocationKind::Outfall {
+        match outfall_water(snap, &loc.id, tol) {
+            (Some(w), how) => found.push((w, how)),
+            (None, how) => why_not.push(how),
+        }
+    } else {
+        let outfalls: Vec<String> = net
+            .trace(&loc.id, Direction::Downstream)
+            .map(|t| t.outfalls.into_iter().map(|o| o.outfall).collect())
+            .unwrap_or_default();
+        if outfalls.is_empty() {
+            why_not.push("no outfall downstream of it in the registry's network".to_string());
+        }
+        for o in outfalls {
+            match outfall_water(snap, &o, tol) {
+                (Some(w), how) => found.push((w, format!("through outfall {o} ({how})"))),
+                (None, how) => why_not.push(format!("outfall {o}: {how}")),
+            }
+        }
+    }
+    let mut waters: Vec<LocationWater> = Vec::new();
+    for (id, how) in found {
+        if let Some(w) = waters.iter_mut().find(|w| w.water_id == id) {
+            w.found_by = format!("{}; {how}", w.found_by);
+            continue;
+        }
+        waters.push(water_record(snap, &id, how, cycle));
+    }
+    let no_water = waters.is_empty().then(|| why_not.join("; "));
+    (waters, no_water)
+}
+
+fn water_record(snap: &Snapshot, id: &str, found_by: String, cycle: Option<i64>) -> LocationWater {
+    let rec = snap.layer(Layer::ReceivingWaters).get(id);
+    let (impaired, listed_for) = match listing(snap, id, cycle) {
+        (Some(l), _) => (true, l.pollutants),
+        (None, _) => (false, Vec::new()),
+    };
+    let tmdls = snap
+        .layer(Layer::TmdlAreas)
+        .features
+        .iter()
+        .filter(|t| {
+            text(t, Layer::TmdlAreas, "waters")
+                .is_some_and(|ws| ws.split([',', ';']).any(|w| w.trim() == id))
+        })
+        .map(|t| t.id.clone())
+        .collect();
+    LocationWater {
+        water_id: id.to_string(),
+        name: rec.and_then(|w| text(w, Layer::ReceivingWaters, "name")),
+        classification: rec.and_then(classification),
+        impaired,
+        listed_for,
+        tmdls,
+        recorded: rec.is_some(),
+        found_by,
+    }
+}
+
+/// The criteria the waters meet: impaired, under a TMDL, of a higher class.
+fn water_facts(waters: &[LocationWater], rule: &PriorityRule) -> Vec<(Criterion, String)> {
+    let mut met = Vec::new();
+    let name = |w: &LocationWater| match &w.name {
+        Some(n) => format!("{} ({n})", w.water_id),
+        None => w.water_id.clone(),
+    };
+    let listed: Vec<String> = waters
+        .iter()
+        .filter(|w| w.impaired)
+        .map(|w| match w.listed_for.as_slice() {
+            [] => format!("{}, 303(d)-listed", name(w)),
+            p => format!("{}, 303(d)-listed for {}", name(w), p.join(", ")),
+        })
+        .collect();
+    if !listed.is_empty() {
+        met.push((
+            Criterion::ImpairedWater,
+            format!("it discharges to {}", listed.join("; ")),
+        ));
+    }
+    let tmdl: Vec<String> = waters
+        .iter()
+        .filter(|w| !w.tmdls.is_empty())
+        .map(|w| format!("{}, under TMDL {}", name(w), w.tmdls.join(", ")))
+        .collect();
+    if !tmdl.is_empty() {
+        met.push((
+            Criterion::TmdlWater,
+            format!("it discharges to {}", tmdl.join("; ")),
+        ));
+    }
+    let higher: Vec<String> = waters
+        .iter()
+        .filter_map(|w| {
+            let c = w.classification.as_ref()?;
+            let n = normalise_class(c);
+            rule.higher_classes
+                .iter()
+                .any(|h| normalise_class(h) == n)
+                .then(|| format!("{}, class {c}", name(w)))
+        })
+        .collect();
+    if !higher.is_empty() {
+        met.push((
+            Criterion::HigherClass,
+            format!("it discharges to {}", higher.join("; ")),
+        ));
+    }
+    met
+}
+
+fn interconnection_words(loc: &MonitoringLocation) -> String {
+    let other = loc.other_owner.as_deref().unwrap_or("another body");
+    match loc.handover {
+        Some(Handover::TownToOther) => format!("the town's system discharges into {other}'s here"),
+        Some(Handover::OtherToTown) => format!("{other}'s system discharges into the town's here"),
+        Some(Handover::Both) => {
+            format!("the town's system passes through {other}'s here (into it and back out)")
+        }
+        _ => format!("an interconnection with {other}'s system, entered by hand"),
+    }
+}

@@ -1,0 +1,314 @@
+//! Preliminary storm sewersheds: for a monitoring location, the area that drains to it,
+//! built from its upstream trace.
+//!
+//! The method ([`METHOD`]): each parcel drains to the inlets inside it; a parcel with none
+//! drains to the structures its connections join; a parcel with neither drains to the
+//! inlet nearest its centre within the reach. A location's sewershed is the union of the
+//! parcels all of whose drains its upstream trace reaches, and of the traced pipes and
+//! structures buffered by the snap tolerance (so every inlet and pipe traced lies inside
+//! it, street right-of-way included), clipped to the town boundary. A parcel whose drains
+//! reach several locations is left out and listed, so no sewershed holds an inlet of
+//! another's trace by a parcel. Its quality: the inlets inside it no pipe joins, the
+//! inlets inside it of another trace (overlaps), and the dangling pipe ends the trace met.
+
+use std::collections::{HashMap, HashSet};
+
+use geo::{Area, BooleanOps, BoundingRect, Buffer, Centroid, Contains};
+use geo_types::{Geometry, MultiPolygon, Polygon};
+use serde::Serialize;
+
+use super::connections::ms4_end;
+use super::monitoring::joined_at;
+use super::network::{Network, Trace};
+use super::query::nearest_in;
+use super::snapshot::Snapshot;
+use super::waters::{as_multipolygon, text};
+use crate::domain::Layer;
+use crate::rules::Profile;
+
+/// The method, as the answer states it.
+pub const METHOD: &str = "parcels whose drains all lie on the location's upstream trace (a parcel drains to the catch basins inside it; with none, to the structures its connections join; with neither, to the nearest catch basin within the reach), unioned with the traced pipes and structures buffered by the snap tolerance, clipped to the town boundary";
+
+/// How sewersheds are built, in CRS units.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SewershedOptions {
+    /// The buffer round the traced pipes and structures (the snap tolerance).
+    pub buffer: f64,
+    /// How far a parcel with no inlet and no connection may lie from its nearest inlet.
+    pub reach: f64,
+    /// How far a connection's MS4 end may lie from what it joins.
+    pub snap_tolerance: f64,
+}
+
+/// What is doubtful in a sewershed.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct SewershedQuality {
+    /// Catch basins inside it that no pipe joins: their water's way is not mapped.
+    pub inlets_without_trace: Vec<String>,
+    /// Catch basins inside it that are joined but drain elsewhere (another trace's).
+    pub inlets_of_other_traces: Vec<String>,
+    /// Where the trace stopped for want of data: pipes whose upstream end meets nothing.
+    pub dangling_ends: Vec<String>,
+    /// Parcels left out because their drains reach this location and another.
+    pub parcels_split: Vec<String>,
+}
+
+/// One location's sewershed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Sewershed {
+    /// The monitoring location.
+    pub location_id: String,
+    /// Its area, in the square of the registry's unit.
+    pub area: f64,
+    /// The parcels in it.
+    pub parcels: Vec<String>,
+    /// The catch basins its trace reaches.
+    pub inlets: Vec<String>,
+    /// The share of its parcels' area in commercial or industrial use (0 to 1); none
+    /// when it holds no parcel.
+    pub commercial_industrial_share: Option<f64>,
+    /// What is doubtful in it.
+    pub quality: SewershedQuality,
+    /// The polygon, in the registry's CRS.
+    #[serde(skip)]
+    pub polygon: MultiPolygon<f64>,
+}
+
+/// Where each parcel drains, decided once for every location.
+pub struct ParcelDrains {
+    /// For each structure or pipe, the parcels (indexes) that drain to it.
+    by_asset: HashMap<String, Vec<usize>>,
+    /// For each parcel, how many drains it has.
+    count: Vec<usize>,
+}
+
+impl ParcelDrains {
+    /// Decides each parcel's drains (see the module docs).
+    pub fn new(snap: &Snapshot, opt: &SewershedOptions) -> Self {
+        let parcels = snap.layer(Layer::Parcels);
+        let inlets = snap.layer(Layer::CatchBasins);
+        let mut by_parcel_id: HashMap<String, Vec<String>> = HashMap::new();
+        for c in snap.layer(Layer::Connections).features.iter() {
+            let (Some(p), Some(end)) = (
+                text(c, Layer::Connections, "parcel_id"),
+                c.geom.as_ref().and_then(ms4_end),
+            ) else {
+                continue;
+            };
+            if let Some(a) = joined_at(snap, &end, opt.snap_tolerance) {
+                by_parcel_id.entry(p).or_default().push(a);
+            }
+        }
+        let mut by_asset: HashMap<String, Vec<usize>> = HashMap::new();
+        let mut count = vec![0; parcels.features.len()];
+        for (i, p) in parcels.features.iter().enumerate() {
+            let Some(g) = &p.geom else { continue };
+            let mut drains: Vec<String> = match g.bounding_rect() {
+                Some(r) => inlets
+                    .in_envelope([r.min().x, r.min().y, r.max().x, r.max().y])
+                    .filter(|f| f.geom.as_ref().is_some_and(|ig| g.contains(ig)))
+                    .map(|f| f.id.clone())
+                    .collect(),
+                None => Vec::new(),
+            };
+            if drains.is_empty() {
+                drains = by_parcel_id.get(&p.id).cloned().unwrap_or_default();
+            }
+            if drains.is_empty() {
+                if let Some(c) = g.centroid() {
+                    if let Some(&(j, _)) = nearest_in(inlets, &c, Some(opt.reach), Some(1)).first()
+                    {
+                        drains.push(inlets.features[j].id.clone());
+                    }
+                }
+            }
+            drains.sort();
+            drains.dedup();
+            count[i] = drains.len();
+            for d in drains {
+                by_asset.entry(d).or_default().push(i);
+            }
+        }
+        ParcelDrains { by_asset, count }
+    }
+}
+
+/// What every sewershed of a snapshot is built from, decided once.
+pub struct Sewersheds<'a> {
+    snap: &'a Snapshot,
+    profile: &'a Profile,
+    drains: ParcelDrains,
+    joined: HashSet<String>,
+    town: Option<MultiPolygon<f64>>,
+    opt: SewershedOptions,
+}
+
+impl<'a> Sewersheds<'a> {
+    /// The parcels' drains, the structures a pipe joins and the town's boundary.
+    pub fn new(
+        snap: &'a Snapshot,
+        profile: &'a Profile,
+        net: &Network,
+        opt: SewershedOptions,
+    ) -> Self {
+        Sewersheds {
+            snap,
+            profile,
+            drains: ParcelDrains::new(snap, &opt),
+            joined: joined_structures(snap, net),
+            town: town_area(snap),
+            opt,
+        }
+    }
+
+    /// The town's boundary, when the registry has one.
+    pub fn town(&self) -> Option<&MultiPolygon<f64>> {
+        self.town.as_ref()
+    }
+
+    /// The sewershed of one location from its upstream trace.
+    pub fn of(&self, location_id: &str, trace: &Trace) -> Sewershed {
+        let (snap, profile, drains, opt) = (self.snap, self.profile, &self.drains, &self.opt);
+        let parcels_layer = snap.layer(Layer::Parcels);
+        let reached: HashSet<&str> = trace
+            .structures
+            .iter()
+            .chain(&trace.pipes)
+            .map(String::as_str)
+            .collect();
+        // Parcels all of whose drains the trace reaches; those only partly reached are split.
+        let mut hits: HashMap<usize, usize> = HashMap::new();
+        for a in &reached {
+            for &p in drains.by_asset.get(*a).into_iter().flatten() {
+                *hits.entry(p).or_default() += 1;
+            }
+        }
+        let mut parcels = Vec::new();
+        let mut split = Vec::new();
+        for (&p, &n) in &hits {
+            if n == drains.count[p] {
+                parcels.push(p);
+            } else {
+                split.push(parcels_layer.features[p].id.clone());
+            }
+        }
+        parcels.sort_unstable();
+        split.sort();
+        let mut pieces: Vec<Polygon<f64>> = Vec::new();
+        let (mut all_area, mut ci_area) = (0.0, 0.0);
+        for &p in &parcels {
+            let f = &parcels_layer.features[p];
+            if let Some(m) = f.geom.as_ref().and_then(as_multipolygon) {
+                let a = m.unsigned_area();
+                all_area += a;
+                let ci = text(f, Layer::Parcels, "land_use")
+                    .is_some_and(|lu| profile.land_use_class(&lu).is_commercial_or_industrial());
+                if ci {
+                    ci_area += a;
+                }
+                pieces.extend(m.0);
+            }
+        }
+        let buffer = opt.buffer.max(0.01);
+        for id in &trace.pipes {
+            if let Some(g) = snap.geometry(Layer::Pipes, id) {
+                pieces.extend(g.buffer(buffer).0);
+            }
+        }
+        let mut inlets = Vec::new();
+        for id in &trace.structures {
+            for l in [
+                Layer::CatchBasins,
+                Layer::Manholes,
+                Layer::Outfalls,
+                Layer::Structures,
+            ] {
+                if let Some(g) = snap.geometry(l, id) {
+                    if l == Layer::CatchBasins {
+                        inlets.push(id.clone());
+                    }
+                    pieces.extend(g.buffer(buffer).0);
+                    break;
+                }
+            }
+        }
+        inlets.sort();
+        let mut polygon = geo::unary_union(&pieces);
+        if let Some(t) = &self.town {
+            polygon = polygon.intersection(t);
+        }
+        let quality = quality(snap, &polygon, &reached, &self.joined, trace, split);
+        Sewershed {
+            location_id: location_id.to_string(),
+            area: polygon.unsigned_area(),
+            parcels: parcels
+                .into_iter()
+                .map(|p| parcels_layer.features[p].id.clone())
+                .collect(),
+            inlets,
+            commercial_industrial_share: (all_area > 0.0).then(|| ci_area / all_area),
+            quality,
+            polygon,
+        }
+    }
+}
+
+/// Every structure a pipe's end is joined to (by id or snapped).
+pub fn joined_structures(snap: &Snapshot, net: &Network) -> HashSet<String> {
+    let mut out = HashSet::new();
+    for p in snap.layer(Layer::Pipes).features.iter() {
+        if let Some(info) = net.pipe(&p.id) {
+            out.extend(info.from.structure);
+            out.extend(info.to.structure);
+        }
+    }
+    out
+}
+
+fn quality(
+    snap: &Snapshot,
+    polygon: &MultiPolygon<f64>,
+    reached: &HashSet<&str>,
+    joined: &HashSet<String>,
+    trace: &Trace,
+    parcels_split: Vec<String>,
+) -> SewershedQuality {
+    let mut q = SewershedQuality {
+        dangling_ends: trace.dead_ends.clone(),
+        parcels_split,
+        ..Default::default()
+    };
+    if let Some(r) = polygon.bounding_rect() {
+        for f in
+            snap.layer(Layer::CatchBasins)
+                .in_envelope([r.min().x, r.min().y, r.max().x, r.max().y])
+        {
+            let Some(Geometry::Point(p)) = &f.geom else {
+                continue;
+            };
+            if reached.contains(f.id.as_str()) || !polygon.contains(p) {
+                continue;
+            }
+            if joined.contains(f.id.as_str()) {
+                q.inlets_of_other_traces.push(f.id.clone());
+            } else {
+                q.inlets_without_trace.push(f.id.clone());
+            }
+        }
+    }
+    q.inlets_of_other_traces.sort();
+    q.inlets_without_trace.sort();
+    q
+}
+
+/// The town's boundary as one multi-polygon; none when the registry has no boundary.
+pub fn town_area(snap: &Snapshot) -> Option<MultiPolygon<f64>> {
+    let polys: Vec<Polygon<f64>> = snap
+        .layer(Layer::Boundary)
+        .features
+        .iter()
+        .filter_map(|f| f.geom.as_ref().and_then(as_multipolygon))
+        .flat_map(|m| m.0)
+        .collect();
+    (!polys.is_empty()).then(|| geo::unary_union(&polys))
+}

@@ -1,0 +1,660 @@
+//! What the permit's first mapping phase asks of the map, on a hand-made town on both
+//! stores and on the demo: the monitoring locations (outfalls, and the two points where
+//! a State trunk line crossing the town meets the town's system) with their priorities
+//! and reasons, each outfall's sewershed, and how much is mapped, counted by hand.
+
+// A scenario reads top to bottom as the script its user follows.
+#![allow(clippy::too_many_lines)]
+
+mod common;
+
+use common::*;
+use geo::Contains;
+use geo_types::Point;
+use ms4::answer::mapping::{
+    mapping_status, monitoring_locations, sewersheds, MappingStatusParams,
+    MonitoringLocationsParams, SewershedsParams,
+};
+use ms4::answer::Ask;
+use ms4::domain::Layer;
+use ms4::import::{import, ImportOptions};
+use ms4::rules::monitoring::Priority;
+use ms4::spatial::monitoring::{Handover, LocationKind};
+use ms4::spatial::Snapshot;
+use rstest::rstest;
+use serde_json::Value;
+
+const X0: f64 = 660_000.0;
+const Y0: f64 = 870_000.0;
+
+fn at(dx: f64, dy: f64) -> (f64, f64) {
+    (X0 + dx, Y0 + dy)
+}
+
+fn pt(dx: f64, dy: f64) -> String {
+    let (x, y) = at(dx, dy);
+    point(x, y)
+}
+
+fn ln(a: (f64, f64), b: (f64, f64)) -> String {
+    line(&[at(a.0, a.1), at(b.0, b.1)])
+}
+
+/// The town: a 2000 by 1000 ft square, north and south watersheds; a class A water to
+/// the north (OF-A drains to it) and a 303(d)-listed one to the south (OF-I); an outfall
+/// OF-N that names no water and lies far from any; a State (NYSDOT) trunk line SMH-1 →
+/// SMH-2 → MH-I crossing the town, which a town inlet CB-S1 drains into at SMH-1 and
+/// which discharges into the town's MH-I. Pipe P-A2 has neither ids nor inverts (its
+/// direction is only digitised), ST-1 only inverts; CB-X and OF-N join no pipe.
+fn town_files() -> Vec<(Layer, String)> {
+    let cb = |id: &str, dx: f64, dy: f64| feature(&format!(r#""asset_id":"{id}""#), &pt(dx, dy));
+    let pipe = |id: &str, from: Option<&str>, to: Option<&str>, owner: Option<&str>, a, b| {
+        let mut props = format!(r#""asset_id":"{id}""#);
+        if let (Some(f), Some(t)) = (from, to) {
+            props.push_str(&format!(r#","from_id":"{f}","to_id":"{t}""#));
+        }
+        if let Some(o) = owner {
+            props.push_str(&format!(r#","owner":"{o}""#));
+        }
+        feature(&props, &ln(a, b))
+    };
+    let (x, y) = at(0.0, 0.0);
+    vec![
+        (
+            Layer::Boundary,
+            fc(&[feature(
+                r#""boundary_id":"TOWN""#,
+                &rect(x, y, 2000.0, 1000.0),
+            )]),
+        ),
+        (
+            Layer::Watersheds,
+            fc(&[
+                feature(
+                    r#""watershed_id":"WS-N","name":"North""#,
+                    &rect(x, y + 500.0, 2000.0, 500.0),
+                ),
+                feature(
+                    r#""watershed_id":"WS-S","name":"South""#,
+                    &rect(x, y, 2000.0, 500.0),
+                ),
+            ]),
+        ),
+        (
+            Layer::ReceivingWaters,
+            fc(&[
+                feature(
+                    r#""water_id":"W-A","name":"Clear Brook","classification":"A","listed_303d":"N""#,
+                    &ln((0.0, 950.0), (2000.0, 950.0)),
+                ),
+                feature(
+                    r#""water_id":"W-I","name":"Muddy Creek","classification":"C","listed_303d":"Y""#,
+                    &ln((0.0, 50.0), (2000.0, 50.0)),
+                ),
+            ]),
+        ),
+        (
+            Layer::Parcels,
+            fc(&[
+                feature(
+                    r#""parcel_id":"PA1","land_use":"210""#,
+                    &square(x + 200.0, y + 600.0, 200.0),
+                ),
+                feature(
+                    r#""parcel_id":"PA2","land_use":"432""#,
+                    &square(x + 600.0, y + 600.0, 200.0),
+                ),
+                feature(
+                    r#""parcel_id":"PI1","land_use":"210""#,
+                    &square(x + 1200.0, y + 200.0, 200.0),
+                ),
+                feature(
+                    r#""parcel_id":"PN","land_use":"210""#,
+                    &square(x + 1700.0, y + 800.0, 200.0),
+                ),
+            ]),
+        ),
+        (
+            Layer::CatchBasins,
+            fc(&[
+                cb("CB-A1", 300.0, 700.0),
+                cb("CB-A2", 700.0, 700.0),
+                cb("CB-I1", 1300.0, 300.0),
+                cb("CB-S1", 850.0, 850.0),
+                cb("CB-X", 1800.0, 900.0),
+            ]),
+        ),
+        (
+            Layer::Manholes,
+            fc(&[
+                cb("MH-A", 500.0, 700.0),
+                cb("MH-I", 1500.0, 300.0),
+                feature(r#""asset_id":"SMH-1","owner":"NYSDOT""#, &pt(1000.0, 800.0)),
+                feature(r#""asset_id":"SMH-2","owner":"NYSDOT""#, &pt(1000.0, 400.0)),
+            ]),
+        ),
+        (
+            Layer::Outfalls,
+            fc(&[
+                feature(
+                    r#""asset_id":"OF-A","receiving_water_id":"W-A","owner":"Town""#,
+                    &pt(500.0, 900.0),
+                ),
+                feature(
+                    r#""asset_id":"OF-I","receiving_water_id":"W-I","owner":"Town""#,
+                    &pt(1500.0, 100.0),
+                ),
+                feature(r#""asset_id":"OF-N","owner":"Town""#, &pt(1800.0, 600.0)),
+            ]),
+        ),
+        (
+            Layer::Pipes,
+            fc(&[
+                pipe(
+                    "P-A1",
+                    Some("CB-A1"),
+                    Some("MH-A"),
+                    None,
+                    (300.0, 700.0),
+                    (500.0, 700.0),
+                ),
+                pipe("P-A2", None, None, None, (700.0, 700.0), (500.0, 700.0)),
+                pipe(
+                    "P-A3",
+                    Some("MH-A"),
+                    Some("OF-A"),
+                    None,
+                    (500.0, 700.0),
+                    (500.0, 900.0),
+                ),
+                pipe(
+                    "P-I1",
+                    Some("CB-I1"),
+                    Some("MH-I"),
+                    None,
+                    (1300.0, 300.0),
+                    (1500.0, 300.0),
+                ),
+                pipe(
+                    "P-I2",
+                    Some("MH-I"),
+                    Some("OF-I"),
+                    None,
+                    (1500.0, 300.0),
+                    (1500.0, 100.0),
+                ),
+                pipe(
+                    "P-S1",
+                    Some("CB-S1"),
+                    Some("SMH-1"),
+                    None,
+                    (850.0, 850.0),
+                    (1000.0, 800.0),
+                ),
+                feature(
+                    r#""asset_id":"ST-1","owner":"NYSDOT","from_invert":120.0,"to_invert":110.0"#,
+                    &ln((1000.0, 800.0), (1000.0, 400.0)),
+                ),
+                pipe(
+                    "ST-2",
+                    Some("SMH-2"),
+                    Some("MH-I"),
+                    Some("NYSDOT"),
+                    (1000.0, 400.0),
+                    (1500.0, 300.0),
+                ),
+            ]),
+        ),
+    ]
+}
+
+/// The hand-made town in a fresh registry of `kind`.
+async fn town(kind: &str) -> Registry {
+    let reg = registry(kind, 2260).await;
+    for (layer, text) in town_files() {
+        let path = reg.dir.path().join(format!("{}.geojson", layer.name()));
+        std::fs::write(&path, text).unwrap();
+        let r = import(reg.store.clone(), ImportOptions::new(layer, &path))
+            .await
+            .unwrap_or_else(|e| panic!("{layer}: {e}"));
+        assert_eq!(r.rejected, 0, "{layer}");
+    }
+    reg
+}
+
+async fn loaded(reg: &Registry) -> (Snapshot, ms4::rules::Profile) {
+    let snap = Snapshot::load(reg.store.as_ref()).await.unwrap();
+    let profile = ms4::rules::Profile::builtin("north-castle-ny").unwrap();
+    (snap, profile)
+}
+
+#[rstest]
+#[case::sqlite("sqlite")]
+#[case::postgis("postgis")]
+#[tokio::test]
+async fn a_state_trunk_crossing_the_town_makes_two_interconnections_ranked_by_their_waters(
+    #[case] kind: &str,
+) {
+    if kind == "postgis" && pg_base().is_none() {
+        return;
+    }
+    let reg = town(kind).await;
+    let (snap, profile) = loaded(&reg).await;
+    let ask = Ask::new(&snap, &profile);
+    let a = monitoring_locations(&ask, &MonitoringLocationsParams::default()).unwrap();
+    let by_id = |id: &str| {
+        a.locations
+            .iter()
+            .find(|l| l.id == id)
+            .unwrap_or_else(|| panic!("{id} in {:#?}", a.locations))
+    };
+    let ids: Vec<(&str, LocationKind)> = a
+        .locations
+        .iter()
+        .map(|l| (l.id.as_str(), l.kind))
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            ("OF-A", LocationKind::Outfall),
+            ("OF-I", LocationKind::Outfall),
+            ("OF-N", LocationKind::Outfall),
+            ("MH-I", LocationKind::Interconnection),
+            ("SMH-1", LocationKind::Interconnection),
+        ]
+    );
+    // The town's inlet drains into the State's trunk at SMH-1; the trunk discharges into
+    // the town's MH-I. Both reach the listed Muddy Creek through OF-I.
+    let smh = by_id("SMH-1");
+    assert_eq!(smh.handover, Some(Handover::TownToOther));
+    assert_eq!(smh.other_owner.as_deref(), Some("NYSDOT"));
+    assert_eq!(smh.pipes, ["P-S1"]);
+    let mhi = by_id("MH-I");
+    assert_eq!(mhi.handover, Some(Handover::OtherToTown));
+    assert_eq!(mhi.pipes, ["ST-2"]);
+    for l in [smh, mhi] {
+        assert_eq!(l.priority, Priority::High, "{l:#?}");
+        let criteria: Vec<&str> = l.reasons.iter().map(|r| r.criterion.as_str()).collect();
+        assert_eq!(criteria, ["impaired_water", "interconnection"], "{l:#?}");
+        assert_eq!(l.waters[0].water_id, "W-I");
+        assert!(l.waters[0].found_by.contains("through outfall OF-I"));
+    }
+    // OF-A discharges to a class A water: medium, for the class alone.
+    let ofa = by_id("OF-A");
+    assert_eq!(ofa.priority, Priority::Medium);
+    assert_eq!(ofa.waters[0].classification.as_deref(), Some("A"));
+    assert_eq!(ofa.reasons.len(), 1);
+    assert_eq!(ofa.reasons[0].criterion.as_str(), "higher_class");
+    assert!(ofa.reasons[0]
+        .because
+        .contains("W-A (Clear Brook), class A"));
+    assert_eq!(ofa.watershed_id.as_deref(), Some("WS-N"));
+    // OF-I: the listed water; class C is no higher class.
+    let ofi = by_id("OF-I");
+    assert_eq!(ofi.priority, Priority::High);
+    assert_eq!(ofi.reasons.len(), 1);
+    assert!(ofi.reasons[0]
+        .because
+        .contains("W-I (Muddy Creek), 303(d)-listed"));
+    // OF-N names no water and lies far from one: low, and said why.
+    let ofn = by_id("OF-N");
+    assert_eq!(ofn.priority, Priority::Low);
+    assert!(ofn.reasons.is_empty() && ofn.waters.is_empty());
+    assert!(ofn.no_water.as_deref().unwrap().contains("no water within"));
+    // The rule is stated as the profile's reading, with its source.
+    assert!(a.rule.default_reading);
+    assert!(a.rule.source.starts_with("the profile's reading, source:"));
+    assert_eq!((a.summary.high, a.summary.medium, a.summary.low), (3, 1, 1));
+}
+
+#[rstest]
+#[case::sqlite("sqlite")]
+#[case::postgis("postgis")]
+#[tokio::test]
+async fn each_outfalls_sewershed_covers_its_inlets_and_no_inlet_of_another_trace(
+    #[case] kind: &str,
+) {
+    if kind == "postgis" && pg_base().is_none() {
+        return;
+    }
+    let reg = town(kind).await;
+    let (snap, profile) = loaded(&reg).await;
+    let ask = Ask::new(&snap, &profile);
+    let a = sewersheds(&ask, &SewershedsParams::default()).unwrap();
+    let inlet = |id: &str| -> Point<f64> {
+        match snap.geometry(Layer::CatchBasins, id).unwrap() {
+            geo_types::Geometry::Point(p) => *p,
+            g => panic!("{g:?}"),
+        }
+    };
+    let shed = |id: &str| {
+        &a.sewersheds
+            .iter()
+            .find(|s| s.sewershed.location_id == id)
+            .unwrap()
+            .sewershed
+    };
+    let cases = [
+        ("OF-A", vec!["CB-A1", "CB-A2"], vec!["PA1", "PA2"]),
+        ("OF-I", vec!["CB-I1", "CB-S1"], vec!["PI1"]),
+    ];
+    let all = ["CB-A1", "CB-A2", "CB-I1", "CB-S1"];
+    for (of, inlets, parcels) in cases {
+        let s = shed(of);
+        assert_eq!(s.inlets, inlets, "{of}");
+        assert_eq!(s.parcels, parcels, "{of}");
+        for cb in all {
+            assert_eq!(
+                s.polygon.contains(&inlet(cb)),
+                inlets.contains(&cb),
+                "{of}'s sewershed and {cb}"
+            );
+        }
+        assert!(s.quality.inlets_of_other_traces.is_empty(), "{s:#?}");
+        assert!(s.area > 0.0);
+    }
+    // PA2 is commercial: half OF-A's parcel area.
+    let share = shed("OF-A").commercial_industrial_share.unwrap();
+    assert!((share - 0.5).abs() < 1e-9, "{share}");
+    // OF-N drains nothing: its sewershed is its own point's buffer, inside the town.
+    assert!(shed("OF-N").parcels.is_empty());
+    assert!(a.clipped_to_town);
+    assert!(a.method.starts_with("parcels whose drains"));
+}
+
+#[rstest]
+#[case::sqlite("sqlite")]
+#[case::postgis("postgis")]
+#[tokio::test]
+async fn mapping_status_counts_what_is_mapped_by_watershed_as_counted_by_hand(#[case] kind: &str) {
+    if kind == "postgis" && pg_base().is_none() {
+        return;
+    }
+    let reg = town(kind).await;
+    let (snap, profile) = loaded(&reg).await;
+    let ask = Ask::new(&snap, &profile);
+    let a = mapping_status(&ask, &MappingStatusParams::default()).unwrap();
+    let s = &a.status;
+    let t = &s.town;
+    assert_eq!(
+        (t.outfalls_with_water.counted, t.outfalls_with_water.total),
+        (2, 3)
+    );
+    assert_eq!(t.outfalls_with_water.without, ["OF-N"]);
+    assert_eq!(
+        (t.pipes_with_direction.counted, t.pipes_with_direction.total),
+        (7, 8)
+    );
+    assert_eq!(t.pipes_with_direction.without, ["P-A2"]);
+    let d = &t.direction_sources;
+    assert_eq!((d.ids, d.inverts, d.digitised, d.none), (6, 1, 1, 0));
+    assert_eq!(
+        (t.structures_joined.counted, t.structures_joined.total),
+        (10, 12)
+    );
+    assert_eq!(t.structures_joined.without, ["CB-X", "OF-N"]);
+    let cov = t.sewershed_coverage.as_ref().unwrap();
+    assert!((cov.area - 2_000_000.0).abs() < 1.0, "{cov:?}");
+    // Three 200 ft parcels and the traced network's thin buffers.
+    assert!(
+        cov.covered > 120_000.0 && cov.covered < 130_000.0,
+        "{cov:?}"
+    );
+    let ws = |id: &str| {
+        s.by_watershed
+            .iter()
+            .find(|w| w.watershed_id.as_deref() == Some(id))
+            .unwrap()
+    };
+    let (n, so) = (ws("WS-N"), ws("WS-S"));
+    assert_eq!(
+        (n.outfalls_with_water.counted, n.outfalls_with_water.total),
+        (1, 2)
+    );
+    assert_eq!(
+        (so.outfalls_with_water.counted, so.outfalls_with_water.total),
+        (1, 1)
+    );
+    assert_eq!(
+        (n.pipes_with_direction.counted, n.pipes_with_direction.total),
+        (4, 5)
+    );
+    assert_eq!(
+        (
+            so.pipes_with_direction.counted,
+            so.pipes_with_direction.total
+        ),
+        (3, 3)
+    );
+    assert_eq!(
+        (n.structures_joined.counted, n.structures_joined.total),
+        (6, 8)
+    );
+    assert_eq!(
+        (so.structures_joined.counted, so.structures_joined.total),
+        (4, 4)
+    );
+    assert_eq!(s.outside_watersheds.structures_joined.total, 0);
+    // Capped lists say how many they leave out.
+    let capped = mapping_status(
+        &ask,
+        &MappingStatusParams {
+            ids: Some(1),
+            without_sewersheds: true,
+        },
+    )
+    .unwrap();
+    let f = &capped.status.town.structures_joined;
+    assert_eq!((f.with.len(), f.without.len(), f.not_listed), (1, 1, 10));
+    assert!(capped.status.town.sewershed_coverage.is_none());
+}
+
+#[tokio::test]
+async fn the_cli_and_the_api_give_the_same_monitoring_locations() {
+    let reg = town("sqlite").await;
+    let json: Value = serde_json::from_str(&run_ok(
+        &reg.url,
+        &[
+            "monitoring-locations",
+            "--format",
+            "json",
+            "--kind",
+            "interconnection",
+        ],
+    ))
+    .unwrap();
+    let ids: Vec<&str> = json["locations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["MH-I", "SMH-1"]);
+    assert_eq!(json["locations"][1]["reasons"][0]["priority"], "high");
+    let csv = run_ok(&reg.url, &["monitoring-locations", "--format", "csv"]);
+    assert!(
+        csv.starts_with("id,kind,priority,waters,watershed,reasons,found_by\n"),
+        "{csv}"
+    );
+    assert_eq!(csv.lines().count(), 6);
+    let geo: Value = serde_json::from_str(&run_ok(
+        &reg.url,
+        &["monitoring-locations", "--format", "geojson"],
+    ))
+    .unwrap();
+    assert_eq!(geo["features"].as_array().unwrap().len(), 5);
+    let bad = run(&reg.url, &["monitoring-locations", "--priority", "urgent"]);
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("--priority"));
+    let table = run_ok(&reg.url, &["mapping-status"]);
+    assert!(
+        table.contains("pipes with a recorded flow direction"),
+        "{table}"
+    );
+
+    let app = App::public(&reg.store).await;
+    let r = app
+        .get("/api/monitoring-locations?kind=interconnection")
+        .send()
+        .await;
+    assert_eq!(r.status(), 200, "{}", r.text());
+    let api: Value = r.json();
+    assert_eq!(api["locations"], json["locations"]);
+    let r = app
+        .get("/api/monitoring-locations?priority=urgent")
+        .send()
+        .await;
+    assert_eq!(r.status(), 400, "{}", r.text());
+    let r = app
+        .get("/api/sewersheds?location=OF-A&f=geojson")
+        .send()
+        .await;
+    assert_eq!(r.status(), 200, "{}", r.text());
+    let fc: Value = r.json();
+    assert_eq!(fc["features"][0]["geometry"]["type"], "MultiPolygon");
+    let r = app
+        .get("/api/mapping-status?without_sewersheds=true")
+        .send()
+        .await;
+    assert_eq!(r.status(), 200, "{}", r.text());
+    let st: Value = r.json();
+    assert_eq!(st["town"]["pipes_with_direction"]["counted"], 7);
+}
+
+#[tokio::test]
+async fn the_demo_has_a_monitoring_location_for_every_outfall_and_its_status_adds_up() {
+    let reg = demo_registry("sqlite", "north-castle-ny").await;
+    let (snap, profile) = loaded(&reg).await;
+    let ask = Ask::new(&snap, &profile);
+    let a = monitoring_locations(&ask, &MonitoringLocationsParams::default()).unwrap();
+    let outfalls = snap.layer(Layer::Outfalls).features.len();
+    assert_eq!(a.summary.outfalls, outfalls);
+    assert!(
+        a.summary.interconnections > 0,
+        "the demo's NYSDOT and County structures"
+    );
+    assert_eq!(
+        a.summary.high + a.summary.medium + a.summary.low,
+        a.summary.locations
+    );
+    // Every location's priority is its highest reason's, and one with none is low.
+    for l in &a.locations {
+        let top = l
+            .reasons
+            .iter()
+            .map(|r| r.priority)
+            .max()
+            .unwrap_or(Priority::Low);
+        assert_eq!(l.priority, top, "{l:#?}");
+        if l.kind == LocationKind::Interconnection {
+            assert!(l.other_owner.is_some());
+        }
+    }
+    let st = mapping_status(
+        &ask,
+        &MappingStatusParams {
+            ids: Some(5),
+            without_sewersheds: true,
+        },
+    )
+    .unwrap();
+    let t = &st.status.town;
+    assert_eq!(t.outfalls_with_water.total, outfalls);
+    let by_ws: usize = st
+        .status
+        .by_watershed
+        .iter()
+        .chain(std::iter::once(&st.status.outside_watersheds))
+        .map(|w| w.pipes_with_direction.total)
+        .sum();
+    assert_eq!(
+        by_ws, t.pipes_with_direction.total,
+        "each pipe in one watershed or outside"
+    );
+    assert_eq!(
+        t.pipes_with_direction.total,
+        snap.layer(Layer::Pipes).features.len()
+    );
+}
+
+#[tokio::test]
+async fn the_mapping_package_opens_in_gdal_with_every_layer() {
+    use gdal::vector::LayerAccess;
+    let reg = town("sqlite").await;
+    let out = reg.dir.path().join("phase1");
+    let printed = run_ok(
+        &reg.url,
+        &["mapping-package", "--out", out.to_str().unwrap()],
+    );
+    assert!(
+        printed.contains("priority rule: the profile's reading"),
+        "{printed}"
+    );
+    let ds = gdal::Dataset::open(out.join("mapping-phase-1.gpkg")).unwrap();
+    let mut counts: Vec<(String, u64)> =
+        ds.layers().map(|l| (l.name(), l.feature_count())).collect();
+    counts.sort();
+    let want = [
+        ("focus_higher_class_waters", 1),
+        ("focus_impaired_waters", 1),
+        ("focus_tmdl_areas", 0),
+        ("monitoring_locations", 5),
+        ("outfalls", 3),
+        ("pipes", 8),
+        ("receiving_waters", 2),
+        ("sewersheds", 5),
+    ];
+    let got: Vec<(&str, u64)> = counts.iter().map(|(n, c)| (n.as_str(), *c)).collect();
+    assert_eq!(got, want);
+    let mut sheds = ds.layer_by_name("sewersheds").unwrap();
+    let f = sheds
+        .features()
+        .find(|f| {
+            let i = f.field_index("location_id").unwrap();
+            f.field_as_string(i).unwrap().as_deref() == Some("OF-A")
+        })
+        .unwrap();
+    assert_eq!(f.geometry().unwrap().geometry_name(), "MULTIPOLYGON");
+    let csv = std::fs::read_to_string(out.join("monitoring-locations.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 6);
+    // Never over an earlier package.
+    let again = run(
+        &reg.url,
+        &["mapping-package", "--out", out.to_str().unwrap()],
+    );
+    assert!(!again.status.success());
+    assert!(String::from_utf8_lossy(&again.stderr).contains("exists"));
+}
+
+#[tokio::test]
+async fn an_open_case_at_an_outfall_raises_it_to_high_with_the_case_named() {
+    let reg = town("sqlite").await;
+    let path = reg.dir.path().join("cases.geojson");
+    std::fs::write(
+        &path,
+        fc(&[feature(
+            r#""case_id":"CASE-1","opened_on":"2026-01-05","origin":"complaint","status":"open","asset_id":"OF-A""#,
+            &pt(500.0, 900.0),
+        )]),
+    )
+    .unwrap();
+    let r = import(reg.store.clone(), ImportOptions::new(Layer::Cases, &path))
+        .await
+        .unwrap();
+    assert_eq!(r.rejected, 0);
+    let (snap, profile) = loaded(&reg).await;
+    let a = monitoring_locations(
+        &Ask::new(&snap, &profile),
+        &MonitoringLocationsParams {
+            priority: vec!["high".into()],
+            kind: vec!["outfall".into()],
+        },
+    )
+    .unwrap();
+    let ids: Vec<&str> = a.locations.iter().map(|l| l.id.as_str()).collect();
+    assert_eq!(ids, ["OF-A", "OF-I"]);
+    let ofa = &a.locations[0];
+    let criteria: Vec<&str> = ofa.reasons.iter().map(|r| r.criterion.as_str()).collect();
+    assert_eq!(criteria, ["idde_history", "higher_class"]);
+    assert!(ofa.reasons[0].because.contains("CASE-1"), "{ofa:#?}");
+}
