@@ -703,3 +703,37 @@ fn add_the_fixtures_relationship_class() {
         assert!(ok, "GDAL could not add the relationship class: {why}");
     }
 }
+
+/// The editor-tracking fields (who last edited each asset in ArcGIS, and when) travel
+/// with each feature: named in the mapping report, kept on the stored row the import's
+/// audit row points to (an insert's audit row is the row itself), so a later update's
+/// audit row carries the old and the new editor beside who imported it.
+#[tokio::test]
+async fn editor_tracking_travels_with_each_feature_into_its_audit() {
+    let (reg, out) = lgim(&[]).await;
+    let tracking = out
+        .mapping
+        .classes
+        .iter()
+        .find(|c| c.class == "swInlet")
+        .map(|c| c.editor_tracking.clone())
+        .unwrap_or_default();
+    assert!(
+        tracking.iter().any(|f| f == "LASTEDITOR"),
+        "named in the mapping report: {tracking:?}"
+    );
+    let audit = reg
+        .store
+        .audit(Some(Layer::CatchBasins), 1000)
+        .await
+        .unwrap();
+    assert!(
+        audit
+            .iter()
+            .any(|e| e.action == "insert" && e.feature_id.as_deref() == Some("D32CBN0446")),
+        "the import's audit row of D32CBN0446"
+    );
+    let row = stored(reg.store.as_ref(), Layer::CatchBasins, "D32CBN0446").await;
+    assert_eq!(row.extra["LASTEDITOR"], "GTS", "{:?}", row.extra);
+    assert!(!row.extra["LASTEDITDA"].is_null(), "{:?}", row.extra);
+}
