@@ -665,9 +665,13 @@ async fn sites_over_http_share_the_commands_and_store_an_action_once(#[case] kin
         site_in_tile(&app, -73.7495, 41.4005, &second).await,
         Some(("proposed".to_string(), "low".to_string()))
     );
-    // Through stabilization to close-out, handing two SMPs over: they become features of
-    // the smps layer, in the same transaction as the closing, and the structural one
-    // without a recorded easement is found by the existing check.
+    close_out_hands_two_smps_over(&app, &second).await;
+}
+
+/// Through stabilization to close-out, handing two SMPs over: they become features of the
+/// smps layer, in the same transaction as the closing, and the structural one without a
+/// recorded easement is found by the existing check.
+async fn close_out_hands_two_smps_over(app: &App, second: &str) {
     for (kind, on) in [
         ("approved", "2026-04-22"),
         ("started", "2026-04-23"),
@@ -705,7 +709,7 @@ async fn sites_over_http_share_the_commands_and_store_an_action_once(#[case] kin
     assert_eq!(r.status(), 200, "{}", r.text());
     let smp: serde_json::Value = r.json();
     assert_eq!(smp["properties"]["structural"], true, "{smp}");
-    assert_eq!(smp["properties"]["from_site"], second.as_str(), "{smp}");
+    assert_eq!(smp["properties"]["from_site"], second, "{smp}");
     assert_eq!(smp["properties"]["owner"], "Seven Oaks HOA", "{smp}");
     let r = app.get("/api/smps-without-easement").send().await;
     assert_eq!(r.status(), 200, "{}", r.text());

@@ -39,6 +39,16 @@ impl Value {
         }
     }
 
+    /// The value as a day: a date, or text that reads as one ([`parse_date`]; an outside
+    /// edit may have written it as text).
+    pub fn as_date(&self) -> Option<NaiveDate> {
+        match self {
+            Value::Date(d) => Some(*d),
+            Value::Text(s) => parse_date(s),
+            _ => None,
+        }
+    }
+
     /// The value as a number, if it is one.
     pub fn as_f64(&self) -> Option<f64> {
         match self {

@@ -147,6 +147,22 @@ impl<'a> Calendar<'a> {
     }
 }
 
+/// The last second of day `d`: where a period "of that day" ends.
+pub fn end_of(d: NaiveDate) -> NaiveDateTime {
+    d.and_hms_opt(23, 59, 59).expect("a valid time")
+}
+
+/// A time of day written `HH:MM`, as an action's `at` gives it; none when it is not one.
+pub fn time_of_day(t: &str) -> Option<chrono::NaiveTime> {
+    chrono::NaiveTime::parse_from_str(t, "%H:%M").ok()
+}
+
+/// When something recorded on day `on` at `at` (`HH:MM`) happened, to the minute: the
+/// start of its day when no time (or no readable time) was recorded.
+pub fn at_time(on: NaiveDate, at: Option<&str>) -> NaiveDateTime {
+    on.and_time(at.and_then(time_of_day).unwrap_or(chrono::NaiveTime::MIN))
+}
+
 /// `d` and `n` calendar days (at most [`MAX_DAYS`]).
 pub fn add_days(d: NaiveDate, n: u32) -> Result<NaiveDate, ClockError> {
     too_long(n, "days", MAX_DAYS)?;

@@ -112,12 +112,7 @@ impl Action {
 
     /// When it was done, to the minute (the start of its day without a time).
     pub fn datetime(&self) -> chrono::NaiveDateTime {
-        let t = self
-            .at
-            .as_deref()
-            .and_then(|t| chrono::NaiveTime::parse_from_str(t, "%H:%M").ok())
-            .unwrap_or(chrono::NaiveTime::MIN);
-        self.on.and_time(t)
+        super::calendar::at_time(self.on, self.at.as_deref())
     }
 
     /// Whether it is of kind `k`, or of `kind:outcome` when `k` names an outcome.
@@ -190,11 +185,7 @@ fn word<T: std::str::FromStr<Err = String>>(f: &Feature, name: &str) -> Result<O
 }
 
 fn date(f: &Feature, name: &str) -> Option<NaiveDate> {
-    match f.get(L, name) {
-        Value::Date(d) => Some(*d),
-        Value::Text(s) => crate::domain::feature::parse_date(s),
-        _ => None,
-    }
+    f.get(L, name).as_date()
 }
 
 impl Case {
@@ -475,7 +466,7 @@ pub fn check_action(case: &Case, a: &Action, today: NaiveDate) -> Result<(), Fie
         return Err(err("on", format!("{} is in the future", a.on)));
     }
     if let Some(t) = &a.at {
-        if chrono::NaiveTime::parse_from_str(t, "%H:%M").is_err() {
+        if super::calendar::time_of_day(t).is_none() {
             return Err(err("at", format!("{t:?} is not a time of day, HH:MM")));
         }
     }

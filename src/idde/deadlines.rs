@@ -23,7 +23,7 @@
 use chrono::{Duration, NaiveDate, NaiveDateTime, NaiveTime};
 use serde::Serialize;
 
-use super::calendar::{self, Calendar, ClockError};
+use super::calendar::{self, end_of, Calendar, ClockError};
 use super::case::{Action, Case};
 use super::respondent::{covers, describe, Respondent, Standing};
 use crate::rules::profile::Immunity;
@@ -145,10 +145,6 @@ pub struct CaseDeadlines {
     /// of the deadlines, and the case's other deadlines still counted.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub uncounted: Vec<String>,
-}
-
-fn end_of(d: NaiveDate) -> NaiveDateTime {
-    d.and_hms_opt(23, 59, 59).expect("a valid time")
 }
 
 /// The start of the day after `d` (the end of `d`, to the minute).

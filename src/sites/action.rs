@@ -201,12 +201,7 @@ impl SiteAction {
 
     /// When it was done, to the minute (the start of its day without a time).
     pub fn datetime(&self) -> NaiveDateTime {
-        let t = self
-            .at
-            .as_deref()
-            .and_then(|t| chrono::NaiveTime::parse_from_str(t, "%H:%M").ok())
-            .unwrap_or(chrono::NaiveTime::MIN);
-        self.on.and_time(t)
+        crate::idde::calendar::at_time(self.on, self.at.as_deref())
     }
 
     /// An inspection by `role`.
@@ -319,7 +314,7 @@ pub fn new_action(
         return Err(err("on", why));
     }
     if let Some(t) = &a.at {
-        if chrono::NaiveTime::parse_from_str(t, "%H:%M").is_err() {
+        if crate::idde::calendar::time_of_day(t).is_none() {
             return Err(err("at", format!("{t:?} is not a time of day, HH:MM")));
         }
     }

@@ -21,7 +21,7 @@ mod enforcement;
 use super::rainfall::{storms, RainDay};
 use super::site::Site;
 use crate::domain::{InspectorRole, SiteActionKind, SiteStatus};
-use crate::idde::calendar::{self, Calendar};
+use crate::idde::calendar::{self, end_of, Calendar};
 use crate::rules::profile::Role;
 use crate::rules::Profile;
 use enforcement::{at_one_time, deficiencies, sediment, stop_work};
@@ -147,10 +147,6 @@ fn rule_of(profile: &Profile, id: &str) -> (String, String) {
         id.to_string(),
         profile.citation(id).unwrap_or("(uncited)").to_string(),
     )
-}
-
-fn end_of(d: NaiveDate) -> NaiveDateTime {
-    d.and_time(NaiveTime::MIN) + Duration::days(1) - Duration::seconds(1)
 }
 
 /// Due, overdue or met by `met`.

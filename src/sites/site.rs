@@ -99,11 +99,7 @@ fn text_of(f: &Feature, name: &str) -> Option<String> {
 }
 
 fn date_of(f: &Feature, name: &str) -> Option<NaiveDate> {
-    match f.get(L, name) {
-        Value::Date(d) => Some(*d),
-        Value::Text(s) => crate::domain::feature::parse_date(s),
-        _ => None,
-    }
+    f.get(L, name).as_date()
 }
 
 fn json_of<T: serde::de::DeserializeOwned + Default>(f: &Feature, name: &str) -> Result<T, String> {
