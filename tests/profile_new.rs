@@ -340,3 +340,37 @@ fn a_file_named_for_another_id_is_refused() {
     assert!(err.contains("--id mytown"), "{err}");
     assert!(!out_file.exists());
 }
+
+/// Issue 25 item 1: every New York profile needs New York's holidays and § 25-a's roll;
+/// a profile written for a town in New York (or Connecticut) carries its state's
+/// calendar as the built-in town of that state keeps it, and a state with none gets none.
+#[rstest]
+#[case::new_york("NY", "north-castle-ny", true)]
+#[case::connecticut("CT", "windsor-ct", false)]
+#[case::vermont("VT", "", false)]
+fn a_new_profile_keeps_its_states_business_days(
+    #[case] state: &str,
+    #[case] like: &str,
+    #[case] rolls: bool,
+) {
+    let mut req = request(
+        LandDevelopmentFamily::NyConditions,
+        IllicitDischargeFamily::ModelOrdinance,
+    );
+    req.state = Some(state.to_string());
+    let t = Profile::template(&req).unwrap();
+    let p = Profile::from_toml_str(&t.text, &format!("{}.toml", t.id)).unwrap();
+    assert_eq!(p.idde.periods_roll_to_business_day, rolls, "{}", t.text);
+    if like.is_empty() {
+        assert!(p.idde.holidays.is_empty());
+        assert!(
+            t.text.contains("No business-day calendar for VT"),
+            "{}",
+            t.text
+        );
+    } else {
+        let town = Profile::builtin(like).unwrap();
+        assert_eq!(p.idde.holidays, town.idde.holidays);
+        assert!(!p.idde.holidays.is_empty());
+    }
+}

@@ -9,7 +9,9 @@
 //!   three) starts its period at 00:00 after the last day allowed, whatever the hour it
 //!   was mailed.
 //! - An action recorded without an hour that starts a count of hours is taken as done at
-//!   the end of its day: the period starts at 00:00 the next day, and the answer says so.
+//!   the end of its day: the period starts at 00:00 the next day, and the answer says so;
+//!   a fine counted in hours from a citation without an hour likewise, its hour an open
+//!   fact.
 //! - A period "from receipt" counts from a hand delivery's day or a mailed notice's
 //!   `received_on`; a mailed one without it is an open fact (`needs_fact`), never a date
 //!   counted from the mailing.
@@ -110,7 +112,9 @@ pub struct Fine {
     /// Later citations of the same violation while this stream ran: they add nothing.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub absorbed: Vec<String>,
-    /// A compliance report not yet confirmed or refuted: what it leaves open.
+    /// What the record leaves open about the dollars: a compliance report not yet
+    /// confirmed or refuted, the hour of a citation recorded by its day only, whether the
+    /// respondent is one the law bars fines against.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub open_fact: Option<String>,
     /// With an open fact: the dollars if the report is not confirmed (counted on to
@@ -124,6 +128,10 @@ pub struct Fine {
     /// before it is the same stream's.
     #[serde(skip)]
     ended: Option<NaiveDateTime>,
+    /// When the citation was made as recorded (its day's start without an hour): what
+    /// later actions are compared with, where `from` is when counting starts.
+    #[serde(skip)]
+    cited: NaiveDateTime,
 }
 
 /// Every deadline and fine of one case.
@@ -677,11 +685,11 @@ fn bar(fine: &mut Fine, m: &Immunity, who: &Respondent) {
 /// 31 December count in the next year's report and no dollar falls between two reports.
 ///
 /// A one-off fine accrues at its trigger (the citation, to the minute). A fine per
-/// `per_hours` accrues each period when the period is complete: the citation plus 24,
-/// 48, ... hours. A fine per `per_days` accrues its first day at the trigger and each
-/// further day as it begins. Counted from the log as it stands, as of `to`: only what is
-/// certain (the further dollars a report not yet confirmed leaves open are not), and
-/// nothing of a fine a decision voided.
+/// `per_hours` accrues each period when the period is complete: the citation (or the end
+/// of its day, when no hour is recorded) plus 24, 48, ... hours. A fine per `per_days`
+/// accrues its first day at the trigger and each further day as it begins. Counted from
+/// the log as it stands, as of `to`: only what is certain (the further dollars a report
+/// not yet confirmed leaves open are not), and nothing of a fine a decision voided.
 pub fn fines_accrued_in(
     case: &Case,
     s: &IddeSettings,
@@ -742,9 +750,9 @@ fn case_fines(case: &Case, f: &FineStep, as_of: NaiveDateTime) -> Vec<Fine> {
     let mut out: Vec<Fine> = Vec::new();
     for a in cites {
         let at = a.datetime();
-        let running = out
-            .iter_mut()
-            .find(|s| s.violation == a.violation && s.from <= at && s.ended.is_none_or(|e| at < e));
+        let running = out.iter_mut().find(|s| {
+            s.violation == a.violation && s.cited <= at && s.ended.is_none_or(|e| at < e)
+        });
         if let Some(s) = running {
             s.absorbed.push(format!(
                 "{} on {}: the same continuing violation, already counted from {}",
@@ -759,9 +767,37 @@ fn case_fines(case: &Case, f: &FineStep, as_of: NaiveDateTime) -> Vec<Fine> {
     out
 }
 
+/// When a stream's periods start counting: at the citation, to the minute; a count of
+/// hours from a citation recorded without an hour starts when its day ends, the latest it
+/// can have been served (the day is not midnight: counting from 00:00 would bill periods
+/// that may not have run), with the hour as an open fact. A one-off fine, or one per day,
+/// is the citation day's whatever the hour.
+fn counting_from(f: &FineStep, a: &Action) -> (NaiveDateTime, Option<String>) {
+    let cited = a.datetime();
+    let Some(h) = f.per_hours.filter(|h| *h > 0) else {
+        return (cited, None);
+    };
+    if a.at.is_some() {
+        return (cited, None);
+    }
+    match after_day(a.on) {
+        Ok(from) => (
+            from,
+            Some(format!(
+                "the hour the {} of {} was served (record it as the action's `at`): each {h} hours are counted from it; until it is recorded they are counted from the end of that day, {}, the latest it can have been served",
+                a.kind,
+                a.on,
+                from.format("%Y-%m-%d %H:%M")
+            )),
+        ),
+        Err(_) => (cited, None),
+    }
+}
+
 /// The stream a citation starts, counted to its stop, the case's closing or `as_of`.
 fn stream(case: &Case, f: &FineStep, a: &Action, as_of: NaiveDateTime) -> Fine {
-    let from = a.datetime();
+    let cited = a.datetime();
+    let (from, hour_open) = counting_from(f, a);
     let label = a.violation.as_deref();
     let violations = a.violations.unwrap_or(1);
     let mut fine = Fine {
@@ -782,11 +818,12 @@ fn stream(case: &Case, f: &FineStep, a: &Action, as_of: NaiveDateTime) -> Fine {
         accrued_if_unconfirmed: None,
         assumption: f.assumption.clone(),
         ended: None,
+        cited,
     };
     let void = case
         .actions
         .iter()
-        .filter(|x| any_of(x, &f.void_at) && bears_on(x, label) && x.datetime() >= from)
+        .filter(|x| any_of(x, &f.void_at) && bears_on(x, label) && x.datetime() >= cited)
         .min_by_key(|x| x.datetime());
     if let Some(v) = void {
         fine.voided_by = Some(format!(
@@ -797,7 +834,7 @@ fn stream(case: &Case, f: &FineStep, a: &Action, as_of: NaiveDateTime) -> Fine {
         fine.until = v.datetime().min(as_of).max(from);
         return fine;
     }
-    let stop = stop_of(case, f, from, label);
+    let stop = stop_of(case, f, cited, label);
     let closed = (!case.is_open())
         .then(|| case.closed_on.map(|d| d.and_time(NaiveTime::MIN)))
         .flatten();
@@ -807,7 +844,7 @@ fn stream(case: &Case, f: &FineStep, a: &Action, as_of: NaiveDateTime) -> Fine {
     let dollars = |p: i64| f.amount * f64::from(violations) * p as f64;
     fine.until = until;
     fine.periods = periods(f, until - from);
-    if let Some(r) = pending_report(case, f, from, label).filter(|r| r.datetime() < until) {
+    if let Some(r) = pending_report(case, f, cited, label).filter(|r| r.datetime() < until) {
         let certain = r.datetime().max(from);
         let p = periods(f, certain - from);
         if p != fine.periods {
@@ -825,6 +862,12 @@ fn stream(case: &Case, f: &FineStep, a: &Action, as_of: NaiveDateTime) -> Fine {
         }
     }
     fine.accrued = dollars(fine.periods);
+    if let Some(q) = hour_open {
+        fine.open_fact = Some(match fine.open_fact.take() {
+            Some(o) => format!("{q}; {o}"),
+            None => q,
+        });
+    }
     fine
 }
 

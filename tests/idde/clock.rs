@@ -132,3 +132,61 @@ fn every_day_of_five_years_ends_on_a_business_day(#[case] town: &str) {
         day = day.succ_opt().unwrap();
     }
 }
+
+/// The same property through the deadline engine: for every day of five years, North
+/// Castle's chain of periods started that day (the SMO's notice, an appeal filed and a
+/// decision upholding it) is counted by `case_deadlines`, and every last day it gives is a
+/// business day: the 15 days to appeal, the Board's 30 days to hear and 5 to file (§ 25-a
+/// rolls them), and the 5 business days to correct after the decision. Counter-check:
+/// the same periods in Windsor's reading (no roll) end on a closed day somewhere in the
+/// five years, so the property is not true by accident of the count.
+#[rstest]
+#[case::north_castle_rolls("north-castle-ny", true)]
+#[case::the_same_steps_unrolled("north-castle-ny", false)]
+fn every_day_of_five_years_the_engine_ends_on_a_business_day(
+    #[case] town: &str,
+    #[case] rolls: bool,
+) {
+    use ms4::idde::deadlines::case_deadlines_on;
+    let mut p = profile(town);
+    p.idde.periods_roll_to_business_day = rolls;
+    let cal = Calendar::new(&p.idde.holidays);
+    let smo = "Stormwater Management Officer";
+    let mut closed_days = 0;
+    let mut day = d("2026-01-01");
+    while day.year() < 2031 {
+        let on = day.to_string();
+        let case: Case = serde_json::from_value(serde_json::json!({
+            "case_id": "CASE-2026-0001", "opened_on": on, "origin": "staff",
+            "status": "open", "candidates": [],
+            "actions": [
+                {"kind": "notice_of_violation", "on": on, "at": "09:00", "method": "hand", "by": smo},
+                {"kind": "appeal_filed", "on": on, "at": "10:00", "by": "respondent"},
+                {"kind": "appeal_decided", "on": on, "at": "11:00", "outcome": "upheld", "by": "Town Board"},
+            ],
+        }))
+        .unwrap();
+        let ds = case_deadlines_on(&case, &p.idde, &cal, day.and_hms_opt(12, 0, 0).unwrap());
+        assert!(ds.uncounted.is_empty(), "{town} {day}: {:?}", ds.uncounted);
+        let due: Vec<_> = ds.deadlines.iter().filter_map(|x| x.due_on).collect();
+        // The appeal window, the hearing, the decision filed, the correction after it.
+        assert_eq!(due.len(), 4, "{town} {day}: {:?}", ds.deadlines);
+        for x in &ds.deadlines {
+            let Some(by) = x.due_on else { continue };
+            if !cal.is_business_day(by) {
+                assert!(
+                    !rolls,
+                    "{town}: served {day}, {} due {by}: {}",
+                    x.what, x.counted
+                );
+                closed_days += 1;
+            }
+        }
+        day = day.succ_opt().unwrap();
+    }
+    assert_eq!(
+        closed_days == 0,
+        rolls,
+        "{town}: {closed_days} closed last days"
+    );
+}

@@ -1,4 +1,4 @@
-//! Issue 25, items 2-5 and 10 through the command layer (`ms4::idde::commands::run`, the
+//! Issue 25, items 1-5 and 10 through the command layer (`ms4::idde::commands::run`, the
 //! one path `ms4 case action` and `POST /api/cases/{id}/actions` take) on both stores:
 //! each action is written, the case read back as stored, and its clock counted under the
 //! town's law as of Monday 4 January 2027, 12:00. The dates cross Christmas, New Year's
@@ -10,7 +10,7 @@ use ms4::rules::Profile;
 use rstest::rstest;
 use serde_json::{json, Value};
 
-use super::who::{act, open, skip, town};
+use super::who::{act, close, open, skip, town};
 
 /// What the case's answer must show for one rule.
 #[derive(Debug)]
@@ -32,6 +32,17 @@ const TE: &str = "Town Engineer";
 const SMO: &str = "Stormwater Management Officer";
 
 #[rstest]
+// Item 1, North Castle: "appeal the determination of the SMO to the Town Board within 15
+// days of its issuance", rolled by N.Y. General Construction Law § 25-a: a notice served
+// Sat 2 January 2027 counts to Sun 17 January; Mon 18 is Martin Luther King Jr. Day: the
+// last day to appeal is Tue 19 January.
+#[case::a_period_ending_on_a_weekend_and_a_holiday_rolls("north-castle-ny",
+    json!([{"kind": "notice_of_violation", "on": "2027-01-02", "method": "hand", "deadline": "2027-01-29", "by": SMO}]),
+    Then::Due("northcastle.illicit.appeal", Some("2027-01-19"), "due"))]
+// Counter-case: served Mon 28 December, the 15 days end on a business day, Tue 12 January.
+#[case::a_period_ending_on_a_business_day_stays("north-castle-ny",
+    json!([{"kind": "notice_of_violation", "on": "2026-12-28", "method": "hand", "deadline": "2027-01-29", "by": SMO}]),
+    Then::Due("northcastle.illicit.appeal", Some("2027-01-12"), "due"))]
 // Item 2, Windsor (b)(1): "Three business days shall be allowed for mail delivery of the
 // notice prior to the commencement of the seventy-two-hour period": mailed Tue 29 Dec at
 // 15:30: Wed 30, Thu 31, (New Year's Day, the weekend), Mon 4: from 00:00 Tue 5 January.
@@ -51,6 +62,16 @@ const SMO: &str = "Stormwater Management Officer";
 #[case::receipt_not_on_record("windsor-ct",
     json!([{"kind": "citation_issued", "on": "2026-12-29", "method": "mail", "violations": 1, "by": TM}]),
     Then::Due("windsor.fine_payment", None, "needs_fact"))]
+// Item 2 for the fines, Windsor (c)(1) "every twenty-four-hour period": a citation
+// hand-delivered Tue 29 Dec with no hour is not served at midnight: the 24 hours count
+// from 00:00 Wed 30 Dec, five full ones to Mon 4 January 12:00: $250 + 5 × $250.
+#[case::a_citation_without_an_hour("windsor-ct",
+    json!([{"kind": "citation_issued", "on": "2026-12-29", "method": "hand", "violations": 1, "by": TM}]),
+    Then::Accrued(1500.0, 2))]
+// Counter-case: served at 10:00, six full 24 hours: $250 + 6 × $250.
+#[case::a_citation_at_an_hour("windsor-ct",
+    json!([{"kind": "citation_issued", "on": "2026-12-29", "at": "10:00", "method": "hand", "violations": 1, "by": TM}]),
+    Then::Accrued(1750.0, 2))]
 // Item 3, Windsor (b)(2): re-inspection "within two business days after the period for
 // correction ... expires", the period "as agreed upon by the Town Manager": agreed to Fri
 // 8 January: Mon 11, Tue 12.
@@ -87,6 +108,49 @@ const SMO: &str = "Stormwater Management Officer";
            {"kind": "compliance_report", "on": "2026-12-31", "at": "10:00", "by": "respondent"},
            {"kind": "reinspection", "on": "2027-01-04", "at": "09:00", "outcome": "not_corrected", "by": TM}]),
     Then::Accrued(1750.0, 2))]
+// Item 5, at elimination: the case closed as eliminated on Thu 31 Dec (a closing gives
+// the day, no hour, so accrual stops as the day begins: what is certain): $250 at the
+// citation + the 24 hours to Wed 30 Dec 10:00; nothing over New Year's Day and the
+// weekend after.
+#[case::eliminated("windsor-ct",
+    json!([{"kind": "citation_issued", "on": "2026-12-29", "at": "10:00", "method": "hand", "violations": 1, "by": TM},
+           {"closure": "eliminated", "on": "2026-12-31", "notes": "lateral capped", "by": TE}]),
+    Then::Accrued(500.0, 2))]
+// Item 5, a decision reversing the citation: both streams void, kept at $0 (counter-case:
+// `a_refuted_report`, and `an_uncontested_fine` below, run on).
+#[case::a_hearing_reverses_the_citation("windsor-ct",
+    json!([{"kind": "citation_issued", "on": "2026-12-29", "at": "10:00", "method": "hand", "violations": 1, "by": TM},
+           {"kind": "hearing_requested", "on": "2026-12-30", "by": "respondent"},
+           {"kind": "hearing_decided", "on": "2027-01-04", "at": "09:00", "outcome": "reversed", "by": TM}]),
+    Then::Accrued(0.0, 2))]
+// Item 5, North Castle [Enforcement section] B: "a fine not exceeding $1,000 ... Each
+// day's continued violation shall constitute a separate additional violation", counted
+// from the citation (a ceiling a court sets): Tue 29 Dec 10:00 to Mon 4 January 12:00 is
+// the first day and six more begun: 7 × $1,000.
+#[case::north_castle_each_days_continued_violation("north-castle-ny",
+    json!([{"kind": "citation_issued", "on": "2026-12-29", "at": "10:00", "method": "hand", "violations": 1, "by": SMO}]),
+    Then::Accrued(7000.0, 1))]
+// Closed as eliminated on Thu 31 Dec: the first day and the one begun Wed 30 Dec 10:00:
+// 2 × $1,000.
+#[case::north_castle_eliminated("north-castle-ny",
+    json!([{"kind": "citation_issued", "on": "2026-12-29", "at": "10:00", "method": "hand", "violations": 1, "by": SMO},
+           {"closure": "eliminated", "on": "2026-12-31", "notes": "lateral capped", "by": SMO}]),
+    Then::Accrued(2000.0, 1))]
+// The Town Board reverses the SMO on appeal ("appeal the determination of the SMO to the
+// Town Board"): the fine is void, nothing accrued.
+#[case::north_castle_the_board_reverses_the_smo("north-castle-ny",
+    json!([{"kind": "notice_of_violation", "on": "2026-12-28", "method": "hand", "deadline": "2027-01-08", "by": SMO},
+           {"kind": "citation_issued", "on": "2026-12-29", "at": "10:00", "method": "hand", "violations": 1, "by": SMO},
+           {"kind": "appeal_filed", "on": "2026-12-30", "by": "respondent"},
+           {"kind": "appeal_decided", "on": "2027-01-04", "at": "09:00", "outcome": "reversed", "by": "Town Board"}]),
+    Then::Accrued(0.0, 1))]
+// Counter-case: a decision upholding the SMO stops nothing: 7 × $1,000.
+#[case::north_castle_the_board_upholds_the_smo("north-castle-ny",
+    json!([{"kind": "notice_of_violation", "on": "2026-12-28", "method": "hand", "deadline": "2027-01-08", "by": SMO},
+           {"kind": "citation_issued", "on": "2026-12-29", "at": "10:00", "method": "hand", "violations": 1, "by": SMO},
+           {"kind": "appeal_filed", "on": "2026-12-30", "by": "respondent"},
+           {"kind": "appeal_decided", "on": "2027-01-04", "at": "09:00", "outcome": "upheld", "by": "Town Board"}]),
+    Then::Accrued(7000.0, 1))]
 // Item 5, Windsor (d)(1): fines "which are uncontested": a hearing requested suspends
 // the payment deadline.
 #[case::a_contested_fine("windsor-ct",
@@ -129,11 +193,18 @@ async fn the_clock_through_the_command_layer(
     let id = open(&reg, &p, "P-LLC", None).await.case.case_id;
     let mut view = None;
     for a in actions.as_array().unwrap() {
-        view = Some(act(&reg, &p, &id, a.clone()).await.unwrap_or_else(|e| {
+        // A closing (it carries `closure`) closes the case; anything else is an action.
+        let done = if a.get("closure").is_some() {
+            close(&reg, &p, &id, a.clone()).await
+        } else {
+            act(&reg, &p, &id, a.clone()).await
+        };
+        view = Some(done.unwrap_or_else(|e| {
             panic!("{store} {jurisdiction}: {a} refused: {e:?}");
         }));
     }
     let v = view.expect("an action");
+    // Each action is logged, and an elimination's closing logs one too.
     assert_eq!(v.case.actions.len(), actions.as_array().unwrap().len());
     let d = &v.deadlines;
     let step = |rule: &str| {
@@ -164,6 +235,17 @@ async fn the_clock_through_the_command_layer(
         Then::Accrued(dollars, streams) => {
             assert_eq!(d.accrued, dollars, "{store}: {:?}", d.fines);
             assert_eq!(d.fines.len(), streams, "{store}: {:?}", d.fines);
+            // Nothing accrued: every stream is kept, voided by the decision, naming it.
+            if dollars == 0.0 {
+                assert!(
+                    d.fines.iter().all(|f| f
+                        .voided_by
+                        .as_deref()
+                        .is_some_and(|v| v.contains("reversed"))),
+                    "{store}: {:?}",
+                    d.fines
+                );
+            }
         }
     }
 }

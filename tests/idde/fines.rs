@@ -145,6 +145,58 @@ fn one_stream_per_violation(#[case] second: Option<&str>, #[case] dollars: f64, 
     }
 }
 
+/// Issue 25 item 2 for the fines: a citation recorded without an hour is not served at
+/// midnight. Windsor (c)(1)'s "every twenty-four-hour period" is counted from the end of
+/// the citation's day, the latest it can have been served, and the hour is asked for;
+/// the (b)(3) $250 is the citation day's whatever the hour. North Castle's fine for "each
+/// day's continued violation" counts days, so the day is enough. Hand-delivered Tue 1 Dec;
+/// as of Thu 3 Dec 12:00.
+#[rstest]
+// At 10:00: two full 24 hours (Wed 2, Thu 3 Dec at 10:00): $250 + 2 × $250.
+#[case::windsor_at_an_hour("windsor-ct", Some("10:00"), 750.0, false)]
+// No hour: from 00:00 Wed 2 Dec, one full 24 hours to Thu 3 Dec 12:00: $250 + $250.
+#[case::windsor_without_an_hour("windsor-ct", None, 500.0, true)]
+// Counter-case: days are counted by the day: Tue 1, Wed 2, Thu 3 Dec: 3 × up to $1,000.
+#[case::north_castle_counts_days("north-castle-ny", None, 3000.0, false)]
+fn a_citation_without_an_hour_is_not_served_at_midnight(
+    #[case] town: &str,
+    #[case] at: Option<&str>,
+    #[case] accrued: f64,
+    #[case] asks_the_hour: bool,
+) {
+    let by = match town {
+        "windsor-ct" => "Town Manager",
+        _ => "Stormwater Management Officer",
+    };
+    let mut a = json!({"kind": "citation_issued", "on": "2026-12-01", "method": "hand", "by": by, "violations": 1});
+    if let Some(h) = at {
+        a["at"] = json!(h);
+    }
+    let d = run(town, json!([a]), "2026-12-03T12:00");
+    assert_eq!(d.accrued, accrued, "{town}: {:?}", d.fines);
+    let asked: Vec<_> = d
+        .fines
+        .iter()
+        .filter_map(|f| f.open_fact.as_deref())
+        .filter(|o| o.contains("the hour the citation_issued of 2026-12-01 was served"))
+        .collect();
+    assert_eq!(
+        asked.len(),
+        usize::from(asks_the_hour),
+        "{town}: {:?}",
+        d.fines
+    );
+    if asks_the_hour {
+        let c = d
+            .fines
+            .iter()
+            .find(|f| f.rule == "windsor.citation.continuing_violation_24h")
+            .unwrap();
+        assert_eq!(c.from, t("2026-12-02T00:00"));
+        assert!(asked[0].contains("2026-12-02 00:00"), "{}", asked[0]);
+    }
+}
+
 /// Windsor (c)(2): "the person to whom the citation has been issued shall be responsible
 /// for reporting subsequent compliance by way of written report ... The Town Manager
 /// shall re-inspect to confirm compliance within one business day of receipt of such

@@ -561,3 +561,53 @@ fn cited_in_december(respondent: Option<serde_json::Value>) -> Case {
     }
     serde_json::from_value(v).unwrap()
 }
+
+/// Item 8 in each town's year: a citation hand-delivered Wed 30 December 2026 at 10:00 and
+/// the violation eliminated Mon 4 January 2027 at 12:00. North Castle's fine ("not
+/// exceeding $1,000 ... Each day's continued violation shall constitute a separate
+/// additional violation", a ceiling) accrues a day at the citation and one as each day
+/// begins: 30, 31 December, 1, 2, 3 and 4 January at 10:00. GP-0-24-001's year runs 3
+/// January to 2 January, so 1 and 2 January are the 2026 report's: $4,000, and 2027's
+/// $2,000. Counter-case, Windsor's calendar year: the $250 at the citation and the 24
+/// hours ending 31 December are 2026's ($500); those ending 1-4 January are 2027's ($1,000).
+/// Either way the years sum to the case's whole.
+#[rstest]
+#[case::ny_1_and_2_january_are_the_year_before(
+    "north-castle-ny",
+    "Stormwater Management Officer",
+    4000.0,
+    2000.0
+)]
+#[case::ct_counter_1_january_opens_the_next("windsor-ct", "Town Manager", 500.0, 1000.0)]
+fn fines_count_in_the_permits_year(
+    #[case] town: &str,
+    #[case] by: &str,
+    #[case] y2026: f64,
+    #[case] y2027: f64,
+) {
+    let p = Profile::builtin(town).unwrap();
+    let snap = Snapshot::from_features(
+        ms4::import::crs::registry_meta(town, 2234).unwrap(),
+        HashMap::new(),
+    );
+    let c: Case = serde_json::from_value(json!({"case_id": "CASE-2026-0043",
+        "opened_on": "2026-12-01", "origin": "staff", "status": "open", "candidates": [],
+        "actions": [
+            {"kind": "citation_issued", "on": "2026-12-30", "at": "10:00", "method": "hand", "by": by},
+            {"kind": "eliminated", "on": "2027-01-04", "at": "12:00", "by": by}]}))
+    .unwrap();
+    let year = |y: i32| {
+        let r = annual_report(&snap, &p, std::slice::from_ref(&c), y, later()).unwrap();
+        records(&r, "fines_accrued").dollars.unwrap()
+    };
+    assert_eq!((year(2026), year(2027)), (y2026, y2027), "{town}");
+    let whole: f64 = ms4::idde::deadlines::fines_of(&c, &p.idde, later())
+        .iter()
+        .map(|f| f.accrued)
+        .sum();
+    assert_eq!(
+        year(2025) + year(2026) + year(2027) + year(2028),
+        whole,
+        "{town}"
+    );
+}

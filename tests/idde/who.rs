@@ -136,6 +136,25 @@ pub(super) async fn act(
     .await
 }
 
+/// Closes a case (`closing` as the API's body: closure, on, by, notes).
+pub(super) async fn close(
+    reg: &Registry,
+    profile: &Profile,
+    id: &str,
+    closing: Json,
+) -> Result<CaseView, CaseError> {
+    let closing = serde_json::from_value(closing).unwrap();
+    run(
+        reg,
+        profile,
+        CaseCommand::Close {
+            id: id.into(),
+            closing,
+        },
+    )
+    .await
+}
+
 fn invalid(e: CaseError) -> (String, String) {
     match e {
         CaseError::Invalid(f) => (f.field, f.message),

@@ -511,6 +511,7 @@ impl Template {
             w.readings(),
             w.wording(),
             w.roles_and_rules(),
+            w.calendar(),
         ] {
             text.push_str(&part);
             text.push('\n');
@@ -793,6 +794,50 @@ impl Writer {
              [land_use.other]\n\
              words = [\"residential\", \"single family\", \"two family\", \"condominium\", \"vacant\", \"open space\", \"park\", \"forest\"]\n",
         );
+        s
+    }
+
+    /// The state's business-day calendar, as the built-in town of the same state keeps
+    /// it (its holidays by the state's statute, and whether a period of days that ends
+    /// on a closed day rolls to the next business day): a deadline this town's law sets
+    /// later is counted on it. A state with no built-in town gets none, said in a comment.
+    fn calendar(&self) -> String {
+        let (town, rolls, source) = match self.state.as_str() {
+            "NY" => ("north-castle-ny", true, "N.Y. General Construction Law § 25-a"),
+            "CT" => (
+                "windsor-ct",
+                false,
+                "program setting, not from your law: Windsor's reading (its article states no roll); check the town's own law",
+            ),
+            _ => {
+                return format!(
+                    "# No business-day calendar for {}: every day counts and no period rolls until\n\
+                     # [idde] periods_roll_to_business_day and its [[idde.holidays]] are written in.\n",
+                    self.state
+                )
+            }
+        };
+        let text = super::Profile::builtin_text(town).expect("the state's built-in town");
+        let mut s = format!(
+            "# The state's business days, as the built-in {town} profile keeps them: check them\n\
+             # against the town's own calendar.\n[idde]\n\
+             periods_roll_to_business_day = {rolls}\n\
+             periods_roll_source = {}\n",
+            q(source)
+        );
+        let mut holidays = false;
+        for line in text.lines() {
+            if line.starts_with('[') {
+                holidays = line == "[[idde.holidays]]";
+                if holidays {
+                    s.push('\n');
+                }
+            }
+            if holidays && !line.trim().is_empty() {
+                s.push_str(line);
+                s.push('\n');
+            }
+        }
         s
     }
 

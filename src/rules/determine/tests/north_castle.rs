@@ -400,7 +400,7 @@ fn a_general_permit_profile_without_its_section_prefix_is_refused() {
 /// on or before that day is exempt whatever the effective date proves to be; a day later
 /// it depends on that date (never "not exempt"). Counter-case: once the profile confirms
 /// the effective date as the adoption day, a plat a day later is not exempt on that
-/// ground.
+/// ground. The same holds of a building permit, the exemption's other approval.
 #[rstest]
 #[case::the_day_before_adoption("2007-12-18", false, Some(true), false)]
 #[case::the_day_of_adoption("2007-12-19", false, Some(true), false)]
@@ -413,6 +413,7 @@ fn a_plat_on_or_before_adoption_is_exempt_whatever_the_effective_date(
     #[case] confirmed: bool,
     #[case] exempt: Option<bool>,
     #[case] open: bool,
+    #[values("plat", "building permit")] approval: &str,
 ) {
     let text = Profile::builtin_text(NC).unwrap();
     let text = if confirmed {
@@ -423,12 +424,25 @@ fn a_plat_on_or_before_adoption_is_exempt_whatever_the_effective_date(
         text.to_string()
     };
     let p = Profile::with_id(NC, &text, "test").unwrap();
-    let f = ProjectFacts {
-        plat_approved_on: chrono::NaiveDate::parse_from_str(plat, "%Y-%m-%d").ok(),
-        ..facts(sqft(6_000.0))
+    let on = chrono::NaiveDate::parse_from_str(plat, "%Y-%m-%d").ok();
+    let f = if approval == "plat" {
+        ProjectFacts {
+            plat_approved_on: on,
+            ..facts(sqft(6_000.0))
+        }
+    } else {
+        ProjectFacts {
+            building_permit_approved_on: on,
+            ..facts(sqft(6_000.0))
+        }
     };
     let d = determine(&p, &f, &unlisted_water());
-    assert_eq!(d.exempt.result, exempt, "{plat}: {}", reasons(&d.exempt));
+    assert_eq!(
+        d.exempt.result,
+        exempt,
+        "{approval} {plat}: {}",
+        reasons(&d.exempt)
+    );
     assert_eq!(
         d.open_facts.iter().any(|o| o.contains("AMB-14")),
         open,

@@ -317,6 +317,12 @@ fn item_13_whole_name_matching(#[case] value: &str, #[case] want: NameMatch<'sta
     "what would decide: a record of its removal"
 )]
 #[case::abandoned_without_a_date(Some("abandoned"), None, NeedsReview, "a pipe left in place")]
+#[case::inactive(
+    Some("Inactive"),
+    None,
+    NeedsReview,
+    "the status \"Inactive\" says the connection is out of use"
+)]
 // Counter-cases: with a removal date the out-of-use words are read as removed.
 #[case::capped_with_a_removal_date(
     Some("capped"),
