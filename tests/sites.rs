@@ -230,7 +230,13 @@ async fn carmel_condition_one_site_through_a_half_inch_storm_a_missed_week_and_a
     let csv = "gauge_id,day,inches\nCARMEL-1,2026-05-04,0\nCARMEL-1,2026-05-05,0.1\nCARMEL-1,2026-05-06,0\nCARMEL-1,2026-05-07,0\nCARMEL-1,2026-05-08,0.62\nCARMEL-1,2026-05-09,0\nCARMEL-1,2026-05-10,0\nCARMEL-1,2026-05-12,0\nCARMEL-1,2026-05-13,0\nCARMEL-1,2026-05-14,0\nCARMEL-1,2026-05-15,0\nCARMEL-1,2026-05-16,0\nCARMEL-1,2026-05-17,0\n";
     let rain = ms4::sites::rainfall::parse_csv(csv).unwrap();
     let SiteAnswer::Rainfall { written, .. } = t
-        .run("2026-05-20", SiteCommand::Rainfall(rain))
+        .run(
+            "2026-05-20",
+            SiteCommand::Rainfall {
+                days: rain,
+                idempotency_key: None,
+            },
+        )
         .await
         .unwrap()
     else {
@@ -356,11 +362,12 @@ async fn carmel_condition_one_site_through_a_half_inch_storm_a_missed_week_and_a
     assert!(!d.sites[0].duties.iter().any(
         |x| x.what.contains("sediment trap 1") || x.what.contains("except site stabilization")
     ));
-    // Stabilized under the order is allowed (stabilization is what it permits); closing
-    // is not until it is lifted.
-    t.log(&id, action(SiteActionKind::Stabilized, "2026-05-19", None))
-        .await
-        .unwrap();
+    // Stabilized under the order is allowed (stabilization is what it permits), with its
+    // evidence (90% perennial cover, at least the 80% final stabilization requires);
+    // closing is not until the order is lifted.
+    let mut stabilized = action(SiteActionKind::Stabilized, "2026-05-19", None);
+    stabilized.cover_percent = Some(90.0);
+    t.log(&id, stabilized).await.unwrap();
     let e = t
         .log(&id, action(SiteActionKind::Close, "2026-05-19", None))
         .await
@@ -488,6 +495,131 @@ fn site_started(on: &str) -> Site {
     s.actions
         .push(action(SiteActionKind::Started, on, Some("07:00")));
     s
+}
+
+/// The maintenance agreement "recorded ... as a deed restriction on the property prior to
+/// final plan approval" (North Castle § 267-7D, Carmel § 156-85) and the easement "prior
+/// to the issuance of any approval that has a stormwater management facility as one of
+/// the requirements" (§ 267-7B, § 156-86), where the determination requires them: the
+/// approval is the site's `approved` action, at 10:00 on 27 April 2026.
+#[rstest]
+#[case::north_castle_recorded_before(
+    "north-castle-ny",
+    Some("2026-04-20"),
+    true,
+    "met",
+    "§ 267-7D"
+)]
+#[case::north_castle_recorded_after(
+    "north-castle-ny",
+    Some("2026-05-02"),
+    true,
+    "met_late",
+    "§ 267-7D"
+)]
+#[case::carmel_approved_without_it("carmel-ny", None, true, "overdue", "§ 156-85")]
+#[case::carmel_not_yet_approved("carmel-ny", None, false, "due", "§ 156-85")]
+fn the_agreement_is_due_by_the_final_plan_approval(
+    #[case] town: &str,
+    #[case] recorded_on: Option<&str>,
+    #[case] approved: bool,
+    #[case] status: &str,
+    #[case] citation: &str,
+) {
+    let p = Profile::builtin(town).unwrap();
+    let mut site = site_started("2026-05-04");
+    site.determination = Some(json!({"determination": {"requirements": [
+        {"result": {"kind": "maintenance_agreement", "status": "applies"}},
+        {"result": {"kind": "maintenance_easement", "status": "applies"}}
+    ]}}));
+    site.actions.clear();
+    site.status = SiteStatus::Proposed;
+    if let Some(on) = recorded_on {
+        let mut a = action(SiteActionKind::AgreementRecorded, on, None);
+        a.deed_restriction = Some(true);
+        site.actions.push(a);
+    }
+    if approved {
+        site.actions.push(action(
+            SiteActionKind::Approved,
+            "2026-04-27",
+            Some("10:00"),
+        ));
+        site.status = SiteStatus::Approved;
+    }
+    let s = site_schedule(&site, &p, &[], at("2026-05-05T12:00"));
+    let d = s
+        .duties
+        .iter()
+        .find(|d| d.what.contains("deed restriction"))
+        .expect("the agreement's duty");
+    assert_eq!(d.status, status, "{d:?}");
+    assert_eq!(d.citation, citation, "{d:?}");
+    assert_eq!(
+        d.due_at.map(|t| t.format("%Y-%m-%d %H:%M").to_string()),
+        approved.then(|| "2026-04-27 10:00".to_string())
+    );
+    // The easement, never recorded here, is due by the same approval.
+    let e = s
+        .duties
+        .iter()
+        .find(|d| d.what.contains("maintenance easement"))
+        .expect("the easement's duty");
+    assert_eq!(e.status, if approved { "overdue" } else { "due" }, "{e:?}");
+}
+
+/// A stabilization logged without evidence keeps the close-out open: an open fact in
+/// the schedule, citing the definition each town reads, and the closing refused naming
+/// `cover_percent` until a further `stabilized` action gives it.
+#[rstest]
+#[case::north_castle("north-castle-ny", "§ 267-4B STABILIZED")]
+#[case::carmel("carmel-ny", "SPDES general permit")]
+fn stabilized_without_evidence_leaves_the_close_out_open(#[case] town: &str, #[case] cited: &str) {
+    use ms4::sites::action::{new_action, Appended};
+    let p = Profile::builtin(town).unwrap();
+    let mut site = site_started("2026-05-04");
+    let today = day("2026-06-03");
+    let next = |site: &Site, a: SiteAction| match new_action(site, a, "SMO", today) {
+        Ok(Appended::Site(s)) => Ok(*s),
+        Ok(Appended::Again) => panic!("not sent before"),
+        Err(e) => Err(e),
+    };
+    site = next(
+        &site,
+        action(SiteActionKind::Stabilized, "2026-06-01", None),
+    )
+    .unwrap();
+    assert_eq!(site.status, SiteStatus::Stabilized);
+    let s = site_schedule(&site, &p, &[], at("2026-06-02T12:00"));
+    let fact = s
+        .open_facts
+        .iter()
+        .find(|f| f.contains("without the evidence"))
+        .expect("the open fact");
+    assert!(fact.contains(cited), "{fact}");
+    assert!(
+        fact.contains("minimum density of 80% over the entire pervious surface"),
+        "{fact}"
+    );
+    let e = next(&site, action(SiteActionKind::Close, "2026-06-02", None)).unwrap_err();
+    assert_eq!(e.field, "cover_percent", "{e:?}");
+    // Another stabilized action without evidence is refused; with it, the site closes.
+    let e = next(
+        &site,
+        action(SiteActionKind::Stabilized, "2026-06-02", None),
+    )
+    .unwrap_err();
+    assert_eq!(e.field, "cover_percent", "{e:?}");
+    let mut evidence = action(SiteActionKind::Stabilized, "2026-06-02", None);
+    evidence.cover_percent = Some(85.0);
+    site = next(&site, evidence).unwrap();
+    assert_eq!(site.status, SiteStatus::Stabilized);
+    assert!(site_schedule(&site, &p, &[], at("2026-06-02T12:00"))
+        .open_facts
+        .iter()
+        .all(|f| !f.contains("without the evidence")));
+    let closed = next(&site, action(SiteActionKind::Close, "2026-06-03", None)).unwrap();
+    assert_eq!(closed.status, SiteStatus::Closed);
 }
 
 /// "at least 48 hours before" a milestone on Monday 11 May 2026 at 08:00: by Saturday
@@ -666,45 +798,119 @@ async fn sites_over_http_share_the_commands_and_store_an_action_once(#[case] kin
         Some(("proposed".to_string(), "low".to_string()))
     );
     close_out_hands_two_smps_over(&app, &second).await;
+    rainfall_over_http(&app).await;
+    inspector_logs_inspections_only(&t, &id).await;
 }
 
-/// Through stabilization to close-out, handing two SMPs over: they become features of the
-/// smps layer, in the same transaction as the closing, and the structural one without a
-/// recorded easement is found by the existing check.
+/// The inspector's token logs a site's inspections (the page's form); the rest of the
+/// log is the officer's.
+async fn inspector_logs_inspections_only(t: &Town, id: &str) {
+    let tok = token(&t.reg.url, "inspector", "Ivy Inspector", &[]);
+    let app = App::new(&t.reg.store).await.with_bearer(tok);
+    let r = app
+        .post(format!("/api/sites/{id}/actions"))
+        .json(&json!({"kind": "inspection", "on": "2026-05-08", "role": "town", "by": "Ivy"}))
+        .send()
+        .await;
+    assert_eq!(r.status(), 201, "{}", r.text());
+    let r = app
+        .post(format!("/api/sites/{id}/actions"))
+        .json(&json!({"kind": "stop_work", "on": "2026-05-08", "by": "Ivy"}))
+        .send()
+        .await;
+    assert_eq!(r.status(), 403, "{}", r.text());
+}
+
+/// Through stabilization to close-out, handing two SMPs over, at the laws' words: final
+/// stabilization is "a uniform, perennial vegetative cover with a minimum density of 80%
+/// over the entire pervious surface ... or other equivalent stabilization measures"
+/// (North Castle § 267-4B; Carmel reads the general permit's same words), its evidence
+/// recorded or the close-out stays open; the as-built plans "must be certified by a
+/// professional engineer"; the maintenance agreement is recorded "as a deed restriction
+/// on the property". The SMPs become features of the smps layer in the same transaction
+/// as the closing, and the structural one without a recorded easement is found by the
+/// existing check.
 async fn close_out_hands_two_smps_over(app: &App, second: &str) {
-    for (kind, on) in [
-        ("approved", "2026-04-22"),
-        ("started", "2026-04-23"),
-        ("stabilized", "2026-06-01"),
-    ] {
+    let act = |body: serde_json::Value| async move {
         let r = app
             .post(format!("/api/sites/{second}/actions"))
-            .json(&json!({"kind": kind, "on": on, "by": "SMO"}))
+            .json(&body)
             .send()
             .await;
-        assert_eq!(r.status(), 201, "{}", r.text());
+        (r.status(), r.text())
+    };
+    for (kind, on) in [("approved", "2026-04-22"), ("started", "2026-04-23")] {
+        let (status, text) = act(json!({"kind": kind, "on": on, "by": "SMO"})).await;
+        assert_eq!(status, 201, "{text}");
     }
+    // 72% cover is not final stabilization: refused naming the field, with the law's words.
+    let (status, text) = act(json!({"kind": "stabilized", "on": "2026-06-01", "by": "Pat Inspector", "cover_percent": 72.0})).await;
+    assert_eq!(status, 400, "{text}");
+    assert!(text.contains("cover_percent"), "{text}");
+    assert!(text.contains("minimum density of 80%"), "{text}");
+    // Logged without evidence: kept, the site stabilized, the close-out open (an open fact).
+    let (status, text) = act(json!({"kind": "stabilized", "on": "2026-06-01", "by": "SMO"})).await;
+    assert_eq!(status, 201, "{text}");
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["status"], "stabilized");
+    let facts = v["schedule"]["open_facts"].to_string();
+    assert!(
+        facts.contains("without the evidence final stabilization is judged by"),
+        "{facts}"
+    );
     let close = json!({"kind": "close", "on": "2026-06-02", "by": "SMO", "smps": [
         {"asset_id": "SMP-9001", "practice_type": "wet pond", "structural": true, "owner": "Seven Oaks HOA", "responsible_party": "Seven Oaks HOA"},
         {"asset_id": "SMP-9002", "practice_type": "vegetated swale", "structural": false}
     ]});
+    let (status, text) = act(close.clone()).await;
+    assert_eq!(status, 400, "{text}");
+    assert!(text.contains("cover_percent"), "{text}");
+    // The evidence given: the equivalent measures, and who found them.
+    let (status, text) = act(
+        json!({"kind": "stabilized", "on": "2026-06-01", "by": "Pat Inspector",
+        "equivalent_measures": ["rock riprap on the swale banks", "permanent landscape mulch"]}),
+    )
+    .await;
+    assert_eq!(status, 201, "{text}");
+    // Handing practices over needs the PE-certified as-built plans, whatever the
+    // determination said ("as-built plans for any stormwater management practices").
+    let (status, text) = act(close.clone()).await;
+    assert_eq!(status, 400, "{text}");
+    assert!(
+        text.contains("certified by a professional engineer"),
+        "{text}"
+    );
+    let (status, text) = act(json!({"kind": "as_built", "on": "2026-06-01", "by": "SMO"})).await;
+    assert_eq!(status, 400, "{text}");
+    assert!(text.contains("certified_by"), "{text}");
+    let (status, text) = act(json!({"kind": "as_built", "on": "2026-06-01", "by": "SMO", "certified_by": "Dana Engineer, PE 081234"})).await;
+    assert_eq!(status, 201, "{text}");
+    let (status, text) = act(close.clone()).await;
+    assert_eq!(status, 400, "{text}");
+    assert!(text.contains("deed restriction"), "{text}");
+    let (status, text) =
+        act(json!({"kind": "agreement_recorded", "on": "2026-04-21", "by": "SMO"})).await;
+    assert_eq!(status, 400, "{text}");
+    assert!(text.contains("deed_restriction"), "{text}");
+    for body in [
+        json!({"kind": "agreement_recorded", "on": "2026-04-21", "by": "SMO", "deed_restriction": true, "recording": "Putnam County Clerk, Liber 2210 page 14"}),
+        json!({"kind": "easement_recorded", "on": "2026-04-21", "by": "SMO", "recording": "Putnam County Clerk, Liber 2210 page 15"}),
+    ] {
+        let (status, text) = act(body).await;
+        assert_eq!(status, 201, "{text}");
+    }
     // A closing that hands over an SMP id twice is refused, naming the field.
     let mut twice = close.clone();
     twice["smps"][1]["asset_id"] = json!("SMP-9001");
-    let r = app
-        .post(format!("/api/sites/{second}/actions"))
-        .json(&twice)
-        .send()
-        .await;
-    assert_eq!(r.status(), 400, "{}", r.text());
-    assert!(r.text().contains("smps[1].asset_id"), "{}", r.text());
-    let r = app
-        .post(format!("/api/sites/{second}/actions"))
-        .json(&close)
-        .send()
-        .await;
-    assert_eq!(r.status(), 201, "{}", r.text());
-    assert_eq!(r.json::<serde_json::Value>()["status"], "closed");
+    let (status, text) = act(twice).await;
+    assert_eq!(status, 400, "{text}");
+    assert!(text.contains("smps[1].asset_id"), "{text}");
+    let (status, text) = act(close).await;
+    assert_eq!(status, 201, "{text}");
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&text).unwrap()["status"],
+        "closed"
+    );
     let r = app.get("/collections/smps/items/SMP-9001").send().await;
     assert_eq!(r.status(), 200, "{}", r.text());
     let smp: serde_json::Value = r.json();
@@ -715,6 +921,72 @@ async fn close_out_hands_two_smps_over(app: &App, second: &str) {
     assert_eq!(r.status(), 200, "{}", r.text());
     let listed = r.text();
     assert!(listed.contains("SMP-9001"), "{listed}");
+}
+
+/// `/api/rainfall`: entries stored as JSON and as the CSV `ms4 rainfall import` reads, a
+/// request sent again under its key stored once and another under it refused, a bad line
+/// refused naming it with nothing stored, and the list by gauge and days.
+async fn rainfall_over_http(app: &App) {
+    let entries = json!({"entries": [
+        {"gauge_id": "CARMEL-2", "day": "2026-05-10", "inches": 0.62},
+        {"gauge_id": "CARMEL-2", "day": "2026-05-11", "inches": 0.0}
+    ]});
+    let send = |key: &'static str, body: serde_json::Value| async move {
+        let r = app
+            .post("/api/rainfall")
+            .header("idempotency-key", key)
+            .json(&body)
+            .send()
+            .await;
+        (r.status(), r.text())
+    };
+    let (status, text) = send("gauge-sheet-1", entries.clone()).await;
+    assert_eq!(status, 201, "{text}");
+    assert!(text.contains("\"written\":2"), "{text}");
+    let (status, text) = send("gauge-sheet-1", entries.clone()).await;
+    assert_eq!(status, 200, "{text}");
+    assert!(text.contains("\"again\":true"), "{text}");
+    let mut other = entries.clone();
+    other["entries"][0]["inches"] = json!(0.7);
+    let (status, text) = send("gauge-sheet-1", other).await;
+    assert_eq!(status, 400, "{text}");
+    assert!(text.contains("idempotency_key"), "{text}");
+    let (status, text) = send(
+        "gauge-sheet-2",
+        json!({"entries": [{"gauge_id": "CARMEL-2", "day": "2026-05-12", "inches": -1.0}]}),
+    )
+    .await;
+    assert_eq!(status, 400, "{text}");
+    assert!(text.contains("entries[0].inches"), "{text}");
+    // The CSV: a bad line refuses the whole file, naming the line.
+    let r = app
+        .post("/api/rainfall/import")
+        .header("content-type", "text/csv")
+        .body("station,date,inches\nCARMEL-2,2026-05-12,0.1\nCARMEL-2,2026-05-13,lots\n")
+        .send()
+        .await;
+    assert_eq!(r.status(), 400, "{}", r.text());
+    assert!(r.text().contains("line 3"), "{}", r.text());
+    let r = app
+        .post("/api/rainfall/import")
+        .header("content-type", "text/csv")
+        .body("station,date,inches\nCARMEL-2,2026-05-12,0.1\nCARMEL-3,2026-05-12,0.4\n")
+        .send()
+        .await;
+    assert_eq!(r.status(), 201, "{}", r.text());
+    let r = app
+        .get("/api/rainfall?gauge=CARMEL-2&from=2026-05-11&to=2026-05-12")
+        .send()
+        .await;
+    assert_eq!(r.status(), 200, "{}", r.text());
+    let v: serde_json::Value = r.json();
+    let days: Vec<(&str, f64)> = v["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["day"].as_str().unwrap(), e["inches"].as_f64().unwrap()))
+        .collect();
+    assert_eq!(days, vec![("2026-05-11", 0.0), ("2026-05-12", 0.1)], "{v}");
 }
 
 /// Carmel § 156-83B: "for projects meeting Condition One, Two or Three", read from the
@@ -865,6 +1137,51 @@ async fn the_command_line_opens_logs_and_lists_what_is_due(#[case] kind: &str) {
     assert!(
         err.contains("role: an inspection says who made it"),
         "{err}"
+    );
+    // Final stabilization from the command line, judged at the definition's words: 72%
+    // cover refused naming the field, 85% found by the inspector taken.
+    let stabilized = |cover: &'static str| {
+        let id = id.clone();
+        let url = url.clone();
+        move || {
+            common::run(
+                &url,
+                &[
+                    "site",
+                    "log",
+                    &id,
+                    "stabilized",
+                    "--on",
+                    "2026-05-07",
+                    "--by",
+                    "Pat Inspector",
+                    "--cover-percent",
+                    cover,
+                ],
+            )
+        }
+    };
+    let out = stabilized("72")();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(
+            "cover_percent: 72% perennial vegetative cover is below the minimum density of 80%"
+        ),
+        "{err}"
+    );
+    let out = stabilized("85")();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = common::run_ok(&url, &["site", "show", &id, "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["status"], "stabilized");
+    assert_eq!(
+        v["actions"].as_array().unwrap().last().unwrap()["cover_percent"],
+        85.0
     );
 }
 

@@ -137,6 +137,23 @@ pub struct LogArgs {
     /// For a release: the guarantee's reference.
     #[arg(long)]
     pub reference: Option<String>,
+    /// For final stabilization: the perennial vegetative cover over the pervious
+    /// surface, percent (at least 80).
+    #[arg(long)]
+    pub cover_percent: Option<f64>,
+    /// For final stabilization: an equivalent measure applied instead (rock riprap);
+    /// repeat.
+    #[arg(long = "equivalent-measure")]
+    pub equivalent_measures: Vec<String>,
+    /// For as-built plans: the professional engineer who certified them.
+    #[arg(long)]
+    pub certified_by: Option<String>,
+    /// For the maintenance agreement: recorded as a deed restriction on the property.
+    #[arg(long)]
+    pub deed_restriction: bool,
+    /// For an agreement or easement: where and under what number it was recorded.
+    #[arg(long)]
+    pub recording: Option<String>,
     /// Free text.
     #[arg(long)]
     pub notes: Option<String>,
@@ -269,6 +286,13 @@ fn log_action(a: LogArgs, today: NaiveDate) -> anyhow::Result<SiteAction> {
     x.case_id = a.case_id.or(x.case_id);
     x.reference = a.reference.or(x.reference);
     x.notes = a.notes.or(x.notes);
+    x.cover_percent = a.cover_percent.or(x.cover_percent);
+    x.equivalent_measures.extend(a.equivalent_measures);
+    x.certified_by = a.certified_by.or(x.certified_by);
+    if a.deed_restriction {
+        x.deed_restriction = Some(true);
+    }
+    x.recording = a.recording.or(x.recording);
     Ok(x)
 }
 
@@ -339,10 +363,15 @@ pub(super) async fn run_rainfall(store_url: &str, a: RainfallArgs) -> anyhow::Re
     let days =
         crate::sites::rainfall::parse_csv(&text).map_err(|e| anyhow!("{}: {e}", file.display()))?;
     let n = days.len();
-    if let SiteAnswer::Rainfall { written, unchanged } = execute(
+    if let SiteAnswer::Rainfall {
+        written, unchanged, ..
+    } = execute(
         store_url,
         "ms4 rainfall import",
-        SiteCommand::Rainfall(days),
+        SiteCommand::Rainfall {
+            days,
+            idempotency_key: None,
+        },
     )
     .await?
     {
@@ -405,6 +434,23 @@ fn print(format: Format, answer: SiteAnswer) -> anyhow::Result<()> {
             }
         }
         (_, SiteAnswer::Rainfall { .. }) => {}
+        (Format::Json, SiteAnswer::RainDays(days)) => println!("{}", to_pretty_json(&days)?),
+        (Format::Table, SiteAnswer::RainDays(days)) => {
+            let rows: Vec<Vec<String>> = days
+                .iter()
+                .map(|d| {
+                    vec![
+                        d.gauge_id.clone(),
+                        d.day.to_string(),
+                        format!("{:.2}", d.inches),
+                    ]
+                })
+                .collect();
+            print!(
+                "{}",
+                super::output::table(&["gauge", "day", "inches"], &rows)
+            );
+        }
     }
     Ok(())
 }

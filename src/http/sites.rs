@@ -4,21 +4,25 @@
 //! to what was written. `GET /api/sites/{id}` sends the site's version as its `ETag`;
 //! an action sent with `If-Match` is refused (412) when the stored site is another
 //! version by then; one sent again with its `Idempotency-Key` is stored once.
+//! `/api/rainfall` lists the daily totals and stores them, entered as JSON or uploaded as
+//! the CSV `ms4 rainfall import` reads.
 
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
-use chrono::Utc;
+use chrono::{NaiveDate, Utc};
 use serde::Deserialize;
 
 use super::extract::{Body, Params};
 use super::versions::{etag, if_match};
 use super::{AppState, Caller, HttpError};
-use crate::domain::{Layer, SiteStatus};
+use crate::auth::Role;
+use crate::domain::{Layer, SiteActionKind, SiteStatus};
 use crate::idde::deadlines::parse_as_of;
 use crate::sites::commands::Registry;
 use crate::sites::open::OpenSite;
+use crate::sites::rainfall::{parse_csv, RainDay, RainfallRequest};
 use crate::sites::{SiteAction, SiteAnswer, SiteCommand, SiteError, SiteRecorder};
 
 impl From<SiteError> for HttpError {
@@ -38,7 +42,12 @@ async fn execute(
     what: &str,
     cmd: SiteCommand,
 ) -> Result<SiteAnswer, HttpError> {
-    let writes = matches!(cmd, SiteCommand::Open(_) | SiteCommand::Log { .. });
+    let reload: &[Layer] = match cmd {
+        // A closing writes the SMPs it hands over in the same transaction.
+        SiteCommand::Open(_) | SiteCommand::Log { .. } => &[Layer::Sites, Layer::Smps],
+        SiteCommand::Rainfall { .. } => &[Layer::Rainfall],
+        _ => &[],
+    };
     let snap = state.snapshot.current();
     let profile = state.profile.current();
     let by = SiteRecorder {
@@ -53,14 +62,11 @@ async fn execute(
         snap: &snap,
     };
     let answer = crate::sites::run(reg, &by, Utc::now().naive_utc(), cmd).await?;
-    if writes {
-        // A closing writes the SMPs it hands over in the same transaction.
-        for layer in [Layer::Sites, Layer::Smps] {
-            state
-                .snapshot
-                .reload_layer(state.store.as_ref(), layer, 0)
-                .await?;
-        }
+    for layer in reload {
+        state
+            .snapshot
+            .reload_layer(state.store.as_ref(), *layer, 0)
+            .await?;
     }
     Ok(answer)
 }
@@ -172,22 +178,23 @@ pub(super) async fn add_action(
     Body(mut a): Body<SiteAction>,
 ) -> Result<Response, HttpError> {
     let if_version = if_match(&headers, "/api/sites/{id}")?;
-    if let Some(v) = headers.get("idempotency-key") {
-        let k = v.to_str().unwrap_or("").trim();
-        if k.is_empty() || k.len() > 200 || !k.bytes().all(|b| b.is_ascii_graphic()) {
-            return Err(HttpError::field(
-                "Idempotency-Key",
-                "must be 1 to 200 visible ASCII characters",
-            ));
-        }
+    // The inspector's token records a site's inspections; the rest of its log is the
+    // officer's.
+    if caller.role == Some(Role::Inspector) && a.kind != SiteActionKind::Inspection {
+        return Err(HttpError::Forbidden(format!(
+            "the token of {} has the inspector role, which logs a site's inspections; {} needs the officer role",
+            caller.subject, a.kind
+        )));
+    }
+    if let Some(k) = idempotency_key(&headers)? {
         match &a.idempotency_key {
-            Some(b) if b != k => {
+            Some(b) if *b != k => {
                 return Err(HttpError::field(
                     "Idempotency-Key",
                     "differs from the body's idempotency_key",
                 ))
             }
-            _ => a.idempotency_key = Some(k.to_string()),
+            _ => a.idempotency_key = Some(k),
         }
     }
     let cmd = SiteCommand::Log {
@@ -197,4 +204,109 @@ pub(super) async fn add_action(
     };
     let a = execute(&state, Some(&caller), "POST /api/sites/{id}/actions", cmd).await?;
     site_response(a, StatusCode::CREATED)
+}
+
+/// The `Idempotency-Key` header, checked: a client's key for one write.
+fn idempotency_key(headers: &HeaderMap) -> Result<Option<String>, HttpError> {
+    let Some(v) = headers.get("idempotency-key") else {
+        return Ok(None);
+    };
+    let k = v.to_str().unwrap_or("").trim();
+    if k.is_empty() || k.len() > 200 || !k.bytes().all(|b| b.is_ascii_graphic()) {
+        return Err(HttpError::field(
+            "Idempotency-Key",
+            "must be 1 to 200 visible ASCII characters",
+        ));
+    }
+    Ok(Some(k.to_string()))
+}
+
+/// The query of `GET /api/rainfall`.
+#[derive(Debug, Default, Deserialize, schemars::JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub(super) struct RainfallParams {
+    /// Only this gauge or station.
+    gauge: Option<String>,
+    /// From this day, YYYY-MM-DD.
+    from: Option<NaiveDate>,
+    /// To this day, YYYY-MM-DD.
+    to: Option<NaiveDate>,
+}
+
+pub(super) async fn rainfall(
+    State(state): State<AppState>,
+    Params(p): Params<RainfallParams>,
+) -> Result<Json<serde_json::Value>, HttpError> {
+    if let (Some(f), Some(t)) = (p.from, p.to) {
+        if f > t {
+            return Err(HttpError::field("from", format!("{f} is after to, {t}")));
+        }
+    }
+    let cmd = SiteCommand::RainfallList {
+        gauge: p.gauge,
+        from: p.from,
+        to: p.to,
+    };
+    match execute(&state, None, "GET /api/rainfall", cmd).await? {
+        SiteAnswer::RainDays(days) => Ok(Json(serde_json::json!({
+            "count": days.len(),
+            "entries": days,
+        }))),
+        _ => Err(HttpError::Internal {
+            source: "a rainfall list answered no list".into(),
+        }),
+    }
+}
+
+async fn store_rain(
+    state: &AppState,
+    caller: &Caller,
+    what: &str,
+    headers: &HeaderMap,
+    days: Vec<RainDay>,
+) -> Result<Response, HttpError> {
+    let cmd = SiteCommand::Rainfall {
+        days,
+        idempotency_key: idempotency_key(headers)?,
+    };
+    match execute(state, Some(caller), what, cmd).await? {
+        SiteAnswer::Rainfall {
+            written,
+            unchanged,
+            again,
+        } => {
+            let status = if again {
+                StatusCode::OK
+            } else {
+                StatusCode::CREATED
+            };
+            let body =
+                serde_json::json!({"written": written, "unchanged": unchanged, "again": again});
+            Ok((status, Json(body)).into_response())
+        }
+        _ => Err(HttpError::Internal {
+            source: "a rainfall write answered no count".into(),
+        }),
+    }
+}
+
+pub(super) async fn add_rainfall(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    headers: HeaderMap,
+    Body(req): Body<RainfallRequest>,
+) -> Result<Response, HttpError> {
+    store_rain(&state, &caller, "POST /api/rainfall", &headers, req.entries).await
+}
+
+pub(super) async fn import_rainfall(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    headers: HeaderMap,
+    body: axum::body::Bytes,
+) -> Result<Response, HttpError> {
+    let text = std::str::from_utf8(&body)
+        .map_err(|_| HttpError::field("body", "the CSV is not UTF-8 text"))?;
+    let days = parse_csv(text).map_err(|e| HttpError::field("body", e))?;
+    store_rain(&state, &caller, "POST /api/rainfall/import", &headers, days).await
 }

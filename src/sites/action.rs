@@ -9,6 +9,7 @@ use chrono::{NaiveDate, NaiveDateTime};
 use serde::{Deserialize, Serialize};
 
 use super::site::Site;
+use super::{close_out, stabilization};
 use crate::domain::{text, InspectorRole, Milestone, SiteActionKind, SiteStatus};
 use crate::idde::FieldError;
 
@@ -163,6 +164,30 @@ pub struct SiteAction {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(max = 1024))]
     pub reference: Option<String>,
+    /// For final stabilization: the density of the uniform, perennial vegetative cover
+    /// established over the entire pervious surface, percent (at least 80: North Castle
+    /// § 267-4B STABILIZED; the SPDES general permit's final stabilization).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0, max = 100))]
+    pub cover_percent: Option<f64>,
+    /// For final stabilization: the equivalent stabilization measures applied on all
+    /// disturbed areas not covered by permanent structures, concrete or pavement, instead
+    /// of the cover (`permanent landscape mulch`, `rock riprap`, `washed/crushed stone`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub equivalent_measures: Vec<String>,
+    /// For as-built plans: the professional engineer who certified them (name and
+    /// licence number).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 1024))]
+    pub certified_by: Option<String>,
+    /// For the maintenance agreement: recorded as a deed restriction on the property.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deed_restriction: Option<bool>,
+    /// For an agreement or easement recorded: where and under what number (`Putnam
+    /// County Clerk, Liber 2210 page 14`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 1024))]
+    pub recording: Option<String>,
     /// For a close: the SMPs handed over to the post-construction programme.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub smps: Vec<HandedOverSmp>,
@@ -194,6 +219,11 @@ impl SiteAction {
             case_id: None,
             guarantee: None,
             reference: None,
+            cover_percent: None,
+            equivalent_measures: Vec::new(),
+            certified_by: None,
+            deed_restriction: None,
+            recording: None,
             smps: Vec::new(),
             notes: None,
         }
@@ -218,6 +248,8 @@ impl SiteAction {
             ("idempotency_key", self.idempotency_key.as_deref()),
             ("case_id", self.case_id.as_deref()),
             ("reference", self.reference.as_deref()),
+            ("certified_by", self.certified_by.as_deref()),
+            ("recording", self.recording.as_deref()),
         ] {
             if let Some(v) = v {
                 lines.push((f.into(), v));
@@ -239,6 +271,9 @@ impl SiteAction {
             for v in [&m.owner, &m.responsible_party].into_iter().flatten() {
                 lines.push((format!("smps[{i}]"), v));
             }
+        }
+        for (i, m) in self.equivalent_measures.iter().enumerate() {
+            lines.push((format!("equivalent_measures[{i}]"), m));
         }
         for (i, c) in self.corrected.iter().enumerate() {
             lines.push((format!("corrected[{i}]"), c));
@@ -325,7 +360,11 @@ pub fn new_action(
         ));
     }
     let mut next = site.clone();
-    if let Some(to) = site.status.after(a.kind) {
+    // A stabilized site takes a further `stabilized` action: the evidence it was logged
+    // without (see [`stabilization`]).
+    let evidence_again =
+        a.kind == SiteActionKind::Stabilized && site.status == SiteStatus::Stabilized;
+    if let Some(to) = site.status.after(a.kind).filter(|_| !evidence_again) {
         let from = SiteStatus::before(to).expect("every status after proposed has one before");
         if site.status != from {
             return Err(err(
@@ -338,7 +377,7 @@ pub fn new_action(
         }
         next.status = to;
     }
-    check_kind(site, &a)?;
+    check_kind(site, &a, evidence_again)?;
     if !a.smps.is_empty() && a.kind != SiteActionKind::Close {
         return Err(err("smps", "SMPs are handed over when the site closes"));
     }
@@ -350,11 +389,39 @@ pub fn new_action(
     Ok(Appended::Site(Box::new(next)))
 }
 
-/// The fields each kind needs, and what it needs of the site: a lifting an order in
-/// effect, a release a guarantee held, a closing no order in effect and the hand-over
-/// the determination requires.
-fn check_kind(site: &Site, a: &SiteAction) -> Result<(), FieldError> {
+/// The fields each kind needs, and what it needs of the site: a stabilization its
+/// evidence judged by the definition ([`stabilization::check`]; `evidence_again` is a
+/// stabilized site taking the evidence it was logged without), as-built plans the
+/// engineer who certified them, an agreement its recording as a deed restriction, a
+/// lifting an order in effect, a release a guarantee held, a closing what
+/// [`check_close`] asks.
+fn check_kind(site: &Site, a: &SiteAction, evidence_again: bool) -> Result<(), FieldError> {
+    if a.kind != SiteActionKind::Stabilized
+        && (a.cover_percent.is_some() || !a.equivalent_measures.is_empty())
+    {
+        return Err(err(
+            if a.cover_percent.is_some() {
+                "cover_percent"
+            } else {
+                "equivalent_measures"
+            },
+            "the evidence of final stabilization is given with a stabilized action",
+        ));
+    }
     match a.kind {
+        SiteActionKind::Stabilized => stabilization::check(a, evidence_again)?,
+        SiteActionKind::AsBuilt if a.certified_by.as_deref().is_none_or(|c| c.trim().is_empty()) => {
+            return Err(err(
+                "certified_by",
+                "as-built plans \"must be certified by a professional engineer\": name the engineer who certified them",
+            ))
+        }
+        SiteActionKind::AgreementRecorded if a.deed_restriction != Some(true) => {
+            return Err(err(
+                "deed_restriction",
+                "the maintenance agreement is \"recorded in the office of the County Clerk as a deed restriction on the property\": say it was (deed_restriction: true)",
+            ))
+        }
         SiteActionKind::Inspection if a.role.is_none() => {
             return Err(err(
                 "role",
@@ -405,39 +472,43 @@ fn check_kind(site: &Site, a: &SiteAction) -> Result<(), FieldError> {
                 format!("site {} has no stop-work order in effect", site.site_id),
             ))
         }
-        SiteActionKind::Close => {
-            for (i, m) in a.smps.iter().enumerate() {
-                if m.asset_id.trim().is_empty()
-                    || a.smps[..i].iter().any(|o| o.asset_id == m.asset_id)
-                {
-                    return Err(err(
-                        &format!("smps[{i}].asset_id"),
-                        "each SMP handed over has its own asset id",
-                    ));
-                }
-            }
-            if !site.stop_work_in_effect().is_empty() {
-                return Err(err(
-                    "kind",
-                    "a stop-work order is in effect: it is lifted (the Town confirms compliance) before the site closes",
-                ));
-            }
-            // The hand-over the determination requires, as answered, before close-out.
-            for (req, kind) in [
-                ("as_built_plans", SiteActionKind::AsBuilt),
-                ("maintenance_agreement", SiteActionKind::AgreementRecorded),
-                ("maintenance_easement", SiteActionKind::EasementRecorded),
-            ] {
-                let logged = site.actions.iter().any(|x| x.kind == kind);
-                if site.requirement_status(req) == Some("applies") && !logged {
-                    return Err(err(
-                        "kind",
-                        format!("the determination requires {req} and no {kind} is logged: log it before closing"),
-                    ));
-                }
-            }
-        }
+        SiteActionKind::Close => check_close(site, a)?,
         _ => {}
+    }
+    Ok(())
+}
+
+/// What a closing needs: each SMP handed over with its own id, no stop-work order in
+/// effect, final stabilization with its evidence, and the hand-over the law requires
+/// ([`close_out`]).
+fn check_close(site: &Site, a: &SiteAction) -> Result<(), FieldError> {
+    for (i, m) in a.smps.iter().enumerate() {
+        if m.asset_id.trim().is_empty() || a.smps[..i].iter().any(|o| o.asset_id == m.asset_id) {
+            return Err(err(
+                &format!("smps[{i}].asset_id"),
+                "each SMP handed over has its own asset id",
+            ));
+        }
+    }
+    if !site.stop_work_in_effect().is_empty() {
+        return Err(err(
+            "kind",
+            "a stop-work order is in effect: it is lifted (the Town confirms compliance) before the site closes",
+        ));
+    }
+    // Final stabilization, with its evidence, then the hand-over.
+    if stabilization::evidence(site).is_none() {
+        return Err(err(
+            "cover_percent",
+            format!(
+                "site {} is stabilized without the evidence final stabilization is judged by ({}): log a stabilized action with the cover (cover_percent, at least 80) or the equivalent measures (equivalent_measures) before closing",
+                site.site_id,
+                stabilization::DEFINITION
+            ),
+        ));
+    }
+    if let Some(why) = close_out::unmet(site, !a.smps.is_empty()) {
+        return Err(err("kind", why));
     }
     Ok(())
 }

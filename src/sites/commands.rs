@@ -15,7 +15,7 @@ use serde::Serialize;
 
 use super::action::{new_action, Appended};
 use super::open::{open_site, priority, OpenSite};
-use super::rainfall::{all_rain, RainDay};
+use super::rainfall::{all_rain, check_entries, rain_between, RainDay};
 use super::schedule::{site_schedule, SiteSchedule};
 use super::site::{next_site_id_among, Guarantee, Site, SiteAction};
 use crate::domain::{Layer, SiteStatus};
@@ -78,8 +78,24 @@ pub enum SiteCommand {
         /// When.
         as_of: NaiveDateTime,
     },
-    /// Store rainfall records (a day at a gauge recorded again is replaced).
-    Rainfall(Vec<RainDay>),
+    /// Store rainfall records (a day at a gauge recorded again is replaced); with a
+    /// client's key, the same records sent again under it are stored once and other
+    /// records under it are refused.
+    Rainfall {
+        /// The records.
+        days: Vec<RainDay>,
+        /// The client's key for this request.
+        idempotency_key: Option<String>,
+    },
+    /// The rainfall recorded, of a gauge (or every gauge) over a span of days.
+    RainfallList {
+        /// Only this gauge.
+        gauge: Option<String>,
+        /// From this day.
+        from: Option<NaiveDate>,
+        /// To this day.
+        to: Option<NaiveDate>,
+    },
 }
 
 /// A site as `ms4 site show` and `GET /api/sites/{id}` answer it: the site as stored,
@@ -137,7 +153,11 @@ pub enum SiteAnswer {
         written: u64,
         /// Already stored as given.
         unchanged: u64,
+        /// The request was stored before under its idempotency key: nothing written.
+        again: bool,
     },
+    /// Rainfall records asked for.
+    RainDays(Vec<RainDay>),
 }
 
 /// Why a site command did nothing.
@@ -221,19 +241,18 @@ pub async fn run(
             return Ok(SiteAnswer::List { sites, unreadable });
         }
         SiteCommand::Due { as_of } => return Ok(SiteAnswer::Due(due(&reg, as_of))),
-        SiteCommand::Rainfall(days) => {
-            let features = days.iter().map(|d| d.to_feature(Some(&by.what))).collect();
-            let s = crate::store::write_all(
-                reg.store,
-                request(Layer::Rainfall, by),
-                features,
-                serde_json::json!({ "source": by.what }),
-            )
-            .await?;
-            return Ok(SiteAnswer::Rainfall {
-                written: s.inserted + s.updated,
-                unchanged: s.unchanged,
-            });
+        SiteCommand::Rainfall {
+            days,
+            idempotency_key,
+        } => return store_rain(&reg, by, days, idempotency_key).await,
+        SiteCommand::RainfallList { gauge, from, to } => {
+            let rain = all_rain(reg.snap);
+            return Ok(SiteAnswer::RainDays(rain_between(
+                &rain,
+                gauge.as_deref(),
+                from,
+                to,
+            )));
         }
     };
     let site = Site::from_feature(&f).map_err(SiteError::NotFound)?;
@@ -243,6 +262,64 @@ pub async fn run(
         version(&f),
         as_of,
     ))))
+}
+
+/// Stores rainfall records under a client's key: a key whose records are stored already
+/// with the same request answers what is stored and writes nothing; a key used for other
+/// records is refused. The key and the request's digest are kept on each record written.
+async fn store_rain(
+    reg: &Registry<'_>,
+    by: &SiteRecorder,
+    days: Vec<RainDay>,
+    key: Option<String>,
+) -> Result<SiteAnswer, SiteError> {
+    check_entries(&days).map_err(SiteError::Invalid)?;
+    let digest = serde_json::to_string(&days)
+        .map(|t| crate::store::profile::sha256_hex(&t))
+        .unwrap_or_default();
+    if let Some(k) = &key {
+        let under_key =
+            reg.snap.layer(Layer::Rainfall).features.iter().find(|f| {
+                f.extra.get("idempotency_key").and_then(|v| v.as_str()) == Some(k.as_str())
+            });
+        if let Some(f) = under_key {
+            if f.extra.get("request_sha256").and_then(|v| v.as_str()) == Some(digest.as_str()) {
+                return Ok(SiteAnswer::Rainfall {
+                    written: 0,
+                    unchanged: days.len() as u64,
+                    again: true,
+                });
+            }
+            return Err(SiteError::Invalid(FieldError {
+                field: "idempotency_key".into(),
+                message: format!("{k:?} was used for other rainfall records; nothing was written (send a new key for a new request)"),
+            }));
+        }
+    }
+    let features = days
+        .iter()
+        .map(|d| {
+            let mut f = d.to_feature(Some(&by.what));
+            if let Some(k) = &key {
+                f.extra.insert("idempotency_key".into(), k.clone().into());
+                f.extra
+                    .insert("request_sha256".into(), digest.clone().into());
+            }
+            f
+        })
+        .collect();
+    let s = crate::store::write_all(
+        reg.store,
+        request(Layer::Rainfall, by),
+        features,
+        serde_json::json!({ "source": by.what }),
+    )
+    .await?;
+    Ok(SiteAnswer::Rainfall {
+        written: s.inserted + s.updated,
+        unchanged: s.unchanged,
+        again: false,
+    })
 }
 
 /// Opens a site: checked and made from the snapshot, stored with its id allocated

@@ -6,11 +6,13 @@
 //! [`commands`], which the store and the HTTP and command-line edges call.
 
 pub mod action;
+pub mod close_out;
 pub mod commands;
 pub mod open;
 pub mod rainfall;
 pub mod schedule;
 pub mod site;
+pub mod stabilization;
 
 pub use commands::{run, SiteAnswer, SiteCommand, SiteError, SiteRecorder};
 pub use site::{Site, SiteAction};

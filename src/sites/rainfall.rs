@@ -9,19 +9,88 @@
 use chrono::NaiveDate;
 
 use crate::domain::{Feature, Layer, Value};
+use crate::idde::FieldError;
 use crate::spatial::Snapshot;
 
 const L: Layer = Layer::Rainfall;
 
 /// One gauge's rainfall on one day.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct RainDay {
     /// The gauge or station.
+    #[schemars(length(min = 1, max = 1024))]
     pub gauge_id: String,
     /// The day.
     pub day: NaiveDate,
     /// Inches of precipitation.
+    #[schemars(range(min = 0, max = 100))]
     pub inches: f64,
+}
+
+/// `POST /api/rainfall`: daily totals entered by hand (a day at a gauge recorded again
+/// is replaced).
+#[derive(Debug, Clone, Default, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RainfallRequest {
+    /// The days, one per gauge and day.
+    pub entries: Vec<RainDay>,
+}
+
+/// Why an amount is not a day's rainfall in inches, if it is not.
+fn inches_problem(x: f64) -> Option<String> {
+    (!(x.is_finite() && (0.0..100.0).contains(&x)))
+        .then(|| format!("{x} is not a rainfall in inches (0 to 100)"))
+}
+
+/// Checks entries sent as JSON as [`parse_csv`] checks a file's lines: a gauge named, an
+/// amount in inches, each gauge and day once. The first fault is named by its path.
+pub fn check_entries(days: &[RainDay]) -> Result<(), FieldError> {
+    let err = |field: String, message: String| FieldError { field, message };
+    if days.is_empty() {
+        return Err(err(
+            "entries".into(),
+            "no rainfall entries: send at least one {gauge_id, day, inches}".into(),
+        ));
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    for (i, d) in days.iter().enumerate() {
+        if let Some(why) = crate::domain::text::line_problem(&d.gauge_id).or_else(|| {
+            d.gauge_id
+                .trim()
+                .is_empty()
+                .then(|| "name the gauge".to_string())
+        }) {
+            return Err(err(format!("entries[{i}].gauge_id"), why));
+        }
+        if let Some(why) = inches_problem(d.inches) {
+            return Err(err(format!("entries[{i}].inches"), why));
+        }
+        if !seen.insert((d.gauge_id.as_str(), d.day)) {
+            return Err(err(
+                format!("entries[{i}].day"),
+                format!("gauge {} on {} is given twice", d.gauge_id, d.day),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The records of a gauge (or every gauge) over a span of days, by gauge then day.
+pub fn rain_between(
+    rain: &[RainDay],
+    gauge: Option<&str>,
+    from: Option<NaiveDate>,
+    to: Option<NaiveDate>,
+) -> Vec<RainDay> {
+    let mut out: Vec<RainDay> = rain
+        .iter()
+        .filter(|r| gauge.is_none_or(|g| r.gauge_id == g))
+        .filter(|r| from.is_none_or(|f| r.day >= f) && to.is_none_or(|t| r.day <= t))
+        .cloned()
+        .collect();
+    out.sort_by(|a, b| (&a.gauge_id, a.day).cmp(&(&b.gauge_id, b.day)));
+    out
 }
 
 impl RainDay {
@@ -104,7 +173,7 @@ pub fn parse_csv(text: &str) -> Result<Vec<RainDay>, String> {
         let inches: f64 = raw
             .parse()
             .ok()
-            .filter(|x: &f64| x.is_finite() && *x >= 0.0 && *x < 100.0)
+            .filter(|x: &f64| inches_problem(*x).is_none())
             .ok_or_else(|| {
                 format!(
                     "line {}: inches {raw:?} is not a rainfall in inches (0 to 100)",

@@ -5,7 +5,9 @@
 //! inch or more, the trained contractor on site daily while soil is disturbed (North
 //! Castle § 267-7A(4)) and the 48-hour notices before each milestone; and, in
 //! [`enforcement`], the deficiencies to correct, sediment traps past half full, more
-//! than five acres disturbed at once and the stop-work orders in effect. Each duty cites the profile's rule; what the record cannot decide
+//! than five acres disturbed at once and the stop-work orders in effect; and, in
+//! [`hand_over`], the close-out's agreement, easement and as-built plans and the
+//! evidence of final stabilization. Each duty cites the profile's rule; what the record cannot decide
 //! is an open fact, never a guess.
 //!
 //! Clocks: the seven days are calendar days (AMB-15) counted with the enforcement
@@ -17,6 +19,7 @@ use chrono::{Duration, NaiveDate, NaiveDateTime, NaiveTime};
 use serde::Serialize;
 
 mod enforcement;
+mod hand_over;
 
 use super::rainfall::{storms, RainDay};
 use super::site::Site;
@@ -206,6 +209,7 @@ pub fn site_schedule(
     if site.status != SiteStatus::Closed {
         deficiencies(site, profile, as_of, &mut duties);
         sediment(site, profile, &mut duties);
+        hand_over::hand_over(site, profile, as_of, &mut duties, &mut open_facts);
     }
     duties.sort_by_key(|d| (order(&d.status), d.due_at));
     SiteSchedule {
