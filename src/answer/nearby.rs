@@ -251,7 +251,7 @@ pub fn nearby(ask: &Ask<'_>, p: &NearbyParams) -> Result<NearbyAnswer, AskError>
         }
         return Err(e);
     }
-    let facilities = query::nearby(
+    let mut facilities = query::nearby(
         snap,
         &NearbyQuery {
             at,
@@ -260,6 +260,15 @@ pub fn nearby(ask: &Ask<'_>, p: &NearbyParams) -> Result<NearbyAnswer, AskError>
             layers,
         },
     );
+    // The profile's schedule decides "overdue" (without the monitoring priorities, which
+    // need the whole network: an item by priority is judged in `ms4 inspections due`).
+    let schedule = super::schedule::Schedule::with_priorities(snap, ask.profile, None);
+    let today = chrono::Local::now().date_naive();
+    for n in &mut facilities {
+        if let Some(f) = snap.layer(n.layer).get(&n.id) {
+            n.overdue = schedule.overdue(n.layer, f, today);
+        }
+    }
     Ok(NearbyAnswer {
         query: NearbyEcho {
             x: at.x(),

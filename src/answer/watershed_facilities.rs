@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::place;
 use super::places::{fields, Place, Places};
+use super::schedule::Schedule;
 use super::{comma_list, nearby::facility_layers, Ask, AskError, Measure};
 use crate::domain::Layer;
 use crate::rules::quantity::parse_length;
@@ -32,15 +33,14 @@ pub struct WatershedFacilitiesParams {
     /// Facilities this near a commercial or industrial parcel are hot spots.
     #[arg(long, default_value = DEFAULT_HOT_SPOT_DISTANCE)]
     pub hot_spot_distance: String,
-    /// Days after which an inspection is overdue.
-    #[arg(long, default_value_t = DEFAULT_OVERDUE_AFTER_DAYS)]
+    /// Days after which an inspection is overdue, for every facility alike (default: the
+    /// profile's inspection schedule, `ms4 inspections due`).
+    #[arg(long)]
     #[schemars(range(min = 0))]
-    pub overdue_after_days: i64,
+    pub overdue_after_days: Option<i64>,
 }
 
 const DEFAULT_HOT_SPOT_DISTANCE: &str = "100ft";
-/// The map's rule ([`crate::tiles::props::overdue`]) unless the caller asks otherwise.
-const DEFAULT_OVERDUE_AFTER_DAYS: i64 = crate::tiles::props::OVERDUE_AFTER_DAYS;
 
 impl Default for WatershedFacilitiesParams {
     fn default() -> Self {
@@ -49,7 +49,7 @@ impl Default for WatershedFacilitiesParams {
             polygon: None,
             kinds: Vec::new(),
             hot_spot_distance: DEFAULT_HOT_SPOT_DISTANCE.into(),
-            overdue_after_days: DEFAULT_OVERDUE_AFTER_DAYS,
+            overdue_after_days: None,
         }
     }
 }
@@ -59,8 +59,10 @@ impl Default for WatershedFacilitiesParams {
 pub struct RankAssumptions {
     /// Facilities this near a commercial or industrial parcel are hot spots.
     pub hot_spot_distance: Measure,
-    /// Days after which an inspection is overdue.
-    pub overdue_after_days: i64,
+    /// Days after which an inspection is overdue, when asked for every facility alike.
+    pub overdue_after_days: Option<i64>,
+    /// Otherwise: the profile's inspection schedule, as `ms4 inspections due` reads it.
+    pub schedule: &'static str,
     /// That these are settings, not law.
     pub note: &'static str,
 }
@@ -99,17 +101,32 @@ pub fn watershed_facilities(
     let given = parse_length(&p.hot_spot_distance)
         .map_err(|e| AskError::invalid("hot_spot_distance", e.to_string()))?;
     let hot_spot_distance = given.to(unit).value;
-    if p.overdue_after_days < 0 {
-        return Err(AskError::invalid(
-            "overdue_after_days",
-            format!("must not be negative, got {}", p.overdue_after_days),
-        ));
-    }
+    let flat = match p.overdue_after_days {
+        Some(d) => Some(u32::try_from(d).map_err(|_| {
+            AskError::invalid(
+                "overdue_after_days",
+                format!("must be 0 to {}, got {d}", u32::MAX),
+            )
+        })?),
+        None => None,
+    };
     let opts = RankOptions {
         hot_spot_distance,
-        overdue_after_days: p.overdue_after_days,
         // The day the map's tiles judge "overdue" on.
         today: chrono::Local::now().date_naive(),
+    };
+    let mut schedule = Schedule::of(ask)?;
+    if let Some(d) = flat {
+        schedule = schedule.flat(d);
+    }
+    let due = |layer: Layer, f: &crate::domain::Feature| {
+        let items = schedule.items(layer, f, opts.today, 0);
+        let why: Vec<String> = items
+            .into_iter()
+            .filter(|i| i.standing.is_overdue())
+            .map(|i| i.reason)
+            .collect();
+        (!why.is_empty()).then(|| why.join("; "))
     };
     let list = rank_facilities(
         snap,
@@ -118,6 +135,7 @@ pub fn watershed_facilities(
         p.watershed_id.as_deref(),
         &layers,
         &opts,
+        &due,
     );
     Ok(WatershedFacilitiesAnswer {
         list,
@@ -128,6 +146,7 @@ pub fn watershed_facilities(
                 unit: unit.symbol(),
             },
             overdue_after_days: p.overdue_after_days,
+            schedule: "each facility's interval by the profile's [schedules] (the default's reading, every 365 days, where it has no item), unless overdue_after_days is given",
             note: "hot-spot distance and inspection interval are program settings, not law",
         },
     })

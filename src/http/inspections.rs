@@ -235,13 +235,24 @@ pub(super) async fn of_asset(
     };
     let last = snap.last_inspection(&id);
     let today = chrono::Local::now().date_naive();
+    let profile = state.profile.current();
+    // The schedule's one definition, answered here so no client restates it (without
+    // the monitoring priorities, which need the whole network: `/api/inspections/due`
+    // judges an item by priority).
+    let schedule = crate::answer::schedule::Schedule::with_priorities(&snap, &profile, None);
+    let items = snap
+        .layer(layer)
+        .get(&id)
+        .map(|f| schedule.items(layer, f, today, 0))
+        .unwrap_or_default();
+    let due_by = items.iter().filter_map(|i| i.next_due).min();
     Ok(Json(serde_json::json!({
         "asset_id": id,
         "layer": layer,
         "last_inspection": last,
-        // The map's rule, answered here so no client restates it.
-        "overdue": crate::tiles::props::overdue(last, today),
-        "due_by": crate::tiles::props::inspection_due_by(last),
+        "overdue": items.iter().any(|i| i.standing.is_overdue()),
+        "due_by": due_by,
+        "schedule": items,
         "inspections": listed(&snap, &[id.as_str()]),
     })))
 }

@@ -51,8 +51,9 @@ pub struct NearbyFacility {
     pub status: Option<String>,
     /// The date of its last inspection, if any.
     pub last_inspection: Option<String>,
-    /// Whether it is overdue for inspection today (never inspected, or not for longer
-    /// than the map's rule allows: [`crate::tiles::props::overdue`]).
+    /// Whether it is overdue for inspection today (never inspected, or past the day its
+    /// schedule gives: `crate::answer::schedule::Schedule::overdue`, which the nearby
+    /// answer applies; here the registry's default interval).
     pub overdue: bool,
     /// The recorded easement that covers it, if any.
     pub access: Access,
@@ -181,6 +182,14 @@ pub fn nearest_in(
     best
 }
 
+/// Overdue under the registry's default interval, before the answer applies the
+/// profile's schedule.
+fn default_overdue(last: Option<chrono::NaiveDate>, today: chrono::NaiveDate) -> bool {
+    use crate::rules::schedule::{standing, Requirement};
+    let due_by = last.map(|d| Requirement::default_reading().next_due(d));
+    standing(last, due_by, today, 0).is_overdue()
+}
+
 /// Facilities near a point, across layers, nearest first.
 pub fn nearby(snap: &Snapshot, q: &NearbyQuery) -> Vec<NearbyFacility> {
     // The day the map's tiles judge "overdue" on.
@@ -209,7 +218,7 @@ pub fn nearby(snap: &Snapshot, q: &NearbyQuery) -> Vec<NearbyFacility> {
                 direction: compass(b),
                 status: f.get(layer, "status").as_str().map(str::to_string),
                 last_inspection: snap.last_inspection(&f.id).map(|d| d.to_string()),
-                overdue: crate::tiles::props::overdue(snap.last_inspection(&f.id), today),
+                overdue: default_overdue(snap.last_inspection(&f.id), today),
                 access: access_by_easement(snap, g),
             }
         })

@@ -21,11 +21,14 @@ pub struct RankOptions {
     /// Facilities within this distance (CRS units) of a commercial or industrial parcel
     /// are hot spots.
     pub hot_spot_distance: f64,
-    /// A facility last inspected more than this many days before `today` is overdue.
-    pub overdue_after_days: i64,
     /// The date the list is made for.
     pub today: NaiveDate,
 }
+
+/// Whether a facility is due for inspection (never inspected, or overdue), with why:
+/// the inspection schedule's one definition (`crate::answer::schedule`), handed in so
+/// the ranking stays free of the profile's schedule.
+pub type DueCheck<'a> = &'a dyn Fn(Layer, &crate::domain::Feature) -> Option<String>;
 
 /// One facility of the ranking.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -117,23 +120,6 @@ fn nearest_hot_spot(
     })
 }
 
-/// Whether a facility is due: never inspected, or last inspected longer ago than the
-/// options allow; says why in `reasons`.
-fn inspection_due(last: Option<NaiveDate>, opts: &RankOptions, reasons: &mut Vec<String>) -> bool {
-    // The map's definition of overdue, with the list's number of days.
-    if !crate::tiles::props::overdue_after(last, opts.today, opts.overdue_after_days) {
-        return false;
-    }
-    reasons.push(match last {
-        None => "never inspected".into(),
-        Some(day) => format!(
-            "last inspected {day}, more than {} days ago",
-            opts.overdue_after_days
-        ),
-    });
-    true
-}
-
 /// Ranks the facilities of `layers` inside `area`.
 pub fn rank_facilities(
     snap: &Snapshot,
@@ -142,6 +128,7 @@ pub fn rank_facilities(
     watershed_id: Option<&str>,
     layers: &[Layer],
     opts: &RankOptions,
+    due_check: DueCheck<'_>,
 ) -> WatershedFacilities {
     let area_geom = Geometry::MultiPolygon(area.clone());
     let Some(r) = wkb::bounding_rect(&area_geom) else {
@@ -206,7 +193,13 @@ pub fn rank_facilities(
                 ));
             }
             let last = snap.last_inspection(&f.id);
-            let due = inspection_due(last, opts, &mut reasons);
+            let due = match due_check(layer, f) {
+                Some(why) => {
+                    reasons.push(why);
+                    true
+                }
+                None => false,
+            };
             let score =
                 4 * u8::from(!tmdls.is_empty()) + 2 * u8::from(hot_spot.is_some()) + u8::from(due);
             facilities.push(RankedFacility {
@@ -332,12 +325,19 @@ mod tests {
         let snap = Snapshot::from_features(meta, l);
         let profile = Profile::builtin("north-castle-ny").unwrap();
         let area = MultiPolygon(vec![wkt!(POLYGON((0. 0.,200. 0.,200. 200.,0. 200.,0. 0.)))]);
-        let opts = RankOptions {
-            hot_spot_distance: 100.0,
-            overdue_after_days: 365,
-            today: NaiveDate::from_ymd_opt(2026, 11, 30).unwrap(),
+        let rank = |day: (i32, u32, u32)| {
+            let today = NaiveDate::from_ymd_opt(day.0, day.1, day.2).unwrap();
+            let opts = RankOptions {
+                hot_spot_distance: 100.0,
+                today,
+            };
+            let schedule =
+                crate::answer::schedule::Schedule::with_priorities(&snap, &profile, None);
+            let due = |l: Layer, f: &Feature| schedule.overdue(l, f, today).then(|| "due".into());
+            let layers = [Layer::CatchBasins];
+            rank_facilities(&snap, &profile, &area, None, &layers, &opts, &due)
         };
-        let list = rank_facilities(&snap, &profile, &area, None, &[Layer::CatchBasins], &opts);
+        let list = rank((2026, 11, 30));
         let order: Vec<(&str, u8)> = list
             .facilities
             .iter()
@@ -354,11 +354,7 @@ mod tests {
         );
         assert!(list.priority_area);
         assert_eq!(list.tmdl_areas, ["T-1"]);
-        let later = RankOptions {
-            today: NaiveDate::from_ymd_opt(2027, 6, 2).unwrap(),
-            ..opts
-        };
-        let list = rank_facilities(&snap, &profile, &area, None, &[Layer::CatchBasins], &later);
+        let list = rank((2027, 6, 2));
         assert!(
             list.facilities.iter().find(|f| f.id == "CB-C").unwrap().due,
             "a year and a day later it is overdue"

@@ -15,30 +15,6 @@ use crate::rules::Profile;
 use crate::spatial::network::Network;
 use crate::spatial::Snapshot;
 
-/// How old an inspection may be before an asset is overdue (the watershed lists' default).
-pub const OVERDUE_AFTER_DAYS: i64 = 365;
-
-/// Whether a facility is overdue for inspection on `today`: never inspected, or last
-/// inspected more than [`OVERDUE_AFTER_DAYS`] days before. The one definition the map's
-/// `overdue`, the nearby list and a facility's card all answer with.
-pub fn overdue(last: Option<NaiveDate>, today: NaiveDate) -> bool {
-    overdue_after(last, today, OVERDUE_AFTER_DAYS)
-}
-
-/// [`overdue`] with another number of days (a watershed list's `overdue_after_days`).
-pub fn overdue_after(last: Option<NaiveDate>, today: NaiveDate, days: i64) -> bool {
-    match last {
-        Some(d) => (today - d).num_days() > days,
-        None => true,
-    }
-}
-
-/// The last day a facility's next inspection is due by (none when never inspected: it
-/// is due now).
-pub fn inspection_due_by(last: Option<NaiveDate>) -> Option<NaiveDate> {
-    last.map(|d| d + chrono::Days::new(OVERDUE_AFTER_DAYS.unsigned_abs()))
-}
-
 /// Facts about features that only the whole snapshot decides.
 #[derive(Debug, Default)]
 pub struct Derived {
@@ -46,6 +22,9 @@ pub struct Derived {
     pub findings: HashMap<String, &'static str>,
     /// Each SMP's easement state.
     pub easements: HashMap<String, &'static str>,
+    /// Each monitoring location's priority, worked out only when the profile's
+    /// `[schedules]` has an item by priority (the map's `overdue` then depends on it).
+    pub priorities: Option<HashMap<String, crate::rules::monitoring::Priority>>,
 }
 
 impl Derived {
@@ -66,6 +45,15 @@ impl Derived {
         let smps =
             answer::smps::smps_without_easement(&ask, &answer::smps::SmpsParams { all: true })
                 .map_err(RenderError::Findings)?;
+        let priorities = if profile.schedules.by_priority("outfall") {
+            Some(
+                answer::schedule::priorities(&ask)
+                    .map_err(RenderError::Findings)?
+                    .0,
+            )
+        } else {
+            None
+        };
         Ok(Derived {
             findings: ill
                 .connections
@@ -77,6 +65,7 @@ impl Derived {
                 .into_iter()
                 .map(|s| (s.smp_id, s.finding.result.as_str()))
                 .collect(),
+            priorities,
         })
     }
 }
@@ -324,8 +313,9 @@ pub enum Source {
     Id,
     /// The day of its latest inspection.
     LastInspection,
-    /// Whether that is too long ago (or never).
-    Overdue,
+    /// Whether an inspection of the feature (of this layer) is overdue or never made,
+    /// by the profile's schedule ([`crate::answer::schedule::Schedule::overdue`]).
+    Overdue(Layer),
     /// The profile's class of the recorded land use (at this field position).
     LandUseClass(Option<usize>),
     /// The water's 303(d) flag (at this field position), else any impairment.
@@ -350,7 +340,7 @@ impl Source {
         match name {
             "id" => Source::Id,
             "last_inspection" => Source::LastInspection,
-            "overdue" => Source::Overdue,
+            "overdue" => Source::Overdue(layer),
             "land_use_class" => Source::LandUseClass(layer.field_index("land_use")),
             "listed_303d" => Source::Listed303d(layer.field_index("listed_303d")),
             "finding" => Source::Finding,
@@ -413,10 +403,12 @@ pub fn prop<'a>(src: Source, f: &'a Feature, ctx: &Context<'a>) -> Option<Prop<'
     match src {
         Source::Id => Some(Prop::Str(&f.id)),
         Source::LastInspection => ctx.snap.last_inspection(&f.id).map(Prop::Date),
-        Source::Overdue => Some(Prop::Bool(overdue(
-            ctx.snap.last_inspection(&f.id),
-            ctx.today,
-        ))),
+        Source::Overdue(layer) => {
+            let priorities = ctx.derived.and_then(|d| d.priorities.as_ref());
+            let schedule =
+                answer::schedule::Schedule::with_priorities(ctx.snap, ctx.profile, priorities);
+            Some(Prop::Bool(schedule.overdue(layer, f, ctx.today)))
+        }
         Source::LandUseClass(i) => match at(i) {
             Some(Value::Text(raw)) => Some(Prop::Str(ctx.land_use_class(raw))),
             _ => None,
