@@ -581,11 +581,35 @@ async fn the_demo_has_a_monitoring_location_for_every_outfall_and_its_status_add
 async fn the_mapping_package_opens_in_gdal_with_every_layer() {
     use gdal::vector::LayerAccess;
     let reg = town("sqlite").await;
+    // Two construction sites: one under way (a focus area), one closed (not).
+    let (x, y) = at(100.0, 100.0);
+    let sites = fc(&[
+        feature(
+            r#""site_id":"CS-1","opened_on":"2026-03-01","status":"active","name":"Hillside lots""#,
+            &square(x, y, 200.0),
+        ),
+        feature(
+            r#""site_id":"CS-2","opened_on":"2025-03-01","status":"closed","name":"Old mill""#,
+            &square(x + 400.0, y, 200.0),
+        ),
+    ]);
+    let path = reg.dir.path().join("sites.geojson");
+    std::fs::write(&path, sites).unwrap();
+    let r = import(reg.store.clone(), ImportOptions::new(Layer::Sites, &path))
+        .await
+        .unwrap();
+    assert_eq!(r.rejected, 0);
     let out = reg.dir.path().join("phase1");
     let printed = run_ok(
         &reg.url,
-        &["mapping-package", "--out", out.to_str().unwrap()],
+        &[
+            "mapping-package",
+            "--out",
+            out.to_str().unwrap(),
+            "--shapefiles",
+        ],
     );
+    assert!(printed.contains("no zoning layer"), "{printed}");
     assert!(
         printed.contains("priority rule: the profile's reading"),
         "{printed}"
@@ -595,6 +619,7 @@ async fn the_mapping_package_opens_in_gdal_with_every_layer() {
         ds.layers().map(|l| (l.name(), l.feature_count())).collect();
     counts.sort();
     let want = [
+        ("focus_construction_sites", 1),
         ("focus_higher_class_waters", 1),
         ("focus_impaired_waters", 1),
         ("focus_tmdl_areas", 0),
@@ -617,6 +642,8 @@ async fn the_mapping_package_opens_in_gdal_with_every_layer() {
     assert_eq!(f.geometry().unwrap().geometry_name(), "MULTIPOLYGON");
     let csv = std::fs::read_to_string(out.join("monitoring-locations.csv")).unwrap();
     assert_eq!(csv.lines().count(), 6);
+    package_shapefiles_open_in_gdal(&out, &got);
+    package_readme_and_map_page(&out);
     // Never over an earlier package.
     let again = run(
         &reg.url,
@@ -624,6 +651,77 @@ async fn the_mapping_package_opens_in_gdal_with_every_layer() {
     );
     assert!(!again.status.success());
     assert!(String::from_utf8_lossy(&again.stderr).contains("exists"));
+}
+
+/// Every layer of the package is a shapefile GDAL opens with the same features (a layer
+/// of mixed geometry as one file per type), in EPSG:2260, its long names cut as the
+/// README lists.
+fn package_shapefiles_open_in_gdal(out: &std::path::Path, layers: &[(&str, u64)]) {
+    use gdal::vector::LayerAccess;
+    let dir = out.join("shapefiles");
+    let mut shp: Vec<(String, u64)> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "shp"))
+        .map(|p| {
+            let ds = gdal::Dataset::open(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            let l = ds.layer(0).unwrap();
+            let srs = l.spatial_ref().unwrap();
+            assert_eq!(srs.auth_code().ok(), Some(2260), "{}", p.display());
+            (l.name(), l.feature_count())
+        })
+        .collect();
+    shp.sort();
+    // The hand-made town's waters are areas only: one file each, under the layer's name.
+    let mut want: Vec<(String, u64)> = layers.iter().map(|(n, c)| (n.to_string(), *c)).collect();
+    want.sort();
+    assert_eq!(shp, want);
+    let ds = gdal::Dataset::open(dir.join("sewersheds.shp")).unwrap();
+    let l = ds.layer(0).unwrap();
+    let names: Vec<String> = l.defn().fields().map(|f| f.name()).collect();
+    assert!(names.iter().all(|n| n.len() <= 10), "{names:?}");
+    assert!(names.contains(&"location_i".to_string()), "{names:?}");
+}
+
+/// The README names the files, the layers, the missing zoning and what the shapefiles
+/// changed; the map page is one self-contained page drawing every location by priority.
+fn package_readme_and_map_page(out: &std::path::Path) {
+    let readme = std::fs::read_to_string(out.join("README.txt")).unwrap();
+    for words in [
+        "mapping-phase-1.gpkg",
+        "map.html",
+        "focus_construction_sites: 1",
+        "holds no zoning layer",
+        "sewersheds: field location_id is named location_i",
+        "cut to 254 bytes",
+    ] {
+        assert!(readme.contains(words), "{words:?} in {readme}");
+    }
+    let page = std::fs::read_to_string(out.join("map.html")).unwrap();
+    assert!(page.starts_with("<!DOCTYPE html>"));
+    assert!(
+        !page.contains("src=") && !page.contains("href=") && !page.contains("<script"),
+        "self-contained"
+    );
+    assert!(page.contains("@page"), "print rules");
+    assert_eq!(page.matches("data-priority=").count(), 5, "five locations");
+    for layer in [
+        "sewersheds",
+        "pipes",
+        "outfalls",
+        "waters",
+        "boundary",
+        "monitoring-locations",
+    ] {
+        assert!(
+            page.contains(&format!("<g class=\"{layer}\"")),
+            "{layer} drawn"
+        );
+    }
+    assert!(
+        page.contains("monitoring location, high priority"),
+        "legend"
+    );
 }
 
 #[tokio::test]

@@ -19,6 +19,8 @@ mod answers;
 mod flow;
 #[path = "tiles/freshness.rs"]
 mod freshness;
+#[path = "tiles/mapping.rs"]
+mod mapping;
 #[path = "tiles/style.rs"]
 mod style;
 

@@ -12,18 +12,20 @@ use crate::{sequential, serve};
 /// recorded properties (those PostGIS holds as columns; derived ones are left out, which
 /// only spares PostGIS work).
 pub(crate) fn pg_sql(z: u8, srid: i32) -> String {
+    // The registry's layers: the answers' (monitoring locations, sewersheds) have no table.
     let parts: Vec<String> = TILE_LAYERS
         .iter()
         .filter(|l| z >= l.minzoom)
-        .map(|l| {
+        .filter_map(|l| Some((l, l.registry()?)))
+        .map(|(l, layer)| {
             let cols: Vec<String> = l
                 .fields
                 .iter()
                 .filter_map(|f| {
                     if f.name == "id" {
-                        Some(format!("{} AS id", l.layer.id_field()))
+                        Some(format!("{} AS id", layer.id_field()))
                     } else {
-                        l.layer.field_index(f.name).map(|_| f.name.to_string())
+                        layer.field_index(f.name).map(|_| f.name.to_string())
                     }
                 })
                 .collect();
@@ -112,7 +114,7 @@ pub(crate) async fn martin_side(pg: &str, list: &[TileId], out: &mut Option<f64>
     let composite = |z: u8| -> String {
         TILE_LAYERS
             .iter()
-            .filter(|l| z >= l.minzoom)
+            .filter(|l| z >= l.minzoom && l.registry().is_some())
             .map(|l| l.name())
             .collect::<Vec<_>>()
             .join(",")

@@ -115,8 +115,9 @@ impl MonitoringLocationsParams {
     }
 }
 
-/// Every monitoring location of the registry, with the profile's options.
-fn found(ask: &Ask<'_>) -> Result<Found, AskError> {
+/// Every monitoring location of the registry, with the profile's options (the tiles
+/// draw them too).
+pub(crate) fn found(ask: &Ask<'_>) -> Result<Found, AskError> {
     let net = ask.network()?;
     let list_cycle = match ask.profile.list_cycle() {
         Some(crate::rules::profile::ListCycle::Year(y)) => Some(y),
@@ -236,6 +237,17 @@ fn options(ask: &Ask<'_>, reach: f64) -> SewershedOptions {
         reach,
         snap_tolerance: ask.in_crs(&ask.profile.tolerances.snap_tolerance),
     }
+}
+
+/// The sewersheds' builder with the answer's default reach (the tiles draw them too).
+pub(crate) fn sewershed_builder<'a>(ask: &Ask<'a>) -> Result<Sewersheds<'a>, AskError> {
+    let reach = SewershedsParams::default().reach(ask)?;
+    Ok(Sewersheds::new(
+        ask.snap,
+        ask.profile,
+        ask.network()?,
+        options(ask, reach),
+    ))
 }
 
 /// The preliminary sewershed of every location asked for.

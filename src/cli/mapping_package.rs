@@ -1,6 +1,11 @@
 //! `ms4 mapping-package`: the Mapping Phase I deliverable as one GeoPackage (monitoring
 //! locations, sewersheds, outfalls, pipes, receiving waters with their classes, and the
-//! focus-area overlays) and a CSV of the monitoring locations beside it.
+//! focus-area overlays), a CSV of the monitoring locations, a printable map page and a
+//! README beside it, and on request the same layers as shapefiles.
+//!
+//! The overlays are those the registry can draw: impaired and higher-class waters, TMDL
+//! areas and the active construction sites. It holds no zoning layer, so the package has
+//! none and its README says so rather than stand something else in for it.
 
 use std::path::PathBuf;
 
@@ -12,19 +17,28 @@ use crate::answer::mapping::{
 };
 use crate::answer::Ask;
 use crate::domain::{Feature, FieldType, Layer, Value};
-use crate::import::package::{write_package, Cell, FieldKind, PackageGeometry, PackageLayer};
+use crate::import::package::{
+    for_shapefiles, write_package, write_shapefiles, Cell, FieldKind, PackageGeometry,
+    PackageLayer, ShapefileChanges,
+};
 use crate::rules::monitoring::normalise_class;
 use crate::spatial::monitoring::location_point;
 use crate::spatial::waters::{classification, listing};
 use crate::spatial::Snapshot;
 
+mod map_page;
+
 /// Arguments of `ms4 mapping-package`.
 #[derive(Debug, Args)]
 pub struct MappingPackageArgs {
-    /// The folder to write into (created if missing): `mapping-phase-1.gpkg` and
-    /// `monitoring-locations.csv`; existing files are refused, never overwritten.
+    /// The folder to write into (created if missing): `mapping-phase-1.gpkg`,
+    /// `monitoring-locations.csv`, `map.html` and `README.txt`; existing files are
+    /// refused, never overwritten.
     #[arg(long)]
     pub out: PathBuf,
+    /// Also write every layer as a shapefile, in the folder `shapefiles` beside them.
+    #[arg(long)]
+    pub shapefiles: bool,
     /// The sewersheds' parameters (as `ms4 sewersheds`).
     #[command(flatten)]
     pub sewersheds: SewershedsParams,
@@ -34,6 +48,15 @@ pub struct MappingPackageArgs {
 pub const PACKAGE_FILE: &str = "mapping-phase-1.gpkg";
 /// The CSV's file name.
 pub const CSV_FILE: &str = "monitoring-locations.csv";
+/// The printable map page's file name.
+pub const MAP_FILE: &str = "map.html";
+/// The README's file name.
+pub const README_FILE: &str = "README.txt";
+/// The shapefiles' folder name.
+pub const SHAPEFILE_DIR: &str = "shapefiles";
+
+/// The construction sites' statuses the focus overlay shows: the sites under way.
+const ACTIVE_SITE: &str = "active";
 
 pub(super) async fn run(store_url: &str, a: MappingPackageArgs) -> anyhow::Result<()> {
     let store = crate::store::open(store_url).await?;
@@ -47,23 +70,111 @@ pub(super) async fn run(store_url: &str, a: MappingPackageArgs) -> anyhow::Resul
     std::fs::create_dir_all(&a.out)?;
     let gpkg = a.out.join(PACKAGE_FILE);
     let csv = a.out.join(CSV_FILE);
-    if csv.exists() {
-        anyhow::bail!("{} exists; give a new folder or remove it", csv.display());
+    let map = a.out.join(MAP_FILE);
+    let readme = a.out.join(README_FILE);
+    let shp = a.out.join(SHAPEFILE_DIR);
+    let mut targets = vec![&gpkg, &csv, &map, &readme];
+    if a.shapefiles {
+        targets.push(&shp);
+    }
+    if let Some(t) = targets.into_iter().find(|t| t.exists()) {
+        anyhow::bail!("{} exists; give a new folder or remove it", t.display());
     }
     let srid = snap.meta.srid;
-    let path = gpkg.clone();
-    let written =
-        tokio::task::spawn_blocking(move || write_package(&path, srid, &layers)).await??;
+    let (path, all) = (gpkg.clone(), layers.clone());
+    let written = tokio::task::spawn_blocking(move || write_package(&path, srid, &all)).await??;
+    let changes = if a.shapefiles {
+        let (fit, changes) = for_shapefiles(&layers);
+        let dir = shp.clone();
+        tokio::task::spawn_blocking(move || write_shapefiles(&dir, srid, &fit)).await??;
+        Some(changes)
+    } else {
+        None
+    };
     let (header, rows) = super::mapping::location_rows(&locations);
     std::fs::write(&csv, super::output::csv(&header, &rows))?;
+    let today = chrono::Local::now().date_naive();
+    std::fs::write(&map, map_page::page(&snap, &locations, &sheds, today))?;
+    std::fs::write(
+        &readme,
+        readme_text(&snap, &locations, &sheds, &written, changes.as_ref(), today),
+    )?;
     for (name, n) in &written {
         println!("{name:<28} {n:>7} features");
     }
-    println!("wrote {} and {}", gpkg.display(), csv.display());
+    println!(
+        "wrote {}, {}, {} and {}",
+        gpkg.display(),
+        csv.display(),
+        map.display(),
+        readme.display()
+    );
+    if a.shapefiles {
+        println!("wrote the shapefiles in {}", shp.display());
+    }
     println!("priority rule: {}", locations.rule.source);
     println!("sewersheds: {}", sheds.method);
-    println!("not yet in the package: construction sites, zoning (the registry holds neither as a layer), a printable map page");
+    println!("{NO_ZONING}");
     Ok(())
+}
+
+/// What the package says of zoning.
+const NO_ZONING: &str = "zoning: the registry holds no zoning layer, so the package has none (add the town's zoning map beside it)";
+
+/// The package's README: what each file and layer is, how priorities and sewersheds were
+/// decided, what is not in it, and what the shapefiles changed.
+fn readme_text(
+    snap: &Snapshot,
+    locations: &MonitoringLocationsAnswer,
+    sheds: &SewershedsAnswer,
+    written: &[(String, u64)],
+    shapefiles: Option<&ShapefileChanges>,
+    made_on: chrono::NaiveDate,
+) -> String {
+    let mut t = format!(
+        "Mapping Phase I package, {} (made {made_on} from the registry)\n\n\
+         Files\n\
+         - {PACKAGE_FILE}: every layer below, in EPSG:{}\n\
+         - {CSV_FILE}: the monitoring locations with their priorities and reasons\n\
+         - {MAP_FILE}: a printable map page (open it in a browser and print, landscape)\n",
+        locations.jurisdiction, snap.meta.srid
+    );
+    if shapefiles.is_some() {
+        t.push_str(&format!(
+            "- {SHAPEFILE_DIR}/: the same layers as shapefiles (see below for what the format changed)\n"
+        ));
+    }
+    t.push_str("\nLayers (features)\n");
+    for (name, n) in written {
+        t.push_str(&format!("- {name}: {n}\n"));
+    }
+    t.push_str(&format!(
+        "\nFocus areas: focus_impaired_waters (303(d)-listed), focus_higher_class_waters \
+         (classes {}), focus_tmdl_areas, focus_construction_sites (construction sites whose \
+         status is {ACTIVE_SITE}).\n{NO_ZONING}.\n\n\
+         Priority: {}\nSewersheds (preliminary): {}\n",
+        locations.rule.higher_classes.join(", "),
+        locations.rule.source,
+        sheds.method
+    ));
+    if let Some(c) = shapefiles {
+        t.push_str("\nShapefiles\n");
+        for (layer, files) in &c.split {
+            t.push_str(&format!(
+                "- {layer} mixes geometry types: written as {}\n",
+                files.join(", ")
+            ));
+        }
+        for (file, from, to) in &c.renamed {
+            t.push_str(&format!("- {file}: field {from} is named {to}\n"));
+        }
+        for (file, field, n) in &c.cut {
+            t.push_str(&format!(
+                "- {file}: {n} value(s) of {field} cut to 254 bytes (whole in the GeoPackage)\n"
+            ));
+        }
+    }
+    t
 }
 
 fn text(s: &str) -> Cell {
@@ -91,7 +202,31 @@ pub fn package_layers(
         name: "focus_tmdl_areas".into(),
         ..layer_copy(snap, Layer::TmdlAreas, PackageGeometry::Areas)
     });
+    out.push(active_sites(snap));
     out
+}
+
+/// The construction sites under way: the sites layer's features whose status is active.
+fn active_sites(snap: &Snapshot) -> PackageLayer {
+    let mut l = layer_copy(snap, Layer::Sites, PackageGeometry::Areas);
+    l.name = "focus_construction_sites".into();
+    let status = Layer::Sites.field_index("status");
+    let ids: std::collections::HashSet<&str> = snap
+        .layer(Layer::Sites)
+        .features
+        .iter()
+        .filter(|f| {
+            status
+                .and_then(|i| f.values.get(i))
+                .and_then(Value::as_str)
+                .is_some_and(|s| s.eq_ignore_ascii_case(ACTIVE_SITE))
+        })
+        .map(|f| f.id.as_str())
+        .collect();
+    l.rows.retain(
+        |(_, cells)| matches!(cells.first(), Some(Cell::Text(id)) if ids.contains(id.as_str())),
+    );
+    l
 }
 
 /// Each monitoring location at its point, with its priority, reasons and waters.

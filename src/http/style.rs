@@ -143,6 +143,18 @@ pub fn document(base: &str, basemap: Option<&str>) -> Value {
         "#d7191c",
         "#2b83ba"
     ]);
+    // A monitoring location's priority (and its sewershed's), by the profile's rule.
+    let priority = json!([
+        "match",
+        ["get", "priority"],
+        "high",
+        "#b2182b",
+        "medium",
+        "#ef8a62",
+        "low",
+        "#4393c3",
+        "#888888"
+    ]);
     layers.extend([
         layer("watersheds-fill", "fill", "watersheds", m("watersheds"), json!({"fill-color": "#9ecae1", "fill-opacity": 0.12}), None),
         layer("watersheds-line", "line", "watersheds", m("watersheds"), json!({"line-color": "#3182bd", "line-width": 1.5, "line-dasharray": [4, 2]}), None),
@@ -166,6 +178,9 @@ pub fn document(base: &str, basemap: Option<&str>) -> Value {
         layer("sites", "line", "sites", m("sites"), json!({
             "line-color": ["match", ["get", "status"], "active", "#d94801", "approved", "#fd8d3c", "proposed", "#fdae6b", "stabilized", "#74c476", "#969696"],
             "line-width": ["match", ["get", "status"], "active", 3, 2]}), None),
+        // Sewersheds: a light fill by their location's priority, a dashed outline.
+        layer("sewersheds-fill", "fill", "sewersheds", m("sewersheds"), json!({"fill-color": priority.clone(), "fill-opacity": 0.12}), None),
+        layer("sewersheds-line", "line", "sewersheds", m("sewersheds"), json!({"line-color": priority.clone(), "line-width": 1.5, "line-dasharray": [3, 2]}), None),
         layer("pipes", "line", "pipes", m("pipes"), json!({
             "line-color": ["match", ["get", "kind"], "ditch", "#74c476", "swale", "#74c476", "culvert", "#636363", "#2171b5"],
             "line-width": ["interpolate", ["linear"], ["zoom"], 12, 0.5, 18,
@@ -199,6 +214,13 @@ pub fn document(base: &str, basemap: Option<&str>) -> Value {
                 "#fdae61"],
             "circle-radius": ["interpolate", ["linear"], ["zoom"], 10, 3, 16, 7],
             "circle-stroke-color": "#000000", "circle-stroke-width": 1}), None),
+        // Monitoring locations over the outfalls: a ring coloured by priority (wider at an
+        // interconnection), so the outfall's own screening colour shows inside it.
+        layer("monitoring-locations", "circle", "monitoring_locations", m("monitoring_locations"), json!({
+            "circle-color": "rgba(0,0,0,0)",
+            "circle-radius": ["interpolate", ["linear"], ["zoom"], 10, 5, 16, 11],
+            "circle-stroke-color": priority,
+            "circle-stroke-width": ["match", ["get", "kind"], "interconnection", 4, 2.5]}), None),
     ]);
     json!({
         "version": 8,

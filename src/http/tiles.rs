@@ -169,8 +169,10 @@ async fn tile(
 /// The registry's extent in longitude/latitude, over the tiled layers.
 fn lon_lat_bounds(snap: &crate::spatial::Snapshot, layers: &[&TileLayer]) -> [f64; 4] {
     let mut b = [f64::MAX, f64::MAX, f64::MIN, f64::MIN];
-    for l in layers {
-        if let Some(e) = snap.layer(l.layer).extent() {
+    // The answers' layers lie within the registry's (a location is an outfall or a
+    // structure; a sewershed is clipped to the town).
+    for l in layers.iter().filter_map(|l| l.registry()) {
+        if let Some(e) = snap.layer(l).extent() {
             b = [
                 b[0].min(e[0]),
                 b[1].min(e[1]),

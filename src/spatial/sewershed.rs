@@ -233,7 +233,7 @@ impl<'a> Sewersheds<'a> {
             }
         }
         inlets.sort();
-        let mut polygon = geo::unary_union(&pieces);
+        let mut polygon = union_in_stages(pieces);
         if let Some(t) = &self.town {
             polygon = polygon.intersection(t);
         }
@@ -251,6 +251,45 @@ impl<'a> Sewersheds<'a> {
             polygon,
         }
     }
+}
+
+/// Pieces unioned near ones first: a few dozen neighbours at a time, then the results in
+/// pairs. One union of thousands of overlapping buffers (a trunk line's 5,000 pipes and
+/// structures) made the overlay's graph grow past gigabytes; neighbours merged first leave
+/// each later union a few large shapes. (The coverage of many sewersheds is unioned so too.)
+pub(crate) fn union_in_stages(mut pieces: Vec<Polygon<f64>>) -> MultiPolygon<f64> {
+    const GROUP: usize = 64;
+    pieces.sort_by_cached_key(|p| {
+        p.bounding_rect()
+            .map(|r| morton(r.center().x, r.center().y))
+            .unwrap_or(0)
+    });
+    let mut parts: Vec<MultiPolygon<f64>> = pieces.chunks(GROUP).map(geo::unary_union).collect();
+    while parts.len() > 1 {
+        parts = parts
+            .chunks(2)
+            .map(|c| match c {
+                [a, b] => a.union(b),
+                [a] => a.clone(),
+                _ => unreachable!("chunks of two"),
+            })
+            .collect();
+    }
+    parts.pop().unwrap_or_else(|| MultiPolygon::new(Vec::new()))
+}
+
+/// A point's place on a Z-order curve (its coordinates' bits interleaved, after rounding
+/// to whole units): points near each other are mostly near each other in this order.
+fn morton(x: f64, y: f64) -> u64 {
+    let spread = |v: f64| {
+        let mut v = (v.max(0.0) as u64) & 0xFFFF_FFFF;
+        v = (v | (v << 16)) & 0x0000_FFFF_0000_FFFF;
+        v = (v | (v << 8)) & 0x00FF_00FF_00FF_00FF;
+        v = (v | (v << 4)) & 0x0F0F_0F0F_0F0F_0F0F;
+        v = (v | (v << 2)) & 0x3333_3333_3333_3333;
+        (v | (v << 1)) & 0x5555_5555_5555_5555
+    };
+    spread(x) | (spread(y) << 1)
 }
 
 /// Every structure a pipe's end is joined to (by id or snapped).

@@ -422,8 +422,8 @@ impl<'a> Tags<'a> {
     }
 }
 
-/// Writes the features `hits` (positions in `merc`) of one layer, or none when no feature
-/// has anything left in the tile.
+/// Writes the features `hits` (positions in `merc`) of one registry layer, or none when no
+/// feature has anything left in the tile.
 pub fn layer(
     spec: &TileLayer,
     frame: &Frame,
@@ -431,13 +431,49 @@ pub fn layer(
     hits: &[usize],
     ctx: &Context<'_>,
 ) -> Option<tile::Layer> {
-    let index = ctx.snap.layer(spec.layer);
+    let registry = spec.registry()?;
+    let index = ctx.snap.layer(registry);
     let sources: Vec<props::Source> = spec
         .fields
         .iter()
-        .map(|f| props::Source::of(spec.layer, f.name))
+        .map(|f| props::Source::of(registry, f.name))
         .collect();
-    let mut tags = Tags::new(sources.len(), hits.len());
+    write(
+        spec,
+        frame,
+        merc,
+        hits,
+        |pos, k| props::prop(sources[k], &index.features[pos], ctx),
+        |pos| {
+            ctx.flows
+                .is_some_and(|fl| fl.turned.contains(&index.features[pos].id))
+        },
+    )
+}
+
+/// Writes the features `hits` of a layer whose properties are already made (an answer's,
+/// see [`super::mapping`]), each one's values in the order of the layer's fields.
+pub fn made_layer<'a>(
+    spec: &TileLayer,
+    frame: &Frame,
+    merc: &MercatorLayer,
+    hits: &[usize],
+    values: impl Fn(usize, usize) -> Option<Prop<'a>>,
+) -> Option<tile::Layer> {
+    write(spec, frame, merc, hits, values, |_| false)
+}
+
+/// The writing shared by both kinds of layer: `value(pos, k)` gives field `k` of the
+/// feature at `pos`, `turned(pos)` whether its line is drawn against its order.
+fn write<'a>(
+    spec: &TileLayer,
+    frame: &Frame,
+    merc: &MercatorLayer,
+    hits: &[usize],
+    value: impl Fn(usize, usize) -> Option<Prop<'a>>,
+    turned: impl Fn(usize) -> bool,
+) -> Option<tile::Layer> {
+    let mut tags = Tags::new(spec.fields.len(), hits.len());
     let mut features = Vec::with_capacity(hits.len());
     let mut parts = Vec::new();
     for &h in hits {
@@ -447,18 +483,17 @@ pub fn layer(
         if parts.is_empty() {
             continue;
         }
-        let f = &index.features[*pos];
-        if ctx.flows.is_some_and(|fl| fl.turned.contains(&f.id)) {
+        if turned(*pos) {
             turn(&mut parts);
         }
-        let mut feature_tags = Vec::with_capacity(sources.len() * 2);
-        for (k, (src, field)) in sources.iter().zip(spec.fields).enumerate() {
-            if let Some(v) = props::prop(*src, f, ctx) {
+        let mut feature_tags = Vec::with_capacity(spec.fields.len() * 2);
+        for (k, field) in spec.fields.iter().enumerate() {
+            if let Some(v) = value(*pos, k) {
                 feature_tags.push(tags.key(k, field.name));
-                feature_tags.push(match (src, v) {
+                feature_tags.push(match (field.name, v) {
                     // Ids are unique within a layer: looking each up before adding it would
                     // only cost a hash and a probe per feature.
-                    (props::Source::Id, Prop::Str(s)) => tags.push(TileValue::Str(s.to_string())),
+                    ("id", Prop::Str(s)) => tags.push(TileValue::Str(s.to_string())),
                     (_, v) => tags.value(v),
                 });
             }

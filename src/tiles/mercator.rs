@@ -40,13 +40,29 @@ impl MercatorLayer {
         srid: i32,
         prepare: impl Fn(&crate::domain::Feature, &Geometry<f64>) -> Geometry<f64>,
     ) -> Result<Self, RenderError> {
+        Self::from_geometries(
+            index
+                .features
+                .iter()
+                .enumerate()
+                .filter_map(|(i, f)| Some((i, prepare(f, f.geom.as_ref()?)))),
+            srid,
+        )
+    }
+
+    /// Reprojects geometries from the registry's CRS, each with the position of its
+    /// feature in whatever list the caller reads its properties from (a layer of the
+    /// snapshot, or the features of an answer).
+    pub fn from_geometries(
+        source: impl IntoIterator<Item = (usize, Geometry<f64>)>,
+        srid: i32,
+    ) -> Result<Self, RenderError> {
         let rp = crate::import::crs::Reprojector::new(srid, 3857)
             .map_err(|source| RenderError::Reproject { srid, source })?;
         let mut geoms = Vec::new();
         let mut dropped = 0;
-        for (i, f) in index.features.iter().enumerate() {
-            let Some(g) = &f.geom else { continue };
-            match rp.apply(&prepare(f, g)) {
+        for (i, g) in source {
+            match rp.apply(&g) {
                 Ok(m) if finite(&m) => geoms.push((i, single(m))),
                 _ => dropped += 1,
             }

@@ -12,6 +12,7 @@
 //! - [`spec`]: the tile layers, their minimum zooms and the properties each carries.
 //! - [`mercator`]: the per-layer Web Mercator copies with their own R-trees.
 //! - [`props`]: property values, with the facts derived per snapshot (findings, easements).
+//! - [`mapping`]: the monitoring locations and sewersheds, derived per generation.
 //! - [`encode`]: clipping, simplifying and writing a layer of a tile.
 //! - [`generation`]: generations (a snapshot and a profile).
 //! - [`cache`]: rendered tiles, kept while their generation is current.
@@ -21,6 +22,7 @@ pub mod encode;
 pub mod error;
 pub mod generation;
 pub mod grid;
+pub mod mapping;
 pub mod mercator;
 pub mod props;
 pub mod spec;
@@ -30,7 +32,7 @@ use std::sync::Arc;
 pub use error::RenderError;
 pub use generation::Generations;
 pub use grid::{TileError, TileId};
-pub use spec::{TileLayer, TILE_LAYERS};
+pub use spec::{Drawn, MappingLayer, TileLayer, TILE_LAYERS};
 
 use crate::rules::Profile;
 use crate::spatial::network::Network;
@@ -48,6 +50,9 @@ pub struct Tiles {
     /// Which pipes the current snapshot's network turned by their inverts (the network
     /// made with the profile's snap tolerance).
     pub flows: props::PerSnapshot<props::Flows, crate::rules::Tolerance>,
+    /// The monitoring locations and their sewersheds of the current generation (the
+    /// snapshot and the profile whose rule ranks them).
+    pub mapping: props::PerSnapshot<mapping::MappingTiles, Profile>,
     /// Names of generations (a snapshot and the profile it is judged by).
     pub generations: Generations,
     /// Tiles already rendered for the current generation.
@@ -76,8 +81,8 @@ fn now_secs() -> u64 {
         .map_or(0, |d| d.as_secs())
 }
 
-/// Prepares what the tiles of `snap` are rendered with — the Mercator copy of every tile
-/// layer, the connections' findings and the pipes' flow — so that the first tile after a
+/// Prepares what the tiles of `snap` are rendered with — the Mercator copy of every
+/// registry tile layer, the connections' findings and the pipes' flow — so that the first tile after a
 /// server starts, or after a write, does not wait seconds for them. What is already made
 /// for the same inputs is kept, so this costs little when nothing changed. Blocking.
 pub fn warm(
@@ -87,13 +92,19 @@ pub fn warm(
     network: &dyn Fn() -> anyhow::Result<Arc<Network>>,
 ) -> error::Result<()> {
     for spec in &TILE_LAYERS {
-        tiles.mercator.get(snap, spec.layer)?;
-        if spec.needs_derived() {
+        // The mapping layers (every outfall's trace and sewershed) are made when one of
+        // their tiles is first asked, not after every write: on a large town they cost
+        // far more than a write, and most writes are never followed by a look at them.
+        let Drawn::Registry(layer) = spec.drawn else {
+            continue;
+        };
+        tiles.mercator.get(snap, layer)?;
+        if spec.needs_derived(profile) {
             tiles
                 .derived
                 .get(snap, profile, || props::Derived::of(snap, profile, network))?;
         }
-        if spec.layer == crate::domain::Layer::Pipes {
+        if layer == crate::domain::Layer::Pipes {
             tiles
                 .flows
                 .get(snap, profile.tolerances.snap_tolerance, || {
@@ -127,12 +138,26 @@ pub fn render(
         if tile.z < spec.minzoom {
             continue;
         }
-        let merc = tiles.mercator.get(snap, spec.layer)?;
+        let layer = match spec.drawn {
+            Drawn::Registry(layer) => layer,
+            Drawn::Mapping(m) => {
+                let made = mapping_of(tiles, snap, profile, network)?;
+                let made = made.layer(m);
+                let hits = made.merc.in_envelope(frame.query_box());
+                if let Some(layer) =
+                    encode::made_layer(spec, &frame, &made.merc, &hits, |pos, k| made.value(pos, k))
+                {
+                    out.layers.push(layer);
+                }
+                continue;
+            }
+        };
+        let merc = tiles.mercator.get(snap, layer)?;
         let hits = merc.in_envelope(frame.query_box());
         if hits.is_empty() {
             continue;
         }
-        let derived = if spec.needs_derived() {
+        let derived = if spec.needs_derived(profile) {
             Some(
                 tiles
                     .derived
@@ -141,7 +166,7 @@ pub fn render(
         } else {
             None
         };
-        let flows = if spec.layer == crate::domain::Layer::Pipes {
+        let flows = if layer == crate::domain::Layer::Pipes {
             Some(
                 tiles
                     .flows
@@ -167,4 +192,17 @@ pub fn render(
         }
     }
     Ok(out.encode_to_vec())
+}
+
+/// The monitoring locations and sewersheds of `snap` judged by `profile`, derived unless
+/// the cache holds them for this generation.
+fn mapping_of(
+    tiles: &Tiles,
+    snap: &Arc<Snapshot>,
+    profile: &Profile,
+    network: &dyn Fn() -> anyhow::Result<Arc<Network>>,
+) -> error::Result<Arc<mapping::MappingTiles>> {
+    tiles.mapping.get(snap, profile.clone(), || {
+        mapping::MappingTiles::of(snap, profile, network)
+    })
 }

@@ -4,6 +4,11 @@
 //! would put tens of thousands in one tile, so parcels start at 14, where a tile is about
 //! 2.4 km across; pipes and structures at 14 too (pipes at 12 made a 925 KB tile of a
 //! 30,000-parcel town); outfalls at 10; the areas and waters at 0.
+//!
+//! Two layers are answers rather than registry layers: the monitoring locations (with
+//! the outfalls, at 10) and their preliminary sewersheds (at 12, where a tile is about
+//! 10 km across: a county's 33,000 outfalls give a few hundred in one tile). Both are
+//! derived once per generation (see `tiles::mapping`).
 
 use crate::domain::Layer;
 
@@ -62,11 +67,40 @@ const fn n(name: &'static str, doc: &'static str) -> Field {
     }
 }
 
+/// An answer of the mapping phase drawn as a tile layer (not a registry layer: its
+/// features are derived from the whole snapshot, per generation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MappingLayer {
+    /// Every outfall and interconnection with its priority, at its point.
+    MonitoringLocations,
+    /// Each location's preliminary storm sewershed.
+    Sewersheds,
+}
+
+impl MappingLayer {
+    /// Its name in tiles and URLs.
+    pub fn name(self) -> &'static str {
+        match self {
+            MappingLayer::MonitoringLocations => "monitoring_locations",
+            MappingLayer::Sewersheds => "sewersheds",
+        }
+    }
+}
+
+/// What a tile layer draws.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Drawn {
+    /// A registry layer, feature by feature.
+    Registry(Layer),
+    /// An answer of the mapping phase.
+    Mapping(MappingLayer),
+}
+
 /// One layer of the tiles.
 #[derive(Debug)]
 pub struct TileLayer {
-    /// The registry layer it draws.
-    pub layer: Layer,
+    /// What it draws.
+    pub drawn: Drawn,
     /// The lowest zoom it appears at.
     pub minzoom: u8,
     /// Its properties.
@@ -74,16 +108,32 @@ pub struct TileLayer {
 }
 
 impl TileLayer {
-    /// Its name in tiles and URLs: the registry layer's name.
+    /// Its name in tiles and URLs: the registry layer's name, or the answer's.
     pub fn name(&self) -> &'static str {
-        self.layer.name()
+        match self.drawn {
+            Drawn::Registry(l) => l.name(),
+            Drawn::Mapping(m) => m.name(),
+        }
     }
 
-    /// Whether a property needs the facts derived from the whole snapshot.
-    pub fn needs_derived(&self) -> bool {
-        self.fields
-            .iter()
-            .any(|f| matches!(f.name, "finding" | "easement"))
+    /// The registry layer it draws, if it draws one.
+    pub fn registry(&self) -> Option<Layer> {
+        match self.drawn {
+            Drawn::Registry(l) => Some(l),
+            Drawn::Mapping(_) => None,
+        }
+    }
+
+    /// Whether a property needs the facts derived from the whole snapshot: a finding, an
+    /// easement state, or an outfall's `overdue` when `profile`'s schedule goes by the
+    /// monitoring priority.
+    pub fn needs_derived(&self, profile: &crate::rules::Profile) -> bool {
+        self.fields.iter().any(|f| {
+            matches!(f.name, "finding" | "easement")
+                || (f.name == "overdue"
+                    && self.registry() == Some(Layer::Outfalls)
+                    && profile.schedules.by_priority("outfall"))
+        })
     }
 
     /// The tile layer named `name`.
@@ -104,18 +154,23 @@ const LAST: Field = s(
 );
 const OVERDUE: Field = b(
     "overdue",
-    "never inspected, or the latest inspection is more than 365 days old",
+    "never inspected, or an inspection the profile's schedule holds it to is past its day (every 365 days where the profile's [schedules] says nothing: the default's reading)",
+);
+
+const PRIORITY: Field = s(
+    "priority",
+    "high, medium or low (the profile's rule; its source is the answer's)",
 );
 
 /// Every tile layer, drawn bottom to top.
-pub static TILE_LAYERS: [TileLayer; 15] = [
+pub static TILE_LAYERS: [TileLayer; 17] = [
     TileLayer {
-        layer: Layer::Boundary,
+        drawn: Drawn::Registry(Layer::Boundary),
         minzoom: 0,
         fields: &[ID, s("name", "name")],
     },
     TileLayer {
-        layer: Layer::Watersheds,
+        drawn: Drawn::Registry(Layer::Watersheds),
         minzoom: 0,
         fields: &[
             ID,
@@ -124,7 +179,7 @@ pub static TILE_LAYERS: [TileLayer; 15] = [
         ],
     },
     TileLayer {
-        layer: Layer::TmdlAreas,
+        drawn: Drawn::Registry(Layer::TmdlAreas),
         minzoom: 0,
         fields: &[
             ID,
@@ -133,7 +188,7 @@ pub static TILE_LAYERS: [TileLayer; 15] = [
         ],
     },
     TileLayer {
-        layer: Layer::ReceivingWaters,
+        drawn: Drawn::Registry(Layer::ReceivingWaters),
         minzoom: 0,
         fields: &[
             ID,
@@ -145,7 +200,7 @@ pub static TILE_LAYERS: [TileLayer; 15] = [
         ],
     },
     TileLayer {
-        layer: Layer::Parcels,
+        drawn: Drawn::Registry(Layer::Parcels),
         minzoom: 14,
         fields: &[
             ID,
@@ -158,14 +213,14 @@ pub static TILE_LAYERS: [TileLayer; 15] = [
         ],
     },
     TileLayer {
-        layer: Layer::Easements,
+        drawn: Drawn::Registry(Layer::Easements),
         minzoom: 14,
         fields: &[ID, s("purpose", "purpose as recorded")],
     },
     // Construction sites: the footprint of each, for the inspector and the officer to find
     // the active ones on the map (their schedule is the sites' own answer).
     TileLayer {
-        layer: Layer::Sites,
+        drawn: Drawn::Registry(Layer::Sites),
         minzoom: 12,
         fields: &[
             ID,
@@ -177,8 +232,33 @@ pub static TILE_LAYERS: [TileLayer; 15] = [
             ),
         ],
     },
+    // Sewersheds under the network they are built from, coloured by their location's
+    // priority.
     TileLayer {
-        layer: Layer::Pipes,
+        drawn: Drawn::Mapping(MappingLayer::Sewersheds),
+        minzoom: 12,
+        fields: &[
+            s("id", "the monitoring location it drains to"),
+            s("kind", "outfall or interconnection"),
+            PRIORITY,
+            s("method", "how it was built (the answer's words)"),
+            n("area", "its area, in the square of the registry's unit"),
+            s("area_unit", "the unit of its area (ft², m²)"),
+            n(
+                "commercial_industrial_share",
+                "the share of its parcels' area in commercial or industrial use (0 to 1)",
+            ),
+            s(
+                "quality",
+                "complete, or doubtful when an inlet inside it has no trace, a trace met a dangling end or a parcel is split",
+            ),
+            n("inlets_without_trace", "catch basins inside it no pipe joins"),
+            n("dangling_ends", "pipes whose upstream end meets nothing"),
+            n("parcels_split", "parcels left out: they drain here and elsewhere"),
+        ],
+    },
+    TileLayer {
+        drawn: Drawn::Registry(Layer::Pipes),
         minzoom: 14,
         fields: &[
             ID,
@@ -191,7 +271,7 @@ pub static TILE_LAYERS: [TileLayer; 15] = [
         ],
     },
     TileLayer {
-        layer: Layer::Smps,
+        drawn: Drawn::Registry(Layer::Smps),
         minzoom: 14,
         fields: &[
             ID,
@@ -207,7 +287,7 @@ pub static TILE_LAYERS: [TileLayer; 15] = [
         ],
     },
     TileLayer {
-        layer: Layer::Connections,
+        drawn: Drawn::Registry(Layer::Connections),
         minzoom: 14,
         fields: &[
             ID,
@@ -218,7 +298,7 @@ pub static TILE_LAYERS: [TileLayer; 15] = [
         ],
     },
     TileLayer {
-        layer: Layer::ConnectionRecords,
+        drawn: Drawn::Registry(Layer::ConnectionRecords),
         minzoom: 15,
         fields: &[
             ID,
@@ -227,17 +307,17 @@ pub static TILE_LAYERS: [TileLayer; 15] = [
         ],
     },
     TileLayer {
-        layer: Layer::Manholes,
+        drawn: Drawn::Registry(Layer::Manholes),
         minzoom: 14,
         fields: &[ID, STATUS, OWNER, LAST, OVERDUE],
     },
     TileLayer {
-        layer: Layer::CatchBasins,
+        drawn: Drawn::Registry(Layer::CatchBasins),
         minzoom: 14,
         fields: &[ID, STATUS, OWNER, LAST, OVERDUE],
     },
     TileLayer {
-        layer: Layer::Structures,
+        drawn: Drawn::Registry(Layer::Structures),
         minzoom: 14,
         fields: &[
             ID,
@@ -247,7 +327,7 @@ pub static TILE_LAYERS: [TileLayer; 15] = [
         ],
     },
     TileLayer {
-        layer: Layer::Outfalls,
+        drawn: Drawn::Registry(Layer::Outfalls),
         minzoom: 10,
         fields: &[
             ID,
@@ -264,6 +344,27 @@ pub static TILE_LAYERS: [TileLayer; 15] = [
                 "sewage_indicators",
                 "the latest dry-weather screening found sewage indicators",
             ),
+        ],
+    },
+    // Monitoring locations over everything: every outfall and interconnection with the
+    // priority the profile's rule gives it and the criteria met.
+    TileLayer {
+        drawn: Drawn::Mapping(MappingLayer::MonitoringLocations),
+        minzoom: 10,
+        fields: &[
+            ID,
+            s("kind", "outfall or interconnection"),
+            PRIORITY,
+            s(
+                "reasons",
+                "the criteria met, highest first (impaired_water, tmdl_water, higher_class, idde_history, commercial_industrial_upstream, interconnection)",
+            ),
+            s("receiving_water", "the waters it discharges to (names, else ids)"),
+            s("class", "those waters' classifications as recorded"),
+            b("impaired", "a water it discharges to is 303(d)-listed"),
+            b("tmdl", "a TMDL covers a water it discharges to, or it lies in a TMDL area"),
+            s("watershed_id", "the watershed it lies in"),
+            s("other_owner", "at an interconnection, the other body"),
         ],
     },
 ];
