@@ -58,6 +58,25 @@ pub struct ServeArgs {
     /// (256MB); 0 renders every tile afresh. A write empties it.
     #[arg(long, default_value = "256MB")]
     pub tile_cache: String,
+    /// A PostgreSQL hot standby of the `--store` primary to read from (postgres://…): the
+    /// snapshot is built from it and kept current by polling it, writes go to the primary,
+    /// and a write returns once the standby has replayed it (or the writer's reads go to
+    /// the primary until it has).
+    #[arg(long, env = "MS4_READ_STORE")]
+    pub read_store: Option<String>,
+    /// A coalition's member to serve under /r/NAME/, as NAME=URL
+    /// (north-castle=postgres://…/coalition?schema=north_castle); repeat for each. With
+    /// it `--store` is not served, and `--tile-cache` is shared among the members.
+    #[arg(long = "registry", value_name = "NAME=URL")]
+    pub registry: Vec<String>,
+    /// A file listing the coalition's members, one NAME=URL a line (or TOML's
+    /// `name = "url"`), served as `--registry` serves each.
+    #[arg(long, value_name = "FILE")]
+    pub registries: Option<std::path::PathBuf>,
+    /// A file of coalition tokens, one a line: each may read every member served and
+    /// write none. Keep it as secret as the tokens (mode 600).
+    #[arg(long, value_name = "FILE")]
+    pub coalition_token_file: Option<std::path::PathBuf>,
 }
 
 /// Reads a size with its unit: `200MB`, `512KB`, `1GB`, or bytes.
@@ -138,6 +157,7 @@ impl ServeArgs {
                 .collect::<anyhow::Result<_>>()?,
             basemap_url: self.basemap_url.as_deref().map(basemap_url).transpose()?,
             tile_cache_bytes: parse_size("--tile-cache", &self.tile_cache, true)?,
+            path_prefix: String::new(),
         })
     }
 }
@@ -146,8 +166,101 @@ impl ServeArgs {
 pub async fn run(store_url: &str, a: ServeArgs) -> anyhow::Result<()> {
     let config = a.config()?;
     crate::store::set_write_wait(std::time::Duration::from_secs(a.write_wait.max(1)));
-    let store = crate::store::open(store_url).await?;
+    if !a.registry.is_empty() || a.registries.is_some() {
+        return serve_coalition(&a, config).await;
+    }
+    let store: std::sync::Arc<dyn crate::store::Store> = match &a.read_store {
+        Some(standby) => std::sync::Arc::new(
+            crate::store::replica::ReplicatedStore::open(store_url, standby).await?,
+        ),
+        None => crate::store::open(store_url).await?,
+    };
     serve_store(store, a.listen, config).await
+}
+
+/// The members `--registry` and `--registries` name, checked.
+fn members_named(a: &ServeArgs) -> anyhow::Result<Vec<(String, String)>> {
+    use crate::http::coalition::{check_members, parse_list, parse_registry};
+    let mut list = a
+        .registry
+        .iter()
+        .map(|r| parse_registry(r).map_err(|e| anyhow::anyhow!("--registry: {e}")))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    if let Some(file) = &a.registries {
+        let text = std::fs::read_to_string(file)
+            .map_err(|e| anyhow::anyhow!("--registries {}: {e}", file.display()))?;
+        list.extend(
+            parse_list(&text)
+                .map_err(|e| anyhow::anyhow!("--registries {}: {e}", file.display()))?,
+        );
+    }
+    check_members(&list).map_err(|e| anyhow::anyhow!("{e}"))?;
+    Ok(list)
+}
+
+/// The state of one coalition member: its registry opened and loaded, its links under
+/// `/r/{name}`, its share of the tile cache, the coalition's tokens accepted for reads.
+pub async fn member_state(
+    name: &str,
+    store: std::sync::Arc<dyn crate::store::Store>,
+    config: &ServeConfig,
+    share: usize,
+    coalition: std::sync::Arc<std::collections::HashSet<String>>,
+) -> anyhow::Result<crate::http::coalition::Member> {
+    let snapshot = SnapshotHandle::load(store.as_ref()).await?;
+    let mine = ServeConfig {
+        path_prefix: format!("/r/{name}"),
+        tile_cache_bytes: config.tile_cache_bytes / share.max(1),
+        ..config.clone()
+    };
+    let mut st = state(store, snapshot, mine).await?;
+    st.auth = st.auth.with_coalition(coalition);
+    Ok(crate::http::coalition::Member {
+        name: name.to_string(),
+        state: st,
+    })
+}
+
+/// `ms4 serve --registry NAME=URL …`: every member under `/r/NAME/` in one service.
+async fn serve_coalition(a: &ServeArgs, mut config: ServeConfig) -> anyhow::Result<()> {
+    let list = members_named(a)?;
+    let coalition = match &a.coalition_token_file {
+        Some(f) => crate::http::coalition::token_hashes(
+            &std::fs::read_to_string(f)
+                .map_err(|e| anyhow::anyhow!("--coalition-token-file {}: {e}", f.display()))?,
+        ),
+        None => Default::default(),
+    };
+    let coalition = std::sync::Arc::new(coalition);
+    let listener = tokio::net::TcpListener::bind(a.listen).await?;
+    let addr = listener.local_addr()?;
+    config.listen_addr = Some(addr);
+    // One member at a time, each warming its tiles while the next loads: loading them
+    // side by side starts faster but warms every member's tiles at once, which about
+    // doubles the peak memory.
+    let mut members = Vec::new();
+    for (name, url) in &list {
+        let store = crate::store::open(url)
+            .await
+            .map_err(|e| anyhow::anyhow!("--registry {name}: {e}"))?;
+        let m = member_state(name, store, &config, list.len(), coalition.clone())
+            .await
+            .map_err(|e| anyhow::anyhow!("--registry {name}: {e}"))?;
+        http::tiles_warm::keep_warm(m.state.clone(), std::time::Duration::from_millis(500));
+        members.push(m);
+    }
+    if config.public_read {
+        eprintln!(
+            "public read: anyone may read every member without a token; writes still need one"
+        );
+    }
+    println!(
+        "serving {} registries at http://{addr}/r/NAME/ (http://{addr}/registries lists them)",
+        members.len()
+    );
+    let router = http::coalition::app(members, config.clone());
+    http::server::run(listener, router, &config, http::shutdown_signal()).await?;
+    Ok(())
 }
 
 /// The state `ms4 serve` serves from: the snapshot given, the registry's profile, and the

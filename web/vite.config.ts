@@ -17,10 +17,12 @@ function maplibreWorker(): Plugin {
 }
 
 // Built into the ms4 binary (build.rs embeds dist/): the files the page loads live under
-// /page/ with hashed names, so they can be cached for ever; sw.js and the manifest sit at
-// the root, where a service worker must be to control the whole page.
+// page/ with hashed names, so they can be cached for ever; sw.js and the manifest sit
+// beside the page, where a service worker must be to control the whole page. Every name
+// is relative (`./page/…`): the same build serves at a server's root and under a
+// coalition member's `/r/{name}/`.
 export default defineConfig({
-  base: '/',
+  base: './',
   plugins: [maplibreWorker()],
   build: {
     assetsDir: 'page',

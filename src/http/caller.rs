@@ -40,6 +40,9 @@ pub struct Auth {
     /// Whether reads need no token.
     pub public_read: bool,
     seen: Arc<Mutex<HashMap<String, (TokenRecord, Instant)>>>,
+    /// Hashes of the coalition's tokens (`ms4 serve --coalition-token-file`): accepted
+    /// by every member for reads, and for nothing else.
+    coalition: Arc<std::collections::HashSet<String>>,
 }
 
 impl Auth {
@@ -48,9 +51,19 @@ impl Auth {
         Auth {
             public_read,
             seen: Arc::default(),
+            coalition: Arc::default(),
         }
     }
+
+    /// The same, also accepting the coalition's tokens (by their hashes) for reads.
+    pub fn with_coalition(mut self, hashes: Arc<std::collections::HashSet<String>>) -> Self {
+        self.coalition = hashes;
+        self
+    }
 }
+
+/// The subject a coalition token reads as.
+pub const COALITION_SUBJECT: &str = "coalition";
 
 /// What a route needs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -183,6 +196,16 @@ pub async fn admit(
         (None, Need::Role(r)) => Err(HttpError::Unauthorized(format!(
             "Authorization: this needs a token with the {r} role (Authorization: Bearer <token>)"
         ))),
+        // A coalition token reads every member and writes none: it is no member's own.
+        (Some(t), need) if state.auth.coalition.contains(&hash(t)) => match need {
+            Need::Read => Ok(Caller {
+                subject: COALITION_SUBJECT.into(),
+                role: None,
+            }),
+            Need::Role(r) => Err(HttpError::Forbidden(format!(
+                "a coalition token reads every member and writes none; this needs a token of this registry with the {r} role"
+            ))),
+        },
         (Some(t), need) => {
             let rec = check(state, t, need != Need::Read).await?;
             if let Need::Role(r) = need {

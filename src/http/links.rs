@@ -9,8 +9,13 @@ use axum::http::{header, HeaderMap};
 
 use super::ServeConfig;
 
-/// The scheme and authority links start with, without a trailing slash.
+/// The scheme, authority and path links start with, without a trailing slash: a
+/// coalition's member served under `/r/{name}` has that path in every link.
 pub(super) fn base(config: &ServeConfig, headers: &HeaderMap) -> String {
+    format!("{}{}", origin(config, headers), config.path_prefix)
+}
+
+fn origin(config: &ServeConfig, headers: &HeaderMap) -> String {
     let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
     if let Some(h) = host {
         if config
@@ -58,6 +63,15 @@ mod tests {
         assert_eq!(
             base(&c, &host("gis.town.example")),
             "https://gis.town.example"
+        );
+        c.path_prefix = "/r/carmel".into();
+        assert_eq!(
+            base(&c, &host("gis.town.example")),
+            "https://gis.town.example/r/carmel"
+        );
+        assert_eq!(
+            base(&c, &host("evil.example")),
+            "https://ms4.town.example/r/carmel"
         );
     }
 }

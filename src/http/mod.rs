@@ -5,6 +5,7 @@ mod answer_format;
 mod api;
 pub mod caller;
 mod cases;
+pub mod coalition;
 mod error;
 mod extent;
 mod extract;
@@ -96,6 +97,9 @@ pub struct ServeConfig {
     pub basemap_url: Option<String>,
     /// The most bytes of rendered tiles kept for the current snapshot; 0 keeps none.
     pub tile_cache_bytes: usize,
+    /// The path a coalition's member is served under (`/r/north-castle`), which every
+    /// link carries; empty when the service serves one registry at its root.
+    pub path_prefix: String,
 }
 
 impl Default for ServeConfig {
@@ -112,6 +116,7 @@ impl Default for ServeConfig {
             cors_origins: Vec::new(),
             basemap_url: None,
             tile_cache_bytes: 256 << 20,
+            path_prefix: String::new(),
         }
     }
 }
@@ -288,7 +293,7 @@ pub async fn serve(state: AppState, listener: tokio::net::TcpListener) -> std::i
 /// Ctrl-C or SIGTERM. The handlers are installed now, not when the future is first
 /// polled, so a signal that arrives while the first connection is being accepted is
 /// still a graceful shutdown rather than the default action (death).
-fn shutdown_signal() -> impl std::future::Future<Output = ()> {
+pub fn shutdown_signal() -> impl std::future::Future<Output = ()> {
     #[cfg(unix)]
     let signals = {
         use tokio::signal::unix::{signal, SignalKind};

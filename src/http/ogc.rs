@@ -74,11 +74,12 @@ pub(super) async fn landing(
     headers: HeaderMap,
     State(state): State<AppState>,
     axum::extract::RawQuery(q): axum::extract::RawQuery,
+    axum::extract::OriginalUri(asked): axum::extract::OriginalUri,
 ) -> axum::response::Response {
     use axum::response::IntoResponse;
     // A browser gets the web page; JSON clients (and `?f=json`) the OGC landing page.
     if super::page::wants_html(&headers, super::page::format(q.as_deref()).as_deref()) {
-        return super::page::index();
+        return super::page::index(&asked);
     }
     let b = base(&state.config, &headers);
     let snap = state.snapshot.current();

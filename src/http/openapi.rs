@@ -140,5 +140,7 @@ pub(super) async fn document() -> Json<serde_json::Value> {
     Json(spec())
 }
 
+pub(crate) mod coalition;
+
 #[cfg(test)]
 mod tests;

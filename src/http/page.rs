@@ -3,9 +3,14 @@
 //! older or newer than the service it talks to. The page is a client of the public API
 //! only; the one route added for it, `/api/session`, says what a token may do, which any
 //! script may ask too.
+//!
+//! The page names its files relative to itself (`./page/…`) and asks the API under the
+//! folder it was loaded from, so the same build works at a server's root and under a
+//! coalition member's `/r/{name}/`: the page must only be loaded from its folder, with
+//! the trailing slash (see [`index`]).
 
 use axum::extract::{Path, State};
-use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 
@@ -61,8 +66,18 @@ fn file(path: &str) -> Option<(&'static str, &'static [u8])> {
 }
 
 /// The page itself (`index.html`), or, in a binary built without it, a page that says so
-/// and how to build it: never a blank page.
-pub(super) fn index() -> Response {
+/// and how to build it: never a blank page. Asked for at a folder without its slash (a
+/// member's `/r/carmel`), it is a redirect to the folder: from there the page's relative
+/// names would reach outside its registry (`/r/page/…`).
+pub(super) fn index(asked: &Uri) -> Response {
+    if let Some(to) = folder_of(asked) {
+        return (
+            StatusCode::PERMANENT_REDIRECT,
+            [(header::LOCATION, to)],
+            "the page is at its folder, with a trailing slash",
+        )
+            .into_response();
+    }
     match file("/index.html") {
         Some((ty, bytes)) => with_type(ty, bytes, "no-cache"),
         None => (
@@ -75,6 +90,21 @@ pub(super) fn index() -> Response {
         )
             .into_response(),
     }
+}
+
+/// Where a request for the page at `asked` must go instead, when its path does not end
+/// in `/`: the last segment with a slash, relative, so a proxy's prefix is kept
+/// (`/r/carmel?view=planner` → `carmel/?view=planner`).
+fn folder_of(asked: &Uri) -> Option<String> {
+    let path = asked.path();
+    if path.ends_with('/') {
+        return None;
+    }
+    let last = path.rsplit('/').next().unwrap_or("");
+    Some(match asked.query() {
+        Some(q) => format!("{last}/?{q}"),
+        None => format!("{last}/"),
+    })
 }
 
 fn with_type(ty: &'static str, bytes: &'static [u8], cache: &'static str) -> Response {
@@ -216,5 +246,19 @@ mod tests {
         assert!(!wants_html(&accept("*/*"), None));
         assert!(!wants_html(&HeaderMap::new(), None));
         assert!(wants_html(&HeaderMap::new(), Some("html")));
+    }
+
+    #[rstest::rstest]
+    #[case("/", None)]
+    #[case("/?view=planner", None)]
+    #[case("/r/carmel/", None)]
+    #[case("/r/carmel", Some("carmel/"))]
+    #[case(
+        "/r/carmel?view=planner&parcel=P-1",
+        Some("carmel/?view=planner&parcel=P-1")
+    )]
+    fn the_page_is_served_only_at_its_folder(#[case] asked: &str, #[case] to: Option<&str>) {
+        let uri: Uri = asked.parse().unwrap();
+        assert_eq!(folder_of(&uri).as_deref(), to);
     }
 }

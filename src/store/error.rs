@@ -10,6 +10,14 @@ pub enum StoreError {
         "store URL {0:?} is not understood: expected sqlite://FILE.gpkg or postgres://USER@HOST/DB"
     )]
     Url(String),
+    /// A store URL that names something wrong (a schema that is not a plain identifier).
+    #[error("store URL {url}: {reason}")]
+    UrlPart {
+        /// The URL, its password removed.
+        url: String,
+        /// What is wrong, naming the parameter.
+        reason: String,
+    },
     /// A registry was opened that was never created with `ms4 init`.
     #[error("{0} holds no registry: run `ms4 init --jurisdiction <id> --crs EPSG:<code>` first")]
     NotInitialised(String),

@@ -20,6 +20,7 @@ pub mod outside;
 pub mod photos;
 pub mod postgis;
 pub mod profile;
+pub mod replica;
 mod row;
 pub mod sqlite;
 pub(crate) mod timing;

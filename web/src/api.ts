@@ -1,5 +1,6 @@
 // The registry's public API, with the session's token. Every request goes to the page's
-// own origin: the page loads nothing from anywhere else.
+// own origin, under the path its registry is served at: the page loads nothing from
+// anywhere else.
 //
 // Requests and answers are typed from the API definition: `api-types.ts` is generated
 // from `../openapi.json`, the server's `/api/openapi.json` as committed (scripts/openapi.sh
@@ -10,7 +11,29 @@ import type { components, paths } from './api-types';
 /** The named schemas of the API definition (`Session`, `FeatureCollection`, ...). */
 export type Schemas = components['schemas'];
 
-const TOKEN_KEY = 'ms4.token';
+/** Where this page's registry is served: `''` at the root of a server, `/r/carmel` for a
+ *  coalition's member. It is the folder the page itself was loaded from (the server
+ *  serves the page only at its registry's `/`, and the built files are named relative to
+ *  it), found once here; every URL the page asks is under it, through `at`. */
+export const BASE = baseOf(typeof location === 'undefined' ? '/' : location.pathname);
+
+/** The registry's base of a page at `pathname`: its folder, without the trailing slash. */
+export function baseOf(pathname: string): string {
+  return pathname.slice(0, pathname.lastIndexOf('/') + 1).replace(/\/$/, '');
+}
+
+/** A path of the service (`/api/session`) as this page must ask it. */
+export function at(path: string): string {
+  return BASE + path;
+}
+
+/** The name of something this page keeps in the browser (a storage key, a database):
+ *  storage is shared by every registry of one server, so a member's is its own. */
+export function kept(name: string): string {
+  return BASE ? `${name} ${BASE}` : name;
+}
+
+const TOKEN_KEY = kept('ms4.token');
 
 /** The token of this browser session (kept in sessionStorage: gone when the tab closes). */
 export function token(): string | null {
@@ -94,7 +117,7 @@ export type Request<P extends keyof paths, M extends Method> = {
   ? { path?: undefined }
   : { path: Defined<Parameters<Op<P, M>> extends { path?: infer X } ? X : never> });
 
-/** The URL of `path` with its parameters and query. */
+/** The URL of `path` with its parameters and query, under the page's base. */
 export function urlOf(path: string, params: Record<string, string> = {}, query: Record<string, unknown> = {}, filter: Record<string, string> = {}): string {
   const url = path.replace(/\{([^}]+)\}/g, (_, name: string) => {
     if (params[name] === undefined) throw new Error(`${path}: no value for ${name}`);
@@ -106,7 +129,7 @@ export function urlOf(path: string, params: Record<string, string> = {}, query: 
     if (v !== undefined && v !== null) q.set(k, Array.isArray(v) ? v.join(',') : String(v));
   }
   const s = q.toString();
-  return s ? `${url}?${s}` : url;
+  return at(s ? `${url}?${s}` : url);
 }
 
 /** Sends `method path`; throws ApiError with the server's message on a non-2xx answer, and

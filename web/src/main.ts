@@ -1,6 +1,6 @@
 // The page: sign-in, the views per user, the map and the offline queue.
 import './style.css';
-import { ApiError, authHeaders, get, setToken, token, type Session } from './api';
+import { ApiError, at, authHeaders, get, kept, setToken, token, type Session } from './api';
 import { clearAnswer, createMap, firstDrawn, getMap, refreshLegend, tileUrlsAsked } from './map';
 import { Queue } from './queue';
 import { busy, h, setUrlState, urlState, type Ctx } from './ui';
@@ -142,14 +142,14 @@ async function start(): Promise<void> {
     // Installed after the first draw: its install fetches the whole shell, which would
     // otherwise compete with the map for the first second.
     if (mapMade) await firstDrawn();
-    navigator.serviceWorker.register('/sw.js').catch((e) => console.warn('no service worker', e));
+    navigator.serviceWorker.register(at('/sw.js')).catch((e) => console.warn('no service worker', e));
     // The first visit loaded the session, style and tiles before the worker was there to
     // keep them: fetch them once more through it, so the page opens offline next time.
     // Without redrawing the map: a style reload here would throw away what is drawn and
     // draw it again (half a second on the demo).
     if (first) {
       navigator.serviceWorker.addEventListener('controllerchange', async () => {
-        const urls = ['/api/session', '/styles/ms4.json', '/tiles.json', '/health', ...SPRITE, ...(mapMade ? tileUrlsAsked() : [])];
+        const urls = [...['/api/session', '/styles/ms4.json', '/tiles.json', '/health', ...SPRITE].map(at), ...(mapMade ? tileUrlsAsked() : [])];
         for (const u of urls) {
           await fetch(u, { headers: authHeaders() }).catch(() => {});
         }
@@ -171,27 +171,27 @@ async function restart(): Promise<void> {
     await loadSession();
   } catch (e) {
     // Offline with no session answer: keep the last known one so queued work can go on.
-    const last = localStorage.getItem('ms4.session');
+    const last = localStorage.getItem(kept('ms4.session'));
     if (!last) {
       ctx.say(`The registry does not answer: ${(e as Error).message}`, true);
       return;
     }
     session = JSON.parse(last);
   }
-  localStorage.setItem('ms4.session', JSON.stringify(session));
+  localStorage.setItem(kept('ms4.session'), JSON.stringify(session));
   if (session.may_read && !mapMade) {
     mapMade = true;
     const tj = await tileJson;
     const map = createMap('map', tj?.bounds);
     map.on('click', (e: any) => clickHandler?.(e.lngLat, e.point));
     // The town by its profile's name (its id when an older server gives none).
-    fetch('/health', { headers: authHeaders() }).then((r) => r.json()).then((hh) => {
+    fetch(at('/health'), { headers: authHeaders() }).then((r) => r.json()).then((hh) => {
       $('jurisdiction').textContent = hh.name || hh.jurisdiction;
       $('jurisdiction').dataset.id = hh.jurisdiction;
     }).catch(() => {});
   } else if (mapMade) {
     // A new token: the map's requests carry it from now on.
-    getMap().setStyle('/styles/ms4.json');
+    getMap().setStyle(at('/styles/ms4.json'));
   }
   // The view of a link (`?view=planner&parcel=P-12`) on the first start; the view shown
   // after a new sign-in.

@@ -3,7 +3,7 @@
 // determination's evidence, a trace) and a "draft" overlay for a footprint being drawn.
 import * as maplibregl from 'maplibre-gl';
 import 'maplibre-gl/dist/maplibre-gl.css';
-import { authHeaders } from './api';
+import { at, authHeaders } from './api';
 
 export type FC = { type: 'FeatureCollection'; features: any[] };
 export const EMPTY: FC = { type: 'FeatureCollection', features: [] };
@@ -61,6 +61,10 @@ const BASE_LEGEND: [kind: 'fill' | 'line' | 'dash' | 'point' | 'ring', colour: s
   ['ring', '#2b83ba', 'manhole (red ring: inspection overdue)'],
   ['ring', '#555555', 'other structure'],
   ['point', '#a50f15', 'outfall with sewage indicators'],
+  ['ring', '#b2182b', 'monitoring location, high priority (thick ring: interconnection)'],
+  ['ring', '#ef8a62', 'monitoring location, medium priority'],
+  ['ring', '#4393c3', 'monitoring location, low priority'],
+  ['dash', '#b2182b', 'sewershed (coloured as its location\'s priority)'],
 ];
 
 let legendAnswer: HTMLElement | null = null;
@@ -134,7 +138,7 @@ export function createMap(container: string, bounds?: [number, number, number, n
   map = new maplibregl.Map({
     container,
     ...(bounds ? { bounds, fitBoundsOptions: { padding: 10 } } : {}),
-    style: '/styles/ms4.json',
+    style: at('/styles/ms4.json'),
     attributionControl: false,
     // The token rides on every request to the service (tiles and TileJSON too), so a
     // registry that is not public-read still draws.
@@ -153,6 +157,7 @@ export function createMap(container: string, bounds?: [number, number, number, n
   map.addControl(new maplibregl.NavigationControl({ showCompass: true }), 'top-right');
   map.addControl(new maplibregl.ScaleControl({ unit: 'imperial' }), 'bottom-right');
   map.addControl(legendControl(), 'bottom-left');
+  map.on('click', (e: any) => locationPopup(e.point, e.lngLat));
   map.on('style.load', () => {
     // Counted for the tests: a first visit loads the style once, the service worker's
     // arrival must not make the map start over.
@@ -168,6 +173,38 @@ export function createMap(container: string, bounds?: [number, number, number, n
   );
   (window as any).__ms4map = map;
   return map;
+}
+
+/** A click on a monitoring location: a popup naming its priority and the reasons the
+ *  profile's rule gives (the tiles carry their short form), and the waters it reaches. */
+function locationPopup(point: { x: number; y: number }, at: maplibregl.LngLat): void {
+  if (!map.getLayer('monitoring-locations')) return;
+  const r = 8;
+  const box: [[number, number], [number, number]] = [[point.x - r, point.y - r], [point.x + r, point.y + r]];
+  const f = map.queryRenderedFeatures(box, { layers: ['monitoring-locations'] })[0];
+  if (!f) return;
+  const p = f.properties ?? {};
+  const words = (v: unknown) => String(v ?? '').replace(/_/g, ' ');
+  const line = (text: string, cls: string) => {
+    const el = document.createElement('p');
+    el.className = cls;
+    el.textContent = text;
+    return el;
+  };
+  const card = document.createElement('div');
+  card.id = 'location-popup';
+  card.dataset.location = String(p.id ?? '');
+  card.dataset.priority = String(p.priority ?? '');
+  const title = document.createElement('strong');
+  title.textContent = `Monitoring location ${p.id ?? ''} (${words(p.kind)})`;
+  const facts = [p.class ? `class ${p.class}` : '', p.impaired ? 'impaired (303(d))' : '', p.tmdl ? 'TMDL' : ''].filter(Boolean).join('; ');
+  card.append(
+    title,
+    line(`Priority: ${p.priority ?? 'unknown'}`, 'location-priority'),
+    line(`Reasons: ${p.reasons ? words(p.reasons) : 'none of the rule\'s criteria met'}`, 'location-reasons'),
+    line(`Discharges to: ${p.receiving_water ?? 'no water found'}${facts ? ` (${facts})` : ''}`, 'location-water'),
+  );
+  new maplibregl.Popup({ closeButton: true, maxWidth: '320px' }).setLngLat(at).setDOMContent(card).addTo(map);
 }
 
 function sameOrigin(url: string): boolean {
@@ -272,7 +309,7 @@ export function fitTo(fc: FC, maxZoom = 18): void {
 export function reloadTiles(): Promise<void> {
   const center = map.getCenter();
   const zoom = map.getZoom();
-  map.setStyle('/styles/ms4.json', { diff: false });
+  map.setStyle(at('/styles/ms4.json'), { diff: false });
   map.once('style.load', () => {
     map.jumpTo({ center, zoom });
     addOverlays();

@@ -3,7 +3,7 @@
 // server answers a key it has seen with the first answer instead of writing again. An
 // entry leaves the queue only when the server has its inspection (and its photos).
 
-import { fieldOf } from './api';
+import { fieldOf, kept, urlOf } from './api';
 
 export interface QueuedPhoto {
   type: string;
@@ -31,7 +31,9 @@ export interface Entry {
   inspectionId?: string;
 }
 
-const DB = 'ms4';
+// Each registry of a server its own queue: the browser keeps one set of databases per
+// origin, and a member's inspections must go to that member only.
+const DB = kept('ms4');
 const STORE = 'queue';
 
 function open(idb: IDBFactory): Promise<IDBDatabase> {
@@ -175,7 +177,7 @@ function needsSignIn(e: Entry, status: number, data: any): 'signin' {
 /** Sends one entry (the inspection, then its photos); updates it in place. */
 export async function sendOne(e: Entry, s: Sender): Promise<'sent' | 'rejected' | 'signin'> {
   if (!e.inspectionId) {
-    const res = await s.fetch('/api/inspections', {
+    const res = await s.fetch(urlOf('/api/inspections'), {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', 'Idempotency-Key': e.key, ...s.headers() },
       body: JSON.stringify(e.body),
@@ -197,7 +199,7 @@ export async function sendOne(e: Entry, s: Sender): Promise<'sent' | 'rejected' 
   e.error = undefined;
   for (const p of e.photos) {
     if (p.sent) continue;
-    const res = await s.fetch(`/api/inspections/${encodeURIComponent(e.inspectionId ?? '')}/photos`, {
+    const res = await s.fetch(urlOf('/api/inspections/{id}/photos', { id: e.inspectionId ?? '' }), {
       method: 'POST',
       headers: { 'Content-Type': p.type, 'Idempotency-Key': `${e.key}:${e.photos.indexOf(p)}`, ...s.headers() },
       body: p.data,

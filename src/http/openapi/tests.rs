@@ -500,3 +500,53 @@ fn the_pages_copy_of_the_document_is_the_one_served() {
          the page's type check (scripts/web.sh) finds"
     );
 }
+
+/// A coalition's document is its router's: every path the coalition mounts itself (its
+/// members' are under `/r/{name}/`, each with the registry's document) and nothing else;
+/// a joint answer documents the query of the member route it passes the query to.
+#[test]
+fn the_coalitions_document_has_its_routes_and_the_members_queries() {
+    let app = crate::http::coalition::app(Vec::new(), super::super::ServeConfig::default());
+    let mut want: Vec<String> = coalition::PATHS.iter().map(|p| p.to_string()).collect();
+    want.sort();
+    // axum routes `/` to the fallback (the coalition's 404) too: not a route of its own.
+    let mounted: Vec<String> = router_paths(&app)
+        .into_iter()
+        .filter(|p| p != "/")
+        .collect();
+    assert_eq!(mounted, want, "the coalition mounts other paths");
+    let doc = coalition::spec();
+    let mut documented: Vec<String> = doc["paths"].as_object().unwrap().keys().cloned().collect();
+    documented.sort();
+    assert_eq!(documented, want);
+    let names = |path: &str| -> Vec<String> {
+        doc["paths"][path]["get"]["parameters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(names("/coalition/report"), ["year", "as_of"]);
+    assert_eq!(
+        doc["paths"]["/coalition/report"]["get"]["parameters"][0]["required"],
+        true
+    );
+    assert!(names("/coalition/monitoring-locations").contains(&"priority".to_string()));
+    let facilities = names("/coalition/watersheds/{id}/facilities");
+    assert_eq!(facilities[0], "id");
+    assert!(facilities.contains(&"kinds".to_string()), "{facilities:?}");
+    assert!(
+        !facilities.contains(&"f".to_string()),
+        "the joint answer sets f itself"
+    );
+    // Every schema it refers to is in it.
+    let text = doc.to_string();
+    for r in text.split("\"#/components/schemas/").skip(1) {
+        let name = &r[..r.find('"').unwrap()];
+        assert!(
+            doc["components"]["schemas"][name].is_object(),
+            "{name} is referred to but not defined"
+        );
+    }
+}

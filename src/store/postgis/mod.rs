@@ -15,10 +15,13 @@ mod cases;
 mod copy;
 mod photos;
 mod profile;
+pub mod schema;
 mod setup;
+mod standby;
 mod tx;
 
-use setup::{ensure_database, install_outside};
+use schema::Schema;
+use setup::{ensure_database, ensure_schema, install_outside, own_schema};
 
 use tx::PgTx;
 
@@ -40,10 +43,20 @@ pub struct PostgisStore {
     url: String,
     /// The registry's SRID, fixed at `init`: read once, not on every write.
     srid: i32,
+    /// The schema the registry lives in, when the URL named one (see [`schema`]).
+    schema: Option<Schema>,
+}
+
+/// A store URL's connection URL and schema, or the error naming what is wrong.
+fn split_url(url: &str) -> Result<schema::SchemaUrl> {
+    schema::split(url).map_err(|reason| StoreError::UrlPart {
+        url: redact(url),
+        reason,
+    })
 }
 
 impl PostgisStore {
-    async fn pool(url: &str) -> Result<PgPool> {
+    async fn pool(url: &str, schema: Option<&Schema>) -> Result<PgPool> {
         // A request waits at most ACQUIRE_TIMEOUT for a connection: with the server gone
         // the pool retries the refused connection until then, and the request gets a 503
         // in seconds instead of sqlx's default 30. Idle connections are checked before
@@ -52,12 +65,22 @@ impl PostgisStore {
         // `store::set_write_wait`), then answers 503 (PostgreSQL's 55P03); a command
         // waits as PostgreSQL does by default.
         let (wait, set) = super::write_wait();
+        // Every connection of a schema's registry sees its own tables first and PostGIS
+        // in public; nothing unqualified reaches another member's schema.
+        let search_path = schema.map(Schema::search_path);
         Ok(PgPoolOptions::new()
             .max_connections(8)
             .acquire_timeout(ACQUIRE_TIMEOUT)
             .test_before_acquire(true)
             .after_connect(move |conn, _| {
+                let search_path = search_path.clone();
                 Box::pin(async move {
+                    if let Some(path) = search_path {
+                        sqlx::query("SELECT set_config('search_path', $1, false)")
+                            .bind(path)
+                            .execute(&mut *conn)
+                            .await?;
+                    }
                     if set {
                         sqlx::query("SELECT set_config('lock_timeout', $1, false)")
                             .bind(format!("{}ms", wait.as_millis()))
@@ -74,11 +97,20 @@ impl PostgisStore {
     /// Opens an existing registry database.
     #[instrument(skip_all, err)]
     pub async fn open(url: &str) -> Result<Self> {
+        let parts = split_url(url)?;
         let mut store = PostgisStore {
-            pool: Self::pool(url).await?,
+            pool: Self::pool(&parts.connect, parts.schema.as_ref()).await?,
             url: url.to_string(),
             srid: 0,
+            schema: parts.schema,
         };
+        // A schema without a registry of its own must not fall through the search path
+        // to one in public.
+        if let Some(s) = &store.schema {
+            if !own_schema(&store.pool, s).await? {
+                return Err(StoreError::NotInitialised(redact(url)));
+            }
+        }
         store.srid = store.meta().await?.srid;
         // Registries made by an older ms4 get the tables added since (tokens, ...), and
         // the outside-edit triggers of layers added since.
@@ -86,23 +118,35 @@ impl PostgisStore {
             .run(&store.pool)
             .await?;
         cases::set_srid(&store.pool, store.srid).await?;
-        install_outside(&store.pool).await?;
+        install_outside(&store.pool, store.schema.as_ref()).await?;
         Ok(store)
     }
 
     /// Creates a registry, creating the database itself when it does not exist yet.
     #[instrument(skip_all, fields(jurisdiction = %meta.jurisdiction, srid = meta.srid), err)]
     pub async fn create(url: &str, meta: &RegistryMeta) -> Result<Self> {
-        ensure_database(url).await?;
-        let pool = Self::pool(url).await?;
-        let (exists,): (Option<String>,) = sqlx::query_as("SELECT to_regclass('ms4_meta')::text")
-            .fetch_one(&pool)
-            .await?;
-        if exists.is_some() {
+        let parts = split_url(url)?;
+        ensure_database(&parts.connect).await?;
+        let pool = Self::pool(&parts.connect, parts.schema.as_ref()).await?;
+        let exists = match &parts.schema {
+            Some(s) => {
+                ensure_schema(&pool, s).await?;
+                own_schema(&pool, s).await?
+            }
+            None => {
+                let (t,): (Option<String>,) =
+                    sqlx::query_as("SELECT to_regclass('ms4_meta')::text")
+                        .fetch_one(&pool)
+                        .await?;
+                t.is_some()
+            }
+        };
+        if exists {
             let store = PostgisStore {
                 pool,
                 url: url.to_string(),
                 srid: 0,
+                schema: parts.schema,
             };
             let j = store
                 .meta()
@@ -137,11 +181,12 @@ impl PostgisStore {
                 .await?;
         }
         tx.commit().await?;
-        install_outside(&pool).await?;
+        install_outside(&pool, parts.schema.as_ref()).await?;
         Ok(PostgisStore {
             pool,
             url: url.to_string(),
             srid: meta.srid,
+            schema: parts.schema,
         })
     }
 }

@@ -2,7 +2,7 @@
 // facility's card opened in place (from the list or the map) with a way back, and
 // recording an inspection with the form of its kind.
 import * as maplibregl from 'maplibre-gl';
-import { authHeaders, get, getGeoJson } from '../api';
+import { authHeaders, get, getGeoJson, urlOf } from '../api';
 import { compass, formatDistance } from '../geo';
 import { buildInspection, FORMS, invalid, kindFor, localDate, localTime, missing, valuesFrom, type Field, type FormDef, type Values } from '../forms';
 import { fitTo, getMap, showAnswer } from '../map';
@@ -289,13 +289,13 @@ function lastLine(i: any): string {
 /** The last inspection's photos, fetched with the token (a registry may not be public). */
 async function showPhotos(slot: HTMLElement, inspectionId: string): Promise<void> {
   try {
-    const r = await fetch(`/api/inspections/${encodeURIComponent(inspectionId)}/photos`, { headers: authHeaders() });
+    const r = await fetch(urlOf('/api/inspections/{id}/photos', { id: inspectionId }), { headers: authHeaders() });
     if (!r.ok) return;
     const list = ((await r.json()).photos ?? []) as { sha256: string }[];
     if (!list.length) return;
     slot.append(h('p', { class: 'hint', text: `Photos of the last inspection (${list.length})` }));
     for (const p of list) {
-      const img = await fetch(`/api/photos/${p.sha256}`, { headers: authHeaders() });
+      const img = await fetch(urlOf('/api/photos/{sha256}', { sha256: p.sha256 }), { headers: authHeaders() });
       if (!img.ok) continue;
       slot.append(h('img', { src: URL.createObjectURL(await img.blob()), alt: `Photo ${p.sha256.slice(0, 8)} of the last inspection`, class: 'card-photo' }));
     }
