@@ -109,6 +109,23 @@ impl Server {
             }
         }
         let store = format!("sqlite://{}", reg.display());
+        Server::on(dir, store, public_read)
+    }
+
+    /// Starts `ms4 serve` on a new registry of a town with its profile and no layers
+    /// (a Carmel registry: the demo is North Castle's).
+    pub fn start_town(jurisdiction: &str, public_read: bool) -> Server {
+        let dir = tempfile::tempdir().unwrap();
+        let store = format!("sqlite://{}", dir.path().join("town.gpkg").display());
+        run_ok(
+            &store,
+            &["init", "--jurisdiction", jurisdiction, "--crs", "EPSG:2260"],
+        );
+        Server::on(dir, store, public_read)
+    }
+
+    /// Serves a registry in `dir`, with a token per role.
+    fn on(dir: tempfile::TempDir, store: String, public_read: bool) -> Server {
         let tokens = ["inspector", "analyst", "planner"].map(|role| {
             let t = run_ok(
                 &store,
@@ -601,10 +618,125 @@ fn officer_takes_a_case_from_a_screening_to_notice_and_elimination_and_reads_the
     s.flow_with("cases.mjs", &[("MS4_TOKEN_OFFICER", officer.trim())]);
 }
 
+/// Issue 28 in the page, on a Carmel registry: a site opened from a determination meeting
+/// Condition One, a 0.5-inch storm making an inspection due within 24 hours (§ 156-83B),
+/// the inspector recording it in the page's site inspection form, and the storm's
+/// inspection no longer due.
+#[test]
+fn inspector_records_a_carmel_sites_storm_inspection_in_the_page() {
+    if !ready() {
+        return;
+    }
+    let s = Server::start_town("carmel-ny", true);
+    let officer = run_ok(
+        &s.store,
+        &[
+            "token",
+            "create",
+            "--role",
+            "officer",
+            "--subject",
+            "officer-1",
+        ],
+    );
+    s.flow_with("sites.mjs", &[("MS4_TOKEN_OFFICER", officer.trim())]);
+}
+
+/// Issue 29 in the page: the permit calendar and the inspections due, each as the API
+/// answers it, and a click on a due asset bringing the map to it.
+#[test]
+fn officer_reads_the_permit_calendar_and_the_inspections_due() {
+    if !ready() {
+        return;
+    }
+    Server::start(true).flow("calendar.mjs");
+}
+
+#[test]
+fn a_click_on_a_monitoring_location_names_its_priority_and_reasons() {
+    if !ready() {
+        return;
+    }
+    Server::start(true).flow("mapping.mjs");
+}
+
 #[test]
 fn a_link_reopens_the_same_view_place_and_camera_and_every_view_has_a_legend() {
     if !ready() {
         return;
     }
     Server::start(true).flow("link.mjs");
+}
+
+/// Issue 30 in the page: one server with two registries, a (Carmel, no layers) under
+/// `/r/a/` and b (the demo) under `/r/b/`; the page under `/r/b/` draws b's map and
+/// answers what is near, a card and a saved inspection from and to b, its service worker
+/// at b's folder; the page at the root of a single-registry server still works.
+#[test]
+fn a_members_page_under_its_prefix_asks_its_own_registry_and_the_root_page_still_works() {
+    if !ready() {
+        return;
+    }
+    let root = Server::start(true);
+    let dir = tempfile::tempdir().unwrap();
+    let a = format!("sqlite://{}", dir.path().join("a.gpkg").display());
+    run_ok(
+        &a,
+        &["init", "--jurisdiction", "carmel-ny", "--crs", "EPSG:2260"],
+    );
+    let b_file = dir.path().join("b.gpkg");
+    for suffix in ["", "-wal", "-shm"] {
+        let from = PathBuf::from(format!("{}{suffix}", demo().display()));
+        if from.exists() {
+            std::fs::copy(&from, format!("{}{suffix}", b_file.display())).unwrap();
+        }
+    }
+    let b = format!("sqlite://{}", b_file.display());
+    let token_b = run_ok(
+        &b,
+        &[
+            "token",
+            "create",
+            "--role",
+            "inspector",
+            "--subject",
+            "inspector-b",
+        ],
+    );
+    let mut child = ms4()
+        .args(["serve", "--listen", "127.0.0.1:0", "--public-read"])
+        .args([
+            "--registry",
+            &format!("a={a}"),
+            "--registry",
+            &format!("b={b}"),
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let url = loop {
+        let line = lines.next().expect("serve prints its URL").unwrap();
+        if let Some(rest) = line.strip_prefix("serving 2 registries at ") {
+            break rest.split("/r/NAME/").next().unwrap().to_string();
+        }
+    };
+    std::thread::spawn(move || for _ in lines {});
+    let flow = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        root.flow_with(
+            "coalition.mjs",
+            &[
+                ("MS4_URL", url.as_str()),
+                ("MS4_ROOT_URL", root.url.as_str()),
+                ("MS4_TOKEN_B", token_b.trim()),
+            ],
+        );
+    }));
+    // The coalition's server is stopped whether the flow passed or not.
+    let _ = child.kill();
+    let _ = child.wait();
+    if let Err(e) = flow {
+        std::panic::resume_unwind(e);
+    }
 }

@@ -7,6 +7,7 @@
 //! the drainage network. The answer is a value the CLI prints with `--format json` and the
 //! API returns as it is, so both give the same JSON for the same question.
 
+pub mod calendar;
 pub mod determine;
 pub mod facts;
 pub mod illicit;
@@ -16,6 +17,7 @@ pub mod network_findings;
 pub mod place;
 pub mod places;
 pub mod profile;
+pub mod schedule;
 pub mod smps;
 pub mod trace;
 pub mod validate;

@@ -1,6 +1,7 @@
 //! The command line: one file per verb. Each parses its arguments, calls the library and
 //! prints; `anyhow` lives only here and in `main.rs`.
 
+mod calendar;
 mod case;
 mod deadlines;
 mod demo;
@@ -21,6 +22,7 @@ mod photo;
 pub mod profile;
 mod profile_rules;
 mod report;
+mod schedule;
 mod site;
 mod smps;
 mod synth;
@@ -131,6 +133,10 @@ pub enum Command {
     Sites(site::SitesArgs),
     /// Import daily rainfall (gauge_id,day,inches) for storm-triggered inspections.
     Rainfall(site::RainfallArgs),
+    /// Inspections due and overdue by the profile's schedule: ms4 inspections due.
+    Inspections(schedule::InspectionsArgs),
+    /// The permit calendar: programme items due, done (with the record) and overdue.
+    Calendar(calendar::CalendarArgs),
 }
 
 impl Cli {
@@ -176,6 +182,8 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Site(a) => site::run(&store, a).await,
         Command::Sites(a) => site::run_sites(&store, a).await,
         Command::Rainfall(a) => site::run_rainfall(&store, a).await,
+        Command::Inspections(a) => schedule::run(&store, a).await,
+        Command::Calendar(a) => calendar::run(&store, a).await,
     }
 }
 

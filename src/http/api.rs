@@ -236,6 +236,30 @@ pub(super) async fn monitoring_locations(
     .await
 }
 
+pub(super) async fn inspections_due(
+    State(state): State<AppState>,
+    Extension(format): Extension<AnswerFormat>,
+    Params(p): Params<crate::answer::schedule::InspectionsDueParams>,
+) -> Result<Response, HttpError> {
+    p.check()?;
+    blocking(state, format, move |ask| {
+        answer::schedule::inspections_due(ask, &p)
+    })
+    .await
+}
+
+pub(super) async fn calendar(
+    State(state): State<AppState>,
+    Extension(format): Extension<AnswerFormat>,
+    Params(p): Params<crate::answer::calendar::CalendarParams>,
+) -> Result<Response, HttpError> {
+    p.day(chrono::NaiveDate::MIN)?;
+    blocking(state, format, move |ask| {
+        answer::calendar::calendar(ask, &p)
+    })
+    .await
+}
+
 pub(super) async fn sewersheds(
     State(state): State<AppState>,
     Extension(format): Extension<AnswerFormat>,

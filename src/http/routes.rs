@@ -19,10 +19,12 @@ use super::{
     answer_format, api, cases, footprint, inspections, ogc, openapi, page, photos, sites, style,
     tiles, tokens, upload, AppState, MAX_JSON_WRITE_BYTES,
 };
+use crate::answer::calendar::CalendarParams;
 use crate::answer::determine::{PlaceWire, ScreenParams};
 use crate::answer::illicit::IllicitParams;
 use crate::answer::mapping::{MappingStatusParams, MonitoringLocationsParams, SewershedsParams};
 use crate::answer::nearby::NearbyParams;
+use crate::answer::schedule::InspectionsDueParams;
 use crate::answer::smps::SmpsParams;
 use crate::answer::trace::{NetworkCheckParams, TraceParams};
 use crate::answer::watershed_facilities::WatershedFacilitiesParams;
@@ -396,6 +398,10 @@ pub fn routes() -> Vec<Route> {
             .access(READ).answer().query(t::<SewershedsParams>),
         get("/api/mapping-status", api::mapping_status, "How much is mapped, for the town and by watershed (outfalls with a receiving water, pipes with a recorded flow direction, structures joined to the network, area inside a sewershed), each figure with its ids, as `ms4 mapping-status`")
             .access(READ).answer().query(t::<MappingStatusParams>),
+        get("/api/inspections/due", api::inspections_due, "Every asset's next inspection by the profile's [schedules] (outfalls and interconnections by priority, SMPs by practice type with a professional engineer's inspection of structural ones where the law asks it, catch basins, sites; the default's reading, every 365 days, where it has none), never inspected, overdue and due within the window, as `ms4 inspections due`")
+            .access(READ).answer().query(t::<InspectionsDueParams>),
+        get("/api/calendar", api::calendar, "The permit calendar on a day: each programme item of the profile's [calendar] with its citation and due rule, done (with the record that shows it), due, overdue, or past with no record the registry holds, as `ms4 calendar`")
+            .access(READ).answer().query(t::<CalendarParams>),
         get("/api/smps-without-easement", api::smps_without_easement, "Structural SMPs without a recorded maintenance easement")
             .access(READ).answer().query(t::<SmpsParams>),
         get("/api/network-check", api::network_check, "Dangling ends, parts, cycles, reversed pipes, orphans")
@@ -424,10 +430,12 @@ pub fn routes() -> Vec<Route> {
         get("/api/report", cases::report, "The annual report: each count with its period, denominator and record ids")
             .access(READ).query(t::<ReportParams>).report(),
         get("/api/sites", sites::list, "Construction sites with their logs").access(READ).query(t::<sites::SiteListParams>),
-        get("/api/sites/due", sites::due, "What is due and overdue at the construction sites, by site: inspections every seven days and after storms, the trained contractor daily, 48-hour milestone notices, stop-work orders in effect (computed from the profile, cited); open facts where the record lacks rainfall or a determination")
+        get("/api/sites/due", sites::due, "What is due and overdue at the construction sites, by site: inspections every seven days and after storms, the trained contractor daily, 48-hour milestone notices, stop-work orders in effect, the maintenance agreement and easement by the final plan approval and the as-built plans at close-out (computed from the profile, cited); open facts where the record lacks rainfall, a determination or the evidence of final stabilization")
             .access(READ).query(t::<sites::SiteAsOf>),
         get("/api/sites/{id}", sites::one, "A construction site with its schedule as of a time, its priority's reason and the guarantees held; its version is the ETag")
             .access(READ).query(t::<sites::SiteAsOf>),
+        get("/api/rainfall", sites::rainfall, "Daily rainfall recorded, by gauge then day: {count, entries: [{gauge_id, day, inches}]}; the storm-triggered inspections of /api/sites/due are counted from it")
+            .access(READ).query(t::<sites::RainfallParams>),
         get("/api/inspections/{id}/photos", photos::photos_of, "An inspection's photos with their SHA-256").access(READ),
         get("/api/photos/{sha256}", photos::photo, "A photo's bytes, by its SHA-256, under the type its bytes name, with nosniff and a sandboxing Content-Security-Policy")
             .access(READ).answers_in("image/*"),
@@ -451,8 +459,13 @@ pub fn routes() -> Vec<Route> {
             .access(role(Officer)).json_write().json(Some(t::<Closing>)).if_match(),
         post("/api/sites", sites::create, "Open a construction site: {determination? (as POST /api/determinations answered it, stored as answered), footprint?, parcels?, name?, owner?, developer?, operator?, disturbed_sqft?, phases?, swppp_preparer?, swppp_accepted_on?, swppp_accepted_by?, noi_id?, spdes_permit_id?, start_on?, qualified_inspector?, trained_contractor?, rain_gauge?, milestones?: [{milestone, at}]}")
             .access(role(Officer)).json_write().json(Some(t::<crate::sites::open::OpenSite>)).created(),
-        post("/api/sites/{id}/actions", sites::add_action, "Log an action on a site: {kind (approved | started | inspection | notice | stop_work | stop_work_lifted | milestone_notice | guarantee | guarantee_released | stabilized | as_built | agreement_recorded | easement_recorded | close), on, at?, by?, role?, practices?, deficiencies?, disturbed_sqft?, soil_disturbance?, photos?, milestone?, milestone_at?, case_id?, guarantee?, reference?, notes?}; with If-Match (the site's ETag) a site changed since is a 412; Idempotency-Key stores it once")
-            .access(role(Officer)).json_write().json(Some(t::<crate::sites::SiteAction>)).created().if_match(),
+        post("/api/sites/{id}/actions", sites::add_action, "Log an action on a site: {kind (approved | started | inspection | notice | stop_work | stop_work_lifted | milestone_notice | guarantee | guarantee_released | stabilized | as_built | agreement_recorded | easement_recorded | close), on, at?, by?, role?, practices?, deficiencies?, disturbed_sqft?, soil_disturbance?, photos?, milestone?, milestone_at?, case_id?, guarantee?, reference?, cover_percent?, equivalent_measures?, certified_by?, deed_restriction?, recording?, smps?, notes?}; an inspector's token logs inspections only; with If-Match (the site's ETag) a site changed since is a 412; Idempotency-Key stores it once")
+            .access(role(Inspector)).json_write().json(Some(t::<crate::sites::SiteAction>)).created().if_match(),
+        post("/api/rainfall", sites::add_rainfall, "Record daily rainfall: {entries: [{gauge_id, day, inches}]}; a day at a gauge recorded again is replaced; Idempotency-Key stores a request once (200 when sent again)")
+            // Bulk records, as an import is: the server's body limit, not a JSON write's.
+            .access(role(Officer)).json(Some(t::<crate::sites::rainfall::RainfallRequest>)).created().also("200", "the same request again: nothing written"),
+        post("/api/rainfall/import", sites::import_rainfall, "Upload daily rainfall as the CSV `ms4 rainfall import` reads (a header naming gauge_id, day and inches, then a line per gauge and day); a bad line is a 422 naming it and nothing is stored; Idempotency-Key stores a request once (200 when sent again)")
+            .access(role(Officer)).raw("text/csv").created().also("200", "the same request again: nothing written"),
         Route::new("post", "/api/layers/{layer}/import", upload_to_layer, "Upload a file for a layer, as `ms4 import` (multipart: file, and the flags of ms4 import with _ for -: where, id, id_prefix, map (repeatable), src_layer, s_srs, dry_run, replace, allow_empty, allow_mass_delete, invalid); a wrong part is a 400 whose field names it; answers the quality report")
             .access(role(Analyst)).raw("multipart/form-data")
             // An upload's file can be refused as a whole (422) besides the form's errors.

@@ -14,6 +14,7 @@ pub mod illicit;
 pub mod monitoring;
 pub mod profile;
 pub mod quantity;
+pub mod schedule;
 
 pub use finding::{AssumptionTaken, Citation, Evidence, Finding};
 pub use profile::*;

@@ -49,6 +49,10 @@
 //! [roles]                           # role = rule id, one for every role the family decides
 //! condition_one = "carmel.condition_one"   # (`ms4 profile rules` lists them)
 //! [rules."northcastle.lda.applicability"]  # title, citation
+//! [[schedules.items]]               # asset, priority?, practice_type?, structural?, every,
+//!                                   #   unit, by?, citation, quote? (see `schedules`)
+//! [[calendar.items]]                # id, title, rule, on? | months? | days?, citation,
+//!                                   #   confirmed (see `calendar`)
 //! ```
 
 use std::collections::BTreeMap;
@@ -122,6 +126,7 @@ macro_rules! str_enum {
 mod assumptions;
 pub mod bounds;
 mod builtin;
+mod calendar;
 mod coverage;
 mod discharges;
 mod error;
@@ -133,11 +138,13 @@ mod law;
 mod locate;
 mod measures;
 mod readings;
+mod schedules;
 mod template;
 mod validate;
 mod wording;
 
 pub use assumptions::{Assumption, AssumptionValue};
+pub use calendar::{month_day, CalendarItem, CalendarSettings, DueRule};
 pub use coverage::{Coverage, CoverageEntry};
 pub use discharges::{
     whole_name, AllowedEntry, AllowedRoute, Determiners, DischargeCondition, ExemptEntry,
@@ -164,6 +171,9 @@ pub use readings::{
     ConveyanceReading, DiversionBaseline, ExemptConveyance, ExemptionConditions,
     ExemptionConditionsReading, IrrigationScope, PlanDuty, ReceivingWaterReading, SumpPumpReading,
     TableReading, WaterMethod,
+};
+pub use schedules::{
+    Inspector, IntervalUnit, ScheduleItem, ScheduleSettings, ASSETS as SCHEDULE_ASSETS, PE_WORDS,
 };
 pub use template::{id_from_name, Template, TemplateRequest, PROGRAM_SETTING};
 pub use wording::{NoticeOrder, NoticeOrderText, NoticeWording, Wording, NY_CONDITIONS_SECTIONS};
@@ -239,6 +249,14 @@ pub struct Profile {
     /// the enforcement steps (`[idde]`).
     #[serde(default)]
     pub idde: IddeSettings,
+    /// How often each kind of asset is inspected (`[schedules]`; the registry's default
+    /// of 365 days, said to be the default's reading, when left out).
+    #[serde(default, skip_serializing_if = "ScheduleSettings::is_unset")]
+    pub schedules: ScheduleSettings,
+    /// The permit's programme items and when each falls due (`[calendar]`; none when
+    /// left out).
+    #[serde(default, skip_serializing_if = "CalendarSettings::is_unset")]
+    pub calendar: CalendarSettings,
 }
 
 impl Profile {

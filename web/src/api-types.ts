@@ -249,6 +249,138 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/calendar": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The permit calendar on a day: each programme item of the profile's [calendar] with its citation and due rule, done (with the record that shows it), due, overdue, or past with no record the registry holds, as `ms4 calendar` */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description The day to judge on, YYYY-MM-DD (default: today). */
+                    as_of?: string;
+                    /** @description List an item as due this many days before its day (default 30). */
+                    within_days?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description the answer */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/geo+json": components["schemas"]["FeatureCollection"];
+                        "application/json": unknown;
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                405: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/cases": {
         parameters: {
             query?: never;
@@ -2457,6 +2589,142 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/inspections/due": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every asset's next inspection by the profile's [schedules] (outfalls and interconnections by priority, SMPs by practice type with a professional engineer's inspection of structural ones where the law asks it, catch basins, sites; the default's reading, every 365 days, where it has none), never inspected, overdue and due within the window, as `ms4 inspections due` */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description List every asset, also those not due within the window. */
+                    all?: boolean;
+                    /** @description The day to judge on, YYYY-MM-DD (default: today). */
+                    as_of?: string;
+                    /** @description Only these assets: outfall, interconnection, catch_basin, manhole, smp, structure, site (comma-separated; default: all). */
+                    kind?: string[];
+                    /** @description List an inspection as due this many days before its day (default 30). */
+                    within_days?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description the answer */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/geo+json": components["schemas"]["FeatureCollection"];
+                        "application/json": unknown;
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                405: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/inspections/{id}/photos": {
         parameters: {
             query?: never;
@@ -3801,6 +4069,446 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/rainfall": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Daily rainfall recorded, by gauge then day: {count, entries: [{gauge_id, day, inches}]}; the storm-triggered inspections of /api/sites/due are counted from it */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description From this day, YYYY-MM-DD. */
+                    from?: string;
+                    /** @description Only this gauge or station. */
+                    gauge?: string;
+                    /** @description To this day, YYYY-MM-DD. */
+                    to?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description the answer */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": unknown;
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                405: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Record daily rainfall: {entries: [{gauge_id, day, inches}]}; a day at a gauge recorded again is replaced; Idempotency-Key stores a request once (200 when sent again)
+         * @description Needs a token with the officer role (or admin).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The days, one per gauge and day. */
+                        entries: components["schemas"]["RainDay"][];
+                    };
+                };
+            };
+            responses: {
+                /** @description the same request again: nothing written */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": unknown;
+                    };
+                };
+                /** @description the answer */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": unknown;
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                405: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/rainfall/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload daily rainfall as the CSV `ms4 rainfall import` reads (a header naming gauge_id, day and inches, then a line per gauge and day); a bad line is a 422 naming it and nothing is stored; Idempotency-Key stores a request once (200 when sent again)
+         * @description Needs a token with the officer role (or admin).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "text/csv": unknown;
+                };
+            };
+            responses: {
+                /** @description the same request again: nothing written */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": unknown;
+                    };
+                };
+                /** @description the answer */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": unknown;
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                405: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/receiving-waters": {
         parameters: {
             query?: never;
@@ -4964,7 +5672,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** What is due and overdue at the construction sites, by site: inspections every seven days and after storms, the trained contractor daily, 48-hour milestone notices, stop-work orders in effect (computed from the profile, cited); open facts where the record lacks rainfall or a determination */
+        /** What is due and overdue at the construction sites, by site: inspections every seven days and after storms, the trained contractor daily, 48-hour milestone notices, stop-work orders in effect, the maintenance agreement and easement by the final plan approval and the as-built plans at close-out (computed from the profile, cited); open facts where the record lacks rainfall, a determination or the evidence of final stabilization */
         get: {
             parameters: {
                 query?: {
@@ -5227,8 +5935,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Log an action on a site: {kind (approved | started | inspection | notice | stop_work | stop_work_lifted | milestone_notice | guarantee | guarantee_released | stabilized | as_built | agreement_recorded | easement_recorded | close), on, at?, by?, role?, practices?, deficiencies?, disturbed_sqft?, soil_disturbance?, photos?, milestone?, milestone_at?, case_id?, guarantee?, reference?, notes?}; with If-Match (the site's ETag) a site changed since is a 412; Idempotency-Key stores it once
-         * @description Needs a token with the officer role (or admin).
+         * Log an action on a site: {kind (approved | started | inspection | notice | stop_work | stop_work_lifted | milestone_notice | guarantee | guarantee_released | stabilized | as_built | agreement_recorded | easement_recorded | close), on, at?, by?, role?, practices?, deficiencies?, disturbed_sqft?, soil_disturbance?, photos?, milestone?, milestone_at?, case_id?, guarantee?, reference?, cover_percent?, equivalent_measures?, certified_by?, deed_restriction?, recording?, smps?, notes?}; an inspector's token logs inspections only; with If-Match (the site's ETag) a site changed since is a 412; Idempotency-Key stores it once
+         * @description Needs a token with the inspector role (or admin).
          */
         post: {
             parameters: {
@@ -5254,8 +5962,17 @@ export interface paths {
                         by?: string;
                         /** @description For a notice: the case whose land development notice of violation it is. */
                         case_id?: string | null;
+                        /** @description For as-built plans: the professional engineer who certified them (name and licence number). */
+                        certified_by?: string | null;
                         /** @description For an inspection: the deficiencies of earlier inspections found corrected, by their words as logged. */
                         corrected?: string[];
+                        /**
+                         * Format: double
+                         * @description For final stabilization: the density of the uniform, perennial vegetative cover established over the entire pervious surface, percent (at least 80: North Castle § 267-4B STABILIZED; the SPDES general permit's final stabilization).
+                         */
+                        cover_percent?: number | null;
+                        /** @description For the maintenance agreement: recorded as a deed restriction on the property. */
+                        deed_restriction?: boolean | null;
                         /** @description For an inspection: the deficiencies found. */
                         deficiencies?: components["schemas"]["Deficiency"][];
                         /**
@@ -5263,6 +5980,8 @@ export interface paths {
                          * @description For an inspection: the area disturbed at the time, square feet.
                          */
                         disturbed_sqft?: number | null;
+                        /** @description For final stabilization: the equivalent stabilization measures applied on all disturbed areas not covered by permanent structures, concrete or pavement, instead of the cover (`permanent landscape mulch`, `rock riprap`, `washed/crushed stone`). */
+                        equivalent_measures?: string[];
                         /** @description For a guarantee: the guarantee posted. */
                         guarantee?: components["schemas"]["Guarantee"] | null;
                         /** @description A client's key for this action: the same action sent again with it is stored once; another action with it is refused. */
@@ -5287,6 +6006,8 @@ export interface paths {
                         photos?: string[];
                         /** @description For an inspection: each erosion and sediment control practice's condition. */
                         practices?: components["schemas"]["PracticeCondition"][];
+                        /** @description For an agreement or easement recorded: where and under what number (`Putnam County Clerk, Liber 2210 page 14`). */
+                        recording?: string | null;
                         /** @description For a release: the guarantee released (its `reference`). */
                         reference?: string | null;
                         /** @description For an inspection: who made it. */
@@ -6127,7 +6848,7 @@ export interface paths {
                     hot_spot_distance?: string;
                     /** @description Which facilities: catch_basin, manhole, outfall, smp (comma-separated). */
                     kinds?: string[];
-                    /** @description Days after which an inspection is overdue. */
+                    /** @description Days after which an inspection is overdue, for every facility alike (default: the profile's inspection schedule, `ms4 inspections due`). */
                     overdue_after_days?: number;
                 };
                 header?: never;
@@ -6249,7 +6970,7 @@ export interface paths {
                     hot_spot_distance?: string;
                     /** @description Which facilities: catch_basin, manhole, outfall, smp (comma-separated). */
                     kinds?: string[];
-                    /** @description Days after which an inspection is overdue. */
+                    /** @description Days after which an inspection is overdue, for every facility alike (default: the profile's inspection schedule, `ms4 inspections due`). */
                     overdue_after_days?: number;
                 };
                 header?: never;
@@ -8900,6 +9621,21 @@ export interface components {
              * @default null
              */
             single_family?: boolean | null;
+        };
+        /** @description One gauge's rainfall on one day. */
+        RainDay: {
+            /**
+             * Format: date
+             * @description The day.
+             */
+            day: string;
+            /** @description The gauge or station. */
+            gauge_id: string;
+            /**
+             * Format: double
+             * @description Inches of precipitation.
+             */
+            inches: number;
         };
         /** @enum {string} */
         RespondentKind: "individual" | "business" | "public_body" | "state" | "unknown";

@@ -70,6 +70,8 @@ pub(super) fn profile(p: &Profile) -> Check {
         positive(&format!("tolerances.{name}.value"), t.value)?;
     }
     inspections(p)?;
+    super::schedules::validate(&p.schedules)?;
+    super::calendar::validate(&p.calendar)?;
     assumptions(p)?;
     super::bounds::profile(p)?;
     family(p)

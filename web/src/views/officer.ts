@@ -12,6 +12,8 @@ import { resultWord } from '../facts';
 import { sideOf } from '../geo';
 import { renderCases, renderDeadlines } from './cases';
 import { renderReport } from './report';
+import { renderSites } from './sites';
+import { renderCalendar, renderInspectionsDue } from './calendar';
 import { canonical, rankCandidates, type Facts, type Finding, type Connection } from '../candidates';
 
 /** The areas the list can be narrowed to: the registry's boundary (its MS4 jurisdiction),
@@ -57,6 +59,9 @@ const SECTIONS: [string, string][] = [
   ['cases', 'Cases'],
   ['deadlines', 'Deadlines'],
   ['report', 'Report'],
+  ['sites', 'Sites'],
+  ['calendar', 'Calendar'],
+  ['inspections', 'Inspections due'],
 ];
 
 export function render(el: HTMLElement, ctx: Ctx): void {
@@ -73,6 +78,9 @@ export function render(el: HTMLElement, ctx: Ctx): void {
     if (name === 'network') network(body, ctx);
     else if (name === 'cases') renderCases(body, ctx);
     else if (name === 'deadlines') renderDeadlines(body, ctx);
+    else if (name === 'sites') renderSites(body, ctx);
+    else if (name === 'calendar') renderCalendar(body, ctx);
+    else if (name === 'inspections') renderInspectionsDue(body, ctx);
     else renderReport(body, ctx);
   };
   tabs.append(...SECTIONS.map(([name, text]) => h('button', { type: 'button', 'data-section': name, onclick: () => open(name) }, text)));
