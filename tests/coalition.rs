@@ -406,6 +406,40 @@ async fn the_coalitions_monitoring_locations_are_each_members_tagged() {
     assert!(all["members"][0]["features"].as_u64().unwrap() > 0);
 }
 
+/// Issue 30 item 3: the members' due inspections on one map, each by its own profile's
+/// schedule, tagged with its member; the counts are each member's own answer's.
+#[tokio::test]
+async fn the_members_due_inspections_are_on_one_map() {
+    let Some(c) = coalition().await else { return };
+    let t = Some(c.coalition_token.as_str());
+    let (s, all) = c.get("/coalition/inspections/due?all=true", t).await;
+    assert_eq!(s, StatusCode::OK, "{all}");
+    let features = all["features"].as_array().unwrap();
+    let mut total = 0;
+    for (i, (name, _, _)) in MEMBERS.iter().enumerate() {
+        let (s, own) = c
+            .get(
+                &format!("/r/{name}/api/inspections/due?all=true&f=geojson"),
+                Some(&c.tokens[i]),
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK, "{name}: {own}");
+        let n = own["features"].as_array().unwrap().len();
+        let tagged = features
+            .iter()
+            .filter(|f| f["properties"]["member"] == *name)
+            .count();
+        assert_eq!(tagged, n, "{name}");
+        assert_eq!(all["members"][i]["features"], n, "{name}");
+        total += n;
+    }
+    assert_eq!(features.len(), total);
+    assert!(
+        total > 0,
+        "the demo's never-inspected assets are due: {all}"
+    );
+}
+
 // ------------------------------------------------------------------ the store alone
 
 /// A store's connection to its database, with a schema of its own or not.

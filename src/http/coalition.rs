@@ -143,6 +143,7 @@ pub fn app(members: Vec<Member>, config: ServeConfig) -> Router {
         )
         .route("/coalition/report", get(report))
         .route("/coalition/monitoring-locations", get(monitoring_locations))
+        .route("/coalition/inspections/due", get(inspections_due))
         .route(
             "/coalition/watersheds/{id}/facilities",
             get(watershed_facilities),
@@ -374,11 +375,32 @@ async fn monitoring_locations(
     headers: HeaderMap,
     uri: axum::http::Uri,
 ) -> Response {
+    on_one_map(&c, &headers, &uri, "/api/monitoring-locations").await
+}
+
+/// Every member's assets due or overdue for inspection (each by its own profile's
+/// schedule) on one map, tagged with the member like the monitoring locations.
+async fn inspections_due(
+    State(c): State<Coalition>,
+    headers: HeaderMap,
+    uri: axum::http::Uri,
+) -> Response {
+    on_one_map(&c, &headers, &uri, "/api/inspections/due").await
+}
+
+/// One member route's GeoJSON answer from every member, as one collection whose features
+/// say which member they are of (`member`), with each member's count.
+async fn on_one_map(
+    c: &Coalition,
+    headers: &HeaderMap,
+    uri: &axum::http::Uri,
+    path: &str,
+) -> Response {
     let query = member_query(uri.query(), "geojson");
     let mut features = Vec::new();
     let mut members = Vec::new();
     for m in c.members.iter() {
-        let answer = match ask(m, &format!("/api/monitoring-locations?{query}"), &headers).await {
+        let answer = match ask(m, &format!("{path}?{query}"), headers).await {
             Ok(a) => a,
             Err(refused) => return refused,
         };

@@ -13,8 +13,9 @@ use serde_json::{json, Value};
 /// The coalition's paths, as its router mounts them (`http::coalition::app`): the
 /// tests hold both the router and the document to this list.
 #[cfg(test)]
-pub(crate) const PATHS: [&str; 6] = [
+pub(crate) const PATHS: [&str; 7] = [
     "/api/openapi.json",
+    "/coalition/inspections/due",
     "/coalition/monitoring-locations",
     "/coalition/report",
     "/coalition/watersheds/{id}/facilities",
@@ -110,6 +111,9 @@ pub fn spec() -> Value {
                         "by_member": {"type": "object", "additionalProperties": {"type": "integer"}, "description": "each member's count (0 where it has none)"},
                         "denominator": {"type": "array", "description": "[measure, the members' denominators added up], for a share"},
                         "dollars": {"type": "number"}}}}}})))}},
+            "/coalition/inspections/due": {"get": {"summary": "Every member's assets due or overdue for inspection, each by its own profile's schedule, on one map, each feature tagged with its member; the query is the members' GET /api/inspections/due's",
+                "parameters": member_params(&member, "/api/inspections/due", not_f),
+                "responses": responses(joint_features(json!({})))}},
             "/coalition/monitoring-locations": {"get": {"summary": "Every member's monitoring locations on one map, each feature tagged with its member; the query is the members' GET /api/monitoring-locations's",
                 "parameters": member_params(&member, "/api/monitoring-locations", not_f),
                 "responses": responses(joint_features(json!({})))}},
