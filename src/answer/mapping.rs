@@ -265,18 +265,23 @@ pub fn sewersheds(ask: &Ask<'_>, p: &SewershedsParams) -> Result<SewershedsAnswe
     }
     let opt = options(ask, reach);
     let builder = Sewersheds::new(ask.snap, ask.profile, ask.network()?, opt);
-    let mut out = Vec::new();
-    for (l, t) in f.locations.iter().zip(&f.upstream) {
-        if !p.location.is_empty() && !p.location.contains(&l.id) {
-            continue;
-        }
-        let Some(t) = t else { continue };
-        out.push(LocationSewershed {
+    let asked: Vec<_> = f
+        .locations
+        .iter()
+        .zip(&f.upstream)
+        .filter(|(l, _)| p.location.is_empty() || p.location.contains(&l.id))
+        .filter_map(|(l, t)| Some((l, t.as_ref()?)))
+        .collect();
+    let built = builder.of_each(asked.iter().map(|(l, t)| (l.id.as_str(), *t)));
+    let out = asked
+        .iter()
+        .zip(built)
+        .map(|((l, _), sewershed)| LocationSewershed {
             kind: l.kind,
             priority: l.priority,
-            sewershed: builder.of(&l.id, t),
-        });
-    }
+            sewershed,
+        })
+        .collect();
     let unit = ask.snap.meta.linear_unit.symbol();
     Ok(SewershedsAnswer {
         method: METHOD,
@@ -350,12 +355,16 @@ pub fn mapping_status(
         let reach = SewershedsParams::default().reach(ask)?;
         let f = found(ask)?;
         let builder = Sewersheds::new(ask.snap, ask.profile, net, options(ask, reach));
-        let polygons: Vec<(String, geo_types::MultiPolygon<f64>)> = f
+        let outfalls = f
             .locations
             .iter()
             .zip(&f.upstream)
             .filter(|(l, _)| l.kind == LocationKind::Outfall)
-            .filter_map(|(l, t)| Some((l.id.clone(), builder.of(&l.id, t.as_ref()?).polygon)))
+            .filter_map(|(l, t)| Some((l.id.as_str(), t.as_ref()?)));
+        let polygons: Vec<(String, geo_types::MultiPolygon<f64>)> = builder
+            .of_each(outfalls)
+            .into_iter()
+            .map(|s| (s.location_id, s.polygon))
             .collect();
         (Some(polygons), builder.town().cloned())
     };

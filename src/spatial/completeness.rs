@@ -9,7 +9,7 @@
 use std::collections::{BTreeMap, HashSet};
 
 use geo::{Area, BooleanOps, BoundingRect};
-use geo_types::{Geometry, MultiPolygon, Point};
+use geo_types::{Geometry, MultiPolygon, Point, Rect};
 use serde::Serialize;
 
 use super::monitoring::containing;
@@ -194,17 +194,28 @@ pub fn mapping_status(
         }
     }
     if let (Some(sewersheds), Some(t)) = (opt.sewersheds, opt.town) {
-        // One union of every sewershed, clipped to the town once: where two overlap (a
-        // structure draining both ways, the buffers of pipes side by side) their common
-        // part is counted once.
-        let covered = covered_area(sewersheds, t);
-        town.sewershed_coverage = Some(coverage(t, &covered, sewersheds, opt.cap));
-        for w in snap.layer(Layer::Watersheds).features.iter() {
-            if let Some(m) = w.geom.as_ref().and_then(as_multipolygon) {
-                let inside = m.intersection(t);
-                if let Some(c) = sheds.get_mut(&w.id) {
-                    c.sewershed_coverage = Some(coverage(&inside, &covered, sewersheds, opt.cap));
-                }
+        let boxed: Vec<Boxed> = sewersheds
+            .iter()
+            .filter_map(|(id, m)| Some((id.as_str(), m, m.bounding_rect()?)))
+            .collect();
+        // The sewersheds are clipped to the town already.
+        town.sewershed_coverage = Some(coverage(t, &boxed, opt.cap, true));
+        // Each watershed's figure on its own core: each is a union of its own.
+        use rayon::prelude::*;
+        let watersheds: Vec<&Feature> = snap.layer(Layer::Watersheds).features.iter().collect();
+        let watersheds: Vec<(String, AreaFigure)> = watersheds
+            .par_iter()
+            .filter_map(|w| {
+                let m = w.geom.as_ref().and_then(as_multipolygon)?;
+                Some((
+                    w.id.clone(),
+                    coverage(&m.intersection(t), &boxed, opt.cap, false),
+                ))
+            })
+            .collect();
+        for (id, figure) in watersheds {
+            if let Some(c) = sheds.get_mut(&id) {
+                c.sewershed_coverage = Some(figure);
             }
         }
     }
@@ -228,51 +239,51 @@ pub fn mapping_status(
     }
 }
 
-/// The part of the town inside any sewershed: their union, clipped to the town.
-pub fn covered_area(
-    sewersheds: &[(String, MultiPolygon<f64>)],
-    town: &MultiPolygon<f64>,
-) -> MultiPolygon<f64> {
-    let pieces = sewersheds
-        .iter()
-        .flat_map(|(_, m)| m.0.iter().cloned())
-        .collect();
-    super::sewershed::union_in_stages(pieces).intersection(town)
-}
+/// A sewershed's id and polygon, with its bounding box (found once, not once per area).
+type Boxed<'a> = (&'a str, &'a MultiPolygon<f64>, Rect<f64>);
 
-/// How much of `area` lies in `covered` (the sewersheds' union, see [`covered_area`]), and
-/// which sewersheds meet it.
+/// How much of `area` lies in a sewershed, and which sewersheds meet it. Each sewershed
+/// meeting the area's box is clipped to it and the parts are unioned: where two overlap (a
+/// structure draining both ways, the buffers of pipes side by side) their common part
+/// counts once. (Clipping each first, not the union of all of them once per watershed:
+/// the town's union is one polygon of every parcel in a sewershed, and clipping it again
+/// for each watershed cost that whole polygon each time.) `inside_already`: the
+/// sewersheds lie inside the area (clipped to the town), so each is not clipped again.
 fn coverage(
     area: &MultiPolygon<f64>,
-    covered: &MultiPolygon<f64>,
-    sewersheds: &[(String, MultiPolygon<f64>)],
+    sewersheds: &[Boxed],
     cap: usize,
+    inside_already: bool,
 ) -> AreaFigure {
     let a = area.unsigned_area();
     let Some(r) = area.bounding_rect() else {
         return AreaFigure::default();
     };
-    let meets_box = |m: &MultiPolygon<f64>| {
-        m.bounding_rect().is_some_and(|b| {
-            b.min().x <= r.max().x
-                && r.min().x <= b.max().x
-                && b.min().y <= r.max().y
-                && r.min().y <= b.max().y
-        })
+    let meets_box = |b: &Rect<f64>| {
+        b.min().x <= r.max().x
+            && r.min().x <= b.max().x
+            && b.min().y <= r.max().y
+            && r.min().y <= b.max().y
     };
+    let mut ids = Vec::new();
+    let mut parts = Vec::new();
     // The box first: most sewersheds lie wholly outside a watershed's box.
-    let mut ids: Vec<String> = sewersheds
-        .iter()
-        .filter(|(_, m)| meets_box(m) && m.intersection(area).unsigned_area() > 0.0)
-        .map(|(id, _)| id.clone())
-        .collect();
+    for (id, m, _) in sewersheds.iter().filter(|(_, _, b)| meets_box(b)) {
+        let part = if inside_already {
+            (*m).clone()
+        } else {
+            m.intersection(area)
+        };
+        if part.unsigned_area() > 0.0 {
+            ids.push(id.to_string());
+            parts.extend(part.0);
+        }
+    }
     ids.sort();
     ids.truncate(cap);
-    let covered = if meets_box(covered) {
-        covered.intersection(area).unsigned_area().min(a)
-    } else {
-        0.0
-    };
+    let covered = super::sewershed::union_in_stages(parts)
+        .unsigned_area()
+        .min(a);
     AreaFigure {
         area: a,
         covered,
@@ -317,15 +328,18 @@ mod tests {
             ),
             ("OF-3".to_string(), square(80.0, 80.0, 30.0)),
         ];
-        let covered = covered_area(&sheds, &town);
-        let fig = coverage(&town, &covered, &sheds, 10);
+        let boxed: Vec<Boxed> = sheds
+            .iter()
+            .map(|(id, m)| (id.as_str(), m, m.bounding_rect().unwrap()))
+            .collect();
+        let fig = coverage(&town, &boxed, 10, false);
         // 40 x 60 for the first two (1,600 + 1,600 - 800), 20 x 20 of the third inside.
         approx::assert_relative_eq!(fig.covered, 2_400.0 + 400.0, epsilon = 1e-6);
         approx::assert_relative_eq!(fig.share.unwrap(), 0.28, epsilon = 1e-9);
         assert_eq!(fig.sewersheds, ["OF-1", "OF-2", "OF-3"]);
         // The western half: the two overlapping ones only, their overlap counted once.
         let west = square(0.0, 0.0, 50.0);
-        let fig = coverage(&west, &covered, &sheds, 10);
+        let fig = coverage(&west, &boxed, 10, false);
         approx::assert_relative_eq!(fig.covered, 40.0 * 50.0, epsilon = 1e-6);
         assert_eq!(fig.sewersheds, ["OF-1", "OF-2"]);
     }

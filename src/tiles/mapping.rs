@@ -85,9 +85,14 @@ impl MappingTiles {
         let builder = sewershed_builder(&ask).map_err(RenderError::Findings)?;
         let area_unit = snap.meta.linear_unit.squared().symbol();
         let mut sheds: Vec<Row<geo_types::Geometry<f64>>> = Vec::new();
-        for (l, t) in f.locations.iter().zip(&f.upstream) {
-            let Some(t) = t else { continue };
-            let s = builder.of(&l.id, t);
+        let traced: Vec<_> = f
+            .locations
+            .iter()
+            .zip(&f.upstream)
+            .filter_map(|(l, t)| Some((l, t.as_ref()?)))
+            .collect();
+        let built = builder.of_each(traced.iter().map(|(l, t)| (l.id.as_str(), *t)));
+        for ((l, _), s) in traced.iter().zip(built) {
             if s.polygon.0.is_empty() {
                 continue;
             }
