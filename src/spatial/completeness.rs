@@ -320,7 +320,7 @@ mod tests {
         // A town of 100 x 100; two sewersheds of 40 x 40 sharing a 20 x 40 strip, and a
         // third reaching 10 beyond the town's east edge.
         let town = square(0.0, 0.0, 100.0);
-        let sheds = vec![
+        let sheds = [
             ("OF-1".to_string(), square(0.0, 0.0, 40.0)),
             (
                 "OF-2".to_string(),
