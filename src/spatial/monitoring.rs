@@ -21,7 +21,7 @@ use serde::Serialize;
 
 use super::network::{Direction, Network, Trace};
 use super::snapshot::Snapshot;
-use super::waters::{classification, latest_cycle, listing, outfall_water, text};
+use super::waters::{classification, listing, outfall_water, text};
 use crate::domain::Layer;
 use crate::rules::monitoring::{
     decide, normalise_class, owner_class, Criterion, OwnerClass, Priority, PriorityRule, Reason,
@@ -146,7 +146,7 @@ pub fn monitoring_locations(snap: &Snapshot, net: &Network, opt: &MonitoringOpti
     let owners = Owners::new(opt.profile);
     let mut locations = outfalls(snap);
     locations.extend(interconnections(snap, net, &owners));
-    let cycle = opt.list_cycle.or_else(|| latest_cycle(snap));
+    let cycle = opt.list_cycle.or_else(|| snap.latest_cycle());
     let history = IddeHistory::new(snap);
     let drains = ConnectionJoins::new(snap, opt.snap_tolerance);
     let mut upstream = Vec::with_capacity(locations.len());

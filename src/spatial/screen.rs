@@ -44,7 +44,8 @@ pub fn water_evidence(rw: &ReceivingWaters) -> WaterEvidence {
 /// network answer needs each parcel's connections and is left to per-parcel questions),
 /// handed to `visit` parcel by parcel, in order: `None` for a parcel without a polygon, or
 /// where the jurisdiction has no Conditions. A visitor rather than a list, because a
-/// million findings held at once cost more than computing them.
+/// million findings held at once cost more than computing them; each chunk of parcels is
+/// decided on every core, then visited in order.
 pub fn condition_one_each(
     snap: &Snapshot,
     profile: &Profile,
@@ -52,13 +53,23 @@ pub fn condition_one_each(
     options: &WaterOptions,
     mut visit: impl FnMut(&crate::domain::Feature, Option<Finding<Option<bool>>>),
 ) {
+    use rayon::prelude::*;
+    const CHUNK: usize = 16_384;
     let screen = ConditionOneScreen::new(profile, facts);
-    for p in &snap.layer(Layer::Parcels).features {
-        let finding = screen.as_ref().and_then(|screen| {
-            let fp = as_multipolygon(p.geom.as_ref()?)?;
-            let rw = receiving_waters_with(snap, None, &fp, Some(&p.id), options);
-            Some(screen.finding(&water_evidence(&rw)))
-        });
-        visit(p, finding);
+    let parcels: Vec<&crate::domain::Feature> =
+        snap.layer(Layer::Parcels).features.iter().collect();
+    for chunk in parcels.chunks(CHUNK) {
+        let findings: Vec<Option<Finding<Option<bool>>>> = chunk
+            .par_iter()
+            .map(|p| {
+                let screen = screen.as_ref()?;
+                let fp = as_multipolygon(p.geom.as_ref()?)?;
+                let rw = receiving_waters_with(snap, None, &fp, Some(&p.id), options);
+                Some(screen.finding(&water_evidence(&rw)))
+            })
+            .collect();
+        for (p, finding) in chunk.iter().zip(findings) {
+            visit(p, finding);
+        }
     }
 }

@@ -176,9 +176,10 @@ pub struct Snapshot {
     /// derived once per snapshot because every nearby answer, card and inspection POST
     /// asks for them (and kept up by each inspection written through the handle).
     inspections: InspectionIndex,
-    /// The pollutants each water is listed for, derived once: receiving-water answers ask
-    /// for every water of every parcel.
-    pollutants: Arc<rustc_hash::FxHashMap<String, Vec<String>>>,
+    /// The pollutants each water is listed for and the latest list cycle, derived once:
+    /// receiving-water answers ask for every water of every parcel (and screening a
+    /// county's parcels looked for the latest cycle a million times).
+    pollutants: Arc<Impairments>,
     /// Stored rows left out because they cannot be read, by layer (reported, not served).
     unreadable: HashMap<Layer, Arc<Vec<UnreadableRow>>>,
     /// Which of this process's snapshots is newer: each one made gets the next number.
@@ -385,7 +386,15 @@ impl Snapshot {
 
     /// The pollutants a water is listed for in the impairments table (sorted; empty when none).
     pub fn pollutants(&self, water_id: &str) -> &[String] {
-        self.pollutants.get(water_id).map_or(&[], Vec::as_slice)
+        self.pollutants
+            .by_water
+            .get(water_id)
+            .map_or(&[], Vec::as_slice)
+    }
+
+    /// The latest 303(d) list cycle in the impairments table, if any row records one.
+    pub fn latest_cycle(&self) -> Option<i64> {
+        self.pollutants.latest_cycle
     }
 
     /// A feature's geometry by layer and id.
@@ -394,23 +403,44 @@ impl Snapshot {
     }
 }
 
-fn pollutants_of(impairments: &LayerIndex) -> rustc_hash::FxHashMap<String, Vec<String>> {
-    let mut pollutants: rustc_hash::FxHashMap<String, Vec<String>> = Default::default();
+/// What the impairments layer says of every water, derived once per snapshot.
+#[derive(Debug)]
+struct Impairments {
+    /// Each water's pollutants, sorted.
+    by_water: rustc_hash::FxHashMap<String, Vec<String>>,
+    /// The latest list cycle a row names.
+    latest_cycle: Option<i64>,
+}
+
+fn pollutants_of(impairments: &LayerIndex) -> Impairments {
+    let mut by_water: rustc_hash::FxHashMap<String, Vec<String>> = Default::default();
     for i in &impairments.features {
         if let (Some(w), Some(p)) = (
             i.get(Layer::Impairments, "water_id").as_str(),
             i.get(Layer::Impairments, "pollutant").as_str(),
         ) {
-            let list = pollutants.entry(w.to_string()).or_default();
+            let list = by_water.entry(w.to_string()).or_default();
             if !list.iter().any(|x| x == p) {
                 list.push(p.to_string());
             }
         }
     }
-    for list in pollutants.values_mut() {
+    for list in by_water.values_mut() {
         list.sort();
     }
-    pollutants
+    let latest_cycle = impairments
+        .features
+        .iter()
+        .filter_map(|i| {
+            i.get(Layer::Impairments, "cycle")
+                .as_f64()
+                .map(|c| c as i64)
+        })
+        .max();
+    Impairments {
+        by_water,
+        latest_cycle,
+    }
 }
 
 pub(super) fn log_unreadable(rows: &[UnreadableRow]) {

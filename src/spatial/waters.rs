@@ -20,7 +20,7 @@ mod outfalls;
 mod tests;
 
 use listings::tmdl_hit;
-pub(crate) use listings::{classification, latest_cycle, listing};
+pub(crate) use listings::{classification, listing};
 pub use outfalls::outfall_water;
 use outfalls::trace_starts;
 
@@ -264,7 +264,7 @@ pub fn receiving_waters_with(
     tmdls_through_waters(snap, &waters_reached, &mut tmdl_areas);
 
     // The listed waters, reached either way, in the profile's list cycle.
-    let cycle = opt.list_cycle.or_else(|| latest_cycle(snap));
+    let cycle = opt.list_cycle.or_else(|| snap.latest_cycle());
     let listed = listed_waters(snap, reached, cycle, &mut notes);
     ReceivingWaters {
         area,

@@ -14,20 +14,6 @@ pub(super) fn tmdl_hit(t: &Feature, overlap: f64, reached_by: Option<String>) ->
         reached_by,
     }
 }
-
-/// The latest 303(d) list cycle in the impairments table, if any row records one.
-pub(crate) fn latest_cycle(snap: &Snapshot) -> Option<i64> {
-    snap.layer(Layer::Impairments)
-        .features
-        .iter()
-        .filter_map(|i| {
-            i.get(Layer::Impairments, "cycle")
-                .as_f64()
-                .map(|c| c as i64)
-        })
-        .max()
-}
-
 /// A water's 303(d) listing in list cycle `cycle` (rows without a cycle count in any):
 /// its impairments, or its `listed_303d` flag. `None` when it is not listed, with a note
 /// when the data would have said otherwise: an explicit `listed_303d = false` is never
