@@ -208,7 +208,19 @@ fn run() {
             .unwrap()
             .and_hms_opt(0, 0, 0)
             .unwrap();
-        annual_report(snap, profile, &set.cases, 2026, year_end).unwrap()
+        annual_report(
+            snap,
+            profile,
+            &set.cases,
+            2026,
+            year_end,
+            &ms4::answer::schedule::overdue_for_report(
+                &ms4::answer::Ask::new(snap, profile),
+                2026,
+                year_end,
+            ),
+        )
+        .unwrap()
     };
     let r = report(&snap, &profile);
     let mut times = Vec::new();

@@ -670,3 +670,141 @@ async fn outfalls_fall_due_by_their_priority_in_the_list_and_on_the_map() {
     mapped.sort();
     assert_eq!(mapped, high);
 }
+
+/// A day judged in the past is judged without the inspections made after it: CB-1 was
+/// cleaned on 1 September, so on 15 August it had never been inspected (and was overdue),
+/// and a year on from its cleaning it is overdue again under the default reading.
+#[rstest]
+#[case::before_its_cleaning("2026-08-15", true, None)]
+#[case::after_it("2026-12-01", false, Some("2026-09-01"))]
+#[case::a_year_on("2027-09-02", true, Some("2026-09-01"))]
+fn a_past_day_is_judged_on_the_inspections_made_by_then(
+    #[case] on: &str,
+    #[case] overdue: bool,
+    #[case] last: Option<&str>,
+) {
+    let snap = town();
+    let profile = Profile::builtin("windsor-ct").unwrap();
+    let ask = Ask::new(&snap, &profile);
+    let a = inspections_due(
+        &ask,
+        &InspectionsDueParams {
+            as_of: Some(on.into()),
+            kind: vec!["catch_basin".into()],
+            within_days: Some(0),
+            all: true,
+        },
+    )
+    .unwrap();
+    let cb1 = a.items.iter().find(|i| i.id == "CB-1").unwrap();
+    assert_eq!(cb1.last_inspection, last.map(day), "{cb1:?}");
+    assert_eq!(cb1.standing.is_overdue(), overdue, "{cb1:?}");
+    let schedule = Schedule::with_priorities(&snap, &profile, None);
+    let f = snap.layer(Layer::CatchBasins).get("CB-1").unwrap();
+    assert_eq!(schedule.overdue(Layer::CatchBasins, f, day(on)), overdue);
+}
+
+/// The annual report counts the outfalls, SMPs and catch basins the schedule finds
+/// overdue, as the list does: on the year's last day, or on the day asked for a year
+/// not yet over; the API and the CLI alike.
+#[tokio::test]
+async fn the_annual_report_counts_the_assets_the_list_finds_overdue() {
+    let reg = demo_registry("sqlite", "north-castle-ny").await;
+    let app = App::public(&reg.store).await;
+    // North Castle's year runs from 3 January to 2 January.
+    for (year, as_of, judged_on) in [
+        (2025, "2026-06-01", "2026-01-02"),
+        (2026, "2026-06-01", "2026-06-01"),
+    ] {
+        let r = app
+            .get(format!("/api/report?year={year}&as_of={as_of}"))
+            .send()
+            .await;
+        assert_eq!(r.status(), 200, "{}", r.text());
+        let report: serde_json::Value = r.json();
+        let r = app
+            .get(format!("/api/inspections/due?as_of={judged_on}&all=true"))
+            .send()
+            .await;
+        assert_eq!(r.status(), 200, "{}", r.text());
+        let due: serde_json::Value = r.json();
+        let mut seen = 0;
+        for (measure, asset) in [
+            ("outfalls_overdue", "outfall"),
+            ("smps_overdue", "smp"),
+            ("catch_basins_overdue", "catch_basin"),
+        ] {
+            let c = report["counts"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|c| c["measure"] == measure)
+                .unwrap_or_else(|| panic!("{measure} is counted: {report}"));
+            let mut listed: Vec<String> = due["items"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|i| i["asset"] == asset)
+                .filter(|i| matches!(i["standing"].as_str(), Some("never_inspected" | "overdue")))
+                .map(|i| i["id"].as_str().unwrap().to_string())
+                .collect();
+            listed.sort();
+            listed.dedup();
+            let counted: Vec<String> = serde_json::from_value(c["records"].clone()).unwrap();
+            assert_eq!(counted, listed, "{measure} on {judged_on}");
+            assert_eq!(c["count"], listed.len());
+            assert_eq!(c["period"]["to"], judged_on, "{c}");
+            seen += listed.len();
+        }
+        assert!(seen > 0, "the demo has assets overdue on {judged_on}");
+    }
+    let cli: serde_json::Value = serde_json::from_str(&run_ok(
+        &reg.url,
+        &[
+            "report",
+            "--year",
+            "2025",
+            "--as-of",
+            "2026-06-01",
+            "--format",
+            "json",
+        ],
+    ))
+    .unwrap();
+    let api: serde_json::Value = app
+        .get("/api/report?year=2025&as_of=2026-06-01")
+        .send()
+        .await
+        .json();
+    assert_eq!(cli["counts"], api["counts"]);
+}
+
+/// An asset recorded removed or proposed is held to no inspection, in the list and on
+/// the map alike; a status not read is held (erring toward an inspection).
+#[rstest]
+#[case::abandoned("abandoned", false)]
+#[case::proposed("Proposed", false)]
+#[case::active("active", true)]
+#[case::unread("out of reach", true)]
+fn only_an_asset_that_stands_is_held_to_an_inspection(#[case] status: &str, #[case] held: bool) {
+    let cb = feature(
+        Layer::CatchBasins,
+        "CB-X",
+        wkt!(POINT(50. 10.)).into(),
+        &[("status", Value::Text(status.into()))],
+    );
+    let snap = town().with_upserts(Layer::CatchBasins, vec![cb]);
+    let profile = Profile::builtin("windsor-ct").unwrap();
+    let listed = due_ids(&Ask::new(&snap, &profile), "2026-12-01");
+    assert_eq!(
+        listed.iter().any(|(id, _)| id == "CB-X"),
+        held,
+        "{listed:?}"
+    );
+    let schedule = Schedule::with_priorities(&snap, &profile, None);
+    let f = snap.layer(Layer::CatchBasins).get("CB-X").unwrap();
+    assert_eq!(
+        schedule.overdue(Layer::CatchBasins, f, day("2026-12-01")),
+        held
+    );
+}

@@ -408,8 +408,19 @@ async fn carmel_condition_one_site_through_a_half_inch_storm_a_missed_week_and_a
     let store = t.reg.store.as_ref();
     let profile = ms4::cli::profile::load(store).await.unwrap();
     let snap = Snapshot::load(store).await.unwrap();
-    let r = ms4::idde::report::annual_report(&snap, &profile, &[], 2026, at("2027-01-15T12:00"))
-        .unwrap();
+    let r = ms4::idde::report::annual_report(
+        &snap,
+        &profile,
+        &[],
+        2026,
+        at("2027-01-15T12:00"),
+        &ms4::answer::schedule::overdue_for_report(
+            &ms4::answer::Ask::new(&snap, &profile),
+            2026,
+            at("2027-01-15T12:00"),
+        ),
+    )
+    .unwrap();
     let c = |m: &str| {
         r.counts
             .iter()

@@ -5,7 +5,11 @@
 //! its stated source, see [`crate::rules::monitoring`]): the answers say so, never that
 //! the permit's words decide it.
 
+use std::cell::OnceCell;
+use std::sync::Arc;
+
 use clap::Args;
+use geo_types::MultiPolygon;
 use serde::{Deserialize, Serialize};
 
 use super::places::{fields, Place, Places, Shape};
@@ -17,6 +21,7 @@ use crate::spatial::completeness::{mapping_status as status_of, MappingStatus, S
 use crate::spatial::monitoring::{
     monitoring_locations as find, Found, LocationKind, MonitoringLocation, MonitoringOptions,
 };
+use crate::spatial::network::Trace;
 use crate::spatial::sewershed::{
     joined_structures, Sewershed, SewershedOptions, Sewersheds, METHOD,
 };
@@ -115,15 +120,34 @@ impl MonitoringLocationsParams {
     }
 }
 
+/// What the mapping answers work out of one moment, kept for the others asked of it:
+/// `ms4 mapping-package` asks all three, and the map's layers both.
+#[derive(Default)]
+pub(crate) struct Kept {
+    found: OnceCell<Arc<Found>>,
+    sewersheds: OnceCell<Arc<BuiltSewersheds>>,
+}
+
+/// Every location's sewershed at the default reach.
+pub(crate) struct BuiltSewersheds {
+    /// In the order of [`found`]'s locations; none where the network does not know one.
+    pub by_location: Vec<Option<Sewershed>>,
+    /// The town's boundary they are clipped to, when the registry has one.
+    pub town: Option<MultiPolygon<f64>>,
+}
+
 /// Every monitoring location of the registry, with the profile's options (the tiles
-/// draw them too).
-pub(crate) fn found(ask: &Ask<'_>) -> Result<Found, AskError> {
+/// draw them too); found once per question.
+pub(crate) fn found(ask: &Ask<'_>) -> Result<Arc<Found>, AskError> {
+    if let Some(f) = ask.kept.found.get() {
+        return Ok(f.clone());
+    }
     let net = ask.network()?;
     let list_cycle = match ask.profile.list_cycle() {
         Some(crate::rules::profile::ListCycle::Year(y)) => Some(y),
         _ => None,
     };
-    Ok(find(
+    let f = Arc::new(find(
         ask.snap,
         net,
         &MonitoringOptions {
@@ -132,7 +156,34 @@ pub(crate) fn found(ask: &Ask<'_>) -> Result<Found, AskError> {
             snap_tolerance: ask.in_crs(&ask.profile.tolerances.snap_tolerance),
             list_cycle,
         },
-    ))
+    ));
+    Ok(ask.kept.found.get_or_init(|| f).clone())
+}
+
+/// Every location's sewershed at the answer's default reach, built once per question.
+pub(crate) fn default_sewersheds(ask: &Ask<'_>) -> Result<Arc<BuiltSewersheds>, AskError> {
+    if let Some(s) = ask.kept.sewersheds.get() {
+        return Ok(s.clone());
+    }
+    let f = found(ask)?;
+    let builder = sewershed_builder(ask)?;
+    let traced: Vec<(usize, &str, &Trace)> = f
+        .locations
+        .iter()
+        .zip(&f.upstream)
+        .enumerate()
+        .filter_map(|(i, (l, t))| Some((i, l.id.as_str(), t.as_ref()?)))
+        .collect();
+    let built = builder.of_each(traced.iter().map(|(_, id, t)| (*id, *t)));
+    let mut by_location: Vec<Option<Sewershed>> = vec![None; f.locations.len()];
+    for ((i, _, _), s) in traced.iter().zip(built) {
+        by_location[*i] = Some(s);
+    }
+    let s = Arc::new(BuiltSewersheds {
+        by_location,
+        town: builder.town().cloned(),
+    });
+    Ok(ask.kept.sewersheds.get_or_init(|| s).clone())
 }
 
 /// The monitoring locations and their priorities.
@@ -158,12 +209,13 @@ pub fn monitoring_locations(
     }
     let locations = f
         .locations
-        .into_iter()
+        .iter()
         .filter(|l| priorities.contains(&l.priority) && kinds.contains(&l.kind))
+        .cloned()
         .collect();
     Ok(MonitoringLocationsAnswer {
         jurisdiction: ask.profile.id.clone(),
-        rule: f.rule,
+        rule: f.rule.clone(),
         summary,
         locations,
     })
@@ -239,8 +291,8 @@ fn options(ask: &Ask<'_>, reach: f64) -> SewershedOptions {
     }
 }
 
-/// The sewersheds' builder with the answer's default reach (the tiles draw them too).
-pub(crate) fn sewershed_builder<'a>(ask: &Ask<'a>) -> Result<Sewersheds<'a>, AskError> {
+/// The sewersheds' builder with the answer's default reach.
+fn sewershed_builder<'a>(ask: &Ask<'a>) -> Result<Sewersheds<'a>, AskError> {
     let reach = SewershedsParams::default().reach(ask)?;
     Ok(Sewersheds::new(
         ask.snap,
@@ -264,21 +316,37 @@ pub fn sewersheds(ask: &Ask<'_>, p: &SewershedsParams) -> Result<SewershedsAnswe
         )));
     }
     let opt = options(ask, reach);
-    let builder = Sewersheds::new(ask.snap, ask.profile, ask.network()?, opt);
-    let asked: Vec<_> = f
-        .locations
-        .iter()
-        .zip(&f.upstream)
-        .filter(|(l, _)| p.location.is_empty() || p.location.contains(&l.id))
-        .filter_map(|(l, t)| Some((l, t.as_ref()?)))
-        .collect();
-    let built = builder.of_each(asked.iter().map(|(l, t)| (l.id.as_str(), *t)));
-    let out = asked
-        .iter()
-        .zip(built)
-        .map(|((l, _), sewershed)| LocationSewershed {
-            kind: l.kind,
-            priority: l.priority,
+    let wanted = |l: &MonitoringLocation| p.location.is_empty() || p.location.contains(&l.id);
+    let (built, clipped_to_town): (Vec<(usize, Sewershed)>, bool) =
+        if reach == SewershedsParams::default().reach(ask)? {
+            let all = default_sewersheds(ask)?;
+            let built = all
+                .by_location
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| wanted(&f.locations[*i]))
+                .filter_map(|(i, s)| Some((i, s.clone()?)))
+                .collect();
+            (built, all.town.is_some())
+        } else {
+            let builder = Sewersheds::new(ask.snap, ask.profile, ask.network()?, opt);
+            let asked: Vec<(usize, &str, &Trace)> = f
+                .locations
+                .iter()
+                .zip(&f.upstream)
+                .enumerate()
+                .filter(|(_, (l, _))| wanted(l))
+                .filter_map(|(i, (l, t))| Some((i, l.id.as_str(), t.as_ref()?)))
+                .collect();
+            let sheds = builder.of_each(asked.iter().map(|(_, id, t)| (*id, *t)));
+            let built = asked.iter().map(|(i, _, _)| *i).zip(sheds).collect();
+            (built, builder.town().is_some())
+        };
+    let out = built
+        .into_iter()
+        .map(|(i, sewershed)| LocationSewershed {
+            kind: f.locations[i].kind,
+            priority: f.locations[i].priority,
             sewershed,
         })
         .collect();
@@ -294,7 +362,7 @@ pub fn sewersheds(ask: &Ask<'_>, p: &SewershedsParams) -> Result<SewershedsAnswe
             unit,
         },
         area_unit: ask.snap.meta.linear_unit.squared().symbol(),
-        clipped_to_town: builder.town().is_some(),
+        clipped_to_town,
         sewersheds: out,
     })
 }
@@ -352,21 +420,16 @@ pub fn mapping_status(
     let (polygons, town) = if p.without_sewersheds {
         (None, None)
     } else {
-        let reach = SewershedsParams::default().reach(ask)?;
         let f = found(ask)?;
-        let builder = Sewersheds::new(ask.snap, ask.profile, net, options(ask, reach));
-        let outfalls = f
+        let all = default_sewersheds(ask)?;
+        let polygons: Vec<(String, MultiPolygon<f64>)> = f
             .locations
             .iter()
-            .zip(&f.upstream)
+            .zip(&all.by_location)
             .filter(|(l, _)| l.kind == LocationKind::Outfall)
-            .filter_map(|(l, t)| Some((l.id.as_str(), t.as_ref()?)));
-        let polygons: Vec<(String, geo_types::MultiPolygon<f64>)> = builder
-            .of_each(outfalls)
-            .into_iter()
-            .map(|s| (s.location_id, s.polygon))
+            .filter_map(|(l, s)| Some((l.id.clone(), s.as_ref()?.polygon.clone())))
             .collect();
-        (Some(polygons), builder.town().cloned())
+        (Some(polygons), all.town.clone())
     };
     let status = status_of(
         ask.snap,

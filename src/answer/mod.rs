@@ -108,6 +108,8 @@ pub struct Ask<'a> {
     pub profile: &'a Profile,
     network: OnceCell<Arc<Network>>,
     source: Option<&'a dyn Fn() -> anyhow::Result<Arc<Network>>>,
+    /// What the mapping answers work out, kept for the others asked of this moment.
+    pub(crate) kept: mapping::Kept,
 }
 
 impl<'a> Ask<'a> {
@@ -118,6 +120,7 @@ impl<'a> Ask<'a> {
             profile,
             network: OnceCell::new(),
             source: None,
+            kept: Default::default(),
         }
     }
 

@@ -11,13 +11,15 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
-use chrono::NaiveDate;
+use chrono::{NaiveDate, NaiveDateTime};
 use clap::Args;
 use serde::{Deserialize, Serialize};
 
 use super::places::{fields, Place, Places};
 use super::{comma_list, flag, Ask, AskError};
 use crate::domain::{Feature, Layer};
+use crate::idde::report::standing::Standing as AssetStanding;
+use crate::idde::report::OverdueBySchedule;
 use crate::rules::monitoring::Priority;
 use crate::rules::profile::{Inspector, SCHEDULE_ASSETS};
 use crate::rules::schedule::{
@@ -295,6 +297,16 @@ impl<'a> Schedule<'a> {
             ..AssetFacts::default()
         };
         let mut site_last = None;
+        // An asset recorded removed or proposed is held to no inspection (as the annual
+        // report leaves it out of every inventory); a status not read is held, erring
+        // toward an inspection.
+        if matches!(
+            crate::idde::report::standing::standing(f.get(layer, "status").as_str()),
+            AssetStanding::Removed | AssetStanding::Proposed
+        ) && layer != Layer::Sites
+        {
+            return None;
+        }
         match layer {
             Layer::Smps => {
                 facts.practice_type = f.get(layer, "practice_type").as_str();
@@ -318,18 +330,23 @@ impl<'a> Schedule<'a> {
         Some((facts, site_last))
     }
 
-    /// The latest inspection that meets what holds an asset.
+    /// The latest inspection on or before `day` that meets what holds an asset: a day
+    /// judged in the past is judged without the inspections made after it.
     fn last(
         &self,
         layer: Layer,
         f: &Feature,
         by: Inspector,
         site_last: Option<NaiveDate>,
+        day: NaiveDate,
     ) -> Option<NaiveDate> {
         match (layer, by) {
-            (Layer::Sites, _) => site_last,
-            (_, Inspector::Anyone) => self.snap.last_inspection(&f.id),
-            (_, Inspector::ProfessionalEngineer) => self.last_by_engineer(&f.id),
+            (Layer::Sites, _) => site_last.filter(|d| *d <= day),
+            (_, Inspector::Anyone) => match self.snap.last_inspection(&f.id) {
+                Some(d) if d > day => self.last_of(&f.id, day, None),
+                last => last,
+            },
+            (_, Inspector::ProfessionalEngineer) => self.last_of(&f.id, day, Some(by_engineer)),
         }
     }
 
@@ -357,7 +374,7 @@ impl<'a> Schedule<'a> {
                     Some(d) => Requirement::days_asked(d),
                     None => h.requirement(),
                 };
-                let last = self.last(layer, f, req.by, site_last);
+                let last = self.last(layer, f, req.by, site_last, as_of);
                 let next_due = last.map(|d| req.next_due(d));
                 let standing = standing(last, next_due, as_of, within);
                 let reason = reason(&req, last, next_due, standing);
@@ -378,15 +395,25 @@ impl<'a> Schedule<'a> {
     }
 
     /// The day of an asset's latest inspection whose inspector names an engineer.
-    fn last_by_engineer(&self, id: &str) -> Option<NaiveDate> {
+    /// The latest inspection of `id` on or before `day`; with `who`, only those whose
+    /// inspector it passes.
+    fn last_of(
+        &self,
+        id: &str,
+        day: NaiveDate,
+        who: Option<fn(&str) -> bool>,
+    ) -> Option<NaiveDate> {
         self.snap
             .inspections_of(id)
-            .filter(|i| {
-                i.get(Layer::Inspections, "inspector")
+            .filter(|i| match who {
+                None => true,
+                Some(who) => i
+                    .get(Layer::Inspections, "inspector")
                     .as_str()
-                    .is_some_and(by_engineer)
+                    .is_some_and(who),
             })
             .filter_map(|i| i.get(Layer::Inspections, "inspected_on").as_date())
+            .filter(|d| *d <= day)
             .max()
     }
 
@@ -398,7 +425,7 @@ impl<'a> Schedule<'a> {
             return false;
         };
         self.holds(&facts).into_iter().flatten().any(|(h, flat)| {
-            let last = self.last(layer, f, h.by(), site_last);
+            let last = self.last(layer, f, h.by(), site_last, day);
             let due_by = last.map(|d| match flat {
                 Some(n) => Requirement::days_asked(n).next_due(d),
                 None => h.next_due(d),
@@ -440,6 +467,37 @@ fn reason(
         }
         _ => format!("never inspected{who}: due now; {rule}"),
     }
+}
+
+/// The outfalls, SMPs and catch basins overdue by the schedule for the annual report of
+/// `year`: judged on the year's last day, or on `as_of` for a year not yet over (the same
+/// judgement as the list, the map and the watershed lists).
+pub fn overdue_for_report(ask: &Ask<'_>, year: i32, as_of: NaiveDateTime) -> OverdueBySchedule {
+    let Some(period) = crate::idde::report::year_period(ask.profile, year) else {
+        return OverdueBySchedule::Unjudged(
+            "the profile's reporting year start is not a date".into(),
+        );
+    };
+    let day = period.to.min(as_of.date());
+    let schedule = match Schedule::of(ask) {
+        Ok(s) => s,
+        Err(e) => return OverdueBySchedule::Unjudged(e.to_string()),
+    };
+    let by_layer = [Layer::Outfalls, Layer::Smps, Layer::CatchBasins]
+        .into_iter()
+        .map(|l| {
+            let ids = ask
+                .snap
+                .layer(l)
+                .features
+                .iter()
+                .filter(|f| schedule.overdue(l, f, day))
+                .map(|f| f.id.clone())
+                .collect();
+            (l, ids)
+        })
+        .collect();
+    OverdueBySchedule::Judged { day, by_layer }
 }
 
 /// The inspections due on the day asked: every asset of the kinds asked, judged.

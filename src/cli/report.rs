@@ -41,7 +41,12 @@ pub(super) async fn run(store_url: &str, a: ReportArgs) -> anyhow::Result<()> {
     let snap = Snapshot::load(store.as_ref()).await?;
     let (cases, _) = all_cases(&snap);
     let as_of = parse_as_of(a.as_of.as_deref()).map_err(|e| anyhow::anyhow!(e))?;
-    let r = annual_report(&snap, &profile, &cases, a.year, as_of).ok_or_else(|| {
+    let overdue = crate::answer::schedule::overdue_for_report(
+        &crate::answer::Ask::new(&snap, &profile),
+        a.year,
+        as_of,
+    );
+    let r = annual_report(&snap, &profile, &cases, a.year, as_of, &overdue).ok_or_else(|| {
         anyhow::anyhow!("the profile's [idde] reporting_year_start is not a date")
     })?;
     match a.format {

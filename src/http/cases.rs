@@ -435,15 +435,12 @@ pub(super) async fn report(
         )));
     }
     let as_of = parse_as_of(p.as_of.as_deref()).map_err(HttpError::BadRequest)?;
-    let snap = state.snapshot.current();
-    let set = cases_of(&snap);
-    let r = crate::idde::report::annual_report(
-        &snap,
-        &state.profile.current(),
-        &set.cases,
-        year,
-        as_of,
-    )
+    let r = with_ask(&state, move |ask| {
+        let overdue = crate::answer::schedule::overdue_for_report(ask, year, as_of);
+        let set = cases_of(ask.snap);
+        crate::idde::report::annual_report(ask.snap, ask.profile, &set.cases, year, as_of, &overdue)
+    })
+    .await?
     .ok_or_else(|| HttpError::Internal("the profile's reporting year start is not a date"))?;
     match p.format.as_deref() {
         None | Some("json") => {

@@ -15,8 +15,11 @@ mod basis;
 mod cases;
 mod construction;
 mod outfalls;
-mod standing;
+mod overdue;
+pub(crate) mod standing;
 mod upkeep;
+
+pub use overdue::OverdueBySchedule;
 
 use chrono::{Duration, NaiveDate, NaiveDateTime, NaiveTime};
 use serde::Serialize;
@@ -104,6 +107,7 @@ pub fn annual_report(
     cases: &[Case],
     year: i32,
     as_of: NaiveDateTime,
+    overdue: &OverdueBySchedule,
 ) -> Option<AnnualReport> {
     let period = year_period(profile, year)?;
     let year_days = YearDays {
@@ -121,6 +125,14 @@ pub fn annual_report(
     counts.extend(enforcement_counts(profile, cases, year_days, as_of));
     counts.extend(upkeep::upkeep_counts(snap, &smps, &basins, year_days));
     counts.extend(construction::construction_counts(snap, year_days));
+    counts.extend(overdue::overdue_counts(
+        overdue,
+        &[
+            (Layer::Outfalls, &outfalls, "outfalls"),
+            (Layer::Smps, &smps, "SMPs"),
+            (Layer::CatchBasins, &basins, "catch basins"),
+        ],
+    ));
     let due_on = basis::due_on(profile, period.to);
     let mut open_facts = basis::open_facts(profile, period, due_on);
     open_facts.extend(
@@ -128,6 +140,7 @@ pub fn annual_report(
             outfalls.unread_fact("outfalls"),
             smps.unread_fact("SMPs"),
             basins.unread_fact("catch basins"),
+            overdue::unjudged_fact(overdue),
         ]
         .into_iter()
         .flatten(),

@@ -198,22 +198,26 @@ pub fn mapping_status(
             .iter()
             .filter_map(|(id, m)| Some((id.as_str(), m, m.bounding_rect()?)))
             .collect();
-        // The sewersheds are clipped to the town already.
-        town.sewershed_coverage = Some(coverage(t, &boxed, opt.cap, true));
-        // Each watershed's figure on its own core: each is a union of its own.
+        // Each watershed's part of the town and its figure on its own core: each is a
+        // union of its own. Their lists are capped once the town's is made from them.
         use rayon::prelude::*;
         let watersheds: Vec<&Feature> = snap.layer(Layer::Watersheds).features.iter().collect();
-        let watersheds: Vec<(String, AreaFigure)> = watersheds
+        let parts: Vec<(String, MultiPolygon<f64>, AreaFigure)> = watersheds
             .par_iter()
             .filter_map(|w| {
-                let m = w.geom.as_ref().and_then(as_multipolygon)?;
-                Some((
-                    w.id.clone(),
-                    coverage(&m.intersection(t), &boxed, opt.cap, false),
-                ))
+                let inside = w.geom.as_ref().and_then(as_multipolygon)?.intersection(t);
+                let figure = coverage(&inside, &boxed, usize::MAX, false);
+                Some((w.id.clone(), inside, figure))
             })
             .collect();
-        for (id, figure) in watersheds {
+        town.sewershed_coverage = Some(if tile_the_town(t, &parts) {
+            sum_of(t, &parts, opt.cap)
+        } else {
+            // The sewersheds are clipped to the town already.
+            coverage(t, &boxed, opt.cap, true)
+        });
+        for (id, _, mut figure) in parts {
+            figure.sewersheds.truncate(opt.cap);
             if let Some(c) = sheds.get_mut(&id) {
                 c.sewershed_coverage = Some(figure);
             }
@@ -239,6 +243,68 @@ pub fn mapping_status(
     }
 }
 
+/// Whether the watersheds' parts of the town tile it: their areas add up to the town's
+/// (to a billionth) and no two overlap. Then the town's covered area is the sum of theirs
+/// and the sewersheds are not unioned once more for the town (on the county, a union of
+/// every parcel in a sewershed).
+fn tile_the_town(
+    town: &MultiPolygon<f64>,
+    parts: &[(String, MultiPolygon<f64>, AreaFigure)],
+) -> bool {
+    let whole = town.unsigned_area();
+    let tolerance = whole * 1e-9;
+    let sum: f64 = parts.iter().map(|(_, m, _)| m.unsigned_area()).sum();
+    if whole <= 0.0 || (sum - whole).abs() > tolerance {
+        return false;
+    }
+    let boxes: Vec<Option<Rect<f64>>> = parts.iter().map(|(_, m, _)| m.bounding_rect()).collect();
+    for (i, (_, a, _)) in parts.iter().enumerate() {
+        for (j, (_, b, _)) in parts.iter().enumerate().skip(i + 1) {
+            let (Some(ra), Some(rb)) = (boxes[i], boxes[j]) else {
+                continue;
+            };
+            if boxes_meet(&ra, &rb) && a.intersection(b).unsigned_area() > tolerance {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+/// The town's figure as the sum of the figures of the watersheds that tile it.
+fn sum_of(
+    town: &MultiPolygon<f64>,
+    parts: &[(String, MultiPolygon<f64>, AreaFigure)],
+    cap: usize,
+) -> AreaFigure {
+    let area = town.unsigned_area();
+    let covered = parts
+        .iter()
+        .map(|(_, _, f)| f.covered)
+        .sum::<f64>()
+        .min(area);
+    let mut ids: Vec<String> = parts
+        .iter()
+        .flat_map(|(_, _, f)| f.sewersheds.iter().cloned())
+        .collect();
+    ids.sort();
+    ids.dedup();
+    ids.truncate(cap);
+    AreaFigure {
+        area,
+        covered,
+        share: (area > 0.0).then(|| covered / area),
+        sewersheds: ids,
+    }
+}
+
+fn boxes_meet(a: &Rect<f64>, b: &Rect<f64>) -> bool {
+    a.min().x <= b.max().x
+        && b.min().x <= a.max().x
+        && a.min().y <= b.max().y
+        && b.min().y <= a.max().y
+}
+
 /// A sewershed's id and polygon, with its bounding box (found once, not once per area).
 type Boxed<'a> = (&'a str, &'a MultiPolygon<f64>, Rect<f64>);
 
@@ -259,16 +325,10 @@ fn coverage(
     let Some(r) = area.bounding_rect() else {
         return AreaFigure::default();
     };
-    let meets_box = |b: &Rect<f64>| {
-        b.min().x <= r.max().x
-            && r.min().x <= b.max().x
-            && b.min().y <= r.max().y
-            && r.min().y <= b.max().y
-    };
     let mut ids = Vec::new();
     let mut parts = Vec::new();
     // The box first: most sewersheds lie wholly outside a watershed's box.
-    for (id, m, _) in sewersheds.iter().filter(|(_, _, b)| meets_box(b)) {
+    for (id, m, _) in sewersheds.iter().filter(|(_, _, b)| boxes_meet(b, &r)) {
         let part = if inside_already {
             (*m).clone()
         } else {
@@ -342,5 +402,50 @@ mod tests {
         let fig = coverage(&west, &boxed, 10, false);
         approx::assert_relative_eq!(fig.covered, 40.0 * 50.0, epsilon = 1e-6);
         assert_eq!(fig.sewersheds, ["OF-1", "OF-2"]);
+    }
+
+    fn rect(x0: f64, y0: f64, x1: f64, y1: f64) -> MultiPolygon<f64> {
+        MultiPolygon(vec![geo::Rect::new((x0, y0), (x1, y1)).to_polygon()])
+    }
+
+    #[test]
+    fn the_town_is_the_sum_of_the_watersheds_that_tile_it() {
+        let town = square(0.0, 0.0, 100.0);
+        let sheds = [
+            ("OF-1".to_string(), square(0.0, 0.0, 40.0)),
+            ("OF-2".to_string(), rect(20.0, 0.0, 60.0, 40.0)),
+            ("OF-3".to_string(), square(80.0, 80.0, 20.0)),
+        ];
+        let boxed: Vec<Boxed> = sheds
+            .iter()
+            .map(|(id, m)| (id.as_str(), m, m.bounding_rect().unwrap()))
+            .collect();
+        let part = |id: &str, m: MultiPolygon<f64>| {
+            let f = coverage(&m, &boxed, usize::MAX, false);
+            (id.to_string(), m, f)
+        };
+        let tiles = [
+            part("W", rect(0.0, 0.0, 50.0, 100.0)),
+            part("E", rect(50.0, 0.0, 100.0, 100.0)),
+        ];
+        assert!(tile_the_town(&town, &tiles));
+        let summed = sum_of(&town, &tiles, 10);
+        let unioned = coverage(&town, &boxed, 10, false);
+        // 40 x 60 for the first two, their overlap once; 20 x 20 for the third.
+        approx::assert_relative_eq!(summed.covered, 2_800.0, epsilon = 1e-6);
+        approx::assert_relative_eq!(summed.covered, unioned.covered, epsilon = 1e-6);
+        assert_eq!(summed.sewersheds, unioned.sewersheds);
+        // A strip of the town in no watershed: not a tiling.
+        let gap = [
+            part("W", rect(0.0, 0.0, 40.0, 100.0)),
+            part("E", rect(50.0, 0.0, 100.0, 100.0)),
+        ];
+        assert!(!tile_the_town(&town, &gap));
+        // Areas that add up to the town's, but overlap (and so leave a corner out).
+        let overlap = [
+            part("W", rect(0.0, 0.0, 60.0, 100.0)),
+            part("E", rect(50.0, 0.0, 100.0, 80.0)),
+        ];
+        assert!(!tile_the_town(&town, &overlap));
     }
 }

@@ -15,7 +15,7 @@ use super::mercator::MercatorLayer;
 use super::props::Prop;
 use super::spec::{MappingLayer, TileLayer};
 use super::RenderError;
-use crate::answer::mapping::{found, sewershed_builder};
+use crate::answer::mapping::{default_sewersheds, found};
 use crate::answer::Ask;
 use crate::rules::monitoring::Criterion;
 use crate::rules::Profile;
@@ -82,25 +82,18 @@ impl MappingTiles {
     ) -> Result<Self, RenderError> {
         let ask = Ask::new(snap, profile).with_network(network);
         let f = found(&ask).map_err(RenderError::Findings)?;
-        let builder = sewershed_builder(&ask).map_err(RenderError::Findings)?;
+        let built = default_sewersheds(&ask).map_err(RenderError::Findings)?;
         let area_unit = snap.meta.linear_unit.squared().symbol();
         let mut sheds: Vec<Row<geo_types::Geometry<f64>>> = Vec::new();
-        let traced: Vec<_> = f
-            .locations
-            .iter()
-            .zip(&f.upstream)
-            .filter_map(|(l, t)| Some((l, t.as_ref()?)))
-            .collect();
-        let built = builder.of_each(traced.iter().map(|(l, t)| (l.id.as_str(), *t)));
-        for ((l, _), s) in traced.iter().zip(built) {
-            if s.polygon.0.is_empty() {
+        for (l, s) in f.locations.iter().zip(&built.by_location) {
+            let Some(s) = s.as_ref().filter(|s| !s.polygon.0.is_empty()) else {
                 continue;
-            }
+            };
             let values = fields(MappingLayer::Sewersheds)
                 .iter()
-                .map(|name| sewershed_value(l, &s, area_unit, name))
+                .map(|name| sewershed_value(l, s, area_unit, name))
                 .collect();
-            sheds.push((values, geo_types::Geometry::MultiPolygon(s.polygon)));
+            sheds.push((values, geo_types::Geometry::MultiPolygon(s.polygon.clone())));
         }
         let srid = snap.meta.srid;
         let locations: Vec<Row<Option<geo_types::Point<f64>>>> = f

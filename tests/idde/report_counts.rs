@@ -16,7 +16,7 @@ use std::sync::{Arc, LazyLock, Mutex};
 
 use chrono::{NaiveDate, NaiveDateTime};
 use ms4::domain::{Layer, Value};
-use ms4::idde::report::{annual_report, AnnualReport};
+use ms4::idde::report::{annual_report, AnnualReport, OverdueBySchedule};
 use ms4::idde::Case;
 use ms4::rules::Profile;
 use ms4::spatial::Snapshot;
@@ -199,9 +199,22 @@ fn later() -> NaiveDateTime {
         .unwrap()
 }
 
+/// The assets overdue by the town's schedule, as the report's doors judge them.
+fn judged(snap: &Snapshot, p: &Profile, year: i32, as_of: NaiveDateTime) -> OverdueBySchedule {
+    ms4::answer::schedule::overdue_for_report(&ms4::answer::Ask::new(snap, p), year, as_of)
+}
+
 fn report(b: &Built, town: &str, year: i32) -> AnnualReport {
     let p = Profile::builtin(town).unwrap();
-    annual_report(&b.snap, &p, &cases(), year, later()).unwrap()
+    annual_report(
+        &b.snap,
+        &p,
+        &cases(),
+        year,
+        later(),
+        &judged(&b.snap, &p, year, later()),
+    )
+    .unwrap()
 }
 
 fn records<'a>(r: &'a AnnualReport, measure: &str) -> &'a ms4::idde::report::Count {
@@ -430,7 +443,15 @@ fn the_year_and_its_due_date_say_their_sources(
         Ok(p) => p,
         Err(_) => Profile::load(town, fixture("quarry-hollow")).unwrap(),
     };
-    let r = annual_report(&b.snap, &p, &cases(), year, later()).unwrap();
+    let r = annual_report(
+        &b.snap,
+        &p,
+        &cases(),
+        year,
+        later(),
+        &judged(&b.snap, &p, year, later()),
+    )
+    .unwrap();
     assert_eq!(r.due_on, due.map(d), "{town}");
     let year_facts: Vec<&String> = r
         .open_facts
@@ -478,7 +499,15 @@ fn a_confirmed_reading_is_no_open_fact_and_needs_its_source() {
         ms4::import::crs::registry_meta("windsor-ct", 2234).unwrap(),
         HashMap::new(),
     );
-    let r = annual_report(&snap, &p, &[], 2026, later()).unwrap();
+    let r = annual_report(
+        &snap,
+        &p,
+        &[],
+        2026,
+        later(),
+        &judged(&snap, &p, 2026, later()),
+    )
+    .unwrap();
     assert!(r.open_facts.is_empty(), "{:?}", r.open_facts);
     let unsourced: String = confirmed
         .lines()
@@ -511,7 +540,15 @@ fn fines_count_in_the_year_they_accrue(
         ms4::import::crs::registry_meta("windsor-ct", 2234).unwrap(),
         HashMap::new(),
     );
-    let r = annual_report(&snap, &p, &[cited_in_december(None)], year, as_of).unwrap();
+    let r = annual_report(
+        &snap,
+        &p,
+        &[cited_in_december(None)],
+        year,
+        as_of,
+        &judged(&snap, &p, year, as_of),
+    )
+    .unwrap();
     let f = records(&r, "fines_accrued");
     assert_eq!(f.dollars, Some(dollars), "{year}");
     assert_eq!(f.count, cases, "{year}");
@@ -520,7 +557,15 @@ fn fines_count_in_the_year_they_accrue(
     let state = cited_in_december(Some(
         json!({"name": "State of Connecticut", "kind": "state", "acting_for_state": "no", "source": "given"}),
     ));
-    let r = annual_report(&snap, &p, &[state], year, as_of).unwrap();
+    let r = annual_report(
+        &snap,
+        &p,
+        &[state],
+        year,
+        as_of,
+        &judged(&snap, &p, year, as_of),
+    )
+    .unwrap();
     let f = records(&r, "fines_accrued");
     assert_eq!((f.dollars, f.count), (Some(0.0), 0), "{year}");
 }
@@ -536,7 +581,15 @@ fn the_years_sum_to_the_case_fines() {
     let c = cited_in_december(None);
     let by_year: f64 = (2025..=2028)
         .map(|y| {
-            let r = annual_report(&snap, &p, std::slice::from_ref(&c), y, later()).unwrap();
+            let r = annual_report(
+                &snap,
+                &p,
+                std::slice::from_ref(&c),
+                y,
+                later(),
+                &judged(&snap, &p, y, later()),
+            )
+            .unwrap();
             records(&r, "fines_accrued").dollars.unwrap()
         })
         .sum();
@@ -597,7 +650,15 @@ fn fines_count_in_the_permits_year(
             {"kind": "eliminated", "on": "2027-01-04", "at": "12:00", "by": by}]}))
     .unwrap();
     let year = |y: i32| {
-        let r = annual_report(&snap, &p, std::slice::from_ref(&c), y, later()).unwrap();
+        let r = annual_report(
+            &snap,
+            &p,
+            std::slice::from_ref(&c),
+            y,
+            later(),
+            &judged(&snap, &p, y, later()),
+        )
+        .unwrap();
         records(&r, "fines_accrued").dollars.unwrap()
     };
     assert_eq!((year(2026), year(2027)), (y2026, y2027), "{town}");

@@ -24,7 +24,7 @@ const EXISTING: &[&str] = &["active", "existing", "in service", "in use"];
 
 /// What a recorded status says about an asset's standing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Standing {
+pub(crate) enum Standing {
     /// Recorded as existing, or with no status (the layer records what stands).
     Stands,
     /// Recorded as removed.
@@ -36,7 +36,7 @@ pub(super) enum Standing {
 }
 
 /// Reads a recorded status.
-pub(super) fn standing(raw: Option<&str>) -> Standing {
+pub(crate) fn standing(raw: Option<&str>) -> Standing {
     let Some(raw) = raw.filter(|s| !s.trim().is_empty()) else {
         return Standing::Stands;
     };
