@@ -103,6 +103,18 @@ pub enum FootprintError {
     },
 }
 
+/// The file's polygons as one: unioned, each wound the same way first (the union reads the
+/// first ring's winding as the filled side, so a polygon drawn clockwise beside one drawn
+/// counter-clockwise would otherwise be dropped, and the footprint come out smaller).
+fn join(polys: Vec<Polygon<f64>>) -> MultiPolygon<f64> {
+    use geo::orient::{Direction, Orient};
+    if polys.len() == 1 {
+        return MultiPolygon(polys);
+    }
+    let wound: Vec<Polygon<f64>> = polys.iter().map(|p| p.orient(Direction::Default)).collect();
+    geo::unary_union(&wound)
+}
+
 /// Every polygon of the file's layer at `path`, in CRS84, joined into one GeoJSON
 /// feature whose properties say the file's `name`, its features and the polygons. The
 /// source CRS is `s_srs` when given, the file's otherwise. Blocking: run it on a
@@ -194,11 +206,7 @@ pub fn read(
             name: name.to_string(),
         });
     }
-    let joined: MultiPolygon<f64> = if polys.len() == 1 {
-        MultiPolygon(polys)
-    } else {
-        geo::unary_union(&polys)
-    };
+    let joined = join(polys);
     let geometry = geojson::Geometry::from(&joined);
     Ok(json!({
         "type": "Feature",
@@ -229,4 +237,20 @@ fn ogr_size(g: &OgrGeometry) -> Size {
 /// A message without the server's temporary path.
 fn strip_path(msg: &str, path: &Path) -> String {
     msg.replace(&path.display().to_string(), "the file")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use geo::Area;
+    use geo_types::polygon;
+
+    #[test]
+    fn polygons_drawn_either_way_are_all_in_the_footprint() {
+        let cw = polygon![(x: 0., y: 0.), (x: 0., y: 1.), (x: 1., y: 1.), (x: 1., y: 0.), (x: 0., y: 0.)];
+        let ccw = polygon![(x: 2., y: 0.), (x: 3., y: 0.), (x: 3., y: 1.), (x: 2., y: 1.), (x: 2., y: 0.)];
+        for polys in [vec![cw.clone(), ccw.clone()], vec![ccw, cw]] {
+            approx::assert_relative_eq!(join(polys).unsigned_area(), 2.0, epsilon = 1e-12);
+        }
+    }
 }

@@ -16,6 +16,7 @@
 use std::collections::{HashMap, HashSet};
 
 use geo::algorithm::buffer::{BufferStyle, LineCap, LineJoin};
+use geo::orient::{Direction, Orient};
 use geo::{Area, BooleanOps, BoundingRect, Buffer, Centroid, Contains};
 use geo_types::{Coord, Geometry, LineString, MultiPolygon, Polygon};
 use serde::Serialize;
@@ -314,6 +315,12 @@ pub(crate) fn union_in_stages(mut pieces: Vec<Polygon<f64>>) -> MultiPolygon<f64
     // then pairs took 34 s (fewer passes over the large shapes); 256 then 8 was no faster.
     const GROUP: usize = 64;
     const FAN: usize = 8;
+    // One winding for every piece: the union reads the first ring's winding as the
+    // filled side, so a parcel stored clockwise (a shapefile's exterior) beside
+    // counter-clockwise buffers would otherwise be dropped as a hole.
+    for p in &mut pieces {
+        *p = p.orient(Direction::Default);
+    }
     pieces.sort_by_cached_key(|p| {
         p.bounding_rect()
             .map(|r| morton(r.center().x, r.center().y))
@@ -406,5 +413,27 @@ pub fn town_area(snap: &Snapshot) -> Option<MultiPolygon<f64>> {
         .filter_map(|f| f.geom.as_ref().and_then(as_multipolygon))
         .flat_map(|m| m.0)
         .collect();
-    (!polys.is_empty()).then(|| geo::unary_union(&polys))
+    (!polys.is_empty()).then(|| union_in_stages(polys))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use geo_types::polygon;
+
+    #[test]
+    fn pieces_of_either_winding_are_all_unioned() {
+        // A parcel stored clockwise (as a shapefile stores an exterior) first, then a
+        // counter-clockwise buffer beside it, overlapping it by 1 x 10, and one apart.
+        let cw = polygon![(x: 0., y: 0.), (x: 0., y: 10.), (x: 10., y: 10.), (x: 10., y: 0.), (x: 0., y: 0.)];
+        let ccw = polygon![(x: 9., y: 0.), (x: 19., y: 0.), (x: 19., y: 10.), (x: 9., y: 10.), (x: 9., y: 0.)];
+        let apart = polygon![(x: 50., y: 0.), (x: 50., y: 5.), (x: 55., y: 5.), (x: 55., y: 0.), (x: 50., y: 0.)];
+        for pieces in [
+            vec![cw.clone(), ccw.clone(), apart.clone()],
+            vec![ccw, apart, cw],
+        ] {
+            let u = union_in_stages(pieces);
+            approx::assert_relative_eq!(u.unsigned_area(), 190.0 + 25.0, epsilon = 1e-9);
+        }
+    }
 }
