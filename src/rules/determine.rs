@@ -609,6 +609,8 @@ pub struct ConditionOneScreen<'a> {
     sqft: f64,
     outside: Option<String>,
     pending: Option<Pending>,
+    /// Condition One's citations and readings, built once for every place.
+    skeleton: Finding<Option<bool>>,
 }
 
 impl<'a> ConditionOneScreen<'a> {
@@ -627,12 +629,14 @@ impl<'a> ConditionOneScreen<'a> {
             open_facts: Vec::new(),
         };
         let (outside, lda, exempt) = conditions::outside(&mut cx);
+        let skeleton = conditions::condition_one_skeleton(&cx);
         Some(Self {
             profile,
             facts,
             sqft,
             outside,
             pending: Pending::of(lda, exempt),
+            skeleton,
         })
     }
 
@@ -645,7 +649,8 @@ impl<'a> ConditionOneScreen<'a> {
             sqft: self.sqft,
             open_facts: Vec::new(),
         };
-        let mut f = conditions::condition_one(&mut cx, self.outside.as_deref());
+        let mut f =
+            conditions::condition_one_from(&mut cx, self.outside.as_deref(), self.skeleton.clone());
         if let Some(p) = self.pending {
             p.condition(&mut f);
         }

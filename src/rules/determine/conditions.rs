@@ -21,7 +21,7 @@ mod criteria;
 mod duties;
 mod requirements;
 
-pub(super) use criteria::condition_one;
+pub(super) use criteria::{condition_one, condition_one_from, condition_one_skeleton};
 use criteria::{condition_three, condition_two};
 use requirements::requirements;
 

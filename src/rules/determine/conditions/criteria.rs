@@ -28,12 +28,28 @@ pub(in crate::rules::determine) fn condition_one(
     cx: &mut Ctx<'_>,
     outside: Option<&str>,
 ) -> Finding<Option<bool>> {
-    let water = cx.water;
-    let mut f = cx.finding(
+    let skeleton = condition_one_skeleton(cx);
+    condition_one_from(cx, outside, skeleton)
+}
+
+/// Condition One's finding before any water is weighed: its citations and the readings it
+/// rests on, the same at every place (a screen of every parcel builds it once).
+pub(in crate::rules::determine) fn condition_one_skeleton(cx: &Ctx<'_>) -> Finding<Option<bool>> {
+    cx.finding(
         None,
         &[cx.id(C1), cx.id(POC)],
         &["AMB-07", "AMB-08", "AMB-09", "AMB-30"],
-    );
+    )
+}
+
+/// Condition One from its skeleton ([`condition_one_skeleton`]), at the place of `cx`'s
+/// water evidence.
+pub(in crate::rules::determine) fn condition_one_from(
+    cx: &mut Ctx<'_>,
+    outside: Option<&str>,
+    mut f: Finding<Option<bool>>,
+) -> Finding<Option<bool>> {
+    let water = cx.water;
     // AMB-08 "literal": sediment is always a pollutant of concern and always in
     // construction runoff, so any listing counts; "matched": only a listed pollutant the
     // project discharges, of which the facts know only the sediment class.
