@@ -392,6 +392,11 @@ impl Snapshot {
             .map_or(&[], Vec::as_slice)
     }
 
+    /// A water's impairment rows (pollutant and list cycle), in the layer's order.
+    pub fn impairment_rows(&self, water_id: &str) -> &[ImpairmentRow] {
+        self.pollutants.rows.get(water_id).map_or(&[], Vec::as_slice)
+    }
+
     /// The latest 303(d) list cycle in the impairments table, if any row records one.
     pub fn latest_cycle(&self) -> Option<i64> {
         self.pollutants.latest_cycle
@@ -408,13 +413,29 @@ impl Snapshot {
 struct Impairments {
     /// Each water's pollutants, sorted.
     by_water: rustc_hash::FxHashMap<String, Vec<String>>,
+    /// Each water's rows: pollutant (none when blank) and list cycle, in the layer's order.
+    rows: rustc_hash::FxHashMap<String, Vec<ImpairmentRow>>,
     /// The latest list cycle a row names.
     latest_cycle: Option<i64>,
 }
 
+/// One impairment row of a water: its pollutant and list cycle.
+pub type ImpairmentRow = (Option<String>, Option<i64>);
+
 fn pollutants_of(impairments: &LayerIndex) -> Impairments {
     let mut by_water: rustc_hash::FxHashMap<String, Vec<String>> = Default::default();
+    let mut rows: rustc_hash::FxHashMap<String, Vec<ImpairmentRow>> = Default::default();
     for i in &impairments.features {
+        if let Some(w) = i.get(Layer::Impairments, "water_id").as_str() {
+            rows.entry(w.to_string()).or_default().push((
+                i.get(Layer::Impairments, "pollutant")
+                    .as_str()
+                    .map(str::to_string),
+                i.get(Layer::Impairments, "cycle")
+                    .as_f64()
+                    .map(|c| c as i64),
+            ));
+        }
         if let (Some(w), Some(p)) = (
             i.get(Layer::Impairments, "water_id").as_str(),
             i.get(Layer::Impairments, "pollutant").as_str(),
@@ -439,6 +460,7 @@ fn pollutants_of(impairments: &LayerIndex) -> Impairments {
         .max();
     Impairments {
         by_water,
+        rows,
         latest_cycle,
     }
 }

@@ -28,17 +28,10 @@ pub(crate) fn listing(
     let mut pollutants: Vec<String> = Vec::new();
     let mut other_cycles: Vec<i64> = Vec::new();
     if !snap.pollutants(water_id).is_empty() {
-        for i in &snap.layer(Layer::Impairments).features {
-            if i.get(Layer::Impairments, "water_id").as_str() != Some(water_id) {
-                continue;
-            }
-            let Some(p) = i.get(Layer::Impairments, "pollutant").as_str() else {
+        for (p, row_cycle) in snap.impairment_rows(water_id) {
+            let (Some(p), row_cycle) = (p.as_deref(), *row_cycle) else {
                 continue;
             };
-            let row_cycle = i
-                .get(Layer::Impairments, "cycle")
-                .as_f64()
-                .map(|c| c as i64);
             match (cycle, row_cycle) {
                 (Some(c), Some(r)) if c != r => {
                     if !other_cycles.contains(&r) {
