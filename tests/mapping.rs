@@ -360,6 +360,20 @@ async fn each_outfalls_sewershed_covers_its_inlets_and_no_inlet_of_another_trace
     assert!(shed("OF-N").parcels.is_empty());
     assert!(a.clipped_to_town);
     assert!(a.method.starts_with("parcels whose drains"));
+    // One asked alone (built alone, in a question of its own, or taken from those kept
+    // by this question) is the same sewershed.
+    let one = SewershedsParams {
+        location: vec!["OF-A".into()],
+        ..Default::default()
+    };
+    for alone in [
+        sewersheds(&Ask::new(&snap, &profile), &one).unwrap(),
+        sewersheds(&ask, &one).unwrap(),
+    ] {
+        assert_eq!(alone.sewersheds.len(), 1);
+        assert_eq!(&alone.sewersheds[0].sewershed, shed("OF-A"));
+        assert!(alone.clipped_to_town);
+    }
 }
 
 #[rstest]

@@ -317,31 +317,34 @@ pub fn sewersheds(ask: &Ask<'_>, p: &SewershedsParams) -> Result<SewershedsAnswe
     }
     let opt = options(ask, reach);
     let wanted = |l: &MonitoringLocation| p.location.is_empty() || p.location.contains(&l.id);
-    let (built, clipped_to_town): (Vec<(usize, Sewershed)>, bool) =
-        if reach == SewershedsParams::default().reach(ask)? {
-            let all = default_sewersheds(ask)?;
-            let built = all
-                .by_location
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| wanted(&f.locations[*i]))
-                .filter_map(|(i, s)| Some((i, s.clone()?)))
-                .collect();
-            (built, all.town.is_some())
-        } else {
-            let builder = Sewersheds::new(ask.snap, ask.profile, ask.network()?, opt);
-            let asked: Vec<(usize, &str, &Trace)> = f
-                .locations
-                .iter()
-                .zip(&f.upstream)
-                .enumerate()
-                .filter(|(_, (l, _))| wanted(l))
-                .filter_map(|(i, (l, t))| Some((i, l.id.as_str(), t.as_ref()?)))
-                .collect();
-            let sheds = builder.of_each(asked.iter().map(|(_, id, t)| (*id, *t)));
-            let built = asked.iter().map(|(i, _, _)| *i).zip(sheds).collect();
-            (built, builder.town().is_some())
-        };
+    // Every sewershed is built (and kept for the other answers) when all are asked at the
+    // default reach; a few asked are built alone, unless all are kept already.
+    let kept = reach == SewershedsParams::default().reach(ask)?
+        && (p.location.is_empty() || ask.kept.sewersheds.get().is_some());
+    let (built, clipped_to_town): (Vec<(usize, Sewershed)>, bool) = if kept {
+        let all = default_sewersheds(ask)?;
+        let built = all
+            .by_location
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| wanted(&f.locations[*i]))
+            .filter_map(|(i, s)| Some((i, s.clone()?)))
+            .collect();
+        (built, all.town.is_some())
+    } else {
+        let builder = Sewersheds::new(ask.snap, ask.profile, ask.network()?, opt);
+        let asked: Vec<(usize, &str, &Trace)> = f
+            .locations
+            .iter()
+            .zip(&f.upstream)
+            .enumerate()
+            .filter(|(_, (l, _))| wanted(l))
+            .filter_map(|(i, (l, t))| Some((i, l.id.as_str(), t.as_ref()?)))
+            .collect();
+        let sheds = builder.of_each(asked.iter().map(|(_, id, t)| (*id, *t)));
+        let built = asked.iter().map(|(i, _, _)| *i).zip(sheds).collect();
+        (built, builder.town().is_some())
+    };
     let out = built
         .into_iter()
         .map(|(i, sewershed)| LocationSewershed {

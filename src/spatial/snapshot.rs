@@ -394,7 +394,10 @@ impl Snapshot {
 
     /// A water's impairment rows (pollutant and list cycle), in the layer's order.
     pub fn impairment_rows(&self, water_id: &str) -> &[ImpairmentRow] {
-        self.pollutants.rows.get(water_id).map_or(&[], Vec::as_slice)
+        self.pollutants
+            .rows
+            .get(water_id)
+            .map_or(&[], Vec::as_slice)
     }
 
     /// The latest 303(d) list cycle in the impairments table, if any row records one.
