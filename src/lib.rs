@@ -17,6 +17,8 @@
 //! - [`tiles`]: vector tiles (MVT, Web Mercator) rendered from the snapshot.
 //! - [`idde`]: the illicit discharge programme: screenings, cases, deadlines, the report.
 //! - [`sites`]: the construction programme: sites, their logs, rainfall and the schedule.
+//! - [`programme`]: the deliverables submitted (annual report, certifications, mapping
+//!   phases), which show the permit calendar's items done.
 //! - [`http`]: the axum service.
 //! - [`serve`]: starting the HTTP service, where the command line meets it.
 //! - [`cli`]: the command-line verbs.
@@ -30,6 +32,7 @@ pub mod domain;
 pub mod http;
 pub mod idde;
 pub mod import;
+pub mod programme;
 pub mod rules;
 pub mod serve;
 pub mod sites;

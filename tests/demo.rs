@@ -51,10 +51,14 @@ async fn demo_builds_every_layer_and_serves_it_on_loopback() {
     for layer in Layer::ALL {
         let n = store.count(layer).await.unwrap();
         // The demo town has no programme records yet: no inspections, no cases, no
-        // construction sites or rainfall.
+        // construction sites or rainfall, no submissions.
         if matches!(
             layer,
-            Layer::Inspections | Layer::Cases | Layer::Sites | Layer::Rainfall
+            Layer::Inspections
+                | Layer::Cases
+                | Layer::Sites
+                | Layer::Rainfall
+                | Layer::ProgrammeSubmissions
         ) {
             assert_eq!(n, 0);
         } else {

@@ -2,13 +2,19 @@
 //! what is due, what is done (with the record that shows it) and what is overdue on a
 //! day.
 //!
-//! The records that show an item done are the registry's own: for an item per
-//! illicit-discharge case, an action logged on the case within its days (the earliest
-//! is the evidence). The annual report, the interim certifications and the mapping
-//! phases have no record in the registry yet, so once their day has passed the answer
-//! says it holds no record (`not_recorded`) rather than calling them done or overdue.
-//! An item whose source is not the permit's text, read, is stated as the profile's
-//! reading, an open fact.
+//! The records that show an item done are the registry's own. An item per
+//! illicit-discharge case is done by an action logged on the case within its days (the
+//! earliest is the evidence). The annual report, the interim certifications and the
+//! mapping phases are done by a programme submission recorded for the occurrence
+//! (`ms4 calendar record`, `POST /api/calendar/records`; see [`crate::programme`]): the
+//! occurrence is `done` with the submission as its evidence, or `done_late` with the days
+//! it was late when it was submitted after its day; a submission made after the day
+//! judged on does not count yet. Once its day has passed with no submission recorded the
+//! occurrence is `not_recorded`, never overdue (missing evidence is not a "no"), and the
+//! entry says how to record it. An item whose source is not the permit's text, read, is
+//! stated as the profile's reading, an open fact.
+
+use std::ops::RangeInclusive;
 
 use chrono::{Datelike, Months, NaiveDate};
 use clap::Args;
@@ -17,6 +23,7 @@ use serde::{Deserialize, Serialize};
 use super::places::{Place, Places};
 use super::{Ask, AskError};
 use crate::domain::Layer;
+use crate::programme::submission::{all_submissions, Submission};
 use crate::rules::profile::{month_day, year_start, CalendarItem, DueRule};
 use crate::rules::schedule::DEFAULT_WITHIN_DAYS;
 
@@ -52,12 +59,15 @@ pub enum EntryStatus {
     /// Past its day with no record that shows it done, where the registry holds such
     /// records.
     Overdue,
-    /// Past its day; the registry holds no kind of record that would show it done.
+    /// Past its day with no submission recorded for it: the registry cannot say it was
+    /// not done, only that it holds no record; the entry says how to record one.
     NotRecorded,
     /// Its day falls within the window.
     Due,
     /// Done: the evidence says by which record.
     Done,
+    /// Done after its day: the evidence says by which record, `late_by_days` how late.
+    DoneLate,
     /// Its day is further off than the window.
     Upcoming,
 }
@@ -94,6 +104,12 @@ pub struct CalendarEntry {
     /// The record that shows it done.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub evidence: Option<DoneEvidence>,
+    /// For an occurrence done after its day: how many days after.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub late_by_days: Option<i64>,
+    /// For an occurrence past or due with no submission recorded: how to record it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub to_record: Option<String>,
     /// Where the item comes from.
     pub citation: String,
     /// Whether that is the permit's own text, read.
@@ -137,9 +153,10 @@ pub fn calendar(ask: &Ask<'_>, p: &CalendarParams) -> Result<CalendarAnswer, Ask
     let within = p.within_days.unwrap_or(DEFAULT_WITHIN_DAYS);
     let profile = ask.profile;
     let items = &profile.calendar.items;
+    let submissions = all_submissions(ask.snap);
     let mut entries = Vec::new();
     for item in items {
-        entries.extend(occurrences(ask, item, as_of, within));
+        entries.extend(occurrences(ask, item, as_of, within, &submissions));
     }
     entries.sort_by(|a, b| {
         a.due_on
@@ -180,6 +197,8 @@ fn entry(item: &CalendarItem, due_on: NaiveDate, status: EntryStatus) -> Calenda
         case_id: None,
         status,
         evidence: None,
+        late_by_days: None,
+        to_record: None,
         citation: item.citation.clone(),
         confirmed: item.confirmed,
     }
@@ -189,10 +208,10 @@ fn entry(item: &CalendarItem, due_on: NaiveDate, status: EntryStatus) -> Calenda
 pub fn describe(item: &CalendarItem) -> String {
     let on = item.on.as_deref().unwrap_or("");
     match item.rule {
-        DueRule::Yearly => format!("each year by {on} (MM-DD)"),
-        DueRule::Once => format!("once, by {on}"),
+        DueRule::Yearly => format!("each year by {on} (MM-DD): a submission recorded"),
+        DueRule::Once => format!("once, by {on}: a submission recorded"),
         DueRule::EveryMonths => format!(
-            "every {} months from the reporting year's start",
+            "every {} months from the reporting year's start: a submission recorded",
             item.months.unwrap_or(0)
         ),
         DueRule::PerCase => {
@@ -209,7 +228,8 @@ pub fn describe(item: &CalendarItem) -> String {
     }
 }
 
-/// Where a day with no possible record stands: past, not recorded; else due or upcoming.
+/// Where a day stands before its submissions are read: past, not recorded; else due or
+/// upcoming.
 fn by_day(due_on: NaiveDate, as_of: NaiveDate, within: u32) -> EntryStatus {
     if due_on < as_of {
         EntryStatus::NotRecorded
@@ -220,42 +240,32 @@ fn by_day(due_on: NaiveDate, as_of: NaiveDate, within: u32) -> EntryStatus {
     }
 }
 
-/// The occurrences of an item the day asked needs: a periodic item's last day before it
-/// and its next; a once item's day; a per-case item's day for every case.
-fn occurrences(
-    ask: &Ask<'_>,
+/// The days an item not per case falls due in the years `years`, in order: a yearly
+/// item's day in each, a once item's day if it falls in them, an every-months item's days
+/// counted from each reporting year's start (`reporting_year_start`, `MM-DD`). A per-case
+/// item has none: its days are its cases'.
+pub fn due_days(
     item: &CalendarItem,
-    as_of: NaiveDate,
-    within: u32,
-) -> Vec<CalendarEntry> {
-    let periodic = |days: Vec<NaiveDate>| -> Vec<CalendarEntry> {
-        let last = days.iter().copied().filter(|d| *d < as_of).max();
-        let next = days.iter().copied().filter(|d| *d >= as_of).min();
-        last.into_iter()
-            .chain(next)
-            .map(|d| entry(item, d, by_day(d, as_of, within)))
-            .collect()
-    };
-    match item.rule {
-        DueRule::Once => match item.on.as_deref().and_then(|d| d.parse().ok()) {
-            Some(d) => vec![entry(item, d, by_day(d, as_of, within))],
+    reporting_year_start: &str,
+    years: RangeInclusive<i32>,
+) -> Vec<NaiveDate> {
+    let mut days: Vec<NaiveDate> = match item.rule {
+        DueRule::Once => item
+            .on
+            .as_deref()
+            .and_then(|d| d.parse().ok())
+            .into_iter()
+            .collect(),
+        DueRule::Yearly => match item.on.as_deref().and_then(month_day) {
+            Some((m, d)) => years.clone().filter_map(|y| day_in(y, m, d)).collect(),
             None => Vec::new(),
         },
-        DueRule::Yearly => {
-            let Some((m, d)) = item.on.as_deref().and_then(month_day) else {
-                return Vec::new();
-            };
-            periodic(
-                (as_of.year() - 1..=as_of.year() + 1)
-                    .filter_map(|y| day_in(y, m, d))
-                    .collect(),
-            )
-        }
         DueRule::EveryMonths => {
             let step = item.months.unwrap_or(12).max(1);
-            let (m, d) = year_start(&ask.profile.idde.reporting_year_start).unwrap_or((1, 1));
+            let (m, d) = year_start(reporting_year_start).unwrap_or((1, 1));
             let mut days = Vec::new();
-            for y in as_of.year() - 2..=as_of.year() + 1 {
+            // A reporting year that starts the year before counts into these years.
+            for y in years.start() - 1..=*years.end() {
                 let Some(start) = day_in(y, m, d) else {
                     continue;
                 };
@@ -267,12 +277,93 @@ fn occurrences(
                     k += 1;
                 }
             }
-            days.sort();
-            days.dedup();
-            periodic(days)
+            days
         }
+        DueRule::PerCase => Vec::new(),
+    };
+    days.retain(|d| years.contains(&d.year()));
+    days.sort();
+    days.dedup();
+    days
+}
+
+/// Whether `day` is one of the days an item not per case falls due.
+pub fn is_due_day(item: &CalendarItem, reporting_year_start: &str, day: NaiveDate) -> bool {
+    due_days(item, reporting_year_start, day.year()..=day.year()).contains(&day)
+}
+
+/// The item's days nearest `day` (the last before it and the first after), to say what
+/// would do when a day is not one of them.
+pub fn nearest_due_days(
+    item: &CalendarItem,
+    reporting_year_start: &str,
+    day: NaiveDate,
+) -> (Option<NaiveDate>, Option<NaiveDate>) {
+    let days = due_days(item, reporting_year_start, day.year() - 2..=day.year() + 2);
+    (
+        days.iter().copied().filter(|d| *d < day).max(),
+        days.iter().copied().filter(|d| *d > day).min(),
+    )
+}
+
+/// The occurrences of an item the day asked needs: a periodic item's last day before it
+/// and its next; a once item's day; a per-case item's day for every case. Each but a
+/// per-case one is judged by the submissions recorded for it.
+fn occurrences(
+    ask: &Ask<'_>,
+    item: &CalendarItem,
+    as_of: NaiveDate,
+    within: u32,
+    submissions: &[Submission],
+) -> Vec<CalendarEntry> {
+    let judged =
+        |d: NaiveDate| submitted(entry(item, d, by_day(d, as_of, within)), submissions, as_of);
+    let start = &ask.profile.idde.reporting_year_start;
+    let days = due_days(item, start, as_of.year() - 1..=as_of.year() + 1);
+    match item.rule {
         DueRule::PerCase => per_case(ask, item, as_of, within),
+        DueRule::Once => days.into_iter().map(judged).collect(),
+        DueRule::Yearly | DueRule::EveryMonths => {
+            let last = days.iter().copied().filter(|d| *d < as_of).max();
+            let next = days.iter().copied().filter(|d| *d >= as_of).min();
+            last.into_iter().chain(next).map(judged).collect()
+        }
     }
+}
+
+/// An occurrence as the submissions recorded by `as_of` leave it: done by the earliest
+/// submission for it (late when made after its day); else, past or due, with how to
+/// record one.
+fn submitted(mut e: CalendarEntry, submissions: &[Submission], as_of: NaiveDate) -> CalendarEntry {
+    let done = submissions
+        .iter()
+        .filter(|s| s.item_id == e.item && s.for_due_on == e.due_on && s.submitted_on <= as_of)
+        .min_by_key(|s| s.submitted_on);
+    match done {
+        Some(s) => {
+            let late = (s.submitted_on - e.due_on).num_days();
+            e.status = if late > 0 {
+                EntryStatus::DoneLate
+            } else {
+                EntryStatus::Done
+            };
+            e.late_by_days = (late > 0).then_some(late);
+            e.evidence = Some(DoneEvidence {
+                layer: Layer::ProgrammeSubmissions,
+                id: s.submission_id.clone(),
+                record: s.describe(),
+                on: s.submitted_on,
+            });
+        }
+        None if matches!(e.status, EntryStatus::NotRecorded | EntryStatus::Due) => {
+            e.to_record = Some(format!(
+                "no submission recorded: record it with `ms4 calendar record --item {0} --for-due-on {1} --submitted-on YYYY-MM-DD --by NAME [--reference R]` or POST /api/calendar/records {{\"item_id\": \"{0}\", \"for_due_on\": \"{1}\", \"submitted_on\": \"YYYY-MM-DD\", \"submitted_by\": \"NAME\"}}",
+                e.item, e.due_on
+            ));
+        }
+        None => {}
+    }
+    e
 }
 
 /// A month and day in year `y`; 29 February is the 28th in a common year.

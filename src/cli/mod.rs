@@ -135,7 +135,8 @@ pub enum Command {
     Rainfall(site::RainfallArgs),
     /// Inspections due and overdue by the profile's schedule: ms4 inspections due.
     Inspections(schedule::InspectionsArgs),
-    /// The permit calendar: programme items due, done (with the record) and overdue.
+    /// The permit calendar: programme items due, done (with the record) and overdue;
+    /// `ms4 calendar record` records a deliverable submitted, `ms4 calendar records` lists them.
     Calendar(calendar::CalendarArgs),
 }
 

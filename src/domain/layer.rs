@@ -62,6 +62,11 @@ pub enum Layer {
     /// Daily rainfall at a gauge (a table without geometry): what storm-triggered
     /// inspections are computed from. Added by migration 0013.
     Rainfall,
+    /// The programme's deliverables as submitted (the annual report, an interim
+    /// certification, a mapping phase): which occurrence of a `[calendar]` item each
+    /// answers, when and by whom (a table without geometry): what shows those items done.
+    /// Added by migration 0014.
+    ProgrammeSubmissions,
 }
 
 /// The geometry a layer holds.
@@ -317,6 +322,17 @@ const RAINFALL: &[FieldSpec] = &[
     req("inches", Real),
     f("source", Text),
 ];
+// Migration 0014: a deliverable submitted, by the calendar item and the due day of the
+// occurrence it answers.
+const PROGRAMME_SUBMISSIONS: &[FieldSpec] = &[
+    req("item_id", Text),
+    req("for_due_on", Date),
+    req("submitted_on", Date),
+    req("submitted_by", Text),
+    f("reference", Text),
+    f("note", Text),
+    f("source", Text),
+];
 
 /// Layers (field `None`) and fields added by migrations after 0002, which created the
 /// layer tables: (migration number, layer, field). Existing registries must keep opening,
@@ -343,11 +359,12 @@ pub const ADDED_AFTER_0002: &[(u32, Layer, Option<&str>)] = &[
     (12, Layer::Cases, Some("respondent")),
     (13, Layer::Sites, None),
     (13, Layer::Rainfall, None),
+    (14, Layer::ProgrammeSubmissions, None),
 ];
 
 impl Layer {
     /// Every layer, in the order stores create them.
-    pub const ALL: [Layer; 20] = [
+    pub const ALL: [Layer; 21] = [
         Layer::Parcels,
         Layer::CatchBasins,
         Layer::Manholes,
@@ -368,6 +385,7 @@ impl Layer {
         Layer::Structures,
         Layer::Sites,
         Layer::Rainfall,
+        Layer::ProgrammeSubmissions,
     ];
 
     /// The layer's name: its table name and its name on the command line and the wire.
@@ -393,6 +411,7 @@ impl Layer {
             Layer::Structures => "structures",
             Layer::Sites => "sites",
             Layer::Rainfall => "rainfall",
+            Layer::ProgrammeSubmissions => "programme_submissions",
         }
     }
 
@@ -419,6 +438,7 @@ impl Layer {
             Layer::Cases => "case_id",
             Layer::Sites => "site_id",
             Layer::Rainfall => "rainfall_id",
+            Layer::ProgrammeSubmissions => "submission_id",
         }
     }
 
@@ -429,6 +449,7 @@ impl Layer {
             Layer::Impairments => Some(&["water_id", "pollutant", "cycle"]),
             Layer::Inspections => Some(&["asset_id", "inspected_on", "kind"]),
             Layer::Rainfall => Some(&["gauge_id", "day"]),
+            Layer::ProgrammeSubmissions => Some(&["item_id", "for_due_on"]),
             _ => None,
         }
     }
@@ -454,7 +475,8 @@ impl Layer {
             Layer::Impairments
             | Layer::Inspections
             | Layer::DischargeDeterminations
-            | Layer::Rainfall => GeomKind::None,
+            | Layer::Rainfall
+            | Layer::ProgrammeSubmissions => GeomKind::None,
         }
     }
 
@@ -486,6 +508,7 @@ impl Layer {
             Layer::Structures => STRUCTURES,
             Layer::Sites => SITES,
             Layer::Rainfall => RAINFALL,
+            Layer::ProgrammeSubmissions => PROGRAMME_SUBMISSIONS,
         }
     }
 

@@ -47,6 +47,10 @@ pub enum HttpError {
     /// one (`If-Match`): nothing was changed.
     #[error("{0}")]
     PreconditionFailed(String),
+    /// What the request records is recorded already (an occurrence of a programme item
+    /// answered by a submission): the message names the record; nothing was written.
+    #[error("{0}")]
+    Conflict(String),
     /// The request is well formed but its content cannot be accepted (an import whose
     /// file has rejected features under `--replace`, say).
     #[error("{0}")]
@@ -128,6 +132,7 @@ impl HttpError {
             HttpError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             HttpError::HeadersTooLarge(_) => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
             HttpError::PreconditionFailed(_) => StatusCode::PRECONDITION_FAILED,
+            HttpError::Conflict(_) => StatusCode::CONFLICT,
             HttpError::Unprocessable(_) => StatusCode::UNPROCESSABLE_ENTITY,
             HttpError::Unavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
             HttpError::Internal { .. } => StatusCode::INTERNAL_SERVER_ERROR,
@@ -145,6 +150,7 @@ impl From<crate::store::StoreError> for HttpError {
             }
             StoreError::NotFound { .. } => return HttpError::NotFound(e.to_string()),
             StoreError::Changed { .. } => return HttpError::PreconditionFailed(e.to_string()),
+            StoreError::Exists { .. } => return HttpError::Conflict(e.to_string()),
             _ => {}
         }
         match busy(&e) {

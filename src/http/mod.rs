@@ -3,6 +3,7 @@
 
 mod answer_format;
 mod api;
+mod calendar;
 pub mod caller;
 mod cases;
 pub mod coalition;

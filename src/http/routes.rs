@@ -16,8 +16,8 @@ use super::openapi_types::{
     determine_request, feature, feature_collection, named, object as t, Typed,
 };
 use super::{
-    answer_format, api, cases, footprint, inspections, ogc, openapi, page, photos, sites, style,
-    tiles, tokens, upload, AppState, MAX_JSON_WRITE_BYTES,
+    answer_format, api, calendar, cases, footprint, inspections, ogc, openapi, page, photos, sites,
+    style, tiles, tokens, upload, AppState, MAX_JSON_WRITE_BYTES,
 };
 use crate::answer::calendar::CalendarParams;
 use crate::answer::determine::{PlaceWire, ScreenParams};
@@ -402,6 +402,8 @@ pub fn routes() -> Vec<Route> {
             .access(READ).answer().query(t::<InspectionsDueParams>),
         get("/api/calendar", api::calendar, "The permit calendar on a day: each programme item of the profile's [calendar] with its citation and due rule, done (with the record that shows it), due, overdue, or past with no record the registry holds, as `ms4 calendar`")
             .access(READ).answer().query(t::<CalendarParams>),
+        get("/api/calendar/records", calendar::records, "The programme submissions recorded (the annual report, interim certifications, mapping phases), by the day the occurrence each answers fell due: {count, records: [{submission_id, item_id, for_due_on, submitted_on, submitted_by, reference?, note?}]}; the calendar shows an occurrence done by its submission, as `ms4 calendar records`")
+            .access(READ).query(t::<calendar::RecordsParams>).answer_schema(t::<crate::programme::commands::RecordList>),
         get("/api/smps-without-easement", api::smps_without_easement, "Structural SMPs without a recorded maintenance easement")
             .access(READ).answer().query(t::<SmpsParams>),
         get("/api/network-check", api::network_check, "Dangling ends, parts, cycles, reversed pipes, orphans")
@@ -466,6 +468,10 @@ pub fn routes() -> Vec<Route> {
             .access(role(Officer)).json(Some(t::<crate::sites::rainfall::RainfallRequest>)).created().also("200", "the same request again: nothing written"),
         post("/api/rainfall/import", sites::import_rainfall, "Upload daily rainfall as the CSV `ms4 rainfall import` reads (a header naming gauge_id, day and inches, then a line per gauge and day); a bad line is a 422 naming it and nothing is stored; Idempotency-Key stores a request once (200 when sent again)")
             .access(role(Officer)).raw("text/csv").created().also("200", "the same request again: nothing written"),
+        post("/api/calendar/records", calendar::add_record, "Record a programme submission, which shows its occurrence done in the calendar: {item_id (a [calendar] item not per case), for_due_on (the day the occurrence fell due), submitted_on (not in the future), submitted_by, reference?, note?}; a field at fault is a 400 naming it; an occurrence recorded already is a 409 naming its submission, nothing written; answers the submission with late_by_days when submitted after its day; Idempotency-Key stores a request once (200 when sent again), as `ms4 calendar record`")
+            .access(role(Officer)).json_write().json(Some(t::<crate::programme::SubmissionRequest>))
+            .answer_schema(t::<crate::programme::commands::Recorded>).created()
+            .also("200", "the same request again under its Idempotency-Key: nothing written").error("409"),
         Route::new("post", "/api/layers/{layer}/import", upload_to_layer, "Upload a file for a layer, as `ms4 import` (multipart: file, and the flags of ms4 import with _ for -: where, id, id_prefix, map (repeatable), src_layer, s_srs, dry_run, replace, allow_empty, allow_mass_delete, invalid); a wrong part is a 400 whose field names it; answers the quality report")
             .access(role(Analyst)).raw("multipart/form-data")
             // An upload's file can be refused as a whole (422) besides the form's errors.

@@ -207,7 +207,7 @@ pub(super) async fn add_action(
 }
 
 /// The `Idempotency-Key` header, checked: a client's key for one write.
-fn idempotency_key(headers: &HeaderMap) -> Result<Option<String>, HttpError> {
+pub(super) fn idempotency_key(headers: &HeaderMap) -> Result<Option<String>, HttpError> {
     let Some(v) = headers.get("idempotency-key") else {
         return Ok(None);
     };

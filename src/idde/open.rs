@@ -313,7 +313,7 @@ pub async fn store_new_case(
     let make: crate::store::allocate::Allocate = Box::new(move |ids: &[String]| {
         let mut c = template;
         c.case_id = super::case::next_case_id_among(ids.iter().map(String::as_str), year);
-        vec![c.to_feature()]
+        Ok(vec![c.to_feature()])
     });
     let req = crate::store::WriteRequest {
         layer: Layer::Cases,

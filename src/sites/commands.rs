@@ -337,7 +337,7 @@ async fn open_one(
     let make: crate::store::allocate::Allocate = Box::new(move |ids: &[String]| {
         let mut s = site;
         s.site_id = next_site_id_among(ids.iter().map(String::as_str), year);
-        vec![s.to_feature()]
+        Ok(vec![s.to_feature()])
     });
     let (_, written) = reg
         .store

@@ -187,13 +187,14 @@ mod tests {
 
     /// The migrations after 0002, by number and file stem: each is generated from the
     /// entries of `ADDED_AFTER_0002` with its number.
-    const LATER: [(u32, &str); 6] = [
+    const LATER: [(u32, &str); 7] = [
         (4, "0004_discharge_facts"),
         (5, "0005_add_downstream_waters"),
         (8, "0008_idde_cases"),
         (9, "0009_other_structures"),
         (12, "0012_case_respondent"),
         (13, "0013_construction_sites"),
+        (14, "0014_programme_submissions"),
     ];
 
     /// Where a migration's hand-written part (tables that are not layers) follows the

@@ -89,6 +89,18 @@ pub enum StoreError {
         /// The version stored.
         stored: String,
     },
+    /// A write that records a row once found one stored with its id (under the write
+    /// lock, so no other write can slip between the check and the insert); nothing was
+    /// written.
+    #[error("{message}")]
+    Exists {
+        /// The layer.
+        layer: Layer,
+        /// The id stored already.
+        id: String,
+        /// What is recorded already, for the person who asked.
+        message: String,
+    },
     /// A bookkeeping row (a token, say) that cannot be read back.
     #[error("unreadable registry record: {0}")]
     Corrupt(String),

@@ -381,6 +381,353 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/calendar/records": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The programme submissions recorded (the annual report, interim certifications, mapping phases), by the day the occurrence each answers fell due: {count, records: [{submission_id, item_id, for_due_on, submitted_on, submitted_by, reference?, note?}]}; the calendar shows an occurrence done by its submission, as `ms4 calendar records` */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Answering an occurrence due on or after this day, YYYY-MM-DD. */
+                    from?: string;
+                    /** @description Only this calendar item's submissions. */
+                    item_id?: string;
+                    /** @description Answering an occurrence due on or before this day, YYYY-MM-DD. */
+                    to?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description the answer */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /**
+                             * Format: uint
+                             * @description How many.
+                             */
+                            count: number;
+                            /** @description By the day the occurrence fell due, then the item. */
+                            records: components["schemas"]["Submission"][];
+                        };
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                405: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Record a programme submission, which shows its occurrence done in the calendar: {item_id (a [calendar] item not per case), for_due_on (the day the occurrence fell due), submitted_on (not in the future), submitted_by, reference?, note?}; a field at fault is a 400 naming it; an occurrence recorded already is a 409 naming its submission, nothing written; answers the submission with late_by_days when submitted after its day; Idempotency-Key stores a request once (200 when sent again), as `ms4 calendar record`
+         * @description Needs a token with the officer role (or admin).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date
+                         * @description The day the occurrence it answers fell due, YYYY-MM-DD (one of the item's days).
+                         */
+                        for_due_on: string;
+                        /** @description The calendar item's id, as the profile's `[calendar]` names it (`annual_report`). */
+                        item_id: string;
+                        /**
+                         * @description A note.
+                         * @default null
+                         */
+                        note?: string | null;
+                        /**
+                         * @description The agency's confirmation number, or the file submitted.
+                         * @default null
+                         */
+                        reference?: string | null;
+                        /** @description Who submitted it: a name or an office. */
+                        submitted_by: string;
+                        /**
+                         * Format: date
+                         * @description The day it was submitted, YYYY-MM-DD (not in the future).
+                         */
+                        submitted_on: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description the same request again under its Idempotency-Key: nothing written */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": unknown;
+                    };
+                };
+                /** @description the answer */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The request was stored before under its idempotency key: nothing was written. */
+                            again: boolean;
+                            /**
+                             * Format: date
+                             * @description The day the occurrence it answers fell due.
+                             */
+                            for_due_on: string;
+                            /** @description The calendar item. */
+                            item_id: string;
+                            /**
+                             * Format: int64
+                             * @description Days after the occurrence's day it was submitted, when it was late.
+                             */
+                            late_by_days?: number | null;
+                            /** @description A note. */
+                            note?: string | null;
+                            /** @description The agency's confirmation number, or the file submitted. */
+                            reference?: string | null;
+                            /** @description Its id: the item and the due day, `annual_report:2026-04-01` (one per occurrence). */
+                            submission_id: string;
+                            /** @description Who submitted it. */
+                            submitted_by: string;
+                            /**
+                             * Format: date
+                             * @description The day it was submitted.
+                             */
+                            submitted_on: string;
+                        };
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                405: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description an error; the message names the parameter at fault */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/cases": {
         parameters: {
             query?: never;
@@ -9860,6 +10207,29 @@ export interface components {
         };
         /** @enum {string} */
         StateCapacity: "yes" | "no" | "unknown";
+        /** @description A submission as stored. */
+        Submission: {
+            /**
+             * Format: date
+             * @description The day the occurrence it answers fell due.
+             */
+            for_due_on: string;
+            /** @description The calendar item. */
+            item_id: string;
+            /** @description A note. */
+            note?: string | null;
+            /** @description The agency's confirmation number, or the file submitted. */
+            reference?: string | null;
+            /** @description Its id: the item and the due day, `annual_report:2026-04-01` (one per occurrence). */
+            submission_id: string;
+            /** @description Who submitted it. */
+            submitted_by: string;
+            /**
+             * Format: date
+             * @description The day it was submitted.
+             */
+            submitted_on: string;
+        };
     };
     responses: never;
     parameters: never;

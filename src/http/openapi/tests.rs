@@ -263,7 +263,8 @@ fn the_writes_of_records_have_the_json_write_limit() {
                 | "/api/cases/{id}/actions"
                 | "/api/cases/{id}/close"
                 | "/api/sites"
-                | "/api/sites/{id}/actions",
+                | "/api/sites/{id}/actions"
+                | "/api/calendar/records",
             ) => Limit::JsonWrite,
             ("put", "/api/cases/{id}/respondent") => Limit::JsonWrite,
             ("post", "/api/inspections/{id}/photos") => Limit::Photo,

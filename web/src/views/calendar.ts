@@ -1,6 +1,7 @@
 // Two of the officer's sections: the permit calendar (`/api/calendar`: each programme item
-// of the permit with its day, its state, the record that shows it done, and the facts the
-// registry cannot settle), and the inspections due (`/api/inspections/due`: every asset's
+// of the permit with its day, its state, the record that shows it done (late by how many
+// days when submitted after its day) or how to record it, and the facts the registry
+// cannot settle), and the inspections due (`/api/inspections/due`: every asset's
 // next inspection by the profile's schedule). Both only read: the server decides what is
 // due, the page writes it out as answered so the page and `ms4 calendar` cannot differ.
 import { get, getGeoJson, type Feature } from '../api';
@@ -17,6 +18,10 @@ interface Entry {
   case_id?: string;
   status: string;
   evidence?: { layer: string; id: string; record: string; on: string };
+  /** For an occurrence submitted after its day: how many days after. */
+  late_by_days?: number;
+  /** For an occurrence past or due with no submission recorded: how to record one. */
+  to_record?: string;
   citation: string;
   confirmed: boolean;
 }
@@ -66,13 +71,14 @@ async function calendar(ctx: Ctx, asOf: string, out: HTMLElement): Promise<void>
     const count = (s: string) => c.entries.filter((e) => e.status === s).length;
     const [overdue, due] = [count('overdue'), count('due')];
     out.replaceChildren(
-      h('p', { id: 'calendar-count', 'data-overdue': String(overdue), 'data-due': String(due), text: `As of ${c.as_of} (${c.jurisdiction}): ${overdue} overdue, ${due} due within ${c.within_days} days, ${count('not_recorded')} past with no record kept, ${count('done')} done.` }),
+      h('p', { id: 'calendar-count', 'data-overdue': String(overdue), 'data-due': String(due), 'data-late': String(count('done_late')), text: `As of ${c.as_of} (${c.jurisdiction}): ${overdue} overdue, ${due} due within ${c.within_days} days, ${count('not_recorded')} past with no record kept, ${count('done')} done on time, ${count('done_late')} done late.` }),
       c.note ? h('p', { class: 'hint', text: c.note }) : '',
       table('Programme items', c.entries, [
         ['Item', (e) => h('span', { 'data-item': e.item, text: e.title })],
         ['Due', (e) => e.due_on],
-        ['State', (e) => state(e.status)],
-        ['Done by', (e) => (e.evidence ? `${e.evidence.record} ${e.evidence.id} (${e.evidence.layer}) on ${e.evidence.on}` : '—')],
+        // A late submission says by how many days: done, but never called on time.
+        ['State', (e) => (e.late_by_days ? h('span', { class: 'status', 'data-status': e.status, 'data-late': String(e.late_by_days) }, `${words(e.status)}, ${e.late_by_days} days late`) : state(e.status))],
+        ['Done by', (e) => (e.evidence ? `${e.evidence.record} ${e.evidence.id} (${e.evidence.layer}) on ${e.evidence.on}` : e.to_record ? h('span', { class: 'hint', 'data-to-record': e.item, text: e.to_record }) : '—')],
         // An item the profile only reads from secondary sources says so beside its citation.
         ['Citation', (e) => (e.confirmed ? e.citation : `${e.citation} (the profile's reading)`)],
       ]),
