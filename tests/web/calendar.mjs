@@ -1,9 +1,30 @@
-// Issue 29 in the page, on the demo: the officer opens Officer → Calendar and sees the
-// permit's programme items as `/api/calendar` answers them (the overdue count, Mapping
-// Phase I's day and state, the profile's readings said to be so), then Officer →
+// Issue 29 in the page, on the demo: the officer records last year's annual report as
+// submitted a few days after its day (`POST /api/calendar/records`), opens Officer →
+// Calendar and sees the permit's programme items as `/api/calendar` answers them (the
+// overdue count, the report done late by those days with its submission as evidence, a
+// past certification with no submission saying how to record it, Mapping Phase I's day
+// and state, the profile's readings said to be so), then Officer →
 // Inspections due, narrows it to SMPs, sees the list `/api/inspections/due` answers, and
 // clicks an SMP to bring the map to it.
-import { launch, context, open, assertNoSideScroll, done, api, SHOTS, assert } from './lib.mjs';
+import { launch, context, open, assertNoSideScroll, done, api, BASE, SHOTS, assert } from './lib.mjs';
+
+const OFFICER = process.env.MS4_TOKEN_OFFICER;
+assert.ok(OFFICER, 'MS4_TOKEN_OFFICER names the officer token');
+
+// The annual report last due, past with no submission, recorded as submitted up to three
+// days late (never after the day the server judges on).
+const before = (await api('/api/calendar')).body;
+const report = before.entries.find((e) => e.item === 'annual_report' && e.status === 'not_recorded');
+assert.ok(report, JSON.stringify(before.entries));
+const DAY = 86400000;
+const late = Math.min(3, Math.round((Date.parse(before.as_of) - Date.parse(report.due_on)) / DAY));
+const submittedOn = new Date(Date.parse(report.due_on) + late * DAY).toISOString().slice(0, 10);
+const posted = await fetch(`${BASE}/api/calendar/records`, {
+  method: 'POST',
+  headers: { Authorization: `Bearer ${OFFICER}`, 'Content-Type': 'application/json' },
+  body: JSON.stringify({ item_id: 'annual_report', for_due_on: report.due_on, submitted_on: submittedOn, submitted_by: 'Town Engineer', reference: 'NOI 118' }),
+});
+assert.equal(posted.status, 201, await posted.text());
 
 const browser = await launch();
 try {
@@ -26,6 +47,19 @@ try {
   assert.deepEqual([shown[1], shown[2]], [mapping.due_on, mapping.status.replace(/_/g, ' ')]);
   // An item the profile reads from secondary sources says so.
   assert.equal(shown[4].endsWith("(the profile's reading)"), !mapping.confirmed, shown[4]);
+  // The report: done late, by the days the API counts, its submission the evidence.
+  const recorded = cal.entries.find((e) => e.item === 'annual_report' && e.due_on === report.due_on);
+  assert.equal(recorded.status, late > 0 ? 'done_late' : 'done', JSON.stringify(recorded));
+  const doneRow = rows.find((r) => r[0] === recorded.title && r[1] === recorded.due_on);
+  assert.ok(doneRow, JSON.stringify(rows));
+  assert.equal(doneRow[2], late > 0 ? `done late, ${late} days late` : 'done');
+  assert.equal(doneRow[3], `annual report submitted by Town Engineer, reference NOI 118 annual_report:${report.due_on} (programme_submissions) on ${submittedOn}`);
+  // A past certification with no submission: not recorded, saying how to record it.
+  const unrecorded = cal.entries.find((e) => e.status === 'not_recorded');
+  assert.ok(unrecorded && unrecorded.to_record, JSON.stringify(cal.entries));
+  const openRow = rows.find((r) => r[0] === unrecorded.title && r[1] === unrecorded.due_on);
+  assert.deepEqual([openRow[2], openRow[3]], ['not recorded', unrecorded.to_record]);
+  assert.equal(await page.getAttribute('#calendar-count', 'data-late'), String(cal.entries.filter((e) => e.status === 'done_late').length));
   await page.screenshot({ path: `${SHOTS}/officer-calendar.png` });
   const facts = await page.$$eval('#calendar-open-facts li', (t) => t.map((x) => x.textContent));
   assert.deepEqual(facts, cal.open_facts.map((f) => `Open fact: ${f}`));
