@@ -12,6 +12,7 @@ use geo::{Area, BooleanOps, BoundingRect};
 use geo_types::{Geometry, MultiPolygon, Point, Rect};
 use serde::Serialize;
 
+use super::area_index::{BoxPlace, IndexedArea};
 use super::monitoring::containing;
 use super::network::{DirectionSource, Network};
 use super::snapshot::Snapshot;
@@ -205,16 +206,17 @@ pub fn mapping_status(
         let parts: Vec<(String, MultiPolygon<f64>, AreaFigure)> = watersheds
             .par_iter()
             .filter_map(|w| {
-                let inside = w.geom.as_ref().and_then(as_multipolygon)?.intersection(t);
+                let inside =
+                    IndexedArea::new(w.geom.as_ref().and_then(as_multipolygon)?.intersection(t));
                 let figure = coverage(&inside, &boxed, usize::MAX, false);
-                Some((w.id.clone(), inside, figure))
+                Some((w.id.clone(), inside.into_area(), figure))
             })
             .collect();
         town.sewershed_coverage = Some(if tile_the_town(t, &parts) {
             sum_of(t, &parts, opt.cap)
         } else {
             // The sewersheds are clipped to the town already.
-            coverage(t, &boxed, opt.cap, true)
+            coverage(&IndexedArea::new(t.clone()), &boxed, opt.cap, true)
         });
         for (id, _, mut figure) in parts {
             figure.sewersheds.truncate(opt.cap);
@@ -309,30 +311,32 @@ fn boxes_meet(a: &Rect<f64>, b: &Rect<f64>) -> bool {
 type Boxed<'a> = (&'a str, &'a MultiPolygon<f64>, Rect<f64>);
 
 /// How much of `area` lies in a sewershed, and which sewersheds meet it. Each sewershed
-/// meeting the area's box is clipped to it and the parts are unioned: where two overlap (a
+/// meeting the area's box is clipped to it (only one whose box the area's boundary
+/// crosses: one wholly inside is its own part) and the parts are unioned: where two overlap (a
 /// structure draining both ways, the buffers of pipes side by side) their common part
 /// counts once. (Clipping each first, not the union of all of them once per watershed:
 /// the town's union is one polygon of every parcel in a sewershed, and clipping it again
 /// for each watershed cost that whole polygon each time.) `inside_already`: the
 /// sewersheds lie inside the area (clipped to the town), so each is not clipped again.
 fn coverage(
-    area: &MultiPolygon<f64>,
+    area: &IndexedArea,
     sewersheds: &[Boxed],
     cap: usize,
     inside_already: bool,
 ) -> AreaFigure {
-    let a = area.unsigned_area();
-    let Some(r) = area.bounding_rect() else {
+    let area_poly = area.area();
+    let a = area_poly.unsigned_area();
+    let Some(r) = area_poly.bounding_rect() else {
         return AreaFigure::default();
     };
     let mut ids = Vec::new();
     let mut parts = Vec::new();
     // The box first: most sewersheds lie wholly outside a watershed's box.
-    for (id, m, _) in sewersheds.iter().filter(|(_, _, b)| boxes_meet(b, &r)) {
-        let part = if inside_already {
-            (*m).clone()
-        } else {
-            m.intersection(area)
+    for (id, m, b) in sewersheds.iter().filter(|(_, _, b)| boxes_meet(b, &r)) {
+        let part = match (inside_already, area.place(b)) {
+            (true, _) | (false, BoxPlace::Inside) => (*m).clone(),
+            (false, BoxPlace::Outside) => continue,
+            (false, BoxPlace::Across) => area.across(m),
         };
         if part.unsigned_area() > 0.0 {
             ids.push(id.to_string());
@@ -392,14 +396,14 @@ mod tests {
             .iter()
             .map(|(id, m)| (id.as_str(), m, m.bounding_rect().unwrap()))
             .collect();
-        let fig = coverage(&town, &boxed, 10, false);
+        let fig = coverage(&IndexedArea::new(town.clone()), &boxed, 10, false);
         // 40 x 60 for the first two (1,600 + 1,600 - 800), 20 x 20 of the third inside.
         approx::assert_relative_eq!(fig.covered, 2_400.0 + 400.0, epsilon = 1e-6);
         approx::assert_relative_eq!(fig.share.unwrap(), 0.28, epsilon = 1e-9);
         assert_eq!(fig.sewersheds, ["OF-1", "OF-2", "OF-3"]);
         // The western half: the two overlapping ones only, their overlap counted once.
         let west = square(0.0, 0.0, 50.0);
-        let fig = coverage(&west, &boxed, 10, false);
+        let fig = coverage(&IndexedArea::new(west.clone()), &boxed, 10, false);
         approx::assert_relative_eq!(fig.covered, 40.0 * 50.0, epsilon = 1e-6);
         assert_eq!(fig.sewersheds, ["OF-1", "OF-2"]);
     }
@@ -421,7 +425,7 @@ mod tests {
             .map(|(id, m)| (id.as_str(), m, m.bounding_rect().unwrap()))
             .collect();
         let part = |id: &str, m: MultiPolygon<f64>| {
-            let f = coverage(&m, &boxed, usize::MAX, false);
+            let f = coverage(&IndexedArea::new(m.clone()), &boxed, usize::MAX, false);
             (id.to_string(), m, f)
         };
         let tiles = [
@@ -430,7 +434,7 @@ mod tests {
         ];
         assert!(tile_the_town(&town, &tiles));
         let summed = sum_of(&town, &tiles, 10);
-        let unioned = coverage(&town, &boxed, 10, false);
+        let unioned = coverage(&IndexedArea::new(town.clone()), &boxed, 10, false);
         // 40 x 60 for the first two, their overlap once; 20 x 20 for the third.
         approx::assert_relative_eq!(summed.covered, 2_800.0, epsilon = 1e-6);
         approx::assert_relative_eq!(summed.covered, unioned.covered, epsilon = 1e-6);

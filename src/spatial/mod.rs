@@ -1,8 +1,10 @@
 //! In-memory spatial state — every layer with its R-tree, swapped whole on each commit —
 //! and the spatial questions asked of it. No I/O here.
 
+pub mod area_index;
 pub mod completeness;
 pub mod connections;
+pub mod dissolve;
 pub mod envelope;
 pub mod monitoring;
 pub mod network;
