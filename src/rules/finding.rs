@@ -1,35 +1,115 @@
 //! What every answer carries: the rule, its citation, the inputs used, the evidence and
 //! the assumptions taken where the law is ambiguous.
 
+use std::sync::Arc;
+
 use serde::Serialize;
 
 use super::Profile;
+
+/// A profile's words carried by every answer (a rule's title and citation, an
+/// assumption's text): shared, not copied. Screening a million parcels cloned Condition
+/// One's citations and readings for each, and those copies and their frees were a sixth
+/// of the screen's time.
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Words(Arc<str>);
+
+impl Words {
+    /// The words.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::ops::Deref for Words {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl AsRef<str> for Words {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for Words {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&*self.0, f)
+    }
+}
+
+impl std::fmt::Display for Words {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl From<&str> for Words {
+    fn from(s: &str) -> Self {
+        Words(s.into())
+    }
+}
+
+impl From<String> for Words {
+    fn from(s: String) -> Self {
+        Words(s.into())
+    }
+}
+
+impl From<&String> for Words {
+    fn from(s: &String) -> Self {
+        Words(s.as_str().into())
+    }
+}
+
+impl PartialEq<str> for Words {
+    fn eq(&self, other: &str) -> bool {
+        &*self.0 == other
+    }
+}
+
+impl PartialEq<&str> for Words {
+    fn eq(&self, other: &&str) -> bool {
+        &*self.0 == *other
+    }
+}
+
+impl PartialEq<String> for Words {
+    fn eq(&self, other: &String) -> bool {
+        &*self.0 == other.as_str()
+    }
+}
+
+impl Serialize for Words {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.0)
+    }
+}
 
 /// A rule of the catalogue and where the law states it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Citation {
     /// The catalogue id, e.g. `carmel.condition_one`.
-    pub rule: String,
+    pub rule: Words,
     /// The rule's short title, from the profile.
-    pub title: String,
+    pub title: Words,
     /// Where the law says it, e.g. `§ 156-81C(1)`.
-    pub citation: String,
+    pub citation: Words,
 }
 
 impl Citation {
     /// The citation of a rule as the profile records it; a rule the profile does not list
     /// is cited by its id alone (and flagged, so a missing entry is visible, not silent).
     pub fn of(profile: &Profile, rule: &str) -> Citation {
-        match profile.rule(rule) {
-            Some(r) => Citation {
-                rule: rule.to_string(),
-                title: r.title.clone(),
-                citation: plain_citation(&r.citation),
-            },
+        match profile.cited(rule) {
+            Some(c) => c.clone(),
             None => Citation {
-                rule: rule.to_string(),
-                title: String::new(),
-                citation: format!("(rule {rule} is not listed in the {} profile)", profile.id),
+                rule: rule.into(),
+                title: Words::default(),
+                citation: format!("(rule {rule} is not listed in the {} profile)", profile.id)
+                    .into(),
             },
         }
     }
@@ -91,17 +171,17 @@ pub fn plain_citation(raw: &str) -> String {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct AssumptionTaken {
     /// The ambiguity id, e.g. `AMB-03`.
-    pub id: String,
+    pub id: Words,
     /// What was assumed, in one line, from the profile.
-    pub text: String,
+    pub text: Words,
 }
 
 impl AssumptionTaken {
     /// The assumption a profile records for an ambiguity id, if it records one.
     pub fn of(profile: &Profile, id: &str) -> Option<AssumptionTaken> {
         profile.assumption(id).map(|a| AssumptionTaken {
-            id: id.to_string(),
-            text: a.text.clone(),
+            id: id.into(),
+            text: a.text.as_str().into(),
         })
     }
 }
@@ -205,6 +285,31 @@ impl<R> Finding<R> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_profile_changed_after_cloning_is_cited_from_its_own_words() {
+        let p = Profile::builtin("carmel-ny").unwrap();
+        let id = p.rules.keys().next().unwrap().clone();
+        let before = Citation::of(&p, &id);
+        let mut q = p.clone();
+        q.rules.get_mut(&id).unwrap().citation = "§ 1-1".into();
+        assert_eq!(Citation::of(&q, &id).citation, "§ 1-1");
+        assert_eq!(Citation::of(&p, &id), before);
+        assert_ne!(before.citation, "§ 1-1");
+    }
+
+    #[test]
+    fn shared_words_are_written_as_plain_strings() {
+        let c = Citation {
+            rule: "r.one".into(),
+            title: "A \"rule\"".into(),
+            citation: "§ 1".into(),
+        };
+        assert_eq!(
+            serde_json::to_string(&c).unwrap(),
+            r#"{"rule":"r.one","title":"A \"rule\"","citation":"§ 1"}"#
+        );
+    }
 
     #[test]
     fn citations_lose_the_catalogues_bracket_notes() {

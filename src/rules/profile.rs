@@ -257,9 +257,59 @@ pub struct Profile {
     /// left out).
     #[serde(default, skip_serializing_if = "CalendarSettings::is_unset")]
     pub calendar: CalendarSettings,
+    /// Each rule's citation as answers carry it, made on first use (not a key of the
+    /// file).
+    #[serde(skip)]
+    cited: CitedRules,
+}
+
+/// The citations of a profile's rules, made once: a determination cites a few dozen
+/// rules, and reading each rule's citation text again for every parcel (its bracket
+/// notes dropped) was a third of a county's determinations. A clone starts empty, so a
+/// profile changed after cloning is never cited from the other's words.
+#[derive(Default)]
+struct CitedRules(std::sync::OnceLock<BTreeMap<String, super::Citation>>);
+
+impl Clone for CitedRules {
+    fn clone(&self) -> Self {
+        CitedRules::default()
+    }
+}
+
+impl PartialEq for CitedRules {
+    /// The cache says nothing of the law: two profiles are equal by their keys alone.
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl std::fmt::Debug for CitedRules {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("CitedRules")
+    }
 }
 
 impl Profile {
+    /// A listed rule's citation, made once per profile; none for a rule not listed.
+    pub(crate) fn cited(&self, id: &str) -> Option<&super::Citation> {
+        self.cited
+            .0
+            .get_or_init(|| {
+                self.rules
+                    .iter()
+                    .map(|(id, r)| {
+                        let c = super::Citation {
+                            rule: id.as_str().into(),
+                            title: r.title.as_str().into(),
+                            citation: super::finding::plain_citation(&r.citation).into(),
+                        };
+                        (id.clone(), c)
+                    })
+                    .collect()
+            })
+            .get(id)
+    }
+
     /// The AMB-30 reading: which 303(d) list cycle the listings come from, or `None` when
     /// the profile sets none (loading refuses a setting that is not one).
     pub fn list_cycle(&self) -> Option<ListCycle> {

@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 fn all_assumptions(d: &Determination) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let mut take = |a: &[crate::rules::finding::AssumptionTaken]| {
-        out.extend(a.iter().map(|a| (a.id.clone(), a.text.clone())));
+        out.extend(a.iter().map(|a| (a.id.to_string(), a.text.to_string())));
     };
     take(&d.land_development_activity.assumptions);
     take(&d.exempt.assumptions);

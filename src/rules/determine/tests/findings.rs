@@ -51,7 +51,7 @@ fn every_finding_cites_rules_listed_in_the_profile(#[case] id: &str) {
                 assert!(!citations.is_empty(), "{id}: {name} cites nothing");
                 for c in citations {
                     assert!(
-                        p.rules.contains_key(&c.rule),
+                        p.rules.contains_key(c.rule.as_str()),
                         "{id}: {name} cites {} which is not in [rules]",
                         c.rule
                     );
