@@ -232,15 +232,7 @@ async fn illicit_bench(snap: &Snapshot, pool: &sqlx::PgPool) {
         .unwrap();
     let t = Instant::now();
     let facts = ms4::spatial::connections::connection_facts(snap, tol);
-    let findings: Vec<_> = facts
-        .iter()
-        .map(|c| {
-            (
-                c.connection_id.clone(),
-                ms4::rules::illicit::evaluate(&profile, c),
-            )
-        })
-        .collect();
+    let findings = ms4::rules::illicit::evaluate_each(&profile, &facts);
     let summary = ms4::rules::illicit::summarize(&findings);
     let ours = t.elapsed().as_secs_f64();
     let sql = "

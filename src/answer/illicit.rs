@@ -75,11 +75,10 @@ pub fn illicit(ask: &Ask<'_>, p: &IllicitParams) -> Result<IllicitAnswer, AskErr
         join_tolerance: ask.in_crs(&ask.profile.tolerances.snap_tolerance),
         settings: &ask.profile.ms4,
     };
-    let findings: Vec<(String, Finding<IllicitStatus>)> =
-        connection_facts_traced(ask.snap, tol, Some(&trace))
-            .iter()
-            .map(|c| (c.connection_id.clone(), illicit::evaluate(ask.profile, c)))
-            .collect();
+    let findings: Vec<(String, Finding<IllicitStatus>)> = illicit::evaluate_each(
+        ask.profile,
+        &connection_facts_traced(ask.snap, tol, Some(&trace)),
+    );
     let summary = illicit::summarize(&findings);
     let connections = findings
         .into_iter()

@@ -179,10 +179,7 @@ pub struct AssumptionTaken {
 impl AssumptionTaken {
     /// The assumption a profile records for an ambiguity id, if it records one.
     pub fn of(profile: &Profile, id: &str) -> Option<AssumptionTaken> {
-        profile.assumption(id).map(|a| AssumptionTaken {
-            id: id.into(),
-            text: a.text.as_str().into(),
-        })
+        profile.assumed(id).cloned()
     }
 }
 
@@ -296,6 +293,17 @@ mod tests {
         assert_eq!(Citation::of(&q, &id).citation, "§ 1-1");
         assert_eq!(Citation::of(&p, &id), before);
         assert_ne!(before.citation, "§ 1-1");
+        // And its readings of the ambiguities.
+        let amb = p.assumptions.keys().next().unwrap().clone();
+        let read = AssumptionTaken::of(&p, &amb).unwrap();
+        let mut r = p.clone();
+        r.assumptions.get_mut(&amb).unwrap().text = "read otherwise".into();
+        assert_eq!(
+            AssumptionTaken::of(&r, &amb).unwrap().text,
+            "read otherwise"
+        );
+        assert_eq!(AssumptionTaken::of(&p, &amb).unwrap(), read);
+        assert!(AssumptionTaken::of(&p, "AMB-none").is_none());
     }
 
     #[test]

@@ -366,6 +366,19 @@ fn citation_of<'a>(profile: &'a Profile, rule: &'a str) -> &'a str {
     profile.citation(rule).unwrap_or(rule)
 }
 
+/// [`evaluate`] for every connection, each with its id, in their order: decided on every
+/// core (each connection's finding is its own).
+pub fn evaluate_each(
+    profile: &Profile,
+    connections: &[ConnectionFacts],
+) -> Vec<(String, Finding<IllicitStatus>)> {
+    use rayon::prelude::*;
+    connections
+        .par_iter()
+        .map(|c| (c.connection_id.clone(), evaluate(profile, c)))
+        .collect()
+}
+
 /// Decides whether one connection is an illicit connection under `profile`'s law.
 ///
 /// The finding cites every rule it used, carries the profile's readings for the ambiguities

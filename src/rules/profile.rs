@@ -267,8 +267,12 @@ pub struct Profile {
 /// rules, and reading each rule's citation text again for every parcel (its bracket
 /// notes dropped) was a third of a county's determinations. A clone starts empty, so a
 /// profile changed after cloning is never cited from the other's words.
+/// Its readings of the ambiguities (`AssumptionTaken`) likewise.
 #[derive(Default)]
-struct CitedRules(std::sync::OnceLock<BTreeMap<String, super::Citation>>);
+struct CitedRules(
+    std::sync::OnceLock<BTreeMap<String, super::Citation>>,
+    std::sync::OnceLock<BTreeMap<String, super::AssumptionTaken>>,
+);
 
 impl Clone for CitedRules {
     fn clone(&self) -> Self {
@@ -304,6 +308,25 @@ impl Profile {
                             citation: super::finding::plain_citation(&r.citation).into(),
                         };
                         (id.clone(), c)
+                    })
+                    .collect()
+            })
+            .get(id)
+    }
+
+    /// The reading this profile records for an ambiguity id, made once per profile.
+    pub(crate) fn assumed(&self, id: &str) -> Option<&super::AssumptionTaken> {
+        self.cited
+            .1
+            .get_or_init(|| {
+                self.assumptions
+                    .iter()
+                    .map(|(id, a)| {
+                        let taken = super::AssumptionTaken {
+                            id: id.as_str().into(),
+                            text: a.text.as_str().into(),
+                        };
+                        (id.clone(), taken)
                     })
                     .collect()
             })

@@ -71,11 +71,12 @@ pub fn connection_facts_traced(
         }
     }
     let unit = snap.meta.linear_unit.symbol();
-    let sources: Vec<Option<SourceParcel>> = snap
-        .layer(Layer::Connections)
-        .features
-        .iter()
-        .map(|c| source_parcel(snap, c))
+    // Each connection's facts are its own: found on every core, kept in order.
+    use rayon::prelude::*;
+    let connections = &snap.layer(Layer::Connections).features;
+    let sources: Vec<Option<SourceParcel>> = (0..connections.len())
+        .into_par_iter()
+        .map(|i| source_parcel(snap, &connections[i]))
         .collect();
     let nearest = nearest_connection_of_records(snap, record_tolerance, &sources);
     // Each connection's records found by nearness, gathered once (not a pass over every
@@ -88,12 +89,11 @@ pub fn connection_facts_traced(
     // Each determination's scope read once, not once per connection.
     let det_scopes = determination_scopes(determinations.features.iter());
     let screenings = sewage_screenings(snap);
-    snap.layer(Layer::Connections)
-        .features
-        .iter()
-        .zip(sources)
+    sources
+        .into_par_iter()
         .enumerate()
-        .map(|(ci, (c, source_parcel))| {
+        .map(|(ci, source_parcel)| {
+            let c = &connections[ci];
             let mut docs: Vec<RecordFacts> = by_connection
                 .get(c.id.as_str())
                 .into_iter()

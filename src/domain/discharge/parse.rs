@@ -12,16 +12,16 @@ impl DischargeKind {
     /// accepted. Anything else is an error that names the input and says why; turn it into
     /// `Unknown` with [`ParseDischargeKindError::reason`] or [`DischargeKind::parse_or_unknown`].
     pub fn parse(raw: &str) -> Result<DischargeKind, ParseDischargeKindError> {
+        // A kind's own name, as most records hold it, needs no normalising.
+        if let Some(kind) = Self::ALL.iter().copied().find(|k| k.as_str() == raw) {
+            return Ok(kind);
+        }
         let key = normalise(raw);
         if key.is_empty() {
             return Err(ParseDischargeKindError::new(raw, Problem::Empty));
         }
-        if let Some(kind) = Self::ALL
-            .iter()
-            .copied()
-            .find(|k| normalise(k.as_str()) == key)
-        {
-            return Ok(kind);
+        if let Some((_, kind)) = normalised_names().iter().find(|(n, _)| *n == key) {
+            return Ok(*kind);
         }
         if let Some((_, kind)) = SYNONYMS.iter().find(|(s, _)| *s == key) {
             return Ok(*kind);
@@ -103,6 +103,18 @@ impl fmt::Display for ParseDischargeKindError {
 }
 
 impl std::error::Error for ParseDischargeKindError {}
+
+/// Every kind's name normalised, once (an illicit scan parses a kind for each of a
+/// county's 100,000 connections, and normalised every name again for each).
+fn normalised_names() -> &'static [(String, DischargeKind)] {
+    static NAMES: std::sync::OnceLock<Vec<(String, DischargeKind)>> = std::sync::OnceLock::new();
+    NAMES.get_or_init(|| {
+        DischargeKind::ALL
+            .iter()
+            .map(|k| (normalise(k.as_str()), *k))
+            .collect()
+    })
+}
 
 /// Lower case; punctuation to spaces; a few compounds joined; plurals made singular per word.
 pub(super) fn normalise(raw: &str) -> String {
