@@ -438,6 +438,16 @@ impl Network {
         e
     }
 
+    /// Whether anything about a pipe was inferred ([`PipeInfo::is_inferred`]), read
+    /// without writing out its info: a trace asks it of every pipe it lists, and only
+    /// the inferred ones are described.
+    fn pipe_inferred(&self, e: u32) -> bool {
+        let w = self.whole_pipe(self.pipe_of(e));
+        w.from_match != EndMatch::Id
+            || w.to_match != EndMatch::Id
+            || w.direction != DirectionSource::Ids
+    }
+
     fn pipe_info(&self, e: u32) -> PipeInfo {
         let e = self.pipe_of(e);
         let whole = self.whole_pipe(e);

@@ -199,6 +199,14 @@ fn ends_without_ids_snap_within_the_tolerance_and_not_beyond() {
     assert_eq!(down.dead_ends, ["P-3"]);
     let inferred: Vec<&str> = down.inferred.iter().map(|p| p.id.as_str()).collect();
     assert_eq!(inferred, ["P-1", "P-3"]);
+    // The quick reading a trace lists pipes by agrees with the pipe's info, every pipe.
+    for e in 0..net.edges.len() as u32 {
+        assert_eq!(
+            net.pipe_inferred(e),
+            net.pipe_info(e).is_inferred(),
+            "edge {e}"
+        );
+    }
 
     let report = net.check();
     assert_eq!(

@@ -242,9 +242,8 @@ impl Network {
             .collect();
         for e in pipes {
             trace.pipes.push(self.pipe_id(e).to_string());
-            let info = self.pipe_info(e);
-            if info.is_inferred() {
-                trace.inferred.push(info);
+            if self.pipe_inferred(e) {
+                trace.inferred.push(self.pipe_info(e));
             }
         }
     }
