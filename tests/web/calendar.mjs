@@ -5,7 +5,11 @@
 // past certification with no submission saying how to record it, Mapping Phase I's day
 // and state, the profile's readings said to be so), then Officer →
 // Inspections due, narrows it to SMPs, sees the list `/api/inspections/due` answers, and
-// clicks an SMP to bring the map to it.
+// clicks an SMP to bring the map to it. A reader is offered no form to record with;
+// signed in as the officer, the past certification with no submission is recorded
+// through its row's form: a day in the future is refused, the server's error beside the
+// field and every typed value kept, then the day corrected, and the calendar, drawn
+// again, shows it done with its submission.
 import { launch, context, open, assertNoSideScroll, done, api, BASE, SHOTS, assert } from './lib.mjs';
 
 const OFFICER = process.env.MS4_TOKEN_OFFICER;
@@ -63,6 +67,9 @@ try {
   await page.screenshot({ path: `${SHOTS}/officer-calendar.png` });
   const facts = await page.$$eval('#calendar-open-facts li', (t) => t.map((x) => x.textContent));
   assert.deepEqual(facts, cal.open_facts.map((f) => `Open fact: ${f}`));
+  // A reader may not record: no form is offered.
+  assert.equal(await page.$$eval('#calendar-out button[data-record]', (b) => b.length), 0);
+  assert.ok(!(await page.$$eval('#calendar-out th', (t) => t.map((x) => x.textContent))).includes('Record'));
 
   // The inspections due: the counts of the whole answer, then the SMPs alone.
   await page.click('#officer-sections [data-section="inspections"]');
@@ -97,6 +104,71 @@ try {
   await page.setViewportSize({ width: 360, height: 740 });
   await assertNoSideScroll(page);
   done(ctx, page);
+
+  // The officer records the certification through the page.
+  const desk = await context(browser, { width: 1280, height: 900 });
+  await desk.addInitScript((t) => sessionStorage.setItem('ms4.token', t), OFFICER);
+  const officer = await open(desk);
+  await officer.click('#tabs [data-view="officer"]');
+  await officer.click('#officer-sections [data-section="calendar"]');
+  await officer.waitForSelector('#calendar-count');
+  const key = `${unrecorded.item}:${unrecorded.due_on}`;
+  // Every occurrence a submission would show done has its button, and only those.
+  const offered = await officer.$$eval('#calendar-out button[data-record]', (b) => b.map((x) => x.dataset.record));
+  const recordable = cal.entries.filter((e) => !e.case_id && ['due', 'overdue', 'not_recorded'].includes(e.status));
+  assert.deepEqual(offered, recordable.map((e) => `${e.item}:${e.due_on}`));
+  await officer.click(`#calendar-out button[data-record="${key}"]`);
+  await officer.waitForSelector('#calendar-record-form');
+  assert.equal(await officer.textContent('#calendar-record-title'), `Record the submission of ${unrecorded.title}, due ${unrecorded.due_on}`);
+
+  // A day in the future: refused by the server, its error beside the field, nothing lost.
+  const future = new Date(Date.parse(cal.as_of) + 10 * DAY).toISOString().slice(0, 10);
+  const typed = { submitted_by: 'Stormwater Management Officer', reference: 'eNOI 55120', note: 'sent by the portal' };
+  await officer.fill('#calendar-submitted-on', future);
+  await officer.fill('#calendar-submitted-by', typed.submitted_by);
+  await officer.fill('#calendar-reference', typed.reference);
+  await officer.fill('#calendar-note', typed.note);
+  const said = await officer.textContent('#message');
+  await officer.click('#calendar-record-save');
+  await officer.waitForFunction(() => document.querySelector('#calendar-record-form [data-error-for="submitted_on"]')?.textContent);
+  // The server's own words for the same request (refused, so nothing is written).
+  const refused = await api('/api/calendar/records', {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${OFFICER}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ item_id: unrecorded.item, for_due_on: unrecorded.due_on, submitted_on: future, ...typed }),
+  });
+  assert.equal(refused.status, 400, JSON.stringify(refused.body));
+  assert.equal(refused.body.field, 'submitted_on');
+  assert.equal(await officer.textContent('#calendar-record-form [data-error-for="submitted_on"]'), refused.body.error);
+  await officer.waitForFunction((b) => document.getElementById('message').textContent !== b, said);
+  assert.match(await officer.textContent('#message'), /^Refused \(submitted_on\)/);
+  assert.deepEqual(
+    await officer.$eval('#calendar-record-form', (f) => ['submitted_on', 'submitted_by', 'reference', 'note'].map((n) => f.elements.namedItem(n).value)),
+    [future, typed.submitted_by, typed.reference, typed.note],
+  );
+  assert.equal((await api('/api/calendar/records')).body.records.filter((r) => r.item_id === unrecorded.item && r.for_due_on === unrecorded.due_on).length, 0);
+  await officer.screenshot({ path: `${SHOTS}/officer-calendar-refused.png` });
+
+  // The day corrected: recorded, and the calendar drawn again shows it done.
+  await officer.fill('#calendar-submitted-on', unrecorded.due_on);
+  await officer.click('#calendar-record-save');
+  await officer.waitForSelector(`#calendar-out [data-entry="${key}"][data-status="done"]`);
+  assert.equal(await officer.$('#calendar-record-form'), null, 'the form is gone once recorded');
+  assert.equal(await officer.$(`#calendar-out button[data-record="${key}"]`), null, 'nothing left to record for it');
+  const after = (await api('/api/calendar')).body.entries.find((e) => e.item === unrecorded.item && e.due_on === unrecorded.due_on);
+  assert.equal(after.status, 'done', JSON.stringify(after));
+  assert.equal(after.evidence.id, key);
+  const shownAfter = await officer.$$eval('#calendar-out tbody tr', (rs) => rs.map((r) => [...r.children].map((td) => td.textContent)));
+  const row = shownAfter.find((r) => r[0] === unrecorded.title && r[1] === unrecorded.due_on);
+  assert.deepEqual([row[2], row[3]], ['done', `${after.evidence.record} ${key} (programme_submissions) on ${unrecorded.due_on}`]);
+  assert.match(after.evidence.record, /submitted by Stormwater Management Officer, reference eNOI 55120$/);
+  assert.ok((await officer.textContent('#message')).startsWith(`Recorded ${key}: `), await officer.textContent('#message'));
+  const stored = (await api('/api/calendar/records')).body.records.find((r) => r.submission_id === key);
+  assert.deepEqual([stored.submitted_on, stored.submitted_by, stored.reference, stored.note], [unrecorded.due_on, ...Object.values(typed)]);
+  await officer.screenshot({ path: `${SHOTS}/officer-calendar-recorded.png` });
+  await officer.setViewportSize({ width: 360, height: 740 });
+  await assertNoSideScroll(officer);
+  done(desk, officer);
 } finally {
   await browser.close();
 }
