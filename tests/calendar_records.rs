@@ -682,3 +682,203 @@ async fn a_write_racing_another_is_refused_under_the_lock(#[case] kind: &str) {
     }
     assert_eq!(imports(kind, &reg), written);
 }
+
+/// Writes a CSV of programme submissions beside the registry.
+fn submissions_csv(reg: &Registry, name: &str, rows: &[&str]) -> std::path::PathBuf {
+    let path = reg.dir.path().join(name);
+    let mut text = String::from("item_id,for_due_on,submitted_on,submitted_by,reference\n");
+    for r in rows {
+        text.push_str(r);
+        text.push('\n');
+    }
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// `ms4 import programme_submissions FILE` holds every row to the check `ms4 calendar
+/// record` makes: a file with one good row and one at fault is refused whole, naming the
+/// file, the layer, the row (its number and id) and the field, and nothing is stored (no
+/// submission, no import row); the good rows alone are imported, again without change,
+/// and `ms4 calendar` shows their occurrences done, the imported submissions their
+/// evidence; `ms4 calendar record` then finds the occurrence recorded.
+#[rstest]
+#[case::geopackage("sqlite")]
+#[case::postgis("postgis")]
+#[tokio::test(flavor = "multi_thread")]
+async fn an_import_of_submissions_is_checked_as_a_record_is_and_refused_whole(#[case] kind: &str) {
+    if kind == "postgis" && pg_base().is_none() {
+        return;
+    }
+    let reg = carmel(kind).await;
+    let good = "annual_report,2026-04-01,2026-03-30,Town Engineer,NOI 118";
+    let bad = "interim_progress_certification,2026-04-03,2026-04-01,SMO,";
+    let mixed = submissions_csv(&reg, "mixed.csv", &[good, bad]);
+    let before = imports(kind, &reg);
+    let out = run(
+        &reg.url,
+        &["import", "programme_submissions", mixed.to_str().unwrap()],
+    );
+    assert!(
+        !out.status.success(),
+        "a file with a row at fault was imported"
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    for said in [
+        "mixed.csv (layer mixed)",
+        "feature 2 id interim_progress_certification:2026-04-03",
+        "field for_due_on: 2026-04-03 is not a day interim_progress_certification falls due",
+        "the nearest are 2026-01-03 and 2026-07-03",
+        "nothing was imported into programme_submissions",
+    ] {
+        assert!(err.contains(said), "{said:?} not in: {err}");
+    }
+    assert_eq!(
+        reg.store.count(Layer::ProgrammeSubmissions).await.unwrap(),
+        0,
+        "the good row was stored"
+    );
+    assert_eq!(
+        imports(kind, &reg),
+        before,
+        "a refused import left an import row"
+    );
+    // A dry run says the same, and writes nothing.
+    let out = run(
+        &reg.url,
+        &[
+            "import",
+            "programme_submissions",
+            mixed.to_str().unwrap(),
+            "--dry-run",
+        ],
+    );
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("field for_due_on"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    // The good rows alone: imported, and again without change.
+    let late = "interim_progress_certification,2026-07-03,2026-07-10,SMO,eNOI 55120";
+    let file = submissions_csv(&reg, "submitted.csv", &[good, late]);
+    for _ in 0..2 {
+        run_ok(
+            &reg.url,
+            &["import", "programme_submissions", file.to_str().unwrap()],
+        );
+    }
+    assert_eq!(
+        reg.store.count(Layer::ProgrammeSubmissions).await.unwrap(),
+        2
+    );
+    let cal: serde_json::Value = serde_json::from_str(&run_ok(
+        &reg.url,
+        &["calendar", "--as-of", "2026-08-01", "--format", "json"],
+    ))
+    .unwrap();
+    let entry = |item: &str, due: &str| {
+        cal["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["item"] == item && e["due_on"] == due)
+            .unwrap_or_else(|| panic!("no {item} due {due}: {cal}"))
+            .clone()
+    };
+    let report = entry("annual_report", "2026-04-01");
+    assert_eq!(report["status"], "done", "{report}");
+    assert_eq!(
+        report["evidence"]["id"], "annual_report:2026-04-01",
+        "{report}"
+    );
+    assert_eq!(report["evidence"]["on"], "2026-03-30", "{report}");
+    let interim = entry("interim_progress_certification", "2026-07-03");
+    assert_eq!(interim["status"], "done_late", "{interim}");
+    assert_eq!(interim["late_by_days"], 7, "{interim}");
+    // The occurrence the import recorded is recorded, for `ms4 calendar record` too.
+    let again = run(
+        &reg.url,
+        &[
+            "calendar",
+            "record",
+            "--item",
+            "annual_report",
+            "--for-due-on",
+            "2026-04-01",
+            "--submitted-on",
+            "2026-04-02",
+            "--by",
+            "SMO",
+        ],
+    );
+    assert!(!again.status.success());
+    assert!(
+        String::from_utf8_lossy(&again.stderr).contains("annual_report:2026-04-01"),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+}
+
+/// Each way a row can be at fault refuses the file, naming its field: the checks of `ms4
+/// calendar record` (an item due per case, a day in the future, no one who submitted it),
+/// a value no date, and an id that is not its occurrence's.
+#[rstest]
+#[case::per_case_item(
+    "illicit_discharge_report_documentation,2026-04-01,2026-03-30,SMO,",
+    "item_id"
+)]
+#[case::in_the_future("annual_report,2026-04-01,2999-01-01,SMO,", "submitted_on")]
+#[case::blank_who("annual_report,2026-04-01,2026-03-30, ,", "submitted_by")]
+#[case::not_a_date("annual_report,April 1,2026-03-30,SMO,", "for_due_on")]
+#[tokio::test(flavor = "multi_thread")]
+async fn each_row_at_fault_refuses_the_import_naming_its_field(
+    #[case] row: &str,
+    #[case] field: &str,
+) {
+    let reg = carmel("sqlite").await;
+    let good = "mapping_phase_1,2027-01-03,2026-10-01,GIS consultant,";
+    let file = submissions_csv(&reg, "rows.csv", &[good, row]);
+    let out = run(
+        &reg.url,
+        &["import", "programme_submissions", file.to_str().unwrap()],
+    );
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("feature 2"), "{err}");
+    assert!(err.contains(&format!("field {field}:")), "{err}");
+    assert!(err.contains("nothing was imported"), "{err}");
+    assert_eq!(
+        reg.store.count(Layer::ProgrammeSubmissions).await.unwrap(),
+        0
+    );
+}
+
+/// A file whose id column names a row otherwise than its occurrence is refused at that
+/// field: one occurrence is never recorded twice under two ids.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_imported_submission_keeps_its_occurrences_id() {
+    let reg = carmel("sqlite").await;
+    let path = reg.dir.path().join("ids.csv");
+    std::fs::write(
+        &path,
+        "submission_id,item_id,for_due_on,submitted_on,submitted_by\n\
+         annual_report:2026-04-01,annual_report,2026-04-01,2026-03-30,SMO\n\
+         AR-2026,annual_report,2026-04-01,2026-03-30,SMO\n",
+    )
+    .unwrap();
+    let out = run(
+        &reg.url,
+        &["import", "programme_submissions", path.to_str().unwrap()],
+    );
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("feature 2 id AR-2026: field submission_id: \"AR-2026\" is not the id of the occurrence"),
+        "{err}"
+    );
+    assert_eq!(
+        reg.store.count(Layer::ProgrammeSubmissions).await.unwrap(),
+        0
+    );
+}

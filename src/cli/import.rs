@@ -15,9 +15,9 @@ pub struct ImportArgs {
     /// (headwalls, inlets, junction boxes and other drainage structures), pipes,
     /// connections, connection_records, smps, easements, receiving_waters, impairments,
     /// watersheds, tmdl_areas, inspections, discharge_determinations, rainfall (or `ms4
-    /// rainfall import`), programme_submissions (or `ms4 calendar record`, which checks
-    /// each against the calendar) or boundary. With --layer-by, leave it out and give the
-    /// file only.
+    /// rainfall import`), programme_submissions (each row checked against the calendar as
+    /// `ms4 calendar record` checks one; a row at fault refuses the file) or boundary.
+    /// With --layer-by, leave it out and give the file only.
     pub layer: String,
     /// The file: Shapefile (or a zip of one), GeoPackage, File Geodatabase, GeoJSON, KML, CSV.
     pub path: Option<PathBuf>,

@@ -53,6 +53,12 @@ pub(super) struct Collector<'a> {
     pub progress: Progress,
     /// The inspections' dry-weather rule, when the layer is the inspections.
     pub rules: Option<&'a super::inspections::InspectionRules>,
+    /// The programme submissions' calendar rule, when the layer is theirs: the layer is
+    /// imported whole or not at all.
+    pub submissions: Option<&'a super::submissions::SubmissionRules>,
+    /// The first feature turned away from a layer imported whole or not at all: the read
+    /// stops there and the file is refused.
+    pub refused: Option<FeatureNote>,
     /// What the source's format keeps of a position (see `precision`), for the writer.
     pub geometry_tolerance: Option<f64>,
     /// The values of the fields whose unit matters (see `map_unit`).
@@ -62,10 +68,17 @@ pub(super) struct Collector<'a> {
 }
 
 impl Collector<'_> {
-    /// Returns false once the writer has gone (its error is the one to report).
+    /// Returns false once the writer has gone (its error is the one to report), or once a
+    /// layer imported whole or not at all has a feature turned away (`refused` says which).
     pub fn take(&mut self, outcome: pipeline::Outcome) -> bool {
         let t = crate::store::timing::start();
-        let go = self.take_timed(outcome);
+        let rejected = self.report.rejected;
+        let mut go = self.take_timed(outcome);
+        // A layer imported whole or not at all stops at its first feature turned away.
+        if self.submissions.is_some() && self.report.rejected > rejected {
+            self.refused = self.report.rejections.last().cloned();
+            go = false;
+        }
         crate::store::timing::add(&crate::store::timing::COLLECT, t);
         go
     }
@@ -114,7 +127,12 @@ impl Collector<'_> {
                 hash,
                 source,
             } => {
-                if let Some(Err(e)) = self.rules.map(|r| r.apply(&mut feature)) {
+                // The layer's own rule: the inspections' or the submissions'.
+                let ruled = self
+                    .rules
+                    .map(|r| r.apply(&mut feature))
+                    .or_else(|| self.submissions.map(|r| r.check(&feature)));
+                if let Some(Err(e)) = ruled {
                     report.problems.bad_value += 1;
                     report.reject(fid, Some(&feature.id), Some(&e.field), e.message);
                     return true;

@@ -128,6 +128,23 @@ pub enum ImportError {
         /// Why it was stopped.
         why: super::cancel::Stop,
     },
+    /// A feature of a layer imported whole or not at all (the programme submissions, each
+    /// held to the permit calendar as `ms4 calendar record` holds one) is at fault: the
+    /// file is refused and nothing was written. The note names the feature (its number in
+    /// the source and its id) and the field.
+    #[error("{path} (layer {src_layer}), {}; nothing was imported into {layer}: {why}", describe_note(.note))]
+    FeatureRefused {
+        /// The file.
+        path: String,
+        /// The source layer.
+        src_layer: String,
+        /// The registry layer.
+        layer: &'static str,
+        /// The feature, its field and what is wrong.
+        note: Box<super::report::FeatureNote>,
+        /// Why one feature refuses the file.
+        why: &'static str,
+    },
     /// The import was refused as a whole (nothing was written).
     #[error("{0}")]
     Refused(String),
@@ -229,6 +246,22 @@ impl CrsStep {
             CrsStep::Point { x, y } => format!("cannot transform ({x}, {y}): "),
         }
     }
+}
+
+/// A feature's note as the quality report writes it: `feature 3 id X: field F: why` (the
+/// field named once, when the reason names it already).
+fn describe_note(n: &super::report::FeatureNote) -> String {
+    let id =
+        n.id.as_deref()
+            .map(|i| format!(" id {i}"))
+            .unwrap_or_default();
+    let field = n
+        .field
+        .as_deref()
+        .map(|f| format!(" field {f}:"))
+        .filter(|f| !n.reason.starts_with(f.trim_start()))
+        .unwrap_or_default();
+    format!("feature {}{id}:{field} {}", n.feature, n.reason)
 }
 
 /// Result alias for import and export.

@@ -34,6 +34,7 @@ pub mod settings;
 mod simple;
 pub mod source;
 pub mod split;
+mod submissions;
 mod unchanged;
 pub mod wbd;
 pub mod zipcheck;
@@ -333,6 +334,13 @@ async fn start_read(
     } else {
         None
     };
+    // A programme submission read from a file is held to the profile's calendar, and the
+    // file is imported whole or not at all.
+    let submissions = if opts.layer == Layer::ProgrammeSubmissions {
+        Some(submissions::SubmissionRules::load(store).await?)
+    } else {
+        None
+    };
 
     // A write into a layer that has rows compares content hashes: the conversion
     // threads compute them, so the writer, one task, only compares.
@@ -367,6 +375,7 @@ async fn start_read(
             sink,
             hash_here,
             rules.as_ref(),
+            submissions.as_ref(),
             stored_layer.as_ref(),
         );
         match &result {

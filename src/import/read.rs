@@ -33,6 +33,7 @@ pub(super) fn read_source(
     sink: Option<&mpsc::Sender<WriteMsg>>,
     hash_here: bool,
     rules: Option<&super::inspections::InspectionRules>,
+    submissions: Option<&super::submissions::SubmissionRules>,
     stored_layer: Option<&super::dry_run::StoredLayer>,
 ) -> Result<ImportReport> {
     let path_str = opts.path.display().to_string();
@@ -117,7 +118,10 @@ pub(super) fn read_source(
             invalid: opts.invalid,
             bounds,
             boundary,
-            rules: rules.map(|r| r.recipe_text()).unwrap_or_default(),
+            rules: rules
+                .map(|r| r.recipe_text())
+                .or_else(|| submissions.map(|s| s.recipe_text()))
+                .unwrap_or_default(),
         })
     });
     let large = declared.is_some_and(|n| n >= crate::store::WHOLE_LAYER_FROM as u64)
@@ -166,6 +170,8 @@ pub(super) fn read_source(
         sink,
         progress,
         rules,
+        submissions,
+        refused: None,
         geometry_tolerance,
         units: super::map_unit::UnitTally::new(layer, &plan.units),
         would: stored_layer.map(|s| super::dry_run::WouldWrite::new(s, geometry_tolerance)),
@@ -177,7 +183,19 @@ pub(super) fn read_source(
         &path_str,
         &src_name,
         |outcome| collector.take(outcome),
-    )?;
+    );
+    // A row of a layer imported whole or not at all refuses the file (whatever the read
+    // met after it): the writer is told to abort, and nothing is written.
+    if let Some(note) = collector.refused.take() {
+        return Err(ImportError::FeatureRefused {
+            path: path_str.clone(),
+            src_layer: src_name.clone(),
+            layer: layer.name(),
+            note: Box::new(note),
+            why: super::submissions::WHY,
+        });
+    }
+    let read = read?;
     let last = collector.has_chunk().then(|| collector.take_chunk());
     let Collector {
         progress,

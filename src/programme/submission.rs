@@ -179,6 +179,36 @@ pub fn check<'p>(
     Ok(item)
 }
 
+impl SubmissionRequest {
+    /// The request a row of the layer makes (a row of `ms4 import programme_submissions`),
+    /// to be held to [`check`] as a request is: the field a row lacks, or whose day is
+    /// not a day, is named. Text is taken as the row has it.
+    pub fn from_feature(f: &Feature) -> Result<SubmissionRequest, FieldError> {
+        let text = |name: &str| match f.get(L, name) {
+            Value::Null => None,
+            Value::Text(s) => Some(s.clone()),
+            other => Some(other.to_string()),
+        };
+        let required = |name: &str, what: &str| {
+            text(name).ok_or_else(|| err(name, format!("missing: {what}")))
+        };
+        let day = |name: &str, what: &str| match f.get(L, name) {
+            Value::Null => Err(err(name, format!("missing: {what}, YYYY-MM-DD"))),
+            v => v
+                .as_date()
+                .ok_or_else(|| err(name, format!("{v} is not a date, YYYY-MM-DD"))),
+        };
+        Ok(SubmissionRequest {
+            item_id: required("item_id", "the calendar item (`annual_report`)")?,
+            for_due_on: day("for_due_on", "the day the occurrence fell due")?,
+            submitted_on: day("submitted_on", "the day it was submitted")?,
+            submitted_by: required("submitted_by", "who submitted it, a name or an office")?,
+            reference: text("reference"),
+            note: text("note"),
+        })
+    }
+}
+
 impl Submission {
     /// The record a checked request makes (text trimmed; blank optional text is none).
     pub fn from_request(r: &SubmissionRequest) -> Submission {

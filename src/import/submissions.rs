@@ -1,0 +1,78 @@
+//! The programme submissions layer's own rule at import: each row read from a file is
+//! held to the permit calendar of the registry's profile, on today's day, by the function
+//! `ms4 calendar record` and `POST /api/calendar/records` check a request with
+//! ([`crate::programme::submission::check`]), so the doors cannot drift; and its id must
+//! be its occurrence's (`annual_report:2026-04-01`, which the import makes when the file
+//! has no id), so one occurrence is never recorded twice under two ids.
+//!
+//! A submission shows an occurrence of the permit done, so the layer is imported whole or
+//! not at all: the first row at fault (by this rule, or refused as any layer's row is: a
+//! missing field, a value that is no date, an id twice) refuses the file, naming the
+//! feature and the field, and nothing is written (see [`super::ImportError::FeatureRefused`]).
+
+use chrono::NaiveDate;
+
+use super::error::{ImportError, Result};
+use crate::domain::Feature;
+use crate::idde::FieldError;
+use crate::programme::submission::{check, submission_id};
+use crate::programme::SubmissionRequest;
+use crate::rules::Profile;
+use crate::store::Store;
+
+/// What the rule needs: the registry's profile and the day it judges on.
+pub(super) struct SubmissionRules {
+    profile: Profile,
+    today: NaiveDate,
+}
+
+impl SubmissionRules {
+    /// The rule of the registry's profile on today's (local) day, the day `ms4 calendar
+    /// record` judges on.
+    pub(super) async fn load(store: &dyn Store) -> Result<Self> {
+        let loaded = crate::answer::profile::load_stored(store, false)
+            .await
+            .map_err(|e| {
+                ImportError::Refused(format!(
+                    "programme submissions are checked against the calendar of the \
+                     registry's profile, which does not load: {e:#}"
+                ))
+            })?;
+        Ok(SubmissionRules {
+            profile: loaded.profile,
+            today: chrono::Local::now().date_naive(),
+        })
+    }
+
+    /// Checks one converted row as a request is checked, and its id, naming the field at
+    /// fault.
+    pub(super) fn check(&self, f: &Feature) -> std::result::Result<(), FieldError> {
+        let request = SubmissionRequest::from_feature(f)?;
+        check(&self.profile, &request, self.today)?;
+        let id = submission_id(request.item_id.trim(), request.for_due_on);
+        if f.id != id {
+            return Err(FieldError {
+                field: "submission_id".into(),
+                message: format!(
+                    "{:?} is not the id of the occurrence it answers: a submission's id is its \
+                     item and due day, {id} (leave the column out and the import makes it)",
+                    f.id
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    /// What the rule adds to the import's recipe: a row stored before the rule, or under
+    /// another calendar, is converted and checked again, not taken as unchanged.
+    pub(super) fn recipe_text(&self) -> String {
+        format!(
+            "programme submissions checked against {:?} from {}",
+            self.profile.calendar.items, self.profile.idde.reporting_year_start
+        )
+    }
+}
+
+/// Why one row at fault refuses the whole file.
+pub(super) const WHY: &str = "each row is checked as `ms4 calendar record` checks a \
+    submission, and one row at fault refuses the file; correct it and import the file again";
