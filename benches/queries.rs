@@ -504,9 +504,15 @@ fn mapping_bench(snap: &Snapshot) {
     let ask = Ask::new(snap, &profile).with_network(&source);
     let t = Instant::now();
     let locations = monitoring_locations(&ask, &MonitoringLocationsParams::default()).unwrap();
+    let found = t.elapsed().as_secs_f64();
     let sheds = sewersheds(&ask, &SewershedsParams::default()).unwrap();
+    let built = t.elapsed().as_secs_f64() - found;
     let status = mapping_status(&ask, &MappingStatusParams::default()).unwrap();
     let took = t.elapsed().as_secs_f64();
+    eprintln!(
+        "mapping: locations {found:.2} s, sewersheds {built:.2} s, status {:.2} s",
+        took - found - built
+    );
     let data = format!(
         "{} outfalls, {} interconnections, {} sewersheds, {} pipes",
         locations.summary.outfalls,

@@ -9,7 +9,7 @@
 mod common;
 
 use common::*;
-use geo::Contains;
+use geo::{Area, BooleanOps, Contains};
 use geo_types::Point;
 use ms4::answer::mapping::{
     mapping_status, monitoring_locations, sewersheds, MappingStatusParams,
@@ -305,6 +305,84 @@ async fn a_state_trunk_crossing_the_town_makes_two_interconnections_ranked_by_th
     assert!(a.rule.default_reading);
     assert!(a.rule.source.starts_with("the profile's reading, source:"));
     assert_eq!((a.summary.high, a.summary.medium, a.summary.low), (3, 1, 1));
+}
+
+/// A sewershed whose trace holds another's whole is built from that one's polygon and
+/// its own new parts (OF-I's holds MH-I's, which holds SMH-1's: the State trunk's two
+/// interconnections), and it is the sewershed built from its own trace alone: the same
+/// parcels, inlets and quality, and the same area and polygon to a millionth.
+#[tokio::test]
+async fn a_sewershed_built_from_the_one_it_holds_is_the_one_built_alone() {
+    use ms4::spatial::monitoring::MonitoringOptions;
+    use ms4::spatial::sewershed::{SewershedOptions, Sewersheds};
+    let reg = town("sqlite").await;
+    let (snap, profile) = loaded(&reg).await;
+    let ask = Ask::new(&snap, &profile);
+    let net = ms4::answer::build_network(&snap, &profile);
+    let tolerance = ask.in_crs(&profile.tolerances.snap_tolerance);
+    let found = ms4::spatial::monitoring::monitoring_locations(
+        &snap,
+        &net,
+        &MonitoringOptions {
+            profile: &profile,
+            water_tolerance: ask.in_crs(&profile.tolerances.receiving_water_tolerance),
+            snap_tolerance: tolerance,
+            list_cycle: None,
+        },
+    );
+    let traced: Vec<(&str, &ms4::spatial::network::Trace)> = found
+        .locations
+        .iter()
+        .zip(&found.upstream)
+        .filter_map(|(l, t)| Some((l.id.as_str(), t.as_ref()?)))
+        .collect();
+    let build = |nested_from: usize| {
+        let opt = SewershedOptions {
+            buffer: tolerance,
+            reach: 300.0,
+            snap_tolerance: tolerance,
+            nested_from,
+        };
+        Sewersheds::new(&snap, &profile, &net, opt).of_each(traced.iter().copied())
+    };
+    let (nested, alone) = (build(0), build(usize::MAX));
+    let holds = |id: &str| {
+        nested
+            .iter()
+            .find(|s| s.location_id == id)
+            .unwrap()
+            .holds_sewershed_of
+            .clone()
+    };
+    assert_eq!(holds("OF-I").as_deref(), Some("MH-I"));
+    assert_eq!(holds("MH-I").as_deref(), Some("SMH-1"));
+    assert_eq!(holds("SMH-1"), None);
+    assert_eq!(
+        holds("OF-A"),
+        None,
+        "OF-A's trace holds no other location's"
+    );
+    assert!(alone.iter().all(|s| s.holds_sewershed_of.is_none()));
+    assert_eq!(nested.len(), alone.len());
+    for (n, a) in nested.iter().zip(&alone) {
+        let id = &n.location_id;
+        assert_eq!(
+            (&n.parcels, &n.inlets, &n.quality),
+            (&a.parcels, &a.inlets, &a.quality),
+            "{id}"
+        );
+        // The overlay rounds to its grid, in another order: a few ten-thousandths of a
+        // square foot apart in 42,000.
+        assert!(
+            (n.area - a.area).abs() <= a.area * 1e-7,
+            "{id}: {} {}",
+            n.area,
+            a.area
+        );
+        let apart = n.polygon.difference(&a.polygon).unsigned_area()
+            + a.polygon.difference(&n.polygon).unsigned_area();
+        assert!(apart <= a.area * 1e-6, "{id}: {apart}");
+    }
 }
 
 #[rstest]

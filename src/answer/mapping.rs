@@ -23,7 +23,7 @@ use crate::spatial::monitoring::{
 };
 use crate::spatial::network::Trace;
 use crate::spatial::sewershed::{
-    joined_structures, Sewershed, SewershedOptions, Sewersheds, METHOD,
+    joined_structures, Sewershed, SewershedOptions, Sewersheds, METHOD, NESTED_FROM,
 };
 
 /// The reach of a parcel to its nearest inlet when it has none and no connection.
@@ -288,6 +288,7 @@ fn options(ask: &Ask<'_>, reach: f64) -> SewershedOptions {
         buffer: ask.in_crs(&ask.profile.tolerances.snap_tolerance),
         reach,
         snap_tolerance: ask.in_crs(&ask.profile.tolerances.snap_tolerance),
+        nested_from: NESTED_FROM,
     }
 }
 

@@ -13,13 +13,12 @@
 //! Why: overlaying every parcel's every edge was most of the time a sewershed took on
 //! the county (70,849 of them); a block's lots share all their side lines.
 
-use std::collections::HashMap;
-
 use geo::orient::{Direction, Orient};
 use geo_types::{Coord, LineString, MultiPolygon, Polygon};
 use i_overlay::core::fill_rule::FillRule;
 use i_overlay::float::overlay::OverlayOptions;
 use i_overlay::float::simplify::SimplifyShape;
+use rustc_hash::FxHashMap;
 
 /// A coordinate's exact bits (a zero's sign dropped), so shared vertices meet.
 type Key = (u64, u64);
@@ -69,7 +68,8 @@ pub fn dissolve(pieces: Vec<Polygon<f64>>) -> MultiPolygon<f64> {
 /// edges running straight on dropped. Rings are read closed or open.
 fn cancel_shared_edges(rings: &[Vec<[f64; 2]>]) -> Vec<Vec<[f64; 2]>> {
     // How many times each edge runs low→high, less the times it runs high→low.
-    let mut net: HashMap<(Key, Key), i64> = HashMap::new();
+    // Fx: keys are coordinates' bits, made here, not chosen by a client.
+    let mut net: FxHashMap<(Key, Key), i64> = FxHashMap::default();
     for r in rings {
         let n = r.len();
         for i in 0..n {
@@ -94,7 +94,7 @@ fn cancel_shared_edges(rings: &[Vec<[f64; 2]>]) -> Vec<Vec<[f64; 2]>> {
         }
     }
     left.sort_unstable();
-    let mut out: HashMap<Key, Vec<Key>> = HashMap::new();
+    let mut out: FxHashMap<Key, Vec<Key>> = FxHashMap::default();
     for (from, to) in left.iter().rev() {
         out.entry(*from).or_default().push(*to);
     }

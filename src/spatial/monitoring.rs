@@ -149,40 +149,44 @@ pub fn monitoring_locations(snap: &Snapshot, net: &Network, opt: &MonitoringOpti
     let cycle = opt.list_cycle.or_else(|| snap.latest_cycle());
     let history = IddeHistory::new(snap);
     let drains = ConnectionJoins::new(snap, opt.snap_tolerance);
-    let mut upstream = Vec::with_capacity(locations.len());
-    for loc in &mut locations {
-        let trace = net.trace(&loc.id, Direction::Upstream);
-        let at = location_point(snap, loc);
-        loc.watershed_id = at
-            .as_ref()
-            .and_then(|p| containing(snap, Layer::Watersheds, p));
-        let (waters, no_water) = location_waters(snap, net, loc, opt.water_tolerance, cycle);
-        loc.waters = waters;
-        loc.no_water = no_water;
-        let mut met = water_facts(&loc.waters, &rule);
-        if let Some(tmdl) = at
-            .as_ref()
-            .and_then(|p| containing(snap, Layer::TmdlAreas, p))
-        {
-            met.push((Criterion::TmdlWater, format!("it lies in TMDL area {tmdl}")));
-        }
-        if let Some(f) = history.of(snap, &loc.id) {
-            met.push((Criterion::IddeHistory, f));
-        }
-        if let Some(f) = trace
-            .as_ref()
-            .and_then(|t| drains.commercial_industrial(snap, opt.profile, t))
-        {
-            met.push((Criterion::CommercialIndustrialUpstream, f));
-        }
-        if loc.kind == LocationKind::Interconnection {
-            met.push((Criterion::Interconnection, interconnection_words(loc)));
-        }
-        let (priority, reasons) = decide(&rule, met);
-        loc.priority = priority;
-        loc.reasons = reasons;
-        upstream.push(trace);
-    }
+    // Each location's trace and facts are its own: found on every core.
+    use rayon::prelude::*;
+    let upstream: Vec<Option<Trace>> = locations
+        .par_iter_mut()
+        .map(|loc| {
+            let trace = net.trace(&loc.id, Direction::Upstream);
+            let at = location_point(snap, loc);
+            loc.watershed_id = at
+                .as_ref()
+                .and_then(|p| containing(snap, Layer::Watersheds, p));
+            let (waters, no_water) = location_waters(snap, net, loc, opt.water_tolerance, cycle);
+            loc.waters = waters;
+            loc.no_water = no_water;
+            let mut met = water_facts(&loc.waters, &rule);
+            if let Some(tmdl) = at
+                .as_ref()
+                .and_then(|p| containing(snap, Layer::TmdlAreas, p))
+            {
+                met.push((Criterion::TmdlWater, format!("it lies in TMDL area {tmdl}")));
+            }
+            if let Some(f) = history.of(snap, &loc.id) {
+                met.push((Criterion::IddeHistory, f));
+            }
+            if let Some(f) = trace
+                .as_ref()
+                .and_then(|t| drains.commercial_industrial(snap, opt.profile, t))
+            {
+                met.push((Criterion::CommercialIndustrialUpstream, f));
+            }
+            if loc.kind == LocationKind::Interconnection {
+                met.push((Criterion::Interconnection, interconnection_words(loc)));
+            }
+            let (priority, reasons) = decide(&rule, met);
+            loc.priority = priority;
+            loc.reasons = reasons;
+            trace
+        })
+        .collect();
     Found {
         locations,
         upstream,

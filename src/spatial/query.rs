@@ -182,6 +182,33 @@ pub fn nearest_in(
     best
 }
 
+/// The nearest feature of one layer within `radius` of `p`, as `nearest_in` with `k` of 1
+/// finds it (of equals, the first in the layer), walking the tree outward and stopping
+/// past the radius or the nearest found: no gathering of every feature in the radius.
+pub fn nearest_one_within(idx: &LayerIndex, p: &Point<f64>, radius: f64) -> Option<(usize, f64)> {
+    let mut best: Option<(usize, f64)> = None;
+    for (entry, d2) in idx
+        .tree
+        .nearest_neighbor_iter_with_distance_2(&[p.x(), p.y()])
+    {
+        let env_d = d2.sqrt();
+        if env_d > radius || best.is_some_and(|(_, bd)| env_d > bd) {
+            break;
+        }
+        let Some(d) = entry_distance(idx, entry, p) else {
+            continue;
+        };
+        let better = match best {
+            None => true,
+            Some((bi, bd)) => d < bd || (d == bd && entry.data < bi),
+        };
+        if d <= radius && better {
+            best = Some((entry.data, d));
+        }
+    }
+    best
+}
+
 /// Overdue under the registry's default interval, before the answer applies the
 /// profile's schedule.
 fn default_overdue(last: Option<chrono::NaiveDate>, today: chrono::NaiveDate) -> bool {
@@ -459,5 +486,68 @@ mod tests {
         assert_eq!(bearing(&o, &point!(x: -10., y: 0.)), 270.0);
         assert_eq!(compass(337.6), "N");
         assert_eq!(compass(225.0), "SW");
+    }
+    #[test]
+    fn the_nearest_one_within_a_radius_is_the_first_of_the_k_nearest() {
+        // A grid of inlets with repeated points (equals: the first in the layer wins) and a
+        // pond whose envelope is nearer than its edge.
+        let mut inlets = Vec::new();
+        for i in 0..400 {
+            let (x, y) = (f64::from(i % 20) * 37.0, f64::from(i / 20) * 29.0);
+            inlets.push(f(
+                Layer::CatchBasins,
+                &format!("CB-{i}"),
+                point!(x: x, y: y).into(),
+            ));
+            if i % 7 == 0 {
+                inlets.push(f(
+                    Layer::CatchBasins,
+                    &format!("CB-{i}b"),
+                    point!(x: x, y: y).into(),
+                ));
+            }
+        }
+        let snap = Snapshot::from_features(meta(), HashMap::from([(Layer::CatchBasins, inlets)]));
+        let mut layers = HashMap::new();
+        layers.insert(
+            Layer::Smps,
+            vec![
+                f(
+                    Layer::Smps,
+                    "SMP-1",
+                    wkt!(POLYGON((20. -1000.,400. -1000.,400. 1000.,20. 1000.,20. -1000.))).into(),
+                ),
+                f(
+                    Layer::Smps,
+                    "SMP-2",
+                    wkt!(POLYGON((
+                        -50. - 50.,
+                        -40. - 50.,
+                        -40. - 40.,
+                        -50. - 40.,
+                        -50. - 50.
+                    )))
+                    .into(),
+                ),
+            ],
+        );
+        let ponds = Snapshot::from_features(meta(), layers);
+        let mut asked = 0;
+        for i in 0..900 {
+            let p = point!(x: f64::from(i % 30) * 25.3 - 40.0, y: f64::from(i / 30) * 21.7 - 40.0);
+            for (idx, r) in [
+                (snap.layer(Layer::CatchBasins), 18.5),
+                (snap.layer(Layer::CatchBasins), 300.0),
+                (ponds.layer(Layer::Smps), 30.0),
+            ] {
+                let k = nearest_in(idx, &p, Some(r), Some(1)).first().copied();
+                assert_eq!(nearest_one_within(idx, &p, r), k, "{p:?} within {r}");
+                asked += usize::from(k.is_some());
+            }
+        }
+        assert!(
+            asked > 900,
+            "most points have one within the radius: {asked}"
+        );
     }
 }

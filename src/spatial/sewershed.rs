@@ -14,6 +14,7 @@
 //! inlets inside it of another trace (overlaps), and the dangling pipe ends the trace met.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::OnceLock;
 
 use geo::algorithm::buffer::{BufferStyle, LineCap, LineJoin};
 use geo::orient::{Direction, Orient};
@@ -25,10 +26,10 @@ use super::area_index::IndexedArea;
 use super::connections::ms4_end;
 use super::monitoring::joined_at;
 use super::network::{Network, Trace};
-use super::query::nearest_in;
+use super::query::nearest_one_within;
 use super::snapshot::Snapshot;
 use super::waters::{as_multipolygon, text};
-use crate::domain::Layer;
+use crate::domain::{Feature, Layer};
 use crate::rules::Profile;
 
 /// The method, as the answer states it.
@@ -43,7 +44,14 @@ pub struct SewershedOptions {
     pub reach: f64,
     /// How far a connection's MS4 end may lie from what it joins.
     pub snap_tolerance: f64,
+    /// How many structures and pipes a trace held whole by another's must reach for the
+    /// larger sewershed to be built from its sewershed ([`NESTED_FROM`]).
+    pub nested_from: usize,
 }
+
+/// Below this, a sewershed held whole by another is built again inside the larger one: a
+/// small one costs less to build again than to overlay whole, and builds on every core.
+pub const NESTED_FROM: usize = 2_000;
 
 /// What is doubtful in a sewershed.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -72,6 +80,9 @@ pub struct Sewershed {
     /// The share of its parcels' area in commercial or industrial use (0 to 1); none
     /// when it holds no parcel.
     pub commercial_industrial_share: Option<f64>,
+    /// The monitoring location upstream whose whole sewershed this one holds and was
+    /// built from (none: built from its own trace alone).
+    pub holds_sewershed_of: Option<String>,
     /// What is doubtful in it.
     pub quality: SewershedQuality,
     /// The polygon, in the registry's CRS.
@@ -88,47 +99,58 @@ pub struct ParcelDrains {
 }
 
 impl ParcelDrains {
-    /// Decides each parcel's drains (see the module docs).
+    /// Decides each parcel's drains (see the module docs), the parcels side by side on
+    /// every core (each its own search of the inlets).
     pub fn new(snap: &Snapshot, opt: &SewershedOptions) -> Self {
+        use rayon::prelude::*;
         let parcels = snap.layer(Layer::Parcels);
         let inlets = snap.layer(Layer::CatchBasins);
+        let connections: Vec<&Feature> = snap.layer(Layer::Connections).features.iter().collect();
+        let joins: Vec<(String, String)> = connections
+            .par_iter()
+            .filter_map(|c| {
+                let p = text(c, Layer::Connections, "parcel_id")?;
+                let end = c.geom.as_ref().and_then(ms4_end)?;
+                Some((p, joined_at(snap, &end, opt.snap_tolerance)?))
+            })
+            .collect();
         let mut by_parcel_id: HashMap<String, Vec<String>> = HashMap::new();
-        for c in snap.layer(Layer::Connections).features.iter() {
-            let (Some(p), Some(end)) = (
-                text(c, Layer::Connections, "parcel_id"),
-                c.geom.as_ref().and_then(ms4_end),
-            ) else {
-                continue;
-            };
-            if let Some(a) = joined_at(snap, &end, opt.snap_tolerance) {
-                by_parcel_id.entry(p).or_default().push(a);
-            }
+        for (p, a) in joins {
+            by_parcel_id.entry(p).or_default().push(a);
         }
-        let mut by_asset: HashMap<String, Vec<usize>> = HashMap::new();
-        let mut count = vec![0; parcels.features.len()];
-        for (i, p) in parcels.features.iter().enumerate() {
-            let Some(g) = &p.geom else { continue };
-            let mut drains: Vec<String> = match g.bounding_rect() {
-                Some(r) => inlets
-                    .in_envelope([r.min().x, r.min().y, r.max().x, r.max().y])
-                    .filter(|f| f.geom.as_ref().is_some_and(|ig| g.contains(ig)))
-                    .map(|f| f.id.clone())
-                    .collect(),
-                None => Vec::new(),
-            };
-            if drains.is_empty() {
-                drains = by_parcel_id.get(&p.id).cloned().unwrap_or_default();
-            }
-            if drains.is_empty() {
-                if let Some(c) = g.centroid() {
-                    if let Some(&(j, _)) = nearest_in(inlets, &c, Some(opt.reach), Some(1)).first()
-                    {
-                        drains.push(inlets.features[j].id.clone());
+        let all: Vec<&Feature> = parcels.features.iter().collect();
+        let each: Vec<Vec<String>> = all
+            .par_iter()
+            .map(|p| {
+                let Some(g) = &p.geom else {
+                    return Vec::new();
+                };
+                let mut drains: Vec<String> = match g.bounding_rect() {
+                    Some(r) => inlets
+                        .in_envelope([r.min().x, r.min().y, r.max().x, r.max().y])
+                        .filter(|f| f.geom.as_ref().is_some_and(|ig| g.contains(ig)))
+                        .map(|f| f.id.clone())
+                        .collect(),
+                    None => Vec::new(),
+                };
+                if drains.is_empty() {
+                    drains = by_parcel_id.get(&p.id).cloned().unwrap_or_default();
+                }
+                if drains.is_empty() {
+                    if let Some(c) = g.centroid() {
+                        if let Some((j, _)) = nearest_one_within(inlets, &c, opt.reach) {
+                            drains.push(inlets.features[j].id.clone());
+                        }
                     }
                 }
-            }
-            drains.sort();
-            drains.dedup();
+                drains.sort();
+                drains.dedup();
+                drains
+            })
+            .collect();
+        let mut by_asset: HashMap<String, Vec<usize>> = HashMap::new();
+        let mut count = vec![0; each.len()];
+        for (i, drains) in each.into_iter().enumerate() {
             count[i] = drains.len();
             for d in drains {
                 by_asset.entry(d).or_default().push(i);
@@ -141,8 +163,9 @@ impl ParcelDrains {
 /// What every sewershed of a snapshot is built from, decided once.
 pub struct Sewersheds<'a> {
     snap: &'a Snapshot,
-    profile: &'a Profile,
     drains: ParcelDrains,
+    /// Each parcel's area and whether its land use is commercial or industrial.
+    parcel_facts: Vec<(f64, bool)>,
     joined: HashSet<String>,
     town: Option<IndexedArea>,
     opt: SewershedOptions,
@@ -158,8 +181,8 @@ impl<'a> Sewersheds<'a> {
     ) -> Self {
         Sewersheds {
             snap,
-            profile,
             drains: ParcelDrains::new(snap, &opt),
+            parcel_facts: parcel_facts(snap, profile),
             joined: joined_structures(snap, net),
             town: town_area(snap).map(IndexedArea::new),
             opt,
@@ -172,29 +195,115 @@ impl<'a> Sewersheds<'a> {
     }
 
     /// The sewersheds of many locations, in their order, built side by side on every core
-    /// (each is a union of its own).
+    /// (each is a union of its own). A location whose trace holds the whole trace of
+    /// another with at least [`SewershedOptions::nested_from`] structures and pipes (the
+    /// interconnections along a trunk line, each draining every one upstream of it) is
+    /// built from that one's sewershed and its own new parts, after it.
     pub fn of_each<'t>(
         &self,
         locations: impl IntoIterator<Item = (&'t str, &'t Trace)>,
     ) -> Vec<Sewershed> {
-        use rayon::prelude::*;
         let locations: Vec<(&str, &Trace)> = locations.into_iter().collect();
-        locations.par_iter().map(|(id, t)| self.of(id, t)).collect()
+        let bases = nested_bases(&locations, self.opt.nested_from);
+        let plan = Plan::new(&bases);
+        let built: Vec<OnceLock<Sewershed>> = locations.iter().map(|_| OnceLock::new()).collect();
+        let job = Job {
+            builder: self,
+            locations: &locations,
+            bases: &bases,
+            plan: &plan,
+            built: &built,
+        };
+        // Each location is a task, and each one built from another is spawned when that
+        // one is done: a trunk's chain of nested sewersheds, one after the other, runs
+        // beside the rest rather than after it. The tallest chains are spawned last, so
+        // they are started first.
+        rayon::scope(|s| {
+            for &k in &plan.roots {
+                let job = &job;
+                s.spawn(move |s| job.run(s, k));
+            }
+        });
+        built
+            .into_iter()
+            .map(|s| s.into_inner().expect("every location is built"))
+            .collect()
     }
 
     /// The sewershed of one location from its upstream trace.
     pub fn of(&self, location_id: &str, trace: &Trace) -> Sewershed {
-        let (snap, profile, drains, opt) = (self.snap, self.profile, &self.drains, &self.opt);
-        let parcels_layer = snap.layer(Layer::Parcels);
-        let reached: HashSet<&str> = trace
-            .structures
+        let reached = reached(trace);
+        let (parcels, split) = self.parcels_reached(&reached);
+        // The parcels dissolved as a coverage first: a block's lots share their lines.
+        let mut pieces: Vec<Polygon<f64>> = super::dissolve::dissolve(self.shapes(&parcels)).0;
+        network_pieces(
+            self.snap,
+            trace.pipes.iter(),
+            trace.structures.iter(),
+            self.opt.buffer,
+            &mut pieces,
+        );
+        let mut polygon = union_in_stages(pieces);
+        if let Some(t) = &self.town {
+            polygon = t.clip(&polygon);
+        }
+        self.finish(location_id, trace, &reached, parcels, split, polygon)
+    }
+
+    /// The sewershed of a location whose trace holds `base_trace` whole: `base`'s polygon
+    /// (clipped to the town already) unioned with the parts of its own that `base` lacks,
+    /// clipped. The same area as [`Self::of`] builds (a union taken in another order):
+    /// each parcel of `base` drains wholly into the larger trace too, and each structure
+    /// `base` lacks is at the end of a pipe it lacks or at no pipe's end.
+    fn around<'t>(
+        &self,
+        location_id: &str,
+        trace: &'t Trace,
+        base: &Sewershed,
+        base_trace: &Trace,
+    ) -> Sewershed {
+        let in_base = reached(base_trace);
+        let reached = reached(trace);
+        let (parcels, split) = self.parcels_reached(&reached);
+        let base_parcels: HashSet<&str> = base.parcels.iter().map(String::as_str).collect();
+        let parcels_layer = self.snap.layer(Layer::Parcels);
+        let new_parcels: Vec<usize> = parcels
             .iter()
-            .chain(&trace.pipes)
-            .map(String::as_str)
+            .copied()
+            .filter(|&p| !base_parcels.contains(parcels_layer.features[p].id.as_str()))
             .collect();
-        // Parcels all of whose drains the trace reaches; those only partly reached are split.
+        let mut pieces: Vec<Polygon<f64>> = super::dissolve::dissolve(self.shapes(&new_parcels)).0;
+        let in_base = &in_base;
+        let new =
+            move |ids: &'t [String]| ids.iter().filter(move |id| !in_base.contains(id.as_str()));
+        network_pieces(
+            self.snap,
+            new(&trace.pipes[..]),
+            new(&trace.structures[..]),
+            self.opt.buffer,
+            &mut pieces,
+        );
+        let mut own = union_in_stages(pieces);
+        if let Some(t) = &self.town {
+            own = t.clip(&own);
+        }
+        let polygon = if own.0.is_empty() {
+            base.polygon.clone()
+        } else {
+            base.polygon.union(&own)
+        };
+        let mut s = self.finish(location_id, trace, &reached, parcels, split, polygon);
+        s.holds_sewershed_of = Some(base.location_id.clone());
+        s
+    }
+
+    /// The parcels (indexes, in order) all of whose drains the trace reaches, and the ids
+    /// of those only partly reached (split), sorted.
+    fn parcels_reached(&self, reached: &HashSet<&str>) -> (Vec<usize>, Vec<String>) {
+        let drains = &self.drains;
+        let parcels_layer = self.snap.layer(Layer::Parcels);
         let mut hits: HashMap<usize, usize> = HashMap::new();
-        for a in &reached {
+        for a in reached {
             for &p in drains.by_asset.get(*a).into_iter().flatten() {
                 *hits.entry(p).or_default() += 1;
             }
@@ -210,53 +319,210 @@ impl<'a> Sewersheds<'a> {
         }
         parcels.sort_unstable();
         split.sort();
-        let mut parcel_pieces: Vec<Polygon<f64>> = Vec::new();
+        (parcels, split)
+    }
+
+    /// The polygons of these parcels.
+    fn shapes(&self, parcels: &[usize]) -> Vec<Polygon<f64>> {
+        let layer = self.snap.layer(Layer::Parcels);
+        parcels
+            .iter()
+            .filter_map(|&p| layer.features[p].geom.as_ref().and_then(as_multipolygon))
+            .flat_map(|m| m.0)
+            .collect()
+    }
+
+    /// The sewershed of a location, from its parcels and polygon: its area, the parcels'
+    /// share in commercial or industrial use, its inlets and its quality.
+    fn finish(
+        &self,
+        location_id: &str,
+        trace: &Trace,
+        reached: &HashSet<&str>,
+        parcels: Vec<usize>,
+        split: Vec<String>,
+        polygon: MultiPolygon<f64>,
+    ) -> Sewershed {
+        let layer = self.snap.layer(Layer::Parcels);
         let (mut all_area, mut ci_area) = (0.0, 0.0);
         for &p in &parcels {
-            let f = &parcels_layer.features[p];
-            if let Some(m) = f.geom.as_ref().and_then(as_multipolygon) {
-                let a = m.unsigned_area();
-                all_area += a;
-                let ci = text(f, Layer::Parcels, "land_use")
-                    .is_some_and(|lu| profile.land_use_class(&lu).is_commercial_or_industrial());
-                if ci {
-                    ci_area += a;
-                }
-                parcel_pieces.extend(m.0);
+            let (a, ci) = self.parcel_facts[p];
+            all_area += a;
+            if ci {
+                ci_area += a;
             }
         }
-        // The parcels dissolved as a coverage first: a block's lots share their lines.
-        let mut pieces: Vec<Polygon<f64>> = super::dissolve::dissolve(parcel_pieces).0;
-        let inlets = network_pieces(snap, trace, opt.buffer, &mut pieces);
-        let mut polygon = union_in_stages(pieces);
-        if let Some(t) = &self.town {
-            polygon = t.clip(&polygon);
-        }
-        let quality = quality(snap, &polygon, &reached, &self.joined, trace, split);
+        let quality = quality(self.snap, &polygon, reached, &self.joined, trace, split);
         Sewershed {
             location_id: location_id.to_string(),
             area: polygon.unsigned_area(),
             parcels: parcels
                 .into_iter()
-                .map(|p| parcels_layer.features[p].id.clone())
+                .map(|p| layer.features[p].id.clone())
                 .collect(),
-            inlets,
+            inlets: inlets(self.snap, trace),
             commercial_industrial_share: (all_area > 0.0).then(|| ci_area / all_area),
+            holds_sewershed_of: None,
             quality,
             polygon,
         }
     }
 }
 
+/// Each parcel's area (none without a polygon) and whether its land use is commercial or
+/// industrial by the profile, read once for every sewershed, on every core.
+fn parcel_facts(snap: &Snapshot, profile: &Profile) -> Vec<(f64, bool)> {
+    use rayon::prelude::*;
+    let all: Vec<&Feature> = snap.layer(Layer::Parcels).features.iter().collect();
+    all.par_iter()
+        .map(|f| {
+            let area = match &f.geom {
+                Some(Geometry::Polygon(p)) => p.unsigned_area(),
+                Some(Geometry::MultiPolygon(m)) => m.unsigned_area(),
+                _ => return (0.0, false),
+            };
+            let ci = f
+                .get(Layer::Parcels, "land_use")
+                .as_str()
+                .is_some_and(|lu| profile.land_use_class(lu).is_commercial_or_industrial());
+            (area, ci)
+        })
+        .collect()
+}
+
+/// Every structure and pipe a trace reaches.
+fn reached(trace: &Trace) -> HashSet<&str> {
+    trace
+        .structures
+        .iter()
+        .chain(&trace.pipes)
+        .map(String::as_str)
+        .collect()
+}
+
+/// For each location, the one whose sewershed it is built from: the location with the
+/// largest trace (at least `nested_from` structures and pipes) that starts on its own
+/// trace and whose trace its own holds whole, checked, not presumed (a walk against a
+/// bidirectional pipe's recorded direction can reach what a walk from downstream does not).
+fn nested_bases(locations: &[(&str, &Trace)], nested_from: usize) -> Vec<Option<usize>> {
+    use rayon::prelude::*;
+    let size = |t: &Trace| t.structures.len() + t.pipes.len();
+    let starts: HashMap<&str, usize> = locations
+        .iter()
+        .enumerate()
+        .map(|(i, (id, _))| (*id, i))
+        .collect();
+    locations
+        .par_iter()
+        .enumerate()
+        .map(|(k, &(_, t))| {
+            let smaller = |j: usize| (size(locations[j].1), j) < (size(t), k);
+            let j = t
+                .structures
+                .iter()
+                .chain(&t.pipes)
+                .filter_map(|id| starts.get(id.as_str()).copied())
+                .filter(|&j| j != k && smaller(j) && size(locations[j].1) >= nested_from)
+                .max_by_key(|&j| (size(locations[j].1), j))?;
+            let mine = reached(t);
+            let theirs = locations[j].1;
+            theirs
+                .structures
+                .iter()
+                .chain(&theirs.pipes)
+                .all(|id| mine.contains(id.as_str()))
+                .then_some(j)
+        })
+        .collect()
+}
+
+/// The order to build in: the locations built from none (roots), the shortest chains of
+/// sewersheds built from them first, and for each location those built from it.
+struct Plan {
+    roots: Vec<usize>,
+    dependents: Vec<Vec<usize>>,
+}
+
+impl Plan {
+    fn new(bases: &[Option<usize>]) -> Self {
+        let mut dependents = vec![Vec::new(); bases.len()];
+        let mut roots = Vec::new();
+        for (k, b) in bases.iter().enumerate() {
+            match b {
+                Some(j) => dependents[*j].push(k),
+                None => roots.push(k),
+            }
+        }
+        // How many are built one after the other from each root, at most.
+        let mut height = vec![0usize; bases.len()];
+        let mut done = vec![false; bases.len()];
+        // Iterative post-order: chains can be long.
+        for &start in &roots {
+            let mut stack = vec![(start, false)];
+            while let Some((k, expanded)) = stack.pop() {
+                if expanded {
+                    height[k] = 1 + dependents[k].iter().map(|&d| height[d]).max().unwrap_or(0);
+                    done[k] = true;
+                } else if !done[k] {
+                    stack.push((k, true));
+                    stack.extend(dependents[k].iter().map(|&d| (d, false)));
+                }
+            }
+        }
+        roots.sort_by_key(|&k| height[k]);
+        Plan { roots, dependents }
+    }
+}
+
+/// What each task of [`Sewersheds::of_each`] reads and writes.
+struct Job<'j, 'a> {
+    builder: &'j Sewersheds<'a>,
+    locations: &'j [(&'j str, &'j Trace)],
+    bases: &'j [Option<usize>],
+    plan: &'j Plan,
+    built: &'j [OnceLock<Sewershed>],
+}
+
+impl<'j> Job<'j, '_> {
+    /// Builds location `k`, then spawns those built from it.
+    fn run(&'j self, s: &rayon::Scope<'j>, k: usize) {
+        let (id, t) = self.locations[k];
+        let shed = match self.bases[k] {
+            Some(j) => {
+                let base = self.built[j].get().expect("a base is built first");
+                self.builder.around(id, t, base, self.locations[j].1)
+            }
+            None => self.builder.of(id, t),
+        };
+        let _ = self.built[k].set(shed);
+        for &d in &self.plan.dependents[k] {
+            s.spawn(move |s| self.run(s, d));
+        }
+    }
+}
+
+/// The catch basins a trace reaches, sorted.
+fn inlets(snap: &Snapshot, trace: &Trace) -> Vec<String> {
+    let mut out: Vec<String> = trace
+        .structures
+        .iter()
+        .filter(|id| snap.geometry(Layer::CatchBasins, id).is_some())
+        .cloned()
+        .collect();
+    out.sort();
+    out
+}
+
 /// The traced pipes and structures buffered by `buffer` (square caps and corners), into
-/// `pieces`; returns the traced catch basins, sorted. A structure at a traced pipe's end is
-/// inside that pipe's square cap already and adds no piece of its own.
-fn network_pieces(
+/// `pieces`. A structure at a traced pipe's end is inside that pipe's square cap already
+/// and adds no piece of its own.
+fn network_pieces<'i>(
     snap: &Snapshot,
-    trace: &Trace,
+    pipes: impl Iterator<Item = &'i String>,
+    structures: impl Iterator<Item = &'i String>,
     buffer: f64,
     pieces: &mut Vec<Polygon<f64>>,
-) -> Vec<String> {
+) {
     let style = || {
         BufferStyle::new(buffer.max(0.01))
             .line_cap(LineCap::Square)
@@ -264,7 +530,7 @@ fn network_pieces(
     };
     let key = |c: Coord<f64>| (c.x.to_bits(), c.y.to_bits());
     let mut ends = HashSet::new();
-    for id in &trace.pipes {
+    for id in pipes {
         let Some(g) = snap.geometry(Layer::Pipes, id) else {
             continue;
         };
@@ -288,8 +554,7 @@ fn network_pieces(
             _ => pieces.extend(g.buffer_with_style(style()).0),
         }
     }
-    let mut inlets = Vec::new();
-    for id in &trace.structures {
+    for id in structures {
         for l in [
             Layer::CatchBasins,
             Layer::Manholes,
@@ -299,18 +564,14 @@ fn network_pieces(
             let Some(g) = snap.geometry(l, id) else {
                 continue;
             };
-            if l == Layer::CatchBasins {
-                inlets.push(id.clone());
-            }
-            let at_a_pipe_end = matches!(g, Geometry::Point(p) if ends.contains(&key(p.0)));
-            if !at_a_pipe_end {
-                pieces.extend(g.buffer_with_style(style()).0);
+            match g {
+                Geometry::Point(p) if ends.contains(&key(p.0)) => {}
+                Geometry::Point(p) => pieces.push(square_round(p.0, buffer.max(0.01))),
+                _ => pieces.extend(g.buffer_with_style(style()).0),
             }
             break;
         }
     }
-    inlets.sort();
-    inlets
 }
 
 /// A straight pipe from `a` to `b` buffered by `d` with square caps: the rectangle
@@ -330,6 +591,16 @@ fn square_capped(a: Coord<f64>, b: Coord<f64>, d: f64) -> Polygon<f64> {
             c(a.x - ux + nx, a.y - uy + ny),
             c(a.x - ux - nx, a.y - uy - ny),
         ]),
+        Vec::new(),
+    )
+}
+
+/// A point buffered by `d` with square caps: the square `d` either side of it, as the
+/// buffer draws it (counter-clockwise from the lower right), without its overlay.
+fn square_round(c: Coord<f64>, d: f64) -> Polygon<f64> {
+    let (x0, x1, y0, y1) = (c.x - d, c.x + d, c.y - d, c.y + d);
+    Polygon::new(
+        LineString::from(vec![(x1, y0), (x1, y1), (x0, y1), (x0, y0), (x1, y0)]),
         Vec::new(),
     )
 }
@@ -466,6 +737,27 @@ mod tests {
             ours.difference(&theirs).unsigned_area() + theirs.difference(&ours).unsigned_area();
         assert!(apart < 1e-4, "{apart}");
         assert!(ours.signed_area() > 0.0, "counter-clockwise");
+    }
+
+    #[test]
+    fn a_point_is_buffered_as_the_buffer_does_it() {
+        let style = BufferStyle::new(1.5)
+            .line_cap(LineCap::Square)
+            .line_join(LineJoin::Bevel);
+        for c in [
+            Coord { x: 10.0, y: 5.0 },
+            Coord {
+                x: 661_234.7,
+                y: 870_001.3,
+            },
+        ] {
+            let theirs = Geometry::Point(geo_types::Point(c)).buffer_with_style(style.clone());
+            assert_eq!(
+                MultiPolygon::new(vec![square_round(c, 1.5)]),
+                theirs,
+                "{c:?}"
+            );
+        }
     }
 
     #[test]
