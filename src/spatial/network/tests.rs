@@ -134,6 +134,46 @@ fn y_network_traces_downstream_to_the_outfall_and_upstream_to_both_basins() {
     assert_eq!(json["outfalls"][0]["outfall"], "OF-1");
 }
 
+/// Traces share one table of marks per thread: a trace after others, on this network or
+/// on a larger one, answers as it does first.
+#[test]
+fn a_trace_after_others_on_the_same_thread_answers_as_the_first() {
+    let y = network(&y_nodes(), &y_pipes(), 1.0);
+    let first_up = y.trace("OF-1", Direction::Upstream).unwrap();
+    let first_down = y.trace("CB-2", Direction::Downstream).unwrap();
+    // A larger network: the Y and a second, longer line beside it.
+    let mut nodes = y_nodes();
+    let mut pipes = y_pipes();
+    for i in 0..40 {
+        let mh = Feature::new(Layer::Manholes, &format!("MH-L{i}"));
+        let mut mh = mh;
+        mh.geom = Some(geo_types::Point::new(1000.0 + f64::from(i) * 10.0, 500.0).into());
+        nodes.push((mh, StructureKind::Manhole));
+    }
+    for i in 0..39 {
+        let mut p = Feature::new(Layer::Pipes, &format!("P-L{i}"));
+        p.geom = Some(
+            geo_types::LineString::from(vec![
+                (1000.0 + f64::from(i) * 10.0, 500.0),
+                (1010.0 + f64::from(i) * 10.0, 500.0),
+            ])
+            .into(),
+        );
+        p.set(Layer::Pipes, "from_id", Value::Text(format!("MH-L{i}")));
+        p.set(Layer::Pipes, "to_id", Value::Text(format!("MH-L{}", i + 1)));
+        pipes.push(p);
+    }
+    let large = network(&nodes, &pipes, 1.0);
+    let line = large.trace("MH-L39", Direction::Upstream).unwrap();
+    assert_eq!(line.structures.len(), 40);
+    for _ in 0..3 {
+        assert_eq!(y.trace("OF-1", Direction::Upstream).unwrap(), first_up);
+        assert_eq!(y.trace("CB-2", Direction::Downstream).unwrap(), first_down);
+        assert_eq!(large.trace("MH-L39", Direction::Upstream).unwrap(), line);
+        assert_eq!(large.trace("OF-1", Direction::Upstream).unwrap(), first_up);
+    }
+}
+
 #[test]
 fn a_snapshot_builds_the_same_network() {
     let mut layers: std::collections::HashMap<Layer, Vec<Feature>> = Default::default();
