@@ -145,13 +145,12 @@ fn a_trace_after_others_on_the_same_thread_answers_as_the_first() {
     let mut nodes = y_nodes();
     let mut pipes = y_pipes();
     for i in 0..40 {
-        let mh = Feature::new(Layer::Manholes, &format!("MH-L{i}"));
-        let mut mh = mh;
+        let mut mh = Feature::new(Layer::Manholes, format!("MH-L{i}"));
         mh.geom = Some(geo_types::Point::new(1000.0 + f64::from(i) * 10.0, 500.0).into());
         nodes.push((mh, StructureKind::Manhole));
     }
     for i in 0..39 {
-        let mut p = Feature::new(Layer::Pipes, &format!("P-L{i}"));
+        let mut p = Feature::new(Layer::Pipes, format!("P-L{i}"));
         p.geom = Some(
             geo_types::LineString::from(vec![
                 (1000.0 + f64::from(i) * 10.0, 500.0),
