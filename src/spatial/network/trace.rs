@@ -178,6 +178,7 @@ impl Network {
         queue.push_back(start_node);
 
         let mut reversed_walks = Vec::new();
+        let mut structures: Vec<u32> = Vec::new();
         while let Some(node) = queue.pop_front() {
             // The start pipe has been walked already; a bidirectional pipe is walked
             // against its recorded direction too (but not back the way the walk came).
@@ -197,7 +198,7 @@ impl Network {
             let stops = onward.clone().next().is_none();
             match self.kinds[node as usize] {
                 NodeKind::Structure(kind) => {
-                    trace.structures.push(self.names.get(node).to_string());
+                    structures.push(node);
                     if down && kind == StructureKind::Outfall {
                         trace.outfalls.push(OutfallPath {
                             outfall: self.names.get(node).to_string(),
@@ -229,6 +230,14 @@ impl Network {
                 }
             }
         }
+        // Named once the walk is over, into a list of the size it needs: a trace of
+        // 20,000 structures grew its list of strings a dozen times, copying it each time.
+        trace.structures.reserve_exact(structures.len());
+        trace.structures.extend(
+            structures
+                .into_iter()
+                .map(|n| self.names.get(n).to_string()),
+        );
         (pipes, reversed_walks)
     }
 
@@ -252,6 +261,7 @@ impl Network {
             .into_iter()
             .map(|e| self.pipe_id(e).to_string())
             .collect();
+        trace.pipes.reserve_exact(pipes.len());
         for e in pipes {
             trace.pipes.push(self.pipe_id(e).to_string());
             if self.pipe_inferred(e) {
