@@ -239,6 +239,7 @@ impl<'a> Sewersheds<'a> {
         network_pieces(
             self.snap,
             trace.pipes.iter(),
+            std::iter::empty(),
             trace.structures.iter(),
             self.opt.buffer,
             &mut pieces,
@@ -276,9 +277,14 @@ impl<'a> Sewersheds<'a> {
         let in_base = &in_base;
         let new =
             move |ids: &'t [String]| ids.iter().filter(move |id| !in_base.contains(id.as_str()));
+        // A structure new here may lie at the end of one of the base's pipes (the pipe an
+        // interconnection on a pipe starts from: its downstream structure is not on its
+        // own trace), inside that pipe's cap, as when built alone.
+        let drawn = base_trace.pipes.iter();
         network_pieces(
             self.snap,
             new(&trace.pipes[..]),
+            drawn,
             new(&trace.structures[..]),
             self.opt.buffer,
             &mut pieces,
@@ -514,11 +520,13 @@ fn inlets(snap: &Snapshot, trace: &Trace) -> Vec<String> {
 }
 
 /// The traced pipes and structures buffered by `buffer` (square caps and corners), into
-/// `pieces`. A structure at a traced pipe's end is inside that pipe's square cap already
-/// and adds no piece of its own.
+/// `pieces`. A structure at the end of a traced pipe (of `pipes`, or of `drawn`, pipes
+/// whose pieces are drawn already) is inside that pipe's square cap and adds no piece of
+/// its own.
 fn network_pieces<'i>(
     snap: &Snapshot,
     pipes: impl Iterator<Item = &'i String>,
+    drawn: impl Iterator<Item = &'i String>,
     structures: impl Iterator<Item = &'i String>,
     buffer: f64,
     pieces: &mut Vec<Polygon<f64>>,
@@ -530,16 +538,15 @@ fn network_pieces<'i>(
     };
     let key = |c: Coord<f64>| (c.x.to_bits(), c.y.to_bits());
     let mut ends = HashSet::new();
-    for id in pipes {
-        let Some(g) = snap.geometry(Layer::Pipes, id) else {
-            continue;
-        };
-        let lines: Vec<&LineString<f64>> = match g {
+    fn lines_of(g: &Geometry<f64>) -> Vec<&LineString<f64>> {
+        match g {
             Geometry::LineString(l) => vec![l],
             Geometry::MultiLineString(m) => m.0.iter().collect(),
             _ => Vec::new(),
-        };
-        for l in &lines {
+        }
+    }
+    let end_points = |lines: &[&LineString<f64>], ends: &mut HashSet<_>| {
+        for l in lines {
             ends.extend(
                 [l.0.first(), l.0.last()]
                     .into_iter()
@@ -547,6 +554,18 @@ fn network_pieces<'i>(
                     .map(|c| key(*c)),
             );
         }
+    };
+    for id in drawn {
+        if let Some(g) = snap.geometry(Layer::Pipes, id) {
+            end_points(&lines_of(g), &mut ends);
+        }
+    }
+    for id in pipes {
+        let Some(g) = snap.geometry(Layer::Pipes, id) else {
+            continue;
+        };
+        let lines = lines_of(g);
+        end_points(&lines, &mut ends);
         match lines.as_slice() {
             [l] if l.0.len() == 2 && l.0[0] != l.0[1] => {
                 pieces.push(square_capped(l.0[0], l.0[1], buffer.max(0.01)));
