@@ -783,7 +783,7 @@ async fn sigterm_stops_the_server_within_seconds_while_an_upload_is_being_read()
     // Five seconds for requests in flight, one for blocking threads, and some slack.
     assert!(took < Duration::from_secs(8), "{took:?}");
     assert!(status.success(), "{status}");
-    // Stopped a second before the connections close, the upload is told why.
+    // Stopped two seconds before the connections close, the upload is told why.
     let answered = upload.await.unwrap();
     assert_eq!(answered, Ok(503));
     let stop = server.wait_for(

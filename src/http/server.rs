@@ -9,8 +9,8 @@
 //! - hyper's own refusals (414 URI too long, 431 headers too large, 400 unparsable) carry
 //!   no body; [`JsonErrors`] gives them the same JSON body as every other error.
 //! - Graceful shutdown: on Ctrl-C or SIGTERM no new connection is accepted and those in
-//!   flight finish (for at most [`SHUTDOWN_GRACE`]). A read still running a second before
-//!   the end is stopped ([`crate::import::cancel::shut_down`]) and its request answered
+//!   flight finish (for at most [`SHUTDOWN_GRACE`]). A read still running two seconds
+//!   before the end is stopped ([`crate::import::cancel::shut_down`]) and its request answered
 //!   503; then the process ends, whatever its blocking threads are doing (see `main`).
 
 use std::io;
@@ -33,8 +33,10 @@ use super::ServeConfig;
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 
 /// When, within the grace, reads still running (an upload, a footprint file) are stopped,
-/// leaving their requests a second to be answered.
-const STOP_READS_AFTER: Duration = Duration::from_secs(4);
+/// leaving their requests two seconds to be answered. (One was too few on a busy machine:
+/// a read stopped on a blocking thread that two other processes kept from the cores
+/// noticed too late, and its client saw the connection close instead of the 503.)
+const STOP_READS_AFTER: Duration = Duration::from_secs(3);
 
 /// The largest request head hyper buffers (hyper's default is about 400 KB).
 const MAX_HEAD_BYTES: usize = 64 * 1024;
