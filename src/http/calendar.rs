@@ -76,11 +76,7 @@ pub(super) async fn records(
     State(state): State<AppState>,
     Params(p): Params<RecordsParams>,
 ) -> Result<Json<crate::programme::commands::RecordList>, HttpError> {
-    if let (Some(f), Some(t)) = (p.from, p.to) {
-        if f > t {
-            return Err(HttpError::field("from", format!("{f} is after to, {t}")));
-        }
-    }
+    HttpError::check_days(p.from, p.to)?;
     let cmd = CalendarCommand::List {
         item_id: p.item_id,
         from: p.from,

@@ -93,6 +93,19 @@ impl HttpError {
         }
     }
 
+    /// A `from`/`to` pair of days refused at `from` when it comes after `to`.
+    pub fn check_days(
+        from: Option<chrono::NaiveDate>,
+        to: Option<chrono::NaiveDate>,
+    ) -> Result<(), Self> {
+        match (from, to) {
+            (Some(f), Some(t)) if f > t => {
+                Err(HttpError::field("from", format!("{f} is after to, {t}")))
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// A failure on our side, its cause kept for the log: any error (its sources
     /// follow it there), or text where that is all there is. Named as the variant so
     /// `.map_err(HttpError::Internal)` reads as it did when the cause was text.

@@ -237,11 +237,7 @@ pub(super) async fn rainfall(
     State(state): State<AppState>,
     Params(p): Params<RainfallParams>,
 ) -> Result<Json<serde_json::Value>, HttpError> {
-    if let (Some(f), Some(t)) = (p.from, p.to) {
-        if f > t {
-            return Err(HttpError::field("from", format!("{f} is after to, {t}")));
-        }
-    }
+    HttpError::check_days(p.from, p.to)?;
     let cmd = SiteCommand::RainfallList {
         gauge: p.gauge,
         from: p.from,

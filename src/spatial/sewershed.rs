@@ -422,6 +422,10 @@ fn nested_bases(locations: &[(&str, &Trace)], nested_from: usize) -> Vec<Option<
         .par_iter()
         .enumerate()
         .map(|(k, &(_, t))| {
+            // A base is no larger than what is built from it.
+            if size(t) < nested_from {
+                return None;
+            }
             let smaller = |j: usize| (size(locations[j].1), j) < (size(t), k);
             let j = t
                 .structures
