@@ -882,3 +882,229 @@ async fn an_imported_submission_keeps_its_occurrences_id() {
         0
     );
 }
+
+/// The submissions stored, by id.
+async fn stored_submissions(reg: &Registry) -> Vec<Feature> {
+    reg.store
+        .features(Layer::ProgrammeSubmissions)
+        .await
+        .unwrap()
+}
+
+/// `ms4 import programme_submissions FILE --format json`: what the write did.
+fn import_written(reg: &Registry, file: &std::path::Path) -> serde_json::Value {
+    let out = run_ok(
+        &reg.url,
+        &[
+            "import",
+            "programme_submissions",
+            file.to_str().unwrap(),
+            "--format",
+            "json",
+        ],
+    );
+    let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+    report["written"].clone()
+}
+
+/// A submission recorded by `ms4 calendar record` (under a key) is never overwritten by
+/// an import: a file that records the occurrence otherwise is refused whole, naming the
+/// file, the row, its id and the fields that differ with both values, and nothing of it
+/// is stored (its new row neither, nor an import row), a dry run saying the same; a file
+/// recording the same submission is imported, the record kept as stored (its door and
+/// key too), the file's other row added.
+#[rstest]
+#[case::geopackage("sqlite")]
+#[case::postgis("postgis")]
+#[tokio::test(flavor = "multi_thread")]
+async fn an_import_does_not_overwrite_a_recorded_submission(#[case] kind: &str) {
+    if kind == "postgis" && pg_base().is_none() {
+        return;
+    }
+    let reg = carmel(kind).await;
+    run_ok(
+        &reg.url,
+        &[
+            "calendar",
+            "record",
+            "--item",
+            "annual_report",
+            "--for-due-on",
+            "2026-04-01",
+            "--submitted-on",
+            "2026-03-30",
+            "--by",
+            "Town Engineer",
+            "--reference",
+            "NOI 118",
+            "--idempotency-key",
+            "report-2026",
+        ],
+    );
+    let recorded = stored_submissions(&reg).await;
+    assert_eq!(recorded.len(), 1);
+    let before = imports(kind, &reg);
+    let interim = "interim_progress_certification,2026-07-03,2026-07-10,SMO,eNOI 55120";
+    let other = submissions_csv(
+        &reg,
+        "other.csv",
+        &[interim, "annual_report,2026-04-01,2026-03-31,SMO,NOI 118"],
+    );
+    for dry_run in [false, true] {
+        let mut args = vec!["import", "programme_submissions", other.to_str().unwrap()];
+        if dry_run {
+            args.push("--dry-run");
+        }
+        let out = run(&reg.url, &args);
+        assert!(
+            !out.status.success(),
+            "the recorded submission was overwritten"
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        for said in [
+            "other.csv (layer other)",
+            "feature 2 id annual_report:2026-04-01: field submitted_on, submitted_by: ",
+            "recorded already as another submission (annual report submitted by Town Engineer, reference NOI 118, on 2026-03-30)",
+            "submitted_on \"2026-03-31\" here, \"2026-03-30\" recorded; submitted_by \"SMO\" here, \"Town Engineer\" recorded",
+            "nothing was imported into programme_submissions",
+        ] {
+            assert!(err.contains(said), "dry run {dry_run}: {said:?} not in: {err}");
+        }
+    }
+    assert_eq!(
+        stored_submissions(&reg).await,
+        recorded,
+        "the record changed"
+    );
+    assert_eq!(
+        imports(kind, &reg),
+        before,
+        "a refused import left an import row"
+    );
+
+    // The same submission (spaced as a spreadsheet may space it), with a new row: the
+    // new row is added, the record left as `ms4 calendar record` stored it.
+    let same = submissions_csv(
+        &reg,
+        "same.csv",
+        &[
+            interim,
+            "annual_report,2026-04-01,2026-03-30, Town Engineer ,NOI 118",
+        ],
+    );
+    let written = import_written(&reg, &same);
+    assert_eq!(written["inserted"], 1, "{written}");
+    assert_eq!(written["updated"], 0, "{written}");
+    assert_eq!(written["unchanged"], 1, "{written}");
+    let now = stored_submissions(&reg).await;
+    assert_eq!(now.len(), 2);
+    let report = now
+        .iter()
+        .find(|f| f.id == "annual_report:2026-04-01")
+        .unwrap();
+    assert_eq!(report, &recorded[0], "the record was rewritten");
+    assert_eq!(
+        report.extra.get("idempotency_key").and_then(|k| k.as_str()),
+        Some("report-2026")
+    );
+}
+
+/// The same file imported again is no change at all: nothing inserted or updated, every
+/// row unchanged, the stored rows as the first import left them, on both stores.
+#[rstest]
+#[case::geopackage("sqlite")]
+#[case::postgis("postgis")]
+#[tokio::test(flavor = "multi_thread")]
+async fn the_same_submissions_imported_again_change_nothing(#[case] kind: &str) {
+    if kind == "postgis" && pg_base().is_none() {
+        return;
+    }
+    let reg = carmel(kind).await;
+    let file = submissions_csv(
+        &reg,
+        "submitted.csv",
+        &[
+            "annual_report,2026-04-01,2026-03-30,Town Engineer,NOI 118",
+            "interim_progress_certification,2026-07-03,2026-07-10,SMO,",
+        ],
+    );
+    let first = import_written(&reg, &file);
+    assert_eq!(first["inserted"], 2, "{first}");
+    let stored = stored_submissions(&reg).await;
+    let again = import_written(&reg, &file);
+    assert_eq!(
+        (&again["inserted"], &again["updated"], &again["unchanged"]),
+        (&json!(0), &json!(0), &json!(2)),
+        "{again}"
+    );
+    assert_eq!(stored_submissions(&reg).await, stored);
+}
+
+/// A submission an earlier import recorded is not overwritten by a changed file: the
+/// file is refused whole, naming the row, its id and the field that changed, and the
+/// first import's rows stay as they were (its unchanged row included), a dry run saying
+/// the same.
+#[rstest]
+#[case::geopackage("sqlite")]
+#[case::postgis("postgis")]
+#[tokio::test(flavor = "multi_thread")]
+async fn a_changed_file_does_not_overwrite_an_imported_submission(#[case] kind: &str) {
+    if kind == "postgis" && pg_base().is_none() {
+        return;
+    }
+    let reg = carmel(kind).await;
+    let interim = "interim_progress_certification,2026-07-03,2026-07-10,SMO,eNOI 55120";
+    let first = submissions_csv(
+        &reg,
+        "first.csv",
+        &[
+            "annual_report,2026-04-01,2026-03-30,Town Engineer,NOI 118",
+            interim,
+        ],
+    );
+    import_written(&reg, &first);
+    let stored = stored_submissions(&reg).await;
+    let before = imports(kind, &reg);
+    let changed = submissions_csv(
+        &reg,
+        "changed.csv",
+        &[
+            interim,
+            "annual_report,2026-04-01,2026-03-30,Town Engineer,NOI 119",
+            "mapping_phase_1,2027-01-03,2026-10-01,GIS consultant,",
+        ],
+    );
+    for dry_run in [false, true] {
+        let mut args = vec!["import", "programme_submissions", changed.to_str().unwrap()];
+        if dry_run {
+            args.push("--dry-run");
+        }
+        let out = run(&reg.url, &args);
+        assert!(
+            !out.status.success(),
+            "the imported submission was overwritten"
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        for said in [
+            "changed.csv (layer changed)",
+            "feature 2 id annual_report:2026-04-01: field reference: ",
+            "reference \"NOI 119\" here, \"NOI 118\" recorded",
+            "nothing was imported into programme_submissions",
+        ] {
+            assert!(
+                err.contains(said),
+                "dry run {dry_run}: {said:?} not in: {err}"
+            );
+        }
+    }
+    assert_eq!(
+        stored_submissions(&reg).await,
+        stored,
+        "the first import's rows changed"
+    );
+    assert_eq!(
+        imports(kind, &reg),
+        before,
+        "a refused import left an import row"
+    );
+}

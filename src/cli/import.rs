@@ -16,7 +16,8 @@ pub struct ImportArgs {
     /// connections, connection_records, smps, easements, receiving_waters, impairments,
     /// watersheds, tmdl_areas, inspections, discharge_determinations, rainfall (or `ms4
     /// rainfall import`), programme_submissions (each row checked against the calendar as
-    /// `ms4 calendar record` checks one; a row at fault refuses the file) or boundary.
+    /// `ms4 calendar record` checks one, and against a submission recorded for its
+    /// occurrence, which it never overwrites; a row at fault refuses the file) or boundary.
     /// With --layer-by, leave it out and give the file only.
     pub layer: String,
     /// The file: Shapefile (or a zip of one), GeoPackage, File Geodatabase, GeoJSON, KML, CSV.

@@ -121,36 +121,26 @@ impl Collector<'_> {
             }
             pipeline::Outcome::Accepted {
                 fid,
-                mut feature,
+                feature,
                 converted,
                 repaired,
                 hash,
                 source,
             } => {
-                // The layer's own rule: the inspections' or the submissions'.
-                let ruled = self
-                    .rules
-                    .map(|r| r.apply(&mut feature))
-                    .or_else(|| self.submissions.map(|r| r.check(&feature)));
-                if let Some(Err(e)) = ruled {
-                    report.problems.bad_value += 1;
-                    report.reject(fid, Some(&feature.id), Some(&e.field), e.message);
-                    return true;
-                }
-                // This feature's own (or none), never one left by a feature turned away.
-                // The rule may have set the row's dry_weather: its content hash is made
-                // again from the row as it is written.
-                self.pending_hash = match (hash, self.rules) {
-                    (Some(_), Some(_)) => Some(crate::store::hash::content_hash(&feature)),
-                    (h, _) => h,
+                let (feature, stored) = match self.own_rules(fid, feature, hash) {
+                    Ok(ruled) => ruled,
+                    Err(go) => return go,
                 };
+                // The stored row sent for the file's has no source hash: the file's row
+                // is converted and held to it again next time.
+                let source = source.filter(|_| !stored);
                 (fid, feature, converted, repaired, source)
             }
         };
         if let Some(why) = misplaced {
             let p = Problem::OutsideArea(why);
-            count_problem(&mut report.problems, &p);
-            report.reject(fid, Some(&f.id), p.field(), p.reason());
+            count_problem(&mut self.report.problems, &p);
+            self.report.reject(fid, Some(&f.id), p.field(), p.reason());
             return true;
         }
         if self.duplicate(fid, &f.id) {
@@ -206,6 +196,75 @@ impl Collector<'_> {
         }
         self.seen.insert(id.to_string(), fid);
         false
+    }
+
+    /// The layer's own rules on an accepted feature: the inspections' dry-weather rule
+    /// (which may set the row's `dry_weather`) or the submissions' calendar check, then a
+    /// submission held to the one recorded for its occurrence, whose stored row is sent
+    /// in its place when it is the same (the write then leaves it as it is). The feature
+    /// to send, and whether it is the stored row; or, the feature refused and reported,
+    /// whether to go on.
+    fn own_rules(
+        &mut self,
+        fid: u64,
+        mut feature: Feature,
+        hash: Option<i64>,
+    ) -> Result<(Feature, bool), bool> {
+        let ruled = self
+            .rules
+            .map(|r| r.apply(&mut feature))
+            .or_else(|| self.submissions.map(|r| r.check(&feature)));
+        if let Some(Err(e)) = ruled {
+            self.report.problems.bad_value += 1;
+            self.report
+                .reject(fid, Some(&feature.id), Some(&e.field), e.message);
+            return Err(true);
+        }
+        let mut stored = false;
+        if self.submissions.is_some() {
+            match self.held_to_stored(fid, &feature) {
+                Held::New => {}
+                Held::Recorded(row) => (feature, stored) = (row, true),
+                Held::Refused => return Err(true),
+                Held::WriterGone => return Err(false),
+            }
+        }
+        // This feature's own (or none), never one left by a feature turned away. A rule
+        // may have changed the row: its content hash is made again from the row as it
+        // is written.
+        self.pending_hash = match hash {
+            Some(_) if self.rules.is_some() || stored => {
+                Some(crate::store::hash::content_hash(&feature))
+            }
+            h => h,
+        };
+        Ok((feature, stored))
+    }
+
+    /// Holds a programme submission to the row stored under its id (see
+    /// `submissions::against_stored`), read by the writer inside its transaction, or for a
+    /// dry run as the layer stands; a row refused is reported. One row a question: a
+    /// file of submissions holds a few a year.
+    fn held_to_stored(&mut self, fid: u64, f: &Feature) -> Held {
+        let layer = self.layer;
+        let stored = match (self.sink, &self.would) {
+            (Some(tx), _) => match rows_in_write(tx, &f.id) {
+                Some(rows) => rows,
+                None => return Held::WriterGone,
+            },
+            (None, Some(would)) => would.stored().rows_of(layer, &f.id),
+            (None, None) => Default::default(),
+        };
+        match super::submissions::against_stored(f, stored) {
+            Ok(None) => Held::New,
+            Ok(Some(stored)) => Held::Recorded(stored),
+            Err(e) => {
+                self.report.problems.bad_value += 1;
+                self.report
+                    .reject(fid, Some(&f.id), Some(&e.field), e.message);
+                Held::Refused
+            }
+        }
     }
 
     /// Sends the chunk once it is full; false once the writer has gone.
@@ -269,6 +328,27 @@ impl Collector<'_> {
         }
         None
     }
+}
+
+/// A feature held to the row stored under its id.
+enum Held {
+    /// Nothing is stored: the feature is written.
+    New,
+    /// The same record is stored: it is written as it is.
+    Recorded(Feature),
+    /// The feature is refused (and reported).
+    Refused,
+    /// The writer has gone: its error is the one to report.
+    WriterGone,
+}
+
+/// The rows stored under `id`, read (and locked) by the writer inside its transaction;
+/// `None` once the writer has gone.
+fn rows_in_write(tx: &mpsc::Sender<WriteMsg>, id: &str) -> Option<crate::store::LayerRows> {
+    let (reply, answer) = tokio::sync::oneshot::channel();
+    let ids = vec![id.to_string()];
+    tx.blocking_send(WriteMsg::Rows { ids, reply }).ok()?;
+    answer.blocking_recv().ok()
 }
 
 fn contains(outer: &geo_types::Rect<f64>, inner: &geo_types::Rect<f64>) -> bool {

@@ -6,19 +6,20 @@
 //! read: the counts are those of a write started now.
 
 use geo_types::Geometry;
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 
 use super::error::Result;
 use super::report::{ChangedSummary, WriteCounts};
 use crate::domain::{Feature, Layer};
-use crate::store::{ChangedFeatures, Store};
+use crate::store::{ChangedFeatures, LayerRows, Store, UnreadableRow};
 
 /// A layer's stored rows, read once for a dry run to decide against.
 #[derive(Debug, Default)]
 pub(super) struct StoredLayer {
     rows: FxHashMap<String, Feature>,
-    /// Ids of rows another program wrote that cannot be read: a write overwrites them.
-    unreadable: FxHashSet<String>,
+    /// Rows another program wrote that cannot be read, by id, with why: a write
+    /// overwrites them.
+    unreadable: FxHashMap<String, String>,
 }
 
 impl StoredLayer {
@@ -31,8 +32,29 @@ impl StoredLayer {
                 .into_iter()
                 .map(|f| (f.id.clone(), f))
                 .collect(),
-            unreadable: read.unreadable.into_iter().filter_map(|u| u.id).collect(),
+            unreadable: read
+                .unreadable
+                .into_iter()
+                .filter_map(|u| Some((u.id?, u.reason)))
+                .collect(),
         })
+    }
+
+    /// The row stored under `id`, as a write's transaction reads the rows of its ids.
+    pub fn rows_of(&self, layer: Layer, id: &str) -> LayerRows {
+        LayerRows {
+            features: self.rows.get(id).cloned().into_iter().collect(),
+            unreadable: self
+                .unreadable
+                .get(id)
+                .map(|reason| UnreadableRow {
+                    layer,
+                    id: Some(id.to_string()),
+                    reason: reason.clone(),
+                })
+                .into_iter()
+                .collect(),
+        }
     }
 }
 
@@ -58,6 +80,11 @@ impl<'a> WouldWrite<'a> {
         }
     }
 
+    /// The layer as it stands, which the dry run decides against.
+    pub fn stored(&self) -> &'a StoredLayer {
+        self.stored
+    }
+
     /// Decides an accepted feature (its id not seen before in the file).
     pub fn take(&mut self, f: &Feature) {
         match self.stored.rows.get(&f.id) {
@@ -66,7 +93,7 @@ impl<'a> WouldWrite<'a> {
                 return;
             }
             Some(_) => self.counts.updated += 1,
-            None if self.stored.unreadable.contains(&f.id) => self.counts.updated += 1,
+            None if self.stored.unreadable.contains_key(&f.id) => self.counts.updated += 1,
             None => self.counts.inserted += 1,
         }
         self.changed.note(f);

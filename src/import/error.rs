@@ -129,9 +129,11 @@ pub enum ImportError {
         why: super::cancel::Stop,
     },
     /// A feature of a layer imported whole or not at all (the programme submissions, each
-    /// held to the permit calendar as `ms4 calendar record` holds one) is at fault: the
-    /// file is refused and nothing was written. The note names the feature (its number in
-    /// the source and its id) and the field.
+    /// held to the permit calendar as `ms4 calendar record` holds one, and to the
+    /// submission recorded for its occurrence) is at fault: the file is refused and
+    /// nothing was written. The note names the feature (its number in the source and its
+    /// id) and the field (the fields that differ from the recorded submission, separated
+    /// by commas).
     #[error("{path} (layer {src_layer}), {}; nothing was imported into {layer}: {why}", describe_note(.note))]
     FeatureRefused {
         /// The file.

@@ -5,20 +5,28 @@
 //! be its occurrence's (`annual_report:2026-04-01`, which the import makes when the file
 //! has no id), so one occurrence is never recorded twice under two ids.
 //!
+//! An occurrence is recorded once, by whichever door: a row whose occurrence has a
+//! submission recorded (by `ms4 calendar record`, the API or an earlier import) must be
+//! that very submission ([`same_as_recorded`] says which fields make it), and then the
+//! stored row is kept as it is; another is at fault, naming the fields that differ. The
+//! row it is held to is read, locked, inside the write's own transaction, which writes
+//! the file after it ([`crate::store::WriteMsg::Rows`]), so no record made meanwhile is
+//! overwritten: an import of the same file again changes nothing.
+//!
 //! A submission shows an occurrence of the permit done, so the layer is imported whole or
-//! not at all: the first row at fault (by this rule, or refused as any layer's row is: a
+//! not at all: the first row at fault (by these rules, or refused as any layer's row is: a
 //! missing field, a value that is no date, an id twice) refuses the file, naming the
 //! feature and the field, and nothing is written (see [`super::ImportError::FeatureRefused`]).
 
 use chrono::NaiveDate;
 
 use super::error::{ImportError, Result};
-use crate::domain::Feature;
+use crate::domain::{Feature, Layer};
 use crate::idde::FieldError;
-use crate::programme::submission::{check, submission_id};
+use crate::programme::submission::{check, same_as_recorded, submission_id};
 use crate::programme::SubmissionRequest;
 use crate::rules::Profile;
-use crate::store::Store;
+use crate::store::{LayerRows, Store};
 
 /// What the rule needs: the registry's profile and the day it judges on.
 pub(super) struct SubmissionRules {
@@ -71,6 +79,35 @@ impl SubmissionRules {
             self.profile.calendar.items, self.profile.idde.reporting_year_start
         )
     }
+}
+
+/// A checked row held to what is stored under its id (`stored`: read in the write's
+/// transaction, or for a dry run as the layer stands). `None`: nothing is stored, the row
+/// is written. The stored row: it records the same submission, and is written as it is,
+/// so the write leaves it unchanged with the door and the key that recorded it. A row
+/// recording another submission, or a stored row that cannot be read, is refused.
+pub(super) fn against_stored(
+    row: &Feature,
+    stored: LayerRows,
+) -> std::result::Result<Option<Feature>, FieldError> {
+    if let Some(u) = stored
+        .unreadable
+        .into_iter()
+        .find(|u| u.id.as_ref() == Some(&row.id))
+    {
+        return Err(FieldError {
+            field: Layer::ProgrammeSubmissions.id_field().into(),
+            message: format!(
+                "a submission is stored under this id that cannot be read ({}): an import does not overwrite a recorded submission",
+                u.reason
+            ),
+        });
+    }
+    let Some(recorded) = stored.features.into_iter().find(|f| f.id == row.id) else {
+        return Ok(None);
+    };
+    same_as_recorded(&recorded, row)?;
+    Ok(Some(recorded))
 }
 
 /// Why one row at fault refuses the whole file.

@@ -297,6 +297,76 @@ impl Submission {
     }
 }
 
+/// The fields that make a submission's record: the occurrence it answers (item and due
+/// day), the day it was submitted, who submitted it, the reference and the note. Two rows
+/// of one occurrence record the same submission when they agree in each, read as a
+/// record reads them (text trimmed, blank text none, a day as a day); the note counts,
+/// for someone wrote it. Not compared: the door that recorded it (`source`) and a
+/// request's idempotency key, which say how the record came, not what was submitted.
+pub const RECORD_FIELDS: [&str; 6] = [
+    "item_id",
+    "for_due_on",
+    "submitted_on",
+    "submitted_by",
+    "reference",
+    "note",
+];
+
+/// A field of [`RECORD_FIELDS`] as it is compared.
+fn record_value(f: &Feature, name: &str) -> Option<String> {
+    let day = matches!(name, "for_due_on" | "submitted_on");
+    match f.get(L, name) {
+        Value::Null => None,
+        Value::Date(d) => Some(d.to_string()),
+        Value::Text(s) => {
+            let s = s.trim();
+            let as_day = day.then(|| crate::domain::feature::parse_date(s)).flatten();
+            match as_day {
+                Some(d) => Some(d.to_string()),
+                None => (!s.is_empty()).then(|| s.to_string()),
+            }
+        }
+        other => Some(other.to_string()),
+    }
+}
+
+/// Holds a row of an import to the row recorded under its occurrence's id: the same
+/// submission ([`RECORD_FIELDS`]) passes; another is refused, naming the fields that
+/// differ (`field`, separated by commas) and each one's two values. An occurrence is
+/// recorded once, as `ms4 calendar record` refuses to record it twice: a file never
+/// overwrites a submission a town recorded and acted on.
+pub fn same_as_recorded(recorded: &Feature, row: &Feature) -> Result<(), FieldError> {
+    let differ: Vec<(&str, Option<String>, Option<String>)> = RECORD_FIELDS
+        .iter()
+        .filter_map(|&name| {
+            let (was, now) = (record_value(recorded, name), record_value(row, name));
+            (was != now).then_some((name, was, now))
+        })
+        .collect();
+    if differ.is_empty() {
+        return Ok(());
+    }
+    let shown = |v: &Option<String>| v.as_deref().map_or("none".into(), |v| format!("{v:?}"));
+    let each: Vec<String> = differ
+        .iter()
+        .map(|(name, was, now)| format!("{name} {} here, {} recorded", shown(now), shown(was)))
+        .collect();
+    let what = Submission::from_feature(recorded)
+        .map(|s| format!(" ({}, on {})", s.describe(), s.submitted_on))
+        .unwrap_or_default();
+    Err(FieldError {
+        field: differ
+            .iter()
+            .map(|(name, ..)| *name)
+            .collect::<Vec<_>>()
+            .join(", "),
+        message: format!(
+            "the occurrence is recorded already as another submission{what}: {}; an import does not overwrite a recorded submission",
+            each.join("; ")
+        ),
+    })
+}
+
 /// Every readable submission of a snapshot.
 pub fn all_submissions(snap: &Snapshot) -> Vec<Submission> {
     snap.layer(L)
@@ -304,4 +374,75 @@ pub fn all_submissions(snap: &Snapshot) -> Vec<Submission> {
         .iter()
         .filter_map(Submission::from_feature)
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use rstest::rstest;
+
+    use super::*;
+
+    fn recorded() -> Feature {
+        let r = SubmissionRequest {
+            item_id: "annual_report".into(),
+            for_due_on: "2026-04-01".parse().unwrap(),
+            submitted_on: "2026-03-30".parse().unwrap(),
+            submitted_by: "Town Engineer".into(),
+            reference: Some("NOI 118".into()),
+            note: None,
+        };
+        Submission::from_request(&r).to_feature(Some("POST /api/calendar/records"))
+    }
+
+    fn text(f: &mut Feature, name: &str, v: &str) {
+        f.set(L, name, Value::Text(v.into()));
+    }
+
+    #[rstest]
+    #[case::from_another_door_without_a_key(|f: &mut Feature| text(f, "source", "submitted.csv"), None)]
+    #[case::text_as_the_file_spaces_it(|f: &mut Feature| text(f, "submitted_by", " Town Engineer "), None)]
+    #[case::a_day_as_text(|f: &mut Feature| text(f, "submitted_on", "2026-03-30"), None)]
+    #[case::a_blank_note(|f: &mut Feature| text(f, "note", "  "), None)]
+    #[case::another_day(|f: &mut Feature| text(f, "submitted_on", "2026-03-31"), Some("submitted_on"))]
+    #[case::another_person(|f: &mut Feature| text(f, "submitted_by", "SMO"), Some("submitted_by"))]
+    #[case::no_reference(|f: &mut Feature| text(f, "reference", " "), Some("reference"))]
+    #[case::a_note(|f: &mut Feature| text(f, "note", "resent"), Some("note"))]
+    #[case::two_fields(|f: &mut Feature| {
+        text(f, "submitted_by", "SMO");
+        text(f, "reference", "NOI 119");
+    }, Some("submitted_by, reference"))]
+    fn a_row_is_the_recorded_submission_or_names_what_differs(
+        #[case] change: fn(&mut Feature),
+        #[case] differs: Option<&str>,
+    ) {
+        let mut stored = recorded();
+        stored
+            .extra
+            .insert("idempotency_key".into(), "report-2026".into());
+        let mut row = recorded();
+        change(&mut row);
+        match (same_as_recorded(&stored, &row), differs) {
+            (Ok(()), None) => {}
+            (Err(e), Some(fields)) => {
+                assert_eq!(e.field, fields, "{e}");
+                assert!(e.message.contains("recorded already"), "{e}");
+            }
+            (got, want) => panic!("{got:?}, expected {want:?}"),
+        }
+    }
+
+    #[test]
+    fn a_refusal_shows_both_values_and_the_record() {
+        let mut row = recorded();
+        text(&mut row, "submitted_by", "SMO");
+        row.set(L, "reference", Value::Null);
+        let e = same_as_recorded(&recorded(), &row).unwrap_err();
+        assert_eq!(
+            e.message,
+            "the occurrence is recorded already as another submission (annual report \
+             submitted by Town Engineer, reference NOI 118, on 2026-03-30): submitted_by \
+             \"SMO\" here, \"Town Engineer\" recorded; reference none here, \"NOI 118\" \
+             recorded; an import does not overwrite a recorded submission"
+        );
+    }
 }

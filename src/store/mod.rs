@@ -106,6 +106,16 @@ pub enum WriteMsg {
     /// hashes), read by the writer inside its transaction, to find the source features
     /// that are unchanged before converting them; `None` when the layer is empty.
     StoredRows(tokio::sync::oneshot::Sender<Option<std::sync::Arc<StoredRows>>>),
+    /// The importer asks for the stored rows of these ids, locked until the transaction
+    /// ends and read inside it, to decide its features by them before it sends them: a
+    /// programme submission is held to the one recorded for its occurrence, and what it
+    /// was held to cannot change before the write commits.
+    Rows {
+        /// The ids.
+        ids: Vec<String>,
+        /// Where the rows go: the readable ones, and those set aside.
+        reply: tokio::sync::oneshot::Sender<LayerRows>,
+    },
     /// Commit, storing this import report with the import record.
     Commit {
         /// The quality report, kept with the import record.

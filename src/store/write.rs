@@ -193,6 +193,16 @@ async fn write_one(
                 let _ = reply.send(write.stored.as_ref().map(StoredHashes::rows));
                 continue;
             }
+            WriteMsg::Rows { ids, reply } => {
+                // Locked before they are read: no other writer changes them between the
+                // importer's decision and this write's commit (SQLite's write lock is
+                // held from the transaction's start). An id another writer stores
+                // meanwhile fails this write's insert on the id's unique index.
+                write.tx.lock(layer, &ids).await?;
+                let rows = write.tx.existing(layer, &ids).await?;
+                let _ = reply.send(rows);
+                continue;
+            }
             WriteMsg::Commit { report } => break report,
             WriteMsg::Abort(why) => return Err(StoreError::Aborted(why)),
         };
