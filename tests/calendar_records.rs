@@ -1108,3 +1108,196 @@ async fn a_changed_file_does_not_overwrite_an_imported_submission(#[case] kind: 
         "a refused import left an import row"
     );
 }
+
+/// A submission recorded by each door before a replace: Mapping Phase I by an import of
+/// a file, then the annual report by `ms4 calendar record` (under a key).
+async fn recorded_by_both_doors(reg: &Registry) -> Vec<Feature> {
+    let phase = submissions_csv(
+        reg,
+        "phase.csv",
+        &["mapping_phase_1,2027-01-03,2026-10-01,GIS consultant,"],
+    );
+    import_written(reg, &phase);
+    run_ok(
+        &reg.url,
+        &[
+            "calendar",
+            "record",
+            "--item",
+            "annual_report",
+            "--for-due-on",
+            "2026-04-01",
+            "--submitted-on",
+            "2026-03-30",
+            "--by",
+            "Town Engineer",
+            "--reference",
+            "NOI 118",
+            "--idempotency-key",
+            "report-2026",
+        ],
+    );
+    let recorded = stored_submissions(reg).await;
+    assert_eq!(recorded.len(), 2);
+    recorded
+}
+
+/// A later interim certification, which no submission records yet.
+const INTERIM: &str = "interim_progress_certification,2026-07-03,2026-07-10,SMO,eNOI 55120";
+
+/// `ms4 import programme_submissions FILE --replace` with `more` flags.
+fn replace_with(reg: &Registry, file: &std::path::Path, more: &[&str]) -> std::process::Output {
+    let mut args = vec![
+        "import",
+        "programme_submissions",
+        file.to_str().unwrap(),
+        "--replace",
+    ];
+    args.extend_from_slice(more);
+    run(&reg.url, &args)
+}
+
+/// What a replace that leaves out the recorded submissions says: the file, the layer,
+/// both submissions by id and their count, and that nothing was imported.
+fn says_it_would_remove_both(out: &std::process::Output) {
+    assert!(
+        !out.status.success(),
+        "the replace went ahead: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    for said in [
+        "interim.csv: --replace would remove 2 recorded submissions from programme_submissions \
+         that the file does not carry (annual_report:2026-04-01, mapping_phase_1:2027-01-03)",
+        "nothing was imported",
+        "--replace never removes one",
+    ] {
+        assert!(err.contains(said), "{said:?} not in: {err}");
+    }
+}
+
+/// `--replace` never removes a recorded submission: with a file that leaves out the one
+/// `ms4 calendar record` recorded and the one an earlier import did, even with
+/// `--allow-mass-delete`, the import is refused naming both, and nothing is stored (the
+/// file's new row neither, nor an import row); both records stay as they were.
+#[rstest]
+#[case::geopackage("sqlite")]
+#[case::postgis("postgis")]
+#[tokio::test(flavor = "multi_thread")]
+async fn a_replace_does_not_remove_a_recorded_submission(#[case] kind: &str) {
+    if kind == "postgis" && pg_base().is_none() {
+        return;
+    }
+    let reg = carmel(kind).await;
+    let recorded = recorded_by_both_doors(&reg).await;
+    let before = imports(kind, &reg);
+    let file = submissions_csv(&reg, "interim.csv", &[INTERIM]);
+    says_it_would_remove_both(&replace_with(&reg, &file, &["--allow-mass-delete"]));
+    assert_eq!(
+        stored_submissions(&reg).await,
+        recorded,
+        "a record was removed, or the file's row stored"
+    );
+    assert_eq!(
+        imports(kind, &reg),
+        before,
+        "a refused import left an import row"
+    );
+}
+
+/// A replace whose file carries each recorded submission as recorded, and a new one, is
+/// accepted: its dry run would delete nothing, and the write adds the new row and
+/// leaves the records as their doors stored them (the key too).
+#[rstest]
+#[case::geopackage("sqlite")]
+#[case::postgis("postgis")]
+#[tokio::test(flavor = "multi_thread")]
+async fn a_replace_carrying_the_recorded_submissions_adds_the_new_one(#[case] kind: &str) {
+    if kind == "postgis" && pg_base().is_none() {
+        return;
+    }
+    let reg = carmel(kind).await;
+    let recorded = recorded_by_both_doors(&reg).await;
+    let file = submissions_csv(
+        &reg,
+        "whole.csv",
+        &[
+            "annual_report,2026-04-01,2026-03-30,Town Engineer,NOI 118",
+            INTERIM,
+            "mapping_phase_1,2027-01-03,2026-10-01,GIS consultant,",
+        ],
+    );
+    let json = |out: std::process::Output| -> serde_json::Value {
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let dry = json(replace_with(
+        &reg,
+        &file,
+        &["--dry-run", "--format", "json"],
+    ));
+    let would = &dry["would_write"];
+    assert_eq!(
+        (&would["inserted"], &would["unchanged"], &would["deleted"]),
+        (&json!(1), &json!(2), &json!(0)),
+        "{dry}"
+    );
+    let done = json(replace_with(&reg, &file, &["--format", "json"]));
+    let written = &done["written"];
+    assert_eq!(
+        (
+            &written["inserted"],
+            &written["updated"],
+            &written["unchanged"],
+            &written["deleted"]
+        ),
+        (&json!(1), &json!(0), &json!(2), &json!(0)),
+        "{done}"
+    );
+    let now = stored_submissions(&reg).await;
+    assert_eq!(now.len(), 3, "{now:?}");
+    for r in &recorded {
+        assert_eq!(
+            now.iter().find(|f| f.id == r.id),
+            Some(r),
+            "{} was rewritten",
+            r.id
+        );
+    }
+    assert!(now
+        .iter()
+        .any(|f| f.id == "interim_progress_certification:2026-07-03"));
+}
+
+/// A dry run of a replace that leaves out the recorded submissions is refused as the
+/// import is, naming both, and records nothing (no import row, no row of the file).
+#[rstest]
+#[case::geopackage("sqlite")]
+#[case::postgis("postgis")]
+#[tokio::test(flavor = "multi_thread")]
+async fn a_dry_run_of_a_replace_says_which_recorded_submissions_it_would_remove(
+    #[case] kind: &str,
+) {
+    if kind == "postgis" && pg_base().is_none() {
+        return;
+    }
+    let reg = carmel(kind).await;
+    let recorded = recorded_by_both_doors(&reg).await;
+    let before = imports(kind, &reg);
+    let file = submissions_csv(&reg, "interim.csv", &[INTERIM]);
+    says_it_would_remove_both(&replace_with(
+        &reg,
+        &file,
+        &["--dry-run", "--allow-mass-delete"],
+    ));
+    assert_eq!(stored_submissions(&reg).await, recorded);
+    assert_eq!(
+        imports(kind, &reg),
+        before,
+        "the refused dry run was logged"
+    );
+}

@@ -17,7 +17,8 @@ pub struct ImportArgs {
     /// watersheds, tmdl_areas, inspections, discharge_determinations, rainfall (or `ms4
     /// rainfall import`), programme_submissions (each row checked against the calendar as
     /// `ms4 calendar record` checks one, and against a submission recorded for its
-    /// occurrence, which it never overwrites; a row at fault refuses the file) or boundary.
+    /// occurrence, which it never overwrites; a row at fault refuses the file; --replace
+    /// never removes a recorded submission) or boundary.
     /// With --layer-by, leave it out and give the file only.
     pub layer: String,
     /// The file: Shapefile (or a zip of one), GeoPackage, File Geodatabase, GeoJSON, KML, CSV.
@@ -62,7 +63,12 @@ pub struct ImportArgs {
     /// Print the quality report and write nothing.
     #[arg(long)]
     pub dry_run: bool,
-    /// Replace the layer: delete features the file does not carry.
+    /// Replace the layer: delete features the file does not carry. Into
+    /// programme_submissions the file must carry every submission recorded (by `ms4
+    /// calendar record`, the API or an earlier import), as recorded: a file that leaves
+    /// one out is refused, naming them, and nothing is stored (a submission is the
+    /// evidence an item was done; `ms4 export programme_submissions FILE` starts a file
+    /// from them).
     #[arg(long)]
     pub replace: bool,
     /// With --replace, let a file with no features empty the layer.

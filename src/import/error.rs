@@ -147,6 +147,25 @@ pub enum ImportError {
         /// Why one feature refuses the file.
         why: &'static str,
     },
+    /// `--replace` into the programme submissions would remove submissions recorded
+    /// there (by `ms4 calendar record`, the API or an earlier import) that the file does
+    /// not carry: a submission is the evidence an item of the programme was done, and
+    /// a replace never removes one. The file is refused and nothing was written.
+    #[error(
+        "{path}: --replace would remove {} from {layer} that the file does not carry ({}); nothing was imported. A recorded submission is the evidence a programme item was done, so --replace never removes one: carry every recorded submission in the file (ms4 export {layer} FILE writes them as recorded) or import without --replace, which adds the file's submissions and keeps the others",
+        recorded_count(*.count),
+        describe_ids(.ids, *.count)
+    )]
+    RecordedNotCarried {
+        /// The file.
+        path: String,
+        /// The registry layer.
+        layer: &'static str,
+        /// The first few of the recorded submissions it would remove, by id, in order.
+        ids: Vec<String>,
+        /// How many it would remove.
+        count: usize,
+    },
     /// The import was refused as a whole (nothing was written).
     #[error("{0}")]
     Refused(String),
@@ -264,6 +283,21 @@ fn describe_note(n: &super::report::FeatureNote) -> String {
         .filter(|f| !n.reason.starts_with(f.trim_start()))
         .unwrap_or_default();
     format!("feature {}{id}:{field} {}", n.feature, n.reason)
+}
+
+/// `1 recorded submission`, `3 recorded submissions`.
+fn recorded_count(count: usize) -> String {
+    let s = if count == 1 { "" } else { "s" };
+    format!("{count} recorded submission{s}")
+}
+
+/// The ids shown, and how many more there are: `a, b and 3 more`.
+fn describe_ids(ids: &[String], count: usize) -> String {
+    let shown = ids.join(", ");
+    match count.saturating_sub(ids.len()) {
+        0 => shown,
+        more => format!("{shown} and {more} more"),
+    }
 }
 
 /// Result alias for import and export.

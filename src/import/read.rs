@@ -16,6 +16,7 @@ use super::{
     crs, declared, gdal_guard, pipeline, select, settings, unchanged, ImportOptions,
     BOUNDARY_MARGIN_M, CHUNK, DEFAULT_MAX_DELETE_SHARE,
 };
+use crate::domain::Layer;
 use crate::store::{WriteMode, WriteMsg};
 
 /// Reads `opts`'s source, feeding `sink` (none for a dry run), and returns the report.
@@ -219,6 +220,7 @@ pub(super) fn read_source(
     }
     let restored = csv_restored.load(std::sync::atomic::Ordering::Relaxed);
     read_warnings(&mut report, read, restored);
+    recorded_kept(opts, existing, &seen, sink, &path_str)?;
     replace_checks(
         opts,
         &mut report,
@@ -457,6 +459,42 @@ fn stored_rows(
         }
         _ => None,
     }
+}
+
+/// A replace of the programme submissions removes no recorded submission (see
+/// `submissions`): the rows the write would delete are asked of the writer, inside its
+/// transaction, after the file's last row; a dry run decides against the layer as it
+/// stands (`existing`), as it decides the rest. A writer that has gone commits nothing:
+/// its error is the one reported.
+fn recorded_kept(
+    opts: &ImportOptions,
+    existing: Option<&rustc_hash::FxHashSet<String>>,
+    seen: &rustc_hash::FxHashMap<String, u64>,
+    sink: Option<&mpsc::Sender<WriteMsg>>,
+    path_str: &str,
+) -> Result<()> {
+    if opts.layer != Layer::ProgrammeSubmissions || opts.mode != WriteMode::Replace {
+        return Ok(());
+    }
+    let removed = match (sink, existing) {
+        (Some(tx), _) => {
+            let (ask, answer) = tokio::sync::oneshot::channel();
+            if tx.blocking_send(WriteMsg::WouldDelete(ask)).is_err() {
+                return Ok(());
+            }
+            match answer.blocking_recv() {
+                Ok(ids) => ids,
+                Err(_) => return Ok(()),
+            }
+        }
+        (None, Some(stored)) => stored
+            .iter()
+            .filter(|id| !seen.contains_key(*id))
+            .cloned()
+            .collect(),
+        (None, None) => Vec::new(),
+    };
+    super::submissions::replace_keeps_recorded(path_str, removed)
 }
 
 /// The warnings of a read: CSV cells read without their formula guard, nothing read.

@@ -70,7 +70,9 @@ pub struct ImportRequest {
     #[serde(default, deserialize_with = "flag")]
     #[schemars(with = "bool")]
     pub dry_run: bool,
-    /// Replace the layer: delete the features the file does not carry.
+    /// Replace the layer: delete the features the file does not carry. Into
+    /// `programme_submissions`, refused when the file leaves out a recorded submission,
+    /// which a replace never removes.
     #[serde(default, deserialize_with = "flag")]
     #[schemars(with = "bool")]
     pub replace: bool,

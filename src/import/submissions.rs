@@ -13,6 +13,13 @@
 //! the file after it ([`crate::store::WriteMsg::Rows`]), so no record made meanwhile is
 //! overwritten: an import of the same file again changes nothing.
 //!
+//! Nor does `--replace` remove one: a replace that would delete a recorded submission
+//! the file leaves out refuses the file, naming the ones it would remove, and nothing is
+//! written ([`replace_keeps_recorded`]); a file carrying each recorded submission (the
+//! same) and new ones replaces as any layer's file does. The stored rows it would
+//! remove are asked of the writer inside its transaction after the file's last row
+//! ([`crate::store::WriteMsg::WouldDelete`]): exactly what the write would delete.
+//!
 //! A submission shows an occurrence of the permit done, so the layer is imported whole or
 //! not at all: the first row at fault (by these rules, or refused as any layer's row is: a
 //! missing field, a value that is no date, an id twice) refuses the file, naming the
@@ -110,6 +117,67 @@ pub(super) fn against_stored(
     Ok(Some(recorded))
 }
 
+/// How many ids a refusal of a replace names; it counts the rest.
+const SHOWN: usize = 5;
+
+/// Refuses a replace whose write would remove recorded submissions: `removed`, the ids
+/// of the stored rows the file does not carry (in any order). The refusal names the
+/// first few in order and counts them all.
+pub(super) fn replace_keeps_recorded(path: &str, mut removed: Vec<String>) -> Result<()> {
+    if removed.is_empty() {
+        return Ok(());
+    }
+    removed.sort_unstable();
+    let count = removed.len();
+    removed.truncate(SHOWN);
+    Err(ImportError::RecordedNotCarried {
+        path: path.to_string(),
+        layer: Layer::ProgrammeSubmissions.name(),
+        ids: removed,
+        count,
+    })
+}
+
 /// Why one row at fault refuses the whole file.
 pub(super) const WHY: &str = "each row is checked as `ms4 calendar record` checks a \
     submission, and one row at fault refuses the file; correct it and import the file again";
+
+#[cfg(test)]
+mod tests {
+    use rstest::rstest;
+
+    use super::*;
+
+    fn ids(n: usize) -> Vec<String> {
+        (1..=n)
+            .rev()
+            .map(|m| format!("interim_progress_certification:2026-0{m}-03"))
+            .collect()
+    }
+
+    #[rstest]
+    #[case::none_removed(0, None)]
+    #[case::one(1, Some("1 recorded submission from programme_submissions that the file does not carry (interim_progress_certification:2026-01-03);"))]
+    #[case::the_first_five_in_order_and_a_count(7, Some("7 recorded submissions from programme_submissions that the file does not carry (interim_progress_certification:2026-01-03, interim_progress_certification:2026-02-03, interim_progress_certification:2026-03-03, interim_progress_certification:2026-04-03, interim_progress_certification:2026-05-03 and 2 more);"))]
+    fn a_replace_removing_recorded_submissions_is_refused_naming_them(
+        #[case] removed: usize,
+        #[case] said: Option<&str>,
+    ) {
+        match (replace_keeps_recorded("submitted.csv", ids(removed)), said) {
+            (Ok(()), None) => {}
+            (Err(e @ ImportError::RecordedNotCarried { .. }), Some(said)) => {
+                let ImportError::RecordedNotCarried { ids, count, .. } = &e else {
+                    unreachable!()
+                };
+                assert_eq!((ids.len(), *count), (removed.min(SHOWN), removed));
+                let text = e.to_string();
+                assert!(
+                    text.starts_with(&format!("submitted.csv: --replace would remove {said}")),
+                    "{text}"
+                );
+                assert!(text.contains("nothing was imported"), "{text}");
+            }
+            (got, want) => panic!("{got:?}, expected {want:?}"),
+        }
+    }
+}

@@ -116,6 +116,12 @@ pub enum WriteMsg {
         /// Where the rows go: the readable ones, and those set aside.
         reply: tokio::sync::oneshot::Sender<LayerRows>,
     },
+    /// The importer asks which stored rows the write would delete were it to commit now:
+    /// a replace's rows the stream has not carried, read inside the transaction (none
+    /// for an upsert). Asked after the last features, it is what the write deletes: a
+    /// programme submission recorded is never deleted by a replace, and the importer
+    /// refuses the file (aborts) when one would be.
+    WouldDelete(tokio::sync::oneshot::Sender<Vec<String>>),
     /// Commit, storing this import report with the import record.
     Commit {
         /// The quality report, kept with the import record.

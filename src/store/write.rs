@@ -203,6 +203,15 @@ async fn write_one(
                 let _ = reply.send(rows);
                 continue;
             }
+            WriteMsg::WouldDelete(reply) => {
+                // What `delete_not_carried` deletes if the stream commits next.
+                let ids = match (&write.stored, req.mode) {
+                    (Some(stored), WriteMode::Replace) => stored.not_carried(),
+                    _ => Vec::new(),
+                };
+                let _ = reply.send(ids);
+                continue;
+            }
             WriteMsg::Commit { report } => break report,
             WriteMsg::Abort(why) => return Err(StoreError::Aborted(why)),
         };
