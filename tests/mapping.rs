@@ -10,7 +10,7 @@ mod common;
 
 use common::*;
 use geo::{Area, BooleanOps, Contains};
-use geo_types::Point;
+use geo_types::{Geometry, Point};
 use ms4::answer::mapping::{
     mapping_status, monitoring_locations, sewersheds, MappingStatusParams,
     MonitoringLocationsParams, SewershedsParams,
@@ -318,18 +318,55 @@ async fn a_sewershed_built_from_the_one_it_holds_is_the_one_built_alone() {
     let reg = town("sqlite").await;
     let (snap, profile) = loaded(&reg).await;
     let ask = Ask::new(&snap, &profile);
-    let net = ms4::answer::build_network(&snap, &profile);
     let tolerance = ask.in_crs(&profile.tolerances.snap_tolerance);
-    let found = ms4::spatial::monitoring::monitoring_locations(
-        &snap,
-        &net,
-        &MonitoringOptions {
-            profile: &profile,
-            water_tolerance: ask.in_crs(&profile.tolerances.receiving_water_tolerance),
-            snap_tolerance: tolerance,
-            list_cycle: None,
-        },
+    let find = |snap: &Snapshot| {
+        let net = ms4::answer::build_network(snap, &profile);
+        let found = ms4::spatial::monitoring::monitoring_locations(
+            snap,
+            &net,
+            &MonitoringOptions {
+                profile: &profile,
+                water_tolerance: ask.in_crs(&profile.tolerances.receiving_water_tolerance),
+                snap_tolerance: tolerance,
+                list_cycle: None,
+            },
+        );
+        (net, found)
+    };
+    // Two catch basins no pipe joins, inside the traced pipes' buffers, half a tolerance
+    // off a pipe's middle: one on SMH-1's trace (so inside every sewershed built from
+    // it), one on a pipe MH-I's trace adds to SMH-1's (inside MH-I's new part).
+    let (_, first) = find(&snap);
+    let trace_of = |id: &str| {
+        let i = first.locations.iter().position(|l| l.id == id).unwrap();
+        first.upstream[i].clone().unwrap()
+    };
+    let (smh, mh) = (trace_of("SMH-1"), trace_of("MH-I"));
+    let beside = |pipe: &str, id: &str| {
+        let l = match snap.geometry(Layer::Pipes, pipe) {
+            Some(Geometry::LineString(l)) => l,
+            Some(Geometry::MultiLineString(m)) => &m.0[0],
+            g => panic!("{pipe} is a line: {g:?}"),
+        };
+        let (a, b) = (l.0[0], l.0[1]);
+        let len = (b.x - a.x).hypot(b.y - a.y);
+        let off = tolerance * 0.5 / len;
+        let mut f = ms4::domain::Feature::new(Layer::CatchBasins, id);
+        f.geom = Some(Geometry::Point(geo_types::Point::new(
+            (a.x + b.x) / 2.0 - (b.y - a.y) * off,
+            (a.y + b.y) / 2.0 + (b.x - a.x) * off,
+        )));
+        f
+    };
+    let own_pipe = mh.pipes.iter().find(|p| !smh.pipes.contains(p)).unwrap();
+    let snap = snap.with_upserts(
+        Layer::CatchBasins,
+        vec![
+            beside(&smh.pipes[0], "CB-LOOSE-BASE"),
+            beside(own_pipe, "CB-LOOSE-OWN"),
+        ],
     );
+    let (net, found) = find(&snap);
     let traced: Vec<(&str, &ms4::spatial::network::Trace)> = found
         .locations
         .iter()
@@ -363,6 +400,20 @@ async fn a_sewershed_built_from_the_one_it_holds_is_the_one_built_alone() {
         "OF-A's trace holds no other location's"
     );
     assert!(alone.iter().all(|s| s.holds_sewershed_of.is_none()));
+    // A sewershed built from another's finds the catch basins inside it its trace does
+    // not reach in the other's lists and in its own new part.
+    let without = |id: &str| {
+        nested
+            .iter()
+            .find(|s| s.location_id == id)
+            .unwrap()
+            .quality
+            .inlets_without_trace
+            .clone()
+    };
+    assert_eq!(without("SMH-1"), ["CB-LOOSE-BASE"]);
+    assert_eq!(without("MH-I"), ["CB-LOOSE-BASE", "CB-LOOSE-OWN"]);
+    assert_eq!(without("OF-I"), ["CB-LOOSE-BASE", "CB-LOOSE-OWN"]);
     assert_eq!(nested.len(), alone.len());
     for (n, a) in nested.iter().zip(&alone) {
         let id = &n.location_id;

@@ -22,9 +22,7 @@ use crate::spatial::monitoring::{
     monitoring_locations as find, Found, LocationKind, MonitoringLocation, MonitoringOptions,
 };
 use crate::spatial::network::Trace;
-use crate::spatial::sewershed::{
-    joined_structures, Sewershed, SewershedOptions, Sewersheds, METHOD, NESTED_FROM,
-};
+use crate::spatial::sewershed::{Sewershed, SewershedOptions, Sewersheds, METHOD, NESTED_FROM};
 
 /// The reach of a parcel to its nearest inlet when it has none and no connection.
 pub const DEFAULT_REACH: &str = "300ft";
@@ -131,7 +129,7 @@ pub(crate) struct Kept {
 /// Every location's sewershed at the default reach.
 pub(crate) struct BuiltSewersheds {
     /// In the order of [`found`]'s locations; none where the network does not know one.
-    pub by_location: Vec<Option<Sewershed>>,
+    pub by_location: Vec<Option<Arc<Sewershed>>>,
     /// The town's boundary they are clipped to, when the registry has one.
     pub town: Option<MultiPolygon<f64>>,
 }
@@ -175,9 +173,9 @@ pub(crate) fn default_sewersheds(ask: &Ask<'_>) -> Result<Arc<BuiltSewersheds>, 
         .filter_map(|(i, (l, t))| Some((i, l.id.as_str(), t.as_ref()?)))
         .collect();
     let built = builder.of_each(traced.iter().map(|(_, id, t)| (*id, *t)));
-    let mut by_location: Vec<Option<Sewershed>> = vec![None; f.locations.len()];
+    let mut by_location: Vec<Option<Arc<Sewershed>>> = vec![None; f.locations.len()];
     for ((i, _, _), s) in traced.iter().zip(built) {
-        by_location[*i] = Some(s);
+        by_location[*i] = Some(Arc::new(s));
     }
     let s = Arc::new(BuiltSewersheds {
         by_location,
@@ -261,9 +259,10 @@ pub struct LocationSewershed {
     pub kind: LocationKind,
     /// Its priority.
     pub priority: Priority,
-    /// The sewershed.
+    /// The sewershed (shared with the other answers asked of the same moment: the
+    /// county's are ten million vertices, not copied for each).
     #[serde(flatten)]
-    pub sewershed: Sewershed,
+    pub sewershed: Arc<Sewershed>,
 }
 
 /// Every location's preliminary sewershed, with the method.
@@ -293,7 +292,7 @@ fn options(ask: &Ask<'_>, reach: f64) -> SewershedOptions {
 }
 
 /// The sewersheds' builder with the answer's default reach.
-fn sewershed_builder<'a>(ask: &Ask<'a>) -> Result<Sewersheds<'a>, AskError> {
+fn sewershed_builder<'a>(ask: &'a Ask<'_>) -> Result<Sewersheds<'a>, AskError> {
     let reach = SewershedsParams::default().reach(ask)?;
     Ok(Sewersheds::new(
         ask.snap,
@@ -322,7 +321,7 @@ pub fn sewersheds(ask: &Ask<'_>, p: &SewershedsParams) -> Result<SewershedsAnswe
     // default reach; a few asked are built alone, unless all are kept already.
     let kept = reach == SewershedsParams::default().reach(ask)?
         && (p.location.is_empty() || ask.kept.sewersheds.get().is_some());
-    let (built, clipped_to_town): (Vec<(usize, Sewershed)>, bool) = if kept {
+    let (built, clipped_to_town): (Vec<(usize, Arc<Sewershed>)>, bool) = if kept {
         let all = default_sewersheds(ask)?;
         let built = all
             .by_location
@@ -343,7 +342,11 @@ pub fn sewersheds(ask: &Ask<'_>, p: &SewershedsParams) -> Result<SewershedsAnswe
             .filter_map(|(i, (l, t))| Some((i, l.id.as_str(), t.as_ref()?)))
             .collect();
         let sheds = builder.of_each(asked.iter().map(|(_, id, t)| (*id, *t)));
-        let built = asked.iter().map(|(i, _, _)| *i).zip(sheds).collect();
+        let built = asked
+            .iter()
+            .map(|(i, _, _)| *i)
+            .zip(sheds.into_iter().map(Arc::new))
+            .collect();
         (built, builder.town().is_some())
     };
     let out = built
@@ -419,22 +422,22 @@ pub fn mapping_status(
 ) -> Result<MappingStatusAnswer, AskError> {
     let net = ask.network()?;
     let cap = p.ids.unwrap_or(DEFAULT_CAP);
-    let joined = joined_structures(ask.snap, net);
+    let joined = net.joined();
     let water_tolerance = ask.in_crs(&ask.profile.tolerances.receiving_water_tolerance);
-    let (polygons, town) = if p.without_sewersheds {
-        (None, None)
+    let kept = if p.without_sewersheds {
+        None
     } else {
-        let f = found(ask)?;
-        let all = default_sewersheds(ask)?;
-        let polygons: Vec<(String, MultiPolygon<f64>)> = f
-            .locations
+        Some((found(ask)?, default_sewersheds(ask)?))
+    };
+    let polygons: Option<Vec<(&str, &MultiPolygon<f64>)>> = kept.as_ref().map(|(f, all)| {
+        f.locations
             .iter()
             .zip(&all.by_location)
             .filter(|(l, _)| l.kind == LocationKind::Outfall)
-            .filter_map(|(l, s)| Some((l.id.clone(), s.as_ref()?.polygon.clone())))
-            .collect();
-        (Some(polygons), all.town.clone())
-    };
+            .filter_map(|(l, s)| Some((l.id.as_str(), &s.as_ref()?.polygon)))
+            .collect()
+    });
+    let town = kept.as_ref().and_then(|(_, all)| all.town.as_ref());
     let status = status_of(
         ask.snap,
         net,
@@ -443,7 +446,7 @@ pub fn mapping_status(
             water_tolerance,
             cap,
             sewersheds: polygons.as_deref(),
-            town: town.as_ref(),
+            town,
         },
     );
     Ok(MappingStatusAnswer {

@@ -6,7 +6,7 @@
 //! A feature counts in the watershed that holds its point (a pipe's middle); one
 //! outside every watershed counts for the town only, under no watershed.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 
 use geo::{Area, BooleanOps, BoundingRect};
 use geo_types::{Geometry, MultiPolygon, Point, Rect};
@@ -14,7 +14,7 @@ use serde::Serialize;
 
 use super::area_index::{BoxPlace, IndexedArea};
 use super::monitoring::containing;
-use super::network::{DirectionSource, Network};
+use super::network::{DirectionSource, Joined, Network};
 use super::snapshot::Snapshot;
 use super::waters::{as_multipolygon, outfall_water, text};
 use crate::domain::{AreaUnit, Feature, Layer};
@@ -128,7 +128,7 @@ pub struct StatusOptions<'a> {
     /// Each list's cap.
     pub cap: usize,
     /// The sewersheds built, each with its location id; none to leave coverage out.
-    pub sewersheds: Option<&'a [(String, MultiPolygon<f64>)]>,
+    pub sewersheds: Option<&'a [(&'a str, &'a MultiPolygon<f64>)]>,
     /// The town's boundary.
     pub town: Option<&'a MultiPolygon<f64>>,
 }
@@ -137,7 +137,7 @@ pub struct StatusOptions<'a> {
 pub fn mapping_status(
     snap: &Snapshot,
     net: &Network,
-    joined: &HashSet<String>,
+    joined: &Joined<'_>,
     opt: &StatusOptions<'_>,
 ) -> MappingStatus {
     let mut town = Completeness::default();
@@ -155,24 +155,40 @@ pub fn mapping_status(
             (w.id.clone(), c)
         })
         .collect();
-    let mut each = |f: &Feature, add: &dyn Fn(&mut Completeness)| {
-        add(&mut town);
-        match point_of(f.geom.as_ref()).and_then(|p| containing(snap, Layer::Watersheds, &p)) {
-            Some(w) => add(sheds.get_mut(&w).expect("a watershed of the layer")),
-            None => add(&mut outside),
+    // Each feature's watershed and fact are read on every core (a point-in-polygon test
+    // and a lookup each, for a million structures), then counted in the layer's order.
+    let mut count = |placed: Vec<(Option<String>, &Feature, Fact)>,
+                     add: &dyn Fn(&mut Completeness, &Feature, Fact)| {
+        for (w, f, fact) in placed {
+            add(&mut town, f, fact);
+            match w {
+                Some(w) => add(
+                    sheds.get_mut(&w).expect("a watershed of the layer"),
+                    f,
+                    fact,
+                ),
+                None => add(&mut outside, f, fact),
+            }
         }
     };
-    for o in snap.layer(Layer::Outfalls).features.iter() {
-        let ok = outfall_water(snap, &o.id, opt.water_tolerance).0.is_some();
-        each(o, &|c| c.outfalls_with_water.add(&o.id, ok));
-    }
-    for p in snap.layer(Layer::Pipes).features.iter() {
-        let source = net.pipe(&p.id).map(|i| i.direction);
-        let ok = matches!(
-            source,
-            Some(DirectionSource::Ids | DirectionSource::Inverts)
-        );
-        each(p, &|c| {
+    count(
+        placed(snap, Layer::Outfalls, |o| {
+            Fact::Ok(outfall_water(snap, &o.id, opt.water_tolerance).0.is_some())
+        }),
+        &|c, o, fact| c.outfalls_with_water.add(&o.id, fact == Fact::Ok(true)),
+    );
+    count(
+        placed(snap, Layer::Pipes, |p| {
+            Fact::Direction(net.pipe_direction(&p.id))
+        }),
+        &|c, p, fact| {
+            let Fact::Direction(source) = fact else {
+                return;
+            };
+            let ok = matches!(
+                source,
+                Some(DirectionSource::Ids | DirectionSource::Inverts)
+            );
             c.pipes_with_direction.add(&p.id, ok);
             let s = &mut c.direction_sources;
             match source {
@@ -181,49 +197,21 @@ pub fn mapping_status(
                 Some(DirectionSource::Digitised) => s.digitised += 1,
                 None => s.none += 1,
             }
-        });
-    }
+        },
+    );
     for l in [
         Layer::CatchBasins,
         Layer::Manholes,
         Layer::Outfalls,
         Layer::Structures,
     ] {
-        for f in snap.layer(l).features.iter() {
-            let ok = joined.contains(&f.id);
-            each(f, &|c| c.structures_joined.add(&f.id, ok));
-        }
+        count(
+            placed(snap, l, |f| Fact::Ok(joined.contains(&f.id))),
+            &|c, f, fact| c.structures_joined.add(&f.id, fact == Fact::Ok(true)),
+        );
     }
     if let (Some(sewersheds), Some(t)) = (opt.sewersheds, opt.town) {
-        let boxed: Vec<Boxed> = sewersheds
-            .iter()
-            .filter_map(|(id, m)| Some((id.as_str(), m, m.bounding_rect()?)))
-            .collect();
-        // Each watershed's part of the town and its figure on its own core: each is a
-        // union of its own. Their lists are capped once the town's is made from them.
-        use rayon::prelude::*;
-        let watersheds: Vec<&Feature> = snap.layer(Layer::Watersheds).features.iter().collect();
-        let parts: Vec<(String, MultiPolygon<f64>, AreaFigure)> = watersheds
-            .par_iter()
-            .filter_map(|w| {
-                let inside =
-                    IndexedArea::new(w.geom.as_ref().and_then(as_multipolygon)?.intersection(t));
-                let figure = coverage(&inside, &boxed, usize::MAX, false);
-                Some((w.id.clone(), inside.into_area(), figure))
-            })
-            .collect();
-        town.sewershed_coverage = Some(if tile_the_town(t, &parts) {
-            sum_of(t, &parts, opt.cap)
-        } else {
-            // The sewersheds are clipped to the town already.
-            coverage(&IndexedArea::new(t.clone()), &boxed, opt.cap, true)
-        });
-        for (id, _, mut figure) in parts {
-            figure.sewersheds.truncate(opt.cap);
-            if let Some(c) = sheds.get_mut(&id) {
-                c.sewershed_coverage = Some(figure);
-            }
-        }
+        sewershed_coverage(snap, sewersheds, t, opt.cap, &mut town, &mut sheds);
     }
     for c in std::iter::once(&mut town)
         .chain(std::iter::once(&mut outside))
@@ -243,6 +231,74 @@ pub fn mapping_status(
         outside_watersheds: outside,
         area_unit: snap.meta.linear_unit.squared(),
     }
+}
+
+/// The sewersheds' coverage of the town and of each watershed's part of it, into
+/// `town` and `sheds`.
+fn sewershed_coverage(
+    snap: &Snapshot,
+    sewersheds: &[(&str, &MultiPolygon<f64>)],
+    t: &MultiPolygon<f64>,
+    cap: usize,
+    town: &mut Completeness,
+    sheds: &mut BTreeMap<String, Completeness>,
+) {
+    let boxed: Vec<Boxed> = sewersheds
+        .iter()
+        .filter_map(|&(id, m)| Some((id, m, m.bounding_rect()?)))
+        .collect();
+    // Each watershed's part of the town and its figure on its own core: each is a
+    // union of its own. Their lists are capped once the town's is made from them.
+    use rayon::prelude::*;
+    let watersheds: Vec<&Feature> = snap.layer(Layer::Watersheds).features.iter().collect();
+    let parts: Vec<(String, MultiPolygon<f64>, AreaFigure)> = watersheds
+        .par_iter()
+        .filter_map(|w| {
+            let inside =
+                IndexedArea::new(w.geom.as_ref().and_then(as_multipolygon)?.intersection(t));
+            let figure = coverage(&inside, &boxed, usize::MAX, false);
+            Some((w.id.clone(), inside.into_area(), figure))
+        })
+        .collect();
+    town.sewershed_coverage = Some(if tile_the_town(t, &parts) {
+        sum_of(t, &parts, cap)
+    } else {
+        // The sewersheds are clipped to the town already.
+        coverage(&IndexedArea::new(t.clone()), &boxed, cap, true)
+    });
+    for (id, _, mut figure) in parts {
+        figure.sewersheds.truncate(cap);
+        if let Some(c) = sheds.get_mut(&id) {
+            c.sewershed_coverage = Some(figure);
+        }
+    }
+}
+
+/// What is counted of one feature.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Fact {
+    /// Counted among those that have it, or not.
+    Ok(bool),
+    /// A pipe's flow direction and where it came from (none: not in the network).
+    Direction(Option<DirectionSource>),
+}
+
+/// Each feature of a layer, in order, with the watershed holding its point and its fact,
+/// found on every core.
+fn placed(
+    snap: &Snapshot,
+    layer: Layer,
+    fact: impl Fn(&Feature) -> Fact + Sync,
+) -> Vec<(Option<String>, &Feature, Fact)> {
+    use rayon::prelude::*;
+    let features: Vec<&Feature> = snap.layer(layer).features.iter().collect();
+    features
+        .par_iter()
+        .map(|f| {
+            let w = point_of(f.geom.as_ref()).and_then(|p| containing(snap, Layer::Watersheds, &p));
+            (w, *f, fact(f))
+        })
+        .collect()
 }
 
 /// Whether the watersheds' parts of the town tile it: their areas add up to the town's

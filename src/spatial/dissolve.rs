@@ -13,7 +13,6 @@
 //! Why: overlaying every parcel's every edge was most of the time a sewershed took on
 //! the county (70,849 of them); a block's lots share all their side lines.
 
-use geo::orient::{Direction, Orient};
 use geo_types::{Coord, LineString, MultiPolygon, Polygon};
 use i_overlay::core::fill_rule::FillRule;
 use i_overlay::float::overlay::OverlayOptions;
@@ -33,10 +32,17 @@ fn at(k: Key) -> [f64; 2] {
 
 /// The union of `pieces`, their shared edges cancelled first (see the module docs).
 pub fn dissolve(pieces: Vec<Polygon<f64>>) -> MultiPolygon<f64> {
+    fill(outline(pieces))
+}
+
+/// The rings left of `pieces` once the edges they share are cancelled, wound so that
+/// what they wind round positively is the pieces' union: to be filled by [`fill`], with
+/// anything else wound so (exteriors counter-clockwise, holes clockwise) beside them.
+pub fn outline(pieces: Vec<Polygon<f64>>) -> Vec<Vec<[f64; 2]>> {
     let rings: Vec<Vec<[f64; 2]>> = pieces
         .into_iter()
-        .flat_map(|p| {
-            let p = p.orient(Direction::Default);
+        .flat_map(|mut p| {
+            wind(&mut p);
             let (ext, holes) = p.into_inner();
             std::iter::once(ext).chain(holes)
         })
@@ -44,8 +50,12 @@ pub fn dissolve(pieces: Vec<Polygon<f64>>) -> MultiPolygon<f64> {
         .collect();
     // Twice: lots of a row, merged, leave one straight rear line the row behind shares
     // whole only once the lots' vertices along it are gone.
-    let outline = cancel_shared_edges(&cancel_shared_edges(&rings));
-    let shapes = outline.simplify_shape_custom(
+    cancel_shared_edges(&cancel_shared_edges(&rings))
+}
+
+/// What `rings` wind round positively, as polygons: one overlay.
+pub fn fill(rings: Vec<Vec<[f64; 2]>>) -> MultiPolygon<f64> {
+    let shapes = rings.simplify_shape_custom(
         FillRule::Positive,
         OverlayOptions::ogc(),
         Default::default(),
@@ -62,6 +72,32 @@ pub fn dissolve(pieces: Vec<Polygon<f64>>) -> MultiPolygon<f64> {
             })
             .collect(),
     )
+}
+
+/// `p` wound as the overlay reads a filled shape (exterior counter-clockwise, holes
+/// clockwise), in place: each ring is turned only when it runs the other way.
+pub fn wind(p: &mut Polygon<f64>) {
+    use geo::Winding;
+    p.exterior_mut(|e| e.make_ccw_winding());
+    p.interiors_mut(|holes| {
+        for h in holes {
+            h.make_cw_winding();
+        }
+    });
+}
+
+/// The rings of `p`, wound as [`wind`] winds them, open (the overlay closes each), as
+/// [`fill`] reads rings.
+pub fn rings_of(mut p: Polygon<f64>) -> impl Iterator<Item = Vec<[f64; 2]>> {
+    wind(&mut p);
+    let (ext, holes) = p.into_inner();
+    std::iter::once(ext).chain(holes).map(|r| {
+        let mut ring: Vec<[f64; 2]> = r.0.into_iter().map(|c| [c.x, c.y]).collect();
+        if ring.len() > 1 && ring.first() == ring.last() {
+            ring.pop();
+        }
+        ring
+    })
 }
 
 /// The rings left once every edge met both ways is cancelled, each vertex between two
@@ -142,6 +178,7 @@ fn coord(p: [f64; 2]) -> Coord<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use geo::orient::{Direction, Orient};
     use geo::{Area, BooleanOps};
     use geo_types::polygon;
 

@@ -22,7 +22,7 @@ use serde::Serialize;
 use super::network::{Direction, Network, Trace};
 use super::snapshot::Snapshot;
 use super::waters::{classification, listing, outfall_water, text};
-use crate::domain::Layer;
+use crate::domain::{Feature, Layer};
 use crate::rules::monitoring::{
     decide, normalise_class, owner_class, Criterion, OwnerClass, Priority, PriorityRule, Reason,
 };
@@ -266,9 +266,24 @@ struct Element {
     class: OwnerClass,
 }
 
-/// The interconnections found from the owners along the network, then those entered by
-/// hand; one per place and other owner, by id.
-fn interconnections(snap: &Snapshot, net: &Network, owners: &Owners) -> Vec<MonitoringLocation> {
+/// Where one pipe changes hands: the place, its layer, the other owner, which way, and
+/// the pipe.
+struct Handed<'p> {
+    at: String,
+    layer: Layer,
+    other: String,
+    handover: Handover,
+    pipe: &'p str,
+}
+
+/// Where one pipe changes hands, read in flow order from its upstream structure through
+/// the pipe to its downstream one.
+fn handovers<'p>(
+    snap: &Snapshot,
+    net: &Network,
+    owners: &Owners,
+    p: &'p Feature,
+) -> Vec<Handed<'p>> {
     let owner_of = |layer: Layer, id: &str| -> OwnerClass {
         let owner = snap
             .layer(layer)
@@ -276,65 +291,89 @@ fn interconnections(snap: &Snapshot, net: &Network, owners: &Owners) -> Vec<Moni
             .and_then(|f| text(f, layer, "owner"));
         owners.class(owner.as_deref())
     };
+    let Some(info) = net.pipe(&p.id) else {
+        return Vec::new();
+    };
+    let node = |s: &Option<String>| {
+        let id = s.as_ref()?;
+        let layer = net.structure_layer(id)?;
+        Some(Element {
+            id: id.clone(),
+            layer,
+            class: owner_of(layer, id),
+        })
+    };
+    let pipe = Element {
+        id: p.id.clone(),
+        layer: Layer::Pipes,
+        class: owners.class(text(p, Layer::Pipes, "owner").as_deref()),
+    };
+    let (up, down) = (node(&info.from.structure), node(&info.to.structure));
+    // In flow order, skipping what has no owner to read.
+    let chain: Vec<(usize, &Element)> = [up.as_ref(), Some(&pipe), down.as_ref()]
+        .into_iter()
+        .enumerate()
+        .filter_map(|(i, e)| Some((i, e?)))
+        .filter(|(_, e)| e.class != OwnerClass::Unknown)
+        .collect();
+    let mut out = Vec::new();
+    for w in chain.windows(2) {
+        let ((ia, a), (ib, b)) = (w[0], w[1]);
+        let (handover, other) = match (&a.class, &b.class) {
+            (OwnerClass::Town, OwnerClass::OtherPublic(o)) => (Handover::TownToOther, o),
+            (OwnerClass::OtherPublic(o), OwnerClass::Town) => (Handover::OtherToTown, o),
+            _ => continue,
+        };
+        // Where it changes hands: the upstream structure when the pipe is the
+        // second of the pair, else the downstream end (the pipe when it is no
+        // structure).
+        let at = if ia == 0 && ib == 1 {
+            a
+        } else {
+            down.as_ref().unwrap_or(&pipe)
+        };
+        out.push(Handed {
+            at: at.id.clone(),
+            layer: at.layer,
+            other: other.clone(),
+            handover,
+            pipe: p.id.as_str(),
+        });
+    }
+    out
+}
+
+/// The interconnections found from the owners along the network, then those entered by
+/// hand; one per place and other owner, by id.
+fn interconnections(snap: &Snapshot, net: &Network, owners: &Owners) -> Vec<MonitoringLocation> {
+    // Each pipe's handovers are read on every core (an owner looked up for each end and
+    // the pipe), then gathered in the pipes' order, so a location lists its pipes as a
+    // walk of the layer meets them.
+    use rayon::prelude::*;
+    let pipes: Vec<&Feature> = snap.layer(Layer::Pipes).features.iter().collect();
+    let each: Vec<Vec<Handed>> = pipes
+        .par_iter()
+        .map(|p| handovers(snap, net, owners, p))
+        .collect();
     let mut found: BTreeMap<(String, String), MonitoringLocation> = BTreeMap::new();
-    for p in snap.layer(Layer::Pipes).features.iter() {
-        let Some(info) = net.pipe(&p.id) else {
-            continue;
-        };
-        let node = |s: &Option<String>| {
-            let id = s.as_ref()?;
-            let layer = net.structure_layer(id)?;
-            Some(Element {
-                id: id.clone(),
-                layer,
-                class: owner_of(layer, id),
-            })
-        };
-        let pipe = Element {
-            id: p.id.clone(),
-            layer: Layer::Pipes,
-            class: owners.class(text(p, Layer::Pipes, "owner").as_deref()),
-        };
-        let (up, down) = (node(&info.from.structure), node(&info.to.structure));
-        // In flow order, skipping what has no owner to read.
-        let chain: Vec<(usize, &Element)> = [up.as_ref(), Some(&pipe), down.as_ref()]
-            .into_iter()
-            .enumerate()
-            .filter_map(|(i, e)| Some((i, e?)))
-            .filter(|(_, e)| e.class != OwnerClass::Unknown)
-            .collect();
-        for w in chain.windows(2) {
-            let ((ia, a), (ib, b)) = (w[0], w[1]);
-            let (handover, other) = match (&a.class, &b.class) {
-                (OwnerClass::Town, OwnerClass::OtherPublic(o)) => (Handover::TownToOther, o),
-                (OwnerClass::OtherPublic(o), OwnerClass::Town) => (Handover::OtherToTown, o),
-                _ => continue,
-            };
-            // Where it changes hands: the upstream structure when the pipe is the second
-            // of the pair, else the downstream end (the pipe when it is no structure).
-            let at = if ia == 0 && ib == 1 {
-                a
-            } else {
-                down.as_ref().unwrap_or(&pipe)
-            };
-            let key = (at.id.clone(), other.clone());
-            let loc = found.entry(key).or_insert_with(|| {
-                let mut l = blank(
-                    at.id.clone(),
-                    LocationKind::Interconnection,
-                    at.layer,
-                    String::new(),
-                );
-                l.handover = Some(handover);
-                l.other_owner = Some(other.clone());
-                l
-            });
-            if loc.handover != Some(handover) {
-                loc.handover = Some(Handover::Both);
-            }
-            if !loc.pipes.contains(&p.id) {
-                loc.pipes.push(p.id.clone());
-            }
+    for h in each.into_iter().flatten() {
+        let key = (h.at, h.other);
+        let loc = found.entry(key).or_insert_with_key(|(at, other)| {
+            let mut l = blank(
+                at.clone(),
+                LocationKind::Interconnection,
+                h.layer,
+                String::new(),
+            );
+            l.handover = Some(h.handover);
+            l.other_owner = Some(other.clone());
+            l
+        });
+        if loc.handover != Some(h.handover) {
+            loc.handover = Some(Handover::Both);
+        }
+        if !loc.pipes.iter().any(|q| q == h.pipe) {
+            loc.pipes.push(h.pipe.to_string());
         }
     }
     let mut out: Vec<MonitoringLocation> = found

@@ -288,6 +288,22 @@ impl Csr {
     }
 }
 
+/// The structures a pipe's end is joined to ([`Network::joined`]).
+pub struct Joined<'n> {
+    net: &'n Network,
+    /// Per structure node.
+    marks: Vec<bool>,
+}
+
+impl Joined<'_> {
+    /// Whether a pipe's end is joined to the structure with this id.
+    pub fn contains(&self, id: &str) -> bool {
+        self.net
+            .structure_node(id)
+            .is_some_and(|n| self.marks[n as usize])
+    }
+}
+
 /// The drainage network as a directed graph (see the module docs).
 #[derive(Debug)]
 pub struct Network {
@@ -376,6 +392,28 @@ impl Network {
             .iter()
             .filter(|k| matches!(k, NodeKind::Junction))
             .count()
+    }
+
+    /// Which structures a pipe's end is joined to (by id or snapped), as [`Self::pipe`]
+    /// reads each pipe's ends: marked once per structure, asked by id.
+    pub fn joined(&self) -> Joined<'_> {
+        let mut marks = vec![false; self.structures as usize];
+        for p in 0..self.pipes {
+            let whole = self.whole_pipe(p);
+            for n in [whole.from, whole.to] {
+                if n < self.structures {
+                    marks[n as usize] = true;
+                }
+            }
+        }
+        Joined { net: self, marks }
+    }
+
+    /// How a pipe's flow direction was decided ([`PipeInfo::direction`]), read without
+    /// writing out its info.
+    pub fn pipe_direction(&self, id: &str) -> Option<DirectionSource> {
+        let e = self.pipe_ids.get(&self.names, self.structures, id)?;
+        Some(self.whole_pipe(self.pipe_of(e)).direction)
     }
 
     /// The layer of a structure, by id.

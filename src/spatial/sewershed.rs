@@ -13,19 +13,19 @@
 //! another's trace by a parcel. Its quality: the inlets inside it no pipe joins, the
 //! inlets inside it of another trace (overlaps), and the dangling pipe ends the trace met.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::sync::OnceLock;
 
 use geo::algorithm::buffer::{BufferStyle, LineCap, LineJoin};
-use geo::orient::{Direction, Orient};
 use geo::{Area, BooleanOps, BoundingRect, Buffer, Centroid, Contains};
 use geo_types::{Coord, Geometry, LineString, MultiPolygon, Polygon};
 use serde::Serialize;
 
 use super::area_index::IndexedArea;
 use super::connections::ms4_end;
+use super::dissolve;
 use super::monitoring::joined_at;
-use super::network::{Network, Trace};
+use super::network::{Joined, Network, Trace};
 use super::query::nearest_one_within;
 use super::snapshot::Snapshot;
 use super::waters::{as_multipolygon, text};
@@ -93,7 +93,7 @@ pub struct Sewershed {
 /// Where each parcel drains, decided once for every location.
 pub struct ParcelDrains {
     /// For each structure or pipe, the parcels (indexes) that drain to it.
-    by_asset: HashMap<String, Vec<usize>>,
+    by_asset: FxHashMap<String, Vec<usize>>,
     /// For each parcel, how many drains it has.
     count: Vec<usize>,
 }
@@ -114,7 +114,7 @@ impl ParcelDrains {
                 Some((p, joined_at(snap, &end, opt.snap_tolerance)?))
             })
             .collect();
-        let mut by_parcel_id: HashMap<String, Vec<String>> = HashMap::new();
+        let mut by_parcel_id: FxHashMap<String, Vec<String>> = FxHashMap::default();
         for (p, a) in joins {
             by_parcel_id.entry(p).or_default().push(a);
         }
@@ -148,7 +148,7 @@ impl ParcelDrains {
                 drains
             })
             .collect();
-        let mut by_asset: HashMap<String, Vec<usize>> = HashMap::new();
+        let mut by_asset: FxHashMap<String, Vec<usize>> = FxHashMap::default();
         let mut count = vec![0; each.len()];
         for (i, drains) in each.into_iter().enumerate() {
             count[i] = drains.len();
@@ -163,10 +163,11 @@ impl ParcelDrains {
 /// What every sewershed of a snapshot is built from, decided once.
 pub struct Sewersheds<'a> {
     snap: &'a Snapshot,
+    net: &'a Network,
     drains: ParcelDrains,
     /// Each parcel's area and whether its land use is commercial or industrial.
     parcel_facts: Vec<(f64, bool)>,
-    joined: HashSet<String>,
+    joined: Joined<'a>,
     town: Option<IndexedArea>,
     opt: SewershedOptions,
 }
@@ -176,14 +177,15 @@ impl<'a> Sewersheds<'a> {
     pub fn new(
         snap: &'a Snapshot,
         profile: &'a Profile,
-        net: &Network,
+        net: &'a Network,
         opt: SewershedOptions,
     ) -> Self {
         Sewersheds {
             snap,
+            net,
             drains: ParcelDrains::new(snap, &opt),
             parcel_facts: parcel_facts(snap, profile),
-            joined: joined_structures(snap, net),
+            joined: net.joined(),
             town: town_area(snap).map(IndexedArea::new),
             opt,
         }
@@ -235,20 +237,23 @@ impl<'a> Sewersheds<'a> {
         let reached = reached(trace);
         let (parcels, split) = self.parcels_reached(&reached);
         // The parcels dissolved as a coverage first: a block's lots share their lines.
-        let mut pieces: Vec<Polygon<f64>> = super::dissolve::dissolve(self.shapes(&parcels)).0;
+        let outline = dissolve::outline(self.shapes(&parcels));
+        let mut pieces: Vec<Polygon<f64>> = Vec::new();
         network_pieces(
             self.snap,
+            self.net,
             trace.pipes.iter(),
             std::iter::empty(),
             trace.structures.iter(),
             self.opt.buffer,
             &mut pieces,
         );
-        let mut polygon = union_in_stages(pieces);
+        let mut polygon = union_with_outline(outline, pieces);
         if let Some(t) = &self.town {
             polygon = t.clip(&polygon);
         }
-        self.finish(location_id, trace, &reached, parcels, split, polygon)
+        let quality = quality(self.snap, &polygon, &reached, &self.joined, trace, split);
+        self.finish(location_id, trace, parcels, polygon, quality)
     }
 
     /// The sewershed of a location whose trace holds `base_trace` whole: `base`'s polygon
@@ -266,14 +271,15 @@ impl<'a> Sewersheds<'a> {
         let in_base = reached(base_trace);
         let reached = reached(trace);
         let (parcels, split) = self.parcels_reached(&reached);
-        let base_parcels: HashSet<&str> = base.parcels.iter().map(String::as_str).collect();
+        let base_parcels: FxHashSet<&str> = base.parcels.iter().map(String::as_str).collect();
         let parcels_layer = self.snap.layer(Layer::Parcels);
         let new_parcels: Vec<usize> = parcels
             .iter()
             .copied()
             .filter(|&p| !base_parcels.contains(parcels_layer.features[p].id.as_str()))
             .collect();
-        let mut pieces: Vec<Polygon<f64>> = super::dissolve::dissolve(self.shapes(&new_parcels)).0;
+        let outline = dissolve::outline(self.shapes(&new_parcels));
+        let mut pieces: Vec<Polygon<f64>> = Vec::new();
         let in_base = &in_base;
         let new =
             move |ids: &'t [String]| ids.iter().filter(move |id| !in_base.contains(id.as_str()));
@@ -283,13 +289,14 @@ impl<'a> Sewersheds<'a> {
         let drawn = base_trace.pipes.iter();
         network_pieces(
             self.snap,
+            self.net,
             new(&trace.pipes[..]),
             drawn,
             new(&trace.structures[..]),
             self.opt.buffer,
             &mut pieces,
         );
-        let mut own = union_in_stages(pieces);
+        let mut own = union_with_outline(outline, pieces);
         if let Some(t) = &self.town {
             own = t.clip(&own);
         }
@@ -298,17 +305,83 @@ impl<'a> Sewersheds<'a> {
         } else {
             base.polygon.union(&own)
         };
-        let mut s = self.finish(location_id, trace, &reached, parcels, split, polygon);
+        let quality = self.quality_around(&base.quality, &own, &polygon, &reached, trace, split);
+        let mut s = self.finish(location_id, trace, parcels, polygon, quality);
         s.holds_sewershed_of = Some(base.location_id.clone());
         s
     }
 
+    /// The quality of a sewershed built from `base`'s ([`Sewersheds::around`]): the catch
+    /// basins inside it its trace does not reach, found without testing every catch basin in
+    /// its box against the whole polygon (on the county, tens of thousands of vertices each).
+    /// One inside `base`'s polygon is in `base`'s lists already; one `own` part (the new
+    /// parts, clipped) holds is inside too; one on `own`'s boundary may lie on the seam of the
+    /// two and is tested against the whole polygon. Any other lies outside both, so outside
+    /// their union: `base`'s lists hold every catch basin inside it that `base`'s trace does
+    /// not reach, and what that trace reaches, this larger one reaches too.
+    fn quality_around(
+        &self,
+        base: &SewershedQuality,
+        own: &MultiPolygon<f64>,
+        polygon: &MultiPolygon<f64>,
+        reached: &FxHashSet<&str>,
+        trace: &Trace,
+        parcels_split: Vec<String>,
+    ) -> SewershedQuality {
+        use geo::Intersects;
+        let still = |ids: &[String]| -> Vec<String> {
+            ids.iter()
+                .filter(|id| !reached.contains(id.as_str()))
+                .cloned()
+                .collect()
+        };
+        let mut q = SewershedQuality {
+            inlets_without_trace: still(&base.inlets_without_trace),
+            inlets_of_other_traces: still(&base.inlets_of_other_traces),
+            dangling_ends: trace.dead_ends.clone(),
+            parcels_split,
+        };
+        let listed: FxHashSet<&str> = base
+            .inlets_without_trace
+            .iter()
+            .chain(&base.inlets_of_other_traces)
+            .map(String::as_str)
+            .collect();
+        if let Some(r) = own.bounding_rect() {
+            for f in self.snap.layer(Layer::CatchBasins).in_envelope([
+                r.min().x,
+                r.min().y,
+                r.max().x,
+                r.max().y,
+            ]) {
+                let Some(Geometry::Point(p)) = &f.geom else {
+                    continue;
+                };
+                if reached.contains(f.id.as_str()) || listed.contains(f.id.as_str()) {
+                    continue;
+                }
+                let inside = own.contains(p) || (own.intersects(p) && polygon.contains(p));
+                if !inside {
+                    continue;
+                }
+                if self.joined.contains(&f.id) {
+                    q.inlets_of_other_traces.push(f.id.clone());
+                } else {
+                    q.inlets_without_trace.push(f.id.clone());
+                }
+            }
+        }
+        q.inlets_of_other_traces.sort();
+        q.inlets_without_trace.sort();
+        q
+    }
+
     /// The parcels (indexes, in order) all of whose drains the trace reaches, and the ids
     /// of those only partly reached (split), sorted.
-    fn parcels_reached(&self, reached: &HashSet<&str>) -> (Vec<usize>, Vec<String>) {
+    fn parcels_reached(&self, reached: &FxHashSet<&str>) -> (Vec<usize>, Vec<String>) {
         let drains = &self.drains;
         let parcels_layer = self.snap.layer(Layer::Parcels);
-        let mut hits: HashMap<usize, usize> = HashMap::new();
+        let mut hits: FxHashMap<usize, usize> = FxHashMap::default();
         for a in reached {
             for &p in drains.by_asset.get(*a).into_iter().flatten() {
                 *hits.entry(p).or_default() += 1;
@@ -338,16 +411,15 @@ impl<'a> Sewersheds<'a> {
             .collect()
     }
 
-    /// The sewershed of a location, from its parcels and polygon: its area, the parcels'
-    /// share in commercial or industrial use, its inlets and its quality.
+    /// The sewershed of a location, from its parcels, polygon and quality: its area, the
+    /// parcels' share in commercial or industrial use and its inlets.
     fn finish(
         &self,
         location_id: &str,
         trace: &Trace,
-        reached: &HashSet<&str>,
         parcels: Vec<usize>,
-        split: Vec<String>,
         polygon: MultiPolygon<f64>,
+        quality: SewershedQuality,
     ) -> Sewershed {
         let layer = self.snap.layer(Layer::Parcels);
         let (mut all_area, mut ci_area) = (0.0, 0.0);
@@ -358,7 +430,6 @@ impl<'a> Sewersheds<'a> {
                 ci_area += a;
             }
         }
-        let quality = quality(self.snap, &polygon, reached, &self.joined, trace, split);
         Sewershed {
             location_id: location_id.to_string(),
             area: polygon.unsigned_area(),
@@ -397,7 +468,7 @@ fn parcel_facts(snap: &Snapshot, profile: &Profile) -> Vec<(f64, bool)> {
 }
 
 /// Every structure and pipe a trace reaches.
-fn reached(trace: &Trace) -> HashSet<&str> {
+fn reached(trace: &Trace) -> FxHashSet<&str> {
     trace
         .structures
         .iter()
@@ -413,7 +484,7 @@ fn reached(trace: &Trace) -> HashSet<&str> {
 fn nested_bases(locations: &[(&str, &Trace)], nested_from: usize) -> Vec<Option<usize>> {
     use rayon::prelude::*;
     let size = |t: &Trace| t.structures.len() + t.pipes.len();
-    let starts: HashMap<&str, usize> = locations
+    let starts: FxHashMap<&str, usize> = locations
         .iter()
         .enumerate()
         .map(|(i, (id, _))| (*id, i))
@@ -529,6 +600,7 @@ fn inlets(snap: &Snapshot, trace: &Trace) -> Vec<String> {
 /// its own.
 fn network_pieces<'i>(
     snap: &Snapshot,
+    net: &Network,
     pipes: impl Iterator<Item = &'i String>,
     drawn: impl Iterator<Item = &'i String>,
     structures: impl Iterator<Item = &'i String>,
@@ -541,7 +613,7 @@ fn network_pieces<'i>(
             .line_join(LineJoin::Bevel)
     };
     let key = |c: Coord<f64>| (c.x.to_bits(), c.y.to_bits());
-    let mut ends = HashSet::new();
+    let mut ends = FxHashSet::default();
     fn lines_of(g: &Geometry<f64>) -> Vec<&LineString<f64>> {
         match g {
             Geometry::LineString(l) => vec![l],
@@ -549,7 +621,7 @@ fn network_pieces<'i>(
             _ => Vec::new(),
         }
     }
-    let end_points = |lines: &[&LineString<f64>], ends: &mut HashSet<_>| {
+    let end_points = |lines: &[&LineString<f64>], ends: &mut FxHashSet<_>| {
         for l in lines {
             ends.extend(
                 [l.0.first(), l.0.last()]
@@ -570,31 +642,108 @@ fn network_pieces<'i>(
         };
         let lines = lines_of(g);
         end_points(&lines, &mut ends);
-        match lines.as_slice() {
-            [l] if l.0.len() == 2 && l.0[0] != l.0[1] => {
-                pieces.push(square_capped(l.0[0], l.0[1], buffer.max(0.01)));
-            }
-            _ => pieces.extend(g.buffer_with_style(style()).0),
+        let before = pieces.len();
+        let drawn = lines
+            .iter()
+            .all(|l| bent_pipe(&l.0, buffer.max(0.01), pieces));
+        if !drawn {
+            pieces.truncate(before);
+            pieces.extend(g.buffer_with_style(style()).0);
         }
     }
     for id in structures {
-        for l in [
-            Layer::CatchBasins,
-            Layer::Manholes,
-            Layer::Outfalls,
-            Layer::Structures,
-        ] {
-            let Some(g) = snap.geometry(l, id) else {
-                continue;
-            };
-            match g {
-                Geometry::Point(p) if ends.contains(&key(p.0)) => {}
-                Geometry::Point(p) => pieces.push(square_round(p.0, buffer.max(0.01))),
-                _ => pieces.extend(g.buffer_with_style(style()).0),
-            }
-            break;
+        // The network knows each structure's layer: one lookup, not one per layer. (Of
+        // its structures, only these four layers are buffered: a practice is not.)
+        let drawn_layer = |l: &Layer| {
+            matches!(
+                l,
+                Layer::CatchBasins | Layer::Manholes | Layer::Outfalls | Layer::Structures
+            )
+        };
+        let Some(g) = net
+            .structure_layer(id)
+            .filter(drawn_layer)
+            .and_then(|l| snap.geometry(l, id))
+        else {
+            continue;
+        };
+        match g {
+            Geometry::Point(p) if ends.contains(&key(p.0)) => {}
+            Geometry::Point(p) => pieces.push(square_round(p.0, buffer.max(0.01))),
+            _ => pieces.extend(g.buffer_with_style(style()).0),
         }
     }
+}
+
+/// A pipe's line buffered by `d` with square caps and bevelled corners, as pieces whose
+/// union is that buffer (what the buffer draws, without its overlay: most of the time a
+/// bent pipe's buffer took was that overlay, and the sewershed's union overlays the pieces
+/// once anyway): each run's rectangle, squared off `d` past the line's two ends, and at
+/// each corner the triangle that bevels its outer side. False, with nothing drawn, for a
+/// line of one point.
+fn bent_pipe(line: &[Coord<f64>], d: f64, pieces: &mut Vec<Polygon<f64>>) -> bool {
+    let mut pts: Vec<Coord<f64>> = line.to_vec();
+    pts.dedup();
+    let n = pts.len();
+    if n < 2 {
+        return false;
+    }
+    if n == 2 {
+        pieces.push(square_capped(pts[0], pts[1], d));
+        return true;
+    }
+    let unit = |a: Coord<f64>, b: Coord<f64>| {
+        let (dx, dy) = (b.x - a.x, b.y - a.y);
+        let len = dx.hypot(dy);
+        Coord {
+            x: dx / len,
+            y: dy / len,
+        }
+    };
+    let c = |x: f64, y: f64| Coord { x, y };
+    for i in 0..n - 1 {
+        let (a, b) = (pts[i], pts[i + 1]);
+        let u = unit(a, b);
+        // Squared off past the line's ends only.
+        let back = if i == 0 { d } else { 0.0 };
+        let on = if i == n - 2 { d } else { 0.0 };
+        let (a, b) = (
+            c(a.x - u.x * back, a.y - u.y * back),
+            c(b.x + u.x * on, b.y + u.y * on),
+        );
+        let (nx, ny) = (-u.y * d, u.x * d);
+        pieces.push(Polygon::new(
+            LineString::new(vec![
+                c(a.x - nx, a.y - ny),
+                c(b.x - nx, b.y - ny),
+                c(b.x + nx, b.y + ny),
+                c(a.x + nx, a.y + ny),
+                c(a.x - nx, a.y - ny),
+            ]),
+            Vec::new(),
+        ));
+    }
+    for i in 1..n - 1 {
+        let (u1, u2) = (unit(pts[i - 1], pts[i]), unit(pts[i], pts[i + 1]));
+        let turn = u1.x * u2.y - u1.y * u2.x;
+        if turn == 0.0 {
+            // Straight on (nothing to fill) or straight back (the rectangles' ends meet).
+            continue;
+        }
+        // A left turn opens on the right, a right turn on the left.
+        let side = if turn > 0.0 { -d } else { d };
+        let v = pts[i];
+        pieces.push(Polygon::new(
+            LineString::new(vec![
+                v,
+                c(v.x - u1.y * side, v.y + u1.x * side),
+                c(v.x - u2.y * side, v.y + u2.x * side),
+                v,
+            ]),
+            Vec::new(),
+        ));
+    }
+    true
 }
 
 /// A straight pipe from `a` to `b` buffered by `d` with square caps: the rectangle
@@ -628,6 +777,23 @@ fn square_round(c: Coord<f64>, d: f64) -> Polygon<f64> {
     )
 }
 
+/// The union of the parcels' outline ([`dissolve::outline`]) and the network's pieces:
+/// one overlay when the pieces are few enough for one union ([`UNION_GROUP`]), else the
+/// outline filled and unioned with them in stages.
+fn union_with_outline(outline: Vec<Vec<[f64; 2]>>, pieces: Vec<Polygon<f64>>) -> MultiPolygon<f64> {
+    if pieces.len() <= UNION_GROUP {
+        let mut rings = outline;
+        rings.extend(pieces.into_iter().flat_map(dissolve::rings_of));
+        return dissolve::fill(rings);
+    }
+    let mut all = dissolve::fill(outline).0;
+    all.extend(pieces);
+    union_in_stages(all)
+}
+
+/// How many pieces are unioned at a time ([`union_in_stages`]).
+const UNION_GROUP: usize = 64;
+
 /// Pieces unioned near ones first: a few dozen neighbours at a time, then the results a
 /// few at a time. One union of thousands of overlapping buffers (a trunk line's 5,000 pipes and
 /// structures) made the overlay's graph grow past gigabytes; neighbours merged first leave
@@ -636,13 +802,12 @@ fn square_round(c: Coord<f64>, d: f64) -> Polygon<f64> {
 pub(crate) fn union_in_stages(mut pieces: Vec<Polygon<f64>>) -> MultiPolygon<f64> {
     // The county's figures: 64 then 8 at a time took 27 s for every sewershed where 64
     // then pairs took 34 s (fewer passes over the large shapes); 256 then 8 was no faster.
-    const GROUP: usize = 64;
     const FAN: usize = 8;
     // One winding for every piece: the union reads the first ring's winding as the
     // filled side, so a parcel stored clockwise (a shapefile's exterior) beside
     // counter-clockwise buffers would otherwise be dropped as a hole.
     for p in &mut pieces {
-        *p = p.orient(Direction::Default);
+        dissolve::wind(p);
     }
     pieces.sort_by_cached_key(|p| {
         p.bounding_rect()
@@ -650,8 +815,10 @@ pub(crate) fn union_in_stages(mut pieces: Vec<Polygon<f64>>) -> MultiPolygon<f64
             .unwrap_or(0)
     });
     use rayon::prelude::*;
-    let mut parts: Vec<MultiPolygon<f64>> =
-        pieces.par_chunks(GROUP).map(geo::unary_union).collect();
+    let mut parts: Vec<MultiPolygon<f64>> = pieces
+        .par_chunks(UNION_GROUP)
+        .map(geo::unary_union)
+        .collect();
     while parts.len() > 1 {
         parts = parts
             .par_chunks(FAN)
@@ -679,23 +846,11 @@ fn morton(x: f64, y: f64) -> u64 {
     spread(x) | (spread(y) << 1)
 }
 
-/// Every structure a pipe's end is joined to (by id or snapped).
-pub fn joined_structures(snap: &Snapshot, net: &Network) -> HashSet<String> {
-    let mut out = HashSet::new();
-    for p in snap.layer(Layer::Pipes).features.iter() {
-        if let Some(info) = net.pipe(&p.id) {
-            out.extend(info.from.structure);
-            out.extend(info.to.structure);
-        }
-    }
-    out
-}
-
 fn quality(
     snap: &Snapshot,
     polygon: &MultiPolygon<f64>,
-    reached: &HashSet<&str>,
-    joined: &HashSet<String>,
+    reached: &FxHashSet<&str>,
+    joined: &Joined<'_>,
     trace: &Trace,
     parcels_split: Vec<String>,
 ) -> SewershedQuality {
@@ -715,7 +870,7 @@ fn quality(
             if reached.contains(f.id.as_str()) || !polygon.contains(p) {
                 continue;
             }
-            if joined.contains(f.id.as_str()) {
+            if joined.contains(&f.id) {
                 q.inlets_of_other_traces.push(f.id.clone());
             } else {
                 q.inlets_without_trace.push(f.id.clone());
@@ -760,6 +915,53 @@ mod tests {
             ours.difference(&theirs).unsigned_area() + theirs.difference(&ours).unsigned_area();
         assert!(apart < 1e-4, "{apart}");
         assert!(ours.signed_area() > 0.0, "counter-clockwise");
+    }
+
+    #[test]
+    fn a_bent_pipe_is_buffered_as_the_buffer_does_it() {
+        let style = BufferStyle::new(1.5)
+            .line_cap(LineCap::Square)
+            .line_join(LineJoin::Bevel);
+        let c = |x: f64, y: f64| Coord { x, y };
+        for line in [
+            // A right-angled bend, each way.
+            vec![c(0.0, 0.0), c(30.0, 0.0), c(30.0, 20.0)],
+            vec![c(0.0, 0.0), c(30.0, 0.0), c(30.0, -20.0)],
+            // A gentle bend, a sharp one, a vertex repeated and one straight on.
+            vec![
+                c(0.0, 0.0),
+                c(30.0, 2.0),
+                c(30.0, 2.0),
+                c(60.0, 3.0),
+                c(5.0, 10.0),
+            ],
+            vec![c(0.0, 0.0), c(10.0, 0.0), c(20.0, 0.0), c(20.0, 15.0)],
+            // Straight back on itself.
+            vec![c(0.0, 0.0), c(20.0, 0.0), c(10.0, 0.0)],
+            // In State Plane feet.
+            vec![
+                c(661_234.7, 870_001.3),
+                c(661_300.2, 870_050.9),
+                c(661_310.0, 870_150.4),
+                c(661_250.5, 870_160.0),
+            ],
+        ] {
+            let mut pieces = Vec::new();
+            assert!(bent_pipe(&line, 1.5, &mut pieces));
+            let ours = union_in_stages(pieces);
+            let theirs = LineString::new(line.clone()).buffer_with_style(style.clone());
+            let apart =
+                ours.difference(&theirs).unsigned_area() + theirs.difference(&ours).unsigned_area();
+            assert!(apart < 1e-3, "{line:?}: {apart}");
+            approx::assert_relative_eq!(
+                ours.unsigned_area(),
+                theirs.unsigned_area(),
+                max_relative = 1e-7
+            );
+        }
+        let mut pieces = Vec::new();
+        assert!(!bent_pipe(&[c(1.0, 1.0), c(1.0, 1.0)], 1.5, &mut pieces));
+        assert!(pieces.is_empty());
     }
 
     #[test]
