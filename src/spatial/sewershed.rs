@@ -642,13 +642,14 @@ fn network_pieces<'i>(
         };
         let lines = lines_of(g);
         end_points(&lines, &mut ends);
-        let before = pieces.len();
-        let drawn = lines
-            .iter()
-            .all(|l| bent_pipe(&l.0, buffer.max(0.01), pieces));
-        if !drawn {
-            pieces.truncate(before);
-            pieces.extend(g.buffer_with_style(style()).0);
+        match lines.as_slice() {
+            [l] if l.0.len() == 2 && l.0[0] != l.0[1] => {
+                pieces.push(square_capped(l.0[0], l.0[1], buffer.max(0.01)));
+            }
+            // A bent pipe is buffered whole: drawn as its runs' rectangles and corners'
+            // bevels instead, its pieces made the sewershed's union slower than the
+            // buffer's overlay of them (a second a run on the county).
+            _ => pieces.extend(g.buffer_with_style(style()).0),
         }
     }
     for id in structures {
@@ -673,77 +674,6 @@ fn network_pieces<'i>(
             _ => pieces.extend(g.buffer_with_style(style()).0),
         }
     }
-}
-
-/// A pipe's line buffered by `d` with square caps and bevelled corners, as pieces whose
-/// union is that buffer (what the buffer draws, without its overlay: most of the time a
-/// bent pipe's buffer took was that overlay, and the sewershed's union overlays the pieces
-/// once anyway): each run's rectangle, squared off `d` past the line's two ends, and at
-/// each corner the triangle that bevels its outer side. False, with nothing drawn, for a
-/// line of one point.
-fn bent_pipe(line: &[Coord<f64>], d: f64, pieces: &mut Vec<Polygon<f64>>) -> bool {
-    let mut pts: Vec<Coord<f64>> = line.to_vec();
-    pts.dedup();
-    let n = pts.len();
-    if n < 2 {
-        return false;
-    }
-    if n == 2 {
-        pieces.push(square_capped(pts[0], pts[1], d));
-        return true;
-    }
-    let unit = |a: Coord<f64>, b: Coord<f64>| {
-        let (dx, dy) = (b.x - a.x, b.y - a.y);
-        let len = dx.hypot(dy);
-        Coord {
-            x: dx / len,
-            y: dy / len,
-        }
-    };
-    let c = |x: f64, y: f64| Coord { x, y };
-    for i in 0..n - 1 {
-        let (a, b) = (pts[i], pts[i + 1]);
-        let u = unit(a, b);
-        // Squared off past the line's ends only.
-        let back = if i == 0 { d } else { 0.0 };
-        let on = if i == n - 2 { d } else { 0.0 };
-        let (a, b) = (
-            c(a.x - u.x * back, a.y - u.y * back),
-            c(b.x + u.x * on, b.y + u.y * on),
-        );
-        let (nx, ny) = (-u.y * d, u.x * d);
-        pieces.push(Polygon::new(
-            LineString::new(vec![
-                c(a.x - nx, a.y - ny),
-                c(b.x - nx, b.y - ny),
-                c(b.x + nx, b.y + ny),
-                c(a.x + nx, a.y + ny),
-                c(a.x - nx, a.y - ny),
-            ]),
-            Vec::new(),
-        ));
-    }
-    for i in 1..n - 1 {
-        let (u1, u2) = (unit(pts[i - 1], pts[i]), unit(pts[i], pts[i + 1]));
-        let turn = u1.x * u2.y - u1.y * u2.x;
-        if turn == 0.0 {
-            // Straight on (nothing to fill) or straight back (the rectangles' ends meet).
-            continue;
-        }
-        // A left turn opens on the right, a right turn on the left.
-        let side = if turn > 0.0 { -d } else { d };
-        let v = pts[i];
-        pieces.push(Polygon::new(
-            LineString::new(vec![
-                v,
-                c(v.x - u1.y * side, v.y + u1.x * side),
-                c(v.x - u2.y * side, v.y + u2.x * side),
-                v,
-            ]),
-            Vec::new(),
-        ));
-    }
-    true
 }
 
 /// A straight pipe from `a` to `b` buffered by `d` with square caps: the rectangle
@@ -915,53 +845,6 @@ mod tests {
             ours.difference(&theirs).unsigned_area() + theirs.difference(&ours).unsigned_area();
         assert!(apart < 1e-4, "{apart}");
         assert!(ours.signed_area() > 0.0, "counter-clockwise");
-    }
-
-    #[test]
-    fn a_bent_pipe_is_buffered_as_the_buffer_does_it() {
-        let style = BufferStyle::new(1.5)
-            .line_cap(LineCap::Square)
-            .line_join(LineJoin::Bevel);
-        let c = |x: f64, y: f64| Coord { x, y };
-        for line in [
-            // A right-angled bend, each way.
-            vec![c(0.0, 0.0), c(30.0, 0.0), c(30.0, 20.0)],
-            vec![c(0.0, 0.0), c(30.0, 0.0), c(30.0, -20.0)],
-            // A gentle bend, a sharp one, a vertex repeated and one straight on.
-            vec![
-                c(0.0, 0.0),
-                c(30.0, 2.0),
-                c(30.0, 2.0),
-                c(60.0, 3.0),
-                c(5.0, 10.0),
-            ],
-            vec![c(0.0, 0.0), c(10.0, 0.0), c(20.0, 0.0), c(20.0, 15.0)],
-            // Straight back on itself.
-            vec![c(0.0, 0.0), c(20.0, 0.0), c(10.0, 0.0)],
-            // In State Plane feet.
-            vec![
-                c(661_234.7, 870_001.3),
-                c(661_300.2, 870_050.9),
-                c(661_310.0, 870_150.4),
-                c(661_250.5, 870_160.0),
-            ],
-        ] {
-            let mut pieces = Vec::new();
-            assert!(bent_pipe(&line, 1.5, &mut pieces));
-            let ours = union_in_stages(pieces);
-            let theirs = LineString::new(line.clone()).buffer_with_style(style.clone());
-            let apart =
-                ours.difference(&theirs).unsigned_area() + theirs.difference(&ours).unsigned_area();
-            assert!(apart < 1e-3, "{line:?}: {apart}");
-            approx::assert_relative_eq!(
-                ours.unsigned_area(),
-                theirs.unsigned_area(),
-                max_relative = 1e-7
-            );
-        }
-        let mut pieces = Vec::new();
-        assert!(!bent_pipe(&[c(1.0, 1.0), c(1.0, 1.0)], 1.5, &mut pieces));
-        assert!(pieces.is_empty());
     }
 
     #[test]
