@@ -883,6 +883,29 @@ async fn an_imported_submission_keeps_its_occurrences_id() {
     );
 }
 
+/// `ms4 calendar record` of the 2026 annual report, under an idempotency key.
+fn record_the_annual_report(reg: &Registry) {
+    run_ok(
+        &reg.url,
+        &[
+            "calendar",
+            "record",
+            "--item",
+            "annual_report",
+            "--for-due-on",
+            "2026-04-01",
+            "--submitted-on",
+            "2026-03-30",
+            "--by",
+            "Town Engineer",
+            "--reference",
+            "NOI 118",
+            "--idempotency-key",
+            "report-2026",
+        ],
+    );
+}
+
 /// The submissions stored, by id.
 async fn stored_submissions(reg: &Registry) -> Vec<Feature> {
     reg.store
@@ -922,25 +945,7 @@ async fn an_import_does_not_overwrite_a_recorded_submission(#[case] kind: &str) 
         return;
     }
     let reg = carmel(kind).await;
-    run_ok(
-        &reg.url,
-        &[
-            "calendar",
-            "record",
-            "--item",
-            "annual_report",
-            "--for-due-on",
-            "2026-04-01",
-            "--submitted-on",
-            "2026-03-30",
-            "--by",
-            "Town Engineer",
-            "--reference",
-            "NOI 118",
-            "--idempotency-key",
-            "report-2026",
-        ],
-    );
+    record_the_annual_report(&reg);
     let recorded = stored_submissions(&reg).await;
     assert_eq!(recorded.len(), 1);
     let before = imports(kind, &reg);
@@ -1118,25 +1123,7 @@ async fn recorded_by_both_doors(reg: &Registry) -> Vec<Feature> {
         &["mapping_phase_1,2027-01-03,2026-10-01,GIS consultant,"],
     );
     import_written(reg, &phase);
-    run_ok(
-        &reg.url,
-        &[
-            "calendar",
-            "record",
-            "--item",
-            "annual_report",
-            "--for-due-on",
-            "2026-04-01",
-            "--submitted-on",
-            "2026-03-30",
-            "--by",
-            "Town Engineer",
-            "--reference",
-            "NOI 118",
-            "--idempotency-key",
-            "report-2026",
-        ],
-    );
+    record_the_annual_report(reg);
     let recorded = stored_submissions(reg).await;
     assert_eq!(recorded.len(), 2);
     recorded

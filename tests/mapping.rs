@@ -307,6 +307,29 @@ async fn a_state_trunk_crossing_the_town_makes_two_interconnections_ranked_by_th
     assert_eq!((a.summary.high, a.summary.medium, a.summary.low), (3, 1, 1));
 }
 
+/// A catch basin no pipe joins, half `tolerance` off the middle of `pipe`'s first run:
+/// inside the pipe's buffer, away from its ends.
+fn loose_catch_basin(
+    snap: &Snapshot,
+    pipe: &str,
+    tolerance: f64,
+    id: &str,
+) -> ms4::domain::Feature {
+    let l = match snap.geometry(Layer::Pipes, pipe) {
+        Some(Geometry::LineString(l)) => l,
+        Some(Geometry::MultiLineString(m)) => &m.0[0],
+        g => panic!("{pipe} is a line: {g:?}"),
+    };
+    let (a, b) = (l.0[0], l.0[1]);
+    let off = tolerance * 0.5 / (b.x - a.x).hypot(b.y - a.y);
+    let mut f = ms4::domain::Feature::new(Layer::CatchBasins, id);
+    f.geom = Some(Geometry::Point(Point::new(
+        (a.x + b.x) / 2.0 - (b.y - a.y) * off,
+        (a.y + b.y) / 2.0 + (b.x - a.x) * off,
+    )));
+    f
+}
+
 /// A sewershed whose trace holds another's whole is built from that one's polygon and
 /// its own new parts (OF-I's holds MH-I's, which holds SMH-1's: the State trunk's two
 /// interconnections), and it is the sewershed built from its own trace alone: the same
@@ -342,28 +365,12 @@ async fn a_sewershed_built_from_the_one_it_holds_is_the_one_built_alone() {
         first.upstream[i].clone().unwrap()
     };
     let (smh, mh) = (trace_of("SMH-1"), trace_of("MH-I"));
-    let beside = |pipe: &str, id: &str| {
-        let l = match snap.geometry(Layer::Pipes, pipe) {
-            Some(Geometry::LineString(l)) => l,
-            Some(Geometry::MultiLineString(m)) => &m.0[0],
-            g => panic!("{pipe} is a line: {g:?}"),
-        };
-        let (a, b) = (l.0[0], l.0[1]);
-        let len = (b.x - a.x).hypot(b.y - a.y);
-        let off = tolerance * 0.5 / len;
-        let mut f = ms4::domain::Feature::new(Layer::CatchBasins, id);
-        f.geom = Some(Geometry::Point(geo_types::Point::new(
-            (a.x + b.x) / 2.0 - (b.y - a.y) * off,
-            (a.y + b.y) / 2.0 + (b.x - a.x) * off,
-        )));
-        f
-    };
     let own_pipe = mh.pipes.iter().find(|p| !smh.pipes.contains(p)).unwrap();
     let snap = snap.with_upserts(
         Layer::CatchBasins,
         vec![
-            beside(&smh.pipes[0], "CB-LOOSE-BASE"),
-            beside(own_pipe, "CB-LOOSE-OWN"),
+            loose_catch_basin(&snap, &smh.pipes[0], tolerance, "CB-LOOSE-BASE"),
+            loose_catch_basin(&snap, own_pipe, tolerance, "CB-LOOSE-OWN"),
         ],
     );
     let (net, found) = find(&snap);

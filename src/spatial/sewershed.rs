@@ -66,6 +66,25 @@ pub struct SewershedQuality {
     pub parcels_split: Vec<String>,
 }
 
+impl SewershedQuality {
+    /// A catch basin inside the sewershed its trace does not reach: of another trace
+    /// when a pipe joins it, else of none.
+    fn file_inlet(&mut self, id: &str, joined: &Joined<'_>) {
+        if joined.contains(id) {
+            self.inlets_of_other_traces.push(id.to_string());
+        } else {
+            self.inlets_without_trace.push(id.to_string());
+        }
+    }
+
+    /// The lists in id order.
+    fn sorted(mut self) -> Self {
+        self.inlets_of_other_traces.sort();
+        self.inlets_without_trace.sort();
+        self
+    }
+}
+
 /// One location's sewershed.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Sewershed {
@@ -248,10 +267,7 @@ impl<'a> Sewersheds<'a> {
             self.opt.buffer,
             &mut pieces,
         );
-        let mut polygon = union_with_outline(outline, pieces);
-        if let Some(t) = &self.town {
-            polygon = t.clip(&polygon);
-        }
+        let polygon = self.in_town(union_with_outline(outline, pieces));
         let quality = quality(self.snap, &polygon, &reached, &self.joined, trace, split);
         self.finish(location_id, trace, parcels, polygon, quality)
     }
@@ -296,10 +312,7 @@ impl<'a> Sewersheds<'a> {
             self.opt.buffer,
             &mut pieces,
         );
-        let mut own = union_with_outline(outline, pieces);
-        if let Some(t) = &self.town {
-            own = t.clip(&own);
-        }
+        let own = self.in_town(union_with_outline(outline, pieces));
         let polygon = if own.0.is_empty() {
             base.polygon.clone()
         } else {
@@ -364,16 +377,18 @@ impl<'a> Sewersheds<'a> {
                 if !inside {
                     continue;
                 }
-                if self.joined.contains(&f.id) {
-                    q.inlets_of_other_traces.push(f.id.clone());
-                } else {
-                    q.inlets_without_trace.push(f.id.clone());
-                }
+                q.file_inlet(&f.id, &self.joined);
             }
         }
-        q.inlets_of_other_traces.sort();
-        q.inlets_without_trace.sort();
-        q
+        q.sorted()
+    }
+
+    /// `m`'s part in the town; `m` when the registry has no boundary.
+    fn in_town(&self, m: MultiPolygon<f64>) -> MultiPolygon<f64> {
+        match &self.town {
+            Some(t) => t.clip(&m),
+            None => m,
+        }
     }
 
     /// The parcels (indexes, in order) all of whose drains the trace reaches, and the ids
@@ -800,16 +815,10 @@ fn quality(
             if reached.contains(f.id.as_str()) || !polygon.contains(p) {
                 continue;
             }
-            if joined.contains(&f.id) {
-                q.inlets_of_other_traces.push(f.id.clone());
-            } else {
-                q.inlets_without_trace.push(f.id.clone());
-            }
+            q.file_inlet(&f.id, joined);
         }
     }
-    q.inlets_of_other_traces.sort();
-    q.inlets_without_trace.sort();
-    q
+    q.sorted()
 }
 
 /// The town's boundary as one multi-polygon; none when the registry has no boundary.
