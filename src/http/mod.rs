@@ -26,7 +26,7 @@ mod routes;
 mod security;
 pub mod server;
 mod sites;
-mod style;
+pub mod style;
 mod tiles;
 pub mod tiles_warm;
 mod tokens;

@@ -222,6 +222,7 @@ pub fn document(base: &str, basemap: Option<&str>) -> Value {
             "circle-stroke-color": priority,
             "circle-stroke-width": ["match", ["get", "kind"], "interconnection", 4, 2.5]}), None),
     ]);
+    share_shaders(&mut layers);
     json!({
         "version": 8,
         "name": "ms4",
@@ -230,4 +231,288 @@ pub fn document(base: &str, basemap: Option<&str>) -> Value {
         "sources": sources,
         "layers": layers,
     })
+}
+
+/// A property no feature has: `["coalesce", ["get", NO_PROPERTY], v]` is `v` for every
+/// feature, written per feature.
+pub const NO_PROPERTY: &str = "ms4:none";
+
+/// Writes the paint of every circle, fill and line layer so that each type binds the same
+/// properties per feature (as MapLibre decides it: a constant or a zoom-only value is one
+/// uniform, a value read from the feature a vertex attribute, both a zoomed attribute):
+/// MapLibre compiles a shader for each such binding, and in a software renderer (a
+/// browser without a GPU, as the page bench runs) each took 20–25 ms of the first draw;
+/// the style had eighteen, now eight. A constant becomes a per-feature expression that
+/// gives it for every feature ([`NO_PROPERTY`]); what is drawn is the same.
+///
+/// - circles: colour, stroke colour and stroke width per feature (radius as written);
+/// - fills: colour per feature, and the outline colour where one is set (else it is the
+///   colour's);
+/// - lines: colour per feature; a solid line's width per feature and zoom (the pipes' is
+///   both), a dashed line's as written (none reads the feature).
+fn share_shaders(layers: &mut [Value]) {
+    for l in layers.iter_mut() {
+        let ty = l["type"].as_str().unwrap_or_default().to_string();
+        let dashed = l["paint"].get("line-dasharray").is_some();
+        let Some(paint) = l.get_mut("paint").and_then(Value::as_object_mut) else {
+            continue;
+        };
+        let per_feature =
+            |paint: &mut serde_json::Map<String, Value>, key: &str, default: Value| {
+                let v = paint.remove(key).unwrap_or(default);
+                let v = if reads_feature(&v) {
+                    v
+                } else {
+                    same_for_every_feature(v)
+                };
+                paint.insert(key.to_string(), v);
+            };
+        match ty.as_str() {
+            "circle" => {
+                per_feature(paint, "circle-color", json!("#000000"));
+                per_feature(paint, "circle-stroke-color", json!("#000000"));
+                per_feature(paint, "circle-stroke-width", json!(0));
+            }
+            "fill" => {
+                per_feature(paint, "fill-color", json!("#000000"));
+                if paint.contains_key("fill-outline-color") {
+                    per_feature(paint, "fill-outline-color", json!("#000000"));
+                }
+            }
+            "line" => {
+                per_feature(paint, "line-color", json!("#000000"));
+                if !dashed {
+                    let w = paint.remove("line-width").unwrap_or(json!(1));
+                    paint.insert("line-width".into(), by_feature_and_zoom(w));
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// `v` for every feature, read per feature.
+fn same_for_every_feature(v: Value) -> Value {
+    json!(["coalesce", ["get", NO_PROPERTY], v])
+}
+
+/// A width read per feature and zoom: as it is when it reads both; a zoom-only curve with
+/// each stop read per feature; one that reads neither or the feature alone the same at
+/// every zoom. (Another zoom expression is left as written: the zoom may only be the
+/// input of a curve at an expression's top.)
+fn by_feature_and_zoom(w: Value) -> Value {
+    match (reads_feature(&w), reads_zoom(&w)) {
+        (true, true) => w,
+        (false, true) if !is_zoom_curve(&w) => w,
+        (false, true) => {
+            let mut curve = w.as_array().cloned().unwrap_or_default();
+            // ["interpolate", type, ["zoom"], z0, v0, z1, v1, ...]: the outputs from 4 on.
+            for v in curve.iter_mut().skip(4).step_by(2) {
+                *v = same_for_every_feature(v.take());
+            }
+            Value::Array(curve)
+        }
+        (feature, _) => {
+            let v = if feature {
+                w
+            } else {
+                same_for_every_feature(w)
+            };
+            json!(["interpolate", ["linear"], ["zoom"], 0, v.clone(), 24, v])
+        }
+    }
+}
+
+/// Whether an expression reads the feature (its properties, geometry type or id).
+fn reads_feature(v: &Value) -> bool {
+    uses(
+        v,
+        &[
+            "get",
+            "has",
+            "properties",
+            "geometry-type",
+            "id",
+            "feature-state",
+        ],
+    )
+}
+
+/// Whether an expression reads the zoom.
+fn reads_zoom(v: &Value) -> bool {
+    uses(v, &["zoom"])
+}
+
+/// An `interpolate` or `step` over `["zoom"]` at its top.
+fn is_zoom_curve(v: &Value) -> bool {
+    let Some(a) = v.as_array() else {
+        return false;
+    };
+    match a.first().and_then(Value::as_str) {
+        Some("interpolate") => a.get(2) == Some(&json!(["zoom"])),
+        _ => false,
+    }
+}
+
+fn uses(v: &Value, operators: &[&str]) -> bool {
+    match v {
+        Value::Array(a) => {
+            a.first()
+                .and_then(Value::as_str)
+                .is_some_and(|op| operators.contains(&op))
+                || a.iter().any(|x| uses(x, operators))
+        }
+        Value::Object(o) => o.values().any(|x| uses(x, operators)),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::{BTreeMap, BTreeSet};
+
+    /// How MapLibre binds a paint value to its shader: one uniform (a constant, or read
+    /// from the zoom alone), a vertex attribute (read from the feature), or both.
+    fn binding(v: Option<&Value>) -> &'static str {
+        match v {
+            None => "default",
+            Some(v) => match (reads_feature(v), reads_zoom(v)) {
+                (false, _) => "uniform",
+                (true, false) => "attribute",
+                (true, true) => "zoomed attribute",
+            },
+        }
+    }
+
+    /// A layer's kind, and the shader it needs: the bindings of the paint properties
+    /// that choose one.
+    fn shader(l: &Value) -> (String, String) {
+        let p = &l["paint"];
+        let keys: &[&str] = match l["type"].as_str().unwrap() {
+            "circle" => &[
+                "circle-color",
+                "circle-stroke-color",
+                "circle-stroke-width",
+                "circle-radius",
+                "circle-opacity",
+            ],
+            "fill" => &["fill-color", "fill-outline-color", "fill-opacity"],
+            "line" => &["line-color", "line-width", "line-opacity"],
+            other => return (other.to_string(), String::new()),
+        };
+        let dashed = if p.get("line-dasharray").is_some() {
+            " dashed"
+        } else {
+            ""
+        };
+        // An unset outline colour is the fill's colour, bound as it is.
+        let value = |k: &str| match (k, p.get(k)) {
+            ("fill-outline-color", None) => p.get("fill-color"),
+            (_, v) => v,
+        };
+        let b: Vec<String> = keys
+            .iter()
+            .map(|k| format!("{k}: {}", binding(value(k))))
+            .collect();
+        (
+            format!("{}{dashed}", l["type"].as_str().unwrap()),
+            b.join(", "),
+        )
+    }
+
+    /// Each kind of layer (its type, and for a line whether it is dashed) and the shaders
+    /// its layers need.
+    fn shaders(layers: &[Value]) -> BTreeMap<String, BTreeSet<String>> {
+        let mut by_kind: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        for l in layers {
+            let (kind, bindings) = shader(l);
+            by_kind.entry(kind).or_default().insert(bindings);
+        }
+        by_kind
+    }
+
+    #[test]
+    fn every_layer_of_a_kind_needs_the_same_shader() {
+        let style = document("http://town.example", None);
+        let by_kind = shaders(style["layers"].as_array().unwrap());
+        for (kind, s) in &by_kind {
+            assert_eq!(s.len(), 1, "{kind}: {s:#?}");
+        }
+        let kinds: Vec<&str> = by_kind.keys().map(String::as_str).collect();
+        assert_eq!(
+            kinds,
+            [
+                "background",
+                "circle",
+                "fill",
+                "line",
+                "line dashed",
+                "symbol"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_constant_and_a_per_feature_circle_share_a_shader_once_shared() {
+        let mut layers = vec![
+            json!({"id": "a", "type": "circle", "paint": {"circle-color": "#ffffff", "circle-radius": 3}}),
+            json!({"id": "b", "type": "circle", "paint": {"circle-color": ["get", "c"], "circle-radius": 3, "circle-stroke-width": 1}}),
+        ];
+        assert_eq!(shaders(&layers)["circle"].len(), 2);
+        share_shaders(&mut layers);
+        assert_eq!(shaders(&layers)["circle"].len(), 1, "{layers:#?}");
+        // What each draws is as written: a's stroke, unset, is none.
+        assert_eq!(
+            layers[0]["paint"]["circle-stroke-width"],
+            same_for_every_feature(json!(0))
+        );
+        assert_eq!(layers[1]["paint"]["circle-color"], json!(["get", "c"]));
+    }
+
+    #[test]
+    fn a_value_shared_by_every_feature_is_the_value_written() {
+        // The colour every feature gets when none has the property read.
+        let v = same_for_every_feature(json!("#9ecae1"));
+        assert_eq!(v, json!(["coalesce", ["get", "ms4:none"], "#9ecae1"]));
+        // A zoom curve keeps its stops and reads each output per feature.
+        let w = by_feature_and_zoom(json!(["interpolate", ["linear"], ["zoom"], 10, 1.5, 16, 4]));
+        assert_eq!(
+            w,
+            json!([
+                "interpolate",
+                ["linear"],
+                ["zoom"],
+                10,
+                ["coalesce", ["get", "ms4:none"], 1.5],
+                16,
+                ["coalesce", ["get", "ms4:none"], 4]
+            ])
+        );
+        // A width read per feature is the same at every zoom.
+        let sites = json!(["match", ["get", "status"], "active", 3, 2]);
+        assert_eq!(
+            by_feature_and_zoom(sites.clone()),
+            json!([
+                "interpolate",
+                ["linear"],
+                ["zoom"],
+                0,
+                sites.clone(),
+                24,
+                sites
+            ])
+        );
+        // One that reads both is left as it is.
+        let pipes = json!([
+            "interpolate",
+            ["linear"],
+            ["zoom"],
+            12,
+            0.5,
+            18,
+            ["get", "d"]
+        ]);
+        assert_eq!(by_feature_and_zoom(pipes.clone()), pipes);
+    }
 }

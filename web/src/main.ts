@@ -1,7 +1,7 @@
 // The page: sign-in, the views per user, the map and the offline queue.
 import './style.css';
 import { ApiError, at, authHeaders, get, kept, setToken, token, type Session } from './api';
-import { clearAnswer, createMap, firstDrawn, getMap, refreshLegend, tileUrlsAsked } from './map';
+import { clearAnswer, createMap, firstDrawn, firstStyle, getMap, refreshLegend, tileUrlsAsked } from './map';
 import { Queue } from './queue';
 import { busy, h, setUrlState, urlState, type Ctx } from './ui';
 import * as inspector from './views/inspector';
@@ -164,9 +164,9 @@ const SPRITE = ['/styles/sprite.json', '/styles/sprite.png', '/styles/sprite@2x.
 
 let mapMade = false;
 async function restart(): Promise<void> {
-  // The TileJSON (the map's first view) is asked for beside the session, not after it.
-  // TileJSON 3.0 (its `bounds`: west, south, east, north); the definition names no schema for it.
-  const tileJson = mapMade ? null : (get('/tiles.json') as Promise<{ bounds?: [number, number, number, number] } | null>).catch(() => null);
+  // The style and its TileJSON (the map's first view) are asked for beside the session,
+  // not after it, and given to the map whole: it need not ask for either again.
+  const first = mapMade ? null : firstStyle();
   try {
     await loadSession();
   } catch (e) {
@@ -181,8 +181,7 @@ async function restart(): Promise<void> {
   localStorage.setItem(kept('ms4.session'), JSON.stringify(session));
   if (session.may_read && !mapMade) {
     mapMade = true;
-    const tj = await tileJson;
-    const map = createMap('map', tj?.bounds);
+    const map = createMap('map', (await first) ?? { style: null, tileJson: null });
     map.on('click', (e: any) => clickHandler?.(e.lngLat, e.point));
     // The town by its profile's name (its id when an older server gives none).
     fetch(at('/health'), { headers: authHeaders() }).then((r) => r.json()).then((hh) => {

@@ -133,12 +133,37 @@ function legendFor(fc: FC, extra: [string, string][] = []): void {
   drawLegendAnswer();
 }
 
+/** The style and the TileJSON its tiles come from, as the first draw is given them. */
+export type FirstStyle = { style: maplibregl.StyleSpecification | null; tileJson: TileJson | null };
+/** TileJSON 3.0 as the service writes it (the API's definition names no schema for it). */
+type TileJson = { tiles: string[]; minzoom?: number; maxzoom?: number; bounds?: [number, number, number, number]; attribution?: string };
+
+/** Asks for the style and its TileJSON side by side (the map would ask for the TileJSON
+ *  only once the style is read), each falling back to the map's own request. */
+export function firstStyle(): Promise<FirstStyle> {
+  const json = <T>(path: string): Promise<T | null> =>
+    fetch(at(path), { headers: authHeaders() }).then((r) => (r.ok ? r.json() : null)).catch(() => null);
+  return Promise.all([json<maplibregl.StyleSpecification>('/styles/ms4.json'), json<TileJson>('/tiles.json')])
+    .then(([style, tileJson]) => ({ style, tileJson }));
+}
+
+/** The style with its tile source written out from the TileJSON, so the map starts
+ *  asking for tiles as soon as it is made; the style's URL when either is missing. */
+function styleGiven(first: FirstStyle): maplibregl.StyleSpecification | string {
+  const { style, tileJson } = first;
+  const source = style?.sources?.ms4;
+  if (!style || !tileJson?.tiles?.length || source?.type !== 'vector') return at('/styles/ms4.json');
+  const { tiles, minzoom, maxzoom, bounds, attribution } = tileJson;
+  return { ...style, sources: { ...style.sources, ms4: { type: 'vector', tiles, minzoom, maxzoom, bounds, attribution } } };
+}
+
 /** The map, opened on the registry's extent (the TileJSON's bounds). */
-export function createMap(container: string, bounds?: [number, number, number, number]): maplibregl.Map {
+export function createMap(container: string, first: FirstStyle): maplibregl.Map {
+  const bounds = first.tileJson?.bounds;
   map = new maplibregl.Map({
     container,
     ...(bounds ? { bounds, fitBoundsOptions: { padding: 10 } } : {}),
-    style: at('/styles/ms4.json'),
+    style: styleGiven(first),
     attributionControl: false,
     // The token rides on every request to the service (tiles and TileJSON too), so a
     // registry that is not public-read still draws.
