@@ -247,13 +247,28 @@ function addOverlays(): void {
   const poly = ['==', ['geometry-type'], 'Polygon'] as any;
   const line = ['==', ['geometry-type'], 'LineString'] as any;
   const point = ['==', ['geometry-type'], 'Point'] as any;
+  // Written as the service's style writes its layers (see `same`): an answer drawn needs
+  // no shader the first draw did not compile.
   map.addLayer({ id: 'answer-fill', type: 'fill', source: 'answer', filter: poly, paint: { 'fill-color': ROLE_COLOUR, 'fill-opacity': 0.25 } });
-  map.addLayer({ id: 'answer-outline', type: 'line', source: 'answer', filter: poly, paint: { 'line-color': ROLE_COLOUR, 'line-width': 2.5 } });
-  map.addLayer({ id: 'answer-line', type: 'line', source: 'answer', filter: line, paint: { 'line-color': ROLE_COLOUR, 'line-width': 4 } });
-  map.addLayer({ id: 'answer-point', type: 'circle', source: 'answer', filter: point, paint: { 'circle-color': ROLE_COLOUR, 'circle-radius': 8, 'circle-stroke-color': '#ffffff', 'circle-stroke-width': 2 } });
-  map.addLayer({ id: 'draft-fill', type: 'fill', source: 'draft', filter: poly, paint: { 'fill-color': '#000', 'fill-opacity': 0.15 } });
-  map.addLayer({ id: 'draft-line', type: 'line', source: 'draft', paint: { 'line-color': '#000', 'line-width': 2, 'line-dasharray': [2, 1] } });
-  map.addLayer({ id: 'draft-point', type: 'circle', source: 'draft', filter: point, paint: { 'circle-color': '#000', 'circle-radius': 5 } });
+  map.addLayer({ id: 'answer-outline', type: 'line', source: 'answer', filter: poly, paint: { 'line-color': ROLE_COLOUR, 'line-width': sameWidth(2.5) } });
+  map.addLayer({ id: 'answer-line', type: 'line', source: 'answer', filter: line, paint: { 'line-color': ROLE_COLOUR, 'line-width': sameWidth(4) } });
+  map.addLayer({ id: 'answer-point', type: 'circle', source: 'answer', filter: point, paint: { 'circle-color': ROLE_COLOUR, 'circle-radius': 8, 'circle-stroke-color': same('#ffffff'), 'circle-stroke-width': same(2) } });
+  map.addLayer({ id: 'draft-fill', type: 'fill', source: 'draft', filter: poly, paint: { 'fill-color': same('#000000'), 'fill-opacity': 0.15 } });
+  map.addLayer({ id: 'draft-line', type: 'line', source: 'draft', paint: { 'line-color': same('#000000'), 'line-width': 2, 'line-dasharray': [2, 1] } });
+  map.addLayer({ id: 'draft-point', type: 'circle', source: 'draft', filter: point, paint: { 'circle-color': same('#000000'), 'circle-radius': 5, 'circle-stroke-color': same('#000000'), 'circle-stroke-width': same(0) } });
+}
+
+/** A value every feature gets, read per feature, as the service's style writes a
+ *  constant (its `NO_PROPERTY`): MapLibre compiles a shader per way a layer binds its
+ *  paint, and every layer of a kind then binds it the same way (a colour, a circle's
+ *  stroke, a solid line's width per feature), so one shader draws them all. */
+function same(v: string | number): any {
+  return ['coalesce', ['get', 'ms4:none'], v];
+}
+
+/** A solid line's width, read per feature and zoom as the style's are. */
+function sameWidth(w: number): any {
+  return ['interpolate', ['linear'], ['zoom'], 0, same(w), 24, same(w)];
 }
 
 /** Draws an answer; resolves when the map has drawn it, then brings it into view.
