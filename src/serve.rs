@@ -213,8 +213,9 @@ pub async fn member_state(
         tile_cache_bytes: config.tile_cache_bytes / share.max(1),
         ..config.clone()
     };
-    let mut st = state(store, snapshot, mine).await?;
-    st.auth = st.auth.with_coalition(coalition);
+    let st = state(store, snapshot, mine)
+        .await?
+        .with_auth(|auth| auth.clone().with_coalition(coalition));
     Ok(crate::http::coalition::Member {
         name: name.to_string(),
         state: st,

@@ -5,7 +5,7 @@ use geo_types::{Geometry, MultiPolygon};
 
 use super::AskError;
 use crate::domain::Layer;
-use crate::import::crs::Reprojector;
+use crate::import::crs::cached_reprojector;
 use crate::spatial::size::{self, Size};
 use crate::spatial::{waters, Snapshot};
 
@@ -62,7 +62,7 @@ pub fn footprint_from_geojson(
     let g = if from == srid {
         geom
     } else {
-        Reprojector::new(from, srid)
+        cached_reprojector(from, srid)
             .and_then(|rp| rp.apply(&geom))
             .map_err(|e| bad(e.to_string()))?
     };

@@ -67,7 +67,7 @@ fn compute(srid: i32) -> anyhow::Result<AreaOfUse> {
         });
     }
     // The box's edges curve once projected: reproject points along each edge.
-    let rp = crate::import::crs::Reprojector::new(4326, srid)?;
+    let rp = crate::import::crs::cached_reprojector(4326, srid)?;
     let [w, s, e, n] = lon_lat;
     let (mut lo, mut hi) = ([f64::INFINITY; 2], [f64::NEG_INFINITY; 2]);
     const STEPS: usize = 16;

@@ -50,9 +50,20 @@ use crate::rules::Profile;
 use crate::spatial::SnapshotHandle;
 use crate::store::Store;
 
-/// What every handler can reach.
+/// What every handler can reach: one shared [`Shared`], so each request's clones of it
+/// (the router's state, each middleware's) are one count, not one for each part.
 #[derive(Clone)]
-pub struct AppState {
+pub struct AppState(Arc<Shared>);
+
+impl std::ops::Deref for AppState {
+    type Target = Shared;
+    fn deref(&self) -> &Shared {
+        &self.0
+    }
+}
+
+/// The parts of [`AppState`].
+pub struct Shared {
     /// The registry's storage.
     pub store: Arc<dyn Store>,
     /// The current in-memory snapshot.
@@ -135,7 +146,7 @@ impl AppState {
         profile: Profile,
         config: ServeConfig,
     ) -> Self {
-        AppState {
+        AppState(Arc::new(Shared {
             store,
             snapshot,
             profile: live_profile::CurrentProfile::new(profile),
@@ -146,7 +157,22 @@ impl AppState {
                 ..crate::tiles::Tiles::default()
             },
             config: Arc::new(config),
-        }
+        }))
+    }
+
+    /// The state with its access policy changed (a coalition member's, which also takes
+    /// the coalition's tokens), before the router shares it.
+    pub fn with_auth(self, change: impl FnOnce(&Auth) -> Auth) -> Self {
+        let auth = change(&self.auth);
+        AppState(Arc::new(Shared {
+            store: self.store.clone(),
+            snapshot: self.snapshot.clone(),
+            profile: self.profile.clone(),
+            networks: self.networks.clone(),
+            auth,
+            config: self.config.clone(),
+            tiles: self.tiles.clone(),
+        }))
     }
 }
 

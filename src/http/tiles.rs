@@ -184,7 +184,7 @@ fn lon_lat_bounds(snap: &crate::spatial::Snapshot, layers: &[&TileLayer]) -> [f6
     if b[0] > b[2] {
         return [-180.0, -85.051_128_78, 180.0, 85.051_128_78];
     }
-    let Ok(rp) = crate::import::crs::Reprojector::new(snap.meta.srid, 4326) else {
+    let Ok(rp) = crate::import::crs::cached_reprojector(snap.meta.srid, 4326) else {
         return [-180.0, -85.051_128_78, 180.0, 85.051_128_78];
     };
     // The edges, not only the corners: a conic projection bends them.

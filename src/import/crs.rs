@@ -151,9 +151,25 @@ impl Reprojector {
 
     /// The geometry in the target CRS.
     pub fn apply(&self, g: &geo_types::Geometry<f64>) -> Result<geo_types::Geometry<f64>> {
+        Ok(self
+            .apply_each([g])?
+            .pop()
+            .expect("one geometry in, one out"))
+    }
+
+    /// Each geometry in the target CRS, all their positions in one PROJ call (a call has
+    /// a cost of its own: an answer naming ten points pays it once, not ten times).
+    pub fn apply_each<'g>(
+        &self,
+        gs: impl IntoIterator<Item = &'g geo_types::Geometry<f64>> + Clone,
+    ) -> Result<Vec<geo_types::Geometry<f64>>> {
         use geo::{CoordsIter, MapCoordsInPlace};
-        let mut xs: Vec<f64> = g.coords_iter().map(|c| c.x).collect();
-        let mut ys: Vec<f64> = g.coords_iter().map(|c| c.y).collect();
+        let (mut xs, mut ys): (Vec<f64>, Vec<f64>) = gs
+            .clone()
+            .into_iter()
+            .flat_map(|g| g.coords_iter())
+            .map(|c| (c.x, c.y))
+            .unzip();
         let mut zs = vec![0.0; xs.len()];
         self.ct
             .transform_coords(&mut xs, &mut ys, &mut zs)
@@ -161,16 +177,21 @@ impl Reprojector {
                 step: CrsStep::Coordinates,
                 source,
             })?;
-        let mut out = g.clone();
         // map_coords_in_place wants a Copy closure: count positions in a Cell.
         let i = std::cell::Cell::new(0usize);
         let (xs, ys, i) = (&xs, &ys, &i);
-        out.map_coords_in_place(move |_| {
-            let k = i.get();
-            i.set(k + 1);
-            geo_types::coord! { x: xs[k], y: ys[k] }
-        });
-        Ok(out)
+        Ok(gs
+            .into_iter()
+            .map(|g| {
+                let mut out = g.clone();
+                out.map_coords_in_place(move |_| {
+                    let k = i.get();
+                    i.set(k + 1);
+                    geo_types::coord! { x: xs[k], y: ys[k] }
+                });
+                out
+            })
+            .collect())
     }
 
     /// A single position in the target CRS.
