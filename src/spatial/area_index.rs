@@ -115,7 +115,7 @@ impl IndexedArea {
 /// A ring that leaves the box and comes back may run out and back along a side, a
 /// strip of no area; the overlay that follows drops it. Winding and area inside the box
 /// are kept, so the polygons are fit for that overlay, not for drawing.
-fn cut_to_box(m: &MultiPolygon<f64>, b: &Rect<f64>) -> MultiPolygon<f64> {
+pub fn cut_to_box(m: &MultiPolygon<f64>, b: &Rect<f64>) -> MultiPolygon<f64> {
     let (lo, hi) = (b.min(), b.max());
     let cut = |ring: &LineString<f64>| -> Option<LineString<f64>> {
         let mut pts: Vec<Coord<f64>> = ring.0.clone();

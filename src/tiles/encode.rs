@@ -2,6 +2,7 @@
 //! its buffer, simplified for the zoom, snapped to the tile's integer grid and written as
 //! MVT features with their properties.
 
+use crate::spatial::area_index::cut_to_box;
 use geo::{BooleanOps, BoundingRect, MapCoords, Orient, Simplify, SimplifyVwPreserve, Validation};
 use geo_types::{
     Coord, Geometry, LineString, MultiLineString, MultiPoint, MultiPolygon, Point, Polygon, Rect,
@@ -157,18 +158,22 @@ fn snap_polygons(mp: &MultiPolygon<f64>) -> MultiPolygon<f64> {
 fn polygons(mp: MultiPolygon<f64>) -> Option<Geometry<f64>> {
     let rect = clip_rect();
     let b = mp.bounding_rect()?;
-    // Simplify only outlines with more vertices than a lot's corners, and never so far
-    // that two rings cross (the topology-preserving Visvalingam-Whyatt).
-    let vertices: usize = mp.0.iter().map(|p| p.exterior().0.len()).sum();
-    let mp = if vertices > 8 {
-        mp.simplify_vw_preserve(0.5)
-    } else {
-        mp
-    };
+    // Clipped before it is simplified, and cut to the buffer in one linear pass before
+    // the overlay clips it exactly: a county's sewershed has tens of thousands of
+    // vertices, and a hundred of them nest along a trunk line, so simplifying or
+    // overlaying each whole for every tile it meets took seconds a tile.
     let clipped = if inside(&rect, &b) {
         mp
     } else {
-        mp.intersection(&rect.to_polygon())
+        cut_to_box(&mp, &rect).intersection(&rect.to_polygon())
+    };
+    // Simplify only outlines with more vertices than a lot's corners, and never so far
+    // that two rings cross (the topology-preserving Visvalingam-Whyatt).
+    let vertices: usize = clipped.0.iter().map(|p| p.exterior().0.len()).sum();
+    let clipped = if vertices > 8 {
+        clipped.simplify_vw_preserve(0.5)
+    } else {
+        clipped
     };
     let mut snapped = snap_polygons(&clipped);
     if !snapped.is_valid() {
