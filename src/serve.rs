@@ -215,7 +215,7 @@ pub async fn member_state(
     };
     let st = state(store, snapshot, mine)
         .await?
-        .with_auth(|auth| auth.clone().with_coalition(coalition));
+        .with_auth(|auth| auth.with_coalition(coalition));
     Ok(crate::http::coalition::Member {
         name: name.to_string(),
         state: st,

@@ -390,14 +390,8 @@ async fn a_sewershed_built_from_the_one_it_holds_is_the_one_built_alone() {
         Sewersheds::new(&snap, &profile, &net, opt).of_each(traced.iter().copied())
     };
     let (nested, alone) = (build(0), build(usize::MAX));
-    let holds = |id: &str| {
-        nested
-            .iter()
-            .find(|s| s.location_id == id)
-            .unwrap()
-            .holds_sewershed_of
-            .clone()
-    };
+    let shed = |id: &str| nested.iter().find(|s| s.location_id == id).unwrap();
+    let holds = |id: &str| shed(id).holds_sewershed_of.clone();
     assert_eq!(holds("OF-I").as_deref(), Some("MH-I"));
     assert_eq!(holds("MH-I").as_deref(), Some("SMH-1"));
     assert_eq!(holds("SMH-1"), None);
@@ -409,15 +403,7 @@ async fn a_sewershed_built_from_the_one_it_holds_is_the_one_built_alone() {
     assert!(alone.iter().all(|s| s.holds_sewershed_of.is_none()));
     // A sewershed built from another's finds the catch basins inside it its trace does
     // not reach in the other's lists and in its own new part.
-    let without = |id: &str| {
-        nested
-            .iter()
-            .find(|s| s.location_id == id)
-            .unwrap()
-            .quality
-            .inlets_without_trace
-            .clone()
-    };
+    let without = |id: &str| shed(id).quality.inlets_without_trace.clone();
     assert_eq!(without("SMH-1"), ["CB-LOOSE-BASE"]);
     assert_eq!(without("MH-I"), ["CB-LOOSE-BASE", "CB-LOOSE-OWN"]);
     assert_eq!(without("OF-I"), ["CB-LOOSE-BASE", "CB-LOOSE-OWN"]);

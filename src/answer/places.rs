@@ -85,14 +85,15 @@ pub fn feature_collection<A: Places + ?Sized>(
     let places = answer.places();
     let shapes: Vec<Option<Geometry<f64>>> =
         places.iter().map(|p| geometry(snap, &p.shape)).collect();
+    let drawn: Vec<bool> = shapes.iter().map(Option::is_some).collect();
     let mut in84 = rp
-        .apply_each(shapes.iter().flatten())
+        .apply_each(shapes.into_iter().flatten().collect())
         .map_err(|e| AskError::Other(e.into()))?
         .into_iter();
     let mut features = Vec::with_capacity(places.len());
-    for (p, shape) in places.into_iter().zip(&shapes) {
+    for (p, drawn) in places.into_iter().zip(drawn) {
         // The reprojected geometries are those of the places that have one, in order.
-        let geometry = match shape.as_ref().and_then(|_| in84.next()) {
+        let geometry = match drawn.then(|| in84.next()).flatten() {
             Some(g84) => serde_json::to_value(geojson::Geometry::from(&g84))
                 .map_err(|e| AskError::Other(e.into()))?,
             None => Value::Null,

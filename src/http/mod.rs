@@ -63,6 +63,7 @@ impl std::ops::Deref for AppState {
 }
 
 /// The parts of [`AppState`].
+#[derive(Clone)]
 pub struct Shared {
     /// The registry's storage.
     pub store: Arc<dyn Store>,
@@ -162,17 +163,10 @@ impl AppState {
 
     /// The state with its access policy changed (a coalition member's, which also takes
     /// the coalition's tokens), before the router shares it.
-    pub fn with_auth(self, change: impl FnOnce(&Auth) -> Auth) -> Self {
-        let auth = change(&self.auth);
-        AppState(Arc::new(Shared {
-            store: self.store.clone(),
-            snapshot: self.snapshot.clone(),
-            profile: self.profile.clone(),
-            networks: self.networks.clone(),
-            auth,
-            config: self.config.clone(),
-            tiles: self.tiles.clone(),
-        }))
+    pub fn with_auth(self, change: impl FnOnce(Auth) -> Auth) -> Self {
+        let mut shared = Arc::unwrap_or_clone(self.0);
+        shared.auth = change(shared.auth);
+        AppState(Arc::new(shared))
     }
 }
 

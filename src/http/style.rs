@@ -343,15 +343,11 @@ fn reads_zoom(v: &Value) -> bool {
     uses(v, &["zoom"])
 }
 
-/// An `interpolate` or `step` over `["zoom"]` at its top.
+/// An `interpolate` over `["zoom"]` at its top.
 fn is_zoom_curve(v: &Value) -> bool {
-    let Some(a) = v.as_array() else {
-        return false;
-    };
-    match a.first().and_then(Value::as_str) {
-        Some("interpolate") => a.get(2) == Some(&json!(["zoom"])),
-        _ => false,
-    }
+    v.as_array().is_some_and(|a| {
+        a.first() == Some(&json!("interpolate")) && a.get(2) == Some(&json!(["zoom"]))
+    })
 }
 
 fn uses(v: &Value, operators: &[&str]) -> bool {

@@ -152,21 +152,21 @@ impl Reprojector {
     /// The geometry in the target CRS.
     pub fn apply(&self, g: &geo_types::Geometry<f64>) -> Result<geo_types::Geometry<f64>> {
         Ok(self
-            .apply_each([g])?
+            .apply_each(vec![g.clone()])?
             .pop()
             .expect("one geometry in, one out"))
     }
 
-    /// Each geometry in the target CRS, all their positions in one PROJ call (a call has
-    /// a cost of its own: an answer naming ten points pays it once, not ten times).
-    pub fn apply_each<'g>(
+    /// Each geometry in the target CRS, reprojected in place, all their positions in one
+    /// PROJ call (a call has a cost of its own: an answer naming ten points pays it once,
+    /// not ten times).
+    pub fn apply_each(
         &self,
-        gs: impl IntoIterator<Item = &'g geo_types::Geometry<f64>> + Clone,
+        mut gs: Vec<geo_types::Geometry<f64>>,
     ) -> Result<Vec<geo_types::Geometry<f64>>> {
         use geo::{CoordsIter, MapCoordsInPlace};
         let (mut xs, mut ys): (Vec<f64>, Vec<f64>) = gs
-            .clone()
-            .into_iter()
+            .iter()
             .flat_map(|g| g.coords_iter())
             .map(|c| (c.x, c.y))
             .unzip();
@@ -180,18 +180,14 @@ impl Reprojector {
         // map_coords_in_place wants a Copy closure: count positions in a Cell.
         let i = std::cell::Cell::new(0usize);
         let (xs, ys, i) = (&xs, &ys, &i);
-        Ok(gs
-            .into_iter()
-            .map(|g| {
-                let mut out = g.clone();
-                out.map_coords_in_place(move |_| {
-                    let k = i.get();
-                    i.set(k + 1);
-                    geo_types::coord! { x: xs[k], y: ys[k] }
-                });
-                out
-            })
-            .collect())
+        for g in &mut gs {
+            g.map_coords_in_place(move |_| {
+                let k = i.get();
+                i.set(k + 1);
+                geo_types::coord! { x: xs[k], y: ys[k] }
+            });
+        }
+        Ok(gs)
     }
 
     /// A single position in the target CRS.

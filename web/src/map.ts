@@ -3,7 +3,7 @@
 // determination's evidence, a trace) and a "draft" overlay for a footprint being drawn.
 import * as maplibregl from 'maplibre-gl';
 import 'maplibre-gl/dist/maplibre-gl.css';
-import { at, authHeaders } from './api';
+import { at, authHeaders, get } from './api';
 
 export type FC = { type: 'FeatureCollection'; features: any[] };
 export const EMPTY: FC = { type: 'FeatureCollection', features: [] };
@@ -141,10 +141,10 @@ type TileJson = { tiles: string[]; minzoom?: number; maxzoom?: number; bounds?: 
 /** Asks for the style and its TileJSON side by side (the map would ask for the TileJSON
  *  only once the style is read), each falling back to the map's own request. */
 export function firstStyle(): Promise<FirstStyle> {
-  const json = <T>(path: string): Promise<T | null> =>
-    fetch(at(path), { headers: authHeaders() }).then((r) => (r.ok ? r.json() : null)).catch(() => null);
-  return Promise.all([json<maplibregl.StyleSpecification>('/styles/ms4.json'), json<TileJson>('/tiles.json')])
-    .then(([style, tileJson]) => ({ style, tileJson }));
+  return Promise.all([
+    (get('/styles/ms4.json') as Promise<maplibregl.StyleSpecification | null>).catch(() => null),
+    (get('/tiles.json') as Promise<TileJson | null>).catch(() => null),
+  ]).then(([style, tileJson]) => ({ style, tileJson }));
 }
 
 /** The style with its tile source written out from the TileJSON, so the map starts
