@@ -400,7 +400,25 @@ async fn a_sewershed_built_from_the_one_it_holds_is_the_one_built_alone() {
         None,
         "OF-A's trace holds no other location's"
     );
-    assert!(alone.iter().all(|s| s.holds_sewershed_of.is_none()));
+    assert!(alone
+        .iter()
+        .all(|s| s.holds_sewershed_of.is_none() && s.own_part.is_none()));
+    // The part a map draws for one built from another's: with that one's polygon, the
+    // whole, and nothing of that one in it.
+    for n in &nested {
+        let Some(base) = &n.holds_sewershed_of else {
+            assert!(n.own_part.is_none(), "{}", n.location_id);
+            continue;
+        };
+        let (own, base) = (n.own_part.as_ref().unwrap(), &shed(base).polygon);
+        assert!(own.unsigned_area() > 0.0, "{}", n.location_id);
+        let overlap = own.intersection(base).unsigned_area();
+        assert!(overlap <= n.area * 1e-9, "{}: {overlap}", n.location_id);
+        let rebuilt = own.union(base);
+        let apart = rebuilt.difference(&n.polygon).unsigned_area()
+            + n.polygon.difference(&rebuilt).unsigned_area();
+        assert!(apart <= n.area * 1e-6, "{}: {apart}", n.location_id);
+    }
     // A sewershed built from another's finds the catch basins inside it its trace does
     // not reach in the other's lists and in its own new part.
     let without = |id: &str| shed(id).quality.inlets_without_trace.clone();

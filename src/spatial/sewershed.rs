@@ -107,6 +107,12 @@ pub struct Sewershed {
     /// The polygon, in the registry's CRS.
     #[serde(skip)]
     pub polygon: MultiPolygon<f64>,
+    /// For one built from another's ([`Sewershed::holds_sewershed_of`]): the part of
+    /// `polygon` that one lacks. A map draws this, so the sewersheds nested along a trunk
+    /// line are drawn as a row of parts, not as a hundred copies of the trunk's polygon
+    /// stacked on each other. None for one built alone.
+    #[serde(skip)]
+    pub own_part: Option<MultiPolygon<f64>>,
 }
 
 /// Where each parcel drains, decided once for every location.
@@ -319,8 +325,10 @@ impl<'a> Sewersheds<'a> {
             base.polygon.union(&own)
         };
         let quality = self.quality_around(&base.quality, &own, &polygon, &reached, trace, split);
+        let own_part = beyond(own, &base.polygon);
         let mut s = self.finish(location_id, trace, parcels, polygon, quality);
         s.holds_sewershed_of = Some(base.location_id.clone());
+        s.own_part = Some(own_part);
         s
     }
 
@@ -457,7 +465,23 @@ impl<'a> Sewersheds<'a> {
             holds_sewershed_of: None,
             quality,
             polygon,
+            own_part: None,
         }
+    }
+}
+
+/// The part of `own` outside `base`. Only `base`'s part within `own`'s box can take
+/// anything away, and it is cut out in one linear pass first: `base` is a trunk's
+/// sewershed of tens of thousands of vertices, `own` a few blocks beside it.
+fn beyond(own: MultiPolygon<f64>, base: &MultiPolygon<f64>) -> MultiPolygon<f64> {
+    let Some(b) = own.bounding_rect() else {
+        return own;
+    };
+    let near = crate::spatial::area_index::cut_to_box(base, &b);
+    if near.0.is_empty() {
+        own
+    } else {
+        own.difference(&near)
     }
 }
 

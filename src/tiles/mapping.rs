@@ -8,6 +8,12 @@
 //! snapshot or profile, or by the background warm-up after a write — exactly as
 //! `/api/monitoring-locations` and `/api/sewersheds` answer them, and kept with their own
 //! Web Mercator copies until the generation changes.
+//!
+//! A sewershed built from the one upstream it holds whole is drawn as its own part: the
+//! interconnections along a trunk line each drain every one above them, and drawn whole
+//! they would be a hundred copies of the trunk's outline on each other (a county's tile
+//! of a megabyte, seconds to render). Its properties are the whole sewershed's (its area
+//! too), with the location whose sewershed it holds.
 
 use std::sync::Arc;
 
@@ -93,7 +99,10 @@ impl MappingTiles {
                 .iter()
                 .map(|name| sewershed_value(l, s, area_unit, name))
                 .collect();
-            sheds.push((values, geo_types::Geometry::MultiPolygon(s.polygon.clone())));
+            // One built from another's is drawn as its own part (the rest is drawn as
+            // that one), so nested sewersheds tile the trunk's rather than stack on it.
+            let drawn = s.own_part.as_ref().unwrap_or(&s.polygon).clone();
+            sheds.push((values, geo_types::Geometry::MultiPolygon(drawn)));
         }
         let srid = snap.meta.srid;
         let locations: Vec<Row<Option<geo_types::Point<f64>>>> = f
@@ -206,6 +215,7 @@ fn sewershed_value(
         "kind" => Some(Made::Str(kind_word(l.kind).into())),
         "priority" => Some(Made::Str(l.priority.as_str().into())),
         "method" => Some(Made::Str(METHOD.into())),
+        "holds_sewershed_of" => s.holds_sewershed_of.clone().map(Made::Str),
         "area" => Some(Made::Num(crate::domain::units::for_display(s.area))),
         "area_unit" => Some(Made::Str(area_unit.into())),
         "commercial_industrial_share" => s.commercial_industrial_share.map(Made::Num),
