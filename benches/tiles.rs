@@ -7,7 +7,10 @@
 //!
 //! The PostGIS ratio is taken from rounds that alternate between PostGIS and ms4, so a
 //! drift in the machine's speed during the run falls on both sides alike; the same tiles
-//! asked of both in turn, tile by tile, give the cold figure beside it.
+//! asked of both in turn, tile by tile, give the cold figure beside it. Beside PostGIS,
+//! ms4 renders the layers PostGIS has tables for; the mapping layers (answers derived
+//! from the whole snapshot) are in ms4's own rounds, in the largest tile and over HTTP,
+//! where martin's tiles lack them.
 //! MS4_BENCH_PARCELS=100000 ... for a smaller county; MS4_BENCH_SECONDS for wrk's run.
 //!
 //! `MS4_BENCH_ONLY=render` times the in-process renders alone (for a profiler), over
@@ -173,7 +176,7 @@ async fn run() {
     let mean_kb = bytes as f64 / list.len() as f64 / 1024.0;
     record(Figure::lower("mean tile size", &*fig_data, mean_kb, "KB"));
     if only_render {
-        render_detail(&r, &list, rounds);
+        render_detail(&r, &list, rounds, max_tile);
         return;
     }
     let martin_med = postgis_side(&r, &list, rounds, parcels, &data).await;
@@ -215,17 +218,17 @@ impl Renderer<'_> {
         .unwrap()
     }
 
-    /// How long one tile takes to render, in milliseconds.
-    fn timed(&self, tile: TileId) -> f64 {
+    /// How long one tile takes to render with these layers, in milliseconds.
+    fn timed(&self, layers: &[&'static TileLayer], tile: TileId) -> f64 {
         let t = Instant::now();
-        std::hint::black_box(self.render(tile));
+        std::hint::black_box(self.render_layers(layers, tile));
         t.elapsed().as_secs_f64() * 1000.0
     }
 }
 
 /// Only the render (`MS4_BENCH_ONLY=render`): the same renders after a pause, what a
 /// write costs the next tile, and each layer's share.
-fn render_detail(r: &Renderer<'_>, list: &[TileId], rounds: usize) {
+fn render_detail(r: &Renderer<'_>, list: &[TileId], rounds: usize, largest: TileId) {
     // The same renders after a pause, idle or busy: how much of a lone tile's time
     // is the machine's, not the render's (see BENCHMARKS.md, the tile-by-tile figure).
     for (label, pause) in [
@@ -280,6 +283,24 @@ fn render_detail(r: &Renderer<'_>, list: &[TileId], rounds: usize) {
             n as f64 / rounds as f64 / 1024.0
         );
     }
+    if let Ok(path) = std::env::var("MS4_BENCH_DUMP") {
+        std::fs::write(&path, r.render(largest)).unwrap();
+    }
+    // What the largest tile is made of.
+    let parts: Vec<String> = r
+        .layers
+        .iter()
+        .map(|l| (l.name(), r.render_layers(&[*l], largest).len()))
+        .filter(|(_, n)| *n > 0)
+        .map(|(name, n)| format!("{name} {:.1} KB", n as f64 / 1024.0))
+        .collect();
+    eprintln!(
+        "the largest tile, z{} {}/{}: {}",
+        largest.z,
+        largest.x,
+        largest.y,
+        parts.join(", ")
+    );
 }
 
 /// PostGIS (`ST_AsMVT`) on the same tiles, alternating with ms4, then tile by tile, and
@@ -316,7 +337,15 @@ async fn postgis_side(
                 b
             }
         };
-        let render = |tile: TileId| r.timed(tile);
+        // The layers PostGIS has tables for: the mapping layers are answers derived from
+        // the whole snapshot, which no SQL beside it makes.
+        let registry: Vec<&'static TileLayer> = r
+            .layers
+            .iter()
+            .copied()
+            .filter(|l| l.registry().is_some())
+            .collect();
+        let render = |tile: TileId| r.timed(&registry, tile);
         // Alternating rounds: this machine's speed drifts over a run (a shared virtual
         // machine), and a side timed a minute after the other would carry the drift into
         // the ratio. So PostGIS answers the whole list, then ms4 renders it, round after

@@ -3,12 +3,17 @@
 //! MVT features with their properties.
 
 use crate::spatial::area_index::cut_to_box;
-use geo::{BooleanOps, BoundingRect, MapCoords, Orient, Simplify, SimplifyVwPreserve, Validation};
+use geo::{BoundingRect, MapCoords, Orient, Simplify, SimplifyVw};
 use geo_types::{
     Coord, Geometry, LineString, MultiLineString, MultiPoint, MultiPolygon, Point, Polygon, Rect,
 };
 use geozero::mvt::{tile, TileValue};
 use geozero::ToMvt;
+use i_overlay::core::fill_rule::FillRule;
+use i_overlay::core::overlay::{ContourDirection, IntOverlayOptions, Overlay};
+use i_overlay::core::overlay_rule::OverlayRule;
+use i_overlay::i_float::int::point::IntPoint;
+use i_overlay::i_shape::int::shape::{IntContour, IntShape};
 use rustc_hash::FxHashMap;
 
 use super::grid::TileId;
@@ -129,72 +134,125 @@ fn lines(mls: MultiLineString<f64>) -> Option<Geometry<f64>> {
     }
 }
 
-/// A ring snapped to the grid, or none when it collapses to under a unit of area.
-fn snap_ring(r: &LineString<f64>) -> Option<LineString<f64>> {
-    let mut s = snap_line(r);
-    if s.0.first() != s.0.last() {
-        let first = s.0[0];
-        s.0.push(first);
+/// A ring snapped to the tile's grid as the integer overlay takes it: repeated positions
+/// dropped, not closed.
+fn snapped_contour(r: &LineString<f64>) -> IntContour {
+    let mut out: IntContour = Vec::with_capacity(r.0.len());
+    for c in &r.0 {
+        let s = IntPoint::new(c.x.round() as i32, c.y.round() as i32);
+        if out.last() != Some(&s) {
+            out.push(s);
+        }
     }
-    if s.0.len() < 4 {
-        return None;
+    if out.len() > 1 && out.first() == out.last() {
+        out.pop();
     }
-    let p = Polygon::new(s.clone(), vec![]);
-    (geo::Area::unsigned_area(&p) >= 1.0).then_some(s)
+    out
 }
 
-fn snap_polygons(mp: &MultiPolygon<f64>) -> MultiPolygon<f64> {
-    MultiPolygon(
-        mp.0.iter()
-            .filter_map(|p| {
-                let ext = snap_ring(p.exterior())?;
-                let holes = p.interiors().iter().filter_map(snap_ring).collect();
-                Some(Polygon::new(ext, holes))
-            })
-            .collect(),
-    )
+/// The clip rectangle as the integer overlay's clip shape.
+fn clip_shape() -> IntShape {
+    let (lo, hi) = (-BUFFER as i32, EXTENT as i32 + BUFFER as i32);
+    vec![vec![
+        IntPoint::new(lo, lo),
+        IntPoint::new(hi, lo),
+        IntPoint::new(hi, hi),
+        IntPoint::new(lo, hi),
+    ]]
+}
+
+/// An integer ring closed as geo wants it, or none when it holds under a unit of area.
+fn closed_ring(c: &[IntPoint]) -> Option<LineString<f64>> {
+    if c.len() < 3 {
+        return None;
+    }
+    let twice: i64 = c
+        .iter()
+        .zip(c.iter().cycle().skip(1))
+        .map(|(a, b)| a.x as i64 * b.y as i64 - b.x as i64 * a.y as i64)
+        .sum();
+    if twice.abs() < 2 {
+        return None;
+    }
+    let mut ring: Vec<Coord<f64>> = c
+        .iter()
+        .map(|p| Coord {
+            x: p.x as f64,
+            y: p.y as f64,
+        })
+        .collect();
+    ring.push(ring[0]);
+    Some(LineString(ring))
 }
 
 fn polygons(mp: MultiPolygon<f64>) -> Option<Geometry<f64>> {
     let rect = clip_rect();
     let b = mp.bounding_rect()?;
-    // Clipped before it is simplified, and cut to the buffer in one linear pass before
-    // the overlay clips it exactly: a county's sewershed has tens of thousands of
-    // vertices, and a hundred of them nest along a trunk line, so simplifying or
-    // overlaying each whole for every tile it meets took seconds a tile.
-    let clipped = if inside(&rect, &b) {
+    // Cut to the buffer in one linear pass before anything else: a county's sewershed
+    // has tens of thousands of vertices, and only those near the tile matter to it.
+    let near = if inside(&rect, &b) {
         mp
     } else {
-        cut_to_box(&mp, &rect).intersection(&rect.to_polygon())
+        cut_to_box(&mp, &rect)
     };
-    // Simplify only outlines with more vertices than a lot's corners, and never so far
-    // that two rings cross (the topology-preserving Visvalingam-Whyatt).
-    let vertices: usize = clipped.0.iter().map(|p| p.exterior().0.len()).sum();
-    let clipped = if vertices > 8 {
-        clipped.simplify_vw_preserve(0.5)
+    // Simplify only outlines with more vertices than a lot's corners.
+    let vertices: usize = near.0.iter().map(|p| p.exterior().0.len()).sum();
+    let near = if vertices > 8 {
+        near.simplify_vw(0.5)
     } else {
-        clipped
+        near
     };
-    let mut snapped = snap_polygons(&clipped);
-    if !snapped.is_valid() {
-        // Snapping moved a vertex across an edge a fraction of a unit away: rebuild the
-        // outline by union (which resolves crossings), and snap again.
-        snapped = snap_polygons(&snapped.union(&MultiPolygon::<f64>(vec![])));
-        if !snapped.is_valid() {
-            return None;
-        }
-    }
-    if snapped.0.is_empty() {
+    // Exteriors one way and holes the other, so the non-zero rule below reads a hole
+    // as a hole whatever way its source wound it.
+    let near = near.orient(geo::orient::Direction::Default);
+    let shapes: Vec<IntShape> = near
+        .0
+        .iter()
+        .filter_map(|p| {
+            // A hole is read only with its exterior: alone, the non-zero rule would fill it.
+            let ext = snapped_contour(p.exterior());
+            (ext.len() >= 3).then(|| {
+                std::iter::once(ext)
+                    .chain(p.interiors().iter().map(snapped_contour))
+                    .filter(|c| c.len() >= 3)
+                    .collect::<IntShape>()
+            })
+        })
+        .collect();
+    if shapes.is_empty() {
         return None;
     }
-    // MVT: exterior rings have positive area in tile coordinates (y down), which is
-    // geo's counter-clockwise.
-    let snapped = snapped.orient(geo::orient::Direction::Default);
-    Some(if snapped.0.len() == 1 {
-        Geometry::Polygon(snapped.0.into_iter().next().expect("one polygon"))
-    } else {
-        Geometry::MultiPolygon(snapped)
-    })
+    // Clipped to the buffer and made valid in one overlay on the tile's integer grid:
+    // whatever the simplification or the snapping crossed (a vertex moved over an edge
+    // a fraction of a unit away, the cut's strips along the buffer's edge) is resolved by
+    // the overlay, whose output is OGC-valid in whole units, with nothing left to round.
+    let options = IntOverlayOptions {
+        preserve_input_collinear: true,
+        output_direction: ContourDirection::CounterClockwise,
+        preserve_output_collinear: true,
+        min_output_area: 0,
+        ogc: true,
+    };
+    let out = Overlay::with_shapes_options(&shapes, &[clip_shape()], options, Default::default())
+        .overlay(OverlayRule::Intersect, FillRule::NonZero);
+    // MVT: exterior rings have positive area in tile coordinates (y down), which is the
+    // overlay's counter-clockwise, as geo's; holes the other way.
+    let polys: Vec<Polygon<f64>> = out
+        .iter()
+        .filter_map(|shape| {
+            let (ext, holes) = shape.split_first()?;
+            let ext = closed_ring(ext)?;
+            Some(Polygon::new(
+                ext,
+                holes.iter().filter_map(|h| closed_ring(h)).collect(),
+            ))
+        })
+        .collect();
+    match polys.len() {
+        0 => None,
+        1 => polys.into_iter().next().map(Geometry::Polygon),
+        _ => Some(Geometry::MultiPolygon(MultiPolygon(polys))),
+    }
 }
 
 fn points(pts: Vec<Point<f64>>) -> Option<Geometry<f64>> {
@@ -220,8 +278,7 @@ fn points(pts: Vec<Point<f64>>) -> Option<Geometry<f64>> {
 /// the buffer more than once (then the cut ring runs along the edge twice, is not plainly
 /// simple, and the general path decides). Gives `None` when the polygon is not that case,
 /// or when its snapped ring is not plainly simple, so the result is always a polygon the
-/// general path also gives (the same shape; where it was cut, perhaps from another first
-/// vertex).
+/// general path also gives (the same shape, perhaps from another first vertex).
 fn small_polygon(p: &Polygon<f64>, frame: &Frame) -> Option<Option<Geometry<f64>>> {
     let ext = &p.exterior().0;
     // As in `polygons`: more than 8 positions are simplified first.

@@ -6,9 +6,9 @@
 //! 30,000-parcel town); outfalls at 10; the areas and waters at 0.
 //!
 //! Two layers are answers rather than registry layers: the monitoring locations (with
-//! the outfalls, at 10) and their preliminary sewersheds (at 12, where a tile is about
-//! 10 km across: a county's 33,000 outfalls give a few hundred in one tile). Both are
-//! derived once per generation (see `tiles::mapping`).
+//! the outfalls, at 10) and their preliminary sewersheds (at 13, where a tile is about
+//! 5 km across: at 12 the county's densest tile held 700 KB of sewersheds, each a few
+//! blocks' outline). Both are derived once per generation (see `tiles::mapping`).
 
 use crate::domain::Layer;
 
@@ -236,13 +236,17 @@ pub static TILE_LAYERS: [TileLayer; 17] = [
     // priority.
     TileLayer {
         drawn: Drawn::Mapping(MappingLayer::Sewersheds),
-        minzoom: 12,
+        minzoom: 13,
         fields: &[
             s("id", "the monitoring location it drains to"),
             s("kind", "outfall or interconnection"),
             PRIORITY,
             s("method", "how it was built (the answer's words)"),
-            n("area", "its area, in the square of the registry's unit"),
+            s(
+                "holds_sewershed_of",
+                "the location upstream whose whole sewershed it holds; drawn as that one, so only the part it adds is drawn as this one",
+            ),
+            n("area", "its whole area, in the square of the registry's unit"),
             s("area_unit", "the unit of its area (ft², m²)"),
             n(
                 "commercial_industrial_share",

@@ -43,7 +43,7 @@ async fn monitoring_locations_and_sewersheds_are_in_the_tiles_with_their_compute
             .unwrap()
     };
     assert_eq!(minzoom("monitoring_locations"), 10);
-    assert_eq!(minzoom("sewersheds"), 12);
+    assert_eq!(minzoom("sewersheds"), 13);
 
     // Every location the answer gives is in the tile holding its point, with the answer's
     // priority, kind and criteria, at the point the answer's GeoJSON gives it.
@@ -134,9 +134,9 @@ async fn monitoring_locations_and_sewersheds_are_in_the_tiles_with_their_compute
     assert!(["complete", "doubtful"].contains(&p["quality"].as_str().unwrap()));
     assert!(p["method"].as_str().unwrap().contains("upstream trace"));
     // Below their minimum zoom, neither is in the tile.
-    let (x, y) = tile_of(mx, my, 11);
-    let (_, _, bytes) = get_tile(&c, &format!("{base}/tiles/11/{x}/{y}.mvt")).await;
-    assert!(decode(&bytes, 11, x, y, "sewersheds").is_empty());
+    let (x, y) = tile_of(mx, my, 12);
+    let (_, _, bytes) = get_tile(&c, &format!("{base}/tiles/12/{x}/{y}.mvt")).await;
+    assert!(decode(&bytes, 12, x, y, "sewersheds").is_empty());
 
     // A screening that finds sewage at a location of lower priority: the answer makes it
     // high (its IDDE history), and the next generation's tile says so.
