@@ -7,10 +7,10 @@
 //!
 //! The PostGIS ratio is taken from rounds that alternate between PostGIS and ms4, so a
 //! drift in the machine's speed during the run falls on both sides alike; the same tiles
-//! asked of both in turn, tile by tile, give the cold figure beside it. Beside PostGIS,
-//! ms4 renders the layers PostGIS has tables for; the mapping layers (answers derived
-//! from the whole snapshot) are in ms4's own rounds, in the largest tile and over HTTP,
-//! where martin's tiles lack them.
+//! asked of both in turn, tile by tile, give the cold figure beside it. The tile is the
+//! page's `/tiles/{z}/{x}/{y}.mvt`, the registry's layers, as PostGIS and martin make it;
+//! the mapping layers (answers derived from the whole snapshot, each in tiles of its own)
+//! are timed apart.
 //! MS4_BENCH_PARCELS=100000 ... for a smaller county; MS4_BENCH_SECONDS for wrk's run.
 //!
 //! `MS4_BENCH_ONLY=render` times the in-process renders alone (for a profiler), over
@@ -100,7 +100,7 @@ async fn run() {
         list.len()
     );
 
-    // ms4 in process: every tile of the list, all the style's layers.
+    // ms4 in process: every tile of the list, the registry's layers (the page's tile).
     let state = tiles::Tiles::default();
     let net = std::sync::OnceLock::new();
     let source = || -> anyhow::Result<Arc<ms4::spatial::network::Network>> {
@@ -108,7 +108,8 @@ async fn run() {
             .get_or_init(|| Arc::new(ms4::answer::build_network(&snap, &profile)))
             .clone())
     };
-    let layers: Vec<&'static TileLayer> = TILE_LAYERS.iter().collect();
+    let (layers, mapping): (Vec<&'static TileLayer>, Vec<&'static TileLayer>) =
+        TILE_LAYERS.iter().partition(|l| l.registry().is_some());
     let today = chrono::Local::now().date_naive();
     let r = Renderer {
         state: &state,
@@ -175,6 +176,7 @@ async fn run() {
     );
     let mean_kb = bytes as f64 / list.len() as f64 / 1024.0;
     record(Figure::lower("mean tile size", &*fig_data, mean_kb, "KB"));
+    mapping_tiles(&r, &mapping, &list, rounds, &fig_data);
     if only_render {
         render_detail(&r, &list, rounds, max_tile);
         return;
@@ -218,12 +220,71 @@ impl Renderer<'_> {
         .unwrap()
     }
 
-    /// How long one tile takes to render with these layers, in milliseconds.
-    fn timed(&self, layers: &[&'static TileLayer], tile: TileId) -> f64 {
+    /// How long one tile takes to render, in milliseconds.
+    fn timed(&self, tile: TileId) -> f64 {
         let t = Instant::now();
-        std::hint::black_box(self.render_layers(layers, tile));
+        std::hint::black_box(self.render(tile));
         t.elapsed().as_secs_f64() * 1000.0
     }
+}
+
+/// The mapping layers' own tiles (monitoring locations, sewersheds), each layer's tile of
+/// every tile of the list, once derived: the median and the largest.
+fn mapping_tiles(
+    r: &Renderer<'_>,
+    mapping: &[&'static TileLayer],
+    list: &[TileId],
+    rounds: usize,
+    fig_data: &str,
+) {
+    let t = Instant::now();
+    for l in mapping {
+        r.render_layers(&[*l], list[0]);
+    }
+    eprintln!(
+        "the mapping layers derived (every monitoring location and sewershed): {:.1} s",
+        t.elapsed().as_secs_f64()
+    );
+    let mut times = Vec::new();
+    let mut largest = (0usize, "", list[0]);
+    for _ in 0..rounds {
+        for l in mapping {
+            for tile in list {
+                let t = Instant::now();
+                let n = r.render_layers(&[*l], *tile).len();
+                times.push(t.elapsed().as_secs_f64() * 1000.0);
+                if n > largest.0 {
+                    largest = (n, l.name(), *tile);
+                }
+            }
+        }
+    }
+    let med = median(&mut times);
+    let p99 = pct(&mut times, 0.99);
+    let (n, name, tile) = largest;
+    println!(
+        "the mapping layers' own tiles (in process): median {med:.3} ms per tile, p99 {p99:.3} ms; largest {:.1} KB ({name}, z{} {}/{})",
+        n as f64 / 1024.0,
+        tile.z,
+        tile.x,
+        tile.y
+    );
+    let data = format!("{fig_data}, monitoring_locations and sewersheds each");
+    record(Figure::lower(
+        "mapping layers' own tiles in process: median per tile",
+        &*data,
+        med,
+        "ms",
+    ));
+    record(
+        Figure::lower(
+            "largest mapping layer tile",
+            format!("{data}; {name} z{} {}/{}", tile.z, tile.x, tile.y),
+            n as f64 / 1024.0,
+            "KB",
+        )
+        .goal(Goal::Below(500.0)),
+    );
 }
 
 /// Only the render (`MS4_BENCH_ONLY=render`): the same renders after a pause, what a
@@ -337,15 +398,7 @@ async fn postgis_side(
                 b
             }
         };
-        // The layers PostGIS has tables for: the mapping layers are answers derived from
-        // the whole snapshot, which no SQL beside it makes.
-        let registry: Vec<&'static TileLayer> = r
-            .layers
-            .iter()
-            .copied()
-            .filter(|l| l.registry().is_some())
-            .collect();
-        let render = |tile: TileId| r.timed(&registry, tile);
+        let render = |tile: TileId| r.timed(tile);
         // Alternating rounds: this machine's speed drifts over a run (a shared virtual
         // machine), and a side timed a minute after the other would carry the drift into
         // the ratio. So PostGIS answers the whole list, then ms4 renders it, round after

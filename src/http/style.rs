@@ -15,6 +15,7 @@ use axum::Json;
 use serde_json::{json, Value};
 
 use super::{links, AppState};
+use crate::tiles::{TileLayer, TILE_LAYERS};
 
 /// The sprite's files: an arrow (pointing the way of the line) at one and two device
 /// pixels per CSS pixel.
@@ -76,6 +77,15 @@ fn points() -> Value {
     json!(["==", ["geometry-type"], "Point"])
 }
 
+/// The source a tile layer is drawn from: the registry's tiles, or a mapping layer's own
+/// (derived after each write, so kept out of the registry's tile; see `http::tiles`).
+fn source_of(tile_layer: &str) -> &str {
+    match TileLayer::by_name(tile_layer) {
+        Some(t) if t.registry().is_none() => t.name(),
+        _ => "ms4",
+    }
+}
+
 fn layer(
     id: &str,
     ty: &str,
@@ -85,7 +95,7 @@ fn layer(
     filter: Option<Value>,
 ) -> Value {
     let mut l = json!({
-        "id": id, "type": ty, "source": "ms4", "source-layer": source_layer,
+        "id": id, "type": ty, "source": source_of(source_layer), "source-layer": source_layer,
         "minzoom": minzoom, "paint": paint,
     });
     if let Some(f) = filter {
@@ -106,6 +116,10 @@ pub fn document(base: &str, basemap: Option<&str>) -> Value {
     let mut sources = json!({
         "ms4": {"type": "vector", "url": format!("{base}/tiles.json")},
     });
+    for t in TILE_LAYERS.iter().filter(|t| t.registry().is_none()) {
+        sources[t.name()] =
+            json!({"type": "vector", "url": format!("{base}/tiles/{}.json", t.name())});
+    }
     let mut layers = vec![
         json!({"id": "background", "type": "background", "paint": {"background-color": "#f4f1ea"}}),
     ];

@@ -58,8 +58,7 @@ pub(super) async fn tile_all(
     headers: HeaderMap,
 ) -> Result<Response, HttpError> {
     let t = tile_id(&z, &x, strip(&file, ".mvt", "{y}")?)?;
-    let layers: Vec<&'static TileLayer> = TILE_LAYERS.iter().collect();
-    tile(state, "all", layers, t, q.get("g"), &headers).await
+    tile(state, "all", registry_layers(), t, q.get("g"), &headers).await
 }
 
 pub(super) async fn tile_one(
@@ -256,8 +255,18 @@ fn no_store(v: serde_json::Value) -> Response {
 }
 
 pub(super) async fn tilejson_all(State(state): State<AppState>, headers: HeaderMap) -> Response {
-    let layers: Vec<&TileLayer> = TILE_LAYERS.iter().collect();
-    no_store(tilejson(&state, &headers, "/tiles", &layers))
+    no_store(tilejson(&state, &headers, "/tiles", &registry_layers()))
+}
+
+/// The layers of `/tiles/{z}/{x}/{y}.mvt`: the registry's. The mapping layers (monitoring
+/// locations, sewersheds) have their own tiles (`/tiles/{layer}/...`): they are derived
+/// from the whole snapshot again after every write, seconds on a county, and in the
+/// registry's tile they held every write back from the map for as long.
+fn registry_layers() -> Vec<&'static TileLayer> {
+    TILE_LAYERS
+        .iter()
+        .filter(|l| l.registry().is_some())
+        .collect()
 }
 
 pub(super) async fn tilejson_one(
@@ -409,7 +418,11 @@ pub(super) fn openapi_paths(paths: &mut serde_json::Map<String, serde_json::Valu
     let layer = param("layer", "a tiled layer (parcels, pipes, outfalls...)");
     paths.insert(
         "/tiles.json".into(),
-        json_op("TileJSON 3.0 for every tiled layer", vec![], false),
+        json_op(
+            "TileJSON 3.0 for the registry's tiled layers (the mapping layers have their own)",
+            vec![],
+            false,
+        ),
     );
     paths.insert(
         "/tiles/{layer}.json".into(),
@@ -418,7 +431,7 @@ pub(super) fn openapi_paths(paths: &mut serde_json::Map<String, serde_json::Valu
     paths.insert(
         "/tiles/{z}/{x}/{y}.mvt".into(),
         tile_op(
-            "A vector tile (MVT) of every layer",
+            "A vector tile (MVT) of every registry layer (the mapping layers, monitoring_locations and sewersheds, are at /tiles/{layer}/...)",
             vec![z.clone(), x.clone(), y.clone(), g.clone()],
         ),
     );

@@ -7,7 +7,9 @@
 //! profile's rule. So they are derived once per generation — on the first tile of a new
 //! snapshot or profile, or by the background warm-up after a write — exactly as
 //! `/api/monitoring-locations` and `/api/sewersheds` answer them, and kept with their own
-//! Web Mercator copies until the generation changes.
+//! Web Mercator copies until the generation changes. They are tiles of their own
+//! (`/tiles/{layer}/...`), not part of the registry's tile: on a county the derivation
+//! takes seconds, and the registry's tile of the next write would wait for it.
 //!
 //! A sewershed built from the one upstream it holds whole is drawn as its own part: the
 //! interconnections along a trunk line each drain every one above them, and drawn whole

@@ -9,10 +9,21 @@ async fn the_style_draws_only_layers_the_tiles_have_and_loads_nothing_from_outsi
     let c = app.clone();
     let base = &app.base;
     let style = get_json(&c, &format!("{base}/styles/ms4.json")).await;
-    let tj = get_json(&c, &format!("{base}/tiles.json")).await;
-    check_style(&style, &tj, base);
-    // Every tiled layer is drawn.
-    for l in tj["vector_layers"].as_array().unwrap() {
+    // Each vector source's TileJSON: the registry's, and each mapping layer's own.
+    let mut tjs = std::collections::BTreeMap::new();
+    for (name, src) in style["sources"].as_object().unwrap() {
+        if let Some(url) = src["url"].as_str() {
+            tjs.insert(name.clone(), get_json(&c, url).await);
+        }
+    }
+    check_style(&style, &tjs, base);
+    // Every tiled layer is drawn, from its source.
+    let every: Vec<&serde_json::Value> = tjs
+        .values()
+        .flat_map(|tj| tj["vector_layers"].as_array().unwrap())
+        .collect();
+    assert_eq!(every.len(), ms4::tiles::TILE_LAYERS.len());
+    for l in every {
         let id = l["id"].as_str().unwrap();
         assert!(
             style["layers"]
@@ -225,7 +236,11 @@ fn style_validator() -> Option<(String, std::path::PathBuf)> {
 
 /// Every source and source layer the style names exists, every property it reads is a
 /// field of that layer, and no URL points outside the server.
-fn check_style(style: &serde_json::Value, tj: &serde_json::Value, base: &str) {
+fn check_style(
+    style: &serde_json::Value,
+    tjs: &std::collections::BTreeMap<String, serde_json::Value>,
+    base: &str,
+) {
     assert_eq!(style["version"], 8);
     assert!(style.get("glyphs").is_none(), "no glyphs");
     assert_eq!(
@@ -244,7 +259,9 @@ fn check_style(style: &serde_json::Value, tj: &serde_json::Value, base: &str) {
     }
     let sources = style["sources"].as_object().unwrap();
     assert_eq!(sources["ms4"]["url"], format!("{base}/tiles.json"));
-    let vl = tj["vector_layers"].as_array().unwrap();
+    for name in ["monitoring_locations", "sewersheds"] {
+        assert_eq!(sources[name]["url"], format!("{base}/tiles/{name}.json"));
+    }
     for l in style["layers"].as_array().unwrap() {
         let id = l["id"].as_str().unwrap();
         if l["type"] == "background" {
@@ -253,7 +270,9 @@ fn check_style(style: &serde_json::Value, tj: &serde_json::Value, base: &str) {
         let src = l["source"].as_str().unwrap();
         assert!(sources.contains_key(src), "{id}: source {src}");
         let sl = l["source-layer"].as_str().unwrap();
-        let layer = vl
+        let layer = tjs[src]["vector_layers"]
+            .as_array()
+            .unwrap()
             .iter()
             .find(|v| v["id"] == sl)
             .unwrap_or_else(|| panic!("{id}: source-layer {sl} is not in the TileJSON"));

@@ -9117,7 +9117,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** TileJSON 3.0 for every tiled layer */
+        /** TileJSON 3.0 for the registry's tiled layers (the mapping layers have their own) */
         get: {
             parameters: {
                 query?: never;
@@ -9463,7 +9463,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A vector tile (MVT) of every layer */
+        /** A vector tile (MVT) of every registry layer (the mapping layers, monitoring_locations and sewersheds, are at /tiles/{layer}/...) */
         get: {
             parameters: {
                 query?: {
