@@ -133,28 +133,46 @@ function legendFor(fc: FC, extra: [string, string][] = []): void {
   drawLegendAnswer();
 }
 
-/** The style and the TileJSON its tiles come from, as the first draw is given them. */
-export type FirstStyle = { style: maplibregl.StyleSpecification | null; tileJson: TileJson | null };
+/** The style and the TileJSON its tiles come from, as the first draw is given them (the
+ *  mapping layers' own TileJSONs beside the registry's). */
+export type FirstStyle = { style: maplibregl.StyleSpecification | null; tileJson: TileJson | null; own?: Record<string, TileJson | null> };
 /** TileJSON 3.0 as the service writes it (the API's definition names no schema for it). */
 type TileJson = { tiles: string[]; minzoom?: number; maxzoom?: number; bounds?: [number, number, number, number]; attribution?: string };
 
-/** Asks for the style and its TileJSON side by side (the map would ask for the TileJSON
- *  only once the style is read), each falling back to the map's own request. */
+/** The layers with tiles of their own (derived after each write, so kept out of the
+ *  registry's tile): each is a source of the style, named as the layer. */
+const OWN_TILES = ['monitoring_locations', 'sewersheds'];
+
+/** Asks for the style and its TileJSONs side by side (the map would ask for each
+ *  TileJSON only once the style is read), each falling back to the map's own request. */
 export function firstStyle(): Promise<FirstStyle> {
+  const tileJson = (p: Promise<unknown>) => (p as Promise<TileJson | null>).catch(() => null);
   return Promise.all([
     (get('/styles/ms4.json') as Promise<maplibregl.StyleSpecification | null>).catch(() => null),
-    (get('/tiles.json') as Promise<TileJson | null>).catch(() => null),
-  ]).then(([style, tileJson]) => ({ style, tileJson }));
+    tileJson(get('/tiles.json')),
+    Promise.all(OWN_TILES.map((layer) => tileJson(get('/tiles/{layer}.json', { path: { layer } })))),
+  ]).then(([style, tileJson, own]) => ({ style, tileJson, own: Object.fromEntries(OWN_TILES.map((l, i) => [l, own[i]])) }));
 }
 
-/** The style with its tile source written out from the TileJSON, so the map starts
- *  asking for tiles as soon as it is made; the style's URL when either is missing. */
+/** A vector source with its tiles written out from its TileJSON; none when either is missing. */
+function inlined(source: any, tj: TileJson | null | undefined): any {
+  if (source?.type !== 'vector' || !tj?.tiles?.length) return null;
+  const { tiles, minzoom, maxzoom, bounds, attribution } = tj;
+  return { type: 'vector', tiles, minzoom, maxzoom, bounds, attribution };
+}
+
+/** The style with its tile sources written out from the TileJSONs, so the map starts
+ *  asking for tiles as soon as it is made; the style's URL when the registry's is missing. */
 function styleGiven(first: FirstStyle): maplibregl.StyleSpecification | string {
   const { style, tileJson } = first;
-  const source = style?.sources?.ms4;
-  if (!style || !tileJson?.tiles?.length || source?.type !== 'vector') return at('/styles/ms4.json');
-  const { tiles, minzoom, maxzoom, bounds, attribution } = tileJson;
-  return { ...style, sources: { ...style.sources, ms4: { type: 'vector', tiles, minzoom, maxzoom, bounds, attribution } } };
+  const ms4 = inlined(style?.sources?.ms4, tileJson);
+  if (!style || !ms4) return at('/styles/ms4.json');
+  const sources: Record<string, any> = { ...style.sources, ms4 };
+  for (const l of OWN_TILES) {
+    const own = inlined(sources[l], first.own?.[l]);
+    if (own) sources[l] = own;
+  }
+  return { ...style, sources };
 }
 
 /** The map, opened on the registry's extent (the TileJSON's bounds). */
