@@ -53,7 +53,7 @@ async fn monitoring_locations_and_sewersheds_are_in_the_tiles_with_their_compute
             .as_u64()
             .unwrap()
     };
-    assert_eq!(minzoom("monitoring_locations"), 10);
+    assert_eq!(minzoom("monitoring_locations"), 12);
     assert_eq!(minzoom("sewersheds"), 13);
 
     // Every location the answer gives is in the tile holding its point, with the answer's
