@@ -58,7 +58,15 @@ pub(super) async fn tile_all(
     headers: HeaderMap,
 ) -> Result<Response, HttpError> {
     let t = tile_id(&z, &x, strip(&file, ".mvt", "{y}")?)?;
-    tile(state, "all", registry_layers(), t, q.get("g"), &headers).await
+    tile(
+        state,
+        "all",
+        crate::tiles::spec::registry_layers(),
+        t,
+        q.get("g"),
+        &headers,
+    )
+    .await
 }
 
 pub(super) async fn tile_one(
@@ -255,18 +263,8 @@ fn no_store(v: serde_json::Value) -> Response {
 }
 
 pub(super) async fn tilejson_all(State(state): State<AppState>, headers: HeaderMap) -> Response {
-    no_store(tilejson(&state, &headers, "/tiles", &registry_layers()))
-}
-
-/// The layers of `/tiles/{z}/{x}/{y}.mvt`: the registry's. The mapping layers (monitoring
-/// locations, sewersheds) have their own tiles (`/tiles/{layer}/...`): they are derived
-/// from the whole snapshot again after every write, seconds on a county, and in the
-/// registry's tile they held every write back from the map for as long.
-fn registry_layers() -> Vec<&'static TileLayer> {
-    TILE_LAYERS
-        .iter()
-        .filter(|l| l.registry().is_some())
-        .collect()
+    let layers = crate::tiles::spec::registry_layers();
+    no_store(tilejson(&state, &headers, "/tiles", &layers))
 }
 
 pub(super) async fn tilejson_one(

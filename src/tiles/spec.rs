@@ -6,12 +6,24 @@
 //! 30,000-parcel town); outfalls at 10; the areas and waters at 0.
 //!
 //! Two layers are answers rather than registry layers: the monitoring locations (at 12:
-//! the county's 70,849, each with its water and reasons, made a z10 tile of 1.26 MB and a
-//! z11 tile of 864 KB; 212 KB at z12) and their preliminary sewersheds (at 13, where a tile is about
-//! 5 km across: at 12 the county's densest tile held 700 KB of sewersheds, each a few
-//! blocks' outline). Both are derived once per generation (see `tiles::mapping`).
+//! the county's 70,849, each with its water and reasons, made a z10 tile of 1.26 MB and
+//! a z11 tile of 864 KB; 212 KB at z12) and their preliminary sewersheds (at 13, where a
+//! tile is about 5 km across: at 12 the county's densest tile held 700 KB of sewersheds,
+//! each a few blocks' outline). Both are derived once per generation (see
+//! `tiles::mapping`) and served as tiles of their own ([`registry_layers`]).
 
 use crate::domain::Layer;
+
+/// The layers of the registry's tile (`/tiles/{z}/{x}/{y}.mvt`). The mapping layers have
+/// tiles of their own (`/tiles/{layer}/...`): they are derived from the whole snapshot
+/// again after every write, seconds on a county, and in the registry's tile they held
+/// every write back from the map for as long.
+pub fn registry_layers() -> Vec<&'static TileLayer> {
+    TILE_LAYERS
+        .iter()
+        .filter(|l| l.registry().is_some())
+        .collect()
+}
 
 /// The type of a tile property, as TileJSON's `vector_layers` name it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

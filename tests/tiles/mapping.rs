@@ -25,6 +25,32 @@ fn criteria(loc: &serde_json::Value) -> String {
         .join(", ")
 }
 
+/// The mapping layers' minimum zooms, from their own TileJSONs, once the registry's
+/// (`tj`) is seen to leave them out: each has its own tiles, derived after a write
+/// without holding the registry's tile back.
+async fn own_tiles_minzooms(
+    c: &App,
+    base: &str,
+    tj: &serde_json::Value,
+) -> std::collections::HashMap<&'static str, u64> {
+    let names = ["monitoring_locations", "sewersheds"];
+    for l in tj["vector_layers"].as_array().unwrap() {
+        assert!(!names.contains(&l["id"].as_str().unwrap()), "{l}");
+    }
+    let mut out = std::collections::HashMap::new();
+    for name in names {
+        let own = get_json(c, &format!("{base}/tiles/{name}.json")).await;
+        let l = own["vector_layers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|l| l["id"] == name)
+            .unwrap_or_else(|| panic!("{name} in its TileJSON"));
+        out.insert(name, l["minzoom"].as_u64().unwrap());
+    }
+    out
+}
+
 #[tokio::test]
 async fn monitoring_locations_and_sewersheds_are_in_the_tiles_with_their_computed_priority() {
     let reg = demo_registry("sqlite", "north-castle-ny").await;
@@ -33,26 +59,8 @@ async fn monitoring_locations_and_sewersheds_are_in_the_tiles_with_their_compute
     let c = app.clone();
     let base = &app.base;
     let tj = get_json(&c, &format!("{base}/tiles.json")).await;
-    // The registry's tiles leave the mapping layers out: each has its own, derived after a
-    // write without holding the registry's tile back.
-    for l in tj["vector_layers"].as_array().unwrap() {
-        assert!(
-            !["monitoring_locations", "sewersheds"].contains(&l["id"].as_str().unwrap()),
-            "{l}"
-        );
-    }
-    let mut own = Vec::new();
-    for name in ["monitoring_locations", "sewersheds"] {
-        own.push(get_json(&c, &format!("{base}/tiles/{name}.json")).await);
-    }
-    let minzoom = |id: &str| {
-        own.iter()
-            .flat_map(|tj| tj["vector_layers"].as_array().unwrap())
-            .find(|l| l["id"] == id)
-            .unwrap_or_else(|| panic!("{id} in the TileJSON"))["minzoom"]
-            .as_u64()
-            .unwrap()
-    };
+    let minzoom = own_tiles_minzooms(&c, base, &tj).await;
+    let minzoom = |id: &str| minzoom[id];
     assert_eq!(minzoom("monitoring_locations"), 12);
     assert_eq!(minzoom("sewersheds"), 13);
 
