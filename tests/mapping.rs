@@ -402,21 +402,21 @@ async fn a_sewershed_built_from_the_one_it_holds_is_the_one_built_alone() {
     );
     assert!(alone
         .iter()
-        .all(|s| s.holds_sewershed_of.is_none() && s.own_part.is_none()));
+        .all(|s| s.holds_sewershed_of.is_none() && s.own_part().is_none()));
     // The part a map draws for one built from another's: with that one's polygon, the
     // whole, and nothing of that one in it.
     for n in &nested {
         let Some(base) = &n.holds_sewershed_of else {
-            assert!(n.own_part.is_none(), "{}", n.location_id);
+            assert!(n.own_part().is_none(), "{}", n.location_id);
             continue;
         };
-        let (own, base) = (n.own_part.as_ref().unwrap(), &shed(base).polygon);
+        let (own, base) = (n.own_part().unwrap(), shed(base).polygon());
         assert!(own.unsigned_area() > 0.0, "{}", n.location_id);
         let overlap = own.intersection(base).unsigned_area();
         assert!(overlap <= n.area * 1e-9, "{}: {overlap}", n.location_id);
         let rebuilt = own.union(base);
-        let apart = rebuilt.difference(&n.polygon).unsigned_area()
-            + n.polygon.difference(&rebuilt).unsigned_area();
+        let apart = rebuilt.difference(n.polygon()).unsigned_area()
+            + n.polygon().difference(&rebuilt).unsigned_area();
         assert!(apart <= n.area * 1e-6, "{}: {apart}", n.location_id);
     }
     // A sewershed built from another's finds the catch basins inside it its trace does
@@ -441,10 +441,49 @@ async fn a_sewershed_built_from_the_one_it_holds_is_the_one_built_alone() {
             n.area,
             a.area
         );
-        let apart = n.polygon.difference(&a.polygon).unsigned_area()
-            + a.polygon.difference(&n.polygon).unsigned_area();
+        let apart = n.polygon().difference(a.polygon()).unsigned_area()
+            + a.polygon().difference(n.polygon()).unsigned_area();
         assert!(apart <= a.area * 1e-6, "{id}: {apart}");
     }
+    // The mapping status's coverage takes a nested sewershed as its parts, the whole
+    // never made: the same figures, for the town and each watershed, as the wholes of
+    // those built alone give.
+    let town = ms4::spatial::sewershed::town_area(&snap);
+    let joined = net.joined();
+    let status = |sheds: &[(&str, &geo_types::MultiPolygon<f64>)]| {
+        let opt = ms4::spatial::completeness::StatusOptions {
+            water_tolerance: ask.in_crs(&profile.tolerances.receiving_water_tolerance),
+            cap: 100,
+            sewersheds: Some(sheds),
+            town: town.as_ref(),
+        };
+        let s = ms4::spatial::completeness::mapping_status(&snap, &net, &joined, &opt);
+        std::iter::once(s.town)
+            .chain(s.by_watershed)
+            .map(|c| c.sewershed_coverage.unwrap())
+            .collect::<Vec<_>>()
+    };
+    let as_parts: Vec<(&str, &geo_types::MultiPolygon<f64>)> = nested
+        .iter()
+        .flat_map(|s| s.parts().into_iter().map(|p| (s.location_id.as_str(), p)))
+        .collect();
+    assert!(
+        as_parts.len() > nested.len(),
+        "some sewershed comes as parts"
+    );
+    let whole: Vec<(&str, &geo_types::MultiPolygon<f64>)> = alone
+        .iter()
+        .map(|s| (s.location_id.as_str(), s.polygon()))
+        .collect();
+    let (from_parts, from_wholes) = (status(&as_parts), status(&whole));
+    assert_eq!(from_parts.len(), from_wholes.len());
+    for (p, w) in from_parts.iter().zip(&from_wholes) {
+        assert_eq!(p.sewersheds, w.sewersheds);
+        assert!(w.covered > 0.0);
+        approx::assert_relative_eq!(p.covered, w.covered, max_relative = 1e-6);
+    }
+    // Asked for, the whole of the last in the chain is made from its parts, once.
+    assert!(std::ptr::eq(shed("OF-I").polygon(), shed("OF-I").polygon()));
 }
 
 #[rstest]
@@ -485,7 +524,7 @@ async fn each_outfalls_sewershed_covers_its_inlets_and_no_inlet_of_another_trace
         assert_eq!(s.parcels, parcels, "{of}");
         for cb in all {
             assert_eq!(
-                s.polygon.contains(&inlet(cb)),
+                s.polygon().contains(&inlet(cb)),
                 inlets.contains(&cb),
                 "{of}'s sewershed and {cb}"
             );

@@ -175,7 +175,7 @@ pub(crate) fn default_sewersheds(ask: &Ask<'_>) -> Result<Arc<BuiltSewersheds>, 
     let built = builder.of_each(traced.iter().map(|(_, id, t)| (*id, *t)));
     let mut by_location: Vec<Option<Arc<Sewershed>>> = vec![None; f.locations.len()];
     for ((i, _, _), s) in traced.iter().zip(built) {
-        by_location[*i] = Some(Arc::new(s));
+        by_location[*i] = Some(s);
     }
     let s = Arc::new(BuiltSewersheds {
         by_location,
@@ -342,11 +342,7 @@ pub fn sewersheds(ask: &Ask<'_>, p: &SewershedsParams) -> Result<SewershedsAnswe
             .filter_map(|(i, (l, t))| Some((i, l.id.as_str(), t.as_ref()?)))
             .collect();
         let sheds = builder.of_each(asked.iter().map(|(_, id, t)| (*id, *t)));
-        let built = asked
-            .iter()
-            .map(|(i, _, _)| *i)
-            .zip(sheds.into_iter().map(Arc::new))
-            .collect();
+        let built = asked.iter().map(|(i, _, _)| *i).zip(sheds).collect();
         (built, builder.town().is_some())
     };
     let out = built
@@ -382,7 +378,7 @@ impl Places for SewershedsAnswer {
             .map(|s| Place {
                 id: Some(s.sewershed.location_id.clone()),
                 layer: None,
-                shape: Shape::Area(s.sewershed.polygon.clone()),
+                shape: Shape::Area(s.sewershed.polygon().clone()),
                 properties: fields(s),
             })
             .collect()
@@ -429,12 +425,14 @@ pub fn mapping_status(
     } else {
         Some((found(ask)?, default_sewersheds(ask)?))
     };
+    // Each outfall's sewershed as its parts: a nested one's whole is not made for this.
     let polygons: Option<Vec<(&str, &MultiPolygon<f64>)>> = kept.as_ref().map(|(f, all)| {
         f.locations
             .iter()
             .zip(&all.by_location)
             .filter(|(l, _)| l.kind == LocationKind::Outfall)
-            .filter_map(|(l, s)| Some((l.id.as_str(), &s.as_ref()?.polygon)))
+            .filter_map(|(l, s)| Some((l.id.as_str(), s.as_ref()?)))
+            .flat_map(|(id, s)| s.parts().into_iter().map(move |p| (id, p)))
             .collect()
     });
     let town = kept.as_ref().and_then(|(_, all)| all.town.as_ref());

@@ -319,7 +319,7 @@ fn sewershed_layer(sheds: &SewershedsAnswer) -> PackageLayer {
                     text(sheds.method),
                 ];
                 (
-                    Some(geo_types::Geometry::MultiPolygon(w.polygon.clone())),
+                    Some(geo_types::Geometry::MultiPolygon(w.polygon().clone())),
                     cells,
                 )
             })

@@ -28,6 +28,9 @@ pub struct IndexedArea {
     area: MultiPolygon<f64>,
     edges: RTree<Edge<[f64; 2]>>,
     bounds: Option<Rect<f64>>,
+    /// Whether the area is its box (one ring, the box's four corners): then a cut to the
+    /// box is the part inside, with no overlay.
+    is_box: bool,
 }
 
 impl IndexedArea {
@@ -40,8 +43,10 @@ impl IndexedArea {
             .flat_map(|r| r.lines())
             .map(|l| Edge::new([l.start.x, l.start.y], [l.end.x, l.end.y]))
             .collect();
+        let bounds = area.bounding_rect();
         IndexedArea {
-            bounds: area.bounding_rect(),
+            is_box: bounds.is_some_and(|b| is_the_box(&area, &b)),
+            bounds,
             edges: RTree::bulk_load(edges),
             area,
         }
@@ -109,6 +114,34 @@ impl IndexedArea {
         }
         near.intersection(&self.area)
     }
+
+    /// The part in the area of `m` ([`IndexedArea::across`]), fit for a union that
+    /// follows it and not for drawing: when the area is its box (a grid's watershed, a
+    /// rectangular town), the cut to that box, whose strips of no area the union drops;
+    /// else the clip.
+    pub fn across_for_union(&self, m: &MultiPolygon<f64>) -> MultiPolygon<f64> {
+        match self.bounds {
+            Some(b) if self.is_box => cut_to_box(m, &b),
+            _ => self.across(m),
+        }
+    }
+}
+
+/// Whether `area` is the box `b`: one polygon without holes whose ring holds only `b`'s
+/// corners.
+fn is_the_box(area: &MultiPolygon<f64>, b: &Rect<f64>) -> bool {
+    let [p] = area.0.as_slice() else {
+        return false;
+    };
+    let corner = |c: &Coord<f64>| {
+        (c.x == b.min().x || c.x == b.max().x) && (c.y == b.min().y || c.y == b.max().y)
+    };
+    use geo::Area;
+    let box_area = b.width() * b.height();
+    p.interiors().is_empty()
+        && p.exterior().0.iter().all(corner)
+        && box_area > 0.0
+        && (p.unsigned_area() - box_area).abs() <= box_area * 1e-12
 }
 
 /// Each ring of `m` cut to the box (Sutherland and Hodgman: against each side in turn).
@@ -271,5 +304,41 @@ mod tests {
             )]))
             .0
             .is_empty());
+    }
+
+    /// The comb of the test above, with no hole.
+    fn comb() -> MultiPolygon<f64> {
+        MultiPolygon::new(vec![polygon!(
+            (x: -50., y: 10.), (x: 150., y: 10.), (x: 150., y: 30.), (x: 120., y: 30.),
+            (x: 120., y: 90.), (x: 110., y: 90.), (x: 110., y: 30.), (x: 90., y: 30.),
+            (x: 90., y: 130.), (x: 80., y: 130.), (x: 80., y: 30.), (x: -50., y: 30.), (x: -50., y: 10.)
+        )])
+    }
+
+    #[rstest]
+    #[case::a_box(polygon!((x: 0., y: 0.), (x: 100., y: 0.), (x: 100., y: 100.), (x: 0., y: 100.), (x: 0., y: 0.)), true)]
+    #[case::a_box_wound_clockwise(polygon!((x: 0., y: 0.), (x: 0., y: 100.), (x: 100., y: 100.), (x: 100., y: 0.), (x: 0., y: 0.)), true)]
+    #[case::its_corners_crossed(polygon!((x: 0., y: 0.), (x: 100., y: 100.), (x: 100., y: 0.), (x: 0., y: 100.), (x: 0., y: 0.)), false)]
+    #[case::a_triangle(polygon!((x: 0., y: 0.), (x: 100., y: 0.), (x: 100., y: 100.), (x: 0., y: 0.)), false)]
+    #[case::a_box_with_an_extra_vertex(polygon!((x: 0., y: 0.), (x: 50., y: 0.), (x: 100., y: 0.), (x: 100., y: 100.), (x: 0., y: 100.), (x: 0., y: 0.)), false)]
+    fn a_cut_stands_for_the_clip_only_where_the_area_is_its_box(
+        #[case] area: Polygon<f64>,
+        #[case] is_box: bool,
+    ) {
+        let a = IndexedArea::new(MultiPolygon::new(vec![area]));
+        assert_eq!(a.is_box, is_box);
+        let want = comb().intersection(a.area()).unsigned_area();
+        let got = a.across_for_union(&comb());
+        approx::assert_relative_eq!(got.unsigned_area(), want, epsilon = 1e-9);
+        // Unioned, the cut is the clip (the strips of no area the cut leaves are gone).
+        let unioned = geo::unary_union(got.0.iter());
+        let apart = unioned
+            .difference(&comb().intersection(a.area()))
+            .unsigned_area()
+            + comb()
+                .intersection(a.area())
+                .difference(&unioned)
+                .unsigned_area();
+        assert!(apart < 1e-9, "{apart}");
     }
 }

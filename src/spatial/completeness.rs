@@ -127,7 +127,9 @@ pub struct StatusOptions<'a> {
     pub water_tolerance: f64,
     /// Each list's cap.
     pub cap: usize,
-    /// The sewersheds built, each with its location id; none to leave coverage out.
+    /// The sewersheds built, each with its location id; none to leave coverage out. A
+    /// sewershed may come as several pieces under its one id (a nested one as its parts,
+    /// [`crate::spatial::sewershed::Sewershed::parts`]): each id is listed once.
     pub sewersheds: Option<&'a [(&'a str, &'a MultiPolygon<f64>)]>,
     /// The town's boundary.
     pub town: Option<&'a MultiPolygon<f64>>,
@@ -392,7 +394,7 @@ fn coverage(
         let part = match (inside_already, area.place(b)) {
             (true, _) | (false, BoxPlace::Inside) => (*m).clone(),
             (false, BoxPlace::Outside) => continue,
-            (false, BoxPlace::Across) => area.across(m),
+            (false, BoxPlace::Across) => area.across_for_union(m),
         };
         if part.unsigned_area() > 0.0 {
             ids.push(id.to_string());
@@ -400,6 +402,7 @@ fn coverage(
         }
     }
     ids.sort();
+    ids.dedup();
     ids.truncate(cap);
     let covered = super::sewershed::union_in_stages(parts)
         .unsigned_area()

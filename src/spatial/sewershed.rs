@@ -14,7 +14,7 @@
 //! inlets inside it of another trace (overlaps), and the dangling pipe ends the trace met.
 
 use rustc_hash::{FxHashMap, FxHashSet};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use geo::algorithm::buffer::{BufferStyle, LineCap, LineJoin};
 use geo::{Area, BooleanOps, BoundingRect, Buffer, Centroid, Contains};
@@ -86,7 +86,7 @@ impl SewershedQuality {
 }
 
 /// One location's sewershed.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct Sewershed {
     /// The monitoring location.
     pub location_id: String,
@@ -104,15 +104,89 @@ pub struct Sewershed {
     pub holds_sewershed_of: Option<String>,
     /// What is doubtful in it.
     pub quality: SewershedQuality,
-    /// The polygon, in the registry's CRS.
+    /// For one built alone, its polygon; for one built from another's, the part of its
+    /// polygon that one lacks (its own part), which meets that one's in no area.
     #[serde(skip)]
-    pub polygon: MultiPolygon<f64>,
-    /// For one built from another's ([`Sewershed::holds_sewershed_of`]): the part of
-    /// `polygon` that one lacks. A map draws this, so the sewersheds nested along a trunk
+    part: MultiPolygon<f64>,
+    /// The sewershed this one was built from (see [`Sewershed::holds_sewershed_of`]).
+    #[serde(skip)]
+    base: Option<Arc<Sewershed>>,
+    /// The whole polygon of one built from another's, made when first asked for: about a
+    /// hundred sewersheds nest along the county's State trunk, each whole a union of tens
+    /// of thousands of vertices, one after the other, where their areas, their map and
+    /// the coverage of the town need only the parts.
+    #[serde(skip)]
+    whole: OnceLock<MultiPolygon<f64>>,
+}
+
+impl PartialEq for Sewershed {
+    /// Equal in what they say and in their parts (whether the whole is made yet is no
+    /// difference).
+    fn eq(&self, o: &Self) -> bool {
+        (
+            &self.location_id,
+            self.area,
+            &self.parcels,
+            &self.inlets,
+            self.commercial_industrial_share,
+            &self.holds_sewershed_of,
+            &self.quality,
+            &self.part,
+            &self.base,
+        ) == (
+            &o.location_id,
+            o.area,
+            &o.parcels,
+            &o.inlets,
+            o.commercial_industrial_share,
+            &o.holds_sewershed_of,
+            &o.quality,
+            &o.part,
+            &o.base,
+        )
+    }
+}
+
+impl Sewershed {
+    /// The polygon, in the registry's CRS: for one built from another's, that one's
+    /// polygon and its own part unioned, on the first call.
+    pub fn polygon(&self) -> &MultiPolygon<f64> {
+        match &self.base {
+            None => &self.part,
+            Some(base) => self.whole.get_or_init(|| {
+                if self.part.0.is_empty() {
+                    base.polygon().clone()
+                } else {
+                    base.polygon().union(&self.part)
+                }
+            }),
+        }
+    }
+
+    /// For one built from another's ([`Sewershed::holds_sewershed_of`]): the part of its
+    /// polygon that one lacks. A map draws this, so the sewersheds nested along a trunk
     /// line are drawn as a row of parts, not as a hundred copies of the trunk's polygon
     /// stacked on each other. None for one built alone.
-    #[serde(skip)]
-    pub own_part: Option<MultiPolygon<f64>>,
+    pub fn own_part(&self) -> Option<&MultiPolygon<f64>> {
+        self.base.as_ref().map(|_| &self.part)
+    }
+
+    /// Pieces that meet in no area and together make the polygon: its own part, then
+    /// the parts of the one it was built from, down to one built alone.
+    pub fn parts(&self) -> Vec<&MultiPolygon<f64>> {
+        let mut out = vec![&self.part];
+        let mut at = self;
+        while let Some(b) = &at.base {
+            out.push(&b.part);
+            at = b;
+        }
+        out
+    }
+
+    /// Whether its polygon is empty (no part has any).
+    pub fn is_empty(&self) -> bool {
+        self.parts().iter().all(|p| p.0.is_empty())
+    }
 }
 
 /// Where each parcel drains, decided once for every location.
@@ -229,11 +303,12 @@ impl<'a> Sewersheds<'a> {
     pub fn of_each<'t>(
         &self,
         locations: impl IntoIterator<Item = (&'t str, &'t Trace)>,
-    ) -> Vec<Sewershed> {
+    ) -> Vec<Arc<Sewershed>> {
         let locations: Vec<(&str, &Trace)> = locations.into_iter().collect();
         let bases = nested_bases(&locations, self.opt.nested_from);
         let plan = Plan::new(&bases);
-        let built: Vec<OnceLock<Sewershed>> = locations.iter().map(|_| OnceLock::new()).collect();
+        let built: Vec<OnceLock<Arc<Sewershed>>> =
+            locations.iter().map(|_| OnceLock::new()).collect();
         let job = Job {
             builder: self,
             locations: &locations,
@@ -279,15 +354,16 @@ impl<'a> Sewersheds<'a> {
     }
 
     /// The sewershed of a location whose trace holds `base_trace` whole: `base`'s polygon
-    /// (clipped to the town already) unioned with the parts of its own that `base` lacks,
-    /// clipped. The same area as [`Self::of`] builds (a union taken in another order):
-    /// each parcel of `base` drains wholly into the larger trace too, and each structure
-    /// `base` lacks is at the end of a pipe it lacks or at no pipe's end.
+    /// (clipped to the town already) and the parts of its own that `base` lacks, clipped.
+    /// The same area as [`Self::of`] builds (a union taken in another order): each parcel
+    /// of `base` drains wholly into the larger trace too, and each structure `base` lacks
+    /// is at the end of a pipe it lacks or at no pipe's end. Only its own part is made
+    /// here, less `base`'s; the whole is made when asked for ([`Sewershed::polygon`]).
     fn around<'t>(
         &self,
         location_id: &str,
         trace: &'t Trace,
-        base: &Sewershed,
+        base: &Arc<Sewershed>,
         base_trace: &Trace,
     ) -> Sewershed {
         let in_base = reached(base_trace);
@@ -319,16 +395,14 @@ impl<'a> Sewersheds<'a> {
             &mut pieces,
         );
         let own = self.in_town(union_with_outline(outline, pieces));
-        let polygon = if own.0.is_empty() {
-            base.polygon.clone()
-        } else {
-            base.polygon.union(&own)
-        };
-        let quality = self.quality_around(&base.quality, &own, &polygon, &reached, trace, split);
-        let own_part = beyond(own, &base.polygon);
-        let mut s = self.finish(location_id, trace, parcels, polygon, quality);
+        let near = near_parts(base, &own, self.opt.buffer);
+        let quality = self.quality_around(&base.quality, &own, &near, &reached, trace, split);
+        let own_part = beyond(own, &near);
+        let area = base.area + own_part.unsigned_area();
+        let mut s = self.finish(location_id, trace, parcels, own_part, quality);
+        s.area = area;
         s.holds_sewershed_of = Some(base.location_id.clone());
-        s.own_part = Some(own_part);
+        s.base = Some(base.clone());
         s
     }
 
@@ -337,14 +411,16 @@ impl<'a> Sewersheds<'a> {
     /// its box against the whole polygon (on the county, tens of thousands of vertices each).
     /// One inside `base`'s polygon is in `base`'s lists already; one `own` part (the new
     /// parts, clipped) holds is inside too; one on `own`'s boundary may lie on the seam of the
-    /// two and is tested against the whole polygon. Any other lies outside both, so outside
-    /// their union: `base`'s lists hold every catch basin inside it that `base`'s trace does
-    /// not reach, and what that trace reaches, this larger one reaches too.
+    /// two and is tested against their union near it (`own` and `near`, `base`'s parts
+    /// within `own`'s box and a margin: inside that box the same as the whole). Any other
+    /// lies outside both, so outside their union: `base`'s lists hold every catch basin
+    /// inside it that `base`'s trace does not reach, and what that trace reaches, this
+    /// larger one reaches too.
     fn quality_around(
         &self,
         base: &SewershedQuality,
         own: &MultiPolygon<f64>,
-        polygon: &MultiPolygon<f64>,
+        near: &MultiPolygon<f64>,
         reached: &FxHashSet<&str>,
         trace: &Trace,
         parcels_split: Vec<String>,
@@ -368,6 +444,7 @@ impl<'a> Sewersheds<'a> {
             .chain(&base.inlets_of_other_traces)
             .map(String::as_str)
             .collect();
+        let mut seam: Option<MultiPolygon<f64>> = None;
         if let Some(r) = own.bounding_rect() {
             for f in self.snap.layer(Layer::CatchBasins).in_envelope([
                 r.min().x,
@@ -381,7 +458,11 @@ impl<'a> Sewersheds<'a> {
                 if reached.contains(f.id.as_str()) || listed.contains(f.id.as_str()) {
                     continue;
                 }
-                let inside = own.contains(p) || (own.intersects(p) && polygon.contains(p));
+                let inside = own.contains(p)
+                    || (own.intersects(p)
+                        && seam
+                            .get_or_insert_with(|| union_nonzero(own, near))
+                            .contains(p));
                 if !inside {
                     continue;
                 }
@@ -464,25 +545,55 @@ impl<'a> Sewersheds<'a> {
             commercial_industrial_share: (all_area > 0.0).then(|| ci_area / all_area),
             holds_sewershed_of: None,
             quality,
-            polygon,
-            own_part: None,
+            part: polygon,
+            base: None,
+            whole: OnceLock::new(),
         }
     }
 }
 
-/// The part of `own` outside `base`. Only `base`'s part within `own`'s box can take
-/// anything away, and it is cut out in one linear pass first: `base` is a trunk's
-/// sewershed of tens of thousands of vertices, `own` a few blocks beside it.
-fn beyond(own: MultiPolygon<f64>, base: &MultiPolygon<f64>) -> MultiPolygon<f64> {
+/// `base`'s parts ([`Sewershed::parts`]) within `own`'s box widened by `margin`, each
+/// cut in one linear pass: `base` is a trunk's sewershed of tens of thousands of
+/// vertices, `own` a few blocks beside it. The parts meet in no area, only along seams.
+fn near_parts(base: &Sewershed, own: &MultiPolygon<f64>, margin: f64) -> MultiPolygon<f64> {
     let Some(b) = own.bounding_rect() else {
-        return own;
+        return MultiPolygon::new(Vec::new());
     };
-    let near = crate::spatial::area_index::cut_to_box(base, &b);
-    if near.0.is_empty() {
+    let m = margin.max(1.0);
+    let wide = geo_types::Rect::new(
+        Coord {
+            x: b.min().x - m,
+            y: b.min().y - m,
+        },
+        Coord {
+            x: b.max().x + m,
+            y: b.max().y + m,
+        },
+    );
+    MultiPolygon::new(
+        base.parts()
+            .into_iter()
+            .flat_map(|p| crate::spatial::area_index::cut_to_box(p, &wide).0)
+            .collect(),
+    )
+}
+
+/// The part of `own` outside `near` (the base's parts near it, [`near_parts`]). Their
+/// seams are filled by winding, not by parity: where two parts overlap by a rounding's
+/// sliver, parity would leave the sliver out of `near` and in the part.
+fn beyond(own: MultiPolygon<f64>, near: &MultiPolygon<f64>) -> MultiPolygon<f64> {
+    use geo::algorithm::bool_ops::{FillRule, OpType};
+    if near.0.is_empty() || own.0.is_empty() {
         own
     } else {
-        own.difference(&near)
+        own.boolean_op_with_fill_rule(near, OpType::Difference, FillRule::NonZero)
     }
+}
+
+/// `a` and `b` unioned, each filled by winding (see [`beyond`]).
+fn union_nonzero(a: &MultiPolygon<f64>, b: &MultiPolygon<f64>) -> MultiPolygon<f64> {
+    use geo::algorithm::bool_ops::{FillRule, OpType};
+    a.boolean_op_with_fill_rule(b, OpType::Union, FillRule::NonZero)
 }
 
 /// Each parcel's area (none without a polygon) and whether its land use is commercial or
@@ -600,7 +711,7 @@ struct Job<'j, 'a> {
     locations: &'j [(&'j str, &'j Trace)],
     bases: &'j [Option<usize>],
     plan: &'j Plan,
-    built: &'j [OnceLock<Sewershed>],
+    built: &'j [OnceLock<Arc<Sewershed>>],
 }
 
 impl<'j> Job<'j, '_> {
@@ -614,7 +725,7 @@ impl<'j> Job<'j, '_> {
             }
             None => self.builder.of(id, t),
         };
-        let _ = self.built[k].set(shed);
+        let _ = self.built[k].set(Arc::new(shed));
         for &d in &self.plan.dependents[k] {
             s.spawn(move |s| self.run(s, d));
         }

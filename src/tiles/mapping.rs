@@ -94,7 +94,7 @@ impl MappingTiles {
         let area_unit = snap.meta.linear_unit.squared().symbol();
         let mut sheds: Vec<Row<geo_types::Geometry<f64>>> = Vec::new();
         for (l, s) in f.locations.iter().zip(&built.by_location) {
-            let Some(s) = s.as_ref().filter(|s| !s.polygon.0.is_empty()) else {
+            let Some(s) = s.as_ref().filter(|s| !s.is_empty()) else {
                 continue;
             };
             let values = fields(MappingLayer::Sewersheds)
@@ -103,7 +103,7 @@ impl MappingTiles {
                 .collect();
             // One built from another's is drawn as its own part (the rest is drawn as
             // that one), so nested sewersheds tile the trunk's rather than stack on it.
-            let drawn = s.own_part.as_ref().unwrap_or(&s.polygon).clone();
+            let drawn = s.own_part().unwrap_or_else(|| s.polygon()).clone();
             sheds.push((values, geo_types::Geometry::MultiPolygon(drawn)));
         }
         let srid = snap.meta.srid;

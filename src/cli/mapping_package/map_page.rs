@@ -133,7 +133,7 @@ fn bounds(snap: &Snapshot, sheds: &SewershedsAnswer) -> Option<Rect<f64>> {
         sheds
             .sewersheds
             .iter()
-            .filter_map(|s| s.sewershed.polygon.bounding_rect()),
+            .filter_map(|s| s.sewershed.polygon().bounding_rect()),
     );
     let first = *all.first()?;
     Some(all.into_iter().fold(first, |a, b| {
@@ -187,7 +187,7 @@ pub fn page(
         svg.push_str("<g class=\"sewersheds\" fill-opacity=\"0.15\" stroke-width=\"1.2\" stroke-dasharray=\"4 2\" fill-rule=\"evenodd\">");
         for s in &sheds.sewersheds {
             let c = colour(s.priority);
-            let g = Geometry::MultiPolygon(s.sewershed.polygon.clone());
+            let g = Geometry::MultiPolygon(s.sewershed.polygon().clone());
             let _ = write!(
                 svg,
                 "<path d=\"{}\" fill=\"{c}\" stroke=\"{c}\"><title>sewershed of {}</title></path>",
