@@ -244,27 +244,54 @@ pub fn owner_class(
     public_words: &[String],
     missing_is_town: bool,
 ) -> OwnerClass {
-    let norm = super::profile::normalise_words;
-    let Some(o) = owner.map(str::trim).filter(|o| !o.is_empty()) else {
-        return if missing_is_town {
-            OwnerClass::Town
-        } else {
-            OwnerClass::Unknown
-        };
-    };
-    let n = norm(o);
-    if town_owners.iter().any(|t| norm(t) == n) {
-        return OwnerClass::Town;
+    OwnerWords::new(town_owners, public_words, missing_is_town).class(owner)
+}
+
+/// The names and words [`owner_class`] places an owner by, normalised once: a county's
+/// 485,000 structures are each placed by their owner.
+#[derive(Debug, Clone)]
+pub struct OwnerWords {
+    town: Vec<String>,
+    /// Each public word normalised, between spaces.
+    public: Vec<String>,
+    missing_is_town: bool,
+}
+
+impl OwnerWords {
+    /// The town's names, the public words and how a missing owner reads.
+    pub fn new(town_owners: &[String], public_words: &[String], missing_is_town: bool) -> Self {
+        let norm = super::profile::normalise_words;
+        OwnerWords {
+            town: town_owners.iter().map(|t| norm(t)).collect(),
+            public: public_words
+                .iter()
+                .map(|w| norm(w))
+                .filter(|w| !w.is_empty())
+                .map(|w| format!(" {w} "))
+                .collect(),
+            missing_is_town,
+        }
     }
-    let spaced = format!(" {n} ");
-    if public_words
-        .iter()
-        .map(|w| norm(w))
-        .any(|w| !w.is_empty() && spaced.contains(&format!(" {w} ")))
-    {
-        OwnerClass::OtherPublic(o.to_string())
-    } else {
-        OwnerClass::Private(o.to_string())
+
+    /// The class of an owner as recorded (see [`owner_class`]).
+    pub fn class(&self, owner: Option<&str>) -> OwnerClass {
+        let Some(o) = owner.map(str::trim).filter(|o| !o.is_empty()) else {
+            return if self.missing_is_town {
+                OwnerClass::Town
+            } else {
+                OwnerClass::Unknown
+            };
+        };
+        let n = super::profile::normalise_words(o);
+        if self.town.contains(&n) {
+            return OwnerClass::Town;
+        }
+        let spaced = format!(" {n} ");
+        if self.public.iter().any(|w| spaced.contains(w.as_str())) {
+            OwnerClass::OtherPublic(o.to_string())
+        } else {
+            OwnerClass::Private(o.to_string())
+        }
     }
 }
 

@@ -5,7 +5,7 @@
 //!
 //! Interconnections are found from the owners along the network: each pipe is read in
 //! flow order as its upstream structure, itself and its downstream structure, each with
-//! the class of its recorded owner ([`owner_class`]); where two neighbours in that order
+//! the class of its recorded owner ([`owner_class`](crate::rules::monitoring::owner_class)); where two neighbours in that order
 //! are the town's and another public body's, the flow changes hands at the node between
 //! them (the pipe's upstream structure when the pipe itself changes hands, its downstream
 //! structure otherwise, the pipe when that end is no structure). A structure recorded with
@@ -24,7 +24,7 @@ use super::snapshot::Snapshot;
 use super::waters::{classification, listing, outfall_water, text};
 use crate::domain::{Feature, Layer};
 use crate::rules::monitoring::{
-    decide, normalise_class, owner_class, Criterion, OwnerClass, Priority, PriorityRule, Reason,
+    decide, normalise_class, Criterion, OwnerClass, OwnerWords, Priority, PriorityRule, Reason,
 };
 use crate::rules::profile::MissingOwner;
 use crate::rules::Profile;
@@ -195,31 +195,28 @@ pub fn monitoring_locations(snap: &Snapshot, net: &Network, opt: &MonitoringOpti
 }
 
 /// Whose system each recorded owner is, by the profile.
-pub struct Owners {
-    town: Vec<String>,
-    public_words: Vec<String>,
-    missing_is_town: bool,
-}
+pub struct Owners(OwnerWords);
 
 impl Owners {
     /// The readings of `profile`: `[monitoring] town_owners` (else `[ms4] owners`), the
     /// public words, and `[ms4] missing_owner`.
     pub fn new(profile: &Profile) -> Self {
         let m = &profile.monitoring;
-        Owners {
-            town: if m.town_owners.is_empty() {
-                profile.ms4.owners.clone()
-            } else {
-                m.town_owners.clone()
-            },
-            public_words: m.public_words(),
-            missing_is_town: profile.ms4.missing_owner() == MissingOwner::Ms4,
-        }
+        let town = if m.town_owners.is_empty() {
+            &profile.ms4.owners
+        } else {
+            &m.town_owners
+        };
+        Owners(OwnerWords::new(
+            town,
+            &m.public_words(),
+            profile.ms4.missing_owner() == MissingOwner::Ms4,
+        ))
     }
 
-    /// The class of an owner as recorded.
+    /// The class of an owner as recorded ([`owner_class`](crate::rules::monitoring::owner_class)).
     pub fn class(&self, owner: Option<&str>) -> OwnerClass {
-        owner_class(owner, &self.town, &self.public_words, self.missing_is_town)
+        self.0.class(owner)
     }
 }
 
