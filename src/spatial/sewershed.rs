@@ -397,10 +397,9 @@ impl<'a> Sewersheds<'a> {
         let own = self.in_town(union_with_outline(outline, pieces));
         let near = near_parts(base, &own, self.opt.buffer);
         let quality = self.quality_around(&base.quality, &own, &near, &reached, trace, split);
-        let own_part = beyond(own, &near);
-        let area = base.area + own_part.unsigned_area();
-        let mut s = self.finish(location_id, trace, parcels, own_part, quality);
-        s.area = area;
+        let mut s = self.finish(location_id, trace, parcels, beyond(own, &near), quality);
+        // The part's area, as `finish` measured it, and the base's: they meet in no area.
+        s.area += base.area;
         s.holds_sewershed_of = Some(base.location_id.clone());
         s.base = Some(base.clone());
         s
@@ -561,14 +560,8 @@ fn near_parts(base: &Sewershed, own: &MultiPolygon<f64>, margin: f64) -> MultiPo
     };
     let m = margin.max(1.0);
     let wide = geo_types::Rect::new(
-        Coord {
-            x: b.min().x - m,
-            y: b.min().y - m,
-        },
-        Coord {
-            x: b.max().x + m,
-            y: b.max().y + m,
-        },
+        geo_types::coord! { x: b.min().x - m, y: b.min().y - m },
+        geo_types::coord! { x: b.max().x + m, y: b.max().y + m },
     );
     MultiPolygon::new(
         base.parts()
