@@ -404,9 +404,7 @@ fn coverage(
     ids.sort();
     ids.dedup();
     ids.truncate(cap);
-    let covered = super::sewershed::union_in_stages(parts)
-        .unsigned_area()
-        .min(a);
+    let covered = super::dissolve::union_area(&parts).min(a);
     AreaFigure {
         area: a,
         covered,
