@@ -81,7 +81,8 @@ pub fn fill(rings: Vec<Vec<[f64; 2]>>) -> MultiPolygon<f64> {
 /// overlay's integer grid, exactly. Why: a watershed's coverage is an area, and tracing
 /// and checking the union's rings (most of an overlay's time after its split) made
 /// rings nobody reads. A piece may be wound either way: each ring is read as
-/// [`wind`] winds it.
+/// [`wind`] winds it, and what any ring winds round either way is filled (a piece cut to
+/// a box may cross itself, a lobe each way round).
 pub fn union_area(pieces: &[Polygon<f64>]) -> f64 {
     use i_overlay::core::overlay::{IntOverlayOptions, Overlay, ShapeType};
     use i_overlay::core::solver::Solver;
@@ -125,7 +126,7 @@ pub fn union_area(pieces: &[Polygon<f64>]) -> f64 {
     // Twice the area, in the grid's units squared: (b.x - a.x)(a.y + b.y) for each edge
     // (a before b in x), filled below it (+) or above it (-).
     let mut twice: i128 = 0;
-    for e in overlay.build_separate_vectors(FillRule::Positive) {
+    for e in overlay.build_separate_vectors(FillRule::NonZero) {
         let (above, below) = (e.fill & SUBJ_LEFT != 0, e.fill & SUBJ_RIGHT != 0);
         if above == below {
             continue;
@@ -324,6 +325,15 @@ mod tests {
             let unioned = geo::unary_union(&wound).unsigned_area();
             approx::assert_relative_eq!(got, unioned, max_relative = 1e-9, epsilon = 1e-9);
         }
+    }
+
+    #[test]
+    fn a_piece_crossing_itself_is_filled_in_both_its_lobes() {
+        // Its larger lobe clockwise (4.8 + 10.8). Filled by winding, not by sign: on the
+        // county, a few sewersheds' pieces cut to a watershed's box wind so, and only so
+        // is the covered area the staged union's (to a millionth of a percent).
+        let bow = polygon![(x: 0., y: 0.), (x: 6., y: 6.), (x: 6., y: 0.), (x: 0., y: 4.)];
+        approx::assert_relative_eq!(union_area(&[bow]), 15.6, max_relative = 1e-9);
     }
 
     #[test]

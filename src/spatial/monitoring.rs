@@ -148,7 +148,7 @@ pub fn monitoring_locations(snap: &Snapshot, net: &Network, opt: &MonitoringOpti
     locations.extend(interconnections(snap, net, &owners));
     let cycle = opt.list_cycle.or_else(|| snap.latest_cycle());
     let history = IddeHistory::new(snap);
-    let drains = ConnectionJoins::new(snap, opt.snap_tolerance);
+    let drains = ConnectionJoins::new(snap, opt.profile, opt.snap_tolerance);
     // Each location's trace and facts are its own: found on every core.
     use rayon::prelude::*;
     let upstream: Vec<Option<Trace>> = locations
@@ -172,10 +172,7 @@ pub fn monitoring_locations(snap: &Snapshot, net: &Network, opt: &MonitoringOpti
             if let Some(f) = history.of(snap, &loc.id) {
                 met.push((Criterion::IddeHistory, f));
             }
-            if let Some(f) = trace
-                .as_ref()
-                .and_then(|t| drains.commercial_industrial(snap, opt.profile, t))
-            {
+            if let Some(f) = trace.as_ref().and_then(|t| drains.commercial_industrial(t)) {
                 met.push((Criterion::CommercialIndustrialUpstream, f));
             }
             if loc.kind == LocationKind::Interconnection {

@@ -314,6 +314,8 @@ pub struct Network {
     structures: u32,
     /// Per node.
     kinds: Vec<NodeKind>,
+    /// Each structure's place among those of its kind, as given to [`Network::build`].
+    nth_of_kind: Vec<u32>,
     /// Where each synthetic node is (index `node - structures`); NaN when unknown.
     synthetic_at: Vec<[f64; 2]>,
     /// Structure id to node.
@@ -421,6 +423,17 @@ impl Network {
         let n = self.node_ids.get(&self.names, 0, id)?;
         match self.kinds[n as usize] {
             NodeKind::Structure(k) => Some(k.layer()),
+            _ => None,
+        }
+    }
+
+    /// A structure's layer, and its place among the structures of that layer given to
+    /// [`Network::build`]: for a network built [`Network::from_snapshot`], its index in
+    /// that snapshot's layer. What a trace reached is read by it
+    /// ([`Trace::nodes`](trace::Trace)), not looked up again by id.
+    pub fn structure_at(&self, node: u32) -> Option<(Layer, usize)> {
+        match self.kinds.get(node as usize)? {
+            NodeKind::Structure(k) => Some((k.layer(), self.nth_of_kind[node as usize] as usize)),
             _ => None,
         }
     }

@@ -342,9 +342,9 @@ impl<'a> Sewersheds<'a> {
         network_pieces(
             self.snap,
             self.net,
-            trace.pipes.iter(),
+            numbered(&trace.pipes, &trace.pipe_numbers),
             std::iter::empty(),
-            trace.structures.iter(),
+            numbered(&trace.structures, &trace.nodes),
             self.opt.buffer,
             &mut pieces,
         );
@@ -379,18 +379,19 @@ impl<'a> Sewersheds<'a> {
         let outline = dissolve::outline(self.shapes(&new_parcels));
         let mut pieces: Vec<Polygon<f64>> = Vec::new();
         let in_base = &in_base;
-        let new =
-            move |ids: &'t [String]| ids.iter().filter(move |id| !in_base.contains(id.as_str()));
+        let new = move |ids: &'t [String], numbers: &'t [u32]| {
+            numbered(ids, numbers).filter(move |(id, _)| !in_base.contains(id.as_str()))
+        };
         // A structure new here may lie at the end of one of the base's pipes (the pipe an
         // interconnection on a pipe starts from: its downstream structure is not on its
         // own trace), inside that pipe's cap, as when built alone.
-        let drawn = base_trace.pipes.iter();
+        let drawn = numbered(&base_trace.pipes, &base_trace.pipe_numbers);
         network_pieces(
             self.snap,
             self.net,
-            new(&trace.pipes[..]),
+            new(&trace.pipes, &trace.pipe_numbers),
             drawn,
-            new(&trace.structures[..]),
+            new(&trace.structures, &trace.nodes),
             self.opt.buffer,
             &mut pieces,
         );
@@ -540,7 +541,7 @@ impl<'a> Sewersheds<'a> {
                 .into_iter()
                 .map(|p| layer.features[p].id.clone())
                 .collect(),
-            inlets: inlets(self.snap, trace),
+            inlets: inlets(self.snap, self.net, trace),
             commercial_industrial_share: (all_area > 0.0).then(|| ci_area / all_area),
             holds_sewershed_of: None,
             quality,
@@ -732,15 +733,59 @@ impl<'j> Job<'j, '_> {
 }
 
 /// The catch basins a trace reaches, sorted.
-fn inlets(snap: &Snapshot, trace: &Trace) -> Vec<String> {
-    let mut out: Vec<String> = trace
-        .structures
-        .iter()
-        .filter(|id| snap.geometry(Layer::CatchBasins, id).is_some())
-        .cloned()
+fn inlets(snap: &Snapshot, net: &Network, trace: &Trace) -> Vec<String> {
+    let mut out: Vec<String> = numbered(&trace.structures, &trace.nodes)
+        .filter(|(id, n)| {
+            structure_geometry(snap, net, id, *n).is_some_and(|(l, _)| l == Layer::CatchBasins)
+        })
+        .map(|(id, _)| id.clone())
         .collect();
     out.sort();
     out
+}
+
+/// A trace's ids, each with the network's number of it when the trace carries them (one
+/// the network made does), to read its feature by its place, not look it up by id: on
+/// the county, those lookups in maps of a million ids were a tenth of a sewershed's time.
+fn numbered<'t>(
+    ids: &'t [String],
+    numbers: &'t [u32],
+) -> impl Iterator<Item = (&'t String, Option<u32>)> + Clone {
+    let numbers = (numbers.len() == ids.len()).then_some(numbers);
+    ids.iter()
+        .enumerate()
+        .map(move |(i, id)| (id, numbers.map(|n| n[i])))
+}
+
+/// A traced pipe's geometry: of the pipe at its number when that one bears its id, else
+/// the pipe of that id.
+fn pipe_geometry<'s>(
+    snap: &'s Snapshot,
+    id: &str,
+    number: Option<u32>,
+) -> Option<&'s Geometry<f64>> {
+    let layer = snap.layer(Layer::Pipes);
+    match number.and_then(|n| layer.features.get(n as usize)) {
+        Some(f) if f.id == id => f.geom.as_ref(),
+        _ => snap.geometry(Layer::Pipes, id),
+    }
+}
+
+/// A traced structure's layer and geometry: of the structure at its node's place when
+/// that one bears its id, else of the structure of that id.
+fn structure_geometry<'s>(
+    snap: &'s Snapshot,
+    net: &Network,
+    id: &str,
+    node: Option<u32>,
+) -> Option<(Layer, &'s Geometry<f64>)> {
+    if let Some((layer, i)) = node.and_then(|n| net.structure_at(n)) {
+        if let Some(f) = snap.layer(layer).features.get(i).filter(|f| f.id == id) {
+            return f.geom.as_ref().map(|g| (layer, g));
+        }
+    }
+    let layer = net.structure_layer(id)?;
+    snap.geometry(layer, id).map(|g| (layer, g))
 }
 
 /// The traced pipes and structures buffered by `buffer` (square caps and corners), into
@@ -750,9 +795,9 @@ fn inlets(snap: &Snapshot, trace: &Trace) -> Vec<String> {
 fn network_pieces<'i>(
     snap: &Snapshot,
     net: &Network,
-    pipes: impl Iterator<Item = &'i String>,
-    drawn: impl Iterator<Item = &'i String>,
-    structures: impl Iterator<Item = &'i String>,
+    pipes: impl Iterator<Item = (&'i String, Option<u32>)>,
+    drawn: impl Iterator<Item = (&'i String, Option<u32>)>,
+    structures: impl Iterator<Item = (&'i String, Option<u32>)>,
     buffer: f64,
     pieces: &mut Vec<Polygon<f64>>,
 ) {
@@ -780,13 +825,13 @@ fn network_pieces<'i>(
             );
         }
     };
-    for id in drawn {
-        if let Some(g) = snap.geometry(Layer::Pipes, id) {
+    for (id, n) in drawn {
+        if let Some(g) = pipe_geometry(snap, id, n) {
             end_points(&lines_of(g), &mut ends);
         }
     }
-    for id in pipes {
-        let Some(g) = snap.geometry(Layer::Pipes, id) else {
+    for (id, n) in pipes {
+        let Some(g) = pipe_geometry(snap, id, n) else {
             continue;
         };
         let lines = lines_of(g);
@@ -805,19 +850,18 @@ fn network_pieces<'i>(
             _ => pieces.extend(g.buffer_with_style(style()).0),
         }
     }
-    for id in structures {
-        // The network knows each structure's layer: one lookup, not one per layer. (Of
-        // its structures, only these four layers are buffered: a practice is not.)
-        let drawn_layer = |l: &Layer| {
+    for (id, n) in structures {
+        // Of the network's structures, only these four layers are buffered: a practice is
+        // not.
+        let drawn_layer = |l: Layer| {
             matches!(
                 l,
                 Layer::CatchBasins | Layer::Manholes | Layer::Outfalls | Layer::Structures
             )
         };
-        let Some(g) = net
-            .structure_layer(id)
-            .filter(drawn_layer)
-            .and_then(|l| snap.geometry(l, id))
+        let Some(g) = structure_geometry(snap, net, id, n)
+            .filter(|(l, _)| drawn_layer(*l))
+            .map(|(_, g)| g)
         else {
             continue;
         };

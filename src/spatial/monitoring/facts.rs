@@ -10,8 +10,9 @@ use super::super::network::{StructureKind, Trace};
 use super::super::query::nearest_in;
 use super::super::snapshot::Snapshot;
 use super::super::waters::text;
-use crate::domain::{Characterisation, Layer};
+use crate::domain::{Characterisation, Feature, Layer};
 use crate::rules::Profile;
+use rustc_hash::FxHashMap;
 
 /// The open illicit discharge cases and the suspect screenings at each asset.
 pub(super) struct IddeHistory {
@@ -65,56 +66,65 @@ impl IddeHistory {
     }
 }
 
-/// Which connections join each structure or pipe (by their MS4 end, within the snap
-/// tolerance), and the parcel each serves.
+/// The commercial and industrial parcels whose connections join each structure or pipe
+/// (by their MS4 end, within the snap tolerance).
 pub(super) struct ConnectionJoins {
-    by_asset: HashMap<String, Vec<(String, Option<String>)>>,
+    by_asset: FxHashMap<String, Vec<String>>,
 }
 
 impl ConnectionJoins {
-    pub(super) fn new(snap: &Snapshot, tol: f64) -> Self {
-        let mut by_asset: HashMap<String, Vec<(String, Option<String>)>> = HashMap::new();
-        for c in snap.layer(Layer::Connections).features.iter() {
-            let Some(end) = c.geom.as_ref().and_then(ms4_end) else {
-                continue;
-            };
-            if let Some(asset) = joined_at(snap, &end, tol) {
-                let parcel = text(c, Layer::Connections, "parcel_id");
-                by_asset
-                    .entry(asset)
-                    .or_default()
-                    .push((c.id.clone(), parcel));
-            }
+    /// Each connection's join and its parcel's class, found once, on every core (each
+    /// land-use value classified once for each core's share), not again for each trace
+    /// that reaches it: the county's interconnections lie on its outfalls' traces.
+    pub(super) fn new(snap: &Snapshot, profile: &Profile, tol: f64) -> Self {
+        use rayon::prelude::*;
+        let parcels = snap.layer(Layer::Parcels);
+        let connections: Vec<&Feature> = snap.layer(Layer::Connections).features.iter().collect();
+        let joins: Vec<(String, String)> = connections
+            .par_iter()
+            .map_init(FxHashMap::<String, bool>::default, |classed, c| {
+                let parcel = text(c, Layer::Connections, "parcel_id")?;
+                let lu = parcels
+                    .get(&parcel)
+                    .and_then(|f| text(f, Layer::Parcels, "land_use"))?;
+                let ci = match classed.get(&lu) {
+                    Some(&ci) => ci,
+                    None => {
+                        let ci = profile.land_use_class(&lu).is_commercial_or_industrial();
+                        classed.insert(lu, ci);
+                        ci
+                    }
+                };
+                if !ci {
+                    return None;
+                }
+                let end = c.geom.as_ref().and_then(ms4_end)?;
+                Some((joined_at(snap, &end, tol)?, parcel))
+            })
+            .flatten()
+            .collect();
+        let mut by_asset: FxHashMap<String, Vec<String>> = FxHashMap::default();
+        for (asset, parcel) in joins {
+            by_asset.entry(asset).or_default().push(parcel);
         }
         ConnectionJoins { by_asset }
     }
 
     /// The commercial and industrial parcels whose connections join the trace, as a
     /// sentence; none when there are none.
-    pub(super) fn commercial_industrial(
-        &self,
-        snap: &Snapshot,
-        profile: &Profile,
-        t: &Trace,
-    ) -> Option<String> {
-        let mut parcels: Vec<String> = t
+    pub(super) fn commercial_industrial(&self, t: &Trace) -> Option<String> {
+        let mut parcels: Vec<&str> = t
             .structures
             .iter()
             .chain(&t.pipes)
             .filter_map(|a| self.by_asset.get(a))
             .flatten()
-            .filter_map(|(_, p)| p.clone())
-            .filter(|p| {
-                snap.layer(Layer::Parcels)
-                    .get(p)
-                    .and_then(|f| text(f, Layer::Parcels, "land_use"))
-                    .is_some_and(|lu| profile.land_use_class(&lu).is_commercial_or_industrial())
-            })
+            .map(String::as_str)
             .collect();
-        parcels.sort();
+        parcels.sort_unstable();
         parcels.dedup();
         (!parcels.is_empty()).then(|| {
-            let shown: Vec<&str> = parcels.iter().take(10).map(String::as_str).collect();
+            let shown: Vec<&str> = parcels.iter().take(10).copied().collect();
             let more = parcels.len().saturating_sub(10);
             format!(
                 "{} commercial or industrial parcel(s) drain to it through connections ({}{})",

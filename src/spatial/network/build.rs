@@ -64,6 +64,8 @@ struct Ids {
     node_ids: IdIndex,
     pipe_ids: IdIndex,
     kinds: Vec<NodeKind>,
+    /// Each structure's place among those of its kind, as given.
+    nth_of_kind: Vec<u32>,
     positions: Vec<[f64; 2]>,
     duplicate_ids: Vec<DuplicateId>,
     collisions: Vec<IdCollision>,
@@ -80,8 +82,13 @@ fn index_ids(structures: &[(&Feature, StructureKind)], pipes: &[Feature]) -> Ids
 
     let mut kinds = Vec::with_capacity(structures.len() + pipes.len() / 8);
     let mut positions = Vec::with_capacity(structures.len());
+    let mut nth_of_kind = Vec::with_capacity(structures.len());
+    let mut of_kind: rustc_hash::FxHashMap<StructureKind, u32> = Default::default();
     let mut node_ids = IdIndex::with_capacity(structures.len());
     for (i, (f, kind)) in structures.iter().enumerate() {
+        let n = of_kind.entry(*kind).or_default();
+        nth_of_kind.push(*n);
+        *n += 1;
         names.push(&f.id);
         if !node_ids.insert(&names, 0, i as u32) {
             duplicate_ids.push(DuplicateId {
@@ -116,6 +123,7 @@ fn index_ids(structures: &[(&Feature, StructureKind)], pipes: &[Feature]) -> Ids
         node_ids,
         pipe_ids,
         kinds,
+        nth_of_kind,
         positions,
         duplicate_ids,
         collisions,
@@ -252,6 +260,7 @@ impl Network {
             node_ids,
             pipe_ids,
             mut kinds,
+            nth_of_kind,
             positions,
             duplicate_ids,
             collisions,
@@ -310,6 +319,7 @@ impl Network {
             names,
             structures: n_structures,
             kinds,
+            nth_of_kind,
             synthetic_at,
             node_ids,
             pipe_ids,

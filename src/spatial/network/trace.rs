@@ -47,6 +47,14 @@ pub struct Trace {
     /// and how to trace the other.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub id_collision: Option<String>,
+    /// The network's numbers of [`Trace::structures`], in the same order
+    /// ([`Network::structure_at`] reads each one's layer and place).
+    #[serde(skip)]
+    pub nodes: Vec<u32>,
+    /// The network's numbers of [`Trace::pipes`], in the same order: each one's index among
+    /// the pipes the network was built from.
+    #[serde(skip)]
+    pub pipe_numbers: Vec<u32>,
 }
 
 /// The prefix that makes a trace start at the pipe of an id a structure also carries.
@@ -71,6 +79,8 @@ impl Network {
             inferred: Vec::new(),
             walked_both_ways: Vec::new(),
             id_collision: collision,
+            nodes: Vec::new(),
+            pipe_numbers: Vec::new(),
         };
         let (pipes, reversed_walks) = self.walk(&mut trace, start_node, start_edge);
         self.list_pipes(&mut trace, pipes, reversed_walks);
@@ -233,11 +243,10 @@ impl Network {
         // Named once the walk is over, into a list of the size it needs: a trace of
         // 20,000 structures grew its list of strings a dozen times, copying it each time.
         trace.structures.reserve_exact(structures.len());
-        trace.structures.extend(
-            structures
-                .into_iter()
-                .map(|n| self.names.get(n).to_string()),
-        );
+        trace
+            .structures
+            .extend(structures.iter().map(|&n| self.names.get(n).to_string()));
+        trace.nodes = structures;
         (pipes, reversed_walks)
     }
 
@@ -262,12 +271,13 @@ impl Network {
             .map(|e| self.pipe_id(e).to_string())
             .collect();
         trace.pipes.reserve_exact(pipes.len());
-        for e in pipes {
+        for &e in &pipes {
             trace.pipes.push(self.pipe_id(e).to_string());
             if self.pipe_inferred(e) {
                 trace.inferred.push(self.pipe_info(e));
             }
         }
+        trace.pipe_numbers = pipes;
     }
 
     /// The ids from the start of a trace to `node`, in flow order (downstream traces only
