@@ -39,14 +39,31 @@ pub fn dissolve(pieces: Vec<Polygon<f64>>) -> MultiPolygon<f64> {
 /// what they wind round positively is the pieces' union: to be filled by [`fill`], with
 /// anything else wound so (exteriors counter-clockwise, holes clockwise) beside them.
 pub fn outline(pieces: Vec<Polygon<f64>>) -> Vec<Vec<[f64; 2]>> {
+    outline_of(pieces.iter())
+}
+
+/// [`outline`] of polygons read where they lie (a sewershed's parcels, in the snapshot),
+/// not copied first.
+pub fn outline_of<'p>(pieces: impl IntoIterator<Item = &'p Polygon<f64>>) -> Vec<Vec<[f64; 2]>> {
+    use geo::winding_order::{Winding, WindingOrder};
+    // Turned as [`wind`] turns it: only a ring running the other way (one of no area is
+    // left as it is).
+    let wound = |r: &LineString<f64>, want: WindingOrder| -> Vec<[f64; 2]> {
+        let mut ring: Vec<[f64; 2]> = r.0.iter().map(|c| [c.x, c.y]).collect();
+        if r.winding_order().is_some_and(|w| w != want) {
+            ring.reverse();
+        }
+        ring
+    };
     let rings: Vec<Vec<[f64; 2]>> = pieces
         .into_iter()
-        .flat_map(|mut p| {
-            wind(&mut p);
-            let (ext, holes) = p.into_inner();
-            std::iter::once(ext).chain(holes)
+        .flat_map(|p| {
+            std::iter::once(wound(p.exterior(), WindingOrder::CounterClockwise)).chain(
+                p.interiors()
+                    .iter()
+                    .map(move |h| wound(h, WindingOrder::Clockwise)),
+            )
         })
-        .map(|r: LineString<f64>| r.0.into_iter().map(|c| [c.x, c.y]).collect())
         .collect();
     // Twice: lots of a row, merged, leave one straight rear line the row behind shares
     // whole only once the lots' vertices along it are gone.

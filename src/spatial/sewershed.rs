@@ -28,7 +28,7 @@ use super::monitoring::joined_at;
 use super::network::{Joined, Network, Trace};
 use super::query::nearest_one_within;
 use super::snapshot::Snapshot;
-use super::waters::{as_multipolygon, text};
+use super::waters::as_multipolygon;
 use crate::domain::{Feature, Layer};
 use crate::rules::Profile;
 
@@ -189,70 +189,74 @@ impl Sewershed {
     }
 }
 
-/// Where each parcel drains, decided once for every location.
-pub struct ParcelDrains {
+/// Where each parcel drains, decided once for every location. The ids are the
+/// snapshot's own, borrowed: a million parcels' lists of copied ids were a third of the
+/// time it took, most of it the allocator's.
+pub struct ParcelDrains<'a> {
     /// For each structure or pipe, the parcels (indexes) that drain to it.
-    by_asset: FxHashMap<String, Vec<usize>>,
+    by_asset: FxHashMap<&'a str, Vec<u32>>,
     /// For each parcel, how many drains it has.
-    count: Vec<usize>,
+    count: Vec<u32>,
 }
 
-impl ParcelDrains {
+impl<'a> ParcelDrains<'a> {
     /// Decides each parcel's drains (see the module docs), the parcels side by side on
     /// every core (each its own search of the inlets).
-    pub fn new(snap: &Snapshot, opt: &SewershedOptions) -> Self {
+    pub fn new(snap: &'a Snapshot, opt: &SewershedOptions) -> Self {
         use rayon::prelude::*;
         let parcels = snap.layer(Layer::Parcels);
         let inlets = snap.layer(Layer::CatchBasins);
         let connections: Vec<&Feature> = snap.layer(Layer::Connections).features.iter().collect();
-        let joins: Vec<(String, String)> = connections
+        let joins: Vec<(&str, &str)> = connections
             .par_iter()
             .filter_map(|c| {
-                let p = text(c, Layer::Connections, "parcel_id")?;
+                let p = c.get(Layer::Connections, "parcel_id").as_str()?;
                 let end = c.geom.as_ref().and_then(ms4_end)?;
                 Some((p, joined_at(snap, &end, opt.snap_tolerance)?))
             })
             .collect();
-        let mut by_parcel_id: FxHashMap<String, Vec<String>> = FxHashMap::default();
+        let mut by_parcel_id: FxHashMap<&str, Vec<&str>> = FxHashMap::default();
         for (p, a) in joins {
             by_parcel_id.entry(p).or_default().push(a);
         }
         let all: Vec<&Feature> = parcels.features.iter().collect();
-        let each: Vec<Vec<String>> = all
+        let each: Vec<smallvec::SmallVec<[&str; 2]>> = all
             .par_iter()
             .map(|p| {
                 let Some(g) = &p.geom else {
-                    return Vec::new();
+                    return smallvec::SmallVec::new();
                 };
-                let mut drains: Vec<String> = match g.bounding_rect() {
+                let mut drains: smallvec::SmallVec<[&str; 2]> = match g.bounding_rect() {
                     Some(r) => inlets
                         .in_envelope([r.min().x, r.min().y, r.max().x, r.max().y])
                         .filter(|f| f.geom.as_ref().is_some_and(|ig| g.contains(ig)))
-                        .map(|f| f.id.clone())
+                        .map(|f| f.id.as_str())
                         .collect(),
-                    None => Vec::new(),
+                    None => smallvec::SmallVec::new(),
                 };
                 if drains.is_empty() {
-                    drains = by_parcel_id.get(&p.id).cloned().unwrap_or_default();
+                    if let Some(joined) = by_parcel_id.get(p.id.as_str()) {
+                        drains.extend(joined.iter().copied());
+                    }
                 }
                 if drains.is_empty() {
                     if let Some(c) = g.centroid() {
                         if let Some((j, _)) = nearest_one_within(inlets, &c, opt.reach) {
-                            drains.push(inlets.features[j].id.clone());
+                            drains.push(inlets.features[j].id.as_str());
                         }
                     }
                 }
-                drains.sort();
+                drains.sort_unstable();
                 drains.dedup();
                 drains
             })
             .collect();
-        let mut by_asset: FxHashMap<String, Vec<usize>> = FxHashMap::default();
+        let mut by_asset: FxHashMap<&str, Vec<u32>> = FxHashMap::default();
         let mut count = vec![0; each.len()];
         for (i, drains) in each.into_iter().enumerate() {
-            count[i] = drains.len();
+            count[i] = drains.len() as u32;
             for d in drains {
-                by_asset.entry(d).or_default().push(i);
+                by_asset.entry(d).or_default().push(i as u32);
             }
         }
         ParcelDrains { by_asset, count }
@@ -263,7 +267,7 @@ impl ParcelDrains {
 pub struct Sewersheds<'a> {
     snap: &'a Snapshot,
     net: &'a Network,
-    drains: ParcelDrains,
+    drains: ParcelDrains<'a>,
     /// Each parcel's area and whether its land use is commercial or industrial.
     parcel_facts: Vec<(f64, bool)>,
     joined: Joined<'a>,
@@ -337,7 +341,7 @@ impl<'a> Sewersheds<'a> {
         let reached = reached(trace);
         let (parcels, split) = self.parcels_reached(&reached);
         // The parcels dissolved as a coverage first: a block's lots share their lines.
-        let outline = dissolve::outline(self.shapes(&parcels));
+        let outline = dissolve::outline_of(self.shapes(&parcels));
         let mut pieces: Vec<Polygon<f64>> = Vec::new();
         network_pieces(
             self.snap,
@@ -376,7 +380,7 @@ impl<'a> Sewersheds<'a> {
             .copied()
             .filter(|&p| !base_parcels.contains(parcels_layer.features[p].id.as_str()))
             .collect();
-        let outline = dissolve::outline(self.shapes(&new_parcels));
+        let outline = dissolve::outline_of(self.shapes(&new_parcels));
         let mut pieces: Vec<Polygon<f64>> = Vec::new();
         let in_base = &in_base;
         let new = move |ids: &'t [String], numbers: &'t [u32]| {
@@ -485,7 +489,7 @@ impl<'a> Sewersheds<'a> {
     fn parcels_reached(&self, reached: &FxHashSet<&str>) -> (Vec<usize>, Vec<String>) {
         let drains = &self.drains;
         let parcels_layer = self.snap.layer(Layer::Parcels);
-        let mut hits: FxHashMap<usize, usize> = FxHashMap::default();
+        let mut hits: FxHashMap<u32, u32> = FxHashMap::default();
         for a in reached {
             for &p in drains.by_asset.get(*a).into_iter().flatten() {
                 *hits.entry(p).or_default() += 1;
@@ -494,10 +498,10 @@ impl<'a> Sewersheds<'a> {
         let mut parcels = Vec::new();
         let mut split = Vec::new();
         for (&p, &n) in &hits {
-            if n == drains.count[p] {
-                parcels.push(p);
+            if n == drains.count[p as usize] {
+                parcels.push(p as usize);
             } else {
-                split.push(parcels_layer.features[p].id.clone());
+                split.push(parcels_layer.features[p as usize].id.clone());
             }
         }
         parcels.sort_unstable();
@@ -506,13 +510,16 @@ impl<'a> Sewersheds<'a> {
     }
 
     /// The polygons of these parcels.
-    fn shapes(&self, parcels: &[usize]) -> Vec<Polygon<f64>> {
+    fn shapes<'s>(&'s self, parcels: &'s [usize]) -> impl Iterator<Item = &'s Polygon<f64>> {
         let layer = self.snap.layer(Layer::Parcels);
         parcels
             .iter()
-            .filter_map(|&p| layer.features[p].geom.as_ref().and_then(as_multipolygon))
-            .flat_map(|m| m.0)
-            .collect()
+            .filter_map(move |&p| layer.features[p].geom.as_ref())
+            .flat_map(|g| match g {
+                Geometry::Polygon(p) => std::slice::from_ref(p),
+                Geometry::MultiPolygon(m) => &m.0[..],
+                _ => &[],
+            })
     }
 
     /// The sewershed of a location, from its parcels, polygon and quality: its area, the

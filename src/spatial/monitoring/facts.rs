@@ -99,7 +99,7 @@ impl ConnectionJoins {
                     return None;
                 }
                 let end = c.geom.as_ref().and_then(ms4_end)?;
-                Some((joined_at(snap, &end, tol)?, parcel))
+                Some((joined_at(snap, &end, tol)?.to_string(), parcel))
             })
             .flatten()
             .collect();
@@ -141,8 +141,8 @@ impl ConnectionJoins {
 }
 
 /// The structure (else the pipe) a point joins within the tolerance.
-pub(crate) fn joined_at(snap: &Snapshot, p: &Point<f64>, tol: f64) -> Option<String> {
-    let mut best: Option<(f64, String)> = None;
+pub(crate) fn joined_at<'s>(snap: &'s Snapshot, p: &Point<f64>, tol: f64) -> Option<&'s str> {
+    let mut best: Option<(f64, &str)> = None;
     for k in [
         StructureKind::CatchBasin,
         StructureKind::Manhole,
@@ -151,8 +151,8 @@ pub(crate) fn joined_at(snap: &Snapshot, p: &Point<f64>, tol: f64) -> Option<Str
     ] {
         let layer = snap.layer(k.layer());
         if let Some(&(i, d)) = nearest_in(layer, p, Some(tol), Some(1)).first() {
-            if best.as_ref().is_none_or(|(bd, _)| d < *bd) {
-                best = Some((d, layer.features[i].id.clone()));
+            if best.is_none_or(|(bd, _)| d < bd) {
+                best = Some((d, layer.features[i].id.as_str()));
             }
         }
     }
@@ -160,6 +160,6 @@ pub(crate) fn joined_at(snap: &Snapshot, p: &Point<f64>, tol: f64) -> Option<Str
         let pipes = snap.layer(Layer::Pipes);
         nearest_in(pipes, p, Some(tol), Some(1))
             .first()
-            .map(|(i, _)| pipes.features[*i].id.clone())
+            .map(|(i, _)| pipes.features[*i].id.as_str())
     })
 }

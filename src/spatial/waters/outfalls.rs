@@ -33,7 +33,9 @@ pub(super) fn trace_starts(
         if !on_parcel {
             continue;
         }
-        let start = ms4_end(g).and_then(|p| joined_at(snap, &p, tol));
+        let start = ms4_end(g)
+            .and_then(|p| joined_at(snap, &p, tol))
+            .map(|id| id.to_string());
         out.push((c.id.clone(), start));
     }
     let mut inlets: Vec<&Feature> = snap
