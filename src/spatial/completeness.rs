@@ -37,26 +37,36 @@ pub struct Figure {
 }
 
 impl Figure {
-    fn add(&mut self, id: &str, ok: bool) {
+    /// Counts one feature. Its list keeps no more than twice `cap` ids between trims,
+    /// each trim keeping the first `cap` by id: what [`Figure::finish`] lists is the same,
+    /// and the county's million structures and pipes are not all kept and sorted for a
+    /// list of a hundred.
+    fn add(&mut self, id: &str, ok: bool, cap: usize) {
         self.total += 1;
-        if ok {
+        let list = if ok {
             self.counted += 1;
-            self.with.push(id.to_string());
+            &mut self.with
         } else {
-            self.without.push(id.to_string());
+            &mut self.without
+        };
+        list.push(id.to_string());
+        if list.len() >= cap.saturating_mul(2).max(64) {
+            self.not_listed += trim(list, cap);
         }
     }
 
     fn finish(&mut self, cap: usize) {
         self.share = (self.total > 0).then(|| self.counted as f64 / self.total as f64);
-        for list in [&mut self.with, &mut self.without] {
-            list.sort();
-            if list.len() > cap {
-                self.not_listed += list.len() - cap;
-                list.truncate(cap);
-            }
-        }
+        self.not_listed += trim(&mut self.with, cap) + trim(&mut self.without, cap);
     }
+}
+
+/// `list` sorted and cut to its first `cap`; how many were cut.
+fn trim(list: &mut Vec<String>, cap: usize) -> usize {
+    list.sort_unstable();
+    let cut = list.len().saturating_sub(cap);
+    list.truncate(cap);
+    cut
 }
 
 /// The pipes by how their direction is known.
@@ -177,7 +187,10 @@ pub fn mapping_status(
         placed(snap, Layer::Outfalls, |o| {
             Fact::Ok(outfall_water(snap, &o.id, opt.water_tolerance).0.is_some())
         }),
-        &|c, o, fact| c.outfalls_with_water.add(&o.id, fact == Fact::Ok(true)),
+        &|c, o, fact| {
+            c.outfalls_with_water
+                .add(&o.id, fact == Fact::Ok(true), opt.cap);
+        },
     );
     count(
         placed(snap, Layer::Pipes, |p| {
@@ -191,7 +204,7 @@ pub fn mapping_status(
                 source,
                 Some(DirectionSource::Ids | DirectionSource::Inverts)
             );
-            c.pipes_with_direction.add(&p.id, ok);
+            c.pipes_with_direction.add(&p.id, ok, opt.cap);
             let s = &mut c.direction_sources;
             match source {
                 Some(DirectionSource::Ids) => s.ids += 1,
@@ -209,7 +222,10 @@ pub fn mapping_status(
     ] {
         count(
             placed(snap, l, |f| Fact::Ok(joined.contains(&f.id))),
-            &|c, f, fact| c.structures_joined.add(&f.id, fact == Fact::Ok(true)),
+            &|c, f, fact| {
+                c.structures_joined
+                    .add(&f.id, fact == Fact::Ok(true), opt.cap);
+            },
         );
     }
     if let (Some(sewersheds), Some(t)) = (opt.sewersheds, opt.town) {
@@ -434,6 +450,32 @@ mod tests {
         MultiPolygon(vec![
             geo::Rect::new((x0, y0), (x0 + side, y0 + side)).to_polygon()
         ])
+    }
+
+    #[test]
+    fn a_figure_lists_the_first_ids_whatever_order_they_come_in() {
+        // 1,000 ids in a scrambled order, every third one without; a cap of 10 (trimmed
+        // along the way at 64).
+        let mut f = Figure::default();
+        let ids: Vec<String> = (0..1000)
+            .map(|i| format!("P-{:04}", (i * 389) % 1000))
+            .collect();
+        for id in &ids {
+            let n: usize = id[2..].parse().unwrap();
+            f.add(id, n % 3 != 0, 10);
+        }
+        f.finish(10);
+        let first = |keep: fn(usize) -> bool| -> Vec<String> {
+            (0..1000)
+                .filter(|&n| keep(n))
+                .take(10)
+                .map(|n| format!("P-{n:04}"))
+                .collect()
+        };
+        assert_eq!(f.with, first(|n| n % 3 != 0));
+        assert_eq!(f.without, first(|n| n % 3 == 0));
+        assert_eq!((f.total, f.counted, f.not_listed), (1000, 666, 980));
+        approx::assert_relative_eq!(f.share.unwrap(), 0.666);
     }
 
     #[test]
