@@ -47,17 +47,13 @@ fn ln(a: (f64, f64), b: (f64, f64)) -> String {
 /// which discharges into the town's MH-I. Pipe P-A2 has neither ids nor inverts (its
 /// direction is only digitised), ST-1 only inverts; CB-X and OF-N join no pipe.
 fn town_files() -> Vec<(Layer, String)> {
-    let cb = |id: &str, dx: f64, dy: f64| feature(&format!(r#""asset_id":"{id}""#), &pt(dx, dy));
-    let pipe = |id: &str, from: Option<&str>, to: Option<&str>, owner: Option<&str>, a, b| {
-        let mut props = format!(r#""asset_id":"{id}""#);
-        if let (Some(f), Some(t)) = (from, to) {
-            props.push_str(&format!(r#","from_id":"{f}","to_id":"{t}""#));
-        }
-        if let Some(o) = owner {
-            props.push_str(&format!(r#","owner":"{o}""#));
-        }
-        feature(&props, &ln(a, b))
-    };
+    let mut files = town_areas();
+    files.extend(town_network());
+    files
+}
+
+/// The town's areas: its boundary, watersheds, waters and parcels.
+fn town_areas() -> Vec<(Layer, String)> {
     let (x, y) = at(0.0, 0.0);
     vec![
         (
@@ -114,6 +110,23 @@ fn town_files() -> Vec<(Layer, String)> {
                 ),
             ]),
         ),
+    ]
+}
+
+/// The town's drainage network: its catch basins, manholes, outfalls and pipes.
+fn town_network() -> Vec<(Layer, String)> {
+    let cb = |id: &str, dx: f64, dy: f64| feature(&format!(r#""asset_id":"{id}""#), &pt(dx, dy));
+    let pipe = |id: &str, from: Option<&str>, to: Option<&str>, owner: Option<&str>, a, b| {
+        let mut props = format!(r#""asset_id":"{id}""#);
+        if let (Some(f), Some(t)) = (from, to) {
+            props.push_str(&format!(r#","from_id":"{f}","to_id":"{t}""#));
+        }
+        if let Some(o) = owner {
+            props.push_str(&format!(r#","owner":"{o}""#));
+        }
+        feature(&props, &ln(a, b))
+    };
+    vec![
         (
             Layer::CatchBasins,
             fc(&[

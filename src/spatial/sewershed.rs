@@ -844,12 +844,9 @@ fn network_pieces<'i>(
         let lines = lines_of(g);
         end_points(&lines, &mut ends);
         match lines.as_slice() {
-            [l] if l.0.len() == 2 && l.0[0] != l.0[1] => {
-                pieces.push(square_capped(l.0[0], l.0[1], buffer.max(0.01)));
-            }
-            // A bent pipe is drawn as its outline, one ring, where that ring is its buffer.
-            // (Drawn as its runs' rectangles and corners' bevels instead, its pieces made
-            // the sewershed's union slower than the buffer's overlay of them.)
+            // A pipe is drawn as its outline, one ring, where that ring is its buffer.
+            // (A bent one drawn as its runs' rectangles and corners' bevels instead, its
+            // pieces made the sewershed's union slower than the buffer's overlay of them.)
             [l] => match bent_capped(&l.0, buffer.max(0.01)) {
                 Some(p) => pieces.push(p),
                 None => pieces.extend(g.buffer_with_style(style()).0),
@@ -905,7 +902,8 @@ fn square_capped(a: Coord<f64>, b: Coord<f64>, d: f64) -> Polygon<f64> {
 /// meet compares every pair.
 const BENT_RUNS: usize = 16;
 
-/// A pipe of several straight runs buffered by `d` with square caps and bevelled corners,
+/// A pipe of one or more straight runs buffered by `d` with square caps and bevelled corners
+/// (one run is [`square_capped`]),
 /// as the buffer draws it, without its overlay (four in five of the county's pipes bend,
 /// and the buffer's overlay of each was a sixth of a sewershed's time): along its right
 /// side, round its far cap, back along its left side and round its near cap,
@@ -922,6 +920,9 @@ fn bent_capped(line: &[Coord<f64>], d: f64) -> Option<Polygon<f64>> {
     let n = p.len();
     if !(2..=BENT_RUNS + 1).contains(&n) {
         return None;
+    }
+    if n == 2 {
+        return Some(square_capped(p[0], p[1], d));
     }
     let c = |x: f64, y: f64| Coord { x, y };
     // Each run's unit direction, its left normal and its length.
