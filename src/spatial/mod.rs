@@ -8,6 +8,7 @@ pub mod dissolve;
 pub mod envelope;
 pub mod monitoring;
 pub mod network;
+pub mod point_grid;
 pub mod query;
 pub mod screen;
 pub mod sewershed;

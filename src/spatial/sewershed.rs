@@ -26,6 +26,7 @@ use super::connections::ms4_end;
 use super::dissolve;
 use super::monitoring::joined_at;
 use super::network::{Joined, Network, Trace};
+use super::point_grid::PointGrid;
 use super::query::nearest_one_within;
 use super::snapshot::Snapshot;
 use super::waters::as_multipolygon;
@@ -219,6 +220,9 @@ impl<'a> ParcelDrains<'a> {
         for (p, a) in joins {
             by_parcel_id.entry(p).or_default().push(a);
         }
+        // The catch basins are points: the nearest to each of a million parcels is read
+        // off a grid of them, not the tree's walk.
+        let grid = PointGrid::new(inlets);
         let all: Vec<&Feature> = parcels.features.iter().collect();
         let each: Vec<smallvec::SmallVec<[&str; 2]>> = all
             .par_iter()
@@ -241,7 +245,11 @@ impl<'a> ParcelDrains<'a> {
                 }
                 if drains.is_empty() {
                     if let Some(c) = g.centroid() {
-                        if let Some((j, _)) = nearest_one_within(inlets, &c, opt.reach) {
+                        let nearest = match &grid {
+                            Some(grid) => grid.nearest_within(&c, opt.reach),
+                            None => nearest_one_within(inlets, &c, opt.reach),
+                        };
+                        if let Some((j, _)) = nearest {
                             drains.push(inlets.features[j].id.as_str());
                         }
                     }
