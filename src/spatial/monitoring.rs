@@ -14,6 +14,7 @@
 //! reading of it is skipped rather than guessed.
 
 use std::collections::{BTreeMap, HashSet};
+use rustc_hash::FxHashMap;
 
 use geo::Contains;
 use geo_types::{Geometry, Point};
@@ -254,10 +255,10 @@ fn blank(id: String, kind: LocationKind, layer: Layer, found_by: String) -> Moni
 }
 
 /// One element of a pipe read in flow order: an id, its layer, and its owner's class.
-struct Element {
-    id: String,
+struct Element<'e> {
+    id: &'e str,
     layer: Layer,
-    class: OwnerClass,
+    class: &'e OwnerClass,
 }
 
 /// Where one pipe changes hands: the place, its layer, the other owner, which way, and
@@ -270,50 +271,65 @@ struct Handed<'p> {
     pipe: &'p str,
 }
 
+/// Each recorded owner's class, placed once for each share of the pipes a core takes:
+/// a county's 450,000 pipes and their ends carry a few dozen owners.
+type OwnerMemo<'p> = FxHashMap<Option<&'p str>, OwnerClass>;
+
+fn owner(f: &Feature, layer: Layer) -> Option<&str> {
+    f.get(layer, "owner").as_str()
+}
+
+/// A pipe's end: the structure's id, its layer and its recorded owner.
+fn pipe_end<'e, 'p>(
+    snap: &'p Snapshot,
+    net: &Network,
+    structure: &'e Option<String>,
+) -> Option<(&'e str, Layer, Option<&'p str>)> {
+    let id = structure.as_deref()?;
+    let layer = net.structure_layer(id)?;
+    Some((id, layer, snap.layer(layer).get(id).and_then(|f| owner(f, layer))))
+}
+
 /// Where one pipe changes hands, read in flow order from its upstream structure through
 /// the pipe to its downstream one.
 fn handovers<'p>(
-    snap: &Snapshot,
+    snap: &'p Snapshot,
     net: &Network,
     owners: &Owners,
+    memo: &mut OwnerMemo<'p>,
     p: &'p Feature,
 ) -> Vec<Handed<'p>> {
-    let owner_of = |layer: Layer, id: &str| -> OwnerClass {
-        let owner = snap
-            .layer(layer)
-            .get(id)
-            .and_then(|f| text(f, layer, "owner"));
-        owners.class(owner.as_deref())
-    };
     let Some(info) = net.pipe(&p.id) else {
         return Vec::new();
     };
-    let node = |s: &Option<String>| {
-        let id = s.as_ref()?;
-        let layer = net.structure_layer(id)?;
-        Some(Element {
-            id: id.clone(),
-            layer,
-            class: owner_of(layer, id),
-        })
-    };
+    let (up, down) = (
+        pipe_end(snap, net, &info.from.structure),
+        pipe_end(snap, net, &info.to.structure),
+    );
+    let pipe_owner = owner(p, Layer::Pipes);
+    for o in [up.and_then(|e| e.2), pipe_owner, down.and_then(|e| e.2)] {
+        memo.entry(o).or_insert_with(|| owners.class(o));
+    }
+    let memo: &OwnerMemo<'p> = memo;
+    let class = |o: Option<&'p str>| &memo[&o];
+    let up = up.map(|(id, layer, o)| Element { id, layer, class: class(o) });
+    let down = down.map(|(id, layer, o)| Element { id, layer, class: class(o) });
     let pipe = Element {
-        id: p.id.clone(),
+        id: p.id.as_str(),
         layer: Layer::Pipes,
-        class: owners.class(text(p, Layer::Pipes, "owner").as_deref()),
+        class: class(pipe_owner),
     };
-    let (up, down) = (node(&info.from.structure), node(&info.to.structure));
     // In flow order, skipping what has no owner to read.
     let chain: Vec<(usize, &Element)> = [up.as_ref(), Some(&pipe), down.as_ref()]
         .into_iter()
         .enumerate()
         .filter_map(|(i, e)| Some((i, e?)))
-        .filter(|(_, e)| e.class != OwnerClass::Unknown)
+        .filter(|(_, e)| *e.class != OwnerClass::Unknown)
         .collect();
     let mut out = Vec::new();
     for w in chain.windows(2) {
         let ((ia, a), (ib, b)) = (w[0], w[1]);
-        let (handover, other) = match (&a.class, &b.class) {
+        let (handover, other) = match (a.class, b.class) {
             (OwnerClass::Town, OwnerClass::OtherPublic(o)) => (Handover::TownToOther, o),
             (OwnerClass::OtherPublic(o), OwnerClass::Town) => (Handover::OtherToTown, o),
             _ => continue,
@@ -327,7 +343,7 @@ fn handovers<'p>(
             down.as_ref().unwrap_or(&pipe)
         };
         out.push(Handed {
-            at: at.id.clone(),
+            at: at.id.to_string(),
             layer: at.layer,
             other: other.clone(),
             handover,
@@ -347,7 +363,9 @@ fn interconnections(snap: &Snapshot, net: &Network, owners: &Owners) -> Vec<Moni
     let pipes: Vec<&Feature> = snap.layer(Layer::Pipes).features.iter().collect();
     let each: Vec<Vec<Handed>> = pipes
         .par_iter()
-        .map(|p| handovers(snap, net, owners, p))
+        .map_init(OwnerMemo::default, |memo, p| {
+            handovers(snap, net, owners, memo, p)
+        })
         .collect();
     let mut found: BTreeMap<(String, String), MonitoringLocation> = BTreeMap::new();
     for h in each.into_iter().flatten() {
