@@ -13,8 +13,8 @@
 //! town's system at connections, not interconnections; an element with no owner and no
 //! reading of it is skipped rather than guessed.
 
-use std::collections::{BTreeMap, HashSet};
 use rustc_hash::FxHashMap;
+use std::collections::{BTreeMap, HashSet};
 
 use geo::Contains;
 use geo_types::{Geometry, Point};
@@ -287,7 +287,11 @@ fn pipe_end<'e, 'p>(
 ) -> Option<(&'e str, Layer, Option<&'p str>)> {
     let id = structure.as_deref()?;
     let layer = net.structure_layer(id)?;
-    Some((id, layer, snap.layer(layer).get(id).and_then(|f| owner(f, layer))))
+    Some((
+        id,
+        layer,
+        snap.layer(layer).get(id).and_then(|f| owner(f, layer)),
+    ))
 }
 
 /// Where one pipe changes hands, read in flow order from its upstream structure through
@@ -312,8 +316,16 @@ fn handovers<'p>(
     }
     let memo: &OwnerMemo<'p> = memo;
     let class = |o: Option<&'p str>| &memo[&o];
-    let up = up.map(|(id, layer, o)| Element { id, layer, class: class(o) });
-    let down = down.map(|(id, layer, o)| Element { id, layer, class: class(o) });
+    let up = up.map(|(id, layer, o)| Element {
+        id,
+        layer,
+        class: class(o),
+    });
+    let down = down.map(|(id, layer, o)| Element {
+        id,
+        layer,
+        class: class(o),
+    });
     let pipe = Element {
         id: p.id.as_str(),
         layer: Layer::Pipes,
