@@ -116,16 +116,6 @@ fn town_areas() -> Vec<(Layer, String)> {
 /// The town's drainage network: its catch basins, manholes, outfalls and pipes.
 fn town_network() -> Vec<(Layer, String)> {
     let cb = |id: &str, dx: f64, dy: f64| feature(&format!(r#""asset_id":"{id}""#), &pt(dx, dy));
-    let pipe = |id: &str, from: Option<&str>, to: Option<&str>, owner: Option<&str>, a, b| {
-        let mut props = format!(r#""asset_id":"{id}""#);
-        if let (Some(f), Some(t)) = (from, to) {
-            props.push_str(&format!(r#","from_id":"{f}","to_id":"{t}""#));
-        }
-        if let Some(o) = owner {
-            props.push_str(&format!(r#","owner":"{o}""#));
-        }
-        feature(&props, &ln(a, b))
-    };
     vec![
         (
             Layer::CatchBasins,
@@ -160,65 +150,77 @@ fn town_network() -> Vec<(Layer, String)> {
                 feature(r#""asset_id":"OF-N","owner":"Town""#, &pt(1800.0, 600.0)),
             ]),
         ),
-        (
-            Layer::Pipes,
-            fc(&[
-                pipe(
-                    "P-A1",
-                    Some("CB-A1"),
-                    Some("MH-A"),
-                    None,
-                    (300.0, 700.0),
-                    (500.0, 700.0),
-                ),
-                pipe("P-A2", None, None, None, (700.0, 700.0), (500.0, 700.0)),
-                pipe(
-                    "P-A3",
-                    Some("MH-A"),
-                    Some("OF-A"),
-                    None,
-                    (500.0, 700.0),
-                    (500.0, 900.0),
-                ),
-                pipe(
-                    "P-I1",
-                    Some("CB-I1"),
-                    Some("MH-I"),
-                    None,
-                    (1300.0, 300.0),
-                    (1500.0, 300.0),
-                ),
-                pipe(
-                    "P-I2",
-                    Some("MH-I"),
-                    Some("OF-I"),
-                    None,
-                    (1500.0, 300.0),
-                    (1500.0, 100.0),
-                ),
-                pipe(
-                    "P-S1",
-                    Some("CB-S1"),
-                    Some("SMH-1"),
-                    None,
-                    (850.0, 850.0),
-                    (1000.0, 800.0),
-                ),
-                feature(
-                    r#""asset_id":"ST-1","owner":"NYSDOT","from_invert":120.0,"to_invert":110.0"#,
-                    &ln((1000.0, 800.0), (1000.0, 400.0)),
-                ),
-                pipe(
-                    "ST-2",
-                    Some("SMH-2"),
-                    Some("MH-I"),
-                    Some("NYSDOT"),
-                    (1000.0, 400.0),
-                    (1500.0, 300.0),
-                ),
-            ]),
-        ),
+        (Layer::Pipes, town_pipes()),
     ]
+}
+
+/// The town's pipes: its own, and the State's trunk line (ST-1, ST-2) crossing it.
+fn town_pipes() -> String {
+    let pipe = |id: &str, from: Option<&str>, to: Option<&str>, owner: Option<&str>, a, b| {
+        let mut props = format!(r#""asset_id":"{id}""#);
+        if let (Some(f), Some(t)) = (from, to) {
+            props.push_str(&format!(r#","from_id":"{f}","to_id":"{t}""#));
+        }
+        if let Some(o) = owner {
+            props.push_str(&format!(r#","owner":"{o}""#));
+        }
+        feature(&props, &ln(a, b))
+    };
+    fc(&[
+        pipe(
+            "P-A1",
+            Some("CB-A1"),
+            Some("MH-A"),
+            None,
+            (300.0, 700.0),
+            (500.0, 700.0),
+        ),
+        pipe("P-A2", None, None, None, (700.0, 700.0), (500.0, 700.0)),
+        pipe(
+            "P-A3",
+            Some("MH-A"),
+            Some("OF-A"),
+            None,
+            (500.0, 700.0),
+            (500.0, 900.0),
+        ),
+        pipe(
+            "P-I1",
+            Some("CB-I1"),
+            Some("MH-I"),
+            None,
+            (1300.0, 300.0),
+            (1500.0, 300.0),
+        ),
+        pipe(
+            "P-I2",
+            Some("MH-I"),
+            Some("OF-I"),
+            None,
+            (1500.0, 300.0),
+            (1500.0, 100.0),
+        ),
+        pipe(
+            "P-S1",
+            Some("CB-S1"),
+            Some("SMH-1"),
+            None,
+            (850.0, 850.0),
+            (1000.0, 800.0),
+        ),
+        feature(
+            r#""asset_id":"ST-1","owner":"NYSDOT","from_invert":120.0,"to_invert":110.0"#,
+            &ln((1000.0, 800.0), (1000.0, 400.0)),
+        ),
+        pipe(
+            "ST-2",
+            Some("SMH-2"),
+            Some("MH-I"),
+            Some("NYSDOT"),
+            (1000.0, 400.0),
+            (1500.0, 300.0),
+        ),
+    ])
 }
 
 /// The hand-made town in a fresh registry of `kind`.

@@ -80,9 +80,9 @@ impl PointGrid {
             counts[c] += counts[c - 1];
         }
         let mut next = counts.clone();
+        // Of equals, the first in the layer is kept by the comparison
+        // ([`Nearest::offer`]), whatever order a cell holds them in.
         let mut placed = vec![(0.0, 0.0, 0); pts.len()];
-        // In the layer's order within each cell: of equals, the first is met first.
-        pts.sort_unstable_by_key(|p| p.2);
         for p in pts {
             let c = cell(&grid, p.0, p.1);
             placed[next[c] as usize] = p;
