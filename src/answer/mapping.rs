@@ -205,9 +205,11 @@ pub fn monitoring_locations(
             Priority::Low => summary.low += 1,
         }
     }
+    // Copied on every core: the county's 70,000 locations carry their reasons and waters.
+    use rayon::prelude::*;
     let locations = f
         .locations
-        .iter()
+        .par_iter()
         .filter(|l| priorities.contains(&l.priority) && kinds.contains(&l.kind))
         .cloned()
         .collect();

@@ -167,69 +167,83 @@ pub fn mapping_status(
             (w.id.clone(), c)
         })
         .collect();
-    // Each feature's watershed and fact are read on every core (a point-in-polygon test
-    // and a lookup each, for a million structures), then counted in the layer's order.
-    let mut count = |placed: Vec<(Option<String>, &Feature, Fact)>,
-                     add: &dyn Fn(&mut Completeness, &Feature, Fact)| {
-        for (w, f, fact) in placed {
-            add(&mut town, f, fact);
-            match w {
-                Some(w) => add(
-                    sheds.get_mut(&w).expect("a watershed of the layer"),
-                    f,
-                    fact,
-                ),
-                None => add(&mut outside, f, fact),
-            }
-        }
-    };
-    count(
-        placed(snap, Layer::Outfalls, |o| {
-            Fact::Ok(outfall_water(snap, &o.id, opt.water_tolerance).0.is_some())
-        }),
-        &|c, o, fact| {
-            c.outfalls_with_water
-                .add(&o.id, fact == Fact::Ok(true), opt.cap);
-        },
-    );
-    count(
-        placed(snap, Layer::Pipes, |p| {
-            Fact::Direction(net.pipe_direction(&p.id))
-        }),
-        &|c, p, fact| {
-            let Fact::Direction(source) = fact else {
-                return;
+    // The sewersheds' coverage (a union for each watershed) is made beside the counts,
+    // whose tallies run on one core once each layer's features are placed: the other
+    // core takes the coverage's unions meanwhile.
+    let (coverage, ()) = rayon::join(
+        || {
+            let (Some(sewersheds), Some(t)) = (opt.sewersheds, opt.town) else {
+                return None;
             };
-            let ok = matches!(
-                source,
-                Some(DirectionSource::Ids | DirectionSource::Inverts)
+            Some(sewershed_coverage(snap, sewersheds, t, opt.cap))
+        },
+        || {
+            // Each feature's watershed and fact are read on every core (a point-in-polygon test
+            // and a lookup each, for a million structures), then counted in the layer's order.
+            let mut count =
+                |placed: Vec<(Option<String>, &Feature, Fact)>,
+                 add: &dyn Fn(&mut Completeness, &Feature, Fact)| {
+                    for (w, f, fact) in placed {
+                        add(&mut town, f, fact);
+                        match w {
+                            Some(w) => add(
+                                sheds.get_mut(&w).expect("a watershed of the layer"),
+                                f,
+                                fact,
+                            ),
+                            None => add(&mut outside, f, fact),
+                        }
+                    }
+                };
+            count(
+                placed(snap, Layer::Outfalls, |o| {
+                    Fact::Ok(outfall_water(snap, &o.id, opt.water_tolerance).0.is_some())
+                }),
+                &|c, o, fact| {
+                    c.outfalls_with_water
+                        .add(&o.id, fact == Fact::Ok(true), opt.cap);
+                },
             );
-            c.pipes_with_direction.add(&p.id, ok, opt.cap);
-            let s = &mut c.direction_sources;
-            match source {
-                Some(DirectionSource::Ids) => s.ids += 1,
-                Some(DirectionSource::Inverts) => s.inverts += 1,
-                Some(DirectionSource::Digitised) => s.digitised += 1,
-                None => s.none += 1,
+            count(
+                placed(snap, Layer::Pipes, |p| {
+                    Fact::Direction(net.pipe_direction(&p.id))
+                }),
+                &|c, p, fact| {
+                    let Fact::Direction(source) = fact else {
+                        return;
+                    };
+                    let ok = matches!(
+                        source,
+                        Some(DirectionSource::Ids | DirectionSource::Inverts)
+                    );
+                    c.pipes_with_direction.add(&p.id, ok, opt.cap);
+                    let s = &mut c.direction_sources;
+                    match source {
+                        Some(DirectionSource::Ids) => s.ids += 1,
+                        Some(DirectionSource::Inverts) => s.inverts += 1,
+                        Some(DirectionSource::Digitised) => s.digitised += 1,
+                        None => s.none += 1,
+                    }
+                },
+            );
+            for l in [
+                Layer::CatchBasins,
+                Layer::Manholes,
+                Layer::Outfalls,
+                Layer::Structures,
+            ] {
+                count(
+                    placed(snap, l, |f| Fact::Ok(joined.contains(&f.id))),
+                    &|c, f, fact| {
+                        c.structures_joined
+                            .add(&f.id, fact == Fact::Ok(true), opt.cap);
+                    },
+                );
             }
         },
     );
-    for l in [
-        Layer::CatchBasins,
-        Layer::Manholes,
-        Layer::Outfalls,
-        Layer::Structures,
-    ] {
-        count(
-            placed(snap, l, |f| Fact::Ok(joined.contains(&f.id))),
-            &|c, f, fact| {
-                c.structures_joined
-                    .add(&f.id, fact == Fact::Ok(true), opt.cap);
-            },
-        );
-    }
-    if let (Some(sewersheds), Some(t)) = (opt.sewersheds, opt.town) {
-        sewershed_coverage(snap, sewersheds, t, opt.cap, &mut town, &mut sheds);
+    if let Some(coverage) = coverage {
+        coverage.apply(opt.cap, &mut town, &mut sheds);
     }
     for c in std::iter::once(&mut town)
         .chain(std::iter::once(&mut outside))
@@ -251,44 +265,83 @@ pub fn mapping_status(
     }
 }
 
-/// The sewersheds' coverage of the town and of each watershed's part of it, into
-/// `town` and `sheds`.
+/// The sewersheds' coverage of the town and of each watershed's part of it, made apart
+/// from the counts ([`Coverage::apply`] puts it in them).
+struct Coverage {
+    town: AreaFigure,
+    /// Each watershed's figure, by its id, its list not yet capped.
+    sheds: Vec<(String, AreaFigure)>,
+}
+
+impl Coverage {
+    /// Into the town's and each watershed's figures, each list capped.
+    fn apply(
+        self,
+        cap: usize,
+        town: &mut Completeness,
+        sheds: &mut BTreeMap<String, Completeness>,
+    ) {
+        town.sewershed_coverage = Some(self.town);
+        for (id, mut figure) in self.sheds {
+            figure.sewersheds.truncate(cap);
+            if let Some(c) = sheds.get_mut(&id) {
+                c.sewershed_coverage = Some(figure);
+            }
+        }
+    }
+}
+
+/// The sewersheds' coverage of the town and of each watershed's part of it.
 fn sewershed_coverage(
     snap: &Snapshot,
     sewersheds: &[(&str, &MultiPolygon<f64>)],
     t: &MultiPolygon<f64>,
     cap: usize,
-    town: &mut Completeness,
-    sheds: &mut BTreeMap<String, Completeness>,
-) {
+) -> Coverage {
     let boxed: Vec<Boxed> = sewersheds
         .iter()
         .filter_map(|&(id, m)| Some((id, m, m.bounding_rect()?)))
         .collect();
     // Each watershed's part of the town and its figure on its own core: each is a
-    // union of its own. Their lists are capped once the town's is made from them.
+    // union of its own. Their lists are capped once the town's is made from them. The
+    // largest boxes are taken first, so that no large union is left to run alone at the
+    // end; the figures are kept in the layer's order (the town's is their sum).
     use rayon::prelude::*;
     let watersheds: Vec<&Feature> = snap.layer(Layer::Watersheds).features.iter().collect();
-    let parts: Vec<(String, MultiPolygon<f64>, AreaFigure)> = watersheds
-        .par_iter()
-        .filter_map(|w| {
-            let inside =
-                IndexedArea::new(w.geom.as_ref().and_then(as_multipolygon)?.intersection(t));
-            let figure = coverage(&inside, &boxed, usize::MAX, false);
-            Some((w.id.clone(), inside.into_area(), figure))
+    let mut order: Vec<(f64, usize)> = watersheds
+        .iter()
+        .enumerate()
+        .map(|(i, w)| {
+            let size = w.geom.as_ref().and_then(|g| g.bounding_rect());
+            (size.map_or(0.0, |r| r.width() * r.height()), i)
         })
         .collect();
-    town.sewershed_coverage = Some(if tile_the_town(t, &parts) {
+    order.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut made: Vec<(usize, Option<(String, MultiPolygon<f64>, AreaFigure)>)> = order
+        .par_iter()
+        .with_max_len(1)
+        .map(|&(_, i)| {
+            let w = watersheds[i];
+            let made = w.geom.as_ref().and_then(as_multipolygon).map(|g| {
+                let inside = IndexedArea::new(g.intersection(t));
+                let figure = coverage(&inside, &boxed, usize::MAX, false);
+                (w.id.clone(), inside.into_area(), figure)
+            });
+            (i, made)
+        })
+        .collect();
+    made.sort_unstable_by_key(|(i, _)| *i);
+    let parts: Vec<(String, MultiPolygon<f64>, AreaFigure)> =
+        made.into_iter().filter_map(|(_, m)| m).collect();
+    let town = if tile_the_town(t, &parts) {
         sum_of(t, &parts, cap)
     } else {
         // The sewersheds are clipped to the town already.
         coverage(&IndexedArea::new(t.clone()), &boxed, cap, true)
-    });
-    for (id, _, mut figure) in parts {
-        figure.sewersheds.truncate(cap);
-        if let Some(c) = sheds.get_mut(&id) {
-            c.sewershed_coverage = Some(figure);
-        }
+    };
+    Coverage {
+        town,
+        sheds: parts.into_iter().map(|(id, _, f)| (id, f)).collect(),
     }
 }
 

@@ -145,11 +145,22 @@ pub struct Found {
 pub fn monitoring_locations(snap: &Snapshot, net: &Network, opt: &MonitoringOptions<'_>) -> Found {
     let rule = opt.profile.monitoring.rule();
     let owners = Owners::new(opt.profile);
-    let mut locations = outfalls(snap);
-    locations.extend(interconnections(snap, net, &owners));
     let cycle = opt.list_cycle.or_else(|| snap.latest_cycle());
-    let history = IddeHistory::new(snap);
-    let drains = ConnectionJoins::new(snap, opt.profile, opt.snap_tolerance);
+    // The locations, the IDDE history and the connections' joins are each their own:
+    // found side by side (each gathers its lists on one core).
+    let (mut locations, (history, drains)) = rayon::join(
+        || {
+            let mut locations = outfalls(snap);
+            locations.extend(interconnections(snap, net, &owners));
+            locations
+        },
+        || {
+            rayon::join(
+                || IddeHistory::new(snap),
+                || ConnectionJoins::new(snap, opt.profile, opt.snap_tolerance),
+            )
+        },
+    );
     // Each location's trace and facts are its own: found on every core.
     use rayon::prelude::*;
     let upstream: Vec<Option<Trace>> = locations

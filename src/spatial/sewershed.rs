@@ -17,6 +17,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use std::sync::{Arc, OnceLock};
 
 use geo::algorithm::buffer::{BufferStyle, LineCap, LineJoin};
+use geo::coordinate_position::{CoordPos, CoordinatePosition};
 use geo::{Area, BooleanOps, BoundingRect, Buffer, Centroid, Contains};
 use geo_types::{Coord, Geometry, LineString, MultiPolygon, Polygon};
 use serde::Serialize;
@@ -194,8 +195,13 @@ impl Sewershed {
 /// snapshot's own, borrowed: a million parcels' lists of copied ids were a third of the
 /// time it took, most of it the allocator's.
 pub struct ParcelDrains<'a> {
-    /// For each structure or pipe, the parcels (indexes) that drain to it.
-    by_asset: FxHashMap<&'a str, Vec<u32>>,
+    /// Each structure or pipe a parcel drains to: its place in `starts`.
+    slot: FxHashMap<&'a str, u32>,
+    /// Where each slot's parcels start in `parcels`, and after the last, their end.
+    starts: Vec<u32>,
+    /// The parcels (indexes, ascending) that drain to each slot, slot after slot: one
+    /// list for all, not one allocated for each of the county's 400,000 inlets.
+    parcels: Vec<u32>,
     /// For each parcel, how many drains it has.
     count: Vec<u32>,
 }
@@ -259,15 +265,55 @@ impl<'a> ParcelDrains<'a> {
                 drains
             })
             .collect();
-        let mut by_asset: FxHashMap<&str, Vec<u32>> = FxHashMap::default();
-        let mut count = vec![0; each.len()];
-        for (i, drains) in each.into_iter().enumerate() {
-            count[i] = drains.len() as u32;
-            for d in drains {
-                by_asset.entry(d).or_default().push(i as u32);
+        let count: Vec<u32> = each.iter().map(|d| d.len() as u32).collect();
+        // Each drain's slot, in the parcels' order, and how many parcels each slot has.
+        let mut slot: FxHashMap<&str, u32> =
+            FxHashMap::with_capacity_and_hasher(inlets.features.len(), Default::default());
+        let mut slots: Vec<u32> = Vec::with_capacity(each.len());
+        let mut sizes: Vec<u32> = Vec::with_capacity(inlets.features.len());
+        for d in each.iter().flatten() {
+            let next = slot.len() as u32;
+            let k = *slot.entry(*d).or_insert(next);
+            if k == next {
+                sizes.push(0);
+            }
+            sizes[k as usize] += 1;
+            slots.push(k);
+        }
+        let mut starts = Vec::with_capacity(sizes.len() + 1);
+        let mut at = 0;
+        starts.push(0);
+        for n in &sizes {
+            at += n;
+            starts.push(at);
+        }
+        let mut fill: Vec<u32> = starts[..sizes.len()].to_vec();
+        let mut parcels = vec![0; slots.len()];
+        let mut k = slots.iter();
+        for (i, drains) in each.iter().enumerate() {
+            for _ in drains {
+                let s = *k.next().expect("a slot for each drain") as usize;
+                parcels[fill[s] as usize] = i as u32;
+                fill[s] += 1;
             }
         }
-        ParcelDrains { by_asset, count }
+        ParcelDrains {
+            slot,
+            starts,
+            parcels,
+            count,
+        }
+    }
+
+    /// The parcels (indexes, ascending) that drain to a structure or pipe.
+    fn of(&self, asset: &str) -> &[u32] {
+        match self.slot.get(asset) {
+            Some(&k) => {
+                &self.parcels
+                    [self.starts[k as usize] as usize..self.starts[k as usize + 1] as usize]
+            }
+            None => &[],
+        }
     }
 }
 
@@ -291,13 +337,24 @@ impl<'a> Sewersheds<'a> {
         net: &'a Network,
         opt: SewershedOptions,
     ) -> Self {
+        // Each is its own; side by side, the others fill the cores while one runs on one
+        // (the drains' lists are gathered on one core).
+        let ((drains, parcel_facts), (joined, town)) = rayon::join(
+            || {
+                rayon::join(
+                    || ParcelDrains::new(snap, &opt),
+                    || parcel_facts(snap, profile),
+                )
+            },
+            || (net.joined(), town_area(snap).map(IndexedArea::new)),
+        );
         Sewersheds {
             snap,
             net,
-            drains: ParcelDrains::new(snap, &opt),
-            parcel_facts: parcel_facts(snap, profile),
-            joined: net.joined(),
-            town: town_area(snap).map(IndexedArea::new),
+            drains,
+            parcel_facts,
+            joined,
+            town,
             opt,
         }
     }
@@ -437,7 +494,6 @@ impl<'a> Sewersheds<'a> {
         trace: &Trace,
         parcels_split: Vec<String>,
     ) -> SewershedQuality {
-        use geo::Intersects;
         let still = |ids: &[String]| -> Vec<String> {
             ids.iter()
                 .filter(|id| !reached.contains(id.as_str()))
@@ -457,6 +513,7 @@ impl<'a> Sewersheds<'a> {
             .map(String::as_str)
             .collect();
         let mut seam: Option<MultiPolygon<f64>> = None;
+        let own_boxed = Boxed::new(own);
         if let Some(r) = own.bounding_rect() {
             for f in self.snap.layer(Layer::CatchBasins).in_envelope([
                 r.min().x,
@@ -470,8 +527,10 @@ impl<'a> Sewersheds<'a> {
                 if reached.contains(f.id.as_str()) || listed.contains(f.id.as_str()) {
                     continue;
                 }
-                let inside = own.contains(p)
-                    || (own.intersects(p)
+                // Inside `own`, or on a boundary of one of its polygons (the seam).
+                let (position, touched) = own_boxed.position(p.0);
+                let inside = position == CoordPos::Inside
+                    || (touched
                         && seam
                             .get_or_insert_with(|| union_nonzero(own, near))
                             .contains(p));
@@ -499,7 +558,7 @@ impl<'a> Sewersheds<'a> {
         let parcels_layer = self.snap.layer(Layer::Parcels);
         let mut hits: FxHashMap<u32, u32> = FxHashMap::default();
         for a in reached {
-            for &p in drains.by_asset.get(*a).into_iter().flatten() {
+            for &p in drains.of(a) {
                 *hits.entry(p).or_default() += 1;
             }
         }
@@ -1077,6 +1136,48 @@ fn morton(x: f64, y: f64) -> u64 {
     spread(x) | (spread(y) << 1)
 }
 
+/// A multi-polygon's polygons, each with its box: where a point lies is read from the
+/// polygons whose box holds it only. (A sewershed's quality asks it of every catch basin
+/// in its box; each polygon's whole ring walked for each was a fiftieth of the county's
+/// sewersheds.)
+struct Boxed<'m> {
+    polygons: Vec<(geo_types::Rect<f64>, &'m Polygon<f64>)>,
+}
+
+impl<'m> Boxed<'m> {
+    fn new(m: &'m MultiPolygon<f64>) -> Self {
+        Boxed {
+            polygons: m
+                .0
+                .iter()
+                .filter_map(|p| Some((p.bounding_rect()?, p)))
+                .collect(),
+        }
+    }
+
+    /// Where `c` lies, as [`CoordinatePosition`] reads it of the whole multi-polygon (a
+    /// polygon whose box does not hold `c` has it outside, and adds nothing), and whether
+    /// any polygon has it inside or on its boundary (as `Intersects` reads it).
+    fn position(&self, c: Coord<f64>) -> (CoordPos, bool) {
+        let (mut inside, mut boundary) = (false, 0);
+        for (r, p) in &self.polygons {
+            let (lo, hi) = (r.min(), r.max());
+            if c.x < lo.x || c.x > hi.x || c.y < lo.y || c.y > hi.y {
+                continue;
+            }
+            p.calculate_coordinate_position(&c, &mut inside, &mut boundary);
+        }
+        let position = if boundary % 2 == 1 {
+            CoordPos::OnBoundary
+        } else if inside {
+            CoordPos::Inside
+        } else {
+            CoordPos::Outside
+        };
+        (position, inside || boundary > 0)
+    }
+}
+
 fn quality(
     snap: &Snapshot,
     polygon: &MultiPolygon<f64>,
@@ -1090,6 +1191,7 @@ fn quality(
         parcels_split,
         ..Default::default()
     };
+    let boxed = Boxed::new(polygon);
     if let Some(r) = polygon.bounding_rect() {
         for f in
             snap.layer(Layer::CatchBasins)
@@ -1098,7 +1200,7 @@ fn quality(
             let Some(Geometry::Point(p)) = &f.geom else {
                 continue;
             };
-            if reached.contains(f.id.as_str()) || !polygon.contains(p) {
+            if reached.contains(f.id.as_str()) || boxed.position(p.0).0 != CoordPos::Inside {
                 continue;
             }
             q.file_inlet(&f.id, joined);
@@ -1122,7 +1224,7 @@ pub fn town_area(snap: &Snapshot) -> Option<MultiPolygon<f64>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use geo_types::polygon;
+    use geo_types::{polygon, Point};
 
     #[test]
     fn a_straight_pipe_is_buffered_as_the_buffer_does_it() {
@@ -1215,5 +1317,46 @@ mod tests {
             let u = union_in_stages(pieces);
             approx::assert_relative_eq!(u.unsigned_area(), 190.0 + 25.0, epsilon = 1e-9);
         }
+    }
+
+    #[test]
+    fn a_point_is_placed_as_the_whole_multi_polygon_places_it() {
+        use geo::Intersects;
+        // Two squares touching at a corner, one with a hole; a triangle inside the hole
+        // (a polygon inside another's hole); an L apart.
+        let m = MultiPolygon::new(vec![
+            polygon![
+                exterior: [(x: 0., y: 0.), (x: 10., y: 0.), (x: 10., y: 10.), (x: 0., y: 10.), (x: 0., y: 0.)],
+                interiors: [[(x: 2., y: 2.), (x: 2., y: 8.), (x: 8., y: 8.), (x: 8., y: 2.), (x: 2., y: 2.)]],
+            ],
+            polygon![(x: 10., y: 10.), (x: 20., y: 10.), (x: 20., y: 20.), (x: 10., y: 20.), (x: 10., y: 10.)],
+            polygon![(x: 3., y: 3.), (x: 7., y: 3.), (x: 5., y: 7.), (x: 3., y: 3.)],
+            polygon![(x: 30., y: 0.), (x: 40., y: 0.), (x: 40., y: 2.), (x: 32., y: 2.), (x: 32., y: 10.), (x: 30., y: 10.), (x: 30., y: 0.)],
+        ]);
+        let boxed = Boxed::new(&m);
+        let mut seen = std::collections::BTreeSet::new();
+        // Every point of a half-unit grid over and around them: vertices, edges, the
+        // shared corner, holes, and outside every box.
+        for i in -4..=90 {
+            for j in -4..=50 {
+                let c = Coord {
+                    x: i as f64 * 0.5,
+                    y: j as f64 * 0.5,
+                };
+                let (position, touched) = boxed.position(c);
+                assert_eq!(position, m.coordinate_position(&c), "{c:?}");
+                assert_eq!(touched, m.intersects(&Point::from(c)), "{c:?}");
+                seen.insert((format!("{position:?}"), touched));
+            }
+        }
+        // The corner the squares share is on both boundaries: outside the whole, yet
+        // touched.
+        let corner = Coord { x: 10., y: 10. };
+        assert_eq!(boxed.position(corner), (CoordPos::Outside, true));
+        assert_eq!(
+            seen.len(),
+            4,
+            "inside, on a boundary, outside, and the shared corner"
+        );
     }
 }
