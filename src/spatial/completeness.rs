@@ -177,70 +177,7 @@ pub fn mapping_status(
             };
             Some(sewershed_coverage(snap, sewersheds, t, opt.cap))
         },
-        || {
-            // Each feature's watershed and fact are read on every core (a point-in-polygon test
-            // and a lookup each, for a million structures), then counted in the layer's order.
-            let mut count =
-                |placed: Vec<(Option<String>, &Feature, Fact)>,
-                 add: &dyn Fn(&mut Completeness, &Feature, Fact)| {
-                    for (w, f, fact) in placed {
-                        add(&mut town, f, fact);
-                        match w {
-                            Some(w) => add(
-                                sheds.get_mut(&w).expect("a watershed of the layer"),
-                                f,
-                                fact,
-                            ),
-                            None => add(&mut outside, f, fact),
-                        }
-                    }
-                };
-            count(
-                placed(snap, Layer::Outfalls, |o| {
-                    Fact::Ok(outfall_water(snap, &o.id, opt.water_tolerance).0.is_some())
-                }),
-                &|c, o, fact| {
-                    c.outfalls_with_water
-                        .add(&o.id, fact == Fact::Ok(true), opt.cap);
-                },
-            );
-            count(
-                placed(snap, Layer::Pipes, |p| {
-                    Fact::Direction(net.pipe_direction(&p.id))
-                }),
-                &|c, p, fact| {
-                    let Fact::Direction(source) = fact else {
-                        return;
-                    };
-                    let ok = matches!(
-                        source,
-                        Some(DirectionSource::Ids | DirectionSource::Inverts)
-                    );
-                    c.pipes_with_direction.add(&p.id, ok, opt.cap);
-                    let s = &mut c.direction_sources;
-                    match source {
-                        Some(DirectionSource::Ids) => s.ids += 1,
-                        Some(DirectionSource::Inverts) => s.inverts += 1,
-                        Some(DirectionSource::Digitised) => s.digitised += 1,
-                        None => s.none += 1,
-                    }
-                },
-            );
-            for l in [
-                Layer::CatchBasins,
-                Layer::Manholes,
-                Layer::Outfalls,
-                Layer::Structures,
-            ] {
-                count(
-                    placed(snap, l, |f| Fact::Ok(joined.contains(&f.id))),
-                    &|c, f, fact| {
-                        c.structures_joined
-                            .add(&f.id, fact == Fact::Ok(true), opt.cap);
-                    },
-                );
-            }
-        },
+        || count_features(snap, net, joined, opt, &mut town, &mut outside, &mut sheds),
     );
     if let Some(coverage) = coverage {
         coverage.apply(opt.cap, &mut town, &mut sheds);
@@ -262,6 +199,80 @@ pub fn mapping_status(
         by_watershed: sheds.into_values().collect(),
         outside_watersheds: outside,
         area_unit: snap.meta.linear_unit.squared(),
+    }
+}
+
+/// Each feature counted for the town and for its watershed (or `outside`): outfalls with
+/// a receiving water, pipes with a flow direction, structures a pipe joins.
+fn count_features(
+    snap: &Snapshot,
+    net: &Network,
+    joined: &Joined<'_>,
+    opt: &StatusOptions<'_>,
+    town: &mut Completeness,
+    outside: &mut Completeness,
+    sheds: &mut BTreeMap<String, Completeness>,
+) {
+    // Each feature's watershed and fact are read on every core (a point-in-polygon test
+    // and a lookup each, for a million structures), then counted in the layer's order.
+    let mut count = |placed: Vec<(Option<String>, &Feature, Fact)>,
+                     add: &dyn Fn(&mut Completeness, &Feature, Fact)| {
+        for (w, f, fact) in placed {
+            add(town, f, fact);
+            match w {
+                Some(w) => add(
+                    sheds.get_mut(&w).expect("a watershed of the layer"),
+                    f,
+                    fact,
+                ),
+                None => add(outside, f, fact),
+            }
+        }
+    };
+    count(
+        placed(snap, Layer::Outfalls, |o| {
+            Fact::Ok(outfall_water(snap, &o.id, opt.water_tolerance).0.is_some())
+        }),
+        &|c, o, fact| {
+            c.outfalls_with_water
+                .add(&o.id, fact == Fact::Ok(true), opt.cap);
+        },
+    );
+    count(
+        placed(snap, Layer::Pipes, |p| {
+            Fact::Direction(net.pipe_direction(&p.id))
+        }),
+        &|c, p, fact| {
+            let Fact::Direction(source) = fact else {
+                return;
+            };
+            let ok = matches!(
+                source,
+                Some(DirectionSource::Ids | DirectionSource::Inverts)
+            );
+            c.pipes_with_direction.add(&p.id, ok, opt.cap);
+            let s = &mut c.direction_sources;
+            match source {
+                Some(DirectionSource::Ids) => s.ids += 1,
+                Some(DirectionSource::Inverts) => s.inverts += 1,
+                Some(DirectionSource::Digitised) => s.digitised += 1,
+                None => s.none += 1,
+            }
+        },
+    );
+    for l in [
+        Layer::CatchBasins,
+        Layer::Manholes,
+        Layer::Outfalls,
+        Layer::Structures,
+    ] {
+        count(
+            placed(snap, l, |f| Fact::Ok(joined.contains(&f.id))),
+            &|c, f, fact| {
+                c.structures_joined
+                    .add(&f.id, fact == Fact::Ok(true), opt.cap);
+            },
+        );
     }
 }
 
@@ -317,7 +328,7 @@ fn sewershed_coverage(
         })
         .collect();
     order.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-    let mut made: Vec<(usize, Option<(String, MultiPolygon<f64>, AreaFigure)>)> = order
+    let mut made: Vec<(usize, Option<WatershedPart>)> = order
         .par_iter()
         .with_max_len(1)
         .map(|&(_, i)| {
@@ -331,8 +342,7 @@ fn sewershed_coverage(
         })
         .collect();
     made.sort_unstable_by_key(|(i, _)| *i);
-    let parts: Vec<(String, MultiPolygon<f64>, AreaFigure)> =
-        made.into_iter().filter_map(|(_, m)| m).collect();
+    let parts: Vec<WatershedPart> = made.into_iter().filter_map(|(_, m)| m).collect();
     let town = if tile_the_town(t, &parts) {
         sum_of(t, &parts, cap)
     } else {
@@ -376,10 +386,7 @@ fn placed(
 /// (to a billionth) and no two overlap. Then the town's covered area is the sum of theirs
 /// and the sewersheds are not unioned once more for the town (on the county, a union of
 /// every parcel in a sewershed).
-fn tile_the_town(
-    town: &MultiPolygon<f64>,
-    parts: &[(String, MultiPolygon<f64>, AreaFigure)],
-) -> bool {
+fn tile_the_town(town: &MultiPolygon<f64>, parts: &[WatershedPart]) -> bool {
     let whole = town.unsigned_area();
     let tolerance = whole * 1e-9;
     let sum: f64 = parts.iter().map(|(_, m, _)| m.unsigned_area()).sum();
@@ -401,11 +408,7 @@ fn tile_the_town(
 }
 
 /// The town's figure as the sum of the figures of the watersheds that tile it.
-fn sum_of(
-    town: &MultiPolygon<f64>,
-    parts: &[(String, MultiPolygon<f64>, AreaFigure)],
-    cap: usize,
-) -> AreaFigure {
+fn sum_of(town: &MultiPolygon<f64>, parts: &[WatershedPart], cap: usize) -> AreaFigure {
     let area = town.unsigned_area();
     let covered = parts
         .iter()
@@ -433,6 +436,9 @@ fn boxes_meet(a: &Rect<f64>, b: &Rect<f64>) -> bool {
         && a.min().y <= b.max().y
         && b.min().y <= a.max().y
 }
+
+/// A watershed's id, its part of the town and that part's coverage.
+type WatershedPart = (String, MultiPolygon<f64>, AreaFigure);
 
 /// A sewershed's id and polygon, with its bounding box (found once, not once per area).
 type Boxed<'a> = (&'a str, &'a MultiPolygon<f64>, Rect<f64>);

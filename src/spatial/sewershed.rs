@@ -1372,8 +1372,14 @@ mod tests {
                 bent_capped(
                     &[
                         Coord { x, y: 9.5 },
-                        Coord { x: x + 2.0, y: 11.0 },
-                        Coord { x: x + 4.0, y: 11.0 },
+                        Coord {
+                            x: x + 2.0,
+                            y: 11.0,
+                        },
+                        Coord {
+                            x: x + 4.0,
+                            y: 11.0,
+                        },
                     ],
                     1.0,
                 )
@@ -1384,7 +1390,15 @@ mod tests {
         let all: Vec<Polygon<f64>> = lots.iter().cloned().chain(pieces).collect();
         let theirs = geo::unary_union(&all);
         approx::assert_relative_eq!(ours.unsigned_area(), theirs.unsigned_area(), epsilon = 1e-6);
-        assert_eq!(ours.0.len(), 1, "one polygon: the lots and the street's pieces meet");
-        assert!(ours.unsigned_area() > 200.0 + 440.0, "{}", ours.unsigned_area());
+        assert_eq!(
+            ours.0.len(),
+            1,
+            "one polygon: the lots and the street's pieces meet"
+        );
+        assert!(
+            ours.unsigned_area() > 200.0 + 440.0,
+            "{}",
+            ours.unsigned_area()
+        );
     }
 }
