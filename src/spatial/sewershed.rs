@@ -265,12 +265,19 @@ impl<'a> ParcelDrains<'a> {
                 drains
             })
             .collect();
+        Self::gathered(&each, inlets.features.len())
+    }
+
+    /// Each parcel's drains (`each`, in the parcels' order) gathered by drain: every
+    /// drain's slot, and each slot's parcels in one list. `inlets`: how many catch
+    /// basins, the most drains there usually are.
+    fn gathered(each: &[smallvec::SmallVec<[&'a str; 2]>], inlets: usize) -> Self {
         let count: Vec<u32> = each.iter().map(|d| d.len() as u32).collect();
         // Each drain's slot, in the parcels' order, and how many parcels each slot has.
         let mut slot: FxHashMap<&str, u32> =
-            FxHashMap::with_capacity_and_hasher(inlets.features.len(), Default::default());
+            FxHashMap::with_capacity_and_hasher(inlets, Default::default());
         let mut slots: Vec<u32> = Vec::with_capacity(each.len());
-        let mut sizes: Vec<u32> = Vec::with_capacity(inlets.features.len());
+        let mut sizes: Vec<u32> = Vec::with_capacity(inlets);
         for d in each.iter().flatten() {
             let next = slot.len() as u32;
             let k = *slot.entry(*d).or_insert(next);
@@ -1400,5 +1407,25 @@ mod tests {
             "{}",
             ours.unsigned_area()
         );
+    }
+
+    #[test]
+    fn each_drain_lists_the_parcels_that_drain_to_it_in_order() {
+        use smallvec::smallvec;
+        // Parcel 0 drains to CB-1, 1 to none, 2 to CB-1 and MH-7 (a connection), 3 to
+        // MH-7, 4 to CB-2.
+        let each: Vec<smallvec::SmallVec<[&str; 2]>> = vec![
+            smallvec!["CB-1"],
+            smallvec![],
+            smallvec!["CB-1", "MH-7"],
+            smallvec!["MH-7"],
+            smallvec!["CB-2"],
+        ];
+        let d = ParcelDrains::gathered(&each, 1);
+        assert_eq!(d.of("CB-1"), &[0, 2]);
+        assert_eq!(d.of("MH-7"), &[2, 3]);
+        assert_eq!(d.of("CB-2"), &[4]);
+        assert!(d.of("CB-9").is_empty(), "no parcel drains to it");
+        assert_eq!(d.count, vec![1, 0, 2, 1, 1]);
     }
 }
