@@ -4,6 +4,24 @@
 
 use geo_types::{Coord, Geometry, Point, Polygon, Rect};
 
+/// The box holding all of `boxes`; none when there are none.
+pub fn extent_of(boxes: impl IntoIterator<Item = Rect<f64>>) -> Option<Rect<f64>> {
+    let mut boxes = boxes.into_iter();
+    let first = boxes.next()?;
+    Some(boxes.fold(first, |a, b| {
+        Rect::new(
+            Coord {
+                x: a.min().x.min(b.min().x),
+                y: a.min().y.min(b.min().y),
+            },
+            Coord {
+                x: a.max().x.max(b.max().x),
+                y: a.max().y.max(b.max().y),
+            },
+        )
+    }))
+}
+
 /// Where a rectangle lies against a polygon layer's shape: `Some(true)` wholly inside,
 /// `Some(false)` wholly outside, `None` when a ring of the shape meets it. Answered by
 /// clipping each ring segment to the rectangle and one point-in-polygon test, because a

@@ -25,6 +25,7 @@ use serde::Serialize;
 use super::area_index::IndexedArea;
 use super::connections::ms4_end;
 use super::dissolve;
+use super::envelope::extent_of;
 use super::monitoring::joined_at;
 use super::network::{Joined, Network, Trace};
 use super::point_grid::PointGrid;
@@ -520,8 +521,8 @@ impl<'a> Sewersheds<'a> {
             .map(String::as_str)
             .collect();
         let mut seam: Option<MultiPolygon<f64>> = None;
-        let own_boxed = Boxed::new(own);
-        if let Some(r) = own.bounding_rect() {
+        let own_boxed = PolygonBoxes::new(own);
+        if let Some(r) = own_boxed.extent() {
             for f in self.snap.layer(Layer::CatchBasins).in_envelope([
                 r.min().x,
                 r.min().y,
@@ -1144,19 +1145,24 @@ fn morton(x: f64, y: f64) -> u64 {
 /// polygons whose box holds it only. (A sewershed's quality asks it of every catch basin
 /// in its box; each polygon's whole ring walked for each was a fiftieth of the county's
 /// sewersheds.)
-struct Boxed<'m> {
+struct PolygonBoxes<'m> {
     polygons: Vec<(geo_types::Rect<f64>, &'m Polygon<f64>)>,
 }
 
-impl<'m> Boxed<'m> {
+impl<'m> PolygonBoxes<'m> {
     fn new(m: &'m MultiPolygon<f64>) -> Self {
-        Boxed {
+        PolygonBoxes {
             polygons: m
                 .0
                 .iter()
                 .filter_map(|p| Some((p.bounding_rect()?, p)))
                 .collect(),
         }
+    }
+
+    /// The box of them all: the multi-polygon's, from the boxes already found.
+    fn extent(&self) -> Option<geo_types::Rect<f64>> {
+        extent_of(self.polygons.iter().map(|(r, _)| *r))
     }
 
     /// Where `c` lies, as [`CoordinatePosition`] reads it of the whole multi-polygon (a
@@ -1195,8 +1201,8 @@ fn quality(
         parcels_split,
         ..Default::default()
     };
-    let boxed = Boxed::new(polygon);
-    if let Some(r) = polygon.bounding_rect() {
+    let boxed = PolygonBoxes::new(polygon);
+    if let Some(r) = boxed.extent() {
         for f in
             snap.layer(Layer::CatchBasins)
                 .in_envelope([r.min().x, r.min().y, r.max().x, r.max().y])
@@ -1337,7 +1343,8 @@ mod tests {
             polygon![(x: 3., y: 3.), (x: 7., y: 3.), (x: 5., y: 7.), (x: 3., y: 3.)],
             polygon![(x: 30., y: 0.), (x: 40., y: 0.), (x: 40., y: 2.), (x: 32., y: 2.), (x: 32., y: 10.), (x: 30., y: 10.), (x: 30., y: 0.)],
         ]);
-        let boxed = Boxed::new(&m);
+        let boxed = PolygonBoxes::new(&m);
+        assert_eq!(boxed.extent(), m.bounding_rect());
         let mut seen = std::collections::BTreeSet::new();
         // Every point of a half-unit grid over and around them: vertices, edges, the
         // shared corner, holes, and outside every box.

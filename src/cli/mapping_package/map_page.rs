@@ -16,6 +16,7 @@ use geo_types::{Coord, Geometry, LineString, Rect};
 use crate::answer::mapping::{MonitoringLocationsAnswer, SewershedsAnswer};
 use crate::domain::Layer;
 use crate::rules::monitoring::Priority;
+use crate::spatial::envelope::extent_of;
 use crate::spatial::monitoring::{location_point, LocationKind};
 use crate::spatial::Snapshot;
 
@@ -135,19 +136,7 @@ fn bounds(snap: &Snapshot, sheds: &SewershedsAnswer) -> Option<Rect<f64>> {
             .iter()
             .filter_map(|s| s.sewershed.polygon().bounding_rect()),
     );
-    let first = *all.first()?;
-    Some(all.into_iter().fold(first, |a, b| {
-        Rect::new(
-            Coord {
-                x: a.min().x.min(b.min().x),
-                y: a.min().y.min(b.min().y),
-            },
-            Coord {
-                x: a.max().x.max(b.max().x),
-                y: a.max().y.max(b.max().y),
-            },
-        )
-    }))
+    extent_of(all)
 }
 
 /// The page, as HTML.
