@@ -345,32 +345,62 @@ fn loose_catch_basin(
     f
 }
 
+/// The network of `snap` and its monitoring locations with their traces, at the
+/// profile's tolerances.
+fn located(
+    snap: &Snapshot,
+    profile: &ms4::rules::Profile,
+) -> (
+    ms4::spatial::network::Network,
+    ms4::spatial::monitoring::Found,
+) {
+    let ask = Ask::new(snap, profile);
+    let net = ms4::answer::build_network(snap, profile);
+    let found = ms4::spatial::monitoring::monitoring_locations(
+        snap,
+        &net,
+        &ms4::spatial::monitoring::MonitoringOptions {
+            profile,
+            water_tolerance: ask.in_crs(&profile.tolerances.receiving_water_tolerance),
+            snap_tolerance: ask.in_crs(&profile.tolerances.snap_tolerance),
+            list_cycle: None,
+        },
+    );
+    (net, found)
+}
+
+/// Each location's id and trace, those with a trace.
+fn traced(found: &ms4::spatial::monitoring::Found) -> Vec<(&str, &ms4::spatial::network::Trace)> {
+    found
+        .locations
+        .iter()
+        .zip(&found.upstream)
+        .filter_map(|(l, t)| Some((l.id.as_str(), t.as_ref()?)))
+        .collect()
+}
+
+/// The sewersheds' options: buffered by the snap tolerance, a reach of 300 feet.
+fn options(tolerance: f64, nested_from: usize) -> ms4::spatial::sewershed::SewershedOptions {
+    ms4::spatial::sewershed::SewershedOptions {
+        buffer: tolerance,
+        reach: 300.0,
+        snap_tolerance: tolerance,
+        nested_from,
+    }
+}
+
 /// A sewershed whose trace holds another's whole is built from that one's polygon and
 /// its own new parts (OF-I's holds MH-I's, which holds SMH-1's: the State trunk's two
 /// interconnections), and it is the sewershed built from its own trace alone: the same
 /// parcels, inlets and quality, and the same area and polygon to a millionth.
 #[tokio::test]
 async fn a_sewershed_built_from_the_one_it_holds_is_the_one_built_alone() {
-    use ms4::spatial::monitoring::MonitoringOptions;
-    use ms4::spatial::sewershed::{SewershedOptions, Sewersheds};
+    use ms4::spatial::sewershed::Sewersheds;
     let reg = town("sqlite").await;
     let (snap, profile) = loaded(&reg).await;
     let ask = Ask::new(&snap, &profile);
     let tolerance = ask.in_crs(&profile.tolerances.snap_tolerance);
-    let find = |snap: &Snapshot| {
-        let net = ms4::answer::build_network(snap, &profile);
-        let found = ms4::spatial::monitoring::monitoring_locations(
-            snap,
-            &net,
-            &MonitoringOptions {
-                profile: &profile,
-                water_tolerance: ask.in_crs(&profile.tolerances.receiving_water_tolerance),
-                snap_tolerance: tolerance,
-                list_cycle: None,
-            },
-        );
-        (net, found)
-    };
+    let find = |snap: &Snapshot| located(snap, &profile);
     // Two catch basins no pipe joins, inside the traced pipes' buffers, half a tolerance
     // off a pipe's middle: one on SMH-1's trace (so inside every sewershed built from
     // it), one on a pipe MH-I's trace adds to SMH-1's (inside MH-I's new part).
@@ -389,20 +419,10 @@ async fn a_sewershed_built_from_the_one_it_holds_is_the_one_built_alone() {
         ],
     );
     let (net, found) = find(&snap);
-    let traced: Vec<(&str, &ms4::spatial::network::Trace)> = found
-        .locations
-        .iter()
-        .zip(&found.upstream)
-        .filter_map(|(l, t)| Some((l.id.as_str(), t.as_ref()?)))
-        .collect();
+    let traced = traced(&found);
     let build = |nested_from: usize| {
-        let opt = SewershedOptions {
-            buffer: tolerance,
-            reach: 300.0,
-            snap_tolerance: tolerance,
-            nested_from,
-        };
-        Sewersheds::new(&snap, &profile, &net, opt).of_each(traced.iter().copied())
+        Sewersheds::new(&snap, &profile, &net, options(tolerance, nested_from))
+            .of_each(traced.iter().copied())
     };
     let (nested, alone) = (build(0), build(usize::MAX));
     let shed = |id: &str| nested.iter().find(|s| s.location_id == id).unwrap();
@@ -445,6 +465,57 @@ async fn a_sewershed_built_from_the_one_it_holds_is_the_one_built_alone() {
     coverage_from_parts_is_coverage_from_wholes(&snap, &net, tolerance, &nested, &alone);
     // Asked for, the whole of the last in the chain is made from its parts, once.
     assert!(std::ptr::eq(shed("OF-I").polygon(), shed("OF-I").polygon()));
+}
+
+/// A location listed twice with the same trace (an outfall another body owns is an
+/// interconnection too) is built once: both listings share one sewershed, the one built
+/// when it is listed once. The same id listed with another trace is built as listed.
+#[tokio::test]
+async fn a_location_listed_twice_is_built_once() {
+    use ms4::spatial::sewershed::Sewersheds;
+    use std::sync::Arc;
+    let reg = town("sqlite").await;
+    let (snap, profile) = loaded(&reg).await;
+    let ask = Ask::new(&snap, &profile);
+    let tolerance = ask.in_crs(&profile.tolerances.snap_tolerance);
+    let (net, found) = located(&snap, &profile);
+    let traced = traced(&found);
+    let builder = Sewersheds::new(&snap, &profile, &net, options(tolerance, usize::MAX));
+    let of = |id: &str| traced.iter().find(|(i, _)| *i == id).unwrap().1;
+    let (of_a, mh_i) = (of("OF-A"), of("MH-I"));
+    assert_ne!(of_a, mh_i);
+    // OF-A listed twice, the second time as its own copy of the trace; then OF-A's id
+    // with MH-I's trace.
+    let copy = of_a.clone();
+    let listed = [
+        ("OF-A", of_a),
+        ("MH-I", mh_i),
+        ("OF-A", &copy),
+        ("OF-A", mh_i),
+    ];
+    let built = builder.of_each(listed);
+    assert_eq!(built.len(), 4);
+    assert!(Arc::ptr_eq(&built[0], &built[2]), "built once, shared");
+    assert!(
+        !Arc::ptr_eq(&built[0], &built[3]),
+        "another trace is built as listed"
+    );
+    let alone = builder.of("OF-A", of_a);
+    assert_eq!(
+        (
+            &built[0].parcels,
+            &built[0].inlets,
+            &built[0].quality,
+            built[0].area
+        ),
+        (&alone.parcels, &alone.inlets, &alone.quality, alone.area)
+    );
+    assert_eq!(built[0].location_id, "OF-A");
+    assert_eq!(
+        (built[3].location_id.as_str(), &built[3].parcels),
+        ("OF-A", &built[1].parcels)
+    );
+    assert_eq!(built[3].area, built[1].area);
 }
 
 /// Each sewershed built from another's says what the same one built alone says, and has

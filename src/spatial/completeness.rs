@@ -6,10 +6,11 @@
 //! A feature counts in the watershed that holds its point (a pipe's middle); one
 //! outside every watershed counts for the town only, under no watershed.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use geo::{Area, BooleanOps, BoundingRect};
-use geo_types::{Geometry, MultiPolygon, Point, Rect};
+use geo_types::{Geometry, MultiPolygon, Point, Polygon, Rect};
 use serde::Serialize;
 
 use super::area_index::{BoxPlace, IndexedArea};
@@ -463,23 +464,25 @@ fn coverage(
         return AreaFigure::default();
     };
     let mut ids = Vec::new();
-    let mut parts = Vec::new();
+    // A sewershed inside is read where it lies, not copied.
+    let mut parts: Vec<Cow<MultiPolygon<f64>>> = Vec::new();
     // The box first: most sewersheds lie wholly outside a watershed's box.
     for (id, m, b) in sewersheds.iter().filter(|(_, _, b)| boxes_meet(b, &r)) {
         let part = match (inside_already, area.place(b)) {
-            (true, _) | (false, BoxPlace::Inside) => (*m).clone(),
+            (true, _) | (false, BoxPlace::Inside) => Cow::Borrowed(*m),
             (false, BoxPlace::Outside) => continue,
-            (false, BoxPlace::Across) => area.across_for_union(m),
+            (false, BoxPlace::Across) => Cow::Owned(area.across_for_union(m)),
         };
         if part.unsigned_area() > 0.0 {
             ids.push(id.to_string());
-            parts.extend(part.0);
+            parts.push(part);
         }
     }
     ids.sort();
     ids.dedup();
     ids.truncate(cap);
-    let covered = super::dissolve::union_area(&parts).min(a);
+    let polygons: Vec<&Polygon<f64>> = parts.iter().flat_map(|m| m.0.iter()).collect();
+    let covered = super::dissolve::union_area(&polygons).min(a);
     AreaFigure {
         area: a,
         covered,

@@ -13,6 +13,8 @@
 //! Why: overlaying every parcel's every edge was most of the time a sewershed took on
 //! the county (70,849 of them); a block's lots share all their side lines.
 
+use std::borrow::Borrow;
+
 use geo_types::{Coord, LineString, MultiPolygon, Polygon};
 use i_overlay::core::fill_rule::FillRule;
 use i_overlay::float::overlay::OverlayOptions;
@@ -100,7 +102,7 @@ pub fn fill(rings: Vec<Vec<[f64; 2]>>) -> MultiPolygon<f64> {
 /// rings nobody reads. A piece may be wound either way: each ring is read as
 /// [`wind`] winds it, and what any ring winds round either way is filled (a piece cut to
 /// a box may cross itself, a lobe each way round).
-pub fn union_area(pieces: &[Polygon<f64>]) -> f64 {
+pub fn union_area<P: Borrow<Polygon<f64>>>(pieces: &[P]) -> f64 {
     use i_overlay::core::overlay::{IntOverlayOptions, Overlay, ShapeType};
     use i_overlay::core::solver::Solver;
     use i_overlay::i_float::adapter::FloatPointAdapter;
@@ -110,6 +112,7 @@ pub fn union_area(pieces: &[Polygon<f64>]) -> f64 {
     let coords = || {
         pieces
             .iter()
+            .map(Borrow::borrow)
             .flat_map(|p| std::iter::once(p.exterior()).chain(p.interiors()))
             .flat_map(|r| r.0.iter())
     };
@@ -134,7 +137,7 @@ pub fn union_area(pieces: &[Polygon<f64>]) -> f64 {
         }
         overlay.add_contour(&pts, ShapeType::Subject);
     };
-    for p in pieces {
+    for p in pieces.iter().map(Borrow::borrow) {
         ring_of(p.exterior(), true);
         for h in p.interiors() {
             ring_of(h, false);

@@ -290,37 +290,39 @@ fn owner(f: &Feature, layer: Layer) -> Option<&str> {
     f.get(layer, "owner").as_str()
 }
 
-/// A pipe's end: the structure's id, its layer and its recorded owner.
-fn pipe_end<'e, 'p>(
+/// A pipe's end: the structure's id, its layer and its recorded owner. The structure is
+/// read at its node's place in its layer when the feature there bears its id (on a
+/// network built from this snapshot, always), else looked up by id: on the county, the
+/// lookups by id were a third of finding the interconnections.
+fn pipe_end<'p>(
     snap: &'p Snapshot,
-    net: &Network,
-    structure: &'e Option<String>,
-) -> Option<(&'e str, Layer, Option<&'p str>)> {
-    let id = structure.as_deref()?;
-    let layer = net.structure_layer(id)?;
-    Some((
-        id,
-        layer,
-        snap.layer(layer).get(id).and_then(|f| owner(f, layer)),
-    ))
+    net: &'p Network,
+    node: Option<u32>,
+) -> Option<(&'p str, Layer, Option<&'p str>)> {
+    let node = node?;
+    let (layer, i) = net.structure_at(node)?;
+    let id = net.structure_id_at(node)?;
+    let layer_index = snap.layer(layer);
+    let f = match layer_index.features.get(i) {
+        Some(f) if f.id == id => Some(f),
+        _ => layer_index.get(id),
+    };
+    Some((id, layer, f.and_then(|f| owner(f, layer))))
 }
 
 /// Where one pipe changes hands, read in flow order from its upstream structure through
 /// the pipe to its downstream one.
 fn handovers<'p>(
     snap: &'p Snapshot,
-    net: &Network,
+    net: &'p Network,
     owners: &Owners,
     memo: &mut OwnerMemo<'p>,
     p: &'p Feature,
 ) -> Vec<Handed<'p>> {
-    let Some(info) = net.pipe(&p.id) else {
+    let Some((from, to)) = net.pipe_end_nodes(&p.id) else {
         return Vec::new();
     };
-    let (up, down) = (
-        pipe_end(snap, net, &info.from.structure),
-        pipe_end(snap, net, &info.to.structure),
-    );
+    let (up, down) = (pipe_end(snap, net, from), pipe_end(snap, net, to));
     let pipe_owner = owner(p, Layer::Pipes);
     for o in [up.and_then(|e| e.2), pipe_owner, down.and_then(|e| e.2)] {
         memo.entry(o).or_insert_with(|| owners.class(o));

@@ -438,6 +438,21 @@ impl Network {
         }
     }
 
+    /// The structures at a pipe's ends, in flow order, as nodes (none where an end is no
+    /// structure): the ends [`Self::pipe`] names, read without writing out its info (each
+    /// node's structure is read by [`Self::structure_at`], not looked up by id).
+    pub fn pipe_end_nodes(&self, id: &str) -> Option<(Option<u32>, Option<u32>)> {
+        let e = self.pipe_ids.get(&self.names, self.structures, id)?;
+        let whole = self.whole_pipe(self.pipe_of(e));
+        let structure = |n: u32| (n < self.structures).then_some(n);
+        Some((structure(whole.from), structure(whole.to)))
+    }
+
+    /// A structure's id, by its node (none for a node that is no structure).
+    pub fn structure_id_at(&self, node: u32) -> Option<&str> {
+        self.structure_id(node)
+    }
+
     /// How a pipe was read: its ends in flow order, how each was matched and how its
     /// direction was decided.
     pub fn pipe(&self, id: &str) -> Option<PipeInfo> {

@@ -376,19 +376,28 @@ impl<'a> Sewersheds<'a> {
     /// (each is a union of its own). A location whose trace holds the whole trace of
     /// another with at least [`SewershedOptions::nested_from`] structures and pipes (the
     /// interconnections along a trunk line, each draining every one upstream of it) is
-    /// built from that one's sewershed and its own new parts, after it.
+    /// built from that one's sewershed and its own new parts, after it. A location listed
+    /// again with the same trace (an outfall another body owns is an interconnection too)
+    /// is built once, and its sewershed shared.
     pub fn of_each<'t>(
         &self,
         locations: impl IntoIterator<Item = (&'t str, &'t Trace)>,
     ) -> Vec<Arc<Sewershed>> {
-        let locations: Vec<(&str, &Trace)> = locations.into_iter().collect();
-        let bases = nested_bases(&locations, self.opt.nested_from);
+        let listed: Vec<(&str, &Trace)> = locations.into_iter().collect();
+        let (locations, built_as) = once_each(&listed);
+        let built = self.of_distinct(&locations);
+        built_as.into_iter().map(|k| built[k].clone()).collect()
+    }
+
+    /// [`Self::of_each`] of locations listed once each.
+    fn of_distinct(&self, locations: &[(&str, &Trace)]) -> Vec<Arc<Sewershed>> {
+        let bases = nested_bases(locations, self.opt.nested_from);
         let plan = Plan::new(&bases);
         let built: Vec<OnceLock<Arc<Sewershed>>> =
             locations.iter().map(|_| OnceLock::new()).collect();
         let job = Job {
             builder: self,
-            locations: &locations,
+            locations,
             bases: &bases,
             plan: &plan,
             built: &built,
@@ -564,22 +573,21 @@ impl<'a> Sewersheds<'a> {
     fn parcels_reached(&self, reached: &FxHashSet<&str>) -> (Vec<usize>, Vec<String>) {
         let drains = &self.drains;
         let parcels_layer = self.snap.layer(Layer::Parcels);
-        let mut hits: FxHashMap<u32, u32> = FxHashMap::default();
-        for a in reached {
-            for &p in drains.of(a) {
-                *hits.entry(p).or_default() += 1;
-            }
-        }
+        // Each parcel once for each of its drains reached, sorted: a run of a parcel is
+        // how many of its drains the trace reaches. (Sorted, not counted in a map: the
+        // parcels come out in order, and a sewershed has a few dozen.)
+        let mut hits: Vec<u32> = reached.iter().flat_map(|a| drains.of(a)).copied().collect();
+        hits.sort_unstable();
         let mut parcels = Vec::new();
         let mut split = Vec::new();
-        for (&p, &n) in &hits {
-            if n == drains.count[p as usize] {
-                parcels.push(p as usize);
+        for run in hits.chunk_by(|a, b| a == b) {
+            let p = run[0] as usize;
+            if run.len() == drains.count[p] as usize {
+                parcels.push(p);
             } else {
-                split.push(parcels_layer.features[p as usize].id.clone());
+                split.push(parcels_layer.features[p].id.clone());
             }
         }
-        parcels.sort_unstable();
         split.sort();
         (parcels, split)
     }
@@ -697,6 +705,32 @@ fn parcel_facts(snap: &Snapshot, profile: &Profile) -> Vec<(f64, bool)> {
             (area, ci)
         })
         .collect()
+}
+
+/// The locations with each one listed again with the same trace left out, and for each
+/// location listed, its place among them. (On the county, 2,538 outfalls are
+/// interconnections too: a twentieth of the sewersheds' work was building them twice.)
+fn once_each<'l, 't>(listed: &[(&'l str, &'t Trace)]) -> (Vec<(&'l str, &'t Trace)>, Vec<usize>) {
+    let mut first: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
+    let mut distinct: Vec<(&str, &Trace)> = Vec::with_capacity(listed.len());
+    let built_as = listed
+        .iter()
+        .map(|&(id, trace)| {
+            let seen = first.entry(id).or_default();
+            // The same id traced from another network, or asked of another trace, is
+            // built as it is listed.
+            if let Some(&k) = seen
+                .iter()
+                .find(|&&k| std::ptr::eq(distinct[k].1, trace) || distinct[k].1 == trace)
+            {
+                return k;
+            }
+            seen.push(distinct.len());
+            distinct.push((id, trace));
+            distinct.len() - 1
+        })
+        .collect();
+    (distinct, built_as)
 }
 
 /// Every structure and pipe a trace reaches.
