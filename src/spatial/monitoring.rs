@@ -310,16 +310,17 @@ fn pipe_end<'p>(
     Some((id, layer, f.and_then(|f| owner(f, layer))))
 }
 
-/// Where one pipe changes hands, read in flow order from its upstream structure through
-/// the pipe to its downstream one.
+/// Where one pipe (`number`, its index in the layer) changes hands, read in flow order
+/// from its upstream structure through the pipe to its downstream one.
 fn handovers<'p>(
     snap: &'p Snapshot,
     net: &'p Network,
     owners: &Owners,
     memo: &mut OwnerMemo<'p>,
+    number: usize,
     p: &'p Feature,
 ) -> Vec<Handed<'p>> {
-    let Some((from, to)) = net.pipe_end_nodes(&p.id) else {
+    let Some((from, to)) = net.pipe_end_nodes_at(number, &p.id) else {
         return Vec::new();
     };
     let (up, down) = (pipe_end(snap, net, from), pipe_end(snap, net, to));
@@ -388,8 +389,9 @@ fn interconnections(snap: &Snapshot, net: &Network, owners: &Owners) -> Vec<Moni
     let pipes: Vec<&Feature> = snap.layer(Layer::Pipes).features.iter().collect();
     let each: Vec<Vec<Handed>> = pipes
         .par_iter()
-        .map_init(OwnerMemo::default, |memo, p| {
-            handovers(snap, net, owners, memo, p)
+        .enumerate()
+        .map_init(OwnerMemo::default, |memo, (i, p)| {
+            handovers(snap, net, owners, memo, i, p)
         })
         .collect();
     let mut found: BTreeMap<(String, String), MonitoringLocation> = BTreeMap::new();

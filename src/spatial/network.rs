@@ -443,9 +443,28 @@ impl Network {
     /// node's structure is read by [`Self::structure_at`], not looked up by id).
     pub fn pipe_end_nodes(&self, id: &str) -> Option<(Option<u32>, Option<u32>)> {
         let e = self.pipe_ids.get(&self.names, self.structures, id)?;
-        let whole = self.whole_pipe(self.pipe_of(e));
+        Some(self.end_nodes(self.pipe_of(e)))
+    }
+
+    /// [`Self::pipe_end_nodes`] of the pipe numbered `number` (its place among the pipes
+    /// the network was built from: on a network built [`Self::from_snapshot`], its index
+    /// in that snapshot's layer), read there when that pipe bears `id` and no two
+    /// features share an id (then the id names that pipe alone), else looked up by id.
+    /// A walk of the pipes' layer reads each pipe so, not by id.
+    pub fn pipe_end_nodes_at(&self, number: usize, id: &str) -> Option<(Option<u32>, Option<u32>)> {
+        match u32::try_from(number) {
+            Ok(p) if p < self.pipes && self.duplicate_ids.is_empty() && self.pipe_id(p) == id => {
+                Some(self.end_nodes(p))
+            }
+            _ => self.pipe_end_nodes(id),
+        }
+    }
+
+    /// The structures at a pipe's ends, in flow order, as nodes.
+    fn end_nodes(&self, pipe: u32) -> (Option<u32>, Option<u32>) {
+        let whole = self.whole_pipe(pipe);
         let structure = |n: u32| (n < self.structures).then_some(n);
-        Some((structure(whole.from), structure(whole.to)))
+        (structure(whole.from), structure(whole.to))
     }
 
     /// A structure's id, by its node (none for a node that is no structure).

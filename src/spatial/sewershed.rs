@@ -711,7 +711,9 @@ fn parcel_facts(snap: &Snapshot, profile: &Profile) -> Vec<(f64, bool)> {
 /// location listed, its place among them. (On the county, 2,538 outfalls are
 /// interconnections too: a twentieth of the sewersheds' work was building them twice.)
 fn once_each<'l, 't>(listed: &[(&'l str, &'t Trace)]) -> (Vec<(&'l str, &'t Trace)>, Vec<usize>) {
-    let mut first: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
+    // Most ids are listed once: each one's list is held in place, not allocated.
+    let mut first: FxHashMap<&str, smallvec::SmallVec<[usize; 1]>> =
+        FxHashMap::with_capacity_and_hasher(listed.len(), Default::default());
     let mut distinct: Vec<(&str, &Trace)> = Vec::with_capacity(listed.len());
     let built_as = listed
         .iter()

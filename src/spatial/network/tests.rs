@@ -197,6 +197,34 @@ fn a_snapshot_builds_the_same_network() {
     );
 }
 
+/// A pipe's end structures read at its number are those read by its id; a number that
+/// is not the pipe's, or ids two features share, are read by id.
+#[test]
+fn a_pipes_ends_read_at_its_number_are_those_read_by_its_id() {
+    let net = network(&y_nodes(), &y_pipes(), 1.0);
+    let node = |id: &str| net.structure_node(id);
+    for (i, p) in y_pipes().iter().enumerate() {
+        let by_id = net.pipe_end_nodes(&p.id);
+        assert!(by_id.is_some_and(|(a, b)| a.is_some() && b.is_some()));
+        assert_eq!(net.pipe_end_nodes_at(i, &p.id), by_id, "{}", p.id);
+    }
+    assert_eq!(
+        net.pipe_end_nodes_at(0, "P-3"),
+        Some((node("MH-1"), node("OF-1"))),
+        "P-3 is not pipe 0"
+    );
+    assert_eq!(net.pipe_end_nodes_at(7, "P-2"), net.pipe_end_nodes("P-2"));
+    assert_eq!(net.pipe_end_nodes_at(0, "P-9"), None);
+    // Two pipes called P-1: the id names one of them, whichever number is asked.
+    let mut pipes = y_pipes();
+    pipes[1].id = "P-1".into();
+    let net = network(&y_nodes(), &pipes, 1.0);
+    assert!(!net.duplicate_ids.is_empty());
+    let by_id = net.pipe_end_nodes("P-1");
+    assert_eq!(net.pipe_end_nodes_at(0, "P-1"), by_id);
+    assert_eq!(net.pipe_end_nodes_at(1, "P-1"), by_id);
+}
+
 #[test]
 fn ends_without_ids_snap_within_the_tolerance_and_not_beyond() {
     let pipes = vec![
