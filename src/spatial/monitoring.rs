@@ -301,7 +301,7 @@ fn pipe_end<'p>(
 ) -> Option<(&'p str, Layer, Option<&'p str>)> {
     let node = node?;
     let (layer, i) = net.structure_at(node)?;
-    let id = net.structure_id_at(node)?;
+    let id = net.structure_id(node)?;
     let layer_index = snap.layer(layer);
     let f = match layer_index.features.get(i) {
         Some(f) if f.id == id => Some(f),

@@ -467,11 +467,6 @@ impl Network {
         (structure(whole.from), structure(whole.to))
     }
 
-    /// A structure's id, by its node (none for a node that is no structure).
-    pub fn structure_id_at(&self, node: u32) -> Option<&str> {
-        self.structure_id(node)
-    }
-
     /// How a pipe was read: its ends in flow order, how each was matched and how its
     /// direction was decided.
     pub fn pipe(&self, id: &str) -> Option<PipeInfo> {
@@ -550,8 +545,8 @@ impl Network {
         }
     }
 
-    /// The id of a node that is a structure.
-    fn structure_id(&self, node: u32) -> Option<&str> {
+    /// The id of a node that is a structure (none for a node that is no structure).
+    pub fn structure_id(&self, node: u32) -> Option<&str> {
         (node < self.structures).then(|| self.names.get(node))
     }
 
