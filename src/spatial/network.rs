@@ -250,17 +250,33 @@ struct Edge {
     both_ways: bool,
 }
 
-/// Compressed adjacency: the edges leaving (or entering) node `n` are
-/// `edges[start[n]..start[n + 1]]`.
+/// One pipe at a node of the adjacency: the edge and the node at its other end (the one a
+/// walk along it reaches). Kept side by side so a walk reads a node's onward steps in
+/// one place, not each edge's ends again from the edge table (a second cache miss for
+/// every pipe of the county's largest trace).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Link {
+    edge: u32,
+    node: u32,
+}
+
+/// Compressed adjacency: the links leaving (or entering) node `n` are
+/// `links[start[n]..start[n + 1]]`.
 #[derive(Debug, Default)]
 struct Csr {
     start: Vec<u32>,
-    edges: Vec<u32>,
+    links: Vec<Link>,
 }
 
 impl Csr {
-    /// Adjacency of `nodes` nodes, keyed by `key(edge)`, edges in index order per node.
-    fn new(nodes: usize, edges: &[Edge], key: impl Fn(&Edge) -> u32) -> Csr {
+    /// Adjacency of `nodes` nodes, keyed by `key(edge)`, each link to the edge's other
+    /// end `other(edge)`, edges in index order per node.
+    fn new(
+        nodes: usize,
+        edges: &[Edge],
+        key: impl Fn(&Edge) -> u32,
+        other: impl Fn(&Edge) -> u32,
+    ) -> Csr {
         let mut start = vec![0u32; nodes + 1];
         for e in edges {
             start[key(e) as usize + 1] += 1;
@@ -269,22 +285,37 @@ impl Csr {
             start[i + 1] += start[i];
         }
         let mut fill = start.clone();
-        let mut out = vec![0u32; edges.len()];
+        let mut links = vec![Link { edge: 0, node: 0 }; edges.len()];
         for (i, e) in edges.iter().enumerate() {
             let k = key(e) as usize;
-            out[fill[k] as usize] = i as u32;
+            links[fill[k] as usize] = Link {
+                edge: i as u32,
+                node: other(e),
+            };
             fill[k] += 1;
         }
-        Csr { start, edges: out }
+        Csr { start, links }
     }
 
-    fn of(&self, node: u32) -> &[u32] {
+    /// Asks for where `node`'s links start, before a walk reads them.
+    fn prefetch_start(&self, node: u32) {
+        prefetch(&self.start[node as usize]);
+    }
+
+    /// Asks for `node`'s links, once where they start has come in.
+    fn prefetch_links(&self, node: u32) {
+        if let Some(l) = self.links.get(self.start[node as usize] as usize) {
+            prefetch(l);
+        }
+    }
+
+    fn of(&self, node: u32) -> &[Link] {
         let n = node as usize;
-        &self.edges[self.start[n] as usize..self.start[n + 1] as usize]
+        &self.links[self.start[n] as usize..self.start[n + 1] as usize]
     }
 
     fn heap_bytes(&self) -> usize {
-        (self.start.capacity() + self.edges.capacity()) * 4
+        self.start.capacity() * 4 + self.links.capacity() * std::mem::size_of::<Link>()
     }
 }
 
@@ -301,6 +332,44 @@ impl Joined<'_> {
         self.net
             .structure_node(id)
             .is_some_and(|n| self.marks[n as usize])
+    }
+}
+
+/// Asks the processor to bring the cache line holding `x` in, and goes on without waiting
+/// for it: a walk that knows what it reads next overlaps its waits on memory.
+#[inline(always)]
+fn prefetch<T>(x: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is a hint to the cache; it reads nothing the program sees and
+    // cannot fault, and `x` is a live reference besides.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>((x as *const T).cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = x;
+}
+
+/// One bit per numbered thing: small enough for a walk's random reads to hit the cache
+/// (a million nodes in 128 KB).
+#[derive(Debug, Default)]
+struct Bits(Vec<u64>);
+
+impl Bits {
+    fn new(len: usize) -> Bits {
+        Bits(vec![0; len.div_ceil(64)])
+    }
+
+    fn set(&mut self, i: u32) {
+        self.0[i as usize / 64] |= 1 << (i % 64);
+    }
+
+    fn get(&self, i: u32) -> bool {
+        self.0[i as usize / 64] & (1 << (i % 64)) != 0
+    }
+
+    fn heap_bytes(&self) -> usize {
+        self.0.capacity() * 8
     }
 }
 
@@ -343,6 +412,13 @@ pub struct Network {
     split_of: Vec<u32>,
     /// A split pipe's last piece (which holds the pipe's downstream end).
     tails: rustc_hash::FxHashMap<u32, u32>,
+    /// The nodes a bidirectional pipe ends at: only there does a trace look at the pipes
+    /// against its way (a county's few such pipes cost every node of a walk a look at a
+    /// second list and the edges in it).
+    both_ways_at: Bits,
+    /// The pipes whose ends or direction were inferred ([`Network::pipe_inferred`]),
+    /// marked once: a trace asks it of every pipe it lists.
+    inferred: Bits,
     /// Pipe ends joined to another pipe's interior.
     tees: Vec<TJunction>,
 }
@@ -493,6 +569,8 @@ impl Network {
             + self.pipe_ids.heap_bytes()
             + self.edges.capacity() * std::mem::size_of::<Edge>()
             + self.out.heap_bytes()
+            + self.both_ways_at.heap_bytes()
+            + self.inferred.heap_bytes()
             + self.into.heap_bytes()
     }
 
@@ -522,7 +600,13 @@ impl Network {
     /// without writing out its info: a trace asks it of every pipe it lists, and only
     /// the inferred ones are described.
     fn pipe_inferred(&self, e: u32) -> bool {
-        let w = self.whole_pipe(self.pipe_of(e));
+        self.inferred.get(self.pipe_of(e))
+    }
+
+    /// Whether anything about a pipe was inferred, worked out from its whole ends (read
+    /// once for each pipe into [`Network::inferred`]).
+    fn inferred_of(&self, pipe: u32) -> bool {
+        let w = self.whole_pipe(pipe);
         w.from_match != EndMatch::Id
             || w.to_match != EndMatch::Id
             || w.direction != DirectionSource::Ids

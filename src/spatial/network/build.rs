@@ -10,7 +10,7 @@ use rustc_hash::FxHashMap;
 use super::check::{DuplicateId, IdCollision, ReversedPipe, UnknownId};
 use super::names::{IdIndex, Names};
 use super::{
-    Csr, DirectionSource, Edge, EndMatch, Network, NetworkOptions, NodeKind, StructureKind,
+    Bits, Csr, DirectionSource, Edge, EndMatch, Network, NetworkOptions, NodeKind, StructureKind,
 };
 use crate::domain::{Feature, Layer, Value};
 
@@ -311,10 +311,15 @@ impl Network {
             .collect();
 
         let nodes = kinds.len();
-        let out = Csr::new(nodes, &edges, |e| e.from);
-        let into = Csr::new(nodes, &edges, |e| e.to);
+        let out = Csr::new(nodes, &edges, |e| e.from, |e| e.to);
+        let into = Csr::new(nodes, &edges, |e| e.to, |e| e.from);
         kinds.shrink_to_fit();
-        Network {
+        let mut both_ways_at = Bits::new(nodes);
+        for e in edges.iter().filter(|e| e.both_ways) {
+            both_ways_at.set(e.from);
+            both_ways_at.set(e.to);
+        }
+        let mut net = Network {
             opts,
             names,
             structures: n_structures,
@@ -335,8 +340,16 @@ impl Network {
             pipes: n_pipes,
             split_of: splits.split_of,
             tails: splits.tails,
+            both_ways_at,
+            inferred: Bits::default(),
             tees,
+        };
+        let mut inferred = Bits::new(n_pipes as usize);
+        for pipe in (0..n_pipes).filter(|&p| net.inferred_of(p)) {
+            inferred.set(pipe);
         }
+        net.inferred = inferred;
+        net
     }
 }
 

@@ -455,17 +455,16 @@ impl Network {
                 break at;
             }
             seen.insert(node, walk.len());
-            let e = *self
+            let step = *self
                 .out
                 .of(node)
                 .iter()
-                .find(|&&e| {
-                    comp[self.edges[e as usize].to as usize] == c
-                        && self.zero_length.binary_search(&e).is_err()
+                .find(|l| {
+                    comp[l.node as usize] == c && self.zero_length.binary_search(&l.edge).is_err()
                 })
                 .expect("a node of a cyclic group has a pipe out into it");
-            walk.push(e);
-            node = self.edges[e as usize].to;
+            walk.push(step.edge);
+            node = step.node;
         };
         let loop_edges = &walk[first..];
         let mut pipes: Vec<String> = Vec::with_capacity(loop_edges.len());
@@ -511,9 +510,9 @@ impl Network {
             calls.push((root, 0));
             while let Some(&mut (v, ref mut pos)) = calls.last_mut() {
                 let out = self.out.of(v);
-                if let Some(&e) = out.get(*pos) {
+                if let Some(&step) = out.get(*pos) {
                     *pos += 1;
-                    let w = self.edges[e as usize].to;
+                    let w = step.node;
                     if index[w as usize] == UNSEEN {
                         index[w as usize] = next_index;
                         low[w as usize] = next_index;

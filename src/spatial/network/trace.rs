@@ -62,6 +62,9 @@ pub const PIPE_PREFIX: &str = "pipe:";
 
 const NO_EDGE: u32 = u32::MAX;
 
+/// How many nodes ahead in a walk's queue a node's links are asked for.
+const LINKS_AHEAD: usize = 4;
+
 impl Network {
     /// Traces from a structure or a pipe (structure ids are looked up first) up or down
     /// stream; `None` when the id names neither. Each structure and pipe is visited once,
@@ -136,22 +139,6 @@ impl Network {
         }
     }
 
-    /// Walking from `node` along edge `e` with (`down`) or against the flow: the node
-    /// ahead. A bidirectional pipe is walked from either end, so "ahead" and "behind"
-    /// depend on where the walk stands, not on the pipe's recorded direction.
-    fn ahead(&self, e: u32, node: u32, down: bool) -> u32 {
-        let edge = &self.edges[e as usize];
-        if edge.from == edge.to {
-            edge.to
-        } else if edge.both_ways {
-            self.other_end(e, node)
-        } else if down {
-            edge.to
-        } else {
-            edge.from
-        }
-    }
-
     /// The breadth-first walk: records the structures, outfalls, dead ends and junctions
     /// it reaches in `trace`; returns the edges walked and those walked against their
     /// recorded direction.
@@ -190,21 +177,31 @@ impl Network {
         let mut reversed_walks = Vec::new();
         let mut structures: Vec<u32> = Vec::new();
         while let Some(node) = queue.pop_front() {
+            // The links of a node a few places back in the queue are asked for now, where
+            // they start having been asked for when it was queued (see below).
+            if let Some(&later) = queue.get(LINKS_AHEAD) {
+                adjacency.prefetch_links(later);
+            }
             // The start pipe has been walked already; a bidirectional pipe is walked
             // against its recorded direction too (but not back the way the walk came).
             let came_by = reached_by.get(node).unwrap_or(NO_EDGE);
-            let onward = adjacency
-                .of(node)
+            // Each step onward, and whether it goes against its pipe's recorded way.
+            let ahead = adjacency.of(node);
+            let against_here = if self.both_ways_at.get(node) {
+                against.of(node)
+            } else {
+                &[]
+            };
+            let onward = ahead
                 .iter()
-                .copied()
+                .map(|&l| (l, false))
                 .chain(
-                    against
-                        .of(node)
+                    against_here
                         .iter()
-                        .copied()
-                        .filter(|&e| self.edges[e as usize].both_ways),
+                        .filter(|l| self.edges[l.edge as usize].both_ways)
+                        .map(|&l| (l, !ahead.iter().any(|a| a.edge == l.edge))),
                 )
-                .filter(move |&e| e != start_edge && e != came_by);
+                .filter(move |(l, _)| l.edge != start_edge && l.edge != came_by);
             let stops = onward.clone().next().is_none();
             match self.kinds[node as usize] {
                 NodeKind::Structure(kind) => {
@@ -229,14 +226,14 @@ impl Network {
                     }
                 }
             }
-            for e in onward {
-                let next = self.ahead(e, node, down);
-                if against.of(node).contains(&e) && !adjacency.of(node).contains(&e) {
-                    reversed_walks.push(e);
+            for (step, reversed) in onward {
+                if reversed {
+                    reversed_walks.push(step.edge);
                 }
-                pipes.push(e);
-                if reached_by.mark(next, e) {
-                    queue.push_back(next);
+                pipes.push(step.edge);
+                if reached_by.mark(step.node, step.edge) {
+                    queue.push_back(step.node);
+                    adjacency.prefetch_start(step.node);
                 }
             }
         }
@@ -245,7 +242,7 @@ impl Network {
         trace.structures.reserve_exact(structures.len());
         trace
             .structures
-            .extend(structures.iter().map(|&n| self.names.get(n).to_string()));
+            .extend(self.names.each(&structures).map(str::to_string));
         trace.nodes = structures;
         (pipes, reversed_walks)
     }
@@ -270,9 +267,11 @@ impl Network {
             .into_iter()
             .map(|e| self.pipe_id(e).to_string())
             .collect();
+        // A pipe's name is the name numbered after the structures'.
+        let names: Vec<u32> = pipes.iter().map(|&e| self.structures + e).collect();
         trace.pipes.reserve_exact(pipes.len());
-        for &e in &pipes {
-            trace.pipes.push(self.pipe_id(e).to_string());
+        for (&e, id) in pipes.iter().zip(self.names.each(&names)) {
+            trace.pipes.push(id.to_string());
             if self.pipe_inferred(e) {
                 trace.inferred.push(self.pipe_info(e));
             }
@@ -322,41 +321,40 @@ impl Network {
 /// trace (20,060 structures) a fifth of its time in hashing and growing.
 #[derive(Default)]
 pub(super) struct Marks {
-    stamp: Vec<u32>,
-    value: Vec<u32>,
+    /// Each thing's stamp and value side by side: a walk reads both, so one cache line
+    /// holds both (two tables cost the county's largest trace a second miss per node).
+    marks: Vec<[u32; 2]>,
     walk: u32,
 }
 
 impl Marks {
     /// Starts a walk over `count` things: none is marked.
     fn begin(&mut self, count: usize) {
-        if self.stamp.len() < count {
-            self.stamp.resize(count, 0);
-            self.value.resize(count, 0);
+        if self.marks.len() < count {
+            self.marks.resize(count, [0, 0]);
         }
         self.walk = self.walk.wrapping_add(1);
         if self.walk == 0 {
             // Every stamp could be mistaken for this walk's after four billion walks.
-            self.stamp.fill(0);
+            self.marks.fill([0, 0]);
             self.walk = 1;
         }
     }
 
     /// Marks `i` with `value` unless marked in this walk already; whether it was new.
     fn mark(&mut self, i: u32, value: u32) -> bool {
-        let i = i as usize;
-        if self.stamp[i] == self.walk {
+        let m = &mut self.marks[i as usize];
+        if m[0] == self.walk {
             return false;
         }
-        self.stamp[i] = self.walk;
-        self.value[i] = value;
+        *m = [self.walk, value];
         true
     }
 
     /// The value `i` was marked with in this walk.
     fn get(&self, i: u32) -> Option<u32> {
-        let i = i as usize;
-        (self.stamp[i] == self.walk).then(|| self.value[i])
+        let [stamp, value] = self.marks[i as usize];
+        (stamp == self.walk).then_some(value)
     }
 }
 
@@ -381,7 +379,7 @@ mod marks_tests {
         assert!(m.mark(2, 8));
         // The walk after the four-billionth: every old stamp is cleared, not mistaken.
         m.walk = u32::MAX;
-        m.stamp[1] = 1;
+        m.marks[1][0] = 1;
         m.begin(4);
         assert_eq!(m.walk, 1);
         assert_eq!((m.get(1), m.get(2)), (None, None));
