@@ -53,23 +53,58 @@ pub fn condition_one_each(
     options: &WaterOptions,
     mut visit: impl FnMut(&crate::domain::Feature, Option<Finding<Option<bool>>>),
 ) {
-    use rayon::prelude::*;
     const CHUNK: usize = 16_384;
     let screen = ConditionOneScreen::new(profile, facts);
     let parcels: Vec<&crate::domain::Feature> =
         snap.layer(Layer::Parcels).features.iter().collect();
-    for chunk in parcels.chunks(CHUNK) {
-        let findings: Vec<Option<Finding<Option<bool>>>> = chunk
-            .par_iter()
-            .map(|p| {
-                let screen = screen.as_ref()?;
-                let fp = as_multipolygon(p.geom.as_ref()?)?;
-                let rw = receiving_waters_with(snap, None, &fp, Some(&p.id), options);
-                Some(screen.finding(&water_evidence(&rw)))
-            })
-            .collect();
-        for (p, finding) in chunk.iter().zip(findings) {
-            visit(p, finding);
+    let decide = |p: &&crate::domain::Feature| {
+        let screen = screen.as_ref()?;
+        let fp = as_multipolygon(p.geom.as_ref()?)?;
+        let rw = receiving_waters_with(snap, None, &fp, Some(&p.id), options);
+        Some(screen.finding(&water_evidence(&rw)))
+    };
+    decide_and_visit(&parcels, CHUNK, decide, |p, finding| visit(p, finding));
+}
+
+/// Decides `items` a chunk at a time on every core and hands each decision to `visit` on
+/// this thread, in the items' order, while the next chunk is decided: visited after, the
+/// county's million findings (and their drops) left a core idle for a tenth of the screen.
+fn decide_and_visit<I: Sync, D: Send>(
+    items: &[I],
+    chunk: usize,
+    decide: impl Fn(&I) -> D + Sync,
+    mut visit: impl FnMut(&I, D),
+) {
+    use rayon::prelude::*;
+    let decide_chunk = |c: &[I]| -> Vec<D> { c.par_iter().map(&decide).collect() };
+    let mut to_decide = items.chunks(chunk);
+    let mut decided = to_decide.next().map(decide_chunk);
+    let mut to_visit = items.chunks(chunk);
+    while let Some(decisions) = decided.take() {
+        let c = to_visit.next().expect("a chunk for each chunk decided");
+        rayon::in_place_scope(|s| {
+            if let Some(next) = to_decide.next() {
+                s.spawn(|_| decided = Some(decide_chunk(next)));
+            }
+            for (item, d) in c.iter().zip(decisions) {
+                visit(item, d);
+            }
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::decide_and_visit;
+
+    #[test]
+    fn every_item_is_visited_once_in_order_with_its_own_decision_across_chunks() {
+        for (n, chunk) in [(10, 3), (9, 3), (2, 5), (0, 4), (1, 1)] {
+            let items: Vec<u32> = (0..n).collect();
+            let mut seen = Vec::new();
+            decide_and_visit(&items, chunk, |&i| i * 10, |&i, d| seen.push((i, d)));
+            let expected: Vec<(u32, u32)> = items.iter().map(|&i| (i, i * 10)).collect();
+            assert_eq!(seen, expected, "{n} items in chunks of {chunk}");
         }
     }
 }
