@@ -4,6 +4,7 @@
 pub mod area_index;
 pub mod completeness;
 pub mod connections;
+pub mod convex_clip;
 pub mod dissolve;
 pub mod envelope;
 pub mod monitoring;

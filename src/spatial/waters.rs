@@ -198,9 +198,10 @@ fn overlaps<'a>(
                 Some(false) => return None,
                 // On an edge: clip. A shared boundary alone has no area and so does
                 // not count.
-                None => match g {
-                    Geometry::Polygon(p) => p.intersection(fp).unsigned_area(),
-                    Geometry::MultiPolygon(m) => m.intersection(fp).unsigned_area(),
+                None => match (g, crate::spatial::convex_clip::overlap_area(g, fp)) {
+                    (_, Some(a)) => a,
+                    (Geometry::Polygon(p), None) => p.intersection(fp).unsigned_area(),
+                    (Geometry::MultiPolygon(m), None) => m.intersection(fp).unsigned_area(),
                     _ => return None,
                 },
             };
