@@ -294,7 +294,7 @@ mod tests {
                 // Left to the overlay only where the footprint is (all but) in or out.
                 let share = overlaid / fp.unsigned_area();
                 assert!(
-                    share < 1e-5 || share > 1.0 - 1e-5,
+                    !(1e-5..=1.0 - 1e-5).contains(&share),
                     "a hull is convex: {share}"
                 );
                 continue;
