@@ -177,8 +177,8 @@ impl Network {
         let mut reversed_walks = Vec::new();
         let mut structures: Vec<u32> = Vec::new();
         while let Some(node) = queue.pop_front() {
-            // The links of a node a few places back in the queue are asked for now, where
-            // they start having been asked for when it was queued (see below).
+            // The links of the node a few places on in the queue are asked for now; where
+            // they start was asked for when it was queued (below).
             if let Some(&later) = queue.get(LINKS_AHEAD) {
                 adjacency.prefetch_links(later);
             }
