@@ -41,25 +41,30 @@ impl Names {
         &self.text[self.start(i)..self.ends[i] as usize]
     }
 
-    /// The strings numbered `numbers`, in their order. A trace names twenty thousand ids
+    /// The strings numbered `base + n` for each `n` of `numbers`, in their order (`base`
+    /// as an [`IdIndex`]'s: a pipe's name is numbered after the structures'). A trace names twenty thousand ids
     /// read all over the table, each a wait on memory for its end and then its text; the
     /// ends of those a few ahead are asked for while one is copied, so the waits overlap
     /// (a third of the county's largest trace was spent in them).
-    pub(super) fn each<'a>(&'a self, numbers: &'a [u32]) -> impl Iterator<Item = &'a str> + 'a {
+    pub(super) fn each<'a>(
+        &'a self,
+        base: u32,
+        numbers: &'a [u32],
+    ) -> impl Iterator<Item = &'a str> + 'a {
         const ENDS_AHEAD: usize = 16;
         const TEXT_AHEAD: usize = 8;
         numbers.iter().enumerate().map(move |(i, &n)| {
             if let Some(&m) = numbers.get(i + ENDS_AHEAD) {
-                prefetch(&self.ends[m as usize]);
+                prefetch(&self.ends[(base + m) as usize]);
             }
             if let Some(&m) = numbers.get(i + TEXT_AHEAD) {
                 // Its end was asked for ENDS_AHEAD - TEXT_AHEAD strings ago.
-                let start = self.start(m as usize);
+                let start = self.start((base + m) as usize);
                 if let Some(b) = self.text.as_bytes().get(start) {
                     prefetch(b);
                 }
             }
-            self.get(n)
+            self.get(base + n)
         })
     }
 

@@ -242,7 +242,7 @@ impl Network {
         trace.structures.reserve_exact(structures.len());
         trace
             .structures
-            .extend(self.names.each(&structures).map(str::to_string));
+            .extend(self.names.each(0, &structures).map(str::to_string));
         trace.nodes = structures;
         (pipes, reversed_walks)
     }
@@ -267,10 +267,8 @@ impl Network {
             .into_iter()
             .map(|e| self.pipe_id(e).to_string())
             .collect();
-        // A pipe's name is the name numbered after the structures'.
-        let names: Vec<u32> = pipes.iter().map(|&e| self.structures + e).collect();
         trace.pipes.reserve_exact(pipes.len());
-        for (&e, id) in pipes.iter().zip(self.names.each(&names)) {
+        for (&e, id) in pipes.iter().zip(self.names.each(self.structures, &pipes)) {
             trace.pipes.push(id.to_string());
             if self.pipe_inferred(e) {
                 trace.inferred.push(self.pipe_info(e));
