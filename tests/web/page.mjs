@@ -36,6 +36,9 @@ try {
   await page.click('#signin button[type=submit]');
   await page.waitForFunction(() => document.getElementById('message').textContent.includes('Sign-in refused'));
   assert.match(await page.textContent('#message'), /unknown token/);
+  // The refusal is said while the anonymous session is read again, and the button stays
+  // disabled until then; Enter in the field submits nothing while its button is disabled.
+  await page.waitForSelector('#signin button[type=submit]:not([disabled])');
 
   // The analyst's token: the analyst tab appears; sign-out hides it again.
   await page.fill('#token', process.env.MS4_TOKEN_ANALYST);
