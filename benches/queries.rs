@@ -284,7 +284,7 @@ const WATER_SAMPLE: usize = 50_000;
 /// citations and evidence — beside SQL computing the same overlaps, listings and test.
 async fn waters_bench(snap: &Snapshot, pool: &sqlx::PgPool) {
     use ms4::domain::Area;
-    use ms4::rules::determine::{determine, ProjectFacts};
+    use ms4::rules::determine::{Determiner, ProjectFacts};
     let profile = ms4::rules::Profile::builtin("carmel-ny").unwrap();
     let parcels = &snap.layer(Layer::Parcels).features;
     let facts = ProjectFacts::new(Area::new(1.5, ms4::domain::AreaUnit::Acre));
@@ -338,11 +338,12 @@ async fn waters_bench(snap: &Snapshot, pool: &sqlx::PgPool) {
     let step = (parcels.len() / WATER_SAMPLE).max(1);
     let sample: Vec<&ms4::domain::Feature> = parcels.iter().step_by(step).collect();
     let t = Instant::now();
+    let determiner = Determiner::new(&profile, &facts);
     let mut c1 = 0usize;
     for p in &sample {
         let fp = ms4::spatial::waters::as_multipolygon(p.geom.as_ref().unwrap()).unwrap();
         let rw = ms4::spatial::waters::receiving_waters(snap, None, &fp, Some(&p.id), 100.0, 1.0);
-        let d = determine(&profile, &facts, &ms4::spatial::screen::water_evidence(&rw));
+        let d = determiner.determine(&ms4::spatial::screen::water_evidence(&rw));
         if d.conditions
             .as_ref()
             .is_some_and(|c| c.condition_one.result == Some(true))

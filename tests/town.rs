@@ -408,3 +408,67 @@ fn screening_every_parcel_finds_condition_one_where_the_watershed_drains_to_a_li
     let out = run(&nc, &["screen", "--disturbed", "1acre"]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("has no Condition One"));
 }
+
+/// `screen --whole` gives each parcel the determination `determine --parcel` gives it for
+/// the same project (but for the ways Condition One's waters are reached: the screen's are
+/// by watershed only), and its table says whether the post-construction controls follow.
+#[test]
+fn screening_whole_gives_each_parcel_the_determination_it_has_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let carmel = build(dir.path(), "carmel-ny");
+    for disturbed in ["1.5acres", "4000sqft"] {
+        let json = |args: &[&str]| -> serde_json::Value {
+            serde_json::from_str(&run_ok(&carmel, args)).unwrap()
+        };
+        let whole = json(&[
+            "screen",
+            "--disturbed",
+            disturbed,
+            "--all",
+            "--whole",
+            "--format",
+            "json",
+        ]);
+        let alone = json(&[
+            "screen",
+            "--disturbed",
+            disturbed,
+            "--all",
+            "--format",
+            "json",
+        ]);
+        let results = whole["results"].as_array().unwrap();
+        assert_eq!(results.len(), 3, "{whole}");
+        for (i, r) in results.iter().enumerate() {
+            let id = r["parcel_id"].as_str().unwrap();
+            let one = json(&[
+                "determine",
+                "--parcel",
+                id,
+                "--disturbed",
+                disturbed,
+                "--format",
+                "json",
+            ]);
+            // The screen reads waters by watershed overlap only; `determine` also traces
+            // the parcel's connections, so its Condition One may name more ways the
+            // runoff reaches the water. Here both reach it, or neither does; all else is
+            // the same answer.
+            let (mut screened, mut asked) =
+                (r["determination"].clone(), one["determination"].clone());
+            let c1 = |d: &mut serde_json::Value| d["conditions"]["condition_one"].take();
+            let (screened_one, asked_one) = (c1(&mut screened), c1(&mut asked));
+            assert_eq!(screened, asked, "{disturbed} at {id}");
+            assert_eq!(
+                screened_one["result"], asked_one["result"],
+                "{disturbed} at {id}"
+            );
+            assert_eq!(screened_one, r["condition_one"], "{disturbed} at {id}");
+            assert_eq!(r["condition_one"], alone["results"][i]["condition_one"]);
+            assert!(alone["results"][i].get("determination").is_none());
+        }
+    }
+    let table = run_ok(&carmel, &["screen", "--disturbed", "1.5acres", "--whole"]);
+    assert!(table.contains("post_construction_controls"), "{table}");
+    assert!(table.contains("applies"), "{table}");
+}

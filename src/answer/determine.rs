@@ -14,9 +14,11 @@ use super::{flag, place, Ask, AskError};
 use crate::domain::Layer;
 use crate::rules::determine::{self, Determination, ProjectFacts};
 use crate::rules::finding::Evidence;
-use crate::rules::profile::{DistanceUnit, ListCycle, ReceivingWaterReading, Tolerance};
+use crate::rules::profile::{
+    DistanceUnit, LandDevelopmentFamily, ListCycle, ReceivingWaterReading, Tolerance,
+};
 use crate::rules::Finding;
-use crate::spatial::screen::{condition_one_each, water_evidence};
+use crate::spatial::screen::{condition_one_each, determination_each, water_evidence};
 use crate::spatial::waters::{self, ReceivingWaters, WaterOptions};
 
 /// Where a project is: a parcel, or a drawn footprint. Over HTTP `footprint` is GeoJSON
@@ -291,6 +293,12 @@ pub struct ScreenParams {
     #[arg(long)]
     #[serde(default, deserialize_with = "flag")]
     pub all: bool,
+    /// Give each parcel listed the whole determination (every finding and requirement),
+    /// not Condition One alone. Its waters are found by watershed overlap, as the
+    /// screen's Condition One; `determine --parcel` also traces the parcel's connections.
+    #[arg(long)]
+    #[serde(default, deserialize_with = "flag")]
+    pub whole: bool,
 }
 
 /// Condition One on one parcel.
@@ -301,6 +309,10 @@ pub struct ScreenResult {
     /// Condition One (its result `null` when undetermined), or `null` where the parcel
     /// has no polygon.
     pub condition_one: Option<Finding<Option<bool>>>,
+    /// The whole determination at the parcel (asked with `whole`; `null` where the parcel
+    /// has no polygon), whose Condition One is the one above.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub determination: Option<Determination>,
 }
 
 /// Condition One for a project on every parcel.
@@ -316,40 +328,66 @@ pub struct ScreenAnswer {
     pub results: Vec<ScreenResult>,
 }
 
-/// Condition One for a project of this size on every parcel, by watershed overlap.
+/// Condition One for a project of this size on every parcel, by watershed overlap, with
+/// the whole determination when asked (`whole`).
 pub fn screen(ask: &Ask<'_>, p: &ScreenParams) -> Result<ScreenAnswer, AskError> {
     let mut facts = ProjectFacts::new(disturbed(&p.disturbed)?);
     facts.larger_common_plan = p.larger_common_plan;
-    let options = water_options(ask);
-    let (mut parcels, mut met, mut undetermined, mut covered) = (0usize, 0usize, 0usize, false);
-    let mut results = Vec::new();
-    condition_one_each(ask.snap, ask.profile, &facts, &options, |parcel, f| {
-        parcels += 1;
-        covered |= f.is_some();
-        let yes = f.as_ref().is_some_and(|f| f.result == Some(true));
-        met += usize::from(yes);
-        undetermined += usize::from(f.as_ref().is_some_and(|f| f.result.is_none()));
-        if p.all || yes {
-            results.push(ScreenResult {
-                parcel_id: parcel.id.clone(),
-                condition_one: f,
-            });
-        }
-    });
-    if !covered && parcels > 0 {
+    let family = ask.profile.family.land_development;
+    if family != LandDevelopmentFamily::NyConditions
+        && !ask.snap.layer(Layer::Parcels).features.is_empty()
+    {
         return Err(AskError::BadRequest(format!(
             "{} has no Condition One: screening applies only to a law with Conditions One, Two \
              and Three (land development family {})",
             ask.profile.name,
-            crate::rules::profile::LandDevelopmentFamily::NyConditions.as_str()
+            LandDevelopmentFamily::NyConditions.as_str()
         )));
     }
-    Ok(ScreenAnswer {
-        parcels,
-        met,
-        undetermined,
-        results,
-    })
+    let options = water_options(ask);
+    let mut answer = ScreenAnswer {
+        parcels: 0,
+        met: 0,
+        undetermined: 0,
+        results: Vec::new(),
+    };
+    if p.whole {
+        determination_each(ask.snap, ask.profile, &facts, &options, |parcel, d| {
+            let one = d
+                .as_ref()
+                .and_then(|d| d.conditions.as_ref())
+                .map(|c| c.condition_one.clone());
+            answer.count(parcel, one, d, p.all);
+        });
+    } else {
+        condition_one_each(ask.snap, ask.profile, &facts, &options, |parcel, one| {
+            answer.count(parcel, one, None, p.all);
+        });
+    }
+    Ok(answer)
+}
+
+impl ScreenAnswer {
+    /// Counts a parcel's Condition One, and lists the parcel when it is met (or `all`).
+    fn count(
+        &mut self,
+        parcel: &crate::domain::Feature,
+        one: Option<Finding<Option<bool>>>,
+        determination: Option<Determination>,
+        all: bool,
+    ) {
+        self.parcels += 1;
+        let result = one.as_ref().map(|f| f.result);
+        self.met += usize::from(result == Some(Some(true)));
+        self.undetermined += usize::from(result == Some(None));
+        if all || result == Some(Some(true)) {
+            self.results.push(ScreenResult {
+                parcel_id: parcel.id.clone(),
+                condition_one: one,
+                determination,
+            });
+        }
+    }
 }
 
 impl Places for ReceivingWaters {
@@ -420,7 +458,7 @@ fn findings_evidence(d: &Determination) -> Vec<&Evidence> {
     if let Some(f) = &d.conditions_absent {
         all.push(&f.evidence);
     }
-    for r in &d.requirements {
+    for r in d.requirements.iter() {
         all.push(&r.evidence);
     }
     all.into_iter().flatten().collect()

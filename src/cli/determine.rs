@@ -185,7 +185,7 @@ fn print_determination(d: &rules::Determination) {
         print_finding("Conditions One, Two and Three", "none in this law", c);
     }
     println!("Requirements (full text and reasons in --format json):");
-    for r in &d.requirements {
+    for r in d.requirements.iter() {
         say(
             &format!(
                 "{}: {} — {}",
@@ -255,15 +255,27 @@ pub(super) async fn run_screen(store_url: &str, a: ScreenArgs) -> anyhow::Result
                 .iter()
                 .map(|r| {
                     let f = r.condition_one.as_ref();
-                    vec![
+                    let mut row = vec![
                         r.parcel_id.clone(),
                         f.map_or("", |f| tri_words(f.result)).to_string(),
                         f.and_then(|f| f.reasons.last().map(|r| short(r, 60)))
                             .unwrap_or_default(),
-                    ]
+                    ];
+                    if a.ask.whole {
+                        // What a planner reads first of the whole answer: whether the
+                        // post-construction controls follow.
+                        let post = r.determination.as_ref().and_then(|d| {
+                            d.requirement(rules::RequirementKind::PostConstructionControls)
+                        });
+                        row.insert(2, post.map_or("", |p| p.result.status.words()).to_string());
+                    }
+                    row
                 })
                 .collect();
-            let header = ["parcel", "condition_one", "reasons"];
+            let mut header = vec!["parcel", "condition_one", "reasons"];
+            if a.ask.whole {
+                header.insert(2, "post_construction_controls");
+            }
             if a.format == QueryFormat::Csv {
                 print!("{}", super::output::csv(&header, &rows));
             } else {

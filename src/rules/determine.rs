@@ -21,6 +21,8 @@
 //! A fact the caller does not know is `None`; when the answer turns on it, the finding says
 //! so and the fact is listed in [`Determination::open_facts`].
 
+use std::sync::Arc;
+
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 
@@ -235,8 +237,11 @@ pub struct Determination {
     /// Where the law has no Conditions (North Castle, Windsor): says so, with the rule
     /// (result `true`). `None` where `conditions` is set.
     pub conditions_absent: Option<Finding<bool>>,
-    /// What follows, one finding per obligation the law has, whatever its status.
-    pub requirements: Vec<Finding<Requirement>>,
+    /// What follows, one finding per obligation the law has, whatever its status. Shared:
+    /// a project tried on many places (a [`Determiner`]) has the same requirements at every
+    /// place where Condition One comes out the same, and copying them for each place was
+    /// most of the cost of its determination.
+    pub requirements: Arc<Vec<Finding<Requirement>>>,
     /// True when the law has no land development rules at all (Windsor).
     pub not_covered: bool,
     /// Facts the caller left unknown on which some finding turns.
@@ -267,7 +272,7 @@ impl Determination {
         if let Some(f) = &self.conditions_absent {
             all.push(("conditions_absent".to_string(), &f.citations));
         }
-        for r in &self.requirements {
+        for r in self.requirements.iter() {
             all.push((r.result.kind.as_str().to_string(), &r.citations));
         }
         all
@@ -574,7 +579,7 @@ fn pending_reach(d: &mut Determination) {
     let Some(p) = Pending::of(d.land_development_activity.result, d.exempt.result) else {
         return;
     };
-    for r in &mut d.requirements {
+    for r in Arc::make_mut(&mut d.requirements) {
         p.requirement(r);
     }
     if let Some(c) = &mut d.conditions {
@@ -642,6 +647,16 @@ impl<'a> ConditionOneScreen<'a> {
 
     /// Condition One with its citations and evidence, at a place with this water evidence.
     pub fn finding(&self, water: &WaterEvidence) -> Finding<Option<bool>> {
+        let (mut f, _) = self.decide(water);
+        if let Some(p) = self.pending {
+            p.condition(&mut f);
+        }
+        f
+    }
+
+    /// Condition One on the evidence alone, before an open reach of the law makes a "met"
+    /// undetermined (what follows from it turns on this), with the facts it left open.
+    fn decide(&self, water: &WaterEvidence) -> (Finding<Option<bool>>, Vec<String>) {
         let mut cx = Ctx {
             profile: self.profile,
             facts: self.facts,
@@ -649,12 +664,59 @@ impl<'a> ConditionOneScreen<'a> {
             sqft: self.sqft,
             open_facts: Vec::new(),
         };
-        let mut f =
+        let f =
             conditions::condition_one_from(&mut cx, self.outside.as_deref(), self.skeleton.clone());
-        if let Some(p) = self.pending {
-            p.condition(&mut f);
+        (f, cx.open_facts)
+    }
+}
+
+/// The whole determination for one project tried on many places, each with its own water
+/// evidence: equal to [`determine`] at each. Where the law has Conditions, only Condition
+/// One reads the water evidence, and what follows from it turns only on its result, so
+/// everything else is decided once, for each of its three results; elsewhere each place is
+/// decided whole.
+pub struct Determiner<'a> {
+    profile: &'a Profile,
+    facts: &'a ProjectFacts,
+    conditions: Option<(ConditionOneScreen<'a>, conditions::Plan)>,
+}
+
+impl<'a> Determiner<'a> {
+    /// The determiner of a project of `facts` under `profile`'s law.
+    pub fn new(profile: &'a Profile, facts: &'a ProjectFacts) -> Self {
+        let conditions = ConditionOneScreen::new(profile, facts).map(|screen| {
+            let none = WaterEvidence::default();
+            let mut cx = Ctx {
+                profile,
+                facts,
+                water: &none,
+                sqft: screen.sqft,
+                open_facts: Vec::new(),
+            };
+            let mut plan = conditions::Plan::new(&mut cx, screen.outside.as_deref());
+            if let Some(p) = screen.pending {
+                plan.each_condition_and_requirement(|f| p.condition(f), |r| p.requirement(r));
+            }
+            (screen, plan)
+        });
+        Determiner {
+            profile,
+            facts,
+            conditions,
         }
-        f
+    }
+
+    /// The determination at a place with this water evidence.
+    pub fn determine(&self, water: &WaterEvidence) -> Determination {
+        let Some((screen, plan)) = &self.conditions else {
+            return determine(self.profile, self.facts, water);
+        };
+        let (mut one, open) = screen.decide(water);
+        let result = one.result;
+        if let Some(p) = screen.pending {
+            p.condition(&mut one);
+        }
+        plan.determination(self.profile, result, one, open)
     }
 }
 

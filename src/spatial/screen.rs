@@ -1,8 +1,10 @@
-//! Screening every parcel at once: its receiving waters and Condition One.
+//! Screening every parcel at once: its receiving waters and Condition One, or the whole
+//! determination.
 
 use crate::domain::{Area, Layer};
 use crate::rules::determine::{
-    ConditionOneScreen, ListedWater, ProjectFacts, TmdlOverlap, WaterEvidence,
+    ConditionOneScreen, Determination, Determiner, ListedWater, ProjectFacts, TmdlOverlap,
+    WaterEvidence,
 };
 use crate::rules::{Finding, Profile};
 
@@ -51,19 +53,58 @@ pub fn condition_one_each(
     profile: &Profile,
     facts: &ProjectFacts,
     options: &WaterOptions,
-    mut visit: impl FnMut(&crate::domain::Feature, Option<Finding<Option<bool>>>),
+    visit: impl FnMut(&crate::domain::Feature, Option<Finding<Option<bool>>>),
+) {
+    let screen = ConditionOneScreen::new(profile, facts);
+    each_parcel(
+        snap,
+        options,
+        screen.as_ref().map(|s| |w: &WaterEvidence| s.finding(w)),
+        visit,
+    );
+}
+
+/// The whole determination (every finding and requirement) for a project of `facts` on
+/// every parcel, by watershed overlap as [`condition_one_each`], handed to `visit` in
+/// order: `None` for a parcel without a polygon. Each equals [`determine`] at that parcel;
+/// a [`Determiner`] decides what does not turn on the place once.
+///
+/// [`determine`]: crate::rules::determine::determine
+pub fn determination_each(
+    snap: &Snapshot,
+    profile: &Profile,
+    facts: &ProjectFacts,
+    options: &WaterOptions,
+    visit: impl FnMut(&crate::domain::Feature, Option<Determination>),
+) {
+    let determiner = Determiner::new(profile, facts);
+    each_parcel(
+        snap,
+        options,
+        Some(|w: &WaterEvidence| determiner.determine(w)),
+        visit,
+    );
+}
+
+/// Every parcel's receiving waters, decided by `decide` on every core and handed to
+/// `visit` on this thread in order; `None` for a parcel without a polygon, and for every
+/// parcel when there is nothing to decide (`decide` is `None`).
+fn each_parcel<D: Send>(
+    snap: &Snapshot,
+    options: &WaterOptions,
+    decide: Option<impl Fn(&WaterEvidence) -> D + Sync>,
+    mut visit: impl FnMut(&crate::domain::Feature, Option<D>),
 ) {
     const CHUNK: usize = 16_384;
-    let screen = ConditionOneScreen::new(profile, facts);
     let parcels: Vec<&crate::domain::Feature> =
         snap.layer(Layer::Parcels).features.iter().collect();
     let decide = |p: &&crate::domain::Feature| {
-        let screen = screen.as_ref()?;
+        let decide = decide.as_ref()?;
         let fp = as_multipolygon(p.geom.as_ref()?)?;
         let rw = receiving_waters_with(snap, None, &fp, Some(&p.id), options);
-        Some(screen.finding(&water_evidence(&rw)))
+        Some(decide(&water_evidence(&rw)))
     };
-    decide_and_visit(&parcels, CHUNK, decide, |p, finding| visit(p, finding));
+    decide_and_visit(&parcels, CHUNK, decide, |p, d| visit(p, d));
 }
 
 /// Decides `items` a chunk at a time on every core and hands each decision to `visit` on

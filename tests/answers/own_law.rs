@@ -106,6 +106,7 @@ fn answers(snap: &Snapshot, p: &Profile) -> Vec<Value> {
         disturbed: "2acres".into(),
         larger_common_plan: None,
         all: true,
+        whole: true,
     };
     if let Ok(s) = determine::screen(&ask, &screen) {
         all.push(serde_json::to_value(s).unwrap());

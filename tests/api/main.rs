@@ -375,14 +375,21 @@ async fn http_equals_cli(kind: &str) {
     for q in [
         vec![("disturbed", "1acre")],
         vec![("disturbed", "1acre"), ("all", "true")],
+        vec![("disturbed", "1acre"), ("all", "true"), ("whole", "true")],
     ] {
         let v = same(
             &format!("{kind} screen {q:?}"),
             s.get("/api/screen", &q).await,
             cli_json(url, &["screen"], &q),
         );
-        if q.len() == 2 {
+        if q.len() >= 2 {
             non_empty("screened parcels", &v["results"]);
+        }
+        if q.len() == 3 {
+            non_empty(
+                "a parcel's whole determination",
+                &v["results"][0]["determination"],
+            );
         }
     }
 

@@ -5268,6 +5268,8 @@ export interface paths {
                     disturbed: string;
                     /** @description The project is part of a larger common plan of development or sale; `--larger-common-plan false` to say it is not. Not given, a project under 5,000 sq ft may or may not be a land development activity, and where Condition One would be met it is undetermined. */
                     larger_common_plan?: boolean;
+                    /** @description Give each parcel listed the whole determination (every finding and requirement), not Condition One alone. Its waters are found by watershed overlap, as the screen's Condition One; `determine --parcel` also traces the parcel's connections. */
+                    whole?: boolean;
                 };
                 header?: never;
                 path?: never;

@@ -14,8 +14,12 @@ use super::{
     Conditions, Determination, Finding, Requirement, RequirementKind, RequirementStatus,
     WaterEvidence,
 };
+use std::sync::Arc;
+
 use crate::rules::finding::Evidence;
-use crate::rules::profile::{LargerCommonPlan, PollutantOfConcern, Role, StormwaterSourceScope};
+use crate::rules::profile::{
+    LargerCommonPlan, PollutantOfConcern, Profile, Role, StormwaterSourceScope,
+};
 
 mod criteria;
 mod duties;
@@ -91,6 +95,130 @@ pub(super) fn outside(cx: &mut Ctx<'_>) -> (Option<String>, Option<bool>, Option
     (outside_reason(cx, &lda, &exempt), lda.result, exempt.result)
 }
 
+/// A Conditions determination for one project made ready for many places: all but
+/// Condition One turns on the project's facts, and what follows from the Conditions turns
+/// on Condition One only through its result, so each is decided once here.
+pub(super) struct Plan {
+    lda: Finding<Option<bool>>,
+    exempt: Finding<Option<bool>>,
+    /// The open facts of the two findings above, in the order they were found.
+    head_open: Vec<String>,
+    condition_two: Finding<Option<bool>>,
+    condition_three: Finding<Option<bool>>,
+    /// The open facts of Conditions Two and Three.
+    middle_open: Vec<String>,
+    /// What follows when Condition One is met, not met and undetermined (in that order,
+    /// see [`Plan::after`]).
+    after: [After; 3],
+}
+
+/// What follows from the Conditions, with the facts it leaves open.
+struct After {
+    requirements: Arc<Vec<Finding<Requirement>>>,
+    open_facts: Vec<String>,
+}
+
+impl Plan {
+    /// The plan for `cx`'s facts (its water evidence is not read). `outside` is why the law
+    /// does not reach the project, as [`outside`] finds it.
+    pub(super) fn new(cx: &mut Ctx<'_>, outside: Option<&str>) -> Plan {
+        let lda = land_development_activity(cx);
+        let exempt = exemptions(cx);
+        let head_open = std::mem::take(&mut cx.open_facts);
+        let condition_two = condition_two(cx, outside);
+        let condition_three = condition_three(cx, outside);
+        let middle_open = std::mem::take(&mut cx.open_facts);
+        let skeleton = condition_one_skeleton(cx);
+        let after = [Some(true), Some(false), None].map(|one| {
+            let conditions = Conditions {
+                condition_one: Finding {
+                    result: one,
+                    ..skeleton.clone()
+                },
+                condition_two: condition_two.clone(),
+                condition_three: condition_three.clone(),
+            };
+            let requirements = requirements(cx, outside, &conditions);
+            After {
+                requirements: Arc::new(requirements),
+                open_facts: std::mem::take(&mut cx.open_facts),
+            }
+        });
+        Plan {
+            lda,
+            exempt,
+            head_open,
+            condition_two,
+            condition_three,
+            middle_open,
+            after,
+        }
+    }
+
+    /// Applies `f` to every finding but Condition One, which the plan does not hold: how
+    /// the law's reach, when it is open, changes them (see `pending_reach`).
+    pub(super) fn each_condition_and_requirement(
+        &mut self,
+        mut condition: impl FnMut(&mut Finding<Option<bool>>),
+        mut requirement: impl FnMut(&mut Finding<Requirement>),
+    ) {
+        condition(&mut self.condition_two);
+        condition(&mut self.condition_three);
+        for after in &mut self.after {
+            Arc::make_mut(&mut after.requirements)
+                .iter_mut()
+                .for_each(&mut requirement);
+        }
+    }
+
+    /// The whole determination with Condition One as found at a place (`one`, its open
+    /// facts `one_open`), as [`determine`] makes it; `decided` is Condition One's result on
+    /// the evidence, before an open reach of the law made it undetermined, which is what
+    /// the requirements follow.
+    pub(super) fn determination(
+        &self,
+        profile: &Profile,
+        decided: Option<bool>,
+        one: Finding<Option<bool>>,
+        one_open: Vec<String>,
+    ) -> Determination {
+        let after = self.after(decided);
+        let mut open_facts = self.head_open.clone();
+        // As `Ctx::open` keeps them: each once, where it was first found.
+        for fact in one_open
+            .into_iter()
+            .chain(self.middle_open.iter().chain(&after.open_facts).cloned())
+        {
+            if !open_facts.contains(&fact) {
+                open_facts.push(fact);
+            }
+        }
+        Determination {
+            jurisdiction: profile.id.clone(),
+            land_development_activity: self.lda.clone(),
+            exempt: self.exempt.clone(),
+            conditions: Some(Conditions {
+                condition_one: one,
+                condition_two: self.condition_two.clone(),
+                condition_three: self.condition_three.clone(),
+            }),
+            conditions_absent: None,
+            requirements: Arc::clone(&after.requirements),
+            not_covered: !profile.coverage.land_development.present,
+            open_facts,
+        }
+    }
+
+    /// What follows when Condition One's result is `one`.
+    fn after(&self, one: Option<bool>) -> &After {
+        match one {
+            Some(true) => &self.after[0],
+            Some(false) => &self.after[1],
+            None => &self.after[2],
+        }
+    }
+}
+
 pub(super) fn determine(cx: &mut Ctx<'_>) -> Determination {
     let lda = land_development_activity(cx);
     let exempt = exemptions(cx);
@@ -101,7 +229,7 @@ pub(super) fn determine(cx: &mut Ctx<'_>) -> Determination {
         condition_two: condition_two(cx, outside),
         condition_three: condition_three(cx, outside),
     };
-    let requirements = requirements(cx, outside, &conditions);
+    let requirements = Arc::new(requirements(cx, outside, &conditions));
     Determination {
         jurisdiction: cx.profile.id.clone(),
         land_development_activity: lda,

@@ -7,6 +7,8 @@
 //! premises with stormwater discharges associated with construction activity are subject
 //! to the Town Engineer's inspection and monitoring: that much the registry can say.
 
+use std::sync::Arc;
+
 use super::context::Ctx;
 use super::{Determination, Finding, Requirement, RequirementKind, RequirementStatus};
 use crate::rules::profile::Role;
@@ -53,7 +55,7 @@ pub(super) fn determine(cx: &mut Ctx<'_>) -> Determination {
         exempt,
         conditions: None,
         conditions_absent: Some(absent),
-        requirements: vec![rules, premises],
+        requirements: Arc::new(vec![rules, premises]),
         not_covered: !cx.profile.coverage.land_development.present,
         open_facts: std::mem::take(&mut cx.open_facts),
     }

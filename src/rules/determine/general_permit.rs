@@ -10,6 +10,8 @@
 //! what the evidence indicates (e.g. a phosphorus TMDL area under the footprint) and takes
 //! the permit's outcome from a reviewer's entry when there is one.
 
+use std::sync::Arc;
+
 use super::context::{
     and_list, describe_schedule, is_phosphorus, overlap_words, practice_reason, practice_status,
     tmdl_evidence, water_evidence, Ctx, DateTest, Duty,
@@ -76,7 +78,7 @@ pub(super) fn determine(cx: &mut Ctx<'_>) -> Determination {
         exempt,
         conditions: None,
         conditions_absent: Some(absent),
-        requirements,
+        requirements: Arc::new(requirements),
         not_covered: !cx.profile.coverage.land_development.present,
         open_facts: std::mem::take(&mut cx.open_facts),
     }

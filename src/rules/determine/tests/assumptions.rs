@@ -20,7 +20,7 @@ fn all_assumptions(d: &Determination) -> Vec<(String, String)> {
     if let Some(c) = &d.conditions_absent {
         take(&c.assumptions);
     }
-    for r in &d.requirements {
+    for r in d.requirements.iter() {
         take(&r.assumptions);
     }
     out

@@ -58,7 +58,7 @@ fn every_finding_cites_rules_listed_in_the_profile(#[case] id: &str) {
                     assert!(!c.citation.is_empty() && !c.title.is_empty());
                 }
             }
-            for r in &d.requirements {
+            for r in d.requirements.iter() {
                 assert!(
                     !r.reasons.is_empty(),
                     "{id}: {:?} gives no reason",

@@ -4,6 +4,7 @@ mod activity;
 mod assumptions;
 mod carmel;
 mod condition_one;
+mod determiner;
 mod findings;
 mod goldens;
 mod north_castle;
