@@ -173,17 +173,49 @@ async fn picks(reg: &Registry) -> Picks {
     }
 }
 
+/// One registry asked the same questions over HTTP and through the CLI.
+#[derive(Clone, Copy)]
+struct Both<'a> {
+    s: &'a Api,
+    url: &'a str,
+    kind: &'a str,
+    pk: &'a Picks,
+    files: &'a std::path::Path,
+}
+
+impl Both<'_> {
+    /// A file for the CLI to read, holding what the HTTP request sends.
+    fn file(&self, name: &str, text: &str) -> String {
+        let p = self.files.join(name);
+        std::fs::write(&p, text).unwrap();
+        p.to_str().unwrap().to_string()
+    }
+}
+
 async fn http_equals_cli(kind: &str) {
     let reg = carmel_demo(kind).await;
     let pk = picks(&reg).await;
     let s = start(&reg).await;
-    let url = reg.url.as_str();
     let files = tempfile::tempdir().unwrap();
-    let file = |name: &str, text: &str| {
-        let p = files.path().join(name);
-        std::fs::write(&p, text).unwrap();
-        p.to_str().unwrap().to_string()
+    let b = Both {
+        s: &s,
+        url: reg.url.as_str(),
+        kind,
+        pk: &pk,
+        files: files.path(),
     };
+    nearby_and_watersheds(&b).await;
+    traces(&b).await;
+    programme_lists(&b).await;
+    waters_and_determinations(&b).await;
+    screens(&b).await;
+    bad_input::refuses_bad_input(&s, &pk).await;
+}
+
+async fn nearby_and_watersheds(b: &Both<'_>) {
+    let Both {
+        s, url, kind, pk, ..
+    } = *b;
     let (x, y) = (pk.x.to_string(), pk.y.to_string());
     let (lon, lat) = (pk.lon.to_string(), pk.lat.to_string());
 
@@ -227,7 +259,7 @@ async fn http_equals_cli(kind: &str) {
         );
         non_empty("watershed facilities", &v["list"]["facilities"]);
     }
-    let polygon = file("watershed.geojson", &pk.watershed_polygon);
+    let polygon = b.file("watershed.geojson", &pk.watershed_polygon);
     let v = same(
         &format!("{kind} watershed-facilities in a polygon"),
         s.post(&path, &[], pk.watershed_polygon.clone()).await,
@@ -238,7 +270,12 @@ async fn http_equals_cli(kind: &str) {
         ),
     );
     non_empty("facilities in the polygon", &v["list"]["facilities"]);
+}
 
+async fn traces(b: &Both<'_>) {
+    let Both {
+        s, url, kind, pk, ..
+    } = *b;
     // Traces both ways.
     let v = same(
         &format!("{kind} trace downstream"),
@@ -269,7 +306,11 @@ async fn http_equals_cli(kind: &str) {
         .await,
         v,
     );
+}
 
+/// The programme's lists: illicit connections, SMPs without easement, the network check.
+async fn programme_lists(b: &Both<'_>) {
+    let Both { s, url, kind, .. } = *b;
     // Illicit connections: Carmel's Article X covers none, so they are all not_covered.
     same(
         &format!("{kind} illicit"),
@@ -305,7 +346,12 @@ async fn http_equals_cli(kind: &str) {
         cli_json(url, &["network-check"], &[]),
     );
     non_empty("network summary", &v["summary"]);
+}
 
+async fn waters_and_determinations(b: &Both<'_>) {
+    let Both {
+        s, url, kind, pk, ..
+    } = *b;
     // Receiving waters of a parcel and of footprints (WGS 84, and with a legacy crs).
     let q = [("parcel", pk.parcel.as_str())];
     let v = same(
@@ -318,7 +364,7 @@ async fn http_equals_cli(kind: &str) {
         ("footprint.geojson", &pk.parcel_footprint),
         ("footprint-2260.geojson", &pk.parcel_footprint_2260),
     ] {
-        let fp = file(name, text);
+        let fp = b.file(name, text);
         let v = same(
             &format!("{kind} receiving-waters of {name}"),
             s.post(
@@ -351,7 +397,7 @@ async fn http_equals_cli(kind: &str) {
         ),
     );
     non_empty("determination", &v["determination"]);
-    let fp = file("project.geojson", &pk.parcel_footprint);
+    let fp = b.file("project.geojson", &pk.parcel_footprint);
     let v = same(
         &format!("{kind} determination of a footprint"),
         s.post(
@@ -370,7 +416,10 @@ async fn http_equals_cli(kind: &str) {
         ),
     );
     non_empty("determination", &v["determination"]);
+}
 
+async fn screens(b: &Both<'_>) {
+    let Both { s, url, kind, .. } = *b;
     // Condition One on every parcel.
     for q in [
         vec![("disturbed", "1acre")],
@@ -392,8 +441,6 @@ async fn http_equals_cli(kind: &str) {
             );
         }
     }
-
-    bad_input::refuses_bad_input(&s, &pk).await;
 }
 
 #[tokio::test]
